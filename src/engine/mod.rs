@@ -1,0 +1,5 @@
+//! The memory engine: triggers, schedules, summary jobs, editions, drift checks, the SSE parser
+//! and the session format.
+//!
+//! It decides and emits what it wants done as data; it never performs I/O. It imports nothing
+//! from leptos, web-sys, gloo, wasm-bindgen or js-sys (tests/purity.rs enforces this).

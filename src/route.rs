@@ -1,0 +1,315 @@
+//! The view state carried in the query string (see `shared/e2e-hooks.md`).
+//!
+//! Parsing is pure so it can be tested natively. Unknown parameters are ignored; a known
+//! parameter with a bad value is reported in [`Route::errors`] and left at its default, so a
+//! mistyped link still opens the app.
+
+use std::fmt;
+
+/// The tabs of the app, in the order the header shows them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Tab {
+    #[default]
+    Chat,
+    Editions,
+    Tuner,
+    Tokens,
+    Inspect,
+    Settings,
+}
+
+impl Tab {
+    pub const ALL: [Tab; 6] = [
+        Tab::Chat,
+        Tab::Editions,
+        Tab::Tuner,
+        Tab::Tokens,
+        Tab::Inspect,
+        Tab::Settings,
+    ];
+
+    /// The value used in `?tab=`.
+    pub fn slug(self) -> &'static str {
+        match self {
+            Tab::Chat => "chat",
+            Tab::Editions => "editions",
+            Tab::Tuner => "tuner",
+            Tab::Tokens => "tokens",
+            Tab::Inspect => "inspect",
+            Tab::Settings => "settings",
+        }
+    }
+
+    /// The label shown on the tab button.
+    pub fn label(self) -> &'static str {
+        match self {
+            Tab::Chat => "Chat",
+            Tab::Editions => "Editions",
+            Tab::Tuner => "Tuner",
+            Tab::Tokens => "Tokens",
+            Tab::Inspect => "Inspect",
+            Tab::Settings => "Settings",
+        }
+    }
+
+    pub fn from_slug(slug: &str) -> Option<Tab> {
+        Tab::ALL.into_iter().find(|t| t.slug() == slug)
+    }
+}
+
+/// The trigger kinds a link can select.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TriggerKind {
+    Turns,
+    Tokens,
+    Every,
+    Manual,
+}
+
+impl TriggerKind {
+    pub const ALL: [TriggerKind; 4] = [
+        TriggerKind::Turns,
+        TriggerKind::Tokens,
+        TriggerKind::Every,
+        TriggerKind::Manual,
+    ];
+
+    pub fn slug(self) -> &'static str {
+        match self {
+            TriggerKind::Turns => "turns",
+            TriggerKind::Tokens => "tokens",
+            TriggerKind::Every => "every",
+            TriggerKind::Manual => "manual",
+        }
+    }
+
+    pub fn from_slug(slug: &str) -> Option<TriggerKind> {
+        TriggerKind::ALL.into_iter().find(|t| t.slug() == slug)
+    }
+}
+
+/// The bundled demos a link can load at start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DemoKind {
+    FinCoach,
+    Drift,
+}
+
+impl DemoKind {
+    pub fn slug(self) -> &'static str {
+        match self {
+            DemoKind::FinCoach => "fincoach",
+            DemoKind::Drift => "drift",
+        }
+    }
+
+    pub fn from_slug(slug: &str) -> Option<DemoKind> {
+        [DemoKind::FinCoach, DemoKind::Drift]
+            .into_iter()
+            .find(|d| d.slug() == slug)
+    }
+}
+
+/// Everything the query string can say. Numeric parameters stay `None` when absent, so the
+/// page can fall back to the session's own policy.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Route {
+    pub tab: Tab,
+    pub trigger: Option<TriggerKind>,
+    pub max_turns: Option<u32>,
+    pub keep: Option<u32>,
+    pub budget: Option<u32>,
+    pub keep_tokens: Option<u32>,
+    pub every: Option<u32>,
+    pub turns: Option<u32>,
+    pub demo: Option<DemoKind>,
+    /// One entry per known parameter whose value could not be used.
+    pub errors: Vec<ParamError>,
+}
+
+/// A known query parameter with a value the app cannot use.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamError {
+    pub param: String,
+    pub value: String,
+    pub expected: &'static str,
+}
+
+impl fmt::Display for ParamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "?{}={} is not valid: expected {}.",
+            self.param, self.value, self.expected
+        )
+    }
+}
+
+/// The largest number a numeric parameter accepts; beyond it a link is almost certainly a typo,
+/// and the tuner would simulate for a needlessly long time.
+pub const MAX_PARAM: u32 = 100_000;
+
+impl Route {
+    /// Parses a query string, with or without its leading `?`.
+    pub fn parse(query: &str) -> Route {
+        let query = query.strip_prefix('?').unwrap_or(query);
+        let mut route = Route::default();
+        for (key, value) in form_urlencoded::parse(query.as_bytes()) {
+            let value = value.trim();
+            match key.as_ref() {
+                "tab" => match Tab::from_slug(value) {
+                    Some(tab) => route.tab = tab,
+                    None => route.reject(
+                        &key,
+                        value,
+                        "one of chat, editions, tuner, tokens, inspect, settings",
+                    ),
+                },
+                "trigger" => match TriggerKind::from_slug(value) {
+                    Some(kind) => route.trigger = Some(kind),
+                    None => route.reject(&key, value, "one of turns, tokens, every, manual"),
+                },
+                "demo" => match DemoKind::from_slug(value) {
+                    Some(demo) => route.demo = Some(demo),
+                    None => route.reject(&key, value, "fincoach or drift"),
+                },
+                "max_turns" | "keep" | "budget" | "keep_tokens" | "every" | "turns" => {
+                    let parsed = value.parse::<u32>().ok().filter(|n| *n <= MAX_PARAM);
+                    match parsed {
+                        Some(n) => *route.number_mut(&key) = Some(n),
+                        None => route.reject(&key, value, "a whole number from 0 to 100000"),
+                    }
+                }
+                _ => {}
+            }
+        }
+        route
+    }
+
+    /// The query string for this route, without the leading `?`. Defaults are left out so that
+    /// links stay short.
+    pub fn to_query(&self) -> String {
+        let mut out = form_urlencoded::Serializer::new(String::new());
+        if self.tab != Tab::Chat {
+            out.append_pair("tab", self.tab.slug());
+        }
+        if let Some(trigger) = self.trigger {
+            out.append_pair("trigger", trigger.slug());
+        }
+        for (name, value) in [
+            ("max_turns", self.max_turns),
+            ("keep", self.keep),
+            ("budget", self.budget),
+            ("keep_tokens", self.keep_tokens),
+            ("every", self.every),
+            ("turns", self.turns),
+        ] {
+            if let Some(n) = value {
+                out.append_pair(name, &n.to_string());
+            }
+        }
+        if let Some(demo) = self.demo {
+            out.append_pair("demo", demo.slug());
+        }
+        out.finish()
+    }
+
+    fn reject(&mut self, param: &str, value: &str, expected: &'static str) {
+        self.errors.push(ParamError {
+            param: param.to_owned(),
+            value: value.to_owned(),
+            expected,
+        });
+    }
+
+    fn number_mut(&mut self, key: &str) -> &mut Option<u32> {
+        match key {
+            "max_turns" => &mut self.max_turns,
+            "keep" => &mut self.keep,
+            "budget" => &mut self.budget,
+            "keep_tokens" => &mut self.keep_tokens,
+            "every" => &mut self.every,
+            _ => &mut self.turns,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(query: &str, expect: Route) {
+        assert_eq!(Route::parse(query), expect, "parsing {query:?}");
+    }
+
+    #[test]
+    fn empty_query_opens_chat() {
+        check("", Route::default());
+        check("?", Route::default());
+    }
+
+    #[test]
+    fn every_tab_round_trips() {
+        for tab in Tab::ALL {
+            let route = Route {
+                tab,
+                ..Route::default()
+            };
+            assert_eq!(Route::parse(&route.to_query()), route);
+        }
+    }
+
+    #[test]
+    fn tuner_link_parses_all_parameters() {
+        check(
+            "?tab=tuner&trigger=turns&max_turns=4&keep=2&turns=10&demo=drift",
+            Route {
+                tab: Tab::Tuner,
+                trigger: Some(TriggerKind::Turns),
+                max_turns: Some(4),
+                keep: Some(2),
+                turns: Some(10),
+                demo: Some(DemoKind::Drift),
+                ..Route::default()
+            },
+        );
+    }
+
+    #[test]
+    fn unknown_parameters_are_ignored() {
+        check("?utm_source=mail&tab=tokens", Route {
+            tab: Tab::Tokens,
+            ..Route::default()
+        });
+    }
+
+    #[test]
+    fn bad_values_are_reported_and_fall_back() {
+        let route = Route::parse("?tab=nope&max_turns=-3&keep=abc&every=999999999&trigger=x");
+        assert_eq!(route.tab, Tab::Chat);
+        assert_eq!(route.max_turns, None);
+        let params: Vec<_> = route.errors.iter().map(|e| e.param.as_str()).collect();
+        assert_eq!(params, ["tab", "max_turns", "keep", "every", "trigger"]);
+        assert_eq!(
+            route.errors[0].to_string(),
+            "?tab=nope is not valid: expected one of chat, editions, tuner, tokens, inspect, settings."
+        );
+    }
+
+    #[test]
+    fn percent_encoding_is_decoded() {
+        check("?tab=%74uner", Route {
+            tab: Tab::Tuner,
+            ..Route::default()
+        });
+    }
+
+    #[test]
+    fn query_round_trips_with_numbers() {
+        let route = Route::parse("tab=tuner&trigger=tokens&budget=3000&keep_tokens=1200");
+        assert_eq!(
+            route.to_query(),
+            "tab=tuner&trigger=tokens&budget=3000&keep_tokens=1200"
+        );
+    }
+}

@@ -1,0 +1,1 @@
+//! Token counting over tiktoken-rs, with a per-message cache.

@@ -1,0 +1,14 @@
+//! The browser shell: Leptos components that show core values.
+//!
+//! Components hold no business logic. App-wide state is created in [`App`] and shared through
+//! context; effects only mirror state out to the URL, storage or the network.
+
+mod shell;
+
+pub use shell::App;
+
+/// Mounts the app on `<body>`. Called by `main` and nothing else.
+pub fn start() {
+    console_error_panic_hook::set_once();
+    leptos::mount::mount_to_body(App);
+}

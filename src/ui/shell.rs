@@ -1,0 +1,98 @@
+//! The header, the tab bar and the tab panels, with the view state kept in the URL.
+
+use leptos::prelude::*;
+
+use crate::route::{Route, Tab};
+
+/// The app root: reads the route from the URL once, then keeps the URL in step with it.
+#[component]
+pub fn App() -> impl IntoView {
+    let route = RwSignal::new(Route::parse(&current_query()));
+    provide_context(route);
+
+    // Mirror the route back into the address bar so a configuration can be shared as a link.
+    Effect::new(move |_| {
+        let query = route.with(Route::to_query);
+        replace_query(&query);
+    });
+
+    view! {
+        <header class="masthead">
+            <h1>"Summary Memory"</h1>
+            <p class="tagline">"Fold old turns into a summary, keep the new ones verbatim, and watch what drifts."</p>
+        </header>
+        <nav class="tabs" role="tablist" aria-label="Sections">
+            {Tab::ALL
+                .into_iter()
+                .map(|tab| {
+                    let selected = move || route.with(|r| r.tab == tab);
+                    view! {
+                        <button
+                            role="tab"
+                            id=format!("tab-{}", tab.slug())
+                            data-testid=format!("tab-{}", tab.slug())
+                            aria-controls="panel"
+                            aria-selected=move || selected().to_string()
+                            class:active=selected
+                            on:click=move |_| route.update(|r| r.tab = tab)
+                        >
+                            {tab.label()}
+                        </button>
+                    }
+                })
+                .collect_view()}
+        </nav>
+        <ParamErrors />
+        <main id="panel" role="tabpanel" aria-labelledby=move || format!("tab-{}", route.with(|r| r.tab.slug()))>
+            {move || panel(route.with(|r| r.tab))}
+        </main>
+    }
+}
+
+/// Shows why a link's parameters could not be used, without blocking the rest of the page.
+#[component]
+fn ParamErrors() -> impl IntoView {
+    let route = expect_context::<RwSignal<Route>>();
+    move || {
+        let errors = route.with(|r| r.errors.iter().map(ToString::to_string).collect::<Vec<_>>());
+        (!errors.is_empty()).then(|| {
+            view! {
+                <p class="param-error" data-testid="param-error" role="alert">
+                    {errors.join(" ")}
+                </p>
+            }
+        })
+    }
+}
+
+fn panel(tab: Tab) -> AnyView {
+    let blurb = match tab {
+        Tab::Chat => "Talk to your endpoint, or play a bundled demo; old turns fold into the front page.",
+        Tab::Editions => "Every summary cycle as a newspaper edition: yesterday's paragraph, the folded turns, today's paragraph.",
+        Tab::Tuner => "Tune a trigger and see, turn by turn, what each request would hold.",
+        Tab::Tokens => "Count tokens exactly, in o200k_base or cl100k_base.",
+        Tab::Inspect => "Open an exported session and inspect it offline.",
+        Tab::Settings => "Your OpenAI-compatible endpoint, models and keys.",
+    };
+    view! {
+        <section class="panel" data-testid=format!("panel-{}", tab.slug())>
+            <h2>{tab.label()}</h2>
+            <p>{blurb}</p>
+        </section>
+    }
+    .into_any()
+}
+
+fn current_query() -> String {
+    window().location().search().unwrap_or_default()
+}
+
+fn replace_query(query: &str) {
+    let location = window().location();
+    let path = location.pathname().unwrap_or_else(|_| "/".into());
+    let url = if query.is_empty() { path } else { format!("{path}?{query}") };
+    if let Ok(history) = window().history() {
+        // A failure here only means the address bar is stale; the app itself is unaffected.
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+    }
+}
