@@ -277,10 +277,13 @@ mod tests {
 
     #[test]
     fn unknown_parameters_are_ignored() {
-        check("?utm_source=mail&tab=tokens", Route {
-            tab: Tab::Tokens,
-            ..Route::default()
-        });
+        check(
+            "?utm_source=mail&tab=tokens",
+            Route {
+                tab: Tab::Tokens,
+                ..Route::default()
+            },
+        );
     }
 
     #[test]
@@ -298,10 +301,13 @@ mod tests {
 
     #[test]
     fn percent_encoding_is_decoded() {
-        check("?tab=%74uner", Route {
-            tab: Tab::Tuner,
-            ..Route::default()
-        });
+        check(
+            "?tab=%74uner",
+            Route {
+                tab: Tab::Tuner,
+                ..Route::default()
+            },
+        );
     }
 
     #[test]

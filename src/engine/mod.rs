@@ -3,3 +3,7 @@
 //!
 //! It decides and emits what it wants done as data; it never performs I/O. It imports nothing
 //! from leptos, web-sys, gloo, wasm-bindgen or js-sys (tests/purity.rs enforces this).
+
+pub mod message;
+
+pub use message::{CountTokens, Message, Role, WordCounter};

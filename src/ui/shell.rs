@@ -67,8 +67,12 @@ fn ParamErrors() -> impl IntoView {
 
 fn panel(tab: Tab) -> AnyView {
     let blurb = match tab {
-        Tab::Chat => "Talk to your endpoint, or play a bundled demo; old turns fold into the front page.",
-        Tab::Editions => "Every summary cycle as a newspaper edition: yesterday's paragraph, the folded turns, today's paragraph.",
+        Tab::Chat => {
+            "Talk to your endpoint, or play a bundled demo; old turns fold into the front page."
+        }
+        Tab::Editions => {
+            "Every summary cycle as a newspaper edition: yesterday's paragraph, the folded turns, today's paragraph."
+        }
         Tab::Tuner => "Tune a trigger and see, turn by turn, what each request would hold.",
         Tab::Tokens => "Count tokens exactly, in o200k_base or cl100k_base.",
         Tab::Inspect => "Open an exported session and inspect it offline.",
@@ -90,7 +94,11 @@ fn current_query() -> String {
 fn replace_query(query: &str) {
     let location = window().location();
     let path = location.pathname().unwrap_or_else(|_| "/".into());
-    let url = if query.is_empty() { path } else { format!("{path}?{query}") };
+    let url = if query.is_empty() {
+        path
+    } else {
+        format!("{path}?{query}")
+    };
     if let Ok(history) = window().history() {
         // A failure here only means the address bar is stale; the app itself is unaffected.
         let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));

@@ -1,0 +1,1 @@
+//! End-to-end tests: the release dist in headless Chromium, driven over WebDriver.
