@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 
+use super::url::{current_query, replace_query};
 use crate::route::{Route, Tab};
 
 /// The app root: reads the route from the URL once, then keeps the URL in step with it.
@@ -85,22 +86,4 @@ fn panel(tab: Tab) -> AnyView {
         </section>
     }
     .into_any()
-}
-
-fn current_query() -> String {
-    window().location().search().unwrap_or_default()
-}
-
-fn replace_query(query: &str) {
-    let location = window().location();
-    let path = location.pathname().unwrap_or_else(|_| "/".into());
-    let url = if query.is_empty() {
-        path
-    } else {
-        format!("{path}?{query}")
-    };
-    if let Ok(history) = window().history() {
-        // A failure here only means the address bar is stale; the app itself is unaffected.
-        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
-    }
 }

@@ -1,1 +1,10 @@
-//! End-to-end tests: the release dist in headless Chromium, driven over WebDriver.
+//! End-to-end tests: the release dist in headless Chromium, driven over WebDriver, against a
+//! loopback OpenAI-compatible test server. They assert on what a person sees.
+//!
+//! Run through `scripts/test.sh`, which builds the dist first. By hand:
+//! `trunk build --release --offline && cargo test --features e2e --test e2e`.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod harness;
+mod openai_server;
+mod shell;

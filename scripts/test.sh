@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs whatever is missing, then runs every check and every test tier. Exits non-zero on the
+# first failure. This is README command 2, and .ci/run calls it and nothing else.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$SECONDS
+step() { printf '\n==> %s\n' "$*"; }
+
+step "tools"
+scripts/tools.sh --browser
+
+step "format"
+cargo fmt --check
+
+step "clippy, native (core, tests, benches)"
+cargo clippy --all-targets --features e2e -- -D warnings
+
+step "clippy, wasm32 (shell and browser tests)"
+cargo clippy --target wasm32-unknown-unknown --lib --bins --tests -- -D warnings
+
+step "tier a: native tests of the pure core"
+cargo test
+
+step "tier b: browser-only modules in headless Chromium (wasm-bindgen-test)"
+CHROMEDRIVER=$(command -v chromedriver) WASM_BINDGEN_TEST_TIMEOUT=120 \
+  cargo test --target wasm32-unknown-unknown --test browser
+
+step "release build (trunk --offline)"
+trunk build --release --offline
+
+step "tier c: end-to-end in headless Chromium against the release build"
+cargo test --features e2e --test e2e -- --test-threads=2
+
+printf '\nAll checks and tests passed in %ss.\n' "$((SECONDS - start))"

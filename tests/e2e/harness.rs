@@ -1,0 +1,222 @@
+//! What every end-to-end test stands on: the release dist served on loopback, one chromedriver,
+//! and a fresh headless Chromium per test.
+
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use fantoccini::wd::WebDriverCompatibleCommand;
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{Value, json};
+
+/// How long a test waits for something a person would see. Generous, because two cores are
+/// shared by the build, the browser and the servers.
+pub const PATIENCE: Duration = Duration::from_secs(20);
+
+struct Shared {
+    app_url: String,
+    driver_url: String,
+    _driver: Option<Child>,
+}
+
+static SHARED: OnceLock<Shared> = OnceLock::new();
+
+fn shared() -> &'static Shared {
+    SHARED.get_or_init(|| {
+        let dist = std::env::var("SM_DIST").map(PathBuf::from).unwrap_or_else(|_| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("dist")
+        });
+        assert!(
+            dist.join("index.html").is_file(),
+            "no release build in {}: run `trunk build --release --offline` first (scripts/test.sh does)",
+            dist.display()
+        );
+        let app_url = format!("http://{}/", serve_dist(dist));
+        let (driver_url, driver) = match std::env::var("SM_WEBDRIVER") {
+            Ok(url) => (url, None),
+            Err(_) => {
+                let (url, child) = start_chromedriver();
+                (url, Some(child))
+            }
+        };
+        Shared {
+            app_url,
+            driver_url,
+            _driver: driver,
+        }
+    })
+}
+
+/// Serves the dist folder on a loopback port from a thread of its own, for the whole test run.
+fn serve_dist(dist: PathBuf) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    listener.set_nonblocking(true).unwrap();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async move {
+            let index = dist.join("index.html");
+            let files = tower_http::services::ServeDir::new(&dist)
+                .fallback(tower_http::services::ServeFile::new(index));
+            let app = axum::Router::new().fallback_service(files);
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            axum::serve(listener, app).await.unwrap();
+        });
+    });
+    addr
+}
+
+fn start_chromedriver() -> (String, Child) {
+    let port = free_port();
+    // Its output is dropped: a driver holding the test's stdout open would keep CI waiting.
+    let child = Command::new("chromedriver")
+        .arg(format!("--port={port}"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("chromedriver is not installed: run scripts/tools.sh --browser");
+    let deadline = Instant::now() + PATIENCE;
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "chromedriver did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (format!("http://127.0.0.1:{port}"), child)
+}
+
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// One headless Chromium with a fresh profile, pointed at the app.
+pub struct Browser {
+    pub client: Client,
+    _profile: TempDir,
+}
+
+impl Browser {
+    pub async fn new() -> Browser {
+        let shared = shared();
+        let profile = TempDir::new();
+        let caps = json!({
+            "goog:chromeOptions": {
+                "binary": "/usr/bin/chromium",
+                "args": [
+                    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                    "--no-first-run", "--disable-background-networking",
+                    "--disable-component-update", "--disable-sync",
+                    "--disable-dev-shm-usage", "--window-size=1280,900",
+                    format!("--user-data-dir={}", profile.0.display()),
+                ]
+            },
+            "goog:loggingPrefs": { "browser": "ALL" }
+        });
+        let Value::Object(caps) = caps else {
+            unreachable!()
+        };
+        let client = ClientBuilder::rustls()
+            .expect("TLS roots")
+            .capabilities(caps)
+            .connect(&shared.driver_url)
+            .await
+            .expect("could not start a Chromium session through chromedriver");
+        Browser {
+            client,
+            _profile: profile,
+        }
+    }
+
+    /// The app's URL with a query string, e.g. `?tab=tuner`.
+    pub fn app_url(query: &str) -> String {
+        format!("{}{query}", shared().app_url)
+    }
+
+    /// Opens the app and waits until it has mounted.
+    pub async fn open(&self, query: &str) {
+        self.client.goto(&Browser::app_url(query)).await.unwrap();
+        self.wait_testid("tab-chat").await;
+    }
+
+    pub async fn wait_testid(&self, id: &str) -> fantoccini::elements::Element {
+        self.client
+            .wait()
+            .at_most(PATIENCE)
+            .for_element(Locator::Css(&format!("[data-testid='{id}']")))
+            .await
+            .unwrap_or_else(|e| panic!("nothing with data-testid={id} appeared: {e}"))
+    }
+
+    /// Waits until `script` (a JS expression) is truthy, or fails with `what`.
+    pub async fn wait_until(&self, script: &str, what: &str) {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let value = self
+                .client
+                .execute(&format!("return !!({script})"), vec![])
+                .await
+                .unwrap();
+            if value == Value::Bool(true) {
+                return;
+            }
+            assert!(Instant::now() < deadline, "timed out waiting for {what}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// The browser console's messages at level SEVERE since the last call.
+    pub async fn console_errors(&self) -> Vec<String> {
+        let log = self.client.issue_cmd(BrowserLog).await.unwrap();
+        log.as_array()
+            .into_iter()
+            .flatten()
+            .filter(|entry| entry["level"] == "SEVERE")
+            .map(|entry| entry["message"].as_str().unwrap_or_default().to_owned())
+            .collect()
+    }
+
+    pub async fn close(self) {
+        self.client.close().await.unwrap();
+    }
+}
+
+/// chromedriver's log endpoint, which fantoccini has no method for.
+#[derive(Debug)]
+struct BrowserLog;
+
+impl WebDriverCompatibleCommand for BrowserLog {
+    fn endpoint(&self, base: &url::Url, session: Option<&str>) -> Result<url::Url, url::ParseError> {
+        base.join(&format!("session/{}/se/log", session.unwrap_or_default()))
+    }
+
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        (http::Method::POST, Some(r#"{"type":"browser"}"#.to_owned()))
+    }
+}
+
+/// A directory removed when dropped, for the browser profile.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new() -> TempDir {
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!("sm-e2e-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&path).unwrap();
+        TempDir(path)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}

@@ -1,0 +1,114 @@
+//! The app shell: it mounts cleanly, its tabs follow the URL, and its CSP holds.
+
+use fantoccini::Locator;
+
+use crate::harness::Browser;
+use crate::openai_server::TestServer;
+
+const TABS: [(&str, &str); 6] = [
+    ("chat", "Chat"),
+    ("editions", "Editions"),
+    ("tuner", "Tuner"),
+    ("tokens", "Tokens"),
+    ("inspect", "Inspect"),
+    ("settings", "Settings"),
+];
+
+#[tokio::test]
+async fn the_shell_renders_every_tab_without_console_errors() {
+    let browser = Browser::new().await;
+    browser.open("").await;
+    let title = browser.client.find(Locator::Css("h1")).await.unwrap();
+    assert_eq!(title.text().await.unwrap(), "Summary Memory");
+    let tabs = browser
+        .client
+        .find_all(Locator::Css("[role='tab']"))
+        .await
+        .unwrap();
+    let mut labels = Vec::new();
+    for tab in &tabs {
+        labels.push(tab.text().await.unwrap());
+    }
+    assert_eq!(labels, TABS.map(|(_, label)| label));
+    let selected = browser.wait_testid("tab-chat").await;
+    assert_eq!(selected.attr("aria-selected").await.unwrap().as_deref(), Some("true"));
+    let errors = browser.console_errors().await;
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn the_tab_comes_from_the_query_and_goes_back_into_it() {
+    let browser = Browser::new().await;
+    for (slug, label) in TABS {
+        browser.open(&format!("?tab={slug}")).await;
+        let panel = browser.wait_testid(&format!("panel-{slug}")).await;
+        let heading = panel.find(Locator::Css("h2")).await.unwrap();
+        assert_eq!(heading.text().await.unwrap(), label);
+        let tab = browser.wait_testid(&format!("tab-{slug}")).await;
+        assert_eq!(tab.attr("aria-selected").await.unwrap().as_deref(), Some("true"));
+    }
+    // Clicking a tab rewrites the address bar, so the view can be shared as a link.
+    browser.open("?tab=chat&max_turns=4").await;
+    browser.wait_testid("tab-tuner").await.click().await.unwrap();
+    browser.wait_testid("panel-tuner").await;
+    browser
+        .wait_until("location.search === '?tab=tuner&max_turns=4'", "the URL to follow the tab")
+        .await;
+    assert!(browser.console_errors().await.is_empty());
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn a_bad_parameter_shows_param_error_and_the_app_still_works() {
+    let browser = Browser::new().await;
+    browser.open("?tab=nowhere&keep=many").await;
+    let error = browser.wait_testid("param-error").await;
+    assert!(error.is_displayed().await.unwrap());
+    let text = error.text().await.unwrap();
+    assert!(text.contains("?tab=nowhere"), "{text}");
+    assert!(text.contains("?keep=many"), "{text}");
+    browser.wait_testid("panel-chat").await;
+    browser.wait_testid("tab-settings").await.click().await.unwrap();
+    browser.wait_testid("panel-settings").await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn the_csp_blocks_injected_scripts_but_lets_the_page_reach_any_endpoint() {
+    let server = TestServer::start().await;
+    let browser = Browser::new().await;
+    browser.open("").await;
+    // An inline script that got into the DOM (say, through a rendered reply) must not run.
+    browser
+        .client
+        .execute(
+            "const s = document.createElement('script'); s.textContent = 'window.__pwned = 1'; \
+             document.body.appendChild(s); \
+             const i = document.createElement('img'); i.setAttribute('onerror', 'window.__pwned = 2'); \
+             i.src = 'data:,x'; document.body.appendChild(i);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let pwned = browser
+        .client
+        .execute("return window.__pwned === undefined", vec![])
+        .await
+        .unwrap();
+    assert_eq!(pwned, serde_json::Value::Bool(true), "an injected script ran");
+    // connect-src allows any http(s) origin: the user's endpoint is theirs to choose.
+    let models = browser
+        .client
+        .execute_async(
+            "const done = arguments[arguments.length - 1]; \
+             fetch(arguments[0] + '/models').then(r => r.json()).then(j => done(j.data.map(m => m.id).join(','))) \
+             .catch(e => done('failed: ' + e));",
+            vec![server.base_url.clone().into()],
+        )
+        .await
+        .unwrap();
+    assert_eq!(models.as_str(), Some("test-chat,test-summary"));
+    browser.close().await;
+}
