@@ -6,4 +6,6 @@
 
 pub mod message;
 
+pub mod sse;
+
 pub use message::{CountTokens, Message, Role, WordCounter};
