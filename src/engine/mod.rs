@@ -5,7 +5,7 @@
 //! from leptos, web-sys, gloo, wasm-bindgen or js-sys (tests/purity.rs enforces this).
 
 pub mod message;
-
+pub mod openai;
 pub mod sse;
 
 pub use message::{CountTokens, Message, Role, WordCounter};
