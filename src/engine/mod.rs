@@ -9,5 +9,6 @@ pub mod extractive;
 pub mod message;
 pub mod openai;
 pub mod sse;
+pub mod structured;
 
 pub use message::{CountTokens, Message, Role, WordCounter};
