@@ -6,6 +6,9 @@
 //! from [`crate::engine::sse`]) back in, and asks [`classify_http`] what a failure means. The
 //! summariser jobs use the same types, so the chat and the summaries share one error story.
 
+use std::sync::LazyLock;
+
+use regex::Regex;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -199,8 +202,6 @@ pub const PROVIDERS: &[Provider] = &[
         browser_note: "vLLM allows all origins unless --allowed-origins was narrowed; if it was, add this page's origin.",
     },
 ];
-
-const GENERIC_NETWORK_FIX: &str = "Check that the server is running and the base URL is right. A server on another origin must allow this page with CORS headers, and an https page cannot call a plain-http server other than localhost.";
 
 impl ChatMessage {
     pub fn new(role: Role, content: impl Into<String>) -> Self {
@@ -532,6 +533,8 @@ pub fn detect_provider(base_url: &str) -> Option<&'static Provider> {
     PROVIDERS.iter().find(|p| p.id == id)
 }
 
+const GENERIC_NETWORK_FIX: &str = "Check that the server is running and the base URL is right. A server on another origin must allow this page with CORS headers, and an https page cannot call a plain-http server other than localhost.";
+
 fn retry_hint(retry_after_ms: Option<u64>) -> String {
     match retry_after_ms {
         Some(ms) => format!(
@@ -686,9 +689,11 @@ fn plain_message(body: &str) -> String {
 /// Groq and OpenAI put the wait in the message ("Please try again in 7.66s", "in 1m2.5s",
 /// "in 120ms") and not always in a header the browser can read.
 fn wait_from_message(message: &str) -> Option<u64> {
-    let pattern = regex::Regex::new(r"try again in (?:(\d+)m)?(\d+(?:\.\d+)?)(ms|s)\b")
-        .expect("the pattern is a valid regex");
-    let caps = pattern.captures(message)?;
+    static PATTERN: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"try again in (?:(\d+)m)?(\d+(?:\.\d+)?)(ms|s)\b")
+            .expect("the pattern is a valid regex")
+    });
+    let caps = PATTERN.captures(message)?;
     let minutes: f64 = caps.get(1).map_or(Ok(0.0), |m| m.as_str().parse()).ok()?;
     let amount: f64 = caps[2].parse().ok()?;
     let unit_ms = if &caps[3] == "ms" { 1.0 } else { 1000.0 };
