@@ -4,6 +4,11 @@
 //! It decides and emits what it wants done as data; it never performs I/O. It imports nothing
 //! from leptos, web-sys, gloo, wasm-bindgen or js-sys (tests/purity.rs enforces this).
 
+pub mod drift;
+pub mod extractive;
 pub mod message;
+pub mod openai;
+pub mod sse;
+pub mod structured;
 
 pub use message::{CountTokens, Message, Role, WordCounter};

@@ -1,0 +1,439 @@
+//! Drift tracking: which pinned facts each summary edition still states, the sentence that
+//! states them, and a word-level diff between consecutive editions.
+//!
+//! A keyword check alone misses weakening ("a hard rule that he is allergic to equity
+//! instruments" becomes "He avoids equities"), so every track also carries the sentence that
+//! matched, for the UI to show side by side.
+
+use std::ops::Range;
+
+use regex::{Regex, RegexBuilder};
+use similar::{Algorithm, ChangeTag, TextDiff};
+
+use super::extractive::split_sentences;
+
+/// A fact the user wants every summary to keep.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PinnedFact {
+    /// What the UI calls the fact, e.g. "salary" or "no equities".
+    pub label: String,
+    pub pattern: FactPattern,
+}
+
+/// How a fact is recognised in a summary.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FactPattern {
+    /// Literal text, matched case-insensitively; whitespace runs match any whitespace and a
+    /// hyphen matches any dash, since models often write "fixed‑income" with U+2011.
+    Phrase(String),
+    /// A regular expression in `regex` crate syntax, matched as written (add `(?i)` for case).
+    Regex(String),
+}
+
+/// A validated fact, ready to match.
+#[derive(Clone, Debug)]
+pub struct CompiledFact {
+    pub label: String,
+    regex: Regex,
+}
+
+/// Why a pinned fact cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FactError {
+    /// The label is blank.
+    #[error("A pinned fact needs a label. Give it a short name such as \"salary\".")]
+    EmptyLabel,
+    /// The phrase or pattern is blank.
+    #[error("The pinned fact \"{label}\" has no text to look for. Enter a phrase or a pattern.")]
+    EmptyPattern { label: String },
+    /// The regular expression does not compile.
+    #[error(
+        "The pattern of pinned fact \"{label}\" is not a valid regular expression: {detail}. Fix it, or switch the fact to a plain phrase."
+    )]
+    BadRegex { label: String, detail: String },
+}
+
+/// Where one fact stands across the editions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FactTrack {
+    pub label: String,
+    /// One entry per edition: does it state the fact?
+    pub kept: Vec<bool>,
+    /// The first edition (1-based cycle) that does not state the fact; `None` if all do.
+    pub first_lost: Option<usize>,
+    /// Per edition, the sentence that states the fact, so wording changes can be read.
+    pub sentences: Vec<Option<String>>,
+}
+
+/// Which side of a diff a piece of text belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DiffKind {
+    Equal,
+    Added,
+    Removed,
+}
+
+/// A run of text with one [`DiffKind`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DiffSegment {
+    pub kind: DiffKind,
+    pub text: String,
+}
+
+/// A word-level diff between two editions.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WordDiff {
+    /// Segments in reading order; concatenating the Equal and Removed ones gives the old text,
+    /// the Equal and Added ones the new text.
+    pub segments: Vec<DiffSegment>,
+    pub added_words: usize,
+    pub removed_words: usize,
+}
+
+impl PinnedFact {
+    pub fn phrase(label: impl Into<String>, phrase: impl Into<String>) -> Self {
+        PinnedFact {
+            label: label.into(),
+            pattern: FactPattern::Phrase(phrase.into()),
+        }
+    }
+
+    pub fn regex(label: impl Into<String>, pattern: impl Into<String>) -> Self {
+        PinnedFact {
+            label: label.into(),
+            pattern: FactPattern::Regex(pattern.into()),
+        }
+    }
+
+    /// Checks the fact and builds its matcher.
+    pub fn compile(&self) -> Result<CompiledFact, FactError> {
+        let label = self.label.trim();
+        if label.is_empty() {
+            return Err(FactError::EmptyLabel);
+        }
+        let (source, is_phrase) = match &self.pattern {
+            FactPattern::Phrase(text) => (phrase_pattern(text), true),
+            FactPattern::Regex(text) => (text.clone(), false),
+        };
+        let raw = match &self.pattern {
+            FactPattern::Phrase(text) | FactPattern::Regex(text) => text,
+        };
+        if raw.trim().is_empty() {
+            return Err(FactError::EmptyPattern {
+                label: label.to_owned(),
+            });
+        }
+        let regex = RegexBuilder::new(&source)
+            .case_insensitive(is_phrase)
+            // A user-entered pattern must not be able to exhaust memory in the browser.
+            .size_limit(1 << 20)
+            .build()
+            .map_err(|err| FactError::BadRegex {
+                label: label.to_owned(),
+                detail: err.to_string(),
+            })?;
+        Ok(CompiledFact {
+            label: label.to_owned(),
+            regex,
+        })
+    }
+}
+
+/// Compiles every fact, stopping at the first invalid one.
+pub fn compile_facts(facts: &[PinnedFact]) -> Result<Vec<CompiledFact>, FactError> {
+    facts.iter().map(PinnedFact::compile).collect()
+}
+
+impl CompiledFact {
+    pub fn is_match(&self, text: &str) -> bool {
+        self.regex.is_match(text)
+    }
+
+    /// The byte range of the first match.
+    pub fn find(&self, text: &str) -> Option<Range<usize>> {
+        self.regex.find(text).map(|m| m.range())
+    }
+
+    /// The first sentence of `text` that states the fact.
+    pub fn sentence_in<'a>(&self, text: &'a str) -> Option<&'a str> {
+        split_sentences(text)
+            .into_iter()
+            .find(|sentence| self.is_match(sentence))
+            .or_else(|| {
+                // A match that spans a sentence break still counts as present; show the
+                // whole text rather than nothing.
+                self.is_match(text).then_some(text.trim())
+            })
+    }
+}
+
+/// For each fact, whether each summary edition states it and where it was first lost.
+pub fn fact_presence(facts: &[CompiledFact], summaries: &[&str]) -> Vec<FactTrack> {
+    facts
+        .iter()
+        .map(|fact| {
+            let sentences: Vec<Option<String>> = summaries
+                .iter()
+                .map(|summary| fact.sentence_in(summary).map(str::to_owned))
+                .collect();
+            let kept: Vec<bool> = sentences.iter().map(Option::is_some).collect();
+            let first_lost = kept.iter().position(|&k| !k).map(|i| i + 1);
+            FactTrack {
+                label: fact.label.clone(),
+                kept,
+                first_lost,
+                sentences,
+            }
+        })
+        .collect()
+}
+
+/// Diffs two editions word by word (whitespace is kept as its own token, so the segments
+/// reproduce both texts exactly).
+pub fn word_diff(old: &str, new: &str) -> WordDiff {
+    let diff = TextDiff::configure()
+        .algorithm(Algorithm::Patience)
+        .diff_words(old, new);
+    let mut result = WordDiff::default();
+    for change in diff.iter_all_changes() {
+        let kind = match change.tag() {
+            ChangeTag::Equal => DiffKind::Equal,
+            ChangeTag::Insert => DiffKind::Added,
+            ChangeTag::Delete => DiffKind::Removed,
+        };
+        let text = change.value();
+        let is_word = !text.trim().is_empty();
+        match kind {
+            DiffKind::Added if is_word => result.added_words += 1,
+            DiffKind::Removed if is_word => result.removed_words += 1,
+            _ => {}
+        }
+        match result.segments.last_mut() {
+            Some(last) if last.kind == kind => last.text.push_str(text),
+            _ => result.segments.push(DiffSegment {
+                kind,
+                text: text.to_owned(),
+            }),
+        }
+    }
+    result
+}
+
+/// Diffs each edition against the one before it: `editions.len() - 1` diffs.
+pub fn edition_diffs(editions: &[&str]) -> Vec<WordDiff> {
+    editions
+        .windows(2)
+        .map(|pair| word_diff(pair[0], pair[1]))
+        .collect()
+}
+
+/// Builds the regex for a phrase: escaped literal text, with whitespace and dashes loosened.
+fn phrase_pattern(phrase: &str) -> String {
+    let mut pattern = String::new();
+    let mut in_space = false;
+    for ch in phrase.trim().chars() {
+        if ch.is_whitespace() {
+            if !in_space {
+                pattern.push_str(r"\s+");
+            }
+            in_space = true;
+            continue;
+        }
+        in_space = false;
+        if is_dash(ch) {
+            pattern.push_str("[-\u{2010}\u{2011}\u{2012}\u{2013}\u{2014}]");
+        } else {
+            pattern.push_str(&regex::escape(ch.encode_utf8(&mut [0; 4])));
+        }
+    }
+    pattern
+}
+
+fn is_dash(ch: char) -> bool {
+    matches!(ch, '-' | '\u{2010}'..='\u{2014}')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The three summaries of the seed's drift run (cycles 1 to 3), as the model wrote them,
+    // non-breaking hyphens included.
+    const CYCLE_1: &str = "Chiru earns a monthly take‑home salary of ₹1,20,000 and incurs ₹60,000 in expenses, leaving a surplus of ₹60,000 each month. He explicitly states a hard rule that he is allergic to equity instruments and requests only fixed‑income investment suggestions.";
+    const CYCLE_2: &str = "Chiru, 32, earns a take‑home salary of ₹1,20,000 and spends ₹60,000 monthly, leaving a ₹60,000 surplus. He is allergic to equity instruments and seeks only fixed‑income options. He aims to retire at 55, giving 23 years to build a corpus. He holds an FD of ₹50,000 maturing in three months; FinCoach advised he can either renew it or transfer the proceeds to a PPF account.";
+    const CYCLE_3: &str = "Chiru, 32, earns ₹1,20,000 take‑home and spends ₹60,000 monthly, leaving a ₹60,000 surplus. He avoids equities, preferring fixed‑income. He aims to retire at 55 (23 years). He holds an FD of ₹50,000 maturing in three months; FinCoach suggested renewing it or moving the proceeds to a PPF account. Chiru asked about PPF vs NPS; FinCoach explained PPF is a 15‑year government‑backed savings scheme, while NPS is a pension scheme. Chiru decided to open a PPF account this month with regular monthly contributions.";
+
+    fn compiled(fact: PinnedFact) -> CompiledFact {
+        fact.compile().expect("test facts are valid")
+    }
+
+    fn check_presence(fact: PinnedFact, expect_kept: &[bool], expect_first_lost: Option<usize>) {
+        let tracks = fact_presence(&[compiled(fact.clone())], &[CYCLE_1, CYCLE_2, CYCLE_3]);
+        assert_eq!(tracks[0].kept, expect_kept, "{fact:?}");
+        assert_eq!(tracks[0].first_lost, expect_first_lost, "{fact:?}");
+    }
+
+    #[test]
+    fn seed_drift_run() {
+        // The seed's keyword check: "equit" survives all three cycles.
+        check_presence(
+            PinnedFact::phrase("equity", "equit"),
+            &[true, true, true],
+            None,
+        );
+        // The rule's force does not: "hard rule" is gone from cycle 2 on.
+        check_presence(
+            PinnedFact::phrase("hard rule", "hard rule"),
+            &[true, false, false],
+            Some(2),
+        );
+        // "allergic" survives cycle 2 and is lost at cycle 3, where it became "avoids".
+        check_presence(
+            PinnedFact::phrase("allergic", "allergic to equity"),
+            &[true, true, false],
+            Some(3),
+        );
+        // The user's own words never made it into any summary.
+        check_presence(
+            PinnedFact::phrase("never suggest", "never suggest"),
+            &[false, false, false],
+            Some(1),
+        );
+        check_presence(
+            PinnedFact::regex("salary", r"₹1,20,000"),
+            &[true, true, true],
+            None,
+        );
+        // The retirement age only arrives in the second batch.
+        check_presence(
+            PinnedFact::regex("retire at 55", r"retire\w* (at|by) 55"),
+            &[false, true, true],
+            Some(1),
+        );
+    }
+
+    #[test]
+    fn sentences_show_the_weakening() {
+        let fact = compiled(PinnedFact::phrase("equity", "equit"));
+        let track = &fact_presence(&[fact], &[CYCLE_1, CYCLE_2, CYCLE_3])[0];
+        assert_eq!(
+            track.sentences,
+            vec![
+                Some("He explicitly states a hard rule that he is allergic to equity instruments and requests only fixed‑income investment suggestions.".to_owned()),
+                Some("He is allergic to equity instruments and seeks only fixed‑income options.".to_owned()),
+                Some("He avoids equities, preferring fixed‑income.".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn phrases_are_loose_about_case_space_and_dashes() {
+        let check = |phrase: &str, text: &str, expect: bool| {
+            let fact = compiled(PinnedFact::phrase("f", phrase));
+            assert_eq!(fact.is_match(text), expect, "{phrase:?} in {text:?}");
+        };
+        check("Hard Rule", "a hard rule that", true);
+        check("hard rule", "a hard\n  rule", true);
+        check("fixed-income", "fixed‑income options", true);
+        check("take-home", "take–home", true);
+        check("₹1,20,000", "earns ₹1,20,000 net", true);
+        // Regex metacharacters in a phrase are literal.
+        check("(23 years)", "retire at 55 (23 years).", true);
+        check("1.5", "135", false);
+        check("hard rule", "hardly a rule", false);
+    }
+
+    #[test]
+    fn invalid_facts_are_reported_clearly() {
+        let check = |fact: PinnedFact, expect: FactError| {
+            assert_eq!(fact.compile().unwrap_err(), expect);
+        };
+        check(PinnedFact::phrase("  ", "x"), FactError::EmptyLabel);
+        check(
+            PinnedFact::phrase("salary", " "),
+            FactError::EmptyPattern {
+                label: "salary".into(),
+            },
+        );
+        let err = PinnedFact::regex("salary", "₹(1,20").compile().unwrap_err();
+        match &err {
+            FactError::BadRegex { label, detail } => {
+                assert_eq!(label, "salary");
+                assert!(detail.contains("unclosed group"), "{detail}");
+            }
+            other => panic!("expected BadRegex, got {other:?}"),
+        }
+        assert!(
+            err.to_string()
+                .contains("switch the fact to a plain phrase")
+        );
+        assert!(
+            compile_facts(&[PinnedFact::phrase("a", "a"), PinnedFact::regex("b", "[")]).is_err()
+        );
+        // Regexes are matched as written: case matters unless the pattern says otherwise.
+        let exact = compiled(PinnedFact::regex("r", "Hard rule"));
+        assert!(!exact.is_match("hard rule"));
+        assert!(compiled(PinnedFact::regex("r", "(?i)Hard rule")).is_match("hard rule"));
+    }
+
+    fn rebuild(diff: &WordDiff, keep: DiffKind) -> String {
+        diff.segments
+            .iter()
+            .filter(|s| s.kind == DiffKind::Equal || s.kind == keep)
+            .map(|s| s.text.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn word_diff_of_the_weakened_rule() {
+        let old = "He is allergic to equity instruments and seeks only fixed‑income options.";
+        let new = "He avoids equities, preferring fixed‑income.";
+        let diff = word_diff(old, new);
+        assert_eq!(rebuild(&diff, DiffKind::Removed), old);
+        assert_eq!(rebuild(&diff, DiffKind::Added), new);
+        assert_eq!(
+            diff.segments[0],
+            DiffSegment {
+                kind: DiffKind::Equal,
+                text: "He ".into()
+            }
+        );
+        assert_eq!(diff.added_words, 4);
+        assert_eq!(diff.removed_words, 10);
+    }
+
+    #[test]
+    fn word_diff_counts() {
+        let check = |old: &str, new: &str, added: usize, removed: usize| {
+            let diff = word_diff(old, new);
+            assert_eq!(
+                (diff.added_words, diff.removed_words),
+                (added, removed),
+                "{old:?} -> {new:?}"
+            );
+            assert_eq!(rebuild(&diff, DiffKind::Removed), old);
+            assert_eq!(rebuild(&diff, DiffKind::Added), new);
+        };
+        check("", "", 0, 0);
+        check("same text", "same text", 0, 0);
+        check("", "new words here", 3, 0);
+        check("a b c", "a c", 0, 1);
+        check("earns ₹1,20,000 net", "earns ₹1,10,000 net", 1, 1);
+    }
+
+    #[test]
+    fn edition_diffs_follow_the_run() {
+        let diffs = edition_diffs(&[CYCLE_1, CYCLE_2, CYCLE_3]);
+        assert_eq!(diffs.len(), 2);
+        assert_eq!(rebuild(&diffs[0], DiffKind::Removed), CYCLE_1);
+        assert_eq!(rebuild(&diffs[1], DiffKind::Added), CYCLE_3);
+        let removed: String = diffs[0]
+            .segments
+            .iter()
+            .filter(|s| s.kind == DiffKind::Removed)
+            .map(|s| s.text.as_str())
+            .collect();
+        assert!(removed.contains("hard"), "{removed}");
+        assert!(edition_diffs(&[CYCLE_1]).is_empty());
+    }
+}
