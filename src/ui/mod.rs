@@ -4,6 +4,7 @@
 //! context; effects only mirror state out to the URL, storage or the network.
 
 mod shell;
+mod tuner;
 pub mod url;
 
 pub use shell::App;
