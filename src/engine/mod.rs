@@ -12,7 +12,9 @@ pub mod prompts;
 pub mod schedule;
 
 pub use edition::{Edition, MAX_LEVEL, Provenance, TurnRange};
-pub use memory::{CommitMeta, Failure, JobKind, MemoryError, MemoryState, MessageState, SummaryJob};
+pub use memory::{
+    CommitMeta, Failure, JobKind, MemoryError, MemoryState, MessageState, SummaryJob,
+};
 pub use message::{CountTokens, Message, Role, WordCounter};
 pub use policy::{FoldMode, Placement, Policy, PolicyError, Trigger};
 pub use prompts::{ChatMessage, PresetId, PromptSpec};

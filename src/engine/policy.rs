@@ -86,13 +86,17 @@ pub enum PolicyError {
     #[error("max_turns must be at least 1")]
     ZeroMaxTurns,
     /// Keeping as many turns as the threshold would fold nothing and fire on every turn.
-    #[error("keep ({keep}) must be smaller than max_turns ({max_turns}); lower keep or raise max_turns")]
+    #[error(
+        "keep ({keep}) must be smaller than max_turns ({max_turns}); lower keep or raise max_turns"
+    )]
     KeepNotBelowMax { max_turns: u32, keep: u32 },
     /// A zero token budget would fire after every turn and could never be met.
     #[error("the token budget must be at least 1")]
     ZeroBudget,
     /// What is kept after a cycle has to fit within the budget that fires it.
-    #[error("keep_tokens ({keep_tokens}) must not exceed the budget ({budget}); lower keep_tokens or raise the budget")]
+    #[error(
+        "keep_tokens ({keep_tokens}) must not exceed the budget ({budget}); lower keep_tokens or raise the budget"
+    )]
     KeepTokensAboveBudget { budget: u32, keep_tokens: u32 },
     /// A period of zero messages has no meaning.
     #[error("the periodic trigger needs n of at least 1 message")]
@@ -332,7 +336,13 @@ mod tests {
         check(Trigger::Every { n: 5 }, &[1, 1, 1], 4, 6, 2);
         check(Trigger::Every { n: 5 }, &[1, 1, 1], 0, 4, 0);
         check(Trigger::MessageCount { max_messages: 4 }, &[1, 1], 2, 4, 0);
-        check(Trigger::MessageCount { max_messages: 4 }, &[1, 1, 1], 4, 6, 2);
+        check(
+            Trigger::MessageCount { max_messages: 4 },
+            &[1, 1, 1],
+            4,
+            6,
+            2,
+        );
         check(Trigger::Manual { keep: 0 }, &[1, 1, 1, 1, 1], 8, 10, 0);
     }
 

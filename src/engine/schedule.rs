@@ -308,7 +308,10 @@ mod tests {
         let run = schedule(&policy, &ScheduleInput::uniform(6));
         // Default turns are 120 tokens: after turn 4 (480 > 400) two turns fold, leaving 240.
         assert_eq!(run.rows[3].folds, Some(TurnRange { first: 1, last: 2 }));
-        assert_eq!(run.rows[4].describe(), "summary of turns 1 to 2 + verbatim turns [3, 4, 5]");
+        assert_eq!(
+            run.rows[4].describe(),
+            "summary of turns 1 to 2 + verbatim turns [3, 4, 5]"
+        );
     }
 
     #[test]
