@@ -480,11 +480,7 @@ impl MemoryState {
 
     /// Appends to the archive and keeps the turn index, without checking the trigger.
     fn push_message(&mut self, message: Message) {
-        let starts_turn = match self.archive.last() {
-            None => true,
-            Some(last) => message.role == Role::User && last.role == Role::Assistant,
-        };
-        if starts_turn {
+        if starts_turn(self.archive.last().map(|m| m.role), message.role) {
             self.turn_starts.push(self.archive.len());
         }
         self.archive.push(message);
@@ -686,6 +682,28 @@ impl MemoryState {
         let cycle = self.editions.len() as u32 + 1;
         self.editions.push(Edition::from_draft(cycle, draft));
     }
+}
+
+/// Whether a message with `role` begins a new turn after a message with `previous`: the first
+/// message does, and so does every user message that follows an assistant reply.
+pub fn starts_turn(previous: Option<Role>, role: Role) -> bool {
+    match previous {
+        None => true,
+        Some(previous) => role == Role::User && previous == Role::Assistant,
+    }
+}
+
+/// Archive index where each turn of `roles` begins.
+pub fn turn_starts(roles: impl IntoIterator<Item = Role>) -> Vec<usize> {
+    let mut previous = None;
+    let mut starts = Vec::new();
+    for (i, role) in roles.into_iter().enumerate() {
+        if starts_turn(previous, role) {
+            starts.push(i);
+        }
+        previous = Some(role);
+    }
+    starts
 }
 
 fn sum_tokens(messages: &[Message]) -> u32 {

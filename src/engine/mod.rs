@@ -10,6 +10,7 @@ pub mod message;
 pub mod policy;
 pub mod prompts;
 pub mod schedule;
+pub mod session;
 
 pub use edition::{Edition, MAX_LEVEL, Provenance, TurnRange};
 pub use memory::{
@@ -19,3 +20,4 @@ pub use message::{CountTokens, Message, Role, WordCounter};
 pub use policy::{FoldMode, Placement, Policy, PolicyError, Trigger};
 pub use prompts::{ChatMessage, PresetId, PromptSpec};
 pub use schedule::{Schedule, ScheduleInput, ScheduleRow, TurnSize, schedule};
+pub use session::{ImportError, Session, SessionSettings, export, export_all, import, import_all};
