@@ -4,6 +4,7 @@
 //! It decides and emits what it wants done as data; it never performs I/O. It imports nothing
 //! from leptos, web-sys, gloo, wasm-bindgen or js-sys (tests/purity.rs enforces this).
 
+pub mod compare;
 pub mod edition;
 pub mod memory;
 pub mod message;
@@ -12,6 +13,7 @@ pub mod prompts;
 pub mod schedule;
 pub mod session;
 
+pub use compare::{CompareRow, Comparison, compare};
 pub use edition::{Edition, MAX_LEVEL, Provenance, TurnRange};
 pub use memory::{
     CommitMeta, Failure, JobKind, MemoryError, MemoryState, MessageState, SummaryJob,
