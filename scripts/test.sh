@@ -16,7 +16,7 @@ step "clippy, native (core, tests, benches)"
 cargo clippy --all-targets --features e2e -- -D warnings
 
 step "clippy, wasm32 (shell and browser tests)"
-cargo clippy --target wasm32-unknown-unknown --lib --bins --tests -- -D warnings
+cargo clippy --target wasm32-unknown-unknown --lib --bins --test browser -- -D warnings
 
 step "tier a: native tests of the pure core"
 cargo test

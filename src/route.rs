@@ -150,7 +150,14 @@ impl fmt::Display for ParamError {
 pub const MAX_PARAM: u32 = 100_000;
 
 /// The parameters that hold whole numbers.
-pub const NUMERIC_PARAMS: [&str; 6] = ["max_turns", "keep", "budget", "keep_tokens", "every", "turns"];
+pub const NUMERIC_PARAMS: [&str; 6] = [
+    "max_turns",
+    "keep",
+    "budget",
+    "keep_tokens",
+    "every",
+    "turns",
+];
 
 impl Route {
     /// Parses a query string, with or without its leading `?`.

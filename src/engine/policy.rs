@@ -143,7 +143,7 @@ impl Trigger {
                     Ok(())
                 }
             }
-            Trigger::Every { n } if n == 0 => Err(PolicyError::ZeroPeriod),
+            Trigger::Every { n: 0 } => Err(PolicyError::ZeroPeriod),
             Trigger::MessageCount { max_messages } if max_messages < 2 => {
                 Err(PolicyError::MessageCountTooSmall(max_messages))
             }

@@ -2,8 +2,8 @@
 
 use leptos::prelude::*;
 
-use super::url::{current_query, replace_query};
 use super::tuner::TunerTab;
+use super::url::{current_query, replace_query};
 use crate::route::{Route, Tab};
 use crate::view::tuner::trigger_from_route;
 
@@ -60,7 +60,9 @@ fn ParamErrors() -> impl IntoView {
         let errors = route.with(|r| {
             let mut errors: Vec<String> = r.errors.iter().map(ToString::to_string).collect();
             if let Err(policy) = trigger_from_route(r) {
-                errors.push(format!("The trigger parameters do not work together: {policy}."));
+                errors.push(format!(
+                    "The trigger parameters do not work together: {policy}."
+                ));
             }
             errors
         });

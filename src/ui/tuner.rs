@@ -106,17 +106,32 @@ fn RunView(run: TunerRun) -> impl IntoView {
             Series {
                 label: "full history",
                 class: "full",
-                values: run.comparison.rows.iter().map(|r| r.full_tokens as f64).collect(),
+                values: run
+                    .comparison
+                    .rows
+                    .iter()
+                    .map(|r| r.full_tokens as f64)
+                    .collect(),
             },
             Series {
                 label: "sliding window",
                 class: "window",
-                values: run.comparison.rows.iter().map(|r| r.window_tokens as f64).collect(),
+                values: run
+                    .comparison
+                    .rows
+                    .iter()
+                    .map(|r| r.window_tokens as f64)
+                    .collect(),
             },
             Series {
                 label: "summary memory",
                 class: "summary",
-                values: run.comparison.rows.iter().map(|r| r.summary_tokens as f64).collect(),
+                values: run
+                    .comparison
+                    .rows
+                    .iter()
+                    .map(|r| r.summary_tokens as f64)
+                    .collect(),
             },
         ],
         640.0,
@@ -165,6 +180,7 @@ fn RunView(run: TunerRun) -> impl IntoView {
                 </thead>
                 <tbody>
                     {run.schedule.rows.iter().map(|row| {
+                        let fires = row.folds.is_some();
                         let folds = row.folds.map(|f| format!("summarise turns {}–{}", f.first, f.last));
                         view! {
                             <tr
@@ -172,7 +188,7 @@ fn RunView(run: TunerRun) -> impl IntoView {
                                 data-turn=row.turn
                                 data-summarised-to=row.summarised_to
                                 data-verbatim=row.verbatim_list()
-                                class:fires=folds.is_some()
+                                class:fires=fires
                             >
                                 <td>{row.turn}</td>
                                 <td>{row.describe()}</td>

@@ -109,7 +109,14 @@ mod tests {
 
     #[test]
     fn ceilings_are_round() {
-        for (value, expect) in [(0.0, 1.0), (7.0, 10.0), (11.0, 20.0), (240.0, 250.0), (2600.0, 5000.0), (1000.0, 1000.0)] {
+        for (value, expect) in [
+            (0.0, 1.0),
+            (7.0, 10.0),
+            (11.0, 20.0),
+            (240.0, 250.0),
+            (2600.0, 5000.0),
+            (1000.0, 1000.0),
+        ] {
             assert_eq!(nice_ceiling(value), expect, "{value}");
         }
     }
@@ -131,7 +138,11 @@ mod tests {
     #[test]
     fn a_chart_has_five_ticks_from_zero_to_the_ceiling() {
         let chart = LineChart::new(
-            vec![Series { label: "a", class: "a", values: vec![10.0, 90.0] }],
+            vec![Series {
+                label: "a",
+                class: "a",
+                values: vec![10.0, 90.0],
+            }],
             248.0,
             116.0,
         );

@@ -41,16 +41,18 @@ impl Tuner {
             .turns
             .unwrap_or(DEFAULT_TURNS)
             .min(MAX_TURNS_SIMULATED);
-        let outcome = trigger_from_route(route).and_then(Policy::new).map(|policy| {
-            let input = ScheduleInput::uniform(turns);
-            let schedule = schedule(&policy, &input);
-            let window = window_turns(&policy.trigger);
-            let comparison = compare(&input, window, &schedule);
-            TunerRun {
-                schedule,
-                comparison,
-            }
-        });
+        let outcome = trigger_from_route(route)
+            .and_then(Policy::new)
+            .map(|policy| {
+                let input = ScheduleInput::uniform(turns);
+                let schedule = schedule(&policy, &input);
+                let window = window_turns(&policy.trigger);
+                let comparison = compare(&input, window, &schedule);
+                TunerRun {
+                    schedule,
+                    comparison,
+                }
+            });
         Tuner {
             kind,
             turns,
@@ -130,8 +132,16 @@ mod tests {
             error.to_string(),
             "keep (3) must be smaller than max_turns (3); lower keep or raise max_turns"
         );
-        assert!(Tuner::from_route(&Route::parse("?trigger=tokens&budget=0")).outcome.is_err());
-        assert!(Tuner::from_route(&Route::parse("?trigger=every&every=0")).outcome.is_err());
+        assert!(
+            Tuner::from_route(&Route::parse("?trigger=tokens&budget=0"))
+                .outcome
+                .is_err()
+        );
+        assert!(
+            Tuner::from_route(&Route::parse("?trigger=every&every=0"))
+                .outcome
+                .is_err()
+        );
     }
 
     #[test]

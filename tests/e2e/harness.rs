@@ -155,6 +155,13 @@ impl Browser {
             .unwrap_or_else(|e| panic!("nothing with data-testid={id} appeared: {e}"))
     }
 
+    pub async fn all_testid(&self, id: &str) -> Vec<fantoccini::elements::Element> {
+        self.client
+            .find_all(Locator::Css(&format!("[data-testid='{id}']")))
+            .await
+            .unwrap()
+    }
+
     /// Waits until `script` (a JS expression) is truthy, or fails with `what`.
     pub async fn wait_until(&self, script: &str, what: &str) {
         let deadline = Instant::now() + PATIENCE;

@@ -8,3 +8,4 @@
 mod harness;
 mod openai_server;
 mod shell;
+mod tuner;

@@ -1,0 +1,148 @@
+//! The Tuner tab reproduces the notebook's schedule tables and follows what the user types.
+
+use fantoccini::Locator;
+
+use crate::harness::Browser;
+
+/// (turn, summarised_to, verbatim) for every row on the page.
+async fn rows(browser: &Browser) -> Vec<(u32, u32, String)> {
+    let mut out = Vec::new();
+    for row in browser.all_testid("schedule-row").await {
+        let attr = |name: &'static str| {
+            let row = row.clone();
+            async move { row.attr(name).await.unwrap().unwrap_or_default() }
+        };
+        out.push((
+            attr("data-turn").await.parse().unwrap(),
+            attr("data-summarised-to").await.parse().unwrap(),
+            attr("data-verbatim").await,
+        ));
+    }
+    out
+}
+
+async fn calls(browser: &Browser) -> String {
+    browser
+        .wait_testid("summariser-calls")
+        .await
+        .text()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn the_notebooks_three_schedules_row_by_row() {
+    let browser = Browser::new().await;
+
+    browser
+        .open("?tab=tuner&trigger=turns&max_turns=4&keep=2&turns=10")
+        .await;
+    assert_eq!(calls(&browser).await, "4");
+    let expect: Vec<(u32, u32, String)> = [
+        (1, 0, "1"),
+        (2, 0, "1,2"),
+        (3, 0, "1,2,3"),
+        (4, 0, "1,2,3,4"),
+        (5, 2, "3,4,5"),
+        (6, 2, "3,4,5,6"),
+        (7, 4, "5,6,7"),
+        (8, 4, "5,6,7,8"),
+        (9, 6, "7,8,9"),
+        (10, 6, "7,8,9,10"),
+    ]
+    .map(|(t, s, v)| (t, s, v.to_owned()))
+    .into();
+    assert_eq!(rows(&browser).await, expect);
+
+    browser
+        .open("?tab=tuner&trigger=turns&max_turns=4&keep=3&turns=10")
+        .await;
+    assert_eq!(calls(&browser).await, "7");
+    let summarised: Vec<u32> = rows(&browser).await.into_iter().map(|r| r.1).collect();
+    assert_eq!(summarised, [0, 0, 0, 0, 1, 2, 3, 4, 5, 6]);
+
+    browser
+        .open("?tab=tuner&trigger=turns&max_turns=6&keep=2&turns=10")
+        .await;
+    assert_eq!(calls(&browser).await, "2");
+    let last = rows(&browser).await.pop().unwrap();
+    assert_eq!(last, (10, 4, "5,6,7,8,9,10".to_owned()));
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn typing_a_parameter_recomputes_and_rewrites_the_link() {
+    let browser = Browser::new().await;
+    browser
+        .open("?tab=tuner&trigger=turns&max_turns=4&keep=2&turns=10")
+        .await;
+    assert_eq!(calls(&browser).await, "4");
+
+    let max_turns = browser.wait_testid("max_turns").await;
+    max_turns.clear().await.unwrap();
+    max_turns.send_keys("6").await.unwrap();
+    browser
+        .wait_until(
+            "document.querySelector('[data-testid=summariser-calls]').textContent === '2'",
+            "the call count to follow max_turns=6",
+        )
+        .await;
+    browser
+        .wait_until(
+            "location.search.includes('max_turns=6')",
+            "the link to carry max_turns=6",
+        )
+        .await;
+
+    // keep >= max_turns is impossible: the page says why and shows no schedule.
+    let keep = browser.wait_testid("keep").await;
+    keep.clear().await.unwrap();
+    keep.send_keys("6").await.unwrap();
+    let error = browser.wait_testid("param-error").await;
+    assert!(error.is_displayed().await.unwrap());
+    assert!(
+        error
+            .text()
+            .await
+            .unwrap()
+            .contains("keep (6) must be smaller than max_turns (6)")
+    );
+    assert!(browser.all_testid("schedule-row").await.is_empty());
+
+    keep.clear().await.unwrap();
+    keep.send_keys("1").await.unwrap();
+    browser
+        .wait_until(
+            "!document.querySelector('[data-testid=param-error]') && document.querySelectorAll('[data-testid=schedule-row]').length === 10",
+            "the error to clear and the table to return",
+        )
+        .await;
+    assert!(browser.console_errors().await.is_empty());
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn every_trigger_kind_can_be_chosen() {
+    let browser = Browser::new().await;
+    browser.open("?tab=tuner&turns=12").await;
+    let select = browser.wait_testid("trigger").await;
+    select.select_by_value("tokens").await.unwrap();
+    browser.wait_testid("budget").await;
+    browser
+        .wait_until(
+            "location.search.includes('trigger=tokens')",
+            "trigger=tokens in the link",
+        )
+        .await;
+    select.select_by_value("every").await.unwrap();
+    browser.wait_testid("every").await;
+    select.select_by_value("manual").await.unwrap();
+    assert_eq!(calls(&browser).await, "0");
+    assert_eq!(browser.all_testid("schedule-row").await.len(), 12);
+    let chart = browser
+        .client
+        .find(Locator::Css(".chart svg polyline"))
+        .await;
+    assert!(chart.is_ok(), "the token chart is drawn");
+    browser.close().await;
+}
