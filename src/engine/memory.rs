@@ -119,7 +119,7 @@ pub enum MemoryError {
     SystemMessage,
     /// The result belongs to a job that was overtaken or never existed.
     #[error(
-        "summary job {job_id} is no longer current (current job: {current:?}); its result was discarded"
+        "summary job {job_id} was overtaken by a newer job; its result was discarded and the memory is unchanged"
     )]
     StaleJob { job_id: u64, current: Option<u64> },
     /// The summariser returned nothing usable.

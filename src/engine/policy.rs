@@ -410,8 +410,10 @@ mod tests {
         let mut policy = Policy::default();
         policy.prompt.text = "  ".into();
         assert_eq!(policy.validate(), Err(PolicyError::EmptyPrompt));
-        let mut policy = Policy::default();
-        policy.summary_budget = Some(0);
+        let policy = Policy {
+            summary_budget: Some(0),
+            ..Policy::default()
+        };
         assert_eq!(policy.validate(), Err(PolicyError::ZeroSummaryBudget));
     }
 
