@@ -12,6 +12,9 @@ use crate::view::tuner::trigger_from_route;
 pub fn App() -> impl IntoView {
     let route = RwSignal::new(Route::parse(&current_query()));
     provide_context(route);
+    // The open tab as a memo: the panel is rebuilt when the tab changes, not whenever any other
+    // part of the route does (that would reset the inputs the user is typing in).
+    let tab = Memo::new(move |_| route.with(|r| r.tab));
 
     // Mirror the route back into the address bar so a configuration can be shared as a link.
     Effect::new(move |_| {
@@ -46,8 +49,8 @@ pub fn App() -> impl IntoView {
                 .collect_view()}
         </nav>
         <ParamErrors />
-        <main id="panel" role="tabpanel" aria-labelledby=move || format!("tab-{}", route.with(|r| r.tab.slug()))>
-            {move || panel(route.with(|r| r.tab))}
+        <main id="panel" role="tabpanel" aria-labelledby=move || format!("tab-{}", tab.get().slug())>
+            {move || panel(tab.get())}
         </main>
     }
 }

@@ -13,7 +13,9 @@ use crate::view::tuner::{
 pub fn TunerTab() -> impl IntoView {
     let route = expect_context::<RwSignal<Route>>();
     let tuner = Memo::new(move |_| route.with(Tuner::from_route));
-    let kind = move || tuner.with(|t| t.kind);
+    // A memo, so the parameter inputs are rebuilt only when the trigger kind changes, not on
+    // every keystroke (which would steal the focus from the field being typed in).
+    let kind = Memo::new(move |_| tuner.with(|t| t.kind));
 
     view! {
         <section class="panel tuner" data-testid="panel-tuner">
@@ -36,7 +38,7 @@ pub fn TunerTab() -> impl IntoView {
                             .into_iter()
                             .map(|k| {
                                 view! {
-                                    <option value=k.slug() selected=move || kind() == k>
+                                    <option value=k.slug() selected=move || kind.get() == k>
                                         {trigger_label(k)}
                                     </option>
                                 }
@@ -44,7 +46,7 @@ pub fn TunerTab() -> impl IntoView {
                             .collect_view()}
                     </select>
                 </label>
-                {move || match kind() {
+                {move || match kind.get() {
                     TriggerKind::Turns => view! {
                         <NumberField param="max_turns" label="Summarise at (turns)" default=DEFAULT_MAX_TURNS max=50 />
                         <NumberField param="keep" label="Keep verbatim (turns)" default=DEFAULT_KEEP max=50 />

@@ -70,6 +70,8 @@ async fn the_notebooks_three_schedules_row_by_row() {
     browser.close().await;
 }
 
+// A regression test as well: every keystroke used to rebuild the whole panel, so the field
+// being typed in was replaced (losing focus) after each character.
 #[tokio::test]
 async fn typing_a_parameter_recomputes_and_rewrites_the_link() {
     let browser = Browser::new().await;
