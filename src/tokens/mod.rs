@@ -174,7 +174,7 @@ impl TokenCounter {
         let slot = &self.vocabularies[encoding.index()];
         if slot.get().is_none() {
             // Another thread may win the race; its vocabulary is identical, so losing is fine.
-            let _ = slot.set(Vocabulary::load(encoding, self.limits)?);
+            let _ = slot.set(Vocabulary::load(encoding)?);
         }
         Ok(())
     }
@@ -199,7 +199,7 @@ impl TokenCounter {
             return count;
         }
         // The lock is not held while tokenising, so a long text does not block other callers.
-        let count = vocabulary.count(text);
+        let count = vocabulary.count(text, self.limits);
         self.cache().insert(key, count);
         count
     }
@@ -207,7 +207,7 @@ impl TokenCounter {
     /// Counts `text` with `encoding` without touching the cache (for benchmarks and checks).
     pub fn count_uncached(&self, encoding: Encoding, text: &str) -> Count {
         match self.vocabularies[encoding.index()].get() {
-            Some(vocabulary) => vocabulary.count(text),
+            Some(vocabulary) => vocabulary.count(text, self.limits),
             None => Count::Pending,
         }
     }
@@ -222,7 +222,7 @@ impl TokenCounter {
     pub fn tokens_of_with(&self, encoding: Encoding, text: &str) -> Option<Vec<TokenSpan>> {
         self.vocabularies[encoding.index()]
             .get()
-            .map(|vocabulary| vocabulary.tokens_of(text))
+            .map(|vocabulary| vocabulary.tokens_of(text, self.limits))
     }
 
     /// Hits and misses of the cache since construction or the last [`TokenCounter::clear_cache`].

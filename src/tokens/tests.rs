@@ -168,26 +168,20 @@ fn adversarial_text() -> impl Strategy<Value = String> {
     prop::collection::vec(atoms, 0..40).prop_map(|atoms| atoms.concat())
 }
 
-/// Tiny limits: every text goes through the splitter, and chunks are cut at every safe point.
-static CHUNKED: LazyLock<TokenCounter> = LazyLock::new(|| {
-    let counter = TokenCounter::with_limits(
-        Encoding::default(),
-        Limits {
-            max_piece_bytes: 1000,
-            chunk_bytes: 1,
-        },
+/// Tokenises with tiny limits, so that the text goes through the splitter and is cut into
+/// chunks of about `chunk_bytes`.
+fn chunked_tokens(encoding: Encoding, text: &str, chunk_bytes: usize) -> Vec<u32> {
+    let limits = Limits {
+        max_piece_bytes: 1000,
+        chunk_bytes,
+    };
+    let vocabulary = LOADED.vocabularies[encoding.index()].get().expect("loaded");
+    assert_eq!(
+        vocabulary.count(text, limits),
+        Count::Exact(reference(encoding, text).len() as u32)
     );
-    for encoding in Encoding::ALL {
-        counter.load(encoding).expect("the embedded vocabulary parses");
-    }
-    counter
-});
-
-fn chunked_tokens(encoding: Encoding, text: &str) -> Vec<u32> {
-    let spans = CHUNKED
-        .tokens_of_with(encoding, text)
-        .expect("the vocabulary is loaded");
-    spans
+    vocabulary
+        .tokens_of(text, limits)
         .iter()
         .map(|span| span.token.expect("no piece is over-long here"))
         .collect()
@@ -207,15 +201,14 @@ proptest! {
     }
 
     #[test]
-    fn chunked_counting_equals_counting_the_whole(text in adversarial_text()) {
+    fn chunked_counting_equals_counting_the_whole(
+        text in adversarial_text(),
+        chunk_bytes in 1usize..48,
+    ) {
         // Padding past the piece limit forces the chunked path; the padding is ordinary words.
         let text = format!("{}{text}", "word ".repeat(201));
         for encoding in Encoding::ALL {
-            prop_assert_eq!(chunked_tokens(encoding, &text), reference(encoding, &text));
-            prop_assert_eq!(
-                CHUNKED.count_uncached(encoding, &text),
-                Count::Exact(reference(encoding, &text).len() as u32)
-            );
+            prop_assert_eq!(chunked_tokens(encoding, &text, chunk_bytes), reference(encoding, &text));
         }
     }
 }
@@ -226,7 +219,13 @@ fn a_cut_before_a_digit_does_not_merge_whitespace_pieces() {
     // text and take it as one piece, where the whole text has " " and " " before "1".
     let text = format!("{}a  1", "word ".repeat(201));
     for encoding in Encoding::ALL {
-        assert_eq!(chunked_tokens(encoding, &text), reference(encoding, &text));
+        for chunk_bytes in 1..16 {
+            assert_eq!(
+                chunked_tokens(encoding, &text, chunk_bytes),
+                reference(encoding, &text),
+                "{encoding}, chunks of {chunk_bytes} bytes"
+            );
+        }
     }
 }
 
@@ -322,4 +321,29 @@ fn a_chat_is_pending_while_any_part_is() {
     let chat = counter.count_chat([ChatTurn::from(&message)]);
     assert_eq!(chat.total(), Count::Pending);
     assert_eq!(chat.turns[0].overhead, 4);
+}
+
+#[test]
+fn whitespace_before_an_over_long_piece_keeps_its_own_pieces() {
+    // Regression: ending a chunk on "\n  " right before an over-long piece let cl100k's `\s+$`
+    // take "\n  " as one piece, where the whole text has "\n" and "  " (then " !!!…").
+    let long_piece = format!(" {}", "!".repeat(1200));
+    let text = format!("{}a\n   {}", "word ".repeat(201), &long_piece[1..]);
+    for encoding in Encoding::ALL {
+        let whole = reference(encoding, &text);
+        let before = &whole[..whole.len() - reference(encoding, &long_piece).len()];
+        for chunk_bytes in [1, 7, 64, 4096] {
+            let limits = Limits {
+                max_piece_bytes: 1000,
+                chunk_bytes,
+            };
+            let vocabulary = LOADED.vocabularies[encoding.index()].get().expect("loaded");
+            let spans = vocabulary.tokens_of(&text, limits);
+            let (last, exact) = spans.split_last().expect("spans");
+            assert_eq!(last.token, None);
+            assert_eq!(last.bytes, text.len() - long_piece.len()..text.len());
+            let ids: Vec<u32> = exact.iter().map(|s| s.token.unwrap()).collect();
+            assert_eq!(ids, before, "{encoding}, chunks of {chunk_bytes} bytes");
+        }
+    }
 }

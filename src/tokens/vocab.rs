@@ -11,7 +11,6 @@ use super::{Count, Encoding, Limits, TokenSpan, TokensError};
 pub(crate) struct Vocabulary {
     bpe: CoreBPE,
     splitter: Splitter,
-    limits: Limits,
 }
 
 /// A stretch of text and how it is handled.
@@ -24,7 +23,7 @@ enum Segment {
 }
 
 impl Vocabulary {
-    pub(crate) fn load(encoding: Encoding, limits: Limits) -> Result<Self, TokensError> {
+    pub(crate) fn load(encoding: Encoding) -> Result<Self, TokensError> {
         let fail = |reason: String| TokensError::Load { encoding, reason };
         // Only these two constructors are called: the by-model lookups in tiktoken-rs would link
         // every vocabulary it embeds into the wasm binary.
@@ -34,17 +33,13 @@ impl Vocabulary {
         }
         .map_err(|e| fail(e.to_string()))?;
         let splitter = Splitter::new(encoding).map_err(fail)?;
-        Ok(Vocabulary {
-            bpe,
-            splitter,
-            limits,
-        })
+        Ok(Vocabulary { bpe, splitter })
     }
 
-    pub(crate) fn count(&self, text: &str) -> Count {
+    pub(crate) fn count(&self, text: &str, limits: Limits) -> Count {
         let mut total: u64 = 0;
         let mut estimated = false;
-        self.segments(text, |segment| match segment {
+        self.segments(text, limits, |segment| match segment {
             Segment::Exact(range) => {
                 total += self.bpe.encode_ordinary(&text[range]).len() as u64;
             }
@@ -61,9 +56,9 @@ impl Vocabulary {
         }
     }
 
-    pub(crate) fn tokens_of(&self, text: &str) -> Vec<TokenSpan> {
+    pub(crate) fn tokens_of(&self, text: &str, limits: Limits) -> Vec<TokenSpan> {
         let mut spans = Vec::new();
-        self.segments(text, |segment| match segment {
+        self.segments(text, limits, |segment| match segment {
             Segment::Exact(range) => {
                 let mut at = range.start;
                 for token in self.bpe.encode_ordinary(&text[range]) {
@@ -86,11 +81,11 @@ impl Vocabulary {
     }
 
     /// Calls `each` with consecutive segments that tile `text`.
-    fn segments(&self, text: &str, mut each: impl FnMut(Segment)) {
+    fn segments(&self, text: &str, limits: Limits, mut each: impl FnMut(Segment)) {
         let Limits {
             max_piece_bytes,
             chunk_bytes,
-        } = self.limits;
+        } = limits;
         // A text no longer than the piece limit cannot hold a longer piece, so it goes to
         // tiktoken-rs whole and the splitter costs nothing for ordinary messages.
         if text.len() <= max_piece_bytes {
