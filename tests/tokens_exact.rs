@@ -42,7 +42,10 @@ fn corpus() -> Vec<Entry> {
         .map(|i| alphabet[((i.wrapping_mul(2_654_435_761) >> 7) % 64) as usize] as char)
         .collect();
     let generated = [
-        ("whole corpus, repeated past the chunk size", joined.repeat(40)),
+        (
+            "whole corpus, repeated past the chunk size",
+            joined.repeat(40),
+        ),
         ("200 KB of base64 without whitespace", base64),
         (
             "a newline and 6000 spaces before a word",
@@ -107,7 +110,9 @@ fn counts_equal_gpt_tokenizer() {
     let counter = TokenCounter::default();
     let mut mismatches = Vec::new();
     for encoding in Encoding::ALL {
-        counter.load(encoding).expect("the embedded vocabulary parses");
+        counter
+            .load(encoding)
+            .expect("the embedded vocabulary parses");
         let expected: Vec<Vec<u32>> = serde_json::from_value(oracle[encoding.name()].clone())
             .expect("one list of token ids per entry");
         assert_eq!(expected.len(), corpus.len());

@@ -58,7 +58,10 @@ impl Cache {
     pub(crate) fn get(&mut self, key: &Key) -> Option<Count> {
         let found = match self.young.get(key) {
             Some(count) => Some(*count),
-            None => self.old.remove(key).inspect(|count| self.insert(*key, *count)),
+            None => self
+                .old
+                .remove(key)
+                .inspect(|count| self.insert(*key, *count)),
         };
         match found {
             Some(_) => self.stats.hits += 1,
@@ -90,12 +93,18 @@ mod tests {
         let keep = Key::new(Encoding::O200kBase, "keep");
         cache.insert(keep, Count::Exact(1));
         for i in 0..GENERATION_CAPACITY {
-            cache.insert(Key::new(Encoding::O200kBase, &i.to_string()), Count::Exact(2));
+            cache.insert(
+                Key::new(Encoding::O200kBase, &i.to_string()),
+                Count::Exact(2),
+            );
         }
         // `keep` is now in the old generation; using it moves it back to the young one.
         assert_eq!(cache.get(&keep), Some(Count::Exact(1)));
         for i in 0..GENERATION_CAPACITY {
-            cache.insert(Key::new(Encoding::Cl100kBase, &i.to_string()), Count::Exact(3));
+            cache.insert(
+                Key::new(Encoding::Cl100kBase, &i.to_string()),
+                Count::Exact(3),
+            );
         }
         assert_eq!(cache.get(&keep), Some(Count::Exact(1)));
         assert_eq!(cache.get(&Key::new(Encoding::O200kBase, "0")), None);

@@ -26,7 +26,9 @@ use serde::{Deserialize, Serialize};
 use crate::engine::CountTokens;
 
 pub use cache::CacheStats;
-pub use chat::{ChatCount, ChatTurn, REPLY_PRIMING, TOKENS_PER_MESSAGE, TOKENS_PER_NAME, TurnCount};
+pub use chat::{
+    ChatCount, ChatTurn, REPLY_PRIMING, TOKENS_PER_MESSAGE, TOKENS_PER_NAME, TurnCount,
+};
 pub use count::Count;
 
 use cache::{Cache, Key};
@@ -89,10 +91,7 @@ pub enum TokensError {
         "could not load the {encoding} vocabulary ({reason}); reload the page, and if this persists \
          choose the other encoding in Settings and report the problem"
     )]
-    Load {
-        encoding: Encoding,
-        reason: String,
-    },
+    Load { encoding: Encoding, reason: String },
     /// A saved setting or a link named an encoding this app does not have.
     #[error("unknown encoding \"{0}\": choose o200k_base or cl100k_base")]
     UnknownEncoding(String),
@@ -240,7 +239,9 @@ impl TokenCounter {
     fn cache(&self) -> MutexGuard<'_, Cache> {
         // A panic elsewhere while the lock was held cannot leave a half-written count behind
         // (insertions are single map operations), so a poisoned lock is still usable.
-        self.cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.cache
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 

@@ -94,9 +94,7 @@ impl Iterator for Pieces<'_, '_> {
         // Every character starts a piece in both encodings (the last alternative takes any
         // whitespace, the others any letter, digit or other character), so an anchored search
         // always succeeds. Should it ever not, one character goes on alone rather than looping.
-        let input = Input::new(self.text)
-            .range(start..)
-            .anchored(Anchored::Yes);
+        let input = Input::new(self.text).range(start..).anchored(Anchored::Yes);
         let end = match self.splitter.regex.search(&input) {
             Some(m) if m.end() > start => {
                 if m.pattern().as_usize() == GIVE_BACK_LAST_CHAR {
@@ -107,13 +105,7 @@ impl Iterator for Pieces<'_, '_> {
                     m.end()
                 }
             }
-            _ => {
-                start
-                    + self.text[start..]
-                        .chars()
-                        .next()
-                        .map_or(1, char::len_utf8)
-            }
+            _ => start + self.text[start..].chars().next().map_or(1, char::len_utf8),
         };
         self.at = end;
         Some(start..end)
@@ -151,7 +143,11 @@ mod tests {
 
     #[test]
     fn multibyte_whitespace_is_given_back_by_whole_characters() {
-        check(Encoding::O200kBase, "a\u{3000}\u{3000}b", &["a", "\u{3000}", "\u{3000}b"]);
+        check(
+            Encoding::O200kBase,
+            "a\u{3000}\u{3000}b",
+            &["a", "\u{3000}", "\u{3000}b"],
+        );
     }
 
     #[test]

@@ -13,7 +13,9 @@ use crate::engine::{Message, Role};
 static LOADED: LazyLock<TokenCounter> = LazyLock::new(|| {
     let counter = TokenCounter::default();
     for encoding in Encoding::ALL {
-        counter.load(encoding).expect("the embedded vocabulary parses");
+        counter
+            .load(encoding)
+            .expect("the embedded vocabulary parses");
     }
     counter
 });
@@ -287,7 +289,11 @@ fn chat_overhead_follows_the_cookbook_rule() {
     // The overhead constant assumes each role string is a single token in both encodings.
     for encoding in Encoding::ALL {
         for role in [Role::System, Role::User, Role::Assistant] {
-            assert_eq!(reference(encoding, role.as_str()).len(), 1, "{encoding} {role:?}");
+            assert_eq!(
+                reference(encoding, role.as_str()).len(),
+                1,
+                "{encoding} {role:?}"
+            );
         }
     }
     let system = "Summarise the conversation.";
@@ -346,7 +352,10 @@ fn whitespace_before_an_over_long_piece_keeps_its_own_pieces() {
                 assert_eq!(last.token, None);
                 assert_eq!(last.bytes, text.len() - long_piece.len()..text.len());
                 let ids: Vec<u32> = exact.iter().map(|s| s.token.unwrap()).collect();
-                assert_eq!(ids, before, "{encoding} {indent:?}, chunks of {chunk_bytes} bytes");
+                assert_eq!(
+                    ids, before,
+                    "{encoding} {indent:?}, chunks of {chunk_bytes} bytes"
+                );
             }
         }
     }
