@@ -8,6 +8,7 @@ pub mod drift;
 pub mod extractive;
 pub mod message;
 pub mod openai;
+pub mod settings;
 pub mod sse;
 pub mod structured;
 
