@@ -9,4 +9,8 @@ pub mod route;
 pub mod tokens;
 
 #[cfg(target_arch = "wasm32")]
+pub mod api;
+#[cfg(target_arch = "wasm32")]
+pub mod store;
+#[cfg(target_arch = "wasm32")]
 pub mod ui;
