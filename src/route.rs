@@ -149,6 +149,16 @@ impl fmt::Display for ParamError {
 /// and the tuner would simulate for a needlessly long time.
 pub const MAX_PARAM: u32 = 100_000;
 
+/// The parameters that hold whole numbers.
+pub const NUMERIC_PARAMS: [&str; 6] = [
+    "max_turns",
+    "keep",
+    "budget",
+    "keep_tokens",
+    "every",
+    "turns",
+];
+
 impl Route {
     /// Parses a query string, with or without its leading `?`.
     pub fn parse(query: &str) -> Route {
@@ -173,7 +183,7 @@ impl Route {
                     Some(demo) => route.demo = Some(demo),
                     None => route.reject(&key, value, "fincoach or drift"),
                 },
-                "max_turns" | "keep" | "budget" | "keep_tokens" | "every" | "turns" => {
+                name if NUMERIC_PARAMS.contains(&name) => {
                     let parsed = value.parse::<u32>().ok().filter(|n| *n <= MAX_PARAM);
                     match parsed {
                         Some(n) => *route.number_mut(&key) = Some(n),
@@ -212,6 +222,25 @@ impl Route {
             out.append_pair("demo", demo.slug());
         }
         out.finish()
+    }
+
+    /// Sets a numeric parameter from what the user typed. A value that is not a whole number in
+    /// range is recorded as an error for that parameter (and the old value kept), so the page can
+    /// say what is wrong instead of silently ignoring the keystroke.
+    pub fn set_number(&mut self, param: &str, raw: &str) {
+        if !NUMERIC_PARAMS.contains(&param) {
+            return;
+        }
+        self.errors.retain(|e| e.param != param);
+        let raw = raw.trim();
+        if raw.is_empty() {
+            *self.number_mut(param) = None;
+            return;
+        }
+        match raw.parse::<u32>().ok().filter(|n| *n <= MAX_PARAM) {
+            Some(n) => *self.number_mut(param) = Some(n),
+            None => self.reject(param, raw, "a whole number from 0 to 100000"),
+        }
     }
 
     fn reject(&mut self, param: &str, value: &str, expected: &'static str) {
@@ -297,6 +326,19 @@ mod tests {
             route.errors[0].to_string(),
             "?tab=nope is not valid: expected one of chat, editions, tuner, tokens, inspect, settings."
         );
+    }
+
+    #[test]
+    fn typed_numbers_set_or_report_and_recover() {
+        let mut route = Route::parse("?max_turns=4");
+        route.set_number("max_turns", "x");
+        assert_eq!(route.max_turns, Some(4));
+        assert_eq!(route.errors.len(), 1);
+        route.set_number("max_turns", "6");
+        assert_eq!(route.max_turns, Some(6));
+        assert!(route.errors.is_empty());
+        route.set_number("max_turns", "");
+        assert_eq!(route.max_turns, None);
     }
 
     #[test]

@@ -10,14 +10,24 @@ wasm_bindgen_test_configure!(run_in_browser);
 
 #[wasm_bindgen_test]
 fn replace_query_rewrites_the_address_bar_without_navigating() {
-    let before = web_sys::window().unwrap().history().unwrap().length().unwrap();
+    let before = web_sys::window()
+        .unwrap()
+        .history()
+        .unwrap()
+        .length()
+        .unwrap();
     replace_query("tab=tuner&max_turns=4");
     assert_eq!(current_query(), "?tab=tuner&max_turns=4");
     let route = Route::parse(&current_query());
     assert_eq!(route.tab, Tab::Tuner);
     assert_eq!(route.max_turns, Some(4));
     // replaceState, not pushState: the back button must not walk through every keystroke.
-    let after = web_sys::window().unwrap().history().unwrap().length().unwrap();
+    let after = web_sys::window()
+        .unwrap()
+        .history()
+        .unwrap()
+        .length()
+        .unwrap();
     assert_eq!(before, after);
 }
 

@@ -4,12 +4,28 @@
 //! It decides and emits what it wants done as data; it never performs I/O. It imports nothing
 //! from leptos, web-sys, gloo, wasm-bindgen or js-sys (tests/purity.rs enforces this).
 
+pub mod compare;
 pub mod drift;
+pub mod edition;
 pub mod extractive;
+pub mod memory;
 pub mod message;
 pub mod openai;
+pub mod policy;
+pub mod prompts;
+pub mod schedule;
+pub mod session;
 pub mod settings;
 pub mod sse;
 pub mod structured;
 
+pub use compare::{CompareRow, Comparison, compare};
+pub use edition::{Edition, MAX_LEVEL, Provenance, TurnRange};
+pub use memory::{
+    CommitMeta, Failure, JobKind, MemoryError, MemoryState, MessageState, SummaryJob,
+};
 pub use message::{CountTokens, Message, Role, WordCounter};
+pub use policy::{FoldMode, Placement, Policy, PolicyError, Trigger};
+pub use prompts::{ChatMessage, PresetId, PromptSpec};
+pub use schedule::{Schedule, ScheduleInput, ScheduleRow, TurnSize, schedule};
+pub use session::{ImportError, Session, SessionSettings, export, export_all, import, import_all};

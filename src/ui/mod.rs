@@ -5,6 +5,7 @@
 
 mod settings;
 mod shell;
+mod tuner;
 pub mod url;
 
 pub use shell::App;

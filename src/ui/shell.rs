@@ -3,10 +3,12 @@
 use leptos::prelude::*;
 
 use super::settings::{SettingsPanel, StoreStatus};
+use super::tuner::TunerTab;
 use super::url::{current_query, replace_query};
 use crate::engine::settings::Settings;
 use crate::route::{Route, Tab};
 use crate::store;
+use crate::view::tuner::trigger_from_route;
 
 /// The app root: reads the route from the URL once, then keeps the URL in step with it.
 #[component]
@@ -75,7 +77,15 @@ pub fn App() -> impl IntoView {
 fn ParamErrors() -> impl IntoView {
     let route = expect_context::<RwSignal<Route>>();
     move || {
-        let errors = route.with(|r| r.errors.iter().map(ToString::to_string).collect::<Vec<_>>());
+        let errors = route.with(|r| {
+            let mut errors: Vec<String> = r.errors.iter().map(ToString::to_string).collect();
+            if let Err(policy) = trigger_from_route(r) {
+                errors.push(format!(
+                    "The trigger parameters do not work together: {policy}."
+                ));
+            }
+            errors
+        });
         (!errors.is_empty()).then(|| {
             view! {
                 <p class="param-error" data-testid="param-error" role="alert">
@@ -87,6 +97,9 @@ fn ParamErrors() -> impl IntoView {
 }
 
 fn panel(tab: Tab) -> AnyView {
+    if tab == Tab::Tuner {
+        return view! { <TunerTab /> }.into_any();
+    }
     let blurb = match tab {
         Tab::Chat => {
             "Talk to your endpoint, or play a bundled demo; old turns fold into the front page."

@@ -123,8 +123,8 @@ impl Browser {
         let Value::Object(caps) = caps else {
             unreachable!()
         };
-        let client = ClientBuilder::rustls()
-            .expect("TLS roots")
+        let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+        let client = ClientBuilder::new(connector)
             .capabilities(caps)
             .connect(&shared.driver_url)
             .await
@@ -193,7 +193,11 @@ impl Browser {
 struct BrowserLog;
 
 impl WebDriverCompatibleCommand for BrowserLog {
-    fn endpoint(&self, base: &url::Url, session: Option<&str>) -> Result<url::Url, url::ParseError> {
+    fn endpoint(
+        &self,
+        base: &url::Url,
+        session: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
         base.join(&format!("session/{}/se/log", session.unwrap_or_default()))
     }
 

@@ -33,7 +33,11 @@ pub enum Reply {
     /// Streams this text, but the connection ends after `chunks` content chunks with no [DONE].
     CutAfter { text: String, chunks: usize },
     /// Streams `chunks` content chunks of `text`, then an error object inside the stream.
-    ErrorMidStream { text: String, chunks: usize, message: String },
+    ErrorMidStream {
+        text: String,
+        chunks: usize,
+        message: String,
+    },
     /// Never answers (until the client gives up).
     Hang,
 }
@@ -72,9 +76,7 @@ impl TestServer {
             inner: Arc::default(),
             base_url: format!("http://{addr}/v1"),
         };
-        let app = Router::new()
-            .fallback(handle)
-            .with_state(server.clone());
+        let app = Router::new().fallback(handle).with_state(server.clone());
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
         server
     }
@@ -183,15 +185,16 @@ async fn completion(server: &TestServer, body: &Value) -> Response {
         );
     }
     let stream = body["stream"].as_bool().unwrap_or(false);
-    let include_usage = body["stream_options"]["include_usage"].as_bool().unwrap_or(false);
+    let include_usage = body["stream_options"]["include_usage"]
+        .as_bool()
+        .unwrap_or(false);
     let model = body["model"].as_str().unwrap_or("test-chat").to_owned();
     let prompt_tokens = prompt_tokens(body);
     let reply = reply.unwrap_or_else(|| Reply::Text(echo(body)));
     match reply {
-        Reply::Text(text) if stream => sse(
-            chunks(&model, &text, include_usage, prompt_tokens),
-            delay,
-        ),
+        Reply::Text(text) if stream => {
+            sse(chunks(&model, &text, include_usage, prompt_tokens), delay)
+        }
         Reply::Text(text) => Json(json!({
             "id": "chatcmpl-test",
             "object": "chat.completion",

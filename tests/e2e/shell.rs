@@ -31,7 +31,10 @@ async fn the_shell_renders_every_tab_without_console_errors() {
     }
     assert_eq!(labels, TABS.map(|(_, label)| label));
     let selected = browser.wait_testid("tab-chat").await;
-    assert_eq!(selected.attr("aria-selected").await.unwrap().as_deref(), Some("true"));
+    assert_eq!(
+        selected.attr("aria-selected").await.unwrap().as_deref(),
+        Some("true")
+    );
     let errors = browser.console_errors().await;
     assert!(errors.is_empty(), "console errors: {errors:#?}");
     browser.close().await;
@@ -46,14 +49,25 @@ async fn the_tab_comes_from_the_query_and_goes_back_into_it() {
         let heading = panel.find(Locator::Css("h2")).await.unwrap();
         assert_eq!(heading.text().await.unwrap(), label);
         let tab = browser.wait_testid(&format!("tab-{slug}")).await;
-        assert_eq!(tab.attr("aria-selected").await.unwrap().as_deref(), Some("true"));
+        assert_eq!(
+            tab.attr("aria-selected").await.unwrap().as_deref(),
+            Some("true")
+        );
     }
     // Clicking a tab rewrites the address bar, so the view can be shared as a link.
     browser.open("?tab=chat&max_turns=4").await;
-    browser.wait_testid("tab-tuner").await.click().await.unwrap();
+    browser
+        .wait_testid("tab-tuner")
+        .await
+        .click()
+        .await
+        .unwrap();
     browser.wait_testid("panel-tuner").await;
     browser
-        .wait_until("location.search === '?tab=tuner&max_turns=4'", "the URL to follow the tab")
+        .wait_until(
+            "location.search === '?tab=tuner&max_turns=4'",
+            "the URL to follow the tab",
+        )
         .await;
     assert!(browser.console_errors().await.is_empty());
     browser.close().await;
@@ -69,7 +83,12 @@ async fn a_bad_parameter_shows_param_error_and_the_app_still_works() {
     assert!(text.contains("?tab=nowhere"), "{text}");
     assert!(text.contains("?keep=many"), "{text}");
     browser.wait_testid("panel-chat").await;
-    browser.wait_testid("tab-settings").await.click().await.unwrap();
+    browser
+        .wait_testid("tab-settings")
+        .await
+        .click()
+        .await
+        .unwrap();
     browser.wait_testid("panel-settings").await;
     browser.close().await;
 }
@@ -97,7 +116,11 @@ async fn the_csp_blocks_injected_scripts_but_lets_the_page_reach_any_endpoint() 
         .execute("return window.__pwned === undefined", vec![])
         .await
         .unwrap();
-    assert_eq!(pwned, serde_json::Value::Bool(true), "an injected script ran");
+    assert_eq!(
+        pwned,
+        serde_json::Value::Bool(true),
+        "an injected script ran"
+    );
     // connect-src allows any http(s) origin: the user's endpoint is theirs to choose.
     let models = browser
         .client

@@ -1,0 +1,1207 @@
+//! The live summary memory of one conversation.
+//!
+//! [`MemoryState`] never calls a model. When a cycle is due it returns a [`SummaryJob`] as data;
+//! the shell runs it and hands the text back through [`MemoryState::commit`] (or the error
+//! through [`MemoryState::fail`]).
+//!
+//! Rules this module keeps:
+//! - Every message ever added stays in the archive, in order. The verbatim part is always a
+//!   suffix of the archive, so "verbatim = archive minus folded turns" holds by construction.
+//! - At most one job is in flight. Messages keep flowing while it runs: the verbatim part grows,
+//!   and the commit removes exactly the turns the job folded from its front. While a job is in
+//!   flight the trigger is not checked; it is checked again when the job commits, over every
+//!   message that arrived meanwhile.
+//! - A failed or empty result leaves the summary and the verbatim part exactly as they were,
+//!   records a [`Failure`] and keeps the job for [`MemoryState::retry_job`].
+//! - Job ids only grow. A result whose id is not the job in flight (it was overtaken by a manual
+//!   request, an edit, a restore or a retry) is rejected with [`MemoryError::StaleJob`].
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use super::edition::{Edition, EditionDraft, MAX_LEVEL, Provenance, TurnRange};
+use super::message::{CountTokens, Message, Role};
+use super::policy::{FoldMode, Placement, Policy, PolicyError, TriggerView};
+use super::prompts::{
+    ChatMessage, compressed_word_limit, render_compress_request, render_fold_request,
+};
+
+/// The header of the summary when it is sent as its own message.
+pub const SUMMARY_HEADER: &str = "CONVERSATION SUMMARY (earlier turns):\n";
+/// The assistant's reply after a [`Placement::UserAck`] summary.
+pub const SUMMARY_ACK: &str = "Understood. I will use this summary of our earlier conversation.";
+
+/// The summary memory of one conversation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemoryState {
+    system_prompt: String,
+    policy: Policy,
+    archive: Vec<Message>,
+    /// Archive index where each turn begins. A turn begins at the first message and at every
+    /// user message that follows an assistant message.
+    turn_starts: Vec<usize>,
+    /// Archive index of the first verbatim message.
+    verbatim_from: usize,
+    /// Turns folded into the summary so far (they are turns 1 to `folded_turns`).
+    folded_turns: u32,
+    summary: Option<String>,
+    summary_tokens: u32,
+    level: u8,
+    editions: Vec<Edition>,
+    failures: Vec<Failure>,
+    in_flight: Option<SummaryJob>,
+    failed: Option<SummaryJob>,
+    next_job_id: u64,
+    /// Archive length at the last trigger check (the periodic trigger counts from there).
+    checked_len: usize,
+}
+
+/// A summariser call the engine wants made.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SummaryJob {
+    /// Grows with every job; only the job in flight may commit.
+    pub id: u64,
+    pub kind: JobKind,
+    /// The messages to send to the summariser.
+    pub request: Vec<ChatMessage>,
+    /// The summary this job starts from.
+    pub previous: Option<String>,
+    /// Tokens of what the summariser reads (turns plus previous summary when it is sent).
+    pub tokens_in: u32,
+    /// The word limit the result is measured against.
+    pub word_limit: u32,
+}
+
+/// What a job does.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum JobKind {
+    /// Folds `turns` out of the verbatim part; they are archive messages `from..to`.
+    Fold {
+        turns: TurnRange,
+        from: usize,
+        to: usize,
+    },
+    /// Rewrites the current summary more briefly, as compression level `level`.
+    Compress { level: u8 },
+}
+
+/// A job that did not produce a summary.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Failure {
+    pub job_id: u64,
+    pub kind: JobKind,
+    pub reason: String,
+    pub at_ms: u64,
+}
+
+/// Who produced a committed text, and when.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommitMeta {
+    pub model: Option<String>,
+    pub provenance: Provenance,
+    pub at_ms: u64,
+}
+
+/// Whether a message is still sent word for word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MessageState {
+    Verbatim,
+    Folded,
+}
+
+/// What went wrong in a memory operation.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum MemoryError {
+    /// The conversation holds user and assistant messages; the system prompt is set apart.
+    #[error("a system message cannot be added to the conversation; edit the system prompt instead")]
+    SystemMessage,
+    /// The result belongs to a job that was overtaken or never existed.
+    #[error(
+        "summary job {job_id} is no longer current (current job: {current:?}); its result was discarded"
+    )]
+    StaleJob { job_id: u64, current: Option<u64> },
+    /// The summariser returned nothing usable.
+    #[error(
+        "summary job {job_id} returned an empty summary; the memory is unchanged, retry the job"
+    )]
+    EmptySummary { job_id: u64 },
+    /// There are no complete turns that a cycle could fold.
+    #[error("there are no complete turns to fold yet; send a message first")]
+    NothingToFold,
+    /// Retry was asked for while no job had failed.
+    #[error("no failed summary job to retry")]
+    NoFailedJob,
+    /// Restore named an edition that does not exist.
+    #[error("there is no edition {0} to restore")]
+    NoSuchEdition(u32),
+    /// A hand-edited summary must hold some text.
+    #[error("the edited summary is empty; write some text or restore an earlier edition")]
+    EmptyEdit,
+    /// The policy cannot be used.
+    #[error("invalid policy: {0}")]
+    Policy(#[from] PolicyError),
+}
+
+impl MemoryState {
+    /// An empty conversation.
+    pub fn new(system_prompt: impl Into<String>, policy: Policy) -> Result<Self, PolicyError> {
+        policy.validate()?;
+        Ok(MemoryState {
+            system_prompt: system_prompt.into(),
+            policy,
+            archive: Vec::new(),
+            turn_starts: Vec::new(),
+            verbatim_from: 0,
+            folded_turns: 0,
+            summary: None,
+            summary_tokens: 0,
+            level: 0,
+            editions: Vec::new(),
+            failures: Vec::new(),
+            in_flight: None,
+            failed: None,
+            next_job_id: 1,
+            checked_len: 0,
+        })
+    }
+
+    pub fn system_prompt(&self) -> &str {
+        &self.system_prompt
+    }
+
+    pub fn set_system_prompt(&mut self, text: impl Into<String>) {
+        self.system_prompt = text.into();
+    }
+
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// Replaces the policy. It applies from the next trigger check; nothing is folded now.
+    pub fn set_policy(&mut self, policy: Policy) -> Result<(), PolicyError> {
+        policy.validate()?;
+        self.policy = policy;
+        Ok(())
+    }
+
+    /// Every message, in order, folded or not.
+    pub fn archive(&self) -> &[Message] {
+        &self.archive
+    }
+
+    /// The messages still sent word for word.
+    pub fn verbatim(&self) -> &[Message] {
+        &self.archive[self.verbatim_from..]
+    }
+
+    pub fn summary(&self) -> Option<&str> {
+        self.summary.as_deref()
+    }
+
+    /// Tokens of the current summary, as counted when it was committed.
+    pub fn summary_tokens(&self) -> u32 {
+        self.summary_tokens
+    }
+
+    /// Compression level of the current summary.
+    pub fn level(&self) -> u8 {
+        self.level
+    }
+
+    /// The last turn covered by the summary (0 when nothing is folded).
+    pub fn summarised_to(&self) -> u32 {
+        self.folded_turns
+    }
+
+    pub fn editions(&self) -> &[Edition] {
+        &self.editions
+    }
+
+    pub fn failures(&self) -> &[Failure] {
+        &self.failures
+    }
+
+    pub fn in_flight(&self) -> Option<&SummaryJob> {
+        self.in_flight.as_ref()
+    }
+
+    /// The job that failed last and can be retried.
+    pub fn failed_job(&self) -> Option<&SummaryJob> {
+        self.failed.as_ref()
+    }
+
+    /// Turns begun so far, the incomplete latest turn included.
+    pub fn turn_count(&self) -> u32 {
+        self.turn_starts.len() as u32
+    }
+
+    /// The turn (from 1) that archive message `index` belongs to.
+    pub fn turn_of(&self, index: usize) -> u32 {
+        self.turn_starts.partition_point(|&start| start <= index) as u32
+    }
+
+    /// Whether archive message `index` is verbatim or folded into the summary.
+    pub fn message_state(&self, index: usize) -> MessageState {
+        if index < self.verbatim_from {
+            MessageState::Folded
+        } else {
+            MessageState::Verbatim
+        }
+    }
+
+    /// Adds a user or assistant message. After an assistant reply the trigger is checked, and a
+    /// job is returned when a cycle is due.
+    pub fn add_message(&mut self, message: Message) -> Result<Option<SummaryJob>, MemoryError> {
+        if message.role == Role::System {
+            return Err(MemoryError::SystemMessage);
+        }
+        let is_reply = message.role == Role::Assistant;
+        self.push_message(message);
+        Ok(if is_reply { self.check_trigger() } else { None })
+    }
+
+    /// The context window for the next chat call: the system prompt, the summary where the
+    /// policy places it, then the verbatim messages.
+    pub fn request(&self, counter: &dyn CountTokens) -> Vec<Message> {
+        let at_ms = self.editions.last().map_or(0, |e| e.at_ms);
+        let system = |content: String| Message::new(Role::System, content, counter, 0);
+        let mut out = Vec::with_capacity(self.archive.len() - self.verbatim_from + 3);
+        match (&self.summary, self.policy.placement) {
+            (None, _) => out.push(system(self.system_prompt.clone())),
+            (Some(summary), Placement::SecondSystem) => {
+                out.push(system(self.system_prompt.clone()));
+                out.push(Message::new(
+                    Role::System,
+                    format!("{SUMMARY_HEADER}{summary}"),
+                    counter,
+                    at_ms,
+                ));
+            }
+            (Some(summary), Placement::AppendToSystem) => out.push(system(format!(
+                "{}\n\n{SUMMARY_HEADER}{summary}",
+                self.system_prompt
+            ))),
+            (Some(summary), Placement::UserAck) => {
+                out.push(system(self.system_prompt.clone()));
+                out.push(Message::new(
+                    Role::User,
+                    format!("{SUMMARY_HEADER}{summary}"),
+                    counter,
+                    at_ms,
+                ));
+                out.push(Message::new(Role::Assistant, SUMMARY_ACK, counter, at_ms));
+            }
+        }
+        out.extend_from_slice(self.verbatim());
+        out
+    }
+
+    /// Starts a cycle now, whatever the trigger says; the manual trigger's only way to fold.
+    /// It folds what the trigger would fold if it fired (see
+    /// [`super::policy::Trigger::turns_to_fold_on_request`]) and overtakes any job in flight.
+    pub fn request_summary_now(&mut self) -> Result<SummaryJob, MemoryError> {
+        let (turn_tokens, _) = self.complete_verbatim_turns();
+        let fold = self.policy.trigger.turns_to_fold_on_request(&turn_tokens);
+        if fold == 0 {
+            return Err(MemoryError::NothingToFold);
+        }
+        self.checked_len = self.archive.len();
+        Ok(self.emit_fold(fold))
+    }
+
+    /// Commits a summariser result. Returns the next job when one is due at once (a compression
+    /// of a summary over its budget, or a cycle that messages sent meanwhile made due).
+    pub fn commit(
+        &mut self,
+        job_id: u64,
+        text: &str,
+        meta: CommitMeta,
+        counter: &dyn CountTokens,
+    ) -> Result<Option<SummaryJob>, MemoryError> {
+        let job = self.take_current(job_id)?;
+        let text = text.trim();
+        if text.is_empty() {
+            self.record_failure(job, "the summariser returned an empty summary", meta.at_ms);
+            return Err(MemoryError::EmptySummary { job_id });
+        }
+        let tokens_out = counter.count(text);
+        let (folded, level) = match job.kind {
+            JobKind::Fold { turns, to, .. } => {
+                self.verbatim_from = to;
+                self.folded_turns = turns.last;
+                (Some(turns), 0)
+            }
+            JobKind::Compress { level } => (None, level),
+        };
+        self.failed = None;
+        self.push_edition(EditionDraft {
+            folded,
+            previous: self.summary.clone(),
+            summary: text.to_owned(),
+            prompt: job
+                .request
+                .first()
+                .map(|m| m.content.clone())
+                .unwrap_or_default(),
+            model: meta.model,
+            tokens_in: job.tokens_in,
+            tokens_out,
+            word_limit: job.word_limit,
+            at_ms: meta.at_ms,
+            provenance: meta.provenance,
+            level,
+            restored_from: None,
+        });
+        self.summary = Some(text.to_owned());
+        self.summary_tokens = tokens_out;
+        self.level = level;
+        Ok(self.next_job_after_change())
+    }
+
+    /// Records that the job in flight failed. The memory is left exactly as it was and the job
+    /// can be retried.
+    pub fn fail(&mut self, job_id: u64, reason: &str, at_ms: u64) -> Result<(), MemoryError> {
+        let job = self.take_current(job_id)?;
+        self.record_failure(job, reason, at_ms);
+        Ok(())
+    }
+
+    /// Issues the failed job again under a new id, rebuilt against the current summary.
+    pub fn retry_job(&mut self) -> Result<SummaryJob, MemoryError> {
+        let failed = self.failed.take().ok_or(MemoryError::NoFailedJob)?;
+        self.reissue(&failed.kind).ok_or(MemoryError::NothingToFold)
+    }
+
+    /// Replaces the summary with the user's own text, as a new edition. A job in flight was
+    /// built on the old text, so it is reissued on the new one and that job is returned.
+    pub fn edit_summary(
+        &mut self,
+        text: &str,
+        at_ms: u64,
+        counter: &dyn CountTokens,
+    ) -> Result<Option<SummaryJob>, MemoryError> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(MemoryError::EmptyEdit);
+        }
+        self.replace_summary(
+            text,
+            Provenance::ManualEdit,
+            None,
+            self.level,
+            at_ms,
+            counter,
+        );
+        Ok(self.reissue_in_flight())
+    }
+
+    /// Brings back the text of edition `cycle` as a new edition. Folded turns stay folded: the
+    /// text comes back, the verbatim part does not change.
+    pub fn restore(
+        &mut self,
+        cycle: u32,
+        at_ms: u64,
+        counter: &dyn CountTokens,
+    ) -> Result<Option<SummaryJob>, MemoryError> {
+        let edition = self
+            .editions
+            .iter()
+            .find(|e| e.cycle == cycle)
+            .ok_or(MemoryError::NoSuchEdition(cycle))?;
+        let (text, level) = (edition.summary.clone(), edition.level);
+        self.replace_summary(
+            &text,
+            Provenance::Restore,
+            Some(cycle),
+            level,
+            at_ms,
+            counter,
+        );
+        Ok(self.reissue_in_flight())
+    }
+
+    /// Rebuilds a memory from stored parts. The caller (the session import) has checked that
+    /// the editions fit the archive; the summary, level and folded turns follow the editions.
+    pub(crate) fn from_parts(
+        system_prompt: String,
+        policy: Policy,
+        archive: Vec<Message>,
+        editions: Vec<Edition>,
+        failures: Vec<Failure>,
+        counter: &dyn CountTokens,
+    ) -> MemoryState {
+        let mut state = MemoryState {
+            system_prompt,
+            policy,
+            archive: Vec::with_capacity(archive.len()),
+            turn_starts: Vec::new(),
+            verbatim_from: 0,
+            folded_turns: 0,
+            summary: None,
+            summary_tokens: 0,
+            level: 0,
+            editions: Vec::new(),
+            failures,
+            in_flight: None,
+            failed: None,
+            next_job_id: 1,
+            checked_len: 0,
+        };
+        for message in archive {
+            state.push_message(message);
+        }
+        state.folded_turns = editions
+            .iter()
+            .filter_map(|e| e.folded)
+            .map(|r| r.last)
+            .max()
+            .unwrap_or(0);
+        state.verbatim_from = state.turn_start(state.folded_turns);
+        if let Some(last) = editions.last() {
+            state.summary = Some(last.summary.clone());
+            state.summary_tokens = counter.count(&last.summary);
+            state.level = last.level;
+        }
+        state.next_job_id = state.failures.iter().map(|f| f.job_id).max().unwrap_or(0) + 1;
+        state.checked_len = state.archive.len();
+        state.editions = editions;
+        state
+    }
+
+    /// Archive index where turn `turn + 1` begins, i.e. just after the first `turn` turns.
+    pub(crate) fn turn_start(&self, turn: u32) -> usize {
+        self.turn_starts
+            .get(turn as usize)
+            .copied()
+            .unwrap_or(self.archive.len())
+    }
+
+    /// Appends to the archive and keeps the turn index, without checking the trigger.
+    fn push_message(&mut self, message: Message) {
+        if starts_turn(self.archive.last().map(|m| m.role), message.role) {
+            self.turn_starts.push(self.archive.len());
+        }
+        self.archive.push(message);
+    }
+
+    /// Tokens of each complete verbatim turn, and the number of messages in them.
+    fn complete_verbatim_turns(&self) -> (Vec<u32>, usize) {
+        let complete = if self
+            .archive
+            .last()
+            .is_some_and(|m| m.role == Role::Assistant)
+        {
+            self.turn_starts.len()
+        } else {
+            self.turn_starts.len().saturating_sub(1)
+        };
+        let first = self.folded_turns as usize;
+        let mut tokens = Vec::with_capacity(complete.saturating_sub(first));
+        let mut messages = 0;
+        for turn in first..complete {
+            let start = self.turn_starts[turn];
+            let end = self.turn_start(turn as u32 + 1);
+            tokens.push(self.archive[start..end].iter().map(|m| m.tokens).sum());
+            messages += end - start;
+        }
+        (tokens, messages)
+    }
+
+    fn check_trigger(&mut self) -> Option<SummaryJob> {
+        if self.in_flight.is_some() {
+            return None;
+        }
+        let (turn_tokens, verbatim_messages) = self.complete_verbatim_turns();
+        let view = TriggerView {
+            turn_tokens: &turn_tokens,
+            verbatim_messages,
+            messages_before: self.checked_len,
+            messages_now: self.archive.len(),
+        };
+        self.checked_len = self.archive.len();
+        match self.policy.trigger.turns_to_fold(&view) {
+            0 => None,
+            fold => Some(self.emit_fold(fold)),
+        }
+    }
+
+    /// After the summary changed: compress it when it is over its budget, otherwise check the
+    /// trigger over whatever arrived while the job ran.
+    fn next_job_after_change(&mut self) -> Option<SummaryJob> {
+        let over_budget = self
+            .policy
+            .summary_budget
+            .is_some_and(|budget| self.summary_tokens > budget);
+        if over_budget && self.level < MAX_LEVEL {
+            return Some(self.emit_compress(self.level + 1));
+        }
+        self.check_trigger()
+    }
+
+    fn emit_fold(&mut self, turns: usize) -> SummaryJob {
+        let first = self.folded_turns + 1;
+        let last = self.folded_turns + turns as u32;
+        let from = self.verbatim_from;
+        let to = self.turn_start(last);
+        let spec = &self.policy.prompt;
+        let (request, tokens_in) = match self.policy.fold {
+            FoldMode::Progressive => {
+                let turns = &self.archive[from..to];
+                let summary_tokens = if self.summary.is_some() {
+                    self.summary_tokens
+                } else {
+                    0
+                };
+                (
+                    render_fold_request(spec, self.summary.as_deref(), turns),
+                    sum_tokens(turns) + summary_tokens,
+                )
+            }
+            FoldMode::RebuildFromArchive => {
+                let turns = &self.archive[..to];
+                (render_fold_request(spec, None, turns), sum_tokens(turns))
+            }
+        };
+        let word_limit = spec.word_limit;
+        let job = SummaryJob {
+            id: self.next_id(),
+            kind: JobKind::Fold {
+                turns: TurnRange { first, last },
+                from,
+                to,
+            },
+            request,
+            previous: self.summary.clone(),
+            tokens_in,
+            word_limit,
+        };
+        self.start(job)
+    }
+
+    fn emit_compress(&mut self, level: u8) -> SummaryJob {
+        let spec = &self.policy.prompt;
+        let summary = self.summary.clone().unwrap_or_default();
+        let request = render_compress_request(spec, &summary, level);
+        let word_limit = compressed_word_limit(spec.word_limit, level);
+        let job = SummaryJob {
+            id: self.next_id(),
+            kind: JobKind::Compress { level },
+            request,
+            previous: self.summary.clone(),
+            tokens_in: self.summary_tokens,
+            word_limit,
+        };
+        self.start(job)
+    }
+
+    fn start(&mut self, job: SummaryJob) -> SummaryJob {
+        self.failed = None;
+        self.in_flight = Some(job.clone());
+        job
+    }
+
+    fn next_id(&mut self) -> u64 {
+        let id = self.next_job_id;
+        self.next_job_id += 1;
+        id
+    }
+
+    fn take_current(&mut self, job_id: u64) -> Result<SummaryJob, MemoryError> {
+        match &self.in_flight {
+            Some(job) if job.id == job_id => Ok(self.in_flight.take().expect("checked above")),
+            other => Err(MemoryError::StaleJob {
+                job_id,
+                current: other.as_ref().map(|j| j.id),
+            }),
+        }
+    }
+
+    fn record_failure(&mut self, job: SummaryJob, reason: &str, at_ms: u64) {
+        self.failures.push(Failure {
+            job_id: job.id,
+            kind: job.kind.clone(),
+            reason: reason.to_owned(),
+            at_ms,
+        });
+        self.failed = Some(job);
+    }
+
+    /// Rebuilds a job of the same kind against the current state, unless there is nothing
+    /// left for it to do.
+    fn reissue(&mut self, kind: &JobKind) -> Option<SummaryJob> {
+        match *kind {
+            JobKind::Fold { turns, .. } => match turns.last.saturating_sub(self.folded_turns) {
+                0 => None,
+                fold => Some(self.emit_fold(fold as usize)),
+            },
+            JobKind::Compress { level } if self.summary.is_some() => {
+                Some(self.emit_compress(level))
+            }
+            JobKind::Compress { .. } => None,
+        }
+    }
+
+    fn reissue_in_flight(&mut self) -> Option<SummaryJob> {
+        let kind = self.in_flight.take()?.kind;
+        self.reissue(&kind)
+    }
+
+    fn replace_summary(
+        &mut self,
+        text: &str,
+        provenance: Provenance,
+        restored_from: Option<u32>,
+        level: u8,
+        at_ms: u64,
+        counter: &dyn CountTokens,
+    ) {
+        let tokens = counter.count(text);
+        self.push_edition(EditionDraft {
+            folded: None,
+            previous: self.summary.clone(),
+            summary: text.to_owned(),
+            prompt: String::new(),
+            model: None,
+            tokens_in: 0,
+            tokens_out: tokens,
+            word_limit: compressed_word_limit(self.policy.prompt.word_limit, level)
+                .min(self.policy.prompt.word_limit),
+            at_ms,
+            provenance,
+            level,
+            restored_from,
+        });
+        self.summary = Some(text.to_owned());
+        self.summary_tokens = tokens;
+        self.level = level;
+    }
+
+    fn push_edition(&mut self, draft: EditionDraft) {
+        let cycle = self.editions.len() as u32 + 1;
+        self.editions.push(Edition::from_draft(cycle, draft));
+    }
+}
+
+/// Whether a message with `role` begins a new turn after a message with `previous`: the first
+/// message does, and so does every user message that follows an assistant reply.
+pub fn starts_turn(previous: Option<Role>, role: Role) -> bool {
+    match previous {
+        None => true,
+        Some(previous) => role == Role::User && previous == Role::Assistant,
+    }
+}
+
+/// Archive index where each turn of `roles` begins.
+pub fn turn_starts(roles: impl IntoIterator<Item = Role>) -> Vec<usize> {
+    let mut previous = None;
+    let mut starts = Vec::new();
+    for (i, role) in roles.into_iter().enumerate() {
+        if starts_turn(previous, role) {
+            starts.push(i);
+        }
+        previous = Some(role);
+    }
+    starts
+}
+
+fn sum_tokens(messages: &[Message]) -> u32 {
+    messages.iter().map(|m| m.tokens).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::message::WordCounter;
+    use crate::engine::policy::Trigger;
+
+    const FINCOACH_TURNS: [&str; 6] = [
+        "Hi! I'm Chiru. My monthly take-home salary is ₹1,20,000.",
+        "My monthly expenses are about ₹60,000 for rent, food, and transport.",
+        "I have an FD of ₹50,000 that matures in 3 months. I am risk-averse.",
+        "What is a Systematic Investment Plan and how does it work?",
+        "What are the different types of mutual funds available in India?",
+        "What is my exact monthly take-home salary that I told you at the start?",
+    ];
+
+    fn msg(role: Role, text: &str) -> Message {
+        Message::new(role, text, &WordCounter, 0)
+    }
+
+    fn meta() -> CommitMeta {
+        CommitMeta {
+            model: Some("test-model".into()),
+            provenance: Provenance::Model,
+            at_ms: 42,
+        }
+    }
+
+    fn memory(trigger: Trigger) -> MemoryState {
+        MemoryState::new("You are FinCoach.", Policy::new(trigger).unwrap()).unwrap()
+    }
+
+    fn turns(max_turns: u32, keep: u32) -> Trigger {
+        Trigger::Turns { max_turns, keep }
+    }
+
+    /// A scripted summariser: names the turns it was given, so tests can see what was folded.
+    fn scripted(job: &SummaryJob) -> String {
+        match &job.kind {
+            JobKind::Fold { turns, .. } => format!("Summary of turns 1 to {}.", turns.last),
+            JobKind::Compress { level } => format!("Level {level}."),
+        }
+    }
+
+    /// Plays one turn; commits any job at once with the scripted summariser.
+    fn play(memory: &mut MemoryState, user: &str, reply: &str) -> Vec<Message> {
+        memory.add_message(msg(Role::User, user)).unwrap();
+        let sent = memory.request(&WordCounter);
+        let mut job = memory.add_message(msg(Role::Assistant, reply)).unwrap();
+        while let Some(j) = job {
+            job = memory
+                .commit(j.id, &scripted(&j), meta(), &WordCounter)
+                .unwrap();
+        }
+        sent
+    }
+
+    #[test]
+    fn fincoach_six_turns_send_what_the_seed_sent() {
+        let mut memory = memory(turns(4, 2));
+        let mut sent_counts = Vec::new();
+        let mut summary_sent = Vec::new();
+        for (i, question) in FINCOACH_TURNS.iter().enumerate() {
+            let sent = play(&mut memory, question, &format!("Reply {}.", i + 1));
+            sent_counts.push(sent.len());
+            summary_sent.push(sent.iter().any(|m| m.content.starts_with(SUMMARY_HEADER)));
+        }
+        assert_eq!(sent_counts, [2, 4, 6, 8, 7, 9]);
+        assert_eq!(summary_sent, [false, false, false, false, true, true]);
+        assert_eq!(memory.archive().len(), 12);
+        assert_eq!(memory.editions().len(), 2);
+        assert_eq!(
+            memory.editions()[1].folded,
+            Some(TurnRange { first: 3, last: 4 })
+        );
+        assert_eq!(memory.summary(), Some("Summary of turns 1 to 4."));
+        // The salary from turn 1 is in no verbatim message after the first cycle.
+        assert!(
+            !memory
+                .verbatim()
+                .iter()
+                .any(|m| m.content.contains("1,20,000"))
+        );
+        assert_eq!(memory.verbatim().len(), 4);
+    }
+
+    #[test]
+    fn the_fold_request_uses_the_existing_summary_layout() {
+        let mut memory = memory(turns(2, 1));
+        memory.add_message(msg(Role::User, "a")).unwrap();
+        assert!(
+            memory
+                .add_message(msg(Role::Assistant, "b"))
+                .unwrap()
+                .is_none()
+        );
+        memory.add_message(msg(Role::User, "c")).unwrap();
+        let job = memory
+            .add_message(msg(Role::Assistant, "d"))
+            .unwrap()
+            .unwrap();
+        assert!(
+            job.request[1]
+                .content
+                .starts_with("CONVERSATION TURNS TO SUMMARISE:\nUSER: a\nASSISTANT: b")
+        );
+        assert_eq!(job.tokens_in, 2);
+        memory.commit(job.id, "S1", meta(), &WordCounter).unwrap();
+        memory.add_message(msg(Role::User, "e")).unwrap();
+        let job = memory
+            .add_message(msg(Role::Assistant, "f"))
+            .unwrap()
+            .unwrap();
+        assert!(job.request[1].content.starts_with("EXISTING SUMMARY (from previous turns):\nS1\n\nNEW TURNS TO ADD TO THE SUMMARY:\nUSER: c\nASSISTANT: d"));
+        // Two words of turn 2 plus the one-word previous summary.
+        assert_eq!(job.tokens_in, 3);
+    }
+
+    #[test]
+    fn rebuild_mode_summarises_every_folded_turn_from_the_archive() {
+        let mut policy = Policy::new(turns(2, 1)).unwrap();
+        policy.fold = FoldMode::RebuildFromArchive;
+        let mut memory = MemoryState::new("sys", policy).unwrap();
+        play(&mut memory, "a", "b");
+        play(&mut memory, "c", "d");
+        memory.add_message(msg(Role::User, "e")).unwrap();
+        let job = memory
+            .add_message(msg(Role::Assistant, "f"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(job.previous.as_deref(), Some("Summary of turns 1 to 1."));
+        let user = &job.request[1].content;
+        assert!(
+            user.starts_with(
+                "CONVERSATION TURNS TO SUMMARISE:\nUSER: a\nASSISTANT: b\nUSER: c\nASSISTANT: d"
+            ),
+            "{user}"
+        );
+        assert!(!user.contains("Summary of turns"));
+        assert_eq!(job.tokens_in, 4);
+    }
+
+    #[test]
+    fn failure_and_empty_results_leave_memory_unchanged_and_can_be_retried() {
+        let mut memory = memory(turns(2, 1));
+        play(&mut memory, "a", "b");
+        memory.add_message(msg(Role::User, "c")).unwrap();
+        let job = memory
+            .add_message(msg(Role::Assistant, "d"))
+            .unwrap()
+            .unwrap();
+        let before = (
+            memory.summary().map(str::to_owned),
+            memory.verbatim().to_vec(),
+        );
+
+        memory.fail(job.id, "HTTP 429", 5).unwrap();
+        assert_eq!(
+            (
+                memory.summary().map(str::to_owned),
+                memory.verbatim().to_vec()
+            ),
+            before
+        );
+        assert_eq!(memory.failures()[0].reason, "HTTP 429");
+        assert_eq!(memory.failures()[0].job_id, job.id);
+        assert!(memory.in_flight().is_none());
+
+        let retry = memory.retry_job().unwrap();
+        assert_ne!(retry.id, job.id);
+        assert_eq!(retry.kind, job.kind);
+        assert_eq!(
+            memory.commit(retry.id, "   \n", meta(), &WordCounter),
+            Err(MemoryError::EmptySummary { job_id: retry.id })
+        );
+        assert_eq!(
+            (
+                memory.summary().map(str::to_owned),
+                memory.verbatim().to_vec()
+            ),
+            before
+        );
+        assert_eq!(memory.failures().len(), 2);
+        assert!(memory.editions().is_empty());
+
+        let retry = memory.retry_job().unwrap();
+        memory
+            .commit(retry.id, " Folded. ", meta(), &WordCounter)
+            .unwrap();
+        assert_eq!(memory.summary(), Some("Folded."));
+        assert_eq!(memory.verbatim().len(), 2);
+        assert_eq!(memory.retry_job(), Err(MemoryError::NoFailedJob));
+    }
+
+    #[test]
+    fn a_late_result_from_an_overtaken_job_is_rejected() {
+        let mut memory = memory(Trigger::Manual { keep: 1 });
+        play(&mut memory, "a", "b");
+        play(&mut memory, "c", "d");
+        let first = memory.request_summary_now().unwrap();
+        let second = memory.request_summary_now().unwrap();
+        assert!(second.id > first.id);
+        let err = memory
+            .commit(first.id, "late", meta(), &WordCounter)
+            .unwrap_err();
+        assert_eq!(
+            err,
+            MemoryError::StaleJob {
+                job_id: first.id,
+                current: Some(second.id)
+            }
+        );
+        assert!(memory.summary().is_none());
+        memory
+            .commit(second.id, "on time", meta(), &WordCounter)
+            .unwrap();
+        assert_eq!(
+            memory.commit(second.id, "twice", meta(), &WordCounter),
+            Err(MemoryError::StaleJob {
+                job_id: second.id,
+                current: None
+            })
+        );
+        assert_eq!(memory.summary(), Some("on time"));
+    }
+
+    #[test]
+    fn messages_keep_flowing_while_a_job_is_in_flight() {
+        let mut memory = memory(turns(2, 1));
+        play(&mut memory, "a", "b");
+        memory.add_message(msg(Role::User, "c")).unwrap();
+        let job = memory
+            .add_message(msg(Role::Assistant, "d"))
+            .unwrap()
+            .unwrap();
+        // Two more turns arrive before the summariser answers; no second job starts.
+        memory.add_message(msg(Role::User, "e")).unwrap();
+        assert!(
+            memory
+                .add_message(msg(Role::Assistant, "f"))
+                .unwrap()
+                .is_none()
+        );
+        memory.add_message(msg(Role::User, "g")).unwrap();
+        assert!(
+            memory
+                .add_message(msg(Role::Assistant, "h"))
+                .unwrap()
+                .is_none()
+        );
+        assert_eq!(memory.verbatim().len(), 8);
+        // The commit removes exactly turn 1 and then checks the trigger over what arrived.
+        let next = memory
+            .commit(job.id, "S", meta(), &WordCounter)
+            .unwrap()
+            .unwrap();
+        assert_eq!(memory.verbatim()[0].content, "c");
+        assert_eq!(
+            next.kind,
+            JobKind::Fold {
+                turns: TurnRange { first: 2, last: 3 },
+                from: 2,
+                to: 6
+            }
+        );
+    }
+
+    #[test]
+    fn manual_request_folds_all_but_the_kept_turns() {
+        let mut memory = memory(Trigger::Manual { keep: 1 });
+        assert_eq!(
+            memory.request_summary_now(),
+            Err(MemoryError::NothingToFold)
+        );
+        for t in ["a", "b", "c"] {
+            play(&mut memory, t, "ok");
+        }
+        assert!(
+            memory.editions().is_empty(),
+            "the manual trigger never fires by itself"
+        );
+        memory.add_message(msg(Role::User, "pending")).unwrap();
+        let job = memory.request_summary_now().unwrap();
+        assert_eq!(
+            job.kind,
+            JobKind::Fold {
+                turns: TurnRange { first: 1, last: 2 },
+                from: 0,
+                to: 4
+            }
+        );
+    }
+
+    #[test]
+    fn placements_put_the_summary_where_the_policy_says() {
+        let mut memory = memory(turns(2, 1));
+        play(&mut memory, "a", "b");
+        play(&mut memory, "c", "d");
+        memory.add_message(msg(Role::User, "e")).unwrap();
+        let shape = |m: &MemoryState| -> Vec<(Role, bool)> {
+            m.request(&WordCounter)
+                .iter()
+                .map(|x| (x.role, x.content.contains("Summary of turns 1 to 1.")))
+                .collect()
+        };
+        use Role::*;
+        assert_eq!(
+            shape(&memory),
+            [
+                (System, false),
+                (System, true),
+                (User, false),
+                (Assistant, false),
+                (User, false)
+            ]
+        );
+        let mut policy = memory.policy().clone();
+        policy.placement = Placement::AppendToSystem;
+        memory.set_policy(policy.clone()).unwrap();
+        assert_eq!(
+            shape(&memory),
+            [
+                (System, true),
+                (User, false),
+                (Assistant, false),
+                (User, false)
+            ]
+        );
+        assert!(
+            memory.request(&WordCounter)[0]
+                .content
+                .starts_with("You are FinCoach.\n\n")
+        );
+        policy.placement = Placement::UserAck;
+        memory.set_policy(policy).unwrap();
+        let request = memory.request(&WordCounter);
+        assert_eq!(
+            shape(&memory),
+            [
+                (System, false),
+                (User, true),
+                (Assistant, false),
+                (User, false),
+                (Assistant, false),
+                (User, false)
+            ]
+        );
+        assert_eq!(request[2].content, SUMMARY_ACK);
+    }
+
+    #[test]
+    fn system_messages_are_refused() {
+        let mut memory = memory(turns(2, 1));
+        assert_eq!(
+            memory.add_message(msg(Role::System, "x")),
+            Err(MemoryError::SystemMessage)
+        );
+        assert!(memory.archive().is_empty());
+    }
+
+    #[test]
+    fn edits_and_restores_make_new_editions_and_reissue_the_job_in_flight() {
+        let mut memory = memory(turns(2, 1));
+        play(&mut memory, "a", "b");
+        play(&mut memory, "c", "d");
+        memory
+            .edit_summary("Hand written.", 7, &WordCounter)
+            .unwrap();
+        let restored = memory.restore(1, 8, &WordCounter).unwrap();
+        assert!(restored.is_none());
+        let cycles: Vec<(u32, Provenance, Option<u32>)> = memory
+            .editions()
+            .iter()
+            .map(|e| (e.cycle, e.provenance, e.restored_from))
+            .collect();
+        assert_eq!(
+            cycles,
+            [
+                (1, Provenance::Model, None),
+                (2, Provenance::ManualEdit, None),
+                (3, Provenance::Restore, Some(1))
+            ]
+        );
+        assert_eq!(memory.summary(), Some("Summary of turns 1 to 1."));
+        assert_eq!(
+            memory.editions()[2].previous.as_deref(),
+            Some("Hand written.")
+        );
+        assert_eq!(
+            memory.restore(9, 9, &WordCounter),
+            Err(MemoryError::NoSuchEdition(9))
+        );
+        assert_eq!(
+            memory.edit_summary(" ", 9, &WordCounter),
+            Err(MemoryError::EmptyEdit)
+        );
+
+        memory.add_message(msg(Role::User, "e")).unwrap();
+        let job = memory
+            .add_message(msg(Role::Assistant, "f"))
+            .unwrap()
+            .unwrap();
+        let reissued = memory
+            .edit_summary("Edited during flight.", 10, &WordCounter)
+            .unwrap()
+            .unwrap();
+        assert!(
+            reissued.request[1]
+                .content
+                .contains("Edited during flight.")
+        );
+        assert!(matches!(
+            memory.commit(job.id, "late", meta(), &WordCounter),
+            Err(MemoryError::StaleJob { .. })
+        ));
+        memory
+            .commit(reissued.id, "Fresh.", meta(), &WordCounter)
+            .unwrap();
+        assert_eq!(
+            memory.editions().last().unwrap().folded,
+            Some(TurnRange { first: 2, last: 2 })
+        );
+    }
+
+    #[test]
+    fn an_over_budget_summary_is_compressed_level_by_level_up_to_three() {
+        let mut policy = Policy::new(turns(2, 1)).unwrap();
+        policy.summary_budget = Some(3);
+        let mut memory = MemoryState::new("sys", policy).unwrap();
+        play(&mut memory, "a", "b");
+        memory.add_message(msg(Role::User, "c")).unwrap();
+        let job = memory
+            .add_message(msg(Role::Assistant, "d"))
+            .unwrap()
+            .unwrap();
+        let mut next = memory
+            .commit(job.id, "one two three four five", meta(), &WordCounter)
+            .unwrap();
+        let mut levels = Vec::new();
+        while let Some(job) = next {
+            let JobKind::Compress { level } = job.kind else {
+                panic!("expected a compression, got {:?}", job.kind);
+            };
+            levels.push(level);
+            // The summariser never gets under the budget, so the engine climbs to the cap.
+            next = memory
+                .commit(job.id, "still far too long", meta(), &WordCounter)
+                .unwrap();
+        }
+        assert_eq!(levels, [1, 2, 3]);
+        let recorded: Vec<u8> = memory.editions().iter().map(|e| e.level).collect();
+        assert_eq!(recorded, [0, 1, 2, 3]);
+        assert_eq!(memory.level(), 3);
+        assert_eq!(memory.editions()[1].word_limit, 40);
+    }
+
+    #[test]
+    fn a_compression_that_fits_stops_climbing() {
+        let mut policy = Policy::new(turns(2, 1)).unwrap();
+        policy.summary_budget = Some(3);
+        let mut memory = MemoryState::new("sys", policy).unwrap();
+        play(&mut memory, "a", "b");
+        memory.add_message(msg(Role::User, "c")).unwrap();
+        let job = memory
+            .add_message(msg(Role::Assistant, "d"))
+            .unwrap()
+            .unwrap();
+        let compress = memory
+            .commit(job.id, "one two three four", meta(), &WordCounter)
+            .unwrap()
+            .unwrap();
+        assert!(
+            memory
+                .commit(compress.id, "short", meta(), &WordCounter)
+                .unwrap()
+                .is_none()
+        );
+        assert_eq!(memory.level(), 1);
+    }
+
+    #[test]
+    fn message_states_and_turn_numbers() {
+        let mut memory = memory(turns(2, 1));
+        play(&mut memory, "a", "b");
+        play(&mut memory, "c", "d");
+        assert_eq!(memory.message_state(1), MessageState::Folded);
+        assert_eq!(memory.message_state(2), MessageState::Verbatim);
+        assert_eq!(memory.turn_of(0), 1);
+        assert_eq!(memory.turn_of(3), 2);
+        assert_eq!(memory.summarised_to(), 1);
+        // Two user messages in a row belong to one turn.
+        memory.add_message(msg(Role::User, "e")).unwrap();
+        memory.add_message(msg(Role::User, "e again")).unwrap();
+        assert_eq!(memory.turn_count(), 3);
+    }
+}

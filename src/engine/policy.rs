@@ -1,0 +1,430 @@
+//! The summary policy: when a cycle fires (the trigger), where the summary goes in the request
+//! (placement), how a cycle builds the new summary (fold mode) and what the summariser is told
+//! (the prompt).
+//!
+//! Architecture invariant: [`Trigger::turns_to_fold`] is the only place that decides when a
+//! cycle fires and how many turns it folds. Both the live engine ([`crate::engine::MemoryState`])
+//! and the dry run ([`crate::engine::schedule`]) call it, so the tuner can never disagree with
+//! what a session does.
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use super::prompts::{PresetId, PromptSpec};
+
+/// When a summary cycle fires and what it folds. Every trigger is checked after an assistant
+/// reply, when the latest turn is complete, and only ever folds whole turns from the oldest end
+/// of the verbatim part.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Trigger {
+    /// Fires once the verbatim part holds at least `max_turns` complete turns, and folds all of
+    /// them but the last `keep` (the notebook's `max_turns_before_summary` and
+    /// `turns_to_keep_verbatim`).
+    Turns { max_turns: u32, keep: u32 },
+    /// The summary buffer: fires when the verbatim turns hold more than `budget` tokens, and
+    /// folds the oldest whole turns until the rest fits in `keep_tokens`. It never splits a turn
+    /// and always keeps the latest turn, even when that turn alone is larger than the budget.
+    Tokens { budget: u32, keep_tokens: u32 },
+    /// Periodic, after the LangGraph lesson (`len >= n && len % n == 0`): fires when the
+    /// conversation's message count (the archive, folded messages included) reaches a multiple
+    /// of `n` during the turn just completed. It folds every verbatim turn but the latest one.
+    /// Counting over the whole turn means an odd `n` still fires every `n` messages even though
+    /// a turn always ends on an even count.
+    Every { n: u32 },
+    /// After the LangGraph router (`len(messages) > N`): fires when the verbatim turns hold more
+    /// than `max_messages` messages, and folds every verbatim turn but the latest one.
+    MessageCount { max_messages: u32 },
+    /// Never fires by itself; a cycle runs only when the user asks for one, and then folds all
+    /// verbatim turns but the last `keep`.
+    Manual { keep: u32 },
+}
+
+/// Where the summary goes in the request.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Placement {
+    /// A second system message right after the system prompt (the notebook's choice).
+    #[default]
+    SecondSystem,
+    /// Appended to the system prompt, as the LangGraph chat node does.
+    AppendToSystem,
+    /// A user message carrying the summary followed by an assistant acknowledgement, for
+    /// providers that accept only one leading system message.
+    UserAck,
+}
+
+/// How a cycle builds the new summary.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FoldMode {
+    /// The old summary plus the newly folded turns go to the summariser (the notebook's
+    /// EXISTING SUMMARY / NEW TURNS layout). Cheap, but drift compounds from cycle to cycle.
+    #[default]
+    Progressive,
+    /// Every folded turn so far is summarised again from the raw archive, so no summary is ever
+    /// a summary of a summary. Costs more input tokens per cycle; drift cannot compound.
+    RebuildFromArchive,
+}
+
+/// Everything that shapes summary memory for one session.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Policy {
+    pub trigger: Trigger,
+    pub placement: Placement,
+    pub fold: FoldMode,
+    pub prompt: PromptSpec,
+    /// Token budget of the summary itself. When a committed summary is larger, the engine asks
+    /// for a compression one level up (hierarchical summarisation). `None` turns that off.
+    pub summary_budget: Option<u32>,
+}
+
+/// Why a policy cannot be used. Every message says which value to change.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum PolicyError {
+    /// The turn trigger needs at least one turn before it fires.
+    #[error("max_turns must be at least 1")]
+    ZeroMaxTurns,
+    /// Keeping as many turns as the threshold would fold nothing and fire on every turn.
+    #[error(
+        "keep ({keep}) must be smaller than max_turns ({max_turns}); lower keep or raise max_turns"
+    )]
+    KeepNotBelowMax { max_turns: u32, keep: u32 },
+    /// A zero token budget would fire after every turn and could never be met.
+    #[error("the token budget must be at least 1")]
+    ZeroBudget,
+    /// What is kept after a cycle has to fit within the budget that fires it.
+    #[error(
+        "keep_tokens ({keep_tokens}) must not exceed the budget ({budget}); lower keep_tokens or raise the budget"
+    )]
+    KeepTokensAboveBudget { budget: u32, keep_tokens: u32 },
+    /// A period of zero messages has no meaning.
+    #[error("the periodic trigger needs n of at least 1 message")]
+    ZeroPeriod,
+    /// Below two messages even a single kept turn would break the limit on every turn.
+    #[error("max_messages ({0}) must be at least 2, one complete turn")]
+    MessageCountTooSmall(u32),
+    /// The summariser needs a word limit to aim for.
+    #[error("the prompt's word limit must be at least 1")]
+    ZeroWordLimit,
+    /// An empty prompt leaves the summariser without instructions.
+    #[error("the summariser prompt is empty; pick a preset or write a prompt")]
+    EmptyPrompt,
+    /// A zero summary budget would compress every summary straight to the top level.
+    #[error("the summary token budget must be at least 1, or turned off")]
+    ZeroSummaryBudget,
+}
+
+impl Trigger {
+    /// Checks the trigger's numbers, never panicking on any input.
+    pub fn validate(&self) -> Result<(), PolicyError> {
+        match *self {
+            Trigger::Turns { max_turns, keep } => {
+                if max_turns == 0 {
+                    Err(PolicyError::ZeroMaxTurns)
+                } else if keep >= max_turns {
+                    Err(PolicyError::KeepNotBelowMax { max_turns, keep })
+                } else {
+                    Ok(())
+                }
+            }
+            Trigger::Tokens {
+                budget,
+                keep_tokens,
+            } => {
+                if budget == 0 {
+                    Err(PolicyError::ZeroBudget)
+                } else if keep_tokens > budget {
+                    Err(PolicyError::KeepTokensAboveBudget {
+                        budget,
+                        keep_tokens,
+                    })
+                } else {
+                    Ok(())
+                }
+            }
+            Trigger::Every { n: 0 } => Err(PolicyError::ZeroPeriod),
+            Trigger::MessageCount { max_messages } if max_messages < 2 => {
+                Err(PolicyError::MessageCountTooSmall(max_messages))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Decides, after an assistant reply, how many of the oldest complete verbatim turns a cycle
+    /// folds now; 0 means the trigger does not fire (or fires with nothing to fold).
+    pub fn turns_to_fold(&self, view: &TriggerView<'_>) -> usize {
+        let turns = view.turn_tokens.len();
+        match *self {
+            Trigger::Turns { max_turns, keep } => {
+                if turns >= max_turns as usize {
+                    turns.saturating_sub(keep as usize)
+                } else {
+                    0
+                }
+            }
+            Trigger::Tokens {
+                budget,
+                keep_tokens,
+            } => {
+                let total: u64 = view.turn_tokens.iter().map(|&t| u64::from(t)).sum();
+                if total > u64::from(budget) {
+                    fold_until_fits(view.turn_tokens, total, u64::from(keep_tokens))
+                } else {
+                    0
+                }
+            }
+            Trigger::Every { n } => {
+                let n = n.max(1) as usize;
+                if view.messages_now / n > view.messages_before / n {
+                    turns.saturating_sub(1)
+                } else {
+                    0
+                }
+            }
+            Trigger::MessageCount { max_messages } => {
+                if view.verbatim_messages > max_messages as usize {
+                    turns.saturating_sub(1)
+                } else {
+                    0
+                }
+            }
+            Trigger::Manual { .. } => 0,
+        }
+    }
+
+    /// How many turns a cycle the user asks for folds: what the trigger would fold if it fired
+    /// now. The turn trigger and the manual trigger keep their `keep` turns, the token trigger
+    /// folds until the rest fits `keep_tokens`, and the message triggers keep the latest turn.
+    pub fn turns_to_fold_on_request(&self, turn_tokens: &[u32]) -> usize {
+        let turns = turn_tokens.len();
+        match *self {
+            Trigger::Turns { keep, .. } | Trigger::Manual { keep } => {
+                turns.saturating_sub(keep as usize)
+            }
+            Trigger::Tokens { keep_tokens, .. } => {
+                let total = turn_tokens.iter().map(|&t| u64::from(t)).sum();
+                fold_until_fits(turn_tokens, total, u64::from(keep_tokens))
+            }
+            Trigger::Every { .. } | Trigger::MessageCount { .. } => turns.saturating_sub(1),
+        }
+    }
+
+    /// The trigger kind's short name, as used in links (`turns`, `tokens`, `every`, ...).
+    pub fn slug(&self) -> &'static str {
+        match self {
+            Trigger::Turns { .. } => "turns",
+            Trigger::Tokens { .. } => "tokens",
+            Trigger::Every { .. } => "every",
+            Trigger::MessageCount { .. } => "messages",
+            Trigger::Manual { .. } => "manual",
+        }
+    }
+}
+
+/// What a trigger looks at after an assistant reply.
+#[derive(Clone, Copy, Debug)]
+pub struct TriggerView<'a> {
+    /// Tokens of each complete verbatim turn, oldest first.
+    pub turn_tokens: &'a [u32],
+    /// Messages in those complete verbatim turns.
+    pub verbatim_messages: usize,
+    /// Messages in the whole conversation at the previous check.
+    pub messages_before: usize,
+    /// Messages in the whole conversation now.
+    pub messages_now: usize,
+}
+
+impl Policy {
+    /// A policy with the notebook's defaults for everything but the trigger.
+    pub fn new(trigger: Trigger) -> Result<Policy, PolicyError> {
+        let policy = Policy {
+            trigger,
+            placement: Placement::default(),
+            fold: FoldMode::default(),
+            prompt: PromptSpec::from_preset(PresetId::FinancialAdvisor),
+            summary_budget: None,
+        };
+        policy.validate()?;
+        Ok(policy)
+    }
+
+    /// Checks every part of the policy.
+    pub fn validate(&self) -> Result<(), PolicyError> {
+        self.trigger.validate()?;
+        if self.prompt.word_limit == 0 {
+            return Err(PolicyError::ZeroWordLimit);
+        }
+        if self.prompt.text.trim().is_empty() {
+            return Err(PolicyError::EmptyPrompt);
+        }
+        if self.summary_budget == Some(0) {
+            return Err(PolicyError::ZeroSummaryBudget);
+        }
+        Ok(())
+    }
+}
+
+impl Default for Policy {
+    /// The notebook's demo settings: summarise after 4 turns, keep 2.
+    fn default() -> Self {
+        Policy {
+            trigger: Trigger::Turns {
+                max_turns: 4,
+                keep: 2,
+            },
+            placement: Placement::default(),
+            fold: FoldMode::default(),
+            prompt: PromptSpec::from_preset(PresetId::FinancialAdvisor),
+            summary_budget: None,
+        }
+    }
+}
+
+/// Folds the oldest turns until what is left fits `keep`, always leaving the latest turn.
+fn fold_until_fits(turn_tokens: &[u32], total: u64, keep: u64) -> usize {
+    let mut left = total;
+    let mut folded = 0;
+    while left > keep && folded + 1 < turn_tokens.len() {
+        left -= u64::from(turn_tokens[folded]);
+        folded += 1;
+    }
+    folded
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn view(turn_tokens: &[u32], before: usize, now: usize) -> TriggerView<'_> {
+        TriggerView {
+            turn_tokens,
+            verbatim_messages: turn_tokens.len() * 2,
+            messages_before: before,
+            messages_now: now,
+        }
+    }
+
+    fn check(trigger: Trigger, turn_tokens: &[u32], before: usize, now: usize, expect: usize) {
+        assert_eq!(
+            trigger.turns_to_fold(&view(turn_tokens, before, now)),
+            expect,
+            "{trigger:?} over {turn_tokens:?}"
+        );
+    }
+
+    #[test]
+    fn triggers_fold_the_documented_turns() {
+        let turns = |max_turns, keep| Trigger::Turns { max_turns, keep };
+        check(turns(4, 2), &[1, 1, 1], 4, 6, 0);
+        check(turns(4, 2), &[1, 1, 1, 1], 6, 8, 2);
+        check(turns(4, 3), &[1, 1, 1, 1], 6, 8, 1);
+        check(turns(1, 0), &[1], 0, 2, 1);
+        let tokens = |budget, keep_tokens| Trigger::Tokens {
+            budget,
+            keep_tokens,
+        };
+        check(tokens(100, 50), &[40, 40, 20], 4, 6, 0);
+        check(tokens(100, 50), &[40, 40, 30], 4, 6, 2);
+        check(tokens(100, 50), &[40, 30, 30], 4, 6, 0);
+        check(tokens(100, 50), &[60, 20, 25], 4, 6, 1);
+        // A single turn larger than the budget stays: a turn is never split or dropped.
+        check(tokens(100, 50), &[500], 0, 2, 0);
+        check(tokens(100, 50), &[10, 500], 2, 4, 1);
+        check(Trigger::Every { n: 4 }, &[1, 1], 2, 4, 1);
+        check(Trigger::Every { n: 4 }, &[1, 1, 1], 4, 6, 0);
+        check(Trigger::Every { n: 5 }, &[1, 1, 1], 4, 6, 2);
+        check(Trigger::Every { n: 5 }, &[1, 1, 1], 0, 4, 0);
+        check(Trigger::MessageCount { max_messages: 4 }, &[1, 1], 2, 4, 0);
+        check(
+            Trigger::MessageCount { max_messages: 4 },
+            &[1, 1, 1],
+            4,
+            6,
+            2,
+        );
+        check(Trigger::Manual { keep: 0 }, &[1, 1, 1, 1, 1], 8, 10, 0);
+    }
+
+    #[test]
+    fn impossible_combinations_are_errors_not_panics() {
+        let cases = [
+            (
+                Trigger::Turns {
+                    max_turns: 4,
+                    keep: 4,
+                },
+                Some(PolicyError::KeepNotBelowMax {
+                    max_turns: 4,
+                    keep: 4,
+                }),
+            ),
+            (
+                Trigger::Turns {
+                    max_turns: 0,
+                    keep: 0,
+                },
+                Some(PolicyError::ZeroMaxTurns),
+            ),
+            (
+                Trigger::Tokens {
+                    budget: 10,
+                    keep_tokens: 11,
+                },
+                Some(PolicyError::KeepTokensAboveBudget {
+                    budget: 10,
+                    keep_tokens: 11,
+                }),
+            ),
+            (
+                Trigger::Tokens {
+                    budget: 0,
+                    keep_tokens: 0,
+                },
+                Some(PolicyError::ZeroBudget),
+            ),
+            (Trigger::Every { n: 0 }, Some(PolicyError::ZeroPeriod)),
+            (
+                Trigger::MessageCount { max_messages: 1 },
+                Some(PolicyError::MessageCountTooSmall(1)),
+            ),
+            (
+                Trigger::Turns {
+                    max_turns: 6,
+                    keep: 2,
+                },
+                None,
+            ),
+            (Trigger::Manual { keep: 0 }, None),
+        ];
+        for (trigger, expect) in cases {
+            assert_eq!(Policy::new(trigger.clone()).err(), expect, "{trigger:?}");
+        }
+    }
+
+    #[test]
+    fn prompt_and_summary_budget_are_validated() {
+        let mut policy = Policy::default();
+        policy.prompt.word_limit = 0;
+        assert_eq!(policy.validate(), Err(PolicyError::ZeroWordLimit));
+        let mut policy = Policy::default();
+        policy.prompt.text = "  ".into();
+        assert_eq!(policy.validate(), Err(PolicyError::EmptyPrompt));
+        let policy = Policy {
+            summary_budget: Some(0),
+            ..Policy::default()
+        };
+        assert_eq!(policy.validate(), Err(PolicyError::ZeroSummaryBudget));
+    }
+
+    #[test]
+    fn keep_below_max_message_names_both_values() {
+        let err = Policy::new(Trigger::Turns {
+            max_turns: 4,
+            keep: 5,
+        })
+        .unwrap_err();
+        assert!(err.to_string().contains("keep (5)"), "{err}");
+        assert!(err.to_string().contains("max_turns (4)"), "{err}");
+    }
+}

@@ -1,0 +1,302 @@
+//! The summariser prompts: five editable presets, and the rendering of a summariser request.
+//!
+//! A preset names the facts that must survive a cycle. A generic "summarise this" leaves that
+//! choice to the model, and drift starts with what the model thinks is unimportant.
+
+use serde::{Deserialize, Serialize};
+
+use super::message::{Message, Role};
+
+/// The built-in presets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PresetId {
+    FinancialAdvisor,
+    Technical,
+    CustomerSupport,
+    Research,
+    Generic,
+    /// A prompt the user wrote from scratch.
+    Custom,
+}
+
+/// The prompt a policy uses: where it started, its editable text, the word limit and the facts
+/// that must survive. The rendered system message joins all three.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PromptSpec {
+    pub preset: PresetId,
+    pub text: String,
+    pub word_limit: u32,
+    pub must_keep: Vec<String>,
+}
+
+/// One message of a summariser request, ready for an OpenAI-compatible client.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatMessage {
+    pub role: Role,
+    pub content: String,
+}
+
+impl PresetId {
+    /// The five presets in the order the picker shows them.
+    pub const BUILT_IN: [PresetId; 5] = [
+        PresetId::FinancialAdvisor,
+        PresetId::Technical,
+        PresetId::CustomerSupport,
+        PresetId::Research,
+        PresetId::Generic,
+    ];
+
+    /// The label shown in the preset picker.
+    pub fn label(self) -> &'static str {
+        match self {
+            PresetId::FinancialAdvisor => "Financial advisor",
+            PresetId::Technical => "Technical discussion",
+            PresetId::CustomerSupport => "Customer support",
+            PresetId::Research => "Research",
+            PresetId::Generic => "Generic",
+            PresetId::Custom => "Custom",
+        }
+    }
+}
+
+impl PromptSpec {
+    /// The preset's text, word limit and facts, ready to edit.
+    pub fn from_preset(id: PresetId) -> PromptSpec {
+        let (text, word_limit, facts): (&str, u32, &[&str]) = match id {
+            PresetId::FinancialAdvisor => (
+                "You are condensing a conversation between a user and a financial advisor \
+                 assistant. The summary you write replaces these turns: the advisor will see \
+                 nothing else of them. Write in the third person, as a single paragraph. Keep \
+                 every figure exactly as the user gave it, and keep the user's own rules as \
+                 rules, not as preferences. Never add a fact that the conversation does not \
+                 contain.",
+                80,
+                &[
+                    "salary and monthly expenses",
+                    "existing investments with their values and maturity dates",
+                    "risk profile",
+                    "goals",
+                    "decisions made",
+                    "advice the advisor gave",
+                    "hard rules the user stated, worded as rules",
+                ],
+            ),
+            PresetId::Technical => (
+                "You are condensing a technical discussion. The summary replaces these turns for \
+                 the assistant that continues it. Be precise: keep names, versions, numbers and \
+                 commands exactly as written. Never add a fact that the conversation does not \
+                 contain.",
+                150,
+                &[
+                    "decisions made and why",
+                    "technical specifications and constraints",
+                    "action items and their owners",
+                    "open questions and blockers",
+                    "code snippets or commands discussed",
+                ],
+            ),
+            PresetId::CustomerSupport => (
+                "You are condensing a customer support conversation. The summary replaces these \
+                 turns for the agent who continues the case, so it must let them pick up \
+                 without asking the customer to repeat anything. Never add a fact that the \
+                 conversation does not contain.",
+                120,
+                &[
+                    "the customer's issue and symptoms",
+                    "troubleshooting steps already tried",
+                    "the resolution, if one was reached",
+                    "the customer's sentiment",
+                    "follow-up items",
+                ],
+            ),
+            PresetId::Research => (
+                "You are condensing a research discussion. The summary replaces these turns for \
+                 the assistant that continues the investigation. Keep a clear line between what \
+                 was found and what is still a guess. Never add a fact that the conversation \
+                 does not contain.",
+                150,
+                &[
+                    "questions being investigated",
+                    "sources consulted",
+                    "findings and the evidence for them",
+                    "conclusions drawn",
+                    "research questions still open",
+                ],
+            ),
+            PresetId::Generic | PresetId::Custom => (
+                "You are condensing a conversation. The summary replaces these turns for the \
+                 assistant that continues it. Write in the third person. Never add a fact that \
+                 the conversation does not contain.",
+                100,
+                &[
+                    "key facts the user shared",
+                    "decisions made",
+                    "instructions or rules the user gave",
+                    "open questions",
+                ],
+            ),
+        };
+        PromptSpec {
+            preset: id,
+            text: text.to_owned(),
+            word_limit,
+            must_keep: facts.iter().map(|f| (*f).to_owned()).collect(),
+        }
+    }
+
+    /// The summariser's system message: the prompt text, the facts that must survive and the
+    /// word limit.
+    pub fn render_system(&self) -> String {
+        let mut out = self.text.trim().to_owned();
+        if !self.must_keep.is_empty() {
+            out.push_str("\nPreserve these facts if they are mentioned:");
+            for fact in &self.must_keep {
+                out.push_str("\n- ");
+                out.push_str(fact.trim());
+            }
+        }
+        out.push_str(&format!(
+            "\nWrite at most {} words.",
+            self.word_limit.max(1)
+        ));
+        out
+    }
+}
+
+/// Renders turns as the summariser reads them: one `USER: ...` or `ASSISTANT: ...` line each.
+pub fn render_turns(messages: &[Message]) -> String {
+    let mut out = String::new();
+    for (i, m) in messages.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(&m.role.as_str().to_uppercase());
+        out.push_str(": ");
+        out.push_str(&m.content);
+    }
+    out
+}
+
+/// The summariser request for a cycle: a first summary when there is no existing summary, and
+/// a fold (the notebook's EXISTING SUMMARY / NEW TURNS layout) when there is one.
+pub fn render_fold_request(
+    spec: &PromptSpec,
+    existing: Option<&str>,
+    turns: &[Message],
+) -> Vec<ChatMessage> {
+    let turns_text = render_turns(turns);
+    let user = match existing {
+        Some(summary) => format!(
+            "EXISTING SUMMARY (from previous turns):\n{summary}\n\n\
+             NEW TURNS TO ADD TO THE SUMMARY:\n{turns_text}\n\n\
+             Produce an updated summary that incorporates both."
+        ),
+        None => format!(
+            "CONVERSATION TURNS TO SUMMARISE:\n{turns_text}\n\nProduce a summary of these turns."
+        ),
+    };
+    vec![
+        ChatMessage {
+            role: Role::System,
+            content: spec.render_system(),
+        },
+        ChatMessage {
+            role: Role::User,
+            content: user,
+        },
+    ]
+}
+
+/// The request that compresses a summary one level up. Each level keeps the facts that must
+/// survive but allows fewer words, so the summary shrinks instead of growing without end.
+pub fn render_compress_request(spec: &PromptSpec, summary: &str, level: u8) -> Vec<ChatMessage> {
+    let words = compressed_word_limit(spec.word_limit, level);
+    let mut system = spec.render_system();
+    system.push_str(&format!(
+        "\nThis is compression level {level}: rewrite the summary more briefly, in at most \
+         {words} words, dropping detail before dropping any fact from the list."
+    ));
+    vec![
+        ChatMessage {
+            role: Role::System,
+            content: system,
+        },
+        ChatMessage {
+            role: Role::User,
+            content: format!(
+                "SUMMARY TO COMPRESS:\n{summary}\n\nProduce a shorter summary that keeps the facts."
+            ),
+        },
+    ]
+}
+
+/// The word limit at a compression level: halved at each level, never below 10 words.
+pub fn compressed_word_limit(word_limit: u32, level: u8) -> u32 {
+    (word_limit >> level.min(3)).max(10)
+}
+
+/// Words as the edition view counts them: whitespace-separated pieces, so "₹15‑20 k" is two.
+pub fn word_count(text: &str) -> u32 {
+    text.split_whitespace().count() as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::message::WordCounter;
+
+    fn msg(role: Role, text: &str) -> Message {
+        Message::new(role, text, &WordCounter, 0)
+    }
+
+    #[test]
+    fn every_preset_has_a_limit_and_facts() {
+        for id in PresetId::BUILT_IN {
+            let spec = PromptSpec::from_preset(id);
+            assert!(spec.word_limit > 0, "{id:?}");
+            assert!(spec.must_keep.len() >= 4, "{id:?}");
+            let system = spec.render_system();
+            for fact in &spec.must_keep {
+                assert!(system.contains(fact.as_str()), "{id:?} lacks {fact}");
+            }
+            assert!(system.contains(&format!("at most {} words", spec.word_limit)));
+        }
+    }
+
+    #[test]
+    fn financial_preset_keeps_hard_rules() {
+        let spec = PromptSpec::from_preset(PresetId::FinancialAdvisor);
+        assert_eq!(spec.word_limit, 80);
+        assert!(spec.must_keep.iter().any(|f| f.contains("hard rules")));
+        assert!(spec.must_keep.iter().any(|f| f.contains("maturity dates")));
+    }
+
+    #[test]
+    fn first_summary_and_fold_use_the_seed_layout() {
+        let spec = PromptSpec::from_preset(PresetId::Generic);
+        let turns = [msg(Role::User, "Hi"), msg(Role::Assistant, "Hello")];
+        let first = render_fold_request(&spec, None, &turns);
+        assert_eq!(first[0].role, Role::System);
+        assert_eq!(
+            first[1].content,
+            "CONVERSATION TURNS TO SUMMARISE:\nUSER: Hi\nASSISTANT: Hello\n\nProduce a summary of these turns."
+        );
+        let fold = render_fold_request(&spec, Some("Old."), &turns);
+        assert_eq!(
+            fold[1].content,
+            "EXISTING SUMMARY (from previous turns):\nOld.\n\nNEW TURNS TO ADD TO THE SUMMARY:\n\
+             USER: Hi\nASSISTANT: Hello\n\nProduce an updated summary that incorporates both."
+        );
+    }
+
+    #[test]
+    fn compression_halves_the_word_limit_per_level() {
+        assert_eq!(compressed_word_limit(80, 1), 40);
+        assert_eq!(compressed_word_limit(80, 2), 20);
+        assert_eq!(compressed_word_limit(80, 3), 10);
+        assert_eq!(compressed_word_limit(80, 9), 10);
+        let req = render_compress_request(&PromptSpec::from_preset(PresetId::Generic), "S", 2);
+        assert!(req[0].content.contains("at most 25 words"));
+    }
+}

@@ -1,0 +1,214 @@
+//! The Tuner tab: trigger parameters in, the dry-run schedule and the token chart out.
+
+use leptos::prelude::*;
+
+use crate::route::{Route, TriggerKind};
+use crate::view::chart::{LineChart, Series, format_tokens};
+use crate::view::tuner::{
+    DEFAULT_BUDGET, DEFAULT_EVERY, DEFAULT_KEEP, DEFAULT_KEEP_TOKENS, DEFAULT_MAX_TURNS,
+    DEFAULT_TURNS, Tuner, TunerRun,
+};
+
+#[component]
+pub fn TunerTab() -> impl IntoView {
+    let route = expect_context::<RwSignal<Route>>();
+    let tuner = Memo::new(move |_| route.with(Tuner::from_route));
+    let kind = move || tuner.with(|t| t.kind);
+
+    view! {
+        <section class="panel tuner" data-testid="panel-tuner">
+            <h2>"Tuner"</h2>
+            <p class="hint">
+                "Change the trigger and watch, turn by turn, what each request would hold. "
+                "Nothing is sent anywhere: this is a dry run with an instant summariser."
+            </p>
+            <form class="controls" on:submit=|ev| ev.prevent_default()>
+                <label>
+                    "Trigger"
+                    <select
+                        data-testid="trigger"
+                        on:change=move |ev| {
+                            let kind = TriggerKind::from_slug(&event_target_value(&ev));
+                            route.update(|r| r.trigger = kind);
+                        }
+                    >
+                        {TriggerKind::ALL
+                            .into_iter()
+                            .map(|k| {
+                                view! {
+                                    <option value=k.slug() selected=move || kind() == k>
+                                        {trigger_label(k)}
+                                    </option>
+                                }
+                            })
+                            .collect_view()}
+                    </select>
+                </label>
+                {move || match kind() {
+                    TriggerKind::Turns => view! {
+                        <NumberField param="max_turns" label="Summarise at (turns)" default=DEFAULT_MAX_TURNS max=50 />
+                        <NumberField param="keep" label="Keep verbatim (turns)" default=DEFAULT_KEEP max=50 />
+                    }.into_any(),
+                    TriggerKind::Tokens => view! {
+                        <NumberField param="budget" label="Token budget" default=DEFAULT_BUDGET max=20000 />
+                        <NumberField param="keep_tokens" label="Keep verbatim (tokens)" default=DEFAULT_KEEP_TOKENS max=20000 />
+                    }.into_any(),
+                    TriggerKind::Every => view! {
+                        <NumberField param="every" label="Every N messages" default=DEFAULT_EVERY max=100 />
+                    }.into_any(),
+                    TriggerKind::Manual => view! {
+                        <NumberField param="keep" label="Keep verbatim (turns)" default=DEFAULT_KEEP max=50 />
+                    }.into_any(),
+                }}
+                <NumberField param="turns" label="Turns to simulate" default=DEFAULT_TURNS max=200 />
+            </form>
+            {move || tuner.with(|t| t.outcome.clone()).ok().map(|run| view! { <RunView run /> })}
+        </section>
+    }
+}
+
+/// A number input with a slider beside it, both bound to one query parameter.
+#[component]
+fn NumberField(param: &'static str, label: &'static str, default: u32, max: u32) -> impl IntoView {
+    let route = expect_context::<RwSignal<Route>>();
+    let value = move || {
+        route.with(|r| {
+            let current = match param {
+                "max_turns" => r.max_turns,
+                "keep" => r.keep,
+                "budget" => r.budget,
+                "keep_tokens" => r.keep_tokens,
+                "every" => r.every,
+                _ => r.turns,
+            };
+            current.unwrap_or(default).to_string()
+        })
+    };
+    let set = move |ev: leptos::ev::Event| {
+        let raw = event_target_value(&ev);
+        route.update(|r| r.set_number(param, &raw));
+    };
+    view! {
+        <label class="number">
+            <span>{label}</span>
+            <input type="number" min="0" data-testid=param prop:value=value on:input=set />
+            <input type="range" min="0" max=max.to_string() aria-label=label prop:value=value on:input=set />
+        </label>
+    }
+}
+
+#[component]
+fn RunView(run: TunerRun) -> impl IntoView {
+    let calls = run.schedule.calls;
+    let last = run.comparison.rows.last().cloned();
+    let chart = LineChart::new(
+        vec![
+            Series {
+                label: "full history",
+                class: "full",
+                values: run
+                    .comparison
+                    .rows
+                    .iter()
+                    .map(|r| r.full_tokens as f64)
+                    .collect(),
+            },
+            Series {
+                label: "sliding window",
+                class: "window",
+                values: run
+                    .comparison
+                    .rows
+                    .iter()
+                    .map(|r| r.window_tokens as f64)
+                    .collect(),
+            },
+            Series {
+                label: "summary memory",
+                class: "summary",
+                values: run
+                    .comparison
+                    .rows
+                    .iter()
+                    .map(|r| r.summary_tokens as f64)
+                    .collect(),
+            },
+        ],
+        640.0,
+        220.0,
+    );
+    let window_turns = run.comparison.window_turns;
+    view! {
+        <p class="calls">
+            "Summariser calls: " <strong data-testid="summariser-calls">{calls}</strong>
+            {last.map(|l| view! {
+                <span class="totals">
+                    " · tokens sent in all: summary memory " {format_tokens(l.summary_total as f64)}
+                    ", sliding window of " {window_turns} " turns " {format_tokens(l.window_total as f64)}
+                    ", full history " {format_tokens(l.full_total as f64)}
+                </span>
+            })}
+        </p>
+        <figure class="chart">
+            <svg viewBox=format!("0 0 {} {}", chart.width, chart.height) role="img"
+                aria-label="Tokens sent per request: full history, sliding window and summary memory">
+                {chart.ticks.iter().map(|(y, label)| view! {
+                    <line class="grid" x1="48" x2=chart.width.to_string() y1=y.to_string() y2=y.to_string() />
+                    <text class="tick" x="42" y=(y + 4.0).to_string() text-anchor="end">{label.clone()}</text>
+                }).collect_view()}
+                {chart.lines.iter().map(|(series, points)| view! {
+                    <polyline class=format!("line {}", series.class) points=points.clone() fill="none" />
+                }).collect_view()}
+            </svg>
+            <figcaption>
+                {chart.lines.iter().map(|(series, _)| view! {
+                    <span class=format!("key {}", series.class)>{series.label}</span>
+                }).collect_view()}
+                " — tokens per request, assuming 30-token questions, 90-token replies and a 150-token summary."
+            </figcaption>
+        </figure>
+        <div class="table-wrap">
+            <table class="schedule">
+                <thead>
+                    <tr>
+                        <th scope="col">"Turn"</th>
+                        <th scope="col">"The request holds"</th>
+                        <th scope="col">"Messages"</th>
+                        <th scope="col">"Tokens"</th>
+                        <th scope="col">"After the reply"</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    {run.schedule.rows.iter().map(|row| {
+                        let folds = row.folds.map(|f| format!("summarise turns {}–{}", f.first, f.last));
+                        let fires = folds.is_some();
+                        view! {
+                            <tr
+                                data-testid="schedule-row"
+                                data-turn=row.turn
+                                data-summarised-to=row.summarised_to
+                                data-verbatim=row.verbatim_list()
+                                class:fires=fires
+                            >
+                                <td>{row.turn}</td>
+                                <td>{row.describe()}</td>
+                                <td>{row.messages}</td>
+                                <td>{row.tokens}</td>
+                                <td>{folds.unwrap_or_default()}</td>
+                            </tr>
+                        }
+                    }).collect_view()}
+                </tbody>
+            </table>
+        </div>
+    }
+}
+
+fn trigger_label(kind: TriggerKind) -> &'static str {
+    match kind {
+        TriggerKind::Turns => "Every N turns (keep K)",
+        TriggerKind::Tokens => "Token budget",
+        TriggerKind::Every => "Every N messages",
+        TriggerKind::Manual => "Manual",
+    }
+}

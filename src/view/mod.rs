@@ -1,0 +1,5 @@
+//! Pure view models: what each tab shows, computed from core values. Components render these and
+//! hold no logic of their own, so everything a tab decides is tested natively.
+
+pub mod chart;
+pub mod tuner;

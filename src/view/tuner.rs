@@ -1,0 +1,160 @@
+//! The trigger tuner: a policy from the link's parameters, its dry-run schedule, and the same
+//! conversation under sliding-window memory and full history.
+
+use crate::engine::compare::{Comparison, compare};
+use crate::engine::policy::{Policy, PolicyError, Trigger};
+use crate::engine::schedule::{Schedule, ScheduleInput, schedule};
+use crate::route::{Route, TriggerKind};
+
+/// The values a fresh tuner starts from: the notebook's demo settings (summarise after 4 turns,
+/// keep 2) over the notebook's 10 turns.
+pub const DEFAULT_MAX_TURNS: u32 = 4;
+pub const DEFAULT_KEEP: u32 = 2;
+pub const DEFAULT_BUDGET: u32 = 1_000;
+pub const DEFAULT_KEEP_TOKENS: u32 = 400;
+pub const DEFAULT_EVERY: u32 = 6;
+pub const DEFAULT_TURNS: u32 = 10;
+/// The tuner simulates at most this many turns; the table would be unreadable beyond it anyway,
+/// and the dry run stays instant while typing.
+pub const MAX_TURNS_SIMULATED: u32 = 10_000;
+
+/// Everything the Tuner tab shows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tuner {
+    pub kind: TriggerKind,
+    pub turns: u32,
+    pub outcome: Result<TunerRun, PolicyError>,
+}
+
+/// A dry run of a valid policy.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TunerRun {
+    pub schedule: Schedule,
+    pub comparison: Comparison,
+}
+
+impl Tuner {
+    /// Builds the tuner from the query parameters, filling what is missing with the defaults.
+    pub fn from_route(route: &Route) -> Tuner {
+        let kind = route.trigger.unwrap_or(TriggerKind::Turns);
+        let turns = route
+            .turns
+            .unwrap_or(DEFAULT_TURNS)
+            .min(MAX_TURNS_SIMULATED);
+        let outcome = trigger_from_route(route)
+            .and_then(Policy::new)
+            .map(|policy| {
+                let input = ScheduleInput::uniform(turns);
+                let schedule = schedule(&policy, &input);
+                let window = window_turns(&policy.trigger);
+                let comparison = compare(&input, window, &schedule);
+                TunerRun {
+                    schedule,
+                    comparison,
+                }
+            });
+        Tuner {
+            kind,
+            turns,
+            outcome,
+        }
+    }
+}
+
+/// The trigger a route asks for, with defaults for absent numbers.
+pub fn trigger_from_route(route: &Route) -> Result<Trigger, PolicyError> {
+    let trigger = match route.trigger.unwrap_or(TriggerKind::Turns) {
+        TriggerKind::Turns => Trigger::Turns {
+            max_turns: route.max_turns.unwrap_or(DEFAULT_MAX_TURNS),
+            keep: route.keep.unwrap_or(DEFAULT_KEEP),
+        },
+        TriggerKind::Tokens => Trigger::Tokens {
+            budget: route.budget.unwrap_or(DEFAULT_BUDGET),
+            keep_tokens: route.keep_tokens.unwrap_or(DEFAULT_KEEP_TOKENS),
+        },
+        TriggerKind::Every => Trigger::Every {
+            n: route.every.unwrap_or(DEFAULT_EVERY),
+        },
+        TriggerKind::Manual => Trigger::Manual {
+            keep: route.keep.unwrap_or(DEFAULT_KEEP),
+        },
+    };
+    trigger.validate()?;
+    Ok(trigger)
+}
+
+/// The sliding window compared against a policy keeps as many turns as that policy keeps
+/// verbatim right after a cycle, so both send about the same number of recent turns.
+fn window_turns(trigger: &Trigger) -> u32 {
+    match *trigger {
+        Trigger::Turns { keep, .. } | Trigger::Manual { keep } => keep.max(1),
+        _ => DEFAULT_KEEP,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(query: &str) -> Vec<(u32, u32, String)> {
+        let tuner = Tuner::from_route(&Route::parse(query));
+        let run = tuner.outcome.expect("valid parameters");
+        run.schedule
+            .rows
+            .iter()
+            .map(|r| (r.turn, r.summarised_to, r.verbatim_list()))
+            .collect()
+    }
+
+    #[test]
+    fn defaults_are_the_notebooks_four_and_two_over_ten_turns() {
+        let tuner = Tuner::from_route(&Route::parse(""));
+        assert_eq!(tuner.turns, 10);
+        let run = tuner.outcome.unwrap();
+        assert_eq!(run.schedule.calls, 4);
+        assert_eq!(run.schedule.rows.len(), 10);
+        assert_eq!(run.comparison.rows.len(), 10);
+    }
+
+    #[test]
+    fn the_link_parameters_drive_the_schedule() {
+        let six_two = rows("?trigger=turns&max_turns=6&keep=2&turns=10");
+        assert_eq!(six_two[9], (10, 4, "5,6,7,8,9,10".to_owned()));
+        let four_three = rows("?max_turns=4&keep=3");
+        assert_eq!(four_three[4], (5, 1, "2,3,4,5".to_owned()));
+    }
+
+    #[test]
+    fn an_impossible_combination_is_an_error_not_a_panic() {
+        let tuner = Tuner::from_route(&Route::parse("?max_turns=3&keep=3"));
+        let error = tuner.outcome.unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "keep (3) must be smaller than max_turns (3); lower keep or raise max_turns"
+        );
+        assert!(
+            Tuner::from_route(&Route::parse("?trigger=tokens&budget=0"))
+                .outcome
+                .is_err()
+        );
+        assert!(
+            Tuner::from_route(&Route::parse("?trigger=every&every=0"))
+                .outcome
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn manual_never_calls_the_summariser() {
+        let tuner = Tuner::from_route(&Route::parse("?trigger=manual&turns=30"));
+        let run = tuner.outcome.unwrap();
+        assert_eq!(run.schedule.calls, 0);
+        assert!(run.schedule.rows.iter().all(|r| r.summarised_to == 0));
+    }
+
+    #[test]
+    fn the_number_of_turns_is_capped() {
+        let tuner = Tuner::from_route(&Route::parse("?turns=100000"));
+        assert_eq!(tuner.turns, MAX_TURNS_SIMULATED);
+    }
+}

@@ -1,0 +1,323 @@
+//! Property tests of the memory engine over random policies and conversations.
+// proptest is a native-only dev-dependency.
+#![cfg(not(target_arch = "wasm32"))]
+
+use proptest::prelude::*;
+use serde_json::{Value, json};
+use summary_memory::engine::memory::{SUMMARY_ACK, SUMMARY_HEADER};
+use summary_memory::engine::{
+    CommitMeta, CountTokens, FoldMode, JobKind, MemoryError, MemoryState, Message, MessageState,
+    Placement, Policy, Provenance, Role, ScheduleInput, SummaryJob, Trigger, TurnSize, WordCounter,
+    import, import_all, schedule,
+};
+
+fn trigger() -> impl Strategy<Value = Trigger> {
+    prop_oneof![
+        (1u32..8)
+            .prop_flat_map(|max| (Just(max), 0..max))
+            .prop_map(|(max_turns, keep)| Trigger::Turns { max_turns, keep }),
+        (1u32..300)
+            .prop_flat_map(|budget| (Just(budget), 0..=budget))
+            .prop_map(|(budget, keep_tokens)| Trigger::Tokens {
+                budget,
+                keep_tokens
+            }),
+        (1u32..12).prop_map(|n| Trigger::Every { n }),
+        (2u32..14).prop_map(|max_messages| Trigger::MessageCount { max_messages }),
+        (0u32..4).prop_map(|keep| Trigger::Manual { keep }),
+    ]
+}
+
+fn policy() -> impl Strategy<Value = Policy> {
+    (
+        trigger(),
+        prop_oneof![
+            Just(Placement::SecondSystem),
+            Just(Placement::AppendToSystem),
+            Just(Placement::UserAck)
+        ],
+        prop_oneof![
+            Just(FoldMode::Progressive),
+            Just(FoldMode::RebuildFromArchive)
+        ],
+    )
+        .prop_map(|(trigger, placement, fold)| {
+            let mut policy = Policy::new(trigger).expect("strategies only build valid triggers");
+            policy.placement = placement;
+            policy.fold = fold;
+            policy
+        })
+}
+
+/// Word counts of each turn's question and reply.
+fn conversation(max_turns: usize) -> impl Strategy<Value = Vec<(u32, u32)>> {
+    prop::collection::vec((1u32..30, 1u32..90), 0..max_turns)
+}
+
+fn words(n: u32, tag: &str) -> String {
+    vec![tag; n as usize].join(" ")
+}
+
+fn message(role: Role, n: u32, turn: usize) -> Message {
+    let tag = format!("{}{turn}", if role == Role::User { "q" } else { "a" });
+    Message::new(role, words(n, &tag), &WordCounter, turn as u64)
+}
+
+const SYSTEM: &str = "You are a careful assistant.";
+const SUMMARY: &str = "five words of summary text";
+
+fn meta() -> CommitMeta {
+    CommitMeta {
+        model: None,
+        provenance: Provenance::Model,
+        at_ms: 0,
+    }
+}
+
+fn commit_all(memory: &mut MemoryState, mut job: Option<SummaryJob>) {
+    while let Some(j) = job {
+        job = memory.commit(j.id, SUMMARY, meta(), &WordCounter).unwrap();
+    }
+}
+
+/// Tokens the summary adds to a request under a placement, as the engine renders it.
+fn summary_cost(placement: Placement) -> u32 {
+    let block = WordCounter.count(&format!("{SUMMARY_HEADER}{SUMMARY}"));
+    match placement {
+        Placement::UserAck => block + WordCounter.count(SUMMARY_ACK),
+        _ => block,
+    }
+}
+
+/// The archive is every message in order; the verbatim part is the archive after the folded
+/// turns; every message is either verbatim or folded into exactly one edition.
+fn check_invariants(memory: &MemoryState, added: &[Message]) {
+    assert_eq!(memory.archive(), added);
+    let mut folded_to = 0;
+    for edition in memory.editions() {
+        if let Some(range) = edition.folded {
+            assert_eq!(range.first, folded_to + 1, "folds continue in order");
+            folded_to = range.last;
+        }
+    }
+    assert_eq!(folded_to, memory.summarised_to());
+    let verbatim_from = added.len() - memory.verbatim().len();
+    assert_eq!(&added[verbatim_from..], memory.verbatim());
+    for (i, _) in added.iter().enumerate() {
+        let in_folded_turn = memory.turn_of(i) <= folded_to;
+        let state = memory.message_state(i);
+        assert_eq!(state == MessageState::Folded, in_folded_turn, "message {i}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// The dry run and a live memory with an instant summariser agree turn by turn: the same
+    /// summary coverage, message count and tokens in every request, and the same calls.
+    #[test]
+    fn dry_run_agrees_with_the_live_engine(policy in policy(), turns in conversation(40)) {
+        let mut memory = MemoryState::new(SYSTEM, policy.clone()).unwrap();
+        let input = ScheduleInput {
+            turns: turns.len() as u32,
+            sizes: turns.iter().map(|&(user, assistant)| TurnSize { user, assistant }).collect(),
+            system_tokens: WordCounter.count(SYSTEM),
+            summary_tokens: summary_cost(policy.placement),
+        };
+        let run = schedule(&policy, &input);
+        for (i, &(u, a)) in turns.iter().enumerate() {
+            let row = run.rows[i];
+            memory.add_message(message(Role::User, u, i + 1)).unwrap();
+            let request = memory.request(&WordCounter);
+            prop_assert_eq!(memory.summarised_to(), row.summarised_to, "turn {}", i + 1);
+            prop_assert_eq!(request.len() as u32, row.messages, "turn {}", i + 1);
+            let tokens: u64 = request.iter().map(|m| u64::from(m.tokens)).sum();
+            prop_assert_eq!(tokens, row.tokens, "turn {}", i + 1);
+            let job = memory.add_message(message(Role::Assistant, a, i + 1)).unwrap();
+            let fired = job.as_ref().map(|j| match j.kind {
+                JobKind::Fold { turns, .. } => turns,
+                JobKind::Compress { .. } => unreachable!("no summary budget is set"),
+            });
+            prop_assert_eq!(fired, row.folds, "turn {}", i + 1);
+            commit_all(&mut memory, job);
+        }
+        prop_assert_eq!(memory.editions().len() as u32, run.calls);
+    }
+
+    /// After every cycle the token trigger's verbatim part fits the budget, unless it holds a
+    /// single turn that alone is larger.
+    #[test]
+    fn token_trigger_stays_within_budget(
+        (budget, keep_tokens) in (1u32..300).prop_flat_map(|b| (Just(b), 0..=b)),
+        turns in conversation(40),
+    ) {
+        let policy = Policy::new(Trigger::Tokens { budget, keep_tokens }).unwrap();
+        let mut memory = MemoryState::new(SYSTEM, policy).unwrap();
+        for (i, &(u, a)) in turns.iter().enumerate() {
+            memory.add_message(message(Role::User, u, i + 1)).unwrap();
+            let job = memory.add_message(message(Role::Assistant, a, i + 1)).unwrap();
+            commit_all(&mut memory, job);
+            let verbatim: u32 = memory.verbatim().iter().map(|m| m.tokens).sum();
+            let single_turn = memory.verbatim().len() == 2;
+            prop_assert!(verbatim <= budget || single_turn, "{verbatim} > {budget} over {} messages", memory.verbatim().len());
+        }
+    }
+
+    /// Whatever order results, failures, manual requests, edits and restores arrive in, no
+    /// message is lost, and every message is verbatim or folded, never both.
+    #[test]
+    fn archive_and_folds_survive_any_sequence_of_events(
+        policy in policy(),
+        ops in prop::collection::vec((0u8..8, 1u32..20, 0u32..6), 0..80),
+    ) {
+        let mut memory = MemoryState::new(SYSTEM, policy).unwrap();
+        let mut added = Vec::new();
+        let mut jobs: Vec<SummaryJob> = Vec::new();
+        let mut turn = 0;
+        for (op, size, pick) in ops {
+            match op {
+                0 | 1 => {
+                    turn += 1;
+                    for role in [Role::User, Role::Assistant] {
+                        let m = message(role, size, turn);
+                        added.push(m.clone());
+                        jobs.extend(memory.add_message(m).unwrap());
+                    }
+                }
+                2 => {
+                    turn += 1;
+                    let m = message(Role::User, size, turn);
+                    added.push(m.clone());
+                    prop_assert!(memory.add_message(m).unwrap().is_none());
+                }
+                3 if !jobs.is_empty() => {
+                    let job = jobs.remove(pick as usize % jobs.len());
+                    let current = memory.in_flight().map(|j| j.id);
+                    let before = (memory.summary().map(str::to_owned), memory.verbatim().len());
+                    match memory.commit(job.id, SUMMARY, meta(), &WordCounter) {
+                        Ok(next) => jobs.extend(next),
+                        Err(MemoryError::StaleJob { .. }) => {
+                            prop_assert_ne!(Some(job.id), current);
+                            prop_assert_eq!(before, (memory.summary().map(str::to_owned), memory.verbatim().len()));
+                        }
+                        Err(e) => prop_assert!(false, "unexpected {e}"),
+                    }
+                }
+                4 if !jobs.is_empty() => {
+                    let job = jobs.remove(pick as usize % jobs.len());
+                    let before = (memory.summary().map(str::to_owned), memory.verbatim().to_vec());
+                    let _ = if pick % 2 == 0 {
+                        memory.fail(job.id, "network", 0).map(|_| None)
+                    } else {
+                        memory.commit(job.id, "  ", meta(), &WordCounter)
+                    };
+                    prop_assert_eq!(before, (memory.summary().map(str::to_owned), memory.verbatim().to_vec()));
+                }
+                5 => jobs.extend(memory.request_summary_now().ok()),
+                6 => jobs.extend(memory.retry_job().ok()),
+                7 => {
+                    let result = if pick % 2 == 0 || memory.editions().is_empty() {
+                        memory.edit_summary(&words(size, "edit"), 0, &WordCounter)
+                    } else {
+                        let cycle = pick % memory.editions().len() as u32 + 1;
+                        memory.restore(cycle, 0, &WordCounter)
+                    };
+                    jobs.extend(result.unwrap());
+                }
+                _ => {}
+            }
+            check_invariants(&memory, &added);
+        }
+    }
+
+    /// Import never panics on arbitrary bytes.
+    #[test]
+    fn import_never_panics_on_bytes(bytes in prop::collection::vec(any::<u8>(), 0..512)) {
+        let _ = import_all(&bytes, &WordCounter);
+    }
+
+    /// Import never panics on arbitrary JSON, nor on a valid file with one value replaced.
+    #[test]
+    fn import_never_panics_on_json(value in json_value(), path in prop::collection::vec(0usize..12, 0..5)) {
+        let _ = import_all(value.to_string().as_bytes(), &WordCounter);
+        let mut file = valid_file();
+        replace_at(&mut file, &path, value);
+        let _ = import_all(file.to_string().as_bytes(), &WordCounter);
+    }
+}
+
+fn json_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(|n| json!(n)),
+        any::<u32>().prop_map(|n| json!(n)),
+        prop_oneof![
+            Just("user".to_owned()),
+            Just("assistant".to_owned()),
+            Just("system".to_owned()),
+            Just("summary-memory-session".to_owned()),
+            ".{0,12}".prop_map(String::from),
+        ]
+        .prop_map(Value::String),
+    ];
+    leaf.prop_recursive(4, 32, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            prop::collection::btree_map(
+                prop_oneof![
+                    Just("format".to_owned()),
+                    Just("version".to_owned()),
+                    Just("role".to_owned()),
+                    Just("content".to_owned()),
+                    Just("session".to_owned()),
+                    Just("sessions".to_owned()),
+                    "[a-z_]{1,8}".prop_map(String::from),
+                ],
+                inner,
+                0..6
+            )
+            .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+fn valid_file() -> Value {
+    let mut memory = MemoryState::new(SYSTEM, Policy::default()).unwrap();
+    for t in 1..=6 {
+        memory.add_message(message(Role::User, 3, t)).unwrap();
+        let job = memory.add_message(message(Role::Assistant, 5, t)).unwrap();
+        commit_all(&mut memory, job);
+    }
+    let session = summary_memory::engine::Session {
+        name: "n".into(),
+        settings: Default::default(),
+        memory,
+    };
+    let text = summary_memory::engine::export(&session, 0, "test");
+    assert!(import(text.as_bytes(), &WordCounter).is_ok());
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Replaces the value reached by following `path` (each step picks a child by position).
+fn replace_at(target: &mut Value, path: &[usize], value: Value) {
+    let Some((&step, rest)) = path.split_first() else {
+        *target = value;
+        return;
+    };
+    let child = match target {
+        Value::Object(map) if !map.is_empty() => {
+            let key = map.keys().nth(step % map.len()).cloned();
+            key.and_then(|k| map.get_mut(&k))
+        }
+        Value::Array(items) if !items.is_empty() => {
+            let len = items.len();
+            items.get_mut(step % len)
+        }
+        _ => None,
+    };
+    match child {
+        Some(child) => replace_at(child, rest, value),
+        None => *target = value,
+    }
+}
