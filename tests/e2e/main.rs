@@ -7,4 +7,5 @@
 
 mod harness;
 mod openai_server;
+mod settings;
 mod shell;
