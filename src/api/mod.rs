@@ -186,7 +186,7 @@ impl Client {
                 .await;
             let response = match sent {
                 Ok(response) => response,
-                Err(error) => return Err(attempt.halt(stop, &self.endpoint, &error)),
+                Err(error) => return Err(attempt.halt(stop, &self.endpoint, &detail_of(&error))),
             };
             if response.ok() {
                 return Ok((response, attempt));
@@ -362,7 +362,7 @@ impl Attempt {
     }
 
     /// What a rejected fetch or read means: the user's Stop, our timeout, or the network.
-    fn halt(&self, stop: &StopHandle, endpoint: &Endpoint, error: &dyn std::fmt::Display) -> Halt {
+    fn halt(&self, stop: &StopHandle, endpoint: &Endpoint, detail: &str) -> Halt {
         if stop.is_stopped() {
             Halt::Stopped
         } else if self.timed_out.get() {
@@ -370,7 +370,7 @@ impl Attempt {
                 after_ms: Some(self.timeout_ms),
             })
         } else {
-            Halt::Error(ApiError::network(&endpoint.base_url, error.to_string()))
+            Halt::Error(ApiError::network(&endpoint.base_url, detail))
         }
     }
 }
@@ -391,7 +391,15 @@ async fn read_text(
     response
         .text()
         .await
-        .map_err(|error| attempt.halt(stop, endpoint, &error))
+        .map_err(|error| attempt.halt(stop, endpoint, &detail_of(&error)))
+}
+
+/// The browser's own words for a failure ("Failed to fetch"), without the error's type name.
+fn detail_of(error: &gloo_net::Error) -> String {
+    match error {
+        gloo_net::Error::JsError(js) => js.message.clone(),
+        other => other.to_string(),
+    }
 }
 
 /// Reads the body chunk by chunk into the SSE parser and the stream decoder, filling `reply`.
