@@ -2,7 +2,6 @@
 //! network errors, persistence across a reload, and where the API key is kept.
 
 use fantoccini::Locator;
-use serde_json::Value;
 
 use crate::harness::{Browser, free_port};
 use crate::openai_server::TestServer;
@@ -62,16 +61,17 @@ async fn value_of(browser: &Browser, testid: &str) -> String {
         .unwrap_or_default()
 }
 
-async fn storage_holds(browser: &Browser, storage: &str, needle: &str) -> bool {
+/// Waits until `storage` holds (or no longer holds) the key: the app saves from an effect, a
+/// moment after the click.
+async fn expect_key_in(browser: &Browser, storage: &str, present: bool) {
     let script = format!(
-        "return Object.keys({storage}).some(k => {storage}.getItem(k).includes(arguments[0]))"
+        "Object.keys({storage}).some(k => {storage}.getItem(k).includes('{KEY}')) === {present}"
     );
-    browser
-        .client
-        .execute(&script, vec![needle.into()])
-        .await
-        .unwrap()
-        == Value::Bool(true)
+    let what = format!(
+        "{storage} to {} the key",
+        if present { "hold" } else { "lose" }
+    );
+    browser.wait_until(&script, &what).await;
 }
 
 #[tokio::test]
@@ -190,8 +190,14 @@ async fn a_reload_keeps_the_settings_and_the_key_stays_out_of_local_storage() {
         .send_keys("test-chat")
         .await
         .unwrap();
-    assert!(!storage_holds(&browser, "localStorage", KEY).await);
-    assert!(storage_holds(&browser, "sessionStorage", KEY).await);
+    browser
+        .wait_until(
+            "(localStorage.getItem('summary-memory.settings') || '').includes('\"chat_model\":\"test-chat\"')",
+            "the chat model to be saved",
+        )
+        .await;
+    expect_key_in(&browser, "localStorage", false).await;
+    expect_key_in(&browser, "sessionStorage", true).await;
 
     browser.open("?tab=settings").await;
     assert_eq!(value_of(&browser, "base-url").await, server.base_url);
@@ -202,7 +208,7 @@ async fn a_reload_keeps_the_settings_and_the_key_stays_out_of_local_storage() {
     );
     // Same tab, so sessionStorage (and with it the key) survived the reload.
     assert_eq!(value_of(&browser, "api-key").await, KEY);
-    assert!(!storage_holds(&browser, "localStorage", KEY).await);
+    expect_key_in(&browser, "localStorage", false).await;
 
     // Opting in stores the key on the device, with a plain warning; opting out removes it.
     browser
@@ -221,15 +227,15 @@ async fn a_reload_keeps_the_settings_and_the_key_stays_out_of_local_storage() {
         warning.contains("Anyone who uses this browser profile"),
         "{warning}"
     );
-    assert!(storage_holds(&browser, "localStorage", KEY).await);
-    assert!(!storage_holds(&browser, "sessionStorage", KEY).await);
+    expect_key_in(&browser, "localStorage", true).await;
+    expect_key_in(&browser, "sessionStorage", false).await;
     browser
         .wait_testid("remember-key")
         .await
         .click()
         .await
         .unwrap();
-    assert!(!storage_holds(&browser, "localStorage", KEY).await);
+    expect_key_in(&browser, "localStorage", false).await;
     assert!(
         browser
             .client
