@@ -156,8 +156,18 @@ async fn a_closed_port_shows_a_network_error_with_the_fix() {
         "{text}"
     );
     assert!(text.contains("CORS"), "{text}");
-    // An invalid URL is explained before any request is made.
+    // An invalid URL is explained before any request is made. The reload kept the old URL, so
+    // the field is emptied the way a person's delete key would, with an input event.
     browser.open("?tab=settings").await;
+    browser
+        .client
+        .execute(
+            "const input = document.querySelector(\"[data-testid='base-url']\"); \
+             input.value = ''; input.dispatchEvent(new Event('input', { bubbles: true }));",
+            vec![],
+        )
+        .await
+        .unwrap();
     browser
         .wait_testid("base-url")
         .await
