@@ -458,7 +458,8 @@ fn ends_sentence(text: &str, chars: &[(usize, char)], start: usize, at: usize, e
     !next.is_some_and(char::is_lowercase)
 }
 
-#[cfg(test)]
+// proptest is a native-only dev-dependency, so these tests are left out of the wasm32 test build.
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
     use crate::engine::drift::PinnedFact;

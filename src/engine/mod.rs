@@ -15,6 +15,7 @@ pub mod policy;
 pub mod prompts;
 pub mod schedule;
 pub mod session;
+pub mod settings;
 pub mod sse;
 pub mod structured;
 

@@ -7,5 +7,6 @@
 
 mod harness;
 mod openai_server;
+mod settings;
 mod shell;
 mod tuner;
