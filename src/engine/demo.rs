@@ -13,7 +13,9 @@
 
 use thiserror::Error;
 
-use super::drift::{CompiledFact, FactError, FactTrack, PinnedFact, compile_facts, fact_presence};
+use super::drift::{
+    CompiledFact, FactError, FactPattern, FactTrack, PinnedFact, compile_facts, fact_presence,
+};
 use super::edition::{Edition, Provenance, TurnRange};
 use super::extractive::{self, ExtractiveOptions};
 use super::memory::{CommitMeta, JobKind, MemoryError, MemoryState, MessageState, SummaryJob};
@@ -148,16 +150,13 @@ impl DemoScript {
         DemoScript::all().into_iter().find(|d| d.slug == slug)
     }
 
-    /// The pinned facts as phrases, for display (`None` for a regular expression).
-    pub fn fact_phrases(&self) -> Vec<(String, Option<String>)> {
+    /// Each pinned fact as (label, the phrase or pattern it looks for), for display.
+    pub fn fact_sources(&self) -> Vec<(String, String)> {
         self.facts
             .iter()
             .map(|fact| {
-                let phrase = match &fact.pattern {
-                    super::drift::FactPattern::Phrase(text) => Some(text.clone()),
-                    super::drift::FactPattern::Regex(_) => None,
-                };
-                (fact.label.clone(), phrase)
+                let (FactPattern::Phrase(source) | FactPattern::Regex(source)) = &fact.pattern;
+                (fact.label.clone(), source.clone())
             })
             .collect()
     }
@@ -235,6 +234,11 @@ impl DemoPlayer {
     /// No step is left.
     pub fn is_done(&self) -> bool {
         self.pending.is_none() && !self.awaiting_reply && self.asked >= self.script.turns.len()
+    }
+
+    /// The script's pinned facts, compiled.
+    pub fn facts(&self) -> &[CompiledFact] {
+        &self.facts
     }
 
     /// For each pinned fact, whether each edition states it.
@@ -580,10 +584,7 @@ mod tests {
             );
         }
         assert!(DemoScript::from_slug("nope").is_none());
-        let phrases = DemoScript::fincoach().fact_phrases();
-        assert_eq!(
-            phrases[0],
-            ("salary".to_owned(), Some("1,20,000".to_owned()))
-        );
+        let sources = DemoScript::fincoach().fact_sources();
+        assert_eq!(sources[0], ("salary".to_owned(), "1,20,000".to_owned()));
     }
 }
