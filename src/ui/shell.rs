@@ -2,9 +2,12 @@
 
 use leptos::prelude::*;
 
+use super::chat::ChatTab;
+use super::editions::EditionsTab;
 use super::tuner::TunerTab;
 use super::url::{current_query, replace_query};
 use crate::route::{Route, Tab};
+use crate::view::chat::Workbench;
 use crate::view::tuner::trigger_from_route;
 
 /// The app root: reads the route from the URL once, then keeps the URL in step with it.
@@ -12,6 +15,10 @@ use crate::view::tuner::trigger_from_route;
 pub fn App() -> impl IntoView {
     let route = RwSignal::new(Route::parse(&current_query()));
     provide_context(route);
+    // The chat state lives here, not in a tab, so a demo played in Chat is still there in
+    // Editions. `?demo=` loads a bundled demo at start.
+    let workbench = RwSignal::new(route.with_untracked(Workbench::from_route));
+    provide_context(workbench);
     // The open tab as a memo: the panel is rebuilt when the tab changes, not whenever any other
     // part of the route does (that would reset the inputs the user is typing in).
     let tab = Memo::new(move |_| route.with(|r| r.tab));
@@ -80,8 +87,11 @@ fn ParamErrors() -> impl IntoView {
 }
 
 fn panel(tab: Tab) -> AnyView {
-    if tab == Tab::Tuner {
-        return view! { <TunerTab /> }.into_any();
+    match tab {
+        Tab::Chat => return view! { <ChatTab /> }.into_any(),
+        Tab::Editions => return view! { <EditionsTab /> }.into_any(),
+        Tab::Tuner => return view! { <TunerTab /> }.into_any(),
+        _ => {}
     }
     let blurb = match tab {
         Tab::Chat => {

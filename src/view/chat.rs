@@ -5,10 +5,20 @@
 use crate::engine::demo::{DemoEvent, DemoPlayer, DemoScript, TurnRequest};
 use crate::engine::drift::CompiledFact;
 use crate::engine::memory::{MessageState, starts_turn};
+use crate::engine::message::CountTokens;
 use crate::engine::message::Role;
 use crate::engine::policy::{FoldMode, Placement, Policy, Trigger};
-use crate::route::DemoKind;
+use crate::route::{DemoKind, Route};
 use crate::view::tuner::window_turns;
+
+/// The app-wide chat state: the demo being played, if any, and the last error. The shell keeps
+/// one of these in a signal at the root; every change goes through the methods below.
+#[derive(Clone, Debug, Default)]
+pub struct Workbench {
+    pub demo: Option<DemoPlayer>,
+    /// What went wrong in the last action, in words the user can act on.
+    pub error: Option<String>,
+}
 
 /// One message as the conversation shows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -125,6 +135,67 @@ impl MessageRow {
 
     pub fn role_label(&self) -> &'static str {
         role_label(self.role)
+    }
+}
+
+impl Workbench {
+    /// The state a link opens with: the demo it names, loaded at its start.
+    pub fn from_route(route: &Route) -> Workbench {
+        let mut workbench = Workbench::default();
+        if let Some(kind) = route.demo {
+            workbench.load(kind);
+        }
+        workbench
+    }
+
+    /// Loads a demo at its start, replacing whatever was loaded.
+    pub fn load(&mut self, kind: DemoKind) {
+        match DemoPlayer::new(script_for(kind)) {
+            Ok(player) => {
+                self.demo = Some(player);
+                self.error = None;
+            }
+            Err(err) => {
+                self.demo = None;
+                self.error = Some(err.to_string());
+            }
+        }
+    }
+
+    /// Unloads the demo, back to an empty conversation.
+    pub fn unload(&mut self) {
+        self.demo = None;
+        self.error = None;
+    }
+
+    /// The loaded demo's link name.
+    pub fn demo_kind(&self) -> Option<DemoKind> {
+        self.demo.as_ref().and_then(|p| kind_of(p.script()))
+    }
+
+    /// Takes one step of the loaded demo; a no-op without one or once it is over.
+    pub fn step(&mut self, counter: &dyn CountTokens) {
+        let result = match self.demo.as_mut() {
+            Some(player) => player.next(counter).map(|_| ()),
+            None => Ok(()),
+        };
+        self.error = result.err().map(|e| e.to_string());
+    }
+
+    /// Plays the loaded demo to its end.
+    pub fn play_all(&mut self, counter: &dyn CountTokens) {
+        let result = match self.demo.as_mut() {
+            Some(player) => player.play_all(counter),
+            None => Ok(()),
+        };
+        self.error = result.err().map(|e| e.to_string());
+    }
+
+    /// Starts the loaded demo again from its first turn.
+    pub fn reset(&mut self) {
+        if let Some(kind) = self.demo_kind() {
+            self.load(kind);
+        }
     }
 }
 
@@ -532,5 +603,29 @@ mod tests {
             "route and script agree on the link name"
         );
         assert_eq!(kind_of(&DemoScript::fincoach()), Some(DemoKind::FinCoach));
+    }
+
+    #[test]
+    fn the_workbench_loads_from_the_link_steps_plays_and_resets() {
+        let mut workbench = Workbench::from_route(&Route::parse("?demo=drift"));
+        assert_eq!(workbench.demo_kind(), Some(DemoKind::Drift));
+        workbench.step(&WordCounter);
+        workbench.step(&WordCounter);
+        let player = workbench.demo.as_ref().unwrap();
+        assert_eq!(player.memory().archive().len(), 2);
+        workbench.play_all(&WordCounter);
+        assert_eq!(workbench.demo.as_ref().unwrap().editions().len(), 3);
+        // A step after the end changes nothing and is not an error.
+        workbench.step(&WordCounter);
+        assert!(workbench.error.is_none());
+        workbench.reset();
+        let player = workbench.demo.as_ref().unwrap();
+        assert!(player.memory().archive().is_empty());
+        assert_eq!(workbench.demo_kind(), Some(DemoKind::Drift));
+        workbench.load(DemoKind::FinCoach);
+        assert_eq!(workbench.demo_kind(), Some(DemoKind::FinCoach));
+        workbench.unload();
+        assert!(workbench.demo.is_none());
+        assert!(Workbench::from_route(&Route::parse("")).demo.is_none());
     }
 }

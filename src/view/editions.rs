@@ -49,6 +49,29 @@ pub struct FactBadge {
     pub sentence: Option<String>,
 }
 
+/// One pinned fact across every edition: (kept, status) per edition, oldest first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FactRow {
+    pub label: String,
+    pub cells: Vec<(bool, String)>,
+}
+
+/// The fact-by-edition table the timeline shows above the editions.
+pub fn fact_table(cards: &[EditionCard]) -> Vec<FactRow> {
+    let Some(first) = cards.first() else {
+        return Vec::new();
+    };
+    (0..first.facts.len())
+        .map(|f| FactRow {
+            label: first.facts[f].label.clone(),
+            cells: cards
+                .iter()
+                .map(|c| (c.facts[f].kept, c.facts[f].status.clone()))
+                .collect(),
+        })
+        .collect()
+}
+
 /// Every edition of a demo, oldest first.
 pub fn edition_cards(player: &DemoPlayer) -> Vec<EditionCard> {
     let tracks = player.fact_tracks();
@@ -301,5 +324,21 @@ mod tests {
         assert_eq!(headline(&edition), "Edition 3 · compressed to level 2");
         edition.folded = Some(TurnRange { first: 4, last: 4 });
         assert_eq!(headline(&edition), "Edition 3 · turn 4 folded");
+    }
+
+    #[test]
+    fn the_fact_table_has_one_row_per_fact_and_one_cell_per_edition() {
+        let cards = cards(DemoScript::fincoach());
+        let table = fact_table(&cards);
+        let labels: Vec<&str> = table.iter().map(|r| r.label.as_str()).collect();
+        assert_eq!(labels, ["salary", "equity"]);
+        assert_eq!(
+            table[1].cells,
+            [
+                (false, "not stated yet".to_owned()),
+                (true, "kept".to_owned())
+            ]
+        );
+        assert!(fact_table(&[]).is_empty());
     }
 }
