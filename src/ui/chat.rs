@@ -16,7 +16,7 @@ use crate::view::chat::{
 
 /// Token counts use one token per word until the tiktoken counter is wired into the shell; the
 /// engine caches whatever this counter says in each message.
-const COUNTER: WordCounter = WordCounter;
+pub(super) const COUNTER: WordCounter = WordCounter;
 
 /// The demos the picker offers, in order.
 const DEMOS: [DemoKind; 2] = [DemoKind::FinCoach, DemoKind::Drift];
@@ -166,14 +166,16 @@ fn Messages(rows: Memo<Vec<MessageRow>>, page: Memo<Option<FrontPage>>) -> impl 
             (!folded.is_empty())
                 .then(|| {
                     view! {
-                        <section class="archive" aria-label="Folded turns (archive)">
-                            <h3 class="section-label">
+                        // Open by default so the folded turns can be read against the summary;
+                        // on a phone the reader can collapse them to reach the front page.
+                        <details class="archive" open=true>
+                            <summary class="section-label">
                                 {format!("Archive · {} messages folded into the summary", folded.len())}
-                            </h3>
+                            </summary>
                             <ol class="messages">
                                 {folded.into_iter().map(|row| view! { <MessageView row /> }).collect_view()}
                             </ol>
-                        </section>
+                        </details>
                     }
                 })
         }}

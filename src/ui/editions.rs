@@ -3,8 +3,8 @@
 
 use leptos::prelude::*;
 
+use super::chat::COUNTER;
 use crate::engine::drift::DiffKind;
-use crate::engine::message::WordCounter;
 use crate::view::chat::Workbench;
 use crate::view::editions::{EditionCard, diff_class, edition_cards, fact_table};
 
@@ -45,7 +45,7 @@ pub fn EditionsTab() -> impl IntoView {
                             <button
                                 type="button"
                                 data-testid="play-all-editions"
-                                on:click=move |_| workbench.update(|w| w.play_all(&WordCounter))
+                                on:click=move |_| workbench.update(|w| w.play_all(&COUNTER))
                             >
                                 "Play the rest of the demo"
                             </button>
