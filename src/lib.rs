@@ -10,4 +10,8 @@ pub mod tokens;
 pub mod view;
 
 #[cfg(target_arch = "wasm32")]
+pub mod api;
+#[cfg(target_arch = "wasm32")]
+pub mod store;
+#[cfg(target_arch = "wasm32")]
 pub mod ui;

@@ -39,3 +39,388 @@ fn an_empty_query_drops_the_question_mark() {
     let href = web_sys::window().unwrap().location().href().unwrap();
     assert!(!href.contains('?'), "{href}");
 }
+
+mod key_storage {
+    use summary_memory::engine::settings::Settings;
+    use summary_memory::store::{API_KEY_KEY, SETTINGS_KEY, load_settings, save_settings};
+    use wasm_bindgen_test::*;
+    use web_sys::Storage;
+
+    fn local() -> Storage {
+        web_sys::window().unwrap().local_storage().unwrap().unwrap()
+    }
+
+    fn session() -> Storage {
+        web_sys::window()
+            .unwrap()
+            .session_storage()
+            .unwrap()
+            .unwrap()
+    }
+
+    fn stored(storage: &Storage, key: &str) -> Option<String> {
+        storage.get_item(key).unwrap()
+    }
+
+    // One test walks the whole lifecycle, because the tests of this file share one page and
+    // therefore one localStorage.
+    #[wasm_bindgen_test]
+    fn the_key_lives_in_session_storage_unless_the_user_opts_in() {
+        local().clear().unwrap();
+        session().clear().unwrap();
+        let mut settings = Settings {
+            base_url: "http://127.0.0.1:11434/v1".into(),
+            api_key: "sk-browser-test".into(),
+            chat_model: "test-chat".into(),
+            ..Settings::default()
+        };
+
+        // By default the key goes to sessionStorage only, and the settings record omits it.
+        save_settings(&settings).unwrap();
+        assert_eq!(
+            stored(&session(), API_KEY_KEY).as_deref(),
+            Some("sk-browser-test")
+        );
+        assert_eq!(stored(&local(), API_KEY_KEY), None);
+        let record = stored(&local(), SETTINGS_KEY).unwrap();
+        assert!(record.contains("test-chat"), "{record}");
+        assert!(!record.contains("sk-browser-test"), "{record}");
+        assert_eq!(load_settings().unwrap(), settings);
+
+        // Opting in moves it to localStorage and out of sessionStorage.
+        settings.remember_key = true;
+        save_settings(&settings).unwrap();
+        assert_eq!(
+            stored(&local(), API_KEY_KEY).as_deref(),
+            Some("sk-browser-test")
+        );
+        assert_eq!(stored(&session(), API_KEY_KEY), None);
+        // A new tab has an empty sessionStorage; the remembered key must still load.
+        session().clear().unwrap();
+        assert_eq!(load_settings().unwrap(), settings);
+
+        // Opting out removes it from localStorage again.
+        settings.remember_key = false;
+        save_settings(&settings).unwrap();
+        assert_eq!(stored(&local(), API_KEY_KEY), None);
+        assert_eq!(
+            stored(&session(), API_KEY_KEY).as_deref(),
+            Some("sk-browser-test")
+        );
+
+        // Clearing the key removes it everywhere.
+        settings.api_key.clear();
+        save_settings(&settings).unwrap();
+        assert_eq!(stored(&local(), API_KEY_KEY), None);
+        assert_eq!(stored(&session(), API_KEY_KEY), None);
+        let all_local: Vec<String> = (0..local().length().unwrap())
+            .filter_map(|i| local().key(i).unwrap())
+            .filter_map(|k| stored(&local(), &k))
+            .collect();
+        assert!(
+            all_local.iter().all(|v| !v.contains("sk-browser-test")),
+            "{all_local:?}"
+        );
+    }
+
+    #[wasm_bindgen_test]
+    fn unreadable_stored_settings_are_reported_not_panicked_on() {
+        local().set_item(SETTINGS_KEY, "{not json").unwrap();
+        let error = load_settings().unwrap_err();
+        assert!(error.to_string().contains("could not be read"), "{error}");
+        local().remove_item(SETTINGS_KEY).unwrap();
+        assert_eq!(load_settings().unwrap().base_url, "");
+    }
+}
+
+/// The fetch client against a scripted stand-in for `window.fetch`, which lets these tests
+/// drive streaming, Stop, the timeout, retries and the include_usage fallback without a server.
+mod client {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    use serde_json::{Value, json};
+    use summary_memory::api::{Client, StopHandle, StreamEnd, skips_include_usage};
+    use summary_memory::engine::Role;
+    use summary_memory::engine::openai::{ApiError, ChatMessage, ChatRequest, Usage};
+    use summary_memory::engine::settings::Endpoint;
+    use wasm_bindgen_test::*;
+
+    const FAKE_FETCH: &str = r#"
+      window.__calls = [];
+      const enc = new TextEncoder();
+      const sleep = ms => new Promise(r => setTimeout(r, ms));
+      const aborted = () => new DOMException('The user aborted a request.', 'AbortError');
+      window.fetch = async (request) => {
+        const body = request.method === 'POST' ? await request.clone().text() : '';
+        window.__calls.push({ url: request.url, method: request.method,
+                              headers: [...request.headers.entries()], body });
+        const spec = SCRIPT.shift() || { status: 500, body: '{"error":{"message":"script ran out"}}' };
+        const signal = request.signal;
+        if (spec.network) throw new TypeError('Failed to fetch');
+        if (spec.hang) {
+          return new Promise((_, reject) => signal.addEventListener('abort', () => reject(aborted())));
+        }
+        if (spec.sse) {
+          const stream = new ReadableStream({
+            async start(controller) {
+              let dead = false;
+              signal.addEventListener('abort', () => { dead = true; try { controller.error(aborted()); } catch (e) {} });
+              for (const piece of spec.sse) {
+                if (spec.delay) await sleep(spec.delay);
+                if (dead) return;
+                controller.enqueue(enc.encode(piece));
+              }
+              if (!spec.thenHang && !dead) controller.close();
+            }
+          });
+          return new Response(stream, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+        }
+        return new Response(spec.body, { status: spec.status, headers: spec.headers || {} });
+      };
+    "#;
+
+    fn install(script: Value) {
+        let code = format!("{{ const SCRIPT = {script}; {FAKE_FETCH} }}");
+        js_sys::eval(&code).unwrap();
+    }
+
+    fn calls() -> Vec<Value> {
+        let window = web_sys::window().unwrap();
+        let calls = js_sys::Reflect::get(&window, &"__calls".into()).unwrap();
+        let text: String = js_sys::JSON::stringify(&calls).unwrap().into();
+        serde_json::from_str(&text).unwrap()
+    }
+
+    fn endpoint(name: &str, timeout_ms: u64) -> Endpoint {
+        Endpoint {
+            base_url: format!("http://fake.test/{name}/v1"),
+            api_key: Some("sk-fake".into()),
+            timeout_ms,
+        }
+    }
+
+    fn request() -> ChatRequest {
+        ChatRequest::new("test-chat", vec![ChatMessage::new(Role::User, "hi")]).max_tokens(50)
+    }
+
+    /// An SSE event with one delta, cut in two pieces mid-way (also mid-character).
+    fn delta(text: &str) -> Vec<String> {
+        let event = format!(
+            "data: {}\n\n",
+            json!({"choices": [{"delta": {"content": text}}]})
+        );
+        let bytes = event.as_bytes();
+        let mid = bytes.len() / 2;
+        let (a, b) = (
+            String::from_utf8_lossy(&bytes[..mid]),
+            String::from_utf8_lossy(&bytes[mid..]),
+        );
+        // Lossy halves would corrupt a split character; keep the event whole in that case.
+        if a.contains('\u{FFFD}') || b.contains('\u{FFFD}') {
+            vec![event]
+        } else {
+            vec![a.into_owned(), b.into_owned()]
+        }
+    }
+
+    fn finish_and_usage() -> Vec<String> {
+        vec![
+            "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n".into(),
+            "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":3}}\n\n"
+                .into(),
+            "data: [DONE]\n\n".into(),
+        ]
+    }
+
+    fn headers_of(call: &Value) -> Vec<String> {
+        let mut names: Vec<String> = call["headers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|pair| pair[0].as_str().unwrap().to_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[wasm_bindgen_test]
+    async fn a_stream_delivers_deltas_usage_and_the_whole_text() {
+        let mut sse: Vec<String> = [delta("₹1,20"), delta(",000 "), delta("a month")].concat();
+        sse.extend(finish_and_usage());
+        install(json!([{ "sse": sse }]));
+        let seen = Rc::new(RefCell::new(Vec::new()));
+        let sink = seen.clone();
+        let reply = Client::new(endpoint("stream", 5_000))
+            .stream(&request(), &StopHandle::new(), move |d| {
+                sink.borrow_mut().push(d.to_owned())
+            })
+            .await;
+        assert_eq!(reply.end, StreamEnd::Complete);
+        assert_eq!(reply.content, "₹1,20,000 a month");
+        assert_eq!(*seen.borrow(), ["₹1,20", ",000 ", "a month"]);
+        assert_eq!(reply.finish_reason.as_deref(), Some("stop"));
+        assert_eq!(
+            reply.usage,
+            Some(Usage {
+                prompt_tokens: 7,
+                completion_tokens: 3,
+                reasoning_tokens: None
+            })
+        );
+        let calls = calls();
+        assert_eq!(
+            calls[0]["url"],
+            "http://fake.test/stream/v1/chat/completions"
+        );
+        assert_eq!(headers_of(&calls[0]), ["authorization", "content-type"]);
+        let body: Value = serde_json::from_str(calls[0]["body"].as_str().unwrap()).unwrap();
+        assert_eq!(body["stream"], true);
+        assert_eq!(body["stream_options"]["include_usage"], true);
+    }
+
+    #[wasm_bindgen_test]
+    async fn a_rejected_include_usage_is_dropped_and_remembered_for_the_base_url() {
+        let ok: Vec<String> = [delta("fine"), finish_and_usage()].concat();
+        install(json!([
+            { "status": 400, "body": "{\"error\":{\"message\":\"Unrecognized request argument supplied: stream_options\"}}" },
+            { "sse": ok },
+            { "sse": ok },
+        ]));
+        let client = Client::new(endpoint("no-usage", 5_000));
+        assert!(!skips_include_usage(&client.endpoint().base_url));
+        let reply = client.stream(&request(), &StopHandle::new(), |_| {}).await;
+        assert_eq!(reply.end, StreamEnd::Complete);
+        assert_eq!(reply.content, "fine");
+        assert!(skips_include_usage(&client.endpoint().base_url));
+        client.stream(&request(), &StopHandle::new(), |_| {}).await;
+        let bodies: Vec<Value> = calls()
+            .iter()
+            .map(|c| serde_json::from_str(c["body"].as_str().unwrap()).unwrap())
+            .collect();
+        assert_eq!(bodies.len(), 3);
+        assert!(bodies[0].get("stream_options").is_some());
+        assert!(bodies[1].get("stream_options").is_none());
+        assert!(bodies[2].get("stream_options").is_none());
+    }
+
+    #[wasm_bindgen_test]
+    async fn stop_keeps_the_partial_reply() {
+        let sse: Vec<String> = [delta("first "), delta("second "), delta("third")].concat();
+        install(json!([{ "sse": sse, "delay": 30, "thenHang": true }]));
+        let stop = StopHandle::new();
+        let stopper = stop.clone();
+        let reply = Client::new(endpoint("stop", 5_000))
+            .stream(&request(), &stop, move |text| {
+                if text == "first " {
+                    stopper.stop();
+                }
+            })
+            .await;
+        assert_eq!(reply.end, StreamEnd::Stopped);
+        assert_eq!(reply.content, "first ");
+        assert!(reply.is_incomplete());
+    }
+
+    #[wasm_bindgen_test]
+    async fn a_silent_server_times_out() {
+        install(json!([{ "hang": true }]));
+        let result = Client::new(endpoint("hang", 300))
+            .complete(&request(), &StopHandle::new())
+            .await;
+        assert_eq!(
+            result,
+            Err(ApiError::Timeout {
+                after_ms: Some(300)
+            })
+        );
+        // A stream that stalls after some text is timed out too, and keeps the text.
+        let sse = delta("partial");
+        install(json!([{ "sse": sse, "thenHang": true }]));
+        let reply = Client::new(endpoint("stall", 300))
+            .stream(&request(), &StopHandle::new(), |_| {})
+            .await;
+        assert_eq!(reply.content, "partial");
+        assert_eq!(
+            reply.end,
+            StreamEnd::Failed(ApiError::Timeout {
+                after_ms: Some(300)
+            })
+        );
+    }
+
+    #[wasm_bindgen_test]
+    async fn server_errors_are_retried_and_quota_errors_are_not() {
+        let ok = json!({"choices": [{"message": {"content": "done"}, "finish_reason": "stop"}]});
+        install(json!([
+            { "status": 503, "body": "{\"error\":{\"message\":\"overloaded\"}}" },
+            { "status": 200, "body": ok.to_string() },
+        ]));
+        let notices = Rc::new(RefCell::new(Vec::new()));
+        let sink = notices.clone();
+        let reply = Client::new(endpoint("retry", 5_000))
+            .on_retry(move |notice| sink.borrow_mut().push(notice.clone()))
+            .complete(&request(), &StopHandle::new())
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(reply.content, "done");
+        assert_eq!(calls().len(), 2);
+        let notices = notices.borrow().clone();
+        assert_eq!(notices.len(), 1);
+        assert_eq!(notices[0].retry, 1);
+        assert!(
+            (500..=1_000).contains(&notices[0].delay_ms),
+            "{:?}",
+            notices[0]
+        );
+
+        install(json!([
+            { "status": 429, "body": "{\"error\":{\"message\":\"You exceeded your current quota\",\"code\":\"insufficient_quota\"}}" },
+            { "status": 200, "body": ok.to_string() },
+        ]));
+        let result = Client::new(endpoint("quota", 5_000))
+            .complete(&request(), &StopHandle::new())
+            .await;
+        assert!(
+            matches!(result, Err(ApiError::InsufficientQuota { .. })),
+            "{result:?}"
+        );
+        assert_eq!(calls().len(), 1);
+    }
+
+    #[wasm_bindgen_test]
+    async fn failures_before_and_during_a_stream() {
+        install(json!([{ "network": true }]));
+        let result = Client::new(endpoint("down", 5_000)).list_models().await;
+        match result {
+            Err(ApiError::Network { detail, .. }) => assert_eq!(detail, "Failed to fetch"),
+            other => panic!("expected a network error, got {other:?}"),
+        }
+        // The connection closes before [DONE] and before any finish_reason.
+        install(json!([{ "sse": delta("half a rep") }]));
+        let reply = Client::new(endpoint("cut", 5_000))
+            .stream(&request(), &StopHandle::new(), |_| {})
+            .await;
+        assert_eq!(reply.content, "half a rep");
+        assert!(
+            matches!(
+                reply.end,
+                StreamEnd::Failed(ApiError::Server { status: None, .. })
+            ),
+            "{:?}",
+            reply.end
+        );
+        install(json!([{ "status": 200, "body": "{\"data\":[{\"id\":\"b\"},{\"id\":\"a\"}]}" }]));
+        let models = Client::new(Endpoint {
+            api_key: None,
+            ..endpoint("models", 5_000)
+        })
+        .list_models()
+        .await
+        .unwrap();
+        assert_eq!(models, ["b", "a"]);
+        // No key, no body: the GET carries no header the page chose.
+        assert_eq!(headers_of(&calls()[0]), Vec::<String>::new());
+    }
+}

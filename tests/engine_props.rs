@@ -1,4 +1,6 @@
 //! Property tests of the memory engine over random policies and conversations.
+// proptest is a native-only dev-dependency.
+#![cfg(not(target_arch = "wasm32"))]
 
 use proptest::prelude::*;
 use serde_json::{Value, json};

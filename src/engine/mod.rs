@@ -16,6 +16,7 @@ pub mod policy;
 pub mod prompts;
 pub mod schedule;
 pub mod session;
+pub mod settings;
 pub mod sse;
 pub mod structured;
 
@@ -25,8 +26,8 @@ pub use edition::{Edition, MAX_LEVEL, Provenance, TurnRange};
 pub use memory::{
     CommitMeta, Failure, JobKind, MemoryError, MemoryState, MessageState, SummaryJob,
 };
-pub use message::{CountTokens, Message, Role, WordCounter};
+pub use message::{ChatMessage, CountTokens, Message, Role, WordCounter, word_count};
 pub use policy::{FoldMode, Placement, Policy, PolicyError, Trigger};
-pub use prompts::{ChatMessage, PresetId, PromptSpec};
+pub use prompts::{PresetId, PromptSpec};
 pub use schedule::{Schedule, ScheduleInput, ScheduleRow, TurnSize, schedule};
 pub use session::{ImportError, Session, SessionSettings, export, export_all, import, import_all};

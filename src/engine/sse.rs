@@ -154,7 +154,8 @@ pub fn parse_all(body: &[u8]) -> Vec<SseEvent> {
     events
 }
 
-#[cfg(test)]
+// proptest is a native-only dev-dependency, so these tests are left out of the wasm32 test build.
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
     use proptest::prelude::*;

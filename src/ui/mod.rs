@@ -5,6 +5,7 @@
 
 mod chat;
 mod editions;
+mod settings;
 mod shell;
 mod tuner;
 pub mod url;

@@ -4,9 +4,12 @@ use leptos::prelude::*;
 
 use super::chat::ChatTab;
 use super::editions::EditionsTab;
+use super::settings::{SettingsPanel, StoreStatus};
 use super::tuner::TunerTab;
 use super::url::{current_query, replace_query};
+use crate::engine::settings::Settings;
 use crate::route::{Route, Tab};
+use crate::store;
 use crate::view::chat::Workbench;
 use crate::view::tuner::trigger_from_route;
 
@@ -27,6 +30,23 @@ pub fn App() -> impl IntoView {
     Effect::new(move |_| {
         let query = route.with(Route::to_query);
         replace_query(&query);
+    });
+
+    // The settings are read from storage once, here, and every change is mirrored back. A
+    // storage problem is shown in the Settings tab; the app keeps working with the form's values.
+    let (loaded, load_error) = match store::load_settings() {
+        Ok(settings) => (settings, None),
+        Err(error) => (Settings::default(), Some(error.to_string())),
+    };
+    let settings = RwSignal::new(loaded);
+    let store_status = StoreStatus(RwSignal::new(load_error));
+    provide_context(settings);
+    provide_context(store_status);
+    Effect::new(move |_| {
+        let saved = settings.with(store::save_settings);
+        if let Err(error) = saved {
+            store_status.0.set(Some(error.to_string()));
+        }
     });
 
     view! {
@@ -91,19 +111,12 @@ fn panel(tab: Tab) -> AnyView {
         Tab::Chat => return view! { <ChatTab /> }.into_any(),
         Tab::Editions => return view! { <EditionsTab /> }.into_any(),
         Tab::Tuner => return view! { <TunerTab /> }.into_any(),
-        _ => {}
+        Tab::Settings => return view! { <SettingsPanel /> }.into_any(),
+        Tab::Tokens | Tab::Inspect => {}
     }
     let blurb = match tab {
-        Tab::Chat => {
-            "Talk to your endpoint, or play a bundled demo; old turns fold into the front page."
-        }
-        Tab::Editions => {
-            "Every summary cycle as a newspaper edition: yesterday's paragraph, the folded turns, today's paragraph."
-        }
-        Tab::Tuner => "Tune a trigger and see, turn by turn, what each request would hold.",
         Tab::Tokens => "Count tokens exactly, in o200k_base or cl100k_base.",
-        Tab::Inspect => "Open an exported session and inspect it offline.",
-        Tab::Settings => "Your OpenAI-compatible endpoint, models and keys.",
+        _ => "Open an exported session and inspect it offline.",
     };
     view! {
         <section class="panel" data-testid=format!("panel-{}", tab.slug())>

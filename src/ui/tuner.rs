@@ -136,8 +136,8 @@ fn RunView(run: TunerRun) -> impl IntoView {
                     .collect(),
             },
         ],
-        640.0,
-        220.0,
+        960.0,
+        260.0,
     );
     let window_turns = run.comparison.window_turns;
     view! {

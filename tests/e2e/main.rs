@@ -8,5 +8,6 @@
 mod demos;
 mod harness;
 mod openai_server;
+mod settings;
 mod shell;
 mod tuner;

@@ -1,0 +1,690 @@
+//! The connection and generation settings, as the form holds them, and their validation.
+//!
+//! Architecture invariant: [`Settings`] is plain data (no signals, no storage). The shell keeps
+//! one in a signal, mirrors it to storage through [`SettingsRecord`] (which never holds the API
+//! key), and asks [`Settings::validate`] or [`Settings::endpoint`] for the checked values before
+//! a request. Numbers are kept as the text the user typed, so a half-typed value is never lost
+//! and the error can quote it.
+
+use serde::{Deserialize, Serialize};
+
+use super::openai::{ChatMessage, ChatRequest, Provider};
+
+/// What the Settings form holds. Text fields are stored as typed; [`Settings::validate`] turns
+/// them into a [`ValidSettings`].
+#[derive(Clone, PartialEq)]
+pub struct Settings {
+    /// The OpenAI-compatible base URL, e.g. `http://localhost:11434/v1`.
+    pub base_url: String,
+    /// Empty when the server needs no key.
+    pub api_key: String,
+    /// Keep the key in localStorage (across browser restarts) instead of sessionStorage.
+    pub remember_key: bool,
+    pub chat_model: String,
+    pub summary_model: String,
+    /// Empty for the server's default.
+    pub temperature: String,
+    /// Empty for the server's default.
+    pub max_tokens: String,
+    /// Empty leaves `reasoning_effort` out of the request.
+    pub reasoning_effort: String,
+    pub timeout_secs: String,
+    pub stream: bool,
+    /// The model ids the last "Test connection" returned, offered in the model fields.
+    pub models: Vec<String>,
+}
+
+/// The checked connection: what the fetch client needs to reach the server.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Endpoint {
+    /// Without a trailing slash; paths such as `/models` are appended.
+    pub base_url: String,
+    /// Sent as `Authorization: Bearer ...` when present.
+    pub api_key: Option<String>,
+    /// How long to wait for a response, and between two chunks of a streamed one.
+    pub timeout_ms: u64,
+}
+
+/// Settings that passed validation, ready to build requests from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ValidSettings {
+    pub endpoint: Endpoint,
+    pub chat_model: String,
+    pub summary_model: String,
+    pub temperature: Option<f64>,
+    pub max_tokens: Option<u32>,
+    pub reasoning_effort: Option<String>,
+    pub stream: bool,
+}
+
+/// Which model setting an error is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModelUse {
+    Chat,
+    Summary,
+}
+
+/// Why the settings cannot be used yet, with what to change.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SettingsError {
+    /// The base URL field is empty.
+    #[error(
+        "Enter the base URL of an OpenAI-compatible server, e.g. http://localhost:11434/v1, or pick a provider."
+    )]
+    BaseUrlMissing,
+    /// The base URL does not start with `http://` or `https://`.
+    #[error("The base URL must start with http:// or https:// (got {url:?}).")]
+    BaseUrlScheme { url: String },
+    /// The base URL has no host, or contains spaces.
+    #[error("The base URL {url:?} is not a valid address: {reason}.")]
+    BaseUrlInvalid { url: String, reason: &'static str },
+    /// The base URL carries credentials (`user:key@host`) or a query string.
+    #[error(
+        "Remove the credentials or query from the base URL and put the API key in the API key field; a key in a URL ends up in logs and history."
+    )]
+    BaseUrlSecret,
+    /// A model field is empty.
+    #[error("Choose a {} model; \"Test connection\" lists the ones the server offers.", model_use_name(*.0))]
+    ModelMissing(ModelUse),
+    /// The temperature is not a number in [0, 2].
+    #[error(
+        "Temperature must be a number from 0 to 2 (got {0:?}); leave it empty for the server's default."
+    )]
+    Temperature(String),
+    /// max_tokens is not a whole number in range.
+    #[error(
+        "max_tokens must be a whole number from 1 to {MAX_TOKENS_LIMIT} (got {0:?}); leave it empty for the server's default."
+    )]
+    MaxTokens(String),
+    /// reasoning_effort is not one of the known levels.
+    #[error(
+        "reasoning_effort must be one of {levels} (got {0:?}); leave it empty for models that do not reason.",
+        levels = REASONING_EFFORTS.join(", ")
+    )]
+    ReasoningEffort(String),
+    /// The timeout is not a whole number of seconds in range.
+    #[error(
+        "The request timeout must be a whole number of seconds from 1 to {MAX_TIMEOUT_SECS} (got {0:?})."
+    )]
+    Timeout(String),
+}
+
+/// The levels `reasoning_effort` accepts across OpenAI, Groq and OpenRouter.
+pub const REASONING_EFFORTS: &[&str] = &["minimal", "low", "medium", "high"];
+pub const MAX_TOKENS_LIMIT: u32 = 1_000_000;
+pub const MAX_TIMEOUT_SECS: u64 = 600;
+pub const DEFAULT_TIMEOUT_SECS: u64 = 60;
+
+/// The stored form of [`Settings`]: its own versioned type, so that renaming a field of the form
+/// does not break what browsers already saved. It deliberately has no API key field.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SettingsRecord {
+    pub version: u32,
+    #[serde(default)]
+    pub base_url: String,
+    #[serde(default)]
+    pub remember_key: bool,
+    #[serde(default)]
+    pub chat_model: String,
+    #[serde(default)]
+    pub summary_model: String,
+    #[serde(default)]
+    pub temperature: String,
+    #[serde(default)]
+    pub max_tokens: String,
+    #[serde(default)]
+    pub reasoning_effort: String,
+    #[serde(default = "default_timeout_text")]
+    pub timeout_secs: String,
+    #[serde(default = "default_true")]
+    pub stream: bool,
+    #[serde(default)]
+    pub models: Vec<String>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            base_url: String::new(),
+            api_key: String::new(),
+            remember_key: false,
+            chat_model: String::new(),
+            summary_model: String::new(),
+            temperature: String::new(),
+            max_tokens: String::new(),
+            reasoning_effort: String::new(),
+            timeout_secs: default_timeout_text(),
+            stream: true,
+            models: Vec::new(),
+        }
+    }
+}
+
+/// Written by hand so that the API key never reaches a log through `{:?}`.
+impl std::fmt::Debug for Settings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Settings")
+            .field("base_url", &self.base_url)
+            .field("api_key", &redacted(&self.api_key))
+            .field("remember_key", &self.remember_key)
+            .field("chat_model", &self.chat_model)
+            .field("summary_model", &self.summary_model)
+            .field("temperature", &self.temperature)
+            .field("max_tokens", &self.max_tokens)
+            .field("reasoning_effort", &self.reasoning_effort)
+            .field("timeout_secs", &self.timeout_secs)
+            .field("stream", &self.stream)
+            .field("models", &self.models)
+            .finish()
+    }
+}
+
+impl Settings {
+    /// Checks every field and returns all problems at once, so the form can show them together.
+    pub fn validate(&self) -> Result<ValidSettings, Vec<SettingsError>> {
+        let mut errors = Vec::new();
+        let endpoint = self.endpoint().map_err(|mut e| errors.append(&mut e)).ok();
+        let chat_model = self.chat_model.trim();
+        if chat_model.is_empty() {
+            errors.push(SettingsError::ModelMissing(ModelUse::Chat));
+        }
+        let summary_model = self.summary_model.trim();
+        if summary_model.is_empty() {
+            errors.push(SettingsError::ModelMissing(ModelUse::Summary));
+        }
+        let temperature = optional(&self.temperature, |text| {
+            text.parse::<f64>()
+                .ok()
+                .filter(|t| (0.0..=2.0).contains(t))
+                .ok_or_else(|| SettingsError::Temperature(text.to_owned()))
+        });
+        let max_tokens = optional(&self.max_tokens, |text| {
+            text.parse::<u32>()
+                .ok()
+                .filter(|n| (1..=MAX_TOKENS_LIMIT).contains(n))
+                .ok_or_else(|| SettingsError::MaxTokens(text.to_owned()))
+        });
+        let reasoning_effort = optional(&self.reasoning_effort, |text| {
+            let level = text.to_ascii_lowercase();
+            if REASONING_EFFORTS.contains(&level.as_str()) {
+                Ok(level)
+            } else {
+                Err(SettingsError::ReasoningEffort(text.to_owned()))
+            }
+        });
+        match (endpoint, temperature, max_tokens, reasoning_effort) {
+            (Some(endpoint), Ok(temperature), Ok(max_tokens), Ok(reasoning_effort))
+                if errors.is_empty() =>
+            {
+                Ok(ValidSettings {
+                    endpoint,
+                    chat_model: chat_model.to_owned(),
+                    summary_model: summary_model.to_owned(),
+                    temperature,
+                    max_tokens,
+                    reasoning_effort,
+                    stream: self.stream,
+                })
+            }
+            (_, temperature, max_tokens, reasoning_effort) => {
+                errors.extend(temperature.err());
+                errors.extend(max_tokens.err());
+                errors.extend(reasoning_effort.err());
+                Err(errors)
+            }
+        }
+    }
+
+    /// Only what is needed to reach the server (base URL, key, timeout): "Test connection"
+    /// works before any model is chosen.
+    pub fn endpoint(&self) -> Result<Endpoint, Vec<SettingsError>> {
+        let base_url = check_base_url(&self.base_url);
+        let timeout_ms = parse_timeout(&self.timeout_secs);
+        match (base_url, timeout_ms) {
+            (Ok(base_url), Ok(timeout_ms)) => {
+                let key = self.api_key.trim();
+                Ok(Endpoint {
+                    base_url,
+                    api_key: (!key.is_empty()).then(|| key.to_owned()),
+                    timeout_ms,
+                })
+            }
+            (base_url, timeout_ms) => {
+                Err(base_url.err().into_iter().chain(timeout_ms.err()).collect())
+            }
+        }
+    }
+
+    /// Fills the base URL from a preset.
+    pub fn apply_provider(&mut self, provider: &Provider) {
+        self.base_url = provider.base_url.to_owned();
+    }
+
+    /// Stores the model list from "Test connection", sorted and without duplicates.
+    pub fn set_models(&mut self, mut models: Vec<String>) {
+        models.sort();
+        models.dedup();
+        self.models = models;
+    }
+
+    /// The form's values without the key, for storage.
+    pub fn to_record(&self) -> SettingsRecord {
+        SettingsRecord {
+            version: SettingsRecord::VERSION,
+            base_url: self.base_url.clone(),
+            remember_key: self.remember_key,
+            chat_model: self.chat_model.clone(),
+            summary_model: self.summary_model.clone(),
+            temperature: self.temperature.clone(),
+            max_tokens: self.max_tokens.clone(),
+            reasoning_effort: self.reasoning_effort.clone(),
+            timeout_secs: self.timeout_secs.clone(),
+            stream: self.stream,
+            models: self.models.clone(),
+        }
+    }
+}
+
+impl SettingsRecord {
+    pub const VERSION: u32 = 1;
+
+    /// Rebuilds the form, with the key that was stored separately.
+    pub fn into_settings(self, api_key: String) -> Settings {
+        Settings {
+            base_url: self.base_url,
+            api_key,
+            remember_key: self.remember_key,
+            chat_model: self.chat_model,
+            summary_model: self.summary_model,
+            temperature: self.temperature,
+            max_tokens: self.max_tokens,
+            reasoning_effort: self.reasoning_effort,
+            timeout_secs: self.timeout_secs,
+            stream: self.stream,
+            models: self.models,
+        }
+    }
+}
+
+impl Endpoint {
+    /// The full URL of an API path such as `models` or `chat/completions`.
+    pub fn url(&self, path: &str) -> String {
+        format!("{}/{}", self.base_url, path.trim_start_matches('/'))
+    }
+}
+
+/// Written by hand so that the API key never reaches a log through `{:?}`.
+impl std::fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Endpoint")
+            .field("base_url", &self.base_url)
+            .field(
+                "api_key",
+                &self.api_key.as_deref().map(redacted).unwrap_or("none"),
+            )
+            .field("timeout_ms", &self.timeout_ms)
+            .finish()
+    }
+}
+
+impl ValidSettings {
+    /// A chat request with the chat model and the generation settings.
+    pub fn chat_request(&self, messages: Vec<ChatMessage>) -> ChatRequest {
+        self.request(&self.chat_model, messages)
+            .streaming(self.stream)
+    }
+
+    /// A summariser request: the summary model, never streamed, since the summary is only used
+    /// once it is complete.
+    pub fn summary_request(&self, messages: Vec<ChatMessage>) -> ChatRequest {
+        self.request(&self.summary_model, messages)
+    }
+
+    fn request(&self, model: &str, messages: Vec<ChatMessage>) -> ChatRequest {
+        let mut request = ChatRequest::new(model, messages);
+        request.temperature = self.temperature;
+        request.max_tokens = self.max_tokens;
+        request.reasoning_effort = self.reasoning_effort.clone();
+        request
+    }
+}
+
+fn model_use_name(model_use: ModelUse) -> &'static str {
+    match model_use {
+        ModelUse::Chat => "chat",
+        ModelUse::Summary => "summariser",
+    }
+}
+
+/// Checks and normalises a base URL by hand. The `url` crate would do it, but its IDNA tables
+/// add about 200 KB to the wasm bundle for a check this small.
+fn check_base_url(raw: &str) -> Result<String, SettingsError> {
+    let url = raw.trim().trim_end_matches('/');
+    if url.is_empty() {
+        return Err(SettingsError::BaseUrlMissing);
+    }
+    let lower = url.to_ascii_lowercase();
+    let rest = if lower.starts_with("https://") {
+        &url[8..]
+    } else if lower.starts_with("http://") {
+        &url[7..]
+    } else {
+        return Err(SettingsError::BaseUrlScheme {
+            url: url.to_owned(),
+        });
+    };
+    let invalid = |reason| SettingsError::BaseUrlInvalid {
+        url: url.to_owned(),
+        reason,
+    };
+    if url.chars().any(char::is_whitespace) {
+        return Err(invalid("it contains a space"));
+    }
+    let authority = rest.split('/').next().unwrap_or_default();
+    if authority.contains('@') || url.contains('?') || url.contains('#') {
+        return Err(SettingsError::BaseUrlSecret);
+    }
+    let host = authority
+        .rsplit_once(':')
+        .filter(|(_, port)| !port.contains(']'))
+        .map_or(authority, |(host, _)| host);
+    if host.is_empty() {
+        return Err(invalid("it has no host name"));
+    }
+    if let Some((_, port)) = authority.rsplit_once(':').filter(|(_, p)| !p.contains(']'))
+        && port.parse::<u16>().is_err()
+    {
+        return Err(invalid("the port is not a number from 0 to 65535"));
+    }
+    Ok(url.to_owned())
+}
+
+fn parse_timeout(raw: &str) -> Result<u64, SettingsError> {
+    let text = raw.trim();
+    if text.is_empty() {
+        return Ok(DEFAULT_TIMEOUT_SECS * 1000);
+    }
+    text.parse::<u64>()
+        .ok()
+        .filter(|s| (1..=MAX_TIMEOUT_SECS).contains(s))
+        .map(|s| s * 1000)
+        .ok_or_else(|| SettingsError::Timeout(text.to_owned()))
+}
+
+/// Parses an optional field: empty means "not set".
+fn optional<T>(
+    raw: &str,
+    parse: impl FnOnce(&str) -> Result<T, SettingsError>,
+) -> Result<Option<T>, SettingsError> {
+    let text = raw.trim();
+    if text.is_empty() {
+        Ok(None)
+    } else {
+        parse(text).map(Some)
+    }
+}
+
+fn redacted(key: &str) -> &'static str {
+    if key.is_empty() { "none" } else { "<redacted>" }
+}
+
+fn default_timeout_text() -> String {
+    DEFAULT_TIMEOUT_SECS.to_string()
+}
+
+fn default_true() -> bool {
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::message::Role;
+    use crate::engine::openai::PROVIDERS;
+
+    fn filled() -> Settings {
+        Settings {
+            base_url: "http://localhost:11434/v1/".into(),
+            api_key: " sk-test ".into(),
+            chat_model: "qwen3:4b".into(),
+            summary_model: " qwen3:1.7b".into(),
+            temperature: "0.3".into(),
+            max_tokens: "512".into(),
+            reasoning_effort: "Low".into(),
+            timeout_secs: "30".into(),
+            ..Settings::default()
+        }
+    }
+
+    #[test]
+    fn base_urls() {
+        let check = |raw: &str, expect: Result<&str, SettingsError>| {
+            assert_eq!(check_base_url(raw), expect.map(str::to_owned), "{raw:?}");
+        };
+        let invalid = |url: &str, reason| SettingsError::BaseUrlInvalid {
+            url: url.into(),
+            reason,
+        };
+        check("http://localhost:11434/v1", Ok("http://localhost:11434/v1"));
+        check(
+            " https://api.openai.com/v1/ ",
+            Ok("https://api.openai.com/v1"),
+        );
+        check("HTTP://127.0.0.1:8080/v1", Ok("HTTP://127.0.0.1:8080/v1"));
+        check("http://[::1]:8000/v1", Ok("http://[::1]:8000/v1"));
+        check("http://[::1]/v1", Ok("http://[::1]/v1"));
+        check("", Err(SettingsError::BaseUrlMissing));
+        check("  / ", Err(SettingsError::BaseUrlMissing));
+        check(
+            "localhost:11434/v1",
+            Err(SettingsError::BaseUrlScheme {
+                url: "localhost:11434/v1".into(),
+            }),
+        );
+        check(
+            "ftp://example.com/v1",
+            Err(SettingsError::BaseUrlScheme {
+                url: "ftp://example.com/v1".into(),
+            }),
+        );
+        check(
+            "http:///v1",
+            Err(invalid("http:///v1", "it has no host name")),
+        );
+        check(
+            "http://local host/v1",
+            Err(invalid("http://local host/v1", "it contains a space")),
+        );
+        check(
+            "http://localhost:99999/v1",
+            Err(invalid(
+                "http://localhost:99999/v1",
+                "the port is not a number from 0 to 65535",
+            )),
+        );
+        check(
+            "https://user:sk-secret@api.example.com/v1",
+            Err(SettingsError::BaseUrlSecret),
+        );
+        check(
+            "https://api.example.com/v1?key=sk-secret",
+            Err(SettingsError::BaseUrlSecret),
+        );
+    }
+
+    #[test]
+    fn a_filled_form_validates_into_request_values() {
+        let valid = filled().validate().unwrap();
+        assert_eq!(
+            valid.endpoint,
+            Endpoint {
+                base_url: "http://localhost:11434/v1".into(),
+                api_key: Some("sk-test".into()),
+                timeout_ms: 30_000,
+            }
+        );
+        assert_eq!(
+            valid.endpoint.url("/models"),
+            "http://localhost:11434/v1/models"
+        );
+        assert_eq!(valid.summary_model, "qwen3:1.7b");
+        assert_eq!(valid.reasoning_effort.as_deref(), Some("low"));
+        let messages = vec![ChatMessage::new(Role::User, "hi")];
+        let chat = valid.chat_request(messages.clone());
+        assert_eq!(chat.model, "qwen3:4b");
+        assert!(chat.stream);
+        assert_eq!(chat.temperature, Some(0.3));
+        assert_eq!(chat.max_tokens, Some(512));
+        let summary = valid.summary_request(messages);
+        assert_eq!(summary.model, "qwen3:1.7b");
+        assert!(!summary.stream);
+    }
+
+    #[test]
+    fn empty_optional_fields_are_left_to_the_server() {
+        let settings = Settings {
+            api_key: "  ".into(),
+            temperature: " ".into(),
+            max_tokens: String::new(),
+            reasoning_effort: String::new(),
+            timeout_secs: String::new(),
+            ..filled()
+        };
+        let valid = settings.validate().unwrap();
+        assert_eq!(valid.endpoint.api_key, None);
+        assert_eq!(valid.endpoint.timeout_ms, DEFAULT_TIMEOUT_SECS * 1000);
+        let body = valid.chat_request(vec![]).to_value();
+        for field in ["temperature", "max_tokens", "reasoning_effort"] {
+            assert!(body.get(field).is_none(), "{field} in {body}");
+        }
+    }
+
+    #[test]
+    fn every_problem_is_reported_at_once() {
+        let check = |settings: Settings, expect: Vec<SettingsError>| {
+            assert_eq!(settings.validate().unwrap_err(), expect, "{settings:?}");
+        };
+        check(
+            Settings::default(),
+            vec![
+                SettingsError::BaseUrlMissing,
+                SettingsError::ModelMissing(ModelUse::Chat),
+                SettingsError::ModelMissing(ModelUse::Summary),
+            ],
+        );
+        check(
+            Settings {
+                temperature: "2.5".into(),
+                max_tokens: "0".into(),
+                reasoning_effort: "max".into(),
+                timeout_secs: "601".into(),
+                ..filled()
+            },
+            vec![
+                SettingsError::Timeout("601".into()),
+                SettingsError::Temperature("2.5".into()),
+                SettingsError::MaxTokens("0".into()),
+                SettingsError::ReasoningEffort("max".into()),
+            ],
+        );
+        check(
+            Settings {
+                temperature: "warm".into(),
+                max_tokens: "1.5".into(),
+                timeout_secs: "-1".into(),
+                ..filled()
+            },
+            vec![
+                SettingsError::Timeout("-1".into()),
+                SettingsError::Temperature("warm".into()),
+                SettingsError::MaxTokens("1.5".into()),
+            ],
+        );
+        check(
+            Settings {
+                temperature: "NaN".into(),
+                ..filled()
+            },
+            vec![SettingsError::Temperature("NaN".into())],
+        );
+    }
+
+    #[test]
+    fn the_endpoint_needs_no_model() {
+        let settings = Settings {
+            base_url: "http://127.0.0.1:9/v1".into(),
+            ..Settings::default()
+        };
+        let endpoint = settings.endpoint().unwrap();
+        assert_eq!(endpoint.base_url, "http://127.0.0.1:9/v1");
+        assert_eq!(
+            Settings::default().endpoint().unwrap_err(),
+            vec![SettingsError::BaseUrlMissing]
+        );
+    }
+
+    #[test]
+    fn error_messages_say_what_to_do() {
+        let check = |error: SettingsError, needle: &str| {
+            let text = error.to_string();
+            assert!(text.contains(needle), "{text:?} lacks {needle:?}");
+        };
+        check(SettingsError::BaseUrlMissing, "pick a provider");
+        check(
+            SettingsError::BaseUrlScheme { url: "x".into() },
+            "http:// or https://",
+        );
+        check(SettingsError::BaseUrlSecret, "API key field");
+        check(
+            SettingsError::ModelMissing(ModelUse::Summary),
+            "Choose a summariser model",
+        );
+        check(SettingsError::MaxTokens("0".into()), "from 1 to 1000000");
+        check(
+            SettingsError::ReasoningEffort("max".into()),
+            "minimal, low, medium, high",
+        );
+        check(SettingsError::Timeout("0".into()), "from 1 to 600");
+    }
+
+    #[test]
+    fn the_stored_record_never_holds_the_key() {
+        let settings = Settings {
+            remember_key: true,
+            models: vec!["b".into(), "a".into()],
+            ..filled()
+        };
+        let json = serde_json::to_string(&settings.to_record()).unwrap();
+        assert!(!json.contains("sk-test"), "{json}");
+        let record: SettingsRecord = serde_json::from_str(&json).unwrap();
+        assert_eq!(record.into_settings(settings.api_key.clone()), settings);
+        // Debug output is what reaches logs.
+        assert!(!format!("{settings:?}").contains("sk-test"));
+        assert!(!format!("{:?}", settings.endpoint().unwrap()).contains("sk-test"));
+    }
+
+    #[test]
+    fn an_older_record_with_missing_fields_loads_with_defaults() {
+        let record: SettingsRecord =
+            serde_json::from_str(r#"{"version":1,"base_url":"http://localhost:1234/v1"}"#).unwrap();
+        let settings = record.into_settings(String::new());
+        assert_eq!(settings.base_url, "http://localhost:1234/v1");
+        assert!(settings.stream);
+        assert_eq!(settings.timeout_secs, "60");
+    }
+
+    #[test]
+    fn presets_and_model_lists() {
+        let mut settings = Settings::default();
+        for provider in PROVIDERS {
+            settings.apply_provider(provider);
+            assert!(settings.endpoint().is_ok(), "{}", provider.name);
+        }
+        settings.set_models(vec![
+            "test-summary".into(),
+            "test-chat".into(),
+            "test-chat".into(),
+        ]);
+        assert_eq!(settings.models, ["test-chat", "test-summary"]);
+    }
+}

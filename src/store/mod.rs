@@ -1,0 +1,118 @@
+//! Browser persistence: the settings in localStorage, the API key where the user chose.
+//!
+//! Architecture invariant: the key is stored apart from the other settings, in sessionStorage
+//! (gone when the tab closes) unless the user ticked "remember on this device"; only then does
+//! it go to localStorage, and unticking removes it from there. The settings record itself never
+//! contains the key (see [`SettingsRecord`]).
+
+use web_sys::Storage;
+
+use crate::engine::settings::{Settings, SettingsRecord};
+
+/// Where the settings record lives in localStorage.
+pub const SETTINGS_KEY: &str = "summary-memory.settings";
+/// Where the API key lives, in sessionStorage or (opted in) localStorage.
+pub const API_KEY_KEY: &str = "summary-memory.api-key";
+
+/// Why the browser's storage could not be used.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    /// The browser refuses storage (private mode, disabled site data, or a sandboxed frame).
+    #[error(
+        "This browser does not allow the page to store data ({0}); settings will last only until the tab closes. Allow site data for this page to keep them."
+    )]
+    Unavailable(&'static str),
+    /// Writing failed, usually because the storage quota is full.
+    #[error(
+        "Could not save the settings: the browser's storage is full or read-only. Delete old sessions or allow more site data."
+    )]
+    WriteFailed,
+    /// The stored settings could not be read back.
+    #[error(
+        "The saved settings could not be read ({0}); the defaults are shown. Saving the form replaces them."
+    )]
+    Corrupt(String),
+}
+
+/// Reads the settings and the key. No stored settings gives the defaults.
+pub fn load_settings() -> Result<Settings, StoreError> {
+    let local = local()?;
+    let key = read(&local, API_KEY_KEY)?
+        .or(session()
+            .ok()
+            .and_then(|s| read(&s, API_KEY_KEY).ok().flatten()))
+        .unwrap_or_default();
+    let Some(text) = read(&local, SETTINGS_KEY)? else {
+        return Ok(Settings {
+            api_key: key,
+            ..Settings::default()
+        });
+    };
+    let record: SettingsRecord =
+        serde_json::from_str(&text).map_err(|error| StoreError::Corrupt(error.to_string()))?;
+    Ok(record.into_settings(key))
+}
+
+/// Saves the settings without the key to localStorage, and the key where
+/// [`Settings::remember_key`] says, removing it from the other place.
+pub fn save_settings(settings: &Settings) -> Result<(), StoreError> {
+    let local = local()?;
+    let record = serde_json::to_string(&settings.to_record())
+        .map_err(|error| StoreError::Corrupt(error.to_string()))?;
+    write(&local, SETTINGS_KEY, &record)?;
+    save_key(&settings.api_key, settings.remember_key)
+}
+
+/// Puts the key in sessionStorage, or in localStorage when `remember` is set, and removes it
+/// from the other. An empty key is removed from both.
+pub fn save_key(key: &str, remember: bool) -> Result<(), StoreError> {
+    let local = local()?;
+    let session = session()?;
+    let (keep, clear) = if remember {
+        (&local, &session)
+    } else {
+        (&session, &local)
+    };
+    remove(clear, API_KEY_KEY)?;
+    if key.is_empty() {
+        remove(keep, API_KEY_KEY)
+    } else {
+        write(keep, API_KEY_KEY, key)
+    }
+}
+
+fn local() -> Result<Storage, StoreError> {
+    web_sys::window()
+        .ok_or(StoreError::Unavailable("no window"))?
+        .local_storage()
+        .ok()
+        .flatten()
+        .ok_or(StoreError::Unavailable("localStorage is blocked"))
+}
+
+fn session() -> Result<Storage, StoreError> {
+    web_sys::window()
+        .ok_or(StoreError::Unavailable("no window"))?
+        .session_storage()
+        .ok()
+        .flatten()
+        .ok_or(StoreError::Unavailable("sessionStorage is blocked"))
+}
+
+fn read(storage: &Storage, key: &str) -> Result<Option<String>, StoreError> {
+    storage
+        .get_item(key)
+        .map_err(|_| StoreError::Unavailable("reading storage was refused"))
+}
+
+fn write(storage: &Storage, key: &str, value: &str) -> Result<(), StoreError> {
+    storage
+        .set_item(key, value)
+        .map_err(|_| StoreError::WriteFailed)
+}
+
+fn remove(storage: &Storage, key: &str) -> Result<(), StoreError> {
+    storage
+        .remove_item(key)
+        .map_err(|_| StoreError::WriteFailed)
+}

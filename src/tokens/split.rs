@@ -1,0 +1,160 @@
+//! A linear-time re-implementation of tiktoken's pre-tokenising regexes.
+//!
+//! tiktoken splits text into "pieces" with a regex that needs a look-ahead (`\s+(?!\S)`), so
+//! tiktoken-rs runs it on fancy-regex, a backtracking engine. On a long whitespace run that engine
+//! overflows its backtracking stack, and tiktoken-rs unwraps the error: a panic, which traps the
+//! whole wasm module. This splitter finds the same pieces with regex-automata's lazy DFA, which
+//! has no backtracking and no such limit, so the counter can see every piece before any of the
+//! text reaches tiktoken-rs and keep the pieces that tiktoken-rs cannot handle away from it.
+//!
+//! The look-ahead is emulated the way GitHub's `bpe-openai` crate does it: `\s+(?!\S)` matches a
+//! whitespace run up to the end of the text (`\s+$`), or, when a non-space follows, the run minus
+//! its last character (`\s+\s` with the last character given back). The other alternatives are
+//! tiktoken's own, with possessive quantifiers written greedy; on these patterns the two mean the
+//! same, because nothing after them could succeed by taking characters back.
+//!
+//! Tests (unit and property) check that the pieces equal what tiktoken-rs's own regex produces.
+
+use regex_automata::meta::Regex;
+use regex_automata::{Anchored, Input, MatchKind};
+
+use super::Encoding;
+
+/// Splits a text into the pieces that tiktoken's regex for one encoding would produce.
+#[derive(Clone, Debug)]
+pub(crate) struct Splitter {
+    regex: Regex,
+}
+
+/// The pattern whose match must give back its last character (the `\s+(?!\S)` emulation).
+const GIVE_BACK_LAST_CHAR: usize = 1;
+
+/// o200k_base's alternatives up to the look-ahead, in tiktoken's order, then `\s+$`, which is the
+/// end-of-text half of `\s+(?!\S)`.
+const O200K_MAIN: &str = concat!(
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    r"|\p{N}{1,3}",
+    r"| ?[^\s\p{L}\p{N}]+[\r\n/]*",
+    r"|\s*[\r\n]+",
+    r"|\s+$",
+);
+
+/// cl100k_base's alternatives in the order tiktoken-rs 0.12 has them: `\s++$` comes before
+/// `\s*[\r\n]`, which matters for trailing whitespace after a newline.
+const CL100K_MAIN: &str = concat!(
+    r"'(?i:[sdmt]|ll|ve|re)",
+    r"|[^\r\n\p{L}\p{N}]?\p{L}+",
+    r"|\p{N}{1,3}",
+    r"| ?[^\s\p{L}\p{N}]+[\r\n]*",
+    r"|\s+$",
+    r"|\s*[\r\n]",
+);
+
+impl Splitter {
+    pub(crate) fn new(encoding: Encoding) -> Result<Self, String> {
+        let (main, last) = match encoding {
+            Encoding::O200kBase => (O200K_MAIN, r"\s+"),
+            Encoding::Cl100kBase => (CL100K_MAIN, r"\s"),
+        };
+        // Leftmost-first over several patterns prefers the earlier pattern at the same start,
+        // which is exactly how the alternation in tiktoken's regex behaves.
+        let regex = Regex::builder()
+            .configure(Regex::config().match_kind(MatchKind::LeftmostFirst))
+            .build_many(&[main, r"\s+\s", last])
+            .map_err(|e| e.to_string())?;
+        Ok(Splitter { regex })
+    }
+
+    /// Iterates over the byte ranges of the pieces of `text`. The ranges tile the text.
+    pub(crate) fn pieces<'s, 't>(&'s self, text: &'t str) -> Pieces<'s, 't> {
+        Pieces {
+            splitter: self,
+            text,
+            at: 0,
+        }
+    }
+}
+
+/// The pieces of one text, as byte ranges, in order.
+pub(crate) struct Pieces<'s, 't> {
+    splitter: &'s Splitter,
+    text: &'t str,
+    at: usize,
+}
+
+impl Iterator for Pieces<'_, '_> {
+    type Item = std::ops::Range<usize>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.at >= self.text.len() {
+            return None;
+        }
+        let start = self.at;
+        // Every character starts a piece in both encodings (the last alternative takes any
+        // whitespace, the others any letter, digit or other character), so an anchored search
+        // always succeeds. Should it ever not, one character goes on alone rather than looping.
+        let input = Input::new(self.text).range(start..).anchored(Anchored::Yes);
+        let end = match self.splitter.regex.search(&input) {
+            Some(m) if m.end() > start => {
+                if m.pattern().as_usize() == GIVE_BACK_LAST_CHAR {
+                    let matched = &self.text[start..m.end()];
+                    let last = matched.chars().next_back().map_or(0, char::len_utf8);
+                    m.end() - last
+                } else {
+                    m.end()
+                }
+            }
+            _ => start + self.text[start..].chars().next().map_or(1, char::len_utf8),
+        };
+        self.at = end;
+        Some(start..end)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(encoding: Encoding, text: &str, expect: &[&str]) {
+        let splitter = Splitter::new(encoding).expect("the patterns compile");
+        let got: Vec<&str> = splitter.pieces(text).map(|r| &text[r]).collect();
+        assert_eq!(got, expect, "{encoding:?} pieces of {text:?}");
+    }
+
+    #[test]
+    fn whitespace_before_a_word_gives_its_last_space_to_the_word() {
+        check(Encoding::O200kBase, "a   b", &["a", "  ", " b"]);
+        check(Encoding::Cl100kBase, "a   b", &["a", "  ", " b"]);
+    }
+
+    #[test]
+    fn whitespace_at_the_end_stays_whole() {
+        check(Encoding::O200kBase, "a   ", &["a", "   "]);
+        check(Encoding::Cl100kBase, "a   ", &["a", "   "]);
+    }
+
+    #[test]
+    fn trailing_whitespace_after_a_newline_differs_between_encodings() {
+        // o200k has no `\s+$` before `\s*[\r\n]+`, cl100k has one before `\s*[\r\n]`.
+        check(Encoding::O200kBase, "a\n  ", &["a", "\n", "  "]);
+        check(Encoding::Cl100kBase, "a\n  ", &["a", "\n  "]);
+    }
+
+    #[test]
+    fn multibyte_whitespace_is_given_back_by_whole_characters() {
+        check(
+            Encoding::O200kBase,
+            "a\u{3000}\u{3000}b",
+            &["a", "\u{3000}", "\u{3000}b"],
+        );
+    }
+
+    #[test]
+    fn a_million_spaces_split_in_linear_time() {
+        let text = " ".repeat(1 << 20) + "x";
+        let splitter = Splitter::new(Encoding::O200kBase).expect("the patterns compile");
+        let pieces: Vec<_> = splitter.pieces(&text).collect();
+        assert_eq!(pieces, vec![0..(1 << 20) - 1, (1 << 20) - 1..(1 << 20) + 1]);
+    }
+}

@@ -1,0 +1,362 @@
+//! Tests against tiktoken-rs itself. The comparison with an independent implementation
+//! (gpt-tokenizer) lives in tests/tokens_exact.rs.
+
+use std::sync::LazyLock;
+
+use proptest::prelude::*;
+
+use super::split::Splitter;
+use super::*;
+use crate::engine::{Message, Role};
+
+/// Parsing a vocabulary takes seconds in a debug build, so the tests share one loaded counter.
+static LOADED: LazyLock<TokenCounter> = LazyLock::new(|| {
+    let counter = TokenCounter::default();
+    for encoding in Encoding::ALL {
+        counter
+            .load(encoding)
+            .expect("the embedded vocabulary parses");
+    }
+    counter
+});
+
+/// Counts by tiktoken-rs directly, for texts known to be safe for it.
+fn reference(encoding: Encoding, text: &str) -> Vec<u32> {
+    let bpe = match encoding {
+        Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),
+        Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
+    };
+    bpe.encode_ordinary(text)
+}
+
+fn check(text: &str) {
+    for encoding in Encoding::ALL {
+        let expect = reference(encoding, text).len() as u32;
+        assert_eq!(
+            LOADED.count_with(encoding, text),
+            Count::Exact(expect),
+            "{encoding} count of {text:?}"
+        );
+    }
+}
+
+#[test]
+fn ordinary_texts_count_like_tiktoken() {
+    check("");
+    check("Hello, world!");
+    check("नमस्ते, ₹1,20,000 का बजट");
+    check("👨‍👩‍👧‍👦 🇮🇳 \t\t\n\n  ");
+}
+
+#[test]
+fn special_token_look_alikes_are_ordinary_text() {
+    for encoding in Encoding::ALL {
+        let count = LOADED.count_with(encoding, "<|endoftext|>");
+        // As a special token it would be exactly one token.
+        assert!(
+            matches!(count, Count::Exact(n) if n > 1),
+            "{encoding}: {count:?}"
+        );
+    }
+    check("<|endoftext|><|im_start|>user<|im_sep|>hi<|im_end|><|endofprompt|>");
+}
+
+#[test]
+fn counts_are_pending_until_the_vocabulary_loads() {
+    let mut counter = TokenCounter::new(Encoding::Cl100kBase);
+    assert_eq!(counter.count("hello"), Count::Pending);
+    assert_eq!(counter.tokens_of("hello"), None);
+    assert_eq!(CountTokens::count(&counter, "hello world!"), 3);
+    counter.set_encoding(Encoding::O200kBase);
+    assert_eq!(counter.count("hello"), Count::Pending);
+    assert!(!counter.is_loaded(Encoding::O200kBase));
+}
+
+#[test]
+fn the_engine_seam_returns_the_exact_count_once_loaded() {
+    let text = "Never suggest equities.";
+    let exact = reference(Encoding::O200kBase, text).len() as u32;
+    assert_eq!(CountTokens::count(&*LOADED, text), exact);
+    let message = Message::new(Role::User, text, &*LOADED, 0);
+    assert_eq!(message.tokens, exact);
+}
+
+#[test]
+fn encoding_names_round_trip() {
+    for encoding in Encoding::ALL {
+        assert_eq!(encoding.name().parse::<Encoding>(), Ok(encoding));
+    }
+    assert_eq!(
+        "gpt2".parse::<Encoding>(),
+        Err(TokensError::UnknownEncoding("gpt2".into()))
+    );
+}
+
+#[test]
+fn counter_can_be_shared_across_threads() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<TokenCounter>();
+}
+
+// Adversarial inputs. tiktoken-rs alone panics on the whitespace ones (fancy-regex overflows its
+// backtracking stack and the error is unwrapped), which in the browser traps the whole module.
+
+fn check_bounded(text: &str, expect_exact: bool) {
+    for encoding in Encoding::ALL {
+        let count = LOADED.count_uncached(encoding, text);
+        let n = count.value().expect("the vocabulary is loaded");
+        assert!(
+            n > 0 && n as usize <= text.len(),
+            "{encoding}: {count:?} for {} bytes",
+            text.len()
+        );
+        assert_eq!(count.is_exact(), expect_exact, "{encoding}: {count:?}");
+    }
+}
+
+#[test]
+fn a_megabyte_of_one_letter_is_estimated() {
+    check_bounded(&"a".repeat(1 << 20), false);
+}
+
+#[test]
+fn a_megabyte_of_one_punctuation_mark_is_estimated() {
+    check_bounded(&"^".repeat(1 << 20), false);
+}
+
+#[test]
+fn a_megabyte_of_spaces_before_a_letter_is_estimated_without_panicking() {
+    check_bounded(&(" ".repeat(1 << 20) + "x"), false);
+    check_bounded(&(" \t".repeat(1 << 19) + "x"), false);
+    check_bounded(&("\n".to_owned() + &" ".repeat(1 << 20) + "x"), false);
+}
+
+#[test]
+fn base64_without_spaces_is_counted_exactly() {
+    // A deterministic pseudo-random base64 alphabet stream, 200 KB with no whitespace.
+    let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let text: String = (0..200_000u32)
+        .map(|i| alphabet[((i.wrapping_mul(2_654_435_761) >> 7) % 64) as usize] as char)
+        .collect();
+    check_bounded(&text, true);
+    // Its pieces are short, so tiktoken-rs copes on its own and must agree.
+    check(&text);
+}
+
+#[test]
+fn the_estimate_of_a_run_of_one_letter_matches_its_exact_count() {
+    // 64 KB is over the piece limit but still cheap enough for tiktoken-rs to count directly.
+    let text = "a".repeat(64 * 1024);
+    for encoding in Encoding::ALL {
+        let exact = reference(encoding, &text).len() as u32;
+        assert_eq!(
+            LOADED.count_uncached(encoding, &text),
+            Count::Estimate(exact)
+        );
+    }
+}
+
+// Long texts go through our splitter and are tokenised in chunks. These properties check that
+// the splitter finds tiktoken's pieces and that no cut changes a count.
+
+/// Characters chosen to hit every branch of both regexes: letters of each case, marks,
+/// contractions, digits, punctuation, slashes, every kind of whitespace and a 4-byte emoji.
+fn adversarial_text() -> impl Strategy<Value = String> {
+    let atoms = prop::sample::select(vec![
+        "a", "B", "z", "É", "ǅ", "ʰ", "中", "\u{301}", "'s", "'LL", "'", "1", "22", "!", "/", ".",
+        "<|", "|>", " ", "  ", "\t", "\n", "\r\n", "\r", "\u{a0}", "\u{3000}", "\u{85}", "🎉",
+        "\u{200d}",
+    ]);
+    prop::collection::vec(atoms, 0..40).prop_map(|atoms| atoms.concat())
+}
+
+/// Tokenises with tiny limits, so that the text goes through the splitter and is cut into
+/// chunks of about `chunk_bytes`.
+fn chunked_tokens(encoding: Encoding, text: &str, chunk_bytes: usize) -> Vec<u32> {
+    let limits = Limits {
+        max_piece_bytes: 1000,
+        chunk_bytes,
+    };
+    let vocabulary = LOADED.vocabularies[encoding.index()].get().expect("loaded");
+    assert_eq!(
+        vocabulary.count(text, limits),
+        Count::Exact(reference(encoding, text).len() as u32)
+    );
+    vocabulary
+        .tokens_of(text, limits)
+        .iter()
+        .map(|span| span.token.expect("no piece is over-long here"))
+        .collect()
+}
+
+proptest! {
+    #[test]
+    fn splitter_pieces_tokenise_like_the_whole_text(text in adversarial_text()) {
+        for encoding in Encoding::ALL {
+            let splitter = Splitter::new(encoding).unwrap();
+            let by_piece: Vec<u32> = splitter
+                .pieces(&text)
+                .flat_map(|piece| reference(encoding, &text[piece]))
+                .collect();
+            prop_assert_eq!(by_piece, reference(encoding, &text), "{} {:?}", encoding, text);
+        }
+    }
+
+    #[test]
+    fn chunked_counting_equals_counting_the_whole(
+        text in adversarial_text(),
+        chunk_bytes in 1usize..48,
+    ) {
+        // Padding past the piece limit forces the chunked path; the padding is ordinary words.
+        let text = format!("{}{text}", "word ".repeat(201));
+        for encoding in Encoding::ALL {
+            prop_assert_eq!(chunked_tokens(encoding, &text, chunk_bytes), reference(encoding, &text));
+        }
+    }
+}
+
+#[test]
+fn a_cut_before_a_digit_does_not_merge_whitespace_pieces() {
+    // Regression: a chunk that ended inside "  1" made tiktoken-rs see "  " at the end of the
+    // text and take it as one piece, where the whole text has " " and " " before "1".
+    let text = format!("{}a  1", "word ".repeat(201));
+    for encoding in Encoding::ALL {
+        for chunk_bytes in 1..16 {
+            assert_eq!(
+                chunked_tokens(encoding, &text, chunk_bytes),
+                reference(encoding, &text),
+                "{encoding}, chunks of {chunk_bytes} bytes"
+            );
+        }
+    }
+}
+
+#[test]
+fn tokens_tile_the_text_and_carry_tiktokens_ids() {
+    let text = "Zalgo Z\u{351}a 👩🏽‍💻 <|endoftext|>\n\n  ₹1,20,000";
+    let spans = LOADED.tokens_of(text).expect("loaded");
+    let ids: Vec<u32> = spans.iter().map(|s| s.token.unwrap()).collect();
+    assert_eq!(ids, reference(Encoding::O200kBase, text));
+    let mut at = 0;
+    for span in &spans {
+        assert_eq!(span.bytes.start, at);
+        assert!(span.bytes.end > span.bytes.start);
+        at = span.bytes.end;
+    }
+    assert_eq!(at, text.len());
+    // Some emoji token ends inside a character: the spans really are byte ranges.
+    assert!(spans.iter().any(|s| !text.is_char_boundary(s.bytes.end)));
+}
+
+#[test]
+fn an_over_long_piece_is_one_untokenised_span() {
+    let text = format!("ok{}", "^".repeat(10_000));
+    let spans = LOADED.tokens_of(&text).expect("loaded");
+    assert_eq!(spans.last().unwrap().token, None);
+    assert_eq!(spans.last().unwrap().bytes, 2..text.len());
+    assert!(spans[..spans.len() - 1].iter().all(|s| s.token.is_some()));
+}
+
+#[test]
+fn an_edit_recounts_only_the_edited_message() {
+    let counter = TokenCounter::default();
+    counter.load(Encoding::O200kBase).unwrap();
+    let mut turns = vec![
+        "You are a careful financial assistant.".to_owned(),
+        "Never suggest equities.".to_owned(),
+        "Noted: fixed deposits only.".to_owned(),
+    ];
+    let count_all = |turns: &[String]| {
+        counter.count_chat(turns.iter().map(|t| ChatTurn {
+            role: Role::User,
+            name: None,
+            content: t,
+        }))
+    };
+    count_all(&turns);
+    assert_eq!(counter.cache_stats(), CacheStats { hits: 0, misses: 3 });
+    turns[1].push('!');
+    let after = count_all(&turns);
+    assert_eq!(counter.cache_stats(), CacheStats { hits: 2, misses: 4 });
+    assert_eq!(
+        after.turns[1].content,
+        Count::Exact(reference(Encoding::O200kBase, &turns[1]).len() as u32)
+    );
+}
+
+#[test]
+fn chat_overhead_follows_the_cookbook_rule() {
+    // The overhead constant assumes each role string is a single token in both encodings.
+    for encoding in Encoding::ALL {
+        for role in [Role::System, Role::User, Role::Assistant] {
+            assert_eq!(
+                reference(encoding, role.as_str()).len(),
+                1,
+                "{encoding} {role:?}"
+            );
+        }
+    }
+    let system = "Summarise the conversation.";
+    let user = "Hi";
+    let chat = LOADED.count_chat([
+        ChatTurn {
+            role: Role::System,
+            name: None,
+            content: system,
+        },
+        ChatTurn {
+            role: Role::User,
+            name: Some("priya"),
+            content: user,
+        },
+    ]);
+    let content = (reference(Encoding::O200kBase, system).len()
+        + reference(Encoding::O200kBase, user).len()) as u32;
+    let name = reference(Encoding::O200kBase, "priya").len() as u32;
+    assert_eq!(chat.turns[0].overhead, 4);
+    assert_eq!(chat.turns[1].overhead, 5);
+    assert_eq!(chat.content(), Count::Exact(content));
+    assert_eq!(chat.overhead(), Count::Exact(4 + 5 + name + 3));
+    assert_eq!(chat.total(), Count::Exact(content + 4 + 5 + name + 3));
+}
+
+#[test]
+fn a_chat_is_pending_while_any_part_is() {
+    let counter = TokenCounter::default();
+    let message = Message::new(Role::User, "hello", &crate::engine::WordCounter, 0);
+    let chat = counter.count_chat([ChatTurn::from(&message)]);
+    assert_eq!(chat.total(), Count::Pending);
+    assert_eq!(chat.turns[0].overhead, 4);
+}
+
+#[test]
+fn whitespace_before_an_over_long_piece_keeps_its_own_pieces() {
+    // The tokens before an over-long piece are exact, however the chunks fall. (Ending a chunk on
+    // "\n   " would let cl100k's `\s+$` take it as one piece where the whole text has "\n" and
+    // "   "; the counter avoids that cut, though for these vocabularies BPE happens to give the
+    // same tokens either way.)
+    let long_piece = format!(" {}", "!".repeat(1200));
+    for indent in ["\n ", "\n  ", "\n   ", "\n    ", "\n\n     ", "\t\n\t\t "] {
+        let text = format!("{}a{indent}{long_piece}", "word ".repeat(201));
+        for encoding in Encoding::ALL {
+            let whole = reference(encoding, &text);
+            let before = &whole[..whole.len() - reference(encoding, &long_piece).len()];
+            for chunk_bytes in [1, 7, 64, 4096] {
+                let limits = Limits {
+                    max_piece_bytes: 1000,
+                    chunk_bytes,
+                };
+                let vocabulary = LOADED.vocabularies[encoding.index()].get().expect("loaded");
+                let spans = vocabulary.tokens_of(&text, limits);
+                let (last, exact) = spans.split_last().expect("spans");
+                assert_eq!(last.token, None);
+                assert_eq!(last.bytes, text.len() - long_piece.len()..text.len());
+                let ids: Vec<u32> = exact.iter().map(|s| s.token.unwrap()).collect();
+                assert_eq!(
+                    ids, before,
+                    "{encoding} {indent:?}, chunks of {chunk_bytes} bytes"
+                );
+            }
+        }
+    }
+}

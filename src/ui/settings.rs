@@ -1,0 +1,230 @@
+//! The Settings tab: endpoint, key, models and generation settings, provider presets, and
+//! "Test connection".
+//!
+//! The form edits the one `RwSignal<Settings>` created in the App root; the root's effect saves
+//! it. Validation and presets are core logic ([`Settings`]); this file only lays them out.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::api::Client;
+use crate::engine::openai::{PROVIDERS, detect_provider};
+use crate::engine::settings::{REASONING_EFFORTS, Settings};
+
+/// The result of the last storage write, shown under the form when it failed.
+#[derive(Clone, Copy)]
+pub struct StoreStatus(pub RwSignal<Option<String>>);
+
+/// The Settings tab panel.
+#[component]
+pub fn SettingsPanel() -> impl IntoView {
+    let settings = expect_context::<RwSignal<Settings>>();
+    let store_status = expect_context::<StoreStatus>().0;
+    let test = RwSignal::new(TestState::Idle);
+
+    let test_connection = move |_| {
+        let endpoint = match settings.with_untracked(Settings::endpoint) {
+            Ok(endpoint) => endpoint,
+            Err(errors) => {
+                let text = errors.iter().map(ToString::to_string).collect::<Vec<_>>();
+                test.set(TestState::Failed(text.join(" ")));
+                return;
+            }
+        };
+        test.set(TestState::Testing);
+        spawn_local(async move {
+            match Client::new(endpoint).list_models().await {
+                Ok(models) => {
+                    settings.update(|s| s.set_models(models.clone()));
+                    test.set(TestState::Found(models.len()));
+                }
+                Err(error) => test.set(TestState::Failed(error.to_string())),
+            }
+        });
+    };
+
+    let provider_note = move || {
+        settings.with(|s| {
+            detect_provider(&s.base_url).map(|p| {
+                let key = if p.needs_api_key {
+                    "Needs an API key."
+                } else {
+                    "Needs no API key."
+                };
+                format!("{}: {key} {}", p.name, p.browser_note)
+            })
+        })
+    };
+    let problems = move || {
+        settings.with(|s| match s.validate() {
+            Ok(_) => Vec::new(),
+            Err(errors) => errors.iter().map(ToString::to_string).collect(),
+        })
+    };
+
+    view! {
+        <section class="panel settings" data-testid="panel-settings">
+            <h2>"Settings"</h2>
+            <p>"Your OpenAI-compatible endpoint, models and keys. Requests go straight from this browser to the server."</p>
+
+            <div class="field">
+                <label for="provider">"Provider preset"</label>
+                <select
+                    id="provider"
+                    data-testid="provider"
+                    prop:value=move || settings.with(|s| detect_provider(&s.base_url).map_or("", |p| p.id))
+                    on:change=move |ev| {
+                        let id = event_target_value(&ev);
+                        if let Some(provider) = PROVIDERS.iter().find(|p| p.id == id) {
+                            settings.update(|s| s.apply_provider(provider));
+                        }
+                    }
+                >
+                    <option value="">"Custom"</option>
+                    {PROVIDERS
+                        .iter()
+                        .map(|p| view! { <option value=p.id>{p.name}</option> })
+                        .collect_view()}
+                </select>
+                {move || provider_note().map(|note| view! { <p class="hint" data-testid="provider-note">{note}</p> })}
+            </div>
+
+            <TextField id="base-url" label="Base URL" kind="url" placeholder="http://localhost:11434/v1"
+                get=|s| s.base_url.clone() set=|s, v| s.base_url = v />
+            <TextField id="api-key" label="API key" kind="password" placeholder="empty if the server needs none"
+                get=|s| s.api_key.clone() set=|s, v| s.api_key = v />
+            <div class="field checkbox">
+                <input
+                    id="remember-key"
+                    data-testid="remember-key"
+                    type="checkbox"
+                    prop:checked=move || settings.with(|s| s.remember_key)
+                    on:change=move |ev| settings.update(|s| s.remember_key = event_target_checked(&ev))
+                />
+                <label for="remember-key">"Remember the key on this device"</label>
+            </div>
+            {move || {
+                settings.with(|s| s.remember_key).then(|| view! {
+                    <p class="warning" data-testid="remember-warning">
+                        "The key will be kept in this browser's localStorage until you untick this. Anyone who uses this browser profile can read it. Leave it unticked on a shared computer: the key is then forgotten when the tab closes."
+                    </p>
+                })
+            }}
+
+            <div class="field">
+                <button type="button" data-testid="test-connection" on:click=test_connection
+                    disabled=move || test.with(|t| matches!(t, TestState::Testing))>
+                    "Test connection"
+                </button>
+                {move || match test.get() {
+                    TestState::Idle => ().into_any(),
+                    TestState::Testing => view! { <p role="status">"Asking the server for its models…"</p> }.into_any(),
+                    TestState::Found(count) => view! {
+                        <p role="status" data-testid="models-found">
+                            {format!("Connected: {count} models offered. ")}
+                            {move || settings.with(|s| s.models.join(", "))}
+                        </p>
+                    }.into_any(),
+                    TestState::Failed(message) => view! {
+                        <p class="error" data-testid="error" role="alert">{message}</p>
+                    }.into_any(),
+                }}
+            </div>
+
+            <datalist id="model-options" data-testid="model-options">
+                {move || settings.with(|s| s.models.clone()).into_iter()
+                    .map(|m| view! { <option value=m></option> })
+                    .collect_view()}
+            </datalist>
+            <TextField id="chat-model" label="Chat model" list="model-options"
+                get=|s| s.chat_model.clone() set=|s, v| s.chat_model = v />
+            <TextField id="summary-model" label="Summariser model" list="model-options"
+                get=|s| s.summary_model.clone() set=|s, v| s.summary_model = v />
+            <TextField id="temperature" label="Temperature (0 to 2, empty for the server's default)" inputmode="decimal"
+                get=|s| s.temperature.clone() set=|s, v| s.temperature = v />
+            <TextField id="max-tokens" label="max_tokens (empty for the server's default)" inputmode="numeric"
+                get=|s| s.max_tokens.clone() set=|s, v| s.max_tokens = v />
+            <div class="field">
+                <label for="reasoning-effort">"reasoning_effort (only for reasoning models)"</label>
+                <select
+                    id="reasoning-effort"
+                    data-testid="reasoning-effort"
+                    prop:value=move || settings.with(|s| s.reasoning_effort.clone())
+                    on:change=move |ev| settings.update(|s| s.reasoning_effort = event_target_value(&ev))
+                >
+                    <option value="">"Not sent"</option>
+                    {REASONING_EFFORTS.iter().map(|level| view! { <option value=*level>{*level}</option> }).collect_view()}
+                </select>
+            </div>
+            <TextField id="timeout" label="Request timeout in seconds" inputmode="numeric"
+                get=|s| s.timeout_secs.clone() set=|s, v| s.timeout_secs = v />
+            <div class="field checkbox">
+                <input
+                    id="stream"
+                    data-testid="stream"
+                    type="checkbox"
+                    prop:checked=move || settings.with(|s| s.stream)
+                    on:change=move |ev| settings.update(|s| s.stream = event_target_checked(&ev))
+                />
+                <label for="stream">"Stream replies as they are written"</label>
+            </div>
+
+            {move || {
+                let problems = problems();
+                (!problems.is_empty()).then(|| view! {
+                    <div class="problems" data-testid="settings-problems" aria-live="polite">
+                        <p>"Before chatting:"</p>
+                        <ul>{problems.into_iter().map(|p| view! { <li>{p}</li> }).collect_view()}</ul>
+                    </div>
+                })
+            }}
+            {move || store_status.get().map(|message| view! {
+                <p class="warning" data-testid="store-error" role="alert">{message}</p>
+            })}
+        </section>
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum TestState {
+    Idle,
+    Testing,
+    /// How many models the server listed.
+    Found(usize),
+    Failed(String),
+}
+
+/// A labelled text input bound to one field of the settings.
+#[component]
+fn TextField(
+    id: &'static str,
+    label: &'static str,
+    get: fn(&Settings) -> String,
+    set: fn(&mut Settings, String),
+    #[prop(default = "text")] kind: &'static str,
+    #[prop(optional)] placeholder: Option<&'static str>,
+    #[prop(optional)] list: Option<&'static str>,
+    #[prop(optional)] inputmode: Option<&'static str>,
+) -> impl IntoView {
+    let settings = expect_context::<RwSignal<Settings>>();
+    view! {
+        <div class="field">
+            <label for=id>{label}</label>
+            <input
+                id=id
+                data-testid=id
+                type=kind
+                placeholder=placeholder
+                list=list
+                inputmode=inputmode
+                autocomplete="off"
+                spellcheck="false"
+                prop:value=move || settings.with(get)
+                on:input=move |ev| {
+                    let value = event_target_value(&ev);
+                    settings.update(|s| set(s, value));
+                }
+            />
+        </div>
+    }
+}
