@@ -5,6 +5,7 @@
 //! from leptos, web-sys, gloo, wasm-bindgen or js-sys (tests/purity.rs enforces this).
 
 pub mod compare;
+pub mod demo;
 pub mod drift;
 pub mod edition;
 pub mod extractive;
@@ -20,6 +21,7 @@ pub mod sse;
 pub mod structured;
 
 pub use compare::{CompareRow, Comparison, compare};
+pub use demo::{DemoError, DemoEvent, DemoPlayer, DemoScript, TurnRequest};
 pub use edition::{Edition, MAX_LEVEL, Provenance, TurnRange};
 pub use memory::{
     CommitMeta, Failure, JobKind, MemoryError, MemoryState, MessageState, SummaryJob,

@@ -3,6 +3,8 @@
 //! Components hold no business logic. App-wide state is created in [`App`] and shared through
 //! context; effects only mirror state out to the URL, storage or the network.
 
+mod chat;
+mod editions;
 mod settings;
 mod shell;
 mod tuner;

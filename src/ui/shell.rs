@@ -2,12 +2,15 @@
 
 use leptos::prelude::*;
 
+use super::chat::ChatTab;
+use super::editions::EditionsTab;
 use super::settings::{SettingsPanel, StoreStatus};
 use super::tuner::TunerTab;
 use super::url::{current_query, replace_query};
 use crate::engine::settings::Settings;
 use crate::route::{Route, Tab};
 use crate::store;
+use crate::view::chat::Workbench;
 use crate::view::tuner::trigger_from_route;
 
 /// The app root: reads the route from the URL once, then keeps the URL in step with it.
@@ -15,6 +18,10 @@ use crate::view::tuner::trigger_from_route;
 pub fn App() -> impl IntoView {
     let route = RwSignal::new(Route::parse(&current_query()));
     provide_context(route);
+    // The chat state lives here, not in a tab, so a demo played in Chat is still there in
+    // Editions. `?demo=` loads a bundled demo at start.
+    let workbench = RwSignal::new(route.with_untracked(Workbench::from_route));
+    provide_context(workbench);
     // The open tab as a memo: the panel is rebuilt when the tab changes, not whenever any other
     // part of the route does (that would reset the inputs the user is typing in).
     let tab = Memo::new(move |_| route.with(|r| r.tab));
@@ -100,20 +107,16 @@ fn ParamErrors() -> impl IntoView {
 }
 
 fn panel(tab: Tab) -> AnyView {
-    if tab == Tab::Tuner {
-        return view! { <TunerTab /> }.into_any();
+    match tab {
+        Tab::Chat => return view! { <ChatTab /> }.into_any(),
+        Tab::Editions => return view! { <EditionsTab /> }.into_any(),
+        Tab::Tuner => return view! { <TunerTab /> }.into_any(),
+        Tab::Settings => return view! { <SettingsPanel /> }.into_any(),
+        Tab::Tokens | Tab::Inspect => {}
     }
     let blurb = match tab {
-        Tab::Chat => {
-            "Talk to your endpoint, or play a bundled demo; old turns fold into the front page."
-        }
-        Tab::Editions => {
-            "Every summary cycle as a newspaper edition: yesterday's paragraph, the folded turns, today's paragraph."
-        }
-        Tab::Tuner => "Tune a trigger and see, turn by turn, what each request would hold.",
         Tab::Tokens => "Count tokens exactly, in o200k_base or cl100k_base.",
-        Tab::Inspect => "Open an exported session and inspect it offline.",
-        Tab::Settings => return view! { <SettingsPanel /> }.into_any(),
+        _ => "Open an exported session and inspect it offline.",
     };
     view! {
         <section class="panel" data-testid=format!("panel-{}", tab.slug())>
