@@ -2,4 +2,6 @@
 //! hold no logic of their own, so everything a tab decides is tested natively.
 
 pub mod chart;
+pub mod inspect;
+pub mod sessions;
 pub mod tuner;
