@@ -3,6 +3,7 @@
 //! Components hold no business logic. App-wide state is created in [`App`] and shared through
 //! context; effects only mirror state out to the URL, storage or the network.
 
+mod inspect;
 mod settings;
 mod shell;
 mod tuner;

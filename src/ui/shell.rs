@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 
+use super::inspect::{InspectTab, provide_sessions};
 use super::settings::{SettingsPanel, StoreStatus};
 use super::tuner::TunerTab;
 use super::url::{current_query, replace_query};
@@ -41,6 +42,9 @@ pub fn App() -> impl IntoView {
             store_status.0.set(Some(error.to_string()));
         }
     });
+
+    // The session library: loaded from IndexedDB, every change saved back.
+    provide_sessions();
 
     view! {
         <header class="masthead">
@@ -112,7 +116,7 @@ fn panel(tab: Tab) -> AnyView {
         }
         Tab::Tuner => "Tune a trigger and see, turn by turn, what each request would hold.",
         Tab::Tokens => "Count tokens exactly, in o200k_base or cl100k_base.",
-        Tab::Inspect => "Open an exported session and inspect it offline.",
+        Tab::Inspect => return view! { <InspectTab /> }.into_any(),
         Tab::Settings => return view! { <SettingsPanel /> }.into_any(),
     };
     view! {

@@ -29,7 +29,10 @@ pub struct Entry {
 #[derive(Clone, Debug, PartialEq)]
 pub enum SaveOp {
     /// Store `entry`, replacing the record whose revision is `expected` (`None`: no record).
-    Put { entry: Entry, expected: Option<u64> },
+    Put {
+        entry: Box<Entry>,
+        expected: Option<u64>,
+    },
     /// Remove the record `id`, whose stored revision is `expected`.
     Delete { id: String, expected: Option<u64> },
 }
@@ -230,7 +233,7 @@ impl Library {
         self.pending
             .retain(|op| !matches!(op, SaveOp::Put { entry: e, .. } if e.id == entry.id));
         self.pending.push(SaveOp::Put {
-            entry: entry.clone(),
+            entry: Box::new(entry.clone()),
             expected: None,
         });
     }
