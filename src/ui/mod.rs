@@ -4,6 +4,7 @@
 //! context; effects only mirror state out to the URL, storage or the network.
 
 mod inspect;
+mod offline;
 mod settings;
 mod shell;
 mod tuner;
@@ -15,4 +16,5 @@ pub use shell::App;
 pub fn start() {
     console_error_panic_hook::set_once();
     leptos::mount::mount_to_body(App);
+    offline::register_service_worker();
 }

@@ -7,6 +7,7 @@
 
 mod harness;
 mod openai_server;
+mod sessions;
 mod settings;
 mod shell;
 mod tuner;
