@@ -87,6 +87,32 @@ async fn wait_count(browser: &Browser, testid: &str, n: usize) {
         .await;
 }
 
+/// Waits until IndexedDB holds `n` session records (the app has opened the database by then).
+async fn wait_stored(browser: &Browser, n: u64) {
+    let script = "const done = arguments[arguments.length - 1];
+        const open = indexedDB.open('summary-memory');
+        open.onerror = () => done(-1);
+        open.onsuccess = () => {
+            try {
+                const count = open.result.transaction('sessions').objectStore('sessions').count();
+                count.onsuccess = () => { open.result.close(); done(count.result); };
+                count.onerror = () => done(-1);
+            } catch (e) { done(-1); }
+        };";
+    let deadline = std::time::Instant::now() + crate::harness::PATIENCE;
+    loop {
+        let stored = browser.client.execute_async(script, vec![]).await.unwrap();
+        if stored.as_u64() == Some(n) {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "IndexedDB never held {n} sessions: {stored}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// The text of the last export, from the hidden preview the Inspect tab keeps.
 async fn exported(browser: &Browser) -> String {
     browser
@@ -173,8 +199,8 @@ async fn an_imported_session_is_listed_inspected_exported_and_kept_across_a_relo
     assert_eq!(out["format"], original["format"]);
     assert_eq!(out["session"], original["session"]);
 
-    // IndexedDB keeps it across a reload.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // IndexedDB keeps it across a reload, once the save has landed.
+    wait_stored(&browser, 1).await;
     browser.open("?tab=inspect").await;
     wait_count(&browser, "session-item", 1).await;
     assert_eq!(
