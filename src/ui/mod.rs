@@ -5,6 +5,8 @@
 
 mod chat;
 mod editions;
+mod inspect;
+mod offline;
 mod settings;
 mod shell;
 mod tuner;
@@ -16,4 +18,5 @@ pub use shell::App;
 pub fn start() {
     console_error_panic_hook::set_once();
     leptos::mount::mount_to_body(App);
+    offline::register_service_worker();
 }

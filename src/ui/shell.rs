@@ -4,6 +4,7 @@ use leptos::prelude::*;
 
 use super::chat::ChatTab;
 use super::editions::EditionsTab;
+use super::inspect::{InspectTab, provide_sessions};
 use super::settings::{SettingsPanel, StoreStatus};
 use super::tuner::TunerTab;
 use super::url::{current_query, replace_query};
@@ -48,6 +49,9 @@ pub fn App() -> impl IntoView {
             store_status.0.set(Some(error.to_string()));
         }
     });
+
+    // The session library: loaded from IndexedDB, every change saved back.
+    provide_sessions();
 
     view! {
         <header class="masthead">
@@ -108,21 +112,17 @@ fn ParamErrors() -> impl IntoView {
 
 fn panel(tab: Tab) -> AnyView {
     match tab {
-        Tab::Chat => return view! { <ChatTab /> }.into_any(),
-        Tab::Editions => return view! { <EditionsTab /> }.into_any(),
-        Tab::Tuner => return view! { <TunerTab /> }.into_any(),
-        Tab::Settings => return view! { <SettingsPanel /> }.into_any(),
-        Tab::Tokens | Tab::Inspect => {}
+        Tab::Chat => view! { <ChatTab /> }.into_any(),
+        Tab::Editions => view! { <EditionsTab /> }.into_any(),
+        Tab::Tuner => view! { <TunerTab /> }.into_any(),
+        Tab::Tokens => view! {
+            <section class="panel" data-testid="panel-tokens">
+                <h2>"Tokens"</h2>
+                <p>"Count tokens exactly, in o200k_base or cl100k_base."</p>
+            </section>
+        }
+        .into_any(),
+        Tab::Inspect => view! { <InspectTab /> }.into_any(),
+        Tab::Settings => view! { <SettingsPanel /> }.into_any(),
     }
-    let blurb = match tab {
-        Tab::Tokens => "Count tokens exactly, in o200k_base or cl100k_base.",
-        _ => "Open an exported session and inspect it offline.",
-    };
-    view! {
-        <section class="panel" data-testid=format!("panel-{}", tab.slug())>
-            <h2>{tab.label()}</h2>
-            <p>{blurb}</p>
-        </section>
-    }
-    .into_any()
 }

@@ -4,4 +4,6 @@
 pub mod chart;
 pub mod chat;
 pub mod editions;
+pub mod inspect;
+pub mod sessions;
 pub mod tuner;
