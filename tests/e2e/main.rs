@@ -8,6 +8,7 @@
 mod demos;
 mod harness;
 mod openai_server;
+mod screenshots;
 mod sessions;
 mod settings;
 mod shell;
