@@ -20,10 +20,10 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::edition::{Edition, EditionDraft, MAX_LEVEL, Provenance, TurnRange};
-use super::message::ChatMessage;
-use super::message::{CountTokens, Message, Role};
-use super::policy::{FoldMode, Placement, Policy, PolicyError, TriggerView};
+use super::message::{ChatMessage, CountTokens, Message, Role};
+use super::policy::{FoldMode, Placement, Policy, PolicyError, SummaryFormat, TriggerView};
 use super::prompts::{compressed_word_limit, render_compress_request, render_fold_request};
+use super::structured::{STRUCTURED_MEMORY_PROMPT, parse_structured, structured_user_content};
 
 /// The header of the summary when it is sent as its own message.
 pub const SUMMARY_HEADER: &str = "CONVERSATION SUMMARY (earlier turns):\n";
@@ -69,6 +69,9 @@ pub struct SummaryJob {
     pub tokens_in: u32,
     /// The word limit the result is measured against.
     pub word_limit: u32,
+    /// The result must be structured memory JSON (see [`SummaryFormat::Structured`]).
+    #[serde(default)]
+    pub structured: bool,
 }
 
 /// What a job does.
@@ -126,6 +129,11 @@ pub enum MemoryError {
         "summary job {job_id} returned an empty summary; the memory is unchanged, retry the job"
     )]
     EmptySummary { job_id: u64 },
+    /// A structured-memory reply failed validation.
+    #[error(
+        "summary job {job_id} returned structured memory that is not valid ({reason}); the memory is unchanged, retry the job"
+    )]
+    InvalidStructured { job_id: u64, reason: String },
     /// There are no complete turns that a cycle could fold.
     #[error("there are no complete turns to fold yet; send a message first")]
     NothingToFold,
@@ -325,6 +333,24 @@ impl MemoryState {
             self.record_failure(job, "the summariser returned an empty summary", meta.at_ms);
             return Err(MemoryError::EmptySummary { job_id });
         }
+        // Structured memory is validated before anything changes, and stored in its canonical
+        // JSON form so the next fold can hand it back to the summariser.
+        let canonical;
+        let text = if job.structured {
+            match parse_structured(text) {
+                Ok(memory) => {
+                    canonical = memory.to_json();
+                    canonical.as_str()
+                }
+                Err(error) => {
+                    let reason = error.to_string();
+                    self.record_failure(job, &reason, meta.at_ms);
+                    return Err(MemoryError::InvalidStructured { job_id, reason });
+                }
+            }
+        } else {
+            text
+        };
         let tokens_out = counter.count(text);
         let (folded, level) = match job.kind {
             JobKind::Fold { turns, to, .. } => {
@@ -533,7 +559,8 @@ impl MemoryState {
             .policy
             .summary_budget
             .is_some_and(|budget| self.summary_tokens > budget);
-        if over_budget && self.level < MAX_LEVEL {
+        let prose = self.policy.format == SummaryFormat::Prose;
+        if over_budget && prose && self.level < MAX_LEVEL {
             return Some(self.emit_compress(self.level + 1));
         }
         self.check_trigger()
@@ -545,7 +572,8 @@ impl MemoryState {
         let from = self.verbatim_from;
         let to = self.turn_start(last);
         let spec = &self.policy.prompt;
-        let (request, tokens_in) = match self.policy.fold {
+        let structured = self.policy.format == SummaryFormat::Structured;
+        let (mut request, tokens_in) = match self.policy.fold {
             FoldMode::Progressive => {
                 let turns = &self.archive[from..to];
                 let summary_tokens = if self.summary.is_some() {
@@ -563,6 +591,9 @@ impl MemoryState {
                 (render_fold_request(spec, None, turns), sum_tokens(turns))
             }
         };
+        if structured {
+            request = self.structured_request(from, to);
+        }
         let word_limit = spec.word_limit;
         let job = SummaryJob {
             id: self.next_id(),
@@ -575,8 +606,33 @@ impl MemoryState {
             previous: self.summary.clone(),
             tokens_in,
             word_limit,
+            structured,
         };
         self.start(job)
+    }
+
+    /// The structured summariser's request: its own system prompt, then the previous memory
+    /// (progressive) or nothing (rebuild) and the folded turns.
+    fn structured_request(&self, from: usize, to: usize) -> Vec<ChatMessage> {
+        let (previous, turns) = match self.policy.fold {
+            FoldMode::Progressive => (
+                self.summary
+                    .as_deref()
+                    .and_then(|s| parse_structured(s).ok()),
+                &self.archive[from..to],
+            ),
+            FoldMode::RebuildFromArchive => (None, &self.archive[..to]),
+        };
+        vec![
+            ChatMessage {
+                role: Role::System,
+                content: STRUCTURED_MEMORY_PROMPT.to_owned(),
+            },
+            ChatMessage {
+                role: Role::User,
+                content: structured_user_content(previous.as_ref(), turns),
+            },
+        ]
     }
 
     fn emit_compress(&mut self, level: u8) -> SummaryJob {
@@ -591,6 +647,7 @@ impl MemoryState {
             previous: self.summary.clone(),
             tokens_in: self.summary_tokens,
             word_limit,
+            structured: false,
         };
         self.start(job)
     }
@@ -900,6 +957,81 @@ mod tests {
         assert_eq!(memory.summary(), Some("Folded."));
         assert_eq!(memory.verbatim().len(), 2);
         assert_eq!(memory.retry_job(), Err(MemoryError::NoFailedJob));
+    }
+
+    fn structured_memory(trigger: Trigger) -> MemoryState {
+        let mut policy = Policy::new(trigger).unwrap();
+        policy.format = SummaryFormat::Structured;
+        MemoryState::new("You are FinCoach.", policy).unwrap()
+    }
+
+    #[test]
+    fn structured_mode_asks_for_json_and_stores_it_canonically() {
+        let mut memory = structured_memory(turns(2, 1));
+        memory
+            .add_message(msg(Role::User, "I'm Chiru, I earn 1,20,000."))
+            .unwrap();
+        memory.add_message(msg(Role::Assistant, "Noted.")).unwrap();
+        memory
+            .add_message(msg(Role::User, "Never suggest equities."))
+            .unwrap();
+        let job = memory
+            .add_message(msg(Role::Assistant, "Understood."))
+            .unwrap()
+            .unwrap();
+        assert!(job.structured);
+        assert_eq!(job.request[0].content, STRUCTURED_MEMORY_PROMPT);
+        assert!(job.request[1].content.contains("1,20,000"));
+
+        let reply = "```json\n{\"summary\": \"Chiru earns 1,20,000.\", \"user_name\": \"Chiru\", \"preferences\": [], \"facts\": [\"salary 1,20,000\"]}\n```";
+        memory.commit(job.id, reply, meta(), &WordCounter).unwrap();
+        let stored = memory.summary().unwrap();
+        let parsed = parse_structured(stored).unwrap();
+        assert_eq!(parsed.user_name.as_deref(), Some("Chiru"));
+        assert_eq!(
+            stored,
+            parsed.to_json(),
+            "stored in canonical form, without the fence"
+        );
+        assert_eq!(memory.editions().len(), 1);
+
+        // The next progressive fold hands the previous memory back to the summariser.
+        memory.add_message(msg(Role::User, "I am 32.")).unwrap();
+        let next = memory
+            .add_message(msg(Role::Assistant, "Thanks."))
+            .unwrap()
+            .unwrap();
+        assert!(next.request[1].content.contains("\"user_name\": \"Chiru\""));
+    }
+
+    #[test]
+    fn invalid_structured_memory_is_a_failed_job_that_changes_nothing() {
+        let mut memory = structured_memory(turns(2, 1));
+        play(&mut memory, "a", "b");
+        memory.add_message(msg(Role::User, "c")).unwrap();
+        let job = memory
+            .add_message(msg(Role::Assistant, "d"))
+            .unwrap()
+            .unwrap();
+        let verbatim = memory.verbatim().to_vec();
+        let summary = memory.summary().map(str::to_owned);
+        for reply in [
+            "Here is the memory: {}",
+            "{\"summary\": \"\"}",
+            "not json at all",
+        ] {
+            let job = memory.retry_job().unwrap_or_else(|_| job.clone());
+            let result = memory.commit(job.id, reply, meta(), &WordCounter);
+            assert!(
+                matches!(result, Err(MemoryError::InvalidStructured { .. })),
+                "{reply}: {result:?}"
+            );
+            assert_eq!(memory.verbatim(), verbatim.as_slice());
+            assert_eq!(memory.summary().map(str::to_owned), summary);
+            assert!(memory.editions().is_empty());
+        }
+        assert_eq!(memory.failures().len(), 3);
+        assert!(memory.retry_job().is_ok(), "the failed job can be retried");
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub use memory::{
     CommitMeta, Failure, JobKind, MemoryError, MemoryState, MessageState, SummaryJob,
 };
 pub use message::{ChatMessage, CountTokens, Message, Role, WordCounter, word_count};
-pub use policy::{FoldMode, Placement, Policy, PolicyError, Trigger};
+pub use policy::{FoldMode, Placement, Policy, PolicyError, SummaryFormat, Trigger};
 pub use prompts::{PresetId, PromptSpec};
 pub use schedule::{Schedule, ScheduleInput, ScheduleRow, TurnSize, schedule};
 pub use session::{ImportError, Session, SessionSettings, export, export_all, import, import_all};

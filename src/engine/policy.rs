@@ -67,6 +67,20 @@ pub enum FoldMode {
     RebuildFromArchive,
 }
 
+/// What the summariser is asked to write.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SummaryFormat {
+    /// One paragraph of prose within the prompt's word limit.
+    #[default]
+    Prose,
+    /// Structured memory (entity extraction, as in the LangGraph lesson): a JSON object
+    /// `{summary, user_name, preferences, facts}`. A reply that fails validation is a failed
+    /// job under the commit rule. Hierarchical compression applies to prose only, since a
+    /// shorter paragraph would not be JSON.
+    Structured,
+}
+
 /// Everything that shapes summary memory for one session.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Policy {
@@ -74,6 +88,9 @@ pub struct Policy {
     pub placement: Placement,
     pub fold: FoldMode,
     pub prompt: PromptSpec,
+    /// Prose or structured memory. Absent in older saved policies, which were all prose.
+    #[serde(default)]
+    pub format: SummaryFormat,
     /// Token budget of the summary itself. When a committed summary is larger, the engine asks
     /// for a compression one level up (hierarchical summarisation). `None` turns that off.
     pub summary_budget: Option<u32>,
@@ -243,6 +260,7 @@ impl Policy {
             placement: Placement::default(),
             fold: FoldMode::default(),
             prompt: PromptSpec::from_preset(PresetId::FinancialAdvisor),
+            format: SummaryFormat::default(),
             summary_budget: None,
         };
         policy.validate()?;
@@ -276,6 +294,7 @@ impl Default for Policy {
             placement: Placement::default(),
             fold: FoldMode::default(),
             prompt: PromptSpec::from_preset(PresetId::FinancialAdvisor),
+            format: SummaryFormat::default(),
             summary_budget: None,
         }
     }

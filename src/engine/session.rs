@@ -16,7 +16,7 @@ use thiserror::Error;
 use super::edition::{Edition, EditionDraft, MAX_LEVEL, Provenance, TurnRange};
 use super::memory::{Failure, JobKind, MemoryState, turn_starts};
 use super::message::{CountTokens, Message, Role};
-use super::policy::{FoldMode, Placement, Policy, Trigger};
+use super::policy::{FoldMode, Placement, Policy, SummaryFormat, Trigger};
 use super::prompts::{PresetId, PromptSpec};
 
 /// The `format` of one session file.
@@ -221,6 +221,9 @@ struct PolicyV1 {
     placement: String,
     fold: String,
     prompt: PromptV1,
+    /// `prose` or `structured`; files written before structured memory existed omit it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    format: Option<String>,
     summary_budget: Option<u32>,
 }
 
@@ -692,6 +695,16 @@ fn policy_from_v1(p: PolicyV1, prefix: &str) -> Result<Policy, ImportError> {
             ));
         }
     };
+    let format = match p.format.as_deref() {
+        None | Some("prose") => SummaryFormat::Prose,
+        Some("structured") => SummaryFormat::Structured,
+        Some(other) => {
+            return Err(invalid(
+                join(prefix, "format"),
+                format!("unknown summary format {other:?}; expected prose or structured"),
+            ));
+        }
+    };
     let preset = [
         PresetId::FinancialAdvisor,
         PresetId::Technical,
@@ -718,6 +731,7 @@ fn policy_from_v1(p: PolicyV1, prefix: &str) -> Result<Policy, ImportError> {
             word_limit: p.prompt.word_limit,
             must_keep: p.prompt.must_keep,
         },
+        format,
         summary_budget: p.summary_budget,
     };
     policy
@@ -799,6 +813,10 @@ fn policy_to_v1(p: &Policy) -> PolicyV1 {
             text: p.prompt.text.clone(),
             word_limit: p.prompt.word_limit,
             must_keep: p.prompt.must_keep.clone(),
+        },
+        format: match p.format {
+            SummaryFormat::Prose => None,
+            SummaryFormat::Structured => Some("structured".into()),
         },
         summary_budget: p.summary_budget,
     }
@@ -969,6 +987,32 @@ mod tests {
         assert_eq!(value["app_version"], "0.1.0");
         assert!(!value.to_string().to_lowercase().contains("api_key"));
         assert!(value["session"]["settings"].get("base_url").is_some());
+    }
+
+    #[test]
+    fn the_summary_format_survives_export_and_older_files_read_as_prose() {
+        let mut session = played();
+        let mut policy = session.memory.policy().clone();
+        policy.format = SummaryFormat::Structured;
+        session.memory = MemoryState::new("You are FinCoach.", policy).unwrap();
+        let mut value = file_json(&session);
+        assert_eq!(value["session"]["policy"]["format"], "structured");
+        let back = import_value(&value).unwrap();
+        assert_eq!(back.memory.policy().format, SummaryFormat::Structured);
+
+        value["session"]["policy"]
+            .as_object_mut()
+            .unwrap()
+            .remove("format");
+        let back = import_value(&value).unwrap();
+        assert_eq!(back.memory.policy().format, SummaryFormat::Prose);
+
+        value["session"]["policy"]["format"] = "yaml".into();
+        let err = import_value(&value).unwrap_err().to_string();
+        assert!(
+            err.contains("format") && err.contains("prose or structured"),
+            "{err}"
+        );
     }
 
     #[test]
