@@ -2,4 +2,5 @@
 //! hold no logic of their own, so everything a tab decides is tested natively.
 
 pub mod chart;
+pub mod tokens;
 pub mod tuner;
