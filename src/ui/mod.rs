@@ -5,10 +5,12 @@
 
 mod settings;
 mod shell;
+mod tokens;
 mod tuner;
 pub mod url;
 
 pub use shell::App;
+pub use tokens::{LoadState, TokenService};
 
 /// Mounts the app on `<body>`. Called by `main` and nothing else.
 pub fn start() {

@@ -3,11 +3,13 @@
 use leptos::prelude::*;
 
 use super::settings::{SettingsPanel, StoreStatus};
+use super::tokens::{TokenService, TokensTab};
 use super::tuner::TunerTab;
 use super::url::{current_query, replace_query};
 use crate::engine::settings::Settings;
 use crate::route::{Route, Tab};
 use crate::store;
+use crate::tokens::Encoding;
 use crate::view::tuner::trigger_from_route;
 
 /// The app root: reads the route from the URL once, then keeps the URL in step with it.
@@ -41,6 +43,12 @@ pub fn App() -> impl IntoView {
             store_status.0.set(Some(error.to_string()));
         }
     });
+
+    // One token counter for the whole app. Its vocabulary is parsed after the first paint, so
+    // the page is interactive before it exists; counts show as pending until then.
+    let tokens = TokenService::new(Encoding::default());
+    provide_context(tokens);
+    tokens.load_after_paint(Encoding::default());
 
     view! {
         <header class="masthead">
@@ -100,8 +108,10 @@ fn ParamErrors() -> impl IntoView {
 }
 
 fn panel(tab: Tab) -> AnyView {
-    if tab == Tab::Tuner {
-        return view! { <TunerTab /> }.into_any();
+    match tab {
+        Tab::Tuner => return view! { <TunerTab /> }.into_any(),
+        Tab::Tokens => return view! { <TokensTab /> }.into_any(),
+        _ => {}
     }
     let blurb = match tab {
         Tab::Chat => {
