@@ -115,7 +115,8 @@ fn now() -> f64 {
 
 /// What the textarea holds when the tab opens: a line that shows words, punctuation, a number
 /// and a non-Latin script being split.
-const STARTER_TEXT: &str = "Summary memory folds turns 1–4 into a summary; the salary (₹1,20,000) must survive.";
+const STARTER_TEXT: &str =
+    "Summary memory folds turns 1–4 into a summary; the salary (₹1,20,000) must survive.";
 
 #[component]
 pub fn TokensTab() -> impl IntoView {
@@ -238,7 +239,9 @@ fn LoadStatus() -> impl IntoView {
 fn TokenPieces(tokenized: Memo<Tokenized>) -> impl IntoView {
     let pieces = Memo::new(move |_| tokenized.with(|t| t.pieces.clone()));
     move || match pieces.get() {
-        Pieces::Pending => view! { <p class="hint">"Tokens appear once the vocabulary has loaded."</p> }.into_any(),
+        Pieces::Pending => {
+            view! { <p class="hint">"Tokens appear once the vocabulary has loaded."</p> }.into_any()
+        }
         Pieces::TooLong => view! {
             <p class="hint">
                 {format!(
@@ -249,9 +252,8 @@ fn TokenPieces(tokenized: Memo<Tokenized>) -> impl IntoView {
         }
         .into_any(),
         Pieces::Shown { pieces, total } => {
-            let note = (total > pieces.len()).then(|| {
-                format!("Colouring the first {MAX_COLOURED_TOKENS} of {total} tokens.")
-            });
+            let note = (total > pieces.len())
+                .then(|| format!("Colouring the first {MAX_COLOURED_TOKENS} of {total} tokens."));
             view! {
                 <div class="token-pieces" data-testid="token-pieces" aria-label="The text split into tokens">
                     {pieces

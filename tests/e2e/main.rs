@@ -9,4 +9,5 @@ mod harness;
 mod openai_server;
 mod settings;
 mod shell;
+mod tokens;
 mod tuner;
