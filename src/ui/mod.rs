@@ -3,6 +3,7 @@
 //! Components hold no business logic. App-wide state is created in [`App`] and shared through
 //! context; effects only mirror state out to the URL, storage or the network.
 
+mod bench;
 mod settings;
 mod shell;
 mod tokens;
@@ -16,4 +17,6 @@ pub use tokens::{LoadState, TokenService};
 pub fn start() {
     console_error_panic_hook::set_once();
     leptos::mount::mount_to_body(App);
+    // Mounting is synchronous: from here the tab bar is in the page and answers clicks.
+    tokens::mark("sm-mounted");
 }

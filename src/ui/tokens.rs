@@ -88,9 +88,11 @@ impl TokenService {
     }
 
     fn load_now(&self, encoding: Encoding) {
+        mark(&format!("sm-vocab-start-{encoding}"));
         let start = now();
         let result = self.counter.with_value(|c| c.load(encoding));
         let millis = now() - start;
+        mark(&format!("sm-vocab-loaded-{encoding}"));
         let state = match result {
             Ok(()) => LoadState::Loaded { millis },
             Err(error) => LoadState::Failed(error.to_string()),
@@ -104,6 +106,14 @@ fn slot(encoding: Encoding) -> usize {
     match encoding {
         Encoding::O200kBase => 0,
         Encoding::Cl100kBase => 1,
+    }
+}
+
+/// A User Timing mark, so the browser benchmark (and the DevTools timeline) can see when the
+/// page became interactive and when each vocabulary was ready.
+pub(crate) fn mark(name: &str) {
+    if let Some(performance) = web_sys::window().and_then(|w| w.performance()) {
+        let _ = performance.mark(name);
     }
 }
 
