@@ -122,7 +122,8 @@ const done = arguments[arguments.length - 1];
 const marks = `
 const m = (n) => { const e = performance.getEntriesByName(n)[0]; return e ? e.startTime : null };
 const paint = performance.getEntriesByName('first-contentful-paint')[0];
-return { mounted: m('sm-mounted'), vocabStart: m('sm-vocab-start-o200k_base'), vocabLoaded: m('sm-vocab-loaded-o200k_base'), fcp: paint ? paint.startTime : null };
+const first = performance.getEntriesByName('first-paint')[0];
+return { firstPaint: first ? first.startTime : null, mounted: m('sm-mounted'), vocabStart: m('sm-vocab-start-o200k_base'), vocabLoaded: m('sm-vocab-loaded-o200k_base'), fcp: paint ? paint.startTime : null };
 `
 
 const server = await serve()
@@ -170,6 +171,7 @@ try {
     console.log(`wasm ${f}: ${raw.length} bytes raw (${kb(raw.length)}), ${gzipSync(raw, { level: 9 }).length} bytes gzip -9 (${kb(gzipSync(raw, { level: 9 }).length)})`)
   }
   console.log(`\npage (ms since navigation start):`)
+  console.log(`  first paint (presented)        ${fmt(t.firstPaint ?? NaN)}`)
   console.log(`  first contentful paint        ${fmt(t.fcp ?? NaN)}`)
   console.log(`  tab bar mounted (interactive)  ${fmt(t.mounted)}`)
   console.log(`  vocabulary load started        ${fmt(t.vocabStart)}`)
