@@ -424,3 +424,78 @@ mod client {
         assert_eq!(headers_of(&calls()[0]), Vec::<String>::new());
     }
 }
+
+mod session_store {
+    use summary_memory::store::StoreError;
+    use summary_memory::store::sessions::{Record, delete, get, load_all, put, put_value};
+    use wasm_bindgen::JsValue;
+    use wasm_bindgen_test::*;
+
+    fn record(id: &str, revision: u64, file: &str) -> Record {
+        Record {
+            id: id.into(),
+            name: format!("Session {id}"),
+            updated_ms: 1_700_000_000_000 + revision,
+            revision,
+            file: file.into(),
+        }
+    }
+
+    #[wasm_bindgen_test]
+    async fn a_saved_session_loads_back_unchanged() {
+        let first = record("round-trip", 1, "{\"format\":\"x\"}");
+        put(&first, None).await.unwrap();
+        assert_eq!(get("round-trip").await.unwrap(), Some(first.clone()));
+        let second = record("round-trip", 2, "changed");
+        put(&second, Some(1)).await.unwrap();
+        let all = load_all().await.unwrap();
+        assert!(all.contains(&second), "{all:?}");
+        assert!(!all.contains(&first));
+        delete("round-trip", "x", Some(2)).await.unwrap();
+        assert_eq!(get("round-trip").await.unwrap(), None);
+    }
+
+    #[wasm_bindgen_test]
+    async fn a_failed_write_leaves_the_old_record() {
+        let old = record("atomic", 1, "the good copy");
+        put(&old, None).await.unwrap();
+        // A function cannot be stored (DataCloneError), so this write's transaction aborts.
+        let bad = js_sys::Object::new();
+        js_sys::Reflect::set(&bad, &"id".into(), &"atomic".into()).unwrap();
+        js_sys::Reflect::set(&bad, &"revision".into(), &JsValue::from_f64(2.0)).unwrap();
+        js_sys::Reflect::set(&bad, &"file".into(), &js_sys::Function::new_no_args("")).unwrap();
+        let error = put_value("atomic", "Atomic", bad.into(), Some(1))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&error, StoreError::TransactionFailed(reason) if reason.contains("DataCloneError")),
+            "{error:?}"
+        );
+        assert!(error.to_string().contains("the last saved copy is kept"));
+        assert_eq!(get("atomic").await.unwrap(), Some(old));
+    }
+
+    #[wasm_bindgen_test]
+    async fn a_write_based_on_a_stale_revision_is_refused() {
+        put(&record("two-tabs", 1, "base"), None).await.unwrap();
+        // Tab A saves revision 2 on top of 1.
+        let tab_a = record("two-tabs", 2, "from tab A");
+        put(&tab_a, Some(1)).await.unwrap();
+        // Tab B, still on revision 1, must not overwrite it.
+        let error = put(&record("two-tabs", 2, "from tab B"), Some(1))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            error,
+            StoreError::Conflict {
+                name: "Session two-tabs".into()
+            }
+        );
+        assert!(error.to_string().contains("Reload"));
+        assert_eq!(get("two-tabs").await.unwrap(), Some(tab_a));
+        // Creating a record that already exists is a conflict too, and so is a stale delete.
+        assert!(put(&record("two-tabs", 1, "new"), None).await.is_err());
+        assert!(delete("two-tabs", "x", Some(1)).await.is_err());
+        assert!(get("two-tabs").await.unwrap().is_some());
+    }
+}

@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::drift::CompiledFact;
-use super::message::{Message, Role};
+use super::message::{Message, Role, word_count};
 
 /// How kept sentences are attributed in the summary text.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -75,7 +75,7 @@ impl Default for ExtractiveOptions {
 
 impl ExtractiveSummary {
     pub fn word_count(&self) -> usize {
-        word_count(&self.text)
+        words(&self.text)
     }
 }
 
@@ -177,11 +177,6 @@ pub fn split_sentences(text: &str) -> Vec<&str> {
     sentences
 }
 
-/// Whitespace-separated words, the unit of the word limit.
-pub fn word_count(text: &str) -> usize {
-    text.split_whitespace().count()
-}
-
 /// How strongly a sentence carries facts worth keeping. Pinned facts dominate (+10 each);
 /// amounts +4; other numbers +2; dates +2; capitalised names and acronyms after the first word
 /// +1 each up to +2; a question without any of these scores -1 and is never kept.
@@ -281,7 +276,7 @@ fn candidates(
         out.push(Candidate {
             origin,
             speaker,
-            words: word_count(&text),
+            words: words(&text),
             score: fact_score(&text, facts),
             text,
         });
@@ -379,7 +374,7 @@ fn rendered_words(candidates: &[Candidate], chosen: &[bool], attribution: Attrib
         total += candidate.words;
         if attribution == Attribution::Speakers {
             if let Some(role) = candidate.speaker.filter(|&r| Some(r) != current) {
-                total += word_count(label_of(role));
+                total += words(label_of(role));
             }
             current = candidate.speaker.or(current);
         }
@@ -397,7 +392,7 @@ fn truncated_summary(
         (Attribution::Speakers, Some(role)) => Some(label_of(role)),
         _ => None,
     };
-    let label_words = label.map_or(0, word_count);
+    let label_words = label.map_or(0, words);
     // A label that would leave no room for the sentence itself is dropped.
     let (label, room) = if options.word_limit > label_words {
         (label, options.word_limit - label_words)
@@ -459,6 +454,11 @@ fn ends_sentence(text: &str, chars: &[(usize, char)], start: usize, at: usize, e
 }
 
 // proptest is a native-only dev-dependency, so these tests are left out of the wasm32 test build.
+/// Word counts in this module's `usize` arithmetic, by the one rule in [`word_count`].
+fn words(text: &str) -> usize {
+    word_count(text) as usize
+}
+
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;

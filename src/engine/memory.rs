@@ -20,11 +20,10 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::edition::{Edition, EditionDraft, MAX_LEVEL, Provenance, TurnRange};
+use super::message::ChatMessage;
 use super::message::{CountTokens, Message, Role};
 use super::policy::{FoldMode, Placement, Policy, PolicyError, TriggerView};
-use super::prompts::{
-    ChatMessage, compressed_word_limit, render_compress_request, render_fold_request,
-};
+use super::prompts::{compressed_word_limit, render_compress_request, render_fold_request};
 
 /// The header of the summary when it is sent as its own message.
 pub const SUMMARY_HEADER: &str = "CONVERSATION SUMMARY (earlier turns):\n";

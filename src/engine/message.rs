@@ -33,6 +33,20 @@ pub struct Message {
     pub at_ms: u64,
 }
 
+/// One message of a request's `messages` array, as an OpenAI-compatible endpoint takes it. Both
+/// the chat requests and the summariser's jobs are made of these.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatMessage {
+    pub role: Role,
+    pub content: String,
+}
+
+/// Words as the summariser prompts count them: runs of non-whitespace. Word limits, overrun
+/// flags and the extractive summariser all use this one rule.
+pub fn word_count(text: &str) -> u32 {
+    text.split_whitespace().count() as u32
+}
+
 /// Counts the tokens of a text. The engine is handed one so that it never depends on where the
 /// vocabulary comes from; tests use [`WordCounter`].
 pub trait CountTokens {

@@ -5,6 +5,7 @@
 //! from leptos, web-sys, gloo, wasm-bindgen or js-sys (tests/purity.rs enforces this).
 
 pub mod compare;
+pub mod demo;
 pub mod drift;
 pub mod edition;
 pub mod extractive;
@@ -20,12 +21,13 @@ pub mod sse;
 pub mod structured;
 
 pub use compare::{CompareRow, Comparison, compare};
+pub use demo::{DemoError, DemoEvent, DemoPlayer, DemoScript, TurnRequest};
 pub use edition::{Edition, MAX_LEVEL, Provenance, TurnRange};
 pub use memory::{
     CommitMeta, Failure, JobKind, MemoryError, MemoryState, MessageState, SummaryJob,
 };
-pub use message::{CountTokens, Message, Role, WordCounter};
+pub use message::{ChatMessage, CountTokens, Message, Role, WordCounter, word_count};
 pub use policy::{FoldMode, Placement, Policy, PolicyError, Trigger};
-pub use prompts::{ChatMessage, PresetId, PromptSpec};
+pub use prompts::{PresetId, PromptSpec};
 pub use schedule::{Schedule, ScheduleInput, ScheduleRow, TurnSize, schedule};
 pub use session::{ImportError, Session, SessionSettings, export, export_all, import, import_all};

@@ -12,15 +12,9 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use super::message::ChatMessage;
 use super::message::{Message, Role};
 use super::sse::SseEvent;
-
-/// One message in the request's `messages` array.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ChatMessage {
-    pub role: Role,
-    pub content: String,
-}
 
 /// A chat completion request. Build it with [`ChatRequest::new`] and the setters, then send
 /// [`ChatRequest::to_json`] as the body of `POST {base_url}/chat/completions`.

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::message::{Message, Role};
+use super::message::{ChatMessage, Message, Role};
 
 /// The built-in presets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -28,13 +28,6 @@ pub struct PromptSpec {
     pub text: String,
     pub word_limit: u32,
     pub must_keep: Vec<String>,
-}
-
-/// One message of a summariser request, ready for an OpenAI-compatible client.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ChatMessage {
-    pub role: Role,
-    pub content: String,
 }
 
 impl PresetId {
@@ -234,11 +227,6 @@ pub fn render_compress_request(spec: &PromptSpec, summary: &str, level: u8) -> V
 /// The word limit at a compression level: halved at each level, never below 10 words.
 pub fn compressed_word_limit(word_limit: u32, level: u8) -> u32 {
     (word_limit >> level.min(3)).max(10)
-}
-
-/// Words as the edition view counts them: whitespace-separated pieces, so "₹15‑20 k" is two.
-pub fn word_count(text: &str) -> u32 {
-    text.split_whitespace().count() as u32
 }
 
 #[cfg(test)]

@@ -5,6 +5,8 @@
 //! it go to localStorage, and unticking removes it from there. The settings record itself never
 //! contains the key (see [`SettingsRecord`]).
 
+pub mod sessions;
+
 use web_sys::Storage;
 
 use crate::engine::settings::{Settings, SettingsRecord};
@@ -32,6 +34,26 @@ pub enum StoreError {
         "The saved settings could not be read ({0}); the defaults are shown. Saving the form replaces them."
     )]
     Corrupt(String),
+    /// IndexedDB cannot be used (private mode, blocked site data, or an old browser).
+    #[error(
+        "Sessions cannot be kept in this browser ({0}); they last until the tab closes. Export them to files, or allow site data for this page."
+    )]
+    NoIndexedDb(String),
+    /// The browser's storage quota is used up.
+    #[error(
+        "The browser's storage is full, so the change was not saved; the last saved copy is kept. Export and delete old sessions, or allow more site data."
+    )]
+    QuotaExceeded,
+    /// Another tab saved this session since this tab loaded it.
+    #[error(
+        "\"{name}\" was changed in another tab, so this tab's change was not saved. Reload to see the newer version."
+    )]
+    Conflict { name: String },
+    /// The save transaction failed and was rolled back.
+    #[error(
+        "Saving failed ({0}); the last saved copy is kept. Try again, or export the session to a file."
+    )]
+    TransactionFailed(String),
 }
 
 /// Reads the settings and the key. No stored settings gives the defaults.

@@ -4,6 +4,10 @@
 //! context; effects only mirror state out to the URL, storage or the network.
 
 mod bench;
+mod chat;
+mod editions;
+mod inspect;
+mod offline;
 mod settings;
 mod shell;
 mod tokens;
@@ -19,4 +23,5 @@ pub fn start() {
     leptos::mount::mount_to_body(App);
     // Mounting is synchronous: from here the tab bar is in the page and answers clicks.
     tokens::mark("sm-mounted");
+    offline::register_service_worker();
 }

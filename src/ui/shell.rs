@@ -2,6 +2,9 @@
 
 use leptos::prelude::*;
 
+use super::chat::ChatTab;
+use super::editions::EditionsTab;
+use super::inspect::{InspectTab, provide_sessions};
 use super::settings::{SettingsPanel, StoreStatus};
 use super::tokens::{TokenService, TokensTab};
 use super::tuner::TunerTab;
@@ -10,6 +13,7 @@ use crate::engine::settings::Settings;
 use crate::route::{Route, Tab};
 use crate::store;
 use crate::tokens::Encoding;
+use crate::view::chat::Workbench;
 use crate::view::tuner::trigger_from_route;
 
 /// The app root: reads the route from the URL once, then keeps the URL in step with it.
@@ -17,6 +21,10 @@ use crate::view::tuner::trigger_from_route;
 pub fn App() -> impl IntoView {
     let route = RwSignal::new(Route::parse(&current_query()));
     provide_context(route);
+    // The chat state lives here, not in a tab, so a demo played in Chat is still there in
+    // Editions. `?demo=` loads a bundled demo at start.
+    let workbench = RwSignal::new(route.with_untracked(Workbench::from_route));
+    provide_context(workbench);
     // The open tab as a memo: the panel is rebuilt when the tab changes, not whenever any other
     // part of the route does (that would reset the inputs the user is typing in).
     let tab = Memo::new(move |_| route.with(|r| r.tab));
@@ -43,6 +51,9 @@ pub fn App() -> impl IntoView {
             store_status.0.set(Some(error.to_string()));
         }
     });
+
+    // The session library: loaded from IndexedDB, every change saved back.
+    provide_sessions();
 
     // One token counter for the whole app. Its vocabulary is parsed after the first paint, so
     // the page is interactive before it exists; counts show as pending until then.
@@ -109,27 +120,11 @@ fn ParamErrors() -> impl IntoView {
 
 fn panel(tab: Tab) -> AnyView {
     match tab {
-        Tab::Tuner => return view! { <TunerTab /> }.into_any(),
-        Tab::Tokens => return view! { <TokensTab /> }.into_any(),
-        _ => {}
+        Tab::Chat => view! { <ChatTab /> }.into_any(),
+        Tab::Editions => view! { <EditionsTab /> }.into_any(),
+        Tab::Tuner => view! { <TunerTab /> }.into_any(),
+        Tab::Tokens => view! { <TokensTab /> }.into_any(),
+        Tab::Inspect => view! { <InspectTab /> }.into_any(),
+        Tab::Settings => view! { <SettingsPanel /> }.into_any(),
     }
-    let blurb = match tab {
-        Tab::Chat => {
-            "Talk to your endpoint, or play a bundled demo; old turns fold into the front page."
-        }
-        Tab::Editions => {
-            "Every summary cycle as a newspaper edition: yesterday's paragraph, the folded turns, today's paragraph."
-        }
-        Tab::Tuner => "Tune a trigger and see, turn by turn, what each request would hold.",
-        Tab::Tokens => "Count tokens exactly, in o200k_base or cl100k_base.",
-        Tab::Inspect => "Open an exported session and inspect it offline.",
-        Tab::Settings => return view! { <SettingsPanel /> }.into_any(),
-    };
-    view! {
-        <section class="panel" data-testid=format!("panel-{}", tab.slug())>
-            <h2>{tab.label()}</h2>
-            <p>{blurb}</p>
-        </section>
-    }
-    .into_any()
 }

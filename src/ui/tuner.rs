@@ -183,7 +183,6 @@ fn RunView(run: TunerRun) -> impl IntoView {
                 <tbody>
                     {run.schedule.rows.iter().map(|row| {
                         let folds = row.folds.map(|f| format!("summarise turns {}–{}", f.first, f.last));
-                        let fires = folds.is_some();
                         view! {
                             <tr
                                 data-testid="schedule-row"

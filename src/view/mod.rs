@@ -2,5 +2,9 @@
 //! hold no logic of their own, so everything a tab decides is tested natively.
 
 pub mod chart;
+pub mod chat;
+pub mod editions;
+pub mod inspect;
+pub mod sessions;
 pub mod tokens;
 pub mod tuner;

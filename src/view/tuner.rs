@@ -85,7 +85,7 @@ pub fn trigger_from_route(route: &Route) -> Result<Trigger, PolicyError> {
 
 /// The sliding window compared against a policy keeps as many turns as that policy keeps
 /// verbatim right after a cycle, so both send about the same number of recent turns.
-fn window_turns(trigger: &Trigger) -> u32 {
+pub fn window_turns(trigger: &Trigger) -> u32 {
     match *trigger {
         Trigger::Turns { keep, .. } | Trigger::Manual { keep } => keep.max(1),
         _ => DEFAULT_KEEP,

@@ -1,6 +1,7 @@
 //! What every end-to-end test stands on: the release dist served on loopback, one chromedriver,
 //! and a fresh headless Chromium per test.
 
+use std::future::IntoFuture;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -51,10 +52,59 @@ fn shared() -> &'static Shared {
 
 /// Serves the dist folder on a loopback port from a thread of its own, for the whole test run.
 fn serve_dist(dist: PathBuf) -> SocketAddr {
+    serve_dist_until(dist, std::future::pending()).0
+}
+
+/// A second copy of the app on its own port, which a test can stop to take the network away.
+pub struct StoppableApp {
+    pub url: String,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl StoppableApp {
+    pub fn start() -> StoppableApp {
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let dist = std::env::var("SM_DIST")
+            .map(PathBuf::from)
+            .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("dist"));
+        let (addr, thread) = serve_dist_until(dist, async move {
+            let _ = stopped.await;
+        });
+        StoppableApp {
+            url: format!("http://{addr}/"),
+            stop: Some(stop),
+            thread: Some(thread),
+        }
+    }
+
+    /// Stops serving and closes every open connection: the app's origin is gone.
+    pub fn stop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            thread.join().unwrap();
+        }
+    }
+}
+
+impl Drop for StoppableApp {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Serves `dist` until `until` completes; then the server's runtime, and with it every
+/// connection, is dropped.
+fn serve_dist_until(
+    dist: PathBuf,
+    until: impl std::future::Future<Output = ()> + Send + 'static,
+) -> (SocketAddr, std::thread::JoinHandle<()>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     listener.set_nonblocking(true).unwrap();
-    std::thread::spawn(move || {
+    let thread = std::thread::spawn(move || {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -65,10 +115,13 @@ fn serve_dist(dist: PathBuf) -> SocketAddr {
                 .fallback(tower_http::services::ServeFile::new(index));
             let app = axum::Router::new().fallback_service(files);
             let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-            axum::serve(listener, app).await.unwrap();
+            tokio::select! {
+                served = axum::serve(listener, app).into_future() => served.unwrap(),
+                () = until => {}
+            }
         });
     });
-    addr
+    (addr, thread)
 }
 
 fn start_chromedriver() -> (String, Child) {

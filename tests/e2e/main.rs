@@ -5,8 +5,10 @@
 //! `trunk build --release --offline && cargo test --features e2e --test e2e`.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod demos;
 mod harness;
 mod openai_server;
+mod sessions;
 mod settings;
 mod shell;
 mod tokens;

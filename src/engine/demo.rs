@@ -1,0 +1,590 @@
+//! The bundled demos: scripted conversations played through the real memory engine, with the
+//! built-in extractive summariser standing in for a summariser model.
+//!
+//! A [`DemoScript`] is plain data (the system prompt, the policy, the pinned facts and the turns).
+//! A [`DemoPlayer`] steps it one event at a time: a user message, the scripted reply, or a summary
+//! cycle. Nothing here calls a model: the replies are written out in the script and every
+//! [`SummaryJob`] the engine emits is answered by [`extractive_summary`], so a demo runs offline
+//! and gives the same editions every time.
+//!
+//! The seam for live mode: [`DemoPlayer::last_request`] is the chat request a live session would
+//! send where the demo reads its scripted reply, and [`DemoPlayer::pending_job`] is the summariser
+//! request a live session would send where the demo calls [`extractive_summary`].
+
+use thiserror::Error;
+
+use super::drift::{
+    CompiledFact, FactError, FactPattern, FactTrack, PinnedFact, compile_facts, fact_presence,
+};
+use super::edition::{Edition, Provenance, TurnRange};
+use super::extractive::{self, ExtractiveOptions};
+use super::memory::{CommitMeta, JobKind, MemoryError, MemoryState, MessageState, SummaryJob};
+use super::message::{CountTokens, Message, Role};
+use super::policy::{FoldMode, Policy, PolicyError, Trigger};
+use super::prompts::{PresetId, PromptSpec};
+
+/// A scripted conversation and the memory settings it is played with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DemoScript {
+    /// Short name used in links (`?demo=`).
+    pub slug: &'static str,
+    /// The title the demo picker shows.
+    pub title: &'static str,
+    /// One sentence on what to watch for.
+    pub blurb: &'static str,
+    pub system_prompt: &'static str,
+    pub policy: Policy,
+    pub facts: Vec<PinnedFact>,
+    /// (user message, assistant reply), one pair per turn.
+    pub turns: Vec<(&'static str, &'static str)>,
+}
+
+/// What one step of a demo did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DemoEvent {
+    /// The user message of `turn` was added and the request for it recorded.
+    Asked { turn: u32 },
+    /// The scripted reply of `turn` was added.
+    Replied { turn: u32 },
+    /// A summary cycle committed edition `cycle`, folding `folded` turns (none for a compression).
+    Summarised {
+        cycle: u32,
+        folded: Option<TurnRange>,
+    },
+}
+
+/// The chat request sent at one turn: what the model saw when it wrote that turn's reply.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TurnRequest {
+    pub turn: u32,
+    /// System prompt, summary (when there is one), then the verbatim messages.
+    pub messages: Vec<Message>,
+    pub summary_sent: bool,
+    /// The last turn covered by the summary sent, 0 when none.
+    pub summarised_to: u32,
+}
+
+/// Why a demo cannot be played.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum DemoError {
+    /// The script's policy does not validate.
+    #[error("the demo's policy is invalid ({0}); fix the script's trigger or prompt")]
+    Policy(#[from] PolicyError),
+    /// One of the script's pinned facts does not compile.
+    #[error("the demo's pinned facts are invalid: {0}")]
+    Fact(#[from] FactError),
+    /// The engine refused a scripted step.
+    #[error("the demo stopped: {0}; press Reset to start it again")]
+    Memory(#[from] MemoryError),
+}
+
+/// Steps a [`DemoScript`] through a [`MemoryState`].
+#[derive(Clone, Debug)]
+pub struct DemoPlayer {
+    script: DemoScript,
+    memory: MemoryState,
+    facts: Vec<CompiledFact>,
+    /// Turns whose user message has been added.
+    asked: usize,
+    awaiting_reply: bool,
+    pending: Option<SummaryJob>,
+    requests: Vec<TurnRequest>,
+    events: Vec<DemoEvent>,
+}
+
+/// Demo timestamps advance by this much per step; the engine reads no clock, and a fixed
+/// scripted time keeps the demos reproducible.
+const STEP_MS: u64 = 1_000;
+
+impl DemoScript {
+    /// The seed's FinCoach run: six turns, summarise after 4 and keep 2. The salary from turn 1
+    /// is folded away after turn 4, and turn 6 asks for it back.
+    pub fn fincoach() -> DemoScript {
+        DemoScript {
+            slug: "fincoach",
+            title: "FinCoach: the salary at turn 6",
+            blurb: "The salary from turn 1 leaves the verbatim turns after the first cycle; at turn 6 only the summary still holds it.",
+            system_prompt: FINCOACH_SYSTEM_PROMPT,
+            policy: policy(Trigger::Turns {
+                max_turns: 4,
+                keep: 2,
+            }),
+            facts: vec![
+                PinnedFact::phrase("salary", "1,20,000"),
+                PinnedFact::phrase("equity", "equit"),
+            ],
+            turns: FINCOACH_TURNS.to_vec(),
+        }
+    }
+
+    /// The seed's drift run: three batches of two turns with a hard rule planted in the first,
+    /// folded after every batch, so the rule passes through three summaries.
+    pub fn drift() -> DemoScript {
+        DemoScript {
+            slug: "drift",
+            title: "Drift: the equity rule over three cycles",
+            blurb: "The hard rule \"never suggest equities\" is stated once, in the first batch; watch whether each edition still states it as a rule.",
+            system_prompt: FINCOACH_SYSTEM_PROMPT,
+            // Two turns per batch and nothing kept: each batch is folded as soon as it is
+            // complete, which gives one cycle per batch, as in the seed's drift run.
+            policy: policy(Trigger::Turns {
+                max_turns: 2,
+                keep: 0,
+            }),
+            facts: vec![
+                PinnedFact::phrase("equity", "equit"),
+                PinnedFact::phrase("hard rule", "hard rule"),
+                PinnedFact::phrase("never suggest", "never suggest"),
+            ],
+            turns: DRIFT_TURNS.to_vec(),
+        }
+    }
+
+    /// Both demos, in the order the picker lists them.
+    pub fn all() -> [DemoScript; 2] {
+        [DemoScript::fincoach(), DemoScript::drift()]
+    }
+
+    /// The demo with this link name.
+    pub fn from_slug(slug: &str) -> Option<DemoScript> {
+        DemoScript::all().into_iter().find(|d| d.slug == slug)
+    }
+
+    /// Each pinned fact as (label, the phrase or pattern it looks for), for display.
+    pub fn fact_sources(&self) -> Vec<(String, String)> {
+        self.facts
+            .iter()
+            .map(|fact| {
+                let (FactPattern::Phrase(source) | FactPattern::Regex(source)) = &fact.pattern;
+                (fact.label.clone(), source.clone())
+            })
+            .collect()
+    }
+}
+
+impl DemoPlayer {
+    /// A player at the start of `script`: no message yet.
+    pub fn new(script: DemoScript) -> Result<DemoPlayer, DemoError> {
+        let memory = MemoryState::new(script.system_prompt, script.policy.clone())?;
+        let facts = compile_facts(&script.facts)?;
+        Ok(DemoPlayer {
+            script,
+            memory,
+            facts,
+            asked: 0,
+            awaiting_reply: false,
+            pending: None,
+            requests: Vec::new(),
+            events: Vec::new(),
+        })
+    }
+
+    pub fn script(&self) -> &DemoScript {
+        &self.script
+    }
+
+    pub fn memory(&self) -> &MemoryState {
+        &self.memory
+    }
+
+    /// Every step taken so far, in order.
+    pub fn events(&self) -> &[DemoEvent] {
+        &self.events
+    }
+
+    /// The request sent at each turn so far, one per user message.
+    pub fn requests(&self) -> &[TurnRequest] {
+        &self.requests
+    }
+
+    /// The latest chat request: in live mode, this is what would go to the chat model.
+    pub fn last_request(&self) -> Option<&TurnRequest> {
+        self.requests.last()
+    }
+
+    /// The summary job waiting for the next step: in live mode, this is what would go to the
+    /// summariser model.
+    pub fn pending_job(&self) -> Option<&SummaryJob> {
+        self.pending.as_ref()
+    }
+
+    pub fn editions(&self) -> &[Edition] {
+        self.memory.editions()
+    }
+
+    pub fn summary(&self) -> Option<&str> {
+        self.memory.summary()
+    }
+
+    /// Every archived message with its state and its turn (from 1).
+    pub fn messages(&self) -> Vec<(&Message, MessageState, u32)> {
+        self.memory
+            .archive()
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (m, self.memory.message_state(i), self.memory.turn_of(i)))
+            .collect()
+    }
+
+    /// Turns whose user message has been sent, out of the script's turns.
+    pub fn progress(&self) -> (u32, u32) {
+        (self.asked as u32, self.script.turns.len() as u32)
+    }
+
+    /// No step is left.
+    pub fn is_done(&self) -> bool {
+        self.pending.is_none() && !self.awaiting_reply && self.asked >= self.script.turns.len()
+    }
+
+    /// The script's pinned facts, compiled.
+    pub fn facts(&self) -> &[CompiledFact] {
+        &self.facts
+    }
+
+    /// For each pinned fact, whether each edition states it.
+    pub fn fact_tracks(&self) -> Vec<FactTrack> {
+        let summaries: Vec<&str> = self.editions().iter().map(|e| e.summary.as_str()).collect();
+        fact_presence(&self.facts, &summaries)
+    }
+
+    /// Takes the next step: commits a pending summary, or adds the scripted reply, or adds the
+    /// next user message. Returns `None` once the demo is over.
+    pub fn next(&mut self, counter: &dyn CountTokens) -> Result<Option<DemoEvent>, DemoError> {
+        let at_ms = (self.events.len() as u64 + 1) * STEP_MS;
+        let event = if let Some(job) = self.pending.take() {
+            let text = extractive_summary(&self.memory, &job, &self.facts);
+            let meta = CommitMeta {
+                model: None,
+                provenance: Provenance::Extractive,
+                at_ms,
+            };
+            self.pending = self.memory.commit(job.id, &text, meta, counter)?;
+            let edition = self
+                .memory
+                .editions()
+                .last()
+                .expect("a commit adds an edition");
+            DemoEvent::Summarised {
+                cycle: edition.cycle,
+                folded: edition.folded,
+            }
+        } else if self.awaiting_reply {
+            let (_, reply) = self.script.turns[self.asked - 1];
+            let message = Message::new(Role::Assistant, reply, counter, at_ms);
+            self.pending = self.memory.add_message(message)?;
+            self.awaiting_reply = false;
+            DemoEvent::Replied {
+                turn: self.asked as u32,
+            }
+        } else if let Some(&(user, _)) = self.script.turns.get(self.asked) {
+            let message = Message::new(Role::User, user, counter, at_ms);
+            self.memory.add_message(message)?;
+            self.asked += 1;
+            self.awaiting_reply = true;
+            let summary_sent = self.memory.summary().is_some();
+            self.requests.push(TurnRequest {
+                turn: self.asked as u32,
+                messages: self.memory.request(counter),
+                summary_sent,
+                summarised_to: self.memory.summarised_to(),
+            });
+            DemoEvent::Asked {
+                turn: self.asked as u32,
+            }
+        } else {
+            return Ok(None);
+        };
+        self.events.push(event.clone());
+        Ok(Some(event))
+    }
+
+    /// Plays every remaining step.
+    pub fn play_all(&mut self, counter: &dyn CountTokens) -> Result<(), DemoError> {
+        while self.next(counter)?.is_some() {}
+        Ok(())
+    }
+}
+
+/// Answers a summary job with the built-in extractive summariser, under the job's word limit and
+/// with the pinned facts ranked first. This is the offline stand-in for the summariser model.
+pub fn extractive_summary(
+    memory: &MemoryState,
+    job: &SummaryJob,
+    facts: &[CompiledFact],
+) -> String {
+    let options = ExtractiveOptions {
+        word_limit: job.word_limit as usize,
+        ..ExtractiveOptions::default()
+    };
+    let result = match job.kind {
+        JobKind::Fold { from, to, .. } => match memory.policy().fold {
+            FoldMode::Progressive => extractive::summarise(
+                job.previous.as_deref(),
+                &memory.archive()[from..to],
+                facts,
+                &options,
+            ),
+            // A rebuild reads every folded turn from the archive and no earlier summary.
+            FoldMode::RebuildFromArchive => {
+                extractive::summarise(None, &memory.archive()[..to], facts, &options)
+            }
+        },
+        JobKind::Compress { .. } => {
+            extractive::summarise(job.previous.as_deref(), &[], facts, &options)
+        }
+    };
+    result.text
+}
+
+/// The demos' system prompt, after the seed's FinCoach agent.
+pub const FINCOACH_SYSTEM_PROMPT: &str = "You are FinCoach, a personal finance assistant for people in India \
+who want help with saving, investing, budgeting and planning.
+- Base every answer on what the user has told you in this conversation, including the conversation summary when one is given.
+- Use the user's own numbers whenever they have shared them.
+- Say so when you have to assume something the user has not told you.
+- Answer in 3 to 5 sentences unless the user asks for more.
+- Never recommend buying or selling an individual stock.
+- For major decisions, suggest a SEBI-registered adviser.";
+
+/// The six user messages are the seed's, word for word; the replies are written for the demo.
+const FINCOACH_TURNS: [(&str, &str); 6] = [
+    (
+        "Hi! I'm Chiru. My monthly take-home salary is ₹1,20,000.",
+        "Hello Chiru! A take-home salary of ₹1,20,000 a month is a solid base to plan with. \
+         Tell me your monthly expenses and any savings or investments you already hold, and I \
+         will suggest how to split the rest.",
+    ),
+    (
+        "My monthly expenses are about ₹60,000 for rent, food, and transport.",
+        "That leaves a surplus of about ₹60,000 a month, half of your income. A good first goal \
+         is an emergency fund of 6 months of expenses, about ₹3,60,000. Setting aside ₹30,000 a \
+         month builds it in a year and still leaves ₹30,000 for other goals.",
+    ),
+    (
+        "I have an FD of ₹50,000 that matures in 3 months. I am risk-averse.",
+        "When the ₹50,000 FD matures in 3 months, it can seed your emergency fund. Since you are \
+         risk-averse, keep the rest of the surplus in recurring deposits, PPF or short-term debt \
+         funds, and stay away from equity for now. Please confirm major decisions with a \
+         SEBI-registered adviser.",
+    ),
+    (
+        "What is a Systematic Investment Plan and how does it work?",
+        "A Systematic Investment Plan (SIP) puts a fixed amount into a mutual fund every month, \
+         for example ₹10,000 on the 5th. Each instalment buys units at that day's price, so you \
+         buy more units when prices are low and fewer when they are high. For a risk-averse \
+         investor, an SIP in a debt or conservative hybrid fund keeps the swings small.",
+    ),
+    (
+        "What are the different types of mutual funds available in India?",
+        "There are four broad types. Equity funds invest mainly in shares and carry the most \
+         risk. Debt funds hold bonds and government securities and move less. Hybrid funds mix \
+         the two, and solution-oriented funds target goals such as retirement or a child's \
+         education. With your risk profile, debt and conservative hybrid funds fit best.",
+    ),
+    (
+        "What is my exact monthly take-home salary that I told you at the start?",
+        "Your monthly take-home salary is ₹1,20,000, as you told me at the start. With about \
+         ₹60,000 of expenses, that leaves a surplus of about ₹60,000 a month.",
+    ),
+];
+
+/// The seed's three batches of the drift run, two turns each, user and assistant text verbatim.
+const DRIFT_TURNS: [(&str, &str); 6] = [
+    (
+        "Hi! I'm Chiru. My monthly take-home salary is ₹1,20,000 and my expenses are ₹60,000.",
+        "That leaves a surplus of ₹60,000 a month. What are your goals?",
+    ),
+    (
+        "One hard rule: I am allergic to equity instruments, never suggest them.",
+        "Understood. I will keep to fixed-income options.",
+    ),
+    (
+        "I am 32 years old and I want to retire by 55.",
+        "That gives you 23 years to build a retirement corpus.",
+    ),
+    (
+        "I have an FD of ₹50,000 that matures in 3 months.",
+        "You can renew it or move it to PPF when it matures.",
+    ),
+    (
+        "What is the difference between PPF and NPS?",
+        "PPF is a government-backed savings scheme with a 15-year lock-in. NPS is a pension scheme.",
+    ),
+    (
+        "I will open a PPF account this month.",
+        "Good. A fixed monthly contribution keeps it simple.",
+    ),
+];
+
+/// A demo policy: the given trigger with the financial-advisor preset and the second-system
+/// placement of the seed's notebook.
+fn policy(trigger: Trigger) -> Policy {
+    Policy {
+        trigger,
+        prompt: PromptSpec::from_preset(PresetId::FinancialAdvisor),
+        ..Policy::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::drift::word_diff;
+    use crate::engine::memory::SUMMARY_HEADER;
+    use crate::engine::message::WordCounter;
+
+    fn played(script: DemoScript) -> DemoPlayer {
+        let mut player = DemoPlayer::new(script).unwrap();
+        player.play_all(&WordCounter).unwrap();
+        player
+    }
+
+    #[test]
+    fn fincoach_sends_the_salary_only_through_the_summary_at_turn_6() {
+        let player = played(DemoScript::fincoach());
+        let requests = player.requests();
+        assert_eq!(requests.len(), 6);
+        let sent: Vec<bool> = requests.iter().map(|r| r.summary_sent).collect();
+        assert_eq!(sent, [false, false, false, false, true, true]);
+
+        let turn_6 = &requests[5];
+        assert_eq!(turn_6.summarised_to, 2);
+        assert_eq!(turn_6.messages[1].role, Role::System);
+        let summary = turn_6.messages[1]
+            .content
+            .strip_prefix(SUMMARY_HEADER)
+            .expect("the second system message carries the summary");
+        assert!(summary.contains("1,20,000"), "{summary}");
+        // Turns 3 to 6 are sent verbatim, and none of those messages holds the salary.
+        assert_eq!(turn_6.messages.len(), 2 + 7);
+        assert!(
+            turn_6.messages[2..]
+                .iter()
+                .all(|m| !m.content.contains("1,20,000"))
+        );
+        // The scripted reply then states it, as the seed's model did.
+        assert!(player.memory().archive()[11].content.contains("₹1,20,000"));
+    }
+
+    #[test]
+    fn fincoach_prints_two_extractive_editions_and_keeps_the_archive() {
+        let player = played(DemoScript::fincoach());
+        let folded: Vec<Option<TurnRange>> = player.editions().iter().map(|e| e.folded).collect();
+        assert_eq!(
+            folded,
+            [
+                Some(TurnRange { first: 1, last: 2 }),
+                Some(TurnRange { first: 3, last: 4 })
+            ]
+        );
+        assert!(
+            player
+                .editions()
+                .iter()
+                .all(|e| e.provenance == Provenance::Extractive && e.words <= e.word_limit)
+        );
+        assert_eq!(player.memory().archive().len(), 12);
+        let states: Vec<MessageState> = player.messages().iter().map(|m| m.1).collect();
+        assert_eq!(states[..8], [MessageState::Folded; 8]);
+        assert_eq!(states[8..], [MessageState::Verbatim; 4]);
+        assert!(player.summary().unwrap().contains("1,20,000"));
+    }
+
+    #[test]
+    fn steps_come_one_event_at_a_time_in_script_order() {
+        let mut player = DemoPlayer::new(DemoScript::fincoach()).unwrap();
+        let mut events = Vec::new();
+        while let Some(event) = player.next(&WordCounter).unwrap() {
+            events.push(event);
+        }
+        assert!(player.is_done());
+        assert_eq!(events.len(), 6 * 2 + 2);
+        assert_eq!(events[0], DemoEvent::Asked { turn: 1 });
+        assert_eq!(events[1], DemoEvent::Replied { turn: 1 });
+        // The first cycle follows the reply of turn 4, before turn 5 is asked.
+        assert_eq!(
+            events[8],
+            DemoEvent::Summarised {
+                cycle: 1,
+                folded: Some(TurnRange { first: 1, last: 2 })
+            }
+        );
+        assert_eq!(events[9], DemoEvent::Asked { turn: 5 });
+        assert_eq!(player.next(&WordCounter).unwrap(), None);
+        assert_eq!(player.events(), events.as_slice());
+    }
+
+    #[test]
+    fn drift_folds_each_batch_into_one_of_three_editions() {
+        let player = played(DemoScript::drift());
+        let folded: Vec<TurnRange> = player
+            .editions()
+            .iter()
+            .map(|e| e.folded.unwrap())
+            .collect();
+        assert_eq!(
+            folded,
+            [
+                TurnRange { first: 1, last: 2 },
+                TurnRange { first: 3, last: 4 },
+                TurnRange { first: 5, last: 6 }
+            ]
+        );
+        assert_eq!(player.memory().archive().len(), 12);
+        assert!(player.memory().verbatim().is_empty());
+        // Every edition after the first starts from the previous one.
+        for pair in player.editions().windows(2) {
+            assert_eq!(pair[1].previous.as_deref(), Some(pair[0].summary.as_str()));
+        }
+    }
+
+    #[test]
+    fn drift_fact_tracks_follow_the_edition_texts() {
+        let player = played(DemoScript::drift());
+        let tracks = player.fact_tracks();
+        let labels: Vec<&str> = tracks.iter().map(|t| t.label.as_str()).collect();
+        assert_eq!(labels, ["equity", "hard rule", "never suggest"]);
+        for (track, needle) in tracks.iter().zip(["equit", "hard rule", "never suggest"]) {
+            let expect: Vec<bool> = player
+                .editions()
+                .iter()
+                .map(|e| e.summary.to_lowercase().contains(needle))
+                .collect();
+            assert_eq!(track.kept, expect, "{}", track.label);
+            assert_eq!(track.kept.len(), 3);
+        }
+        // The extractive summariser ranks pinned facts first, so the rule is copied word for word
+        // into every edition: it cannot weaken the way a model's paraphrase does.
+        assert!(tracks.iter().all(|t| t.first_lost.is_none()));
+    }
+
+    #[test]
+    fn consecutive_editions_differ_word_by_word() {
+        for script in DemoScript::all() {
+            let player = played(script);
+            for pair in player.editions().windows(2) {
+                let diff = word_diff(&pair[0].summary, &pair[1].summary);
+                assert!(
+                    diff.added_words + diff.removed_words > 0,
+                    "edition {} repeats edition {}",
+                    pair[1].cycle,
+                    pair[0].cycle
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn scripts_use_the_financial_preset_and_resolve_by_slug() {
+        for script in DemoScript::all() {
+            assert_eq!(script.policy.prompt.preset, PresetId::FinancialAdvisor);
+            assert_eq!(
+                DemoScript::from_slug(script.slug).map(|s| s.title),
+                Some(script.title)
+            );
+        }
+        assert!(DemoScript::from_slug("nope").is_none());
+        let sources = DemoScript::fincoach().fact_sources();
+        assert_eq!(sources[0], ("salary".to_owned(), "1,20,000".to_owned()));
+    }
+}

@@ -1,0 +1,205 @@
+//! The Editions tab: each summary cycle as a newspaper edition, with a timeline to jump between
+//! them and a table of which pinned facts each edition still states.
+
+use leptos::prelude::*;
+
+use super::chat::COUNTER;
+use crate::engine::drift::DiffKind;
+use crate::view::chat::Workbench;
+use crate::view::editions::{EditionCard, diff_class, edition_cards, fact_table};
+
+#[component]
+pub fn EditionsTab() -> impl IntoView {
+    let workbench = expect_context::<RwSignal<Workbench>>();
+    let cards = Memo::new(move |_| {
+        workbench.with(|w| w.demo.as_ref().map(edition_cards).unwrap_or_default())
+    });
+    let title = Memo::new(move |_| workbench.with(|w| w.demo.as_ref().map(|p| p.script().title)));
+    let unfinished =
+        Memo::new(move |_| workbench.with(|w| w.demo.as_ref().is_some_and(|p| !p.is_done())));
+
+    view! {
+        <section class="panel editions" data-testid="panel-editions">
+            <h2>"Editions"</h2>
+            <p class="hint">
+                "Every summary cycle rewrites yesterday's paragraph with the turns folded in. "
+                "Read the diff to see what each edition added and dropped."
+            </p>
+            {move || {
+                let empty = cards.with(Vec::is_empty);
+                match (title.get(), empty) {
+                    (None, _) => Some(view! {
+                        <p class="empty">"No editions yet. Pick a demo in the Chat tab and play it."</p>
+                    }.into_any()),
+                    (Some(title), true) => Some(view! {
+                        <p class="empty">{format!("{title}: no edition printed yet. Step or play the demo.")}</p>
+                    }.into_any()),
+                    (Some(_), false) => None,
+                }
+            }}
+            {move || {
+                unfinished
+                    .get()
+                    .then(|| {
+                        view! {
+                            <button
+                                type="button"
+                                data-testid="play-all-editions"
+                                on:click=move |_| workbench.update(|w| w.play_all(&COUNTER))
+                            >
+                                "Play the rest of the demo"
+                            </button>
+                        }
+                    })
+            }}
+            {move || {
+                let cards = cards.get();
+                (!cards.is_empty()).then(|| view! { <Timeline cards /> })
+            }}
+        </section>
+    }
+}
+
+/// The stepper, the fact table and the editions themselves.
+#[component]
+fn Timeline(cards: Vec<EditionCard>) -> impl IntoView {
+    let facts = fact_table(&cards);
+    view! {
+        <nav class="timeline" aria-label="Editions timeline">
+            <ol>
+                {cards
+                    .iter()
+                    .map(|c| {
+                        view! {
+                            <li class:overrun=c.overrun>
+                                <a href=format!("#edition-{}", c.cycle)>{c.headline.clone()}</a>
+                            </li>
+                        }
+                    })
+                    .collect_view()}
+            </ol>
+        </nav>
+        {(!facts.is_empty()).then(|| view! {
+            <div class="table-wrap">
+                <table class="fact-track">
+                    <caption>"Pinned facts, edition by edition"</caption>
+                    <thead>
+                        <tr>
+                            <th scope="col">"Fact"</th>
+                            {cards.iter().map(|c| view! { <th scope="col">{format!("Ed. {}", c.cycle)}</th> }).collect_view()}
+                        </tr>
+                    </thead>
+                    <tbody>
+                        {facts.into_iter().map(|row| view! {
+                            <tr>
+                                <th scope="row">{row.label}</th>
+                                {row.cells.into_iter().map(|(kept, status)| view! {
+                                    <td class:kept=kept class:lost=!kept>{status}</td>
+                                }).collect_view()}
+                            </tr>
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            </div>
+        })}
+        {cards.into_iter().map(|card| view! { <EditionView card /> }).collect_view()}
+    }
+}
+
+#[component]
+fn EditionView(card: EditionCard) -> impl IntoView {
+    let words = format!(
+        "{} words of {}{}",
+        card.words,
+        card.word_limit,
+        if card.overrun {
+            " · over the limit"
+        } else {
+            ""
+        },
+    );
+    let tokens = match &card.compression {
+        Some(ratio) => format!("{} → {} tokens · {ratio}", card.tokens_in, card.tokens_out),
+        None => format!("{} tokens", card.tokens_out),
+    };
+    let dateline = format!(
+        "Level {} · {} · +{} / −{} words",
+        card.level, card.provenance, card.added_words, card.removed_words
+    );
+    view! {
+        <article
+            class="edition"
+            id=format!("edition-{}", card.cycle)
+            data-testid="edition"
+            data-cycle=card.cycle
+            data-overrun=card.overrun.to_string()
+        >
+            <h3 class="headline">{card.headline.clone()}</h3>
+            <p class="dateline">{dateline}</p>
+            <div class="edition-columns">
+                <section class="column" data-testid="edition-before">
+                    <h4>"Yesterday"</h4>
+                    {match card.before.clone() {
+                        Some(text) => view! { <p>{text}</p> }.into_any(),
+                        None => view! { <p class="none">"No summary yet: this is the first edition."</p> }.into_any(),
+                    }}
+                </section>
+                <section class="column" data-testid="edition-folded">
+                    <h4>"Folded in"</h4>
+                    {if card.folded.is_empty() {
+                        view! { <p class="none">"No turns: this edition rewrote the summary only."</p> }.into_any()
+                    } else {
+                        view! {
+                            <ol class="folded-turns">
+                                {card.folded.iter().map(|(turn, role, text)| view! {
+                                    <li>
+                                        <span class="role">{format!("Turn {turn} · {role}")}</span>
+                                        " "
+                                        {text.clone()}
+                                    </li>
+                                }).collect_view()}
+                            </ol>
+                        }.into_any()
+                    }}
+                </section>
+                <section class="column today" data-testid="edition-after">
+                    <h4>"Today"</h4>
+                    <p class="diff">
+                        {card.after.iter().map(|seg| {
+                            let class = diff_class(seg.kind);
+                            let text = seg.text.clone();
+                            match seg.kind {
+                                DiffKind::Added => view! { <ins class=class>{text}</ins> }.into_any(),
+                                DiffKind::Removed => view! { <del class=class>{text}</del> }.into_any(),
+                                DiffKind::Equal => view! { <span class=class>{text}</span> }.into_any(),
+                            }
+                        }).collect_view()}
+                    </p>
+                </section>
+            </div>
+            <p class="stats">
+                <span data-testid="edition-words" data-words=card.words class:overrun=card.overrun>{words}</span>
+                " · "
+                <span class="tokens">{tokens}</span>
+            </p>
+            <ul class="facts" aria-label="Pinned facts in this edition">
+                {card.facts.iter().map(|fact| {
+                    let text = format!("{}: {}", fact.label, fact.status);
+                    view! {
+                        <li
+                            class="fact"
+                            class:kept=fact.kept
+                            class:lost=!fact.kept
+                            data-testid="fact"
+                            data-fact=fact.phrase.clone()
+                            data-kept=fact.kept.to_string()
+                            title=fact.sentence.clone().unwrap_or_default()
+                        >
+                            {text}
+                        </li>
+                    }
+                }).collect_view()}
+            </ul>
+        </article>
+    }
+}

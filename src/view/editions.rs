@@ -1,0 +1,344 @@
+//! What the Editions tab shows: every summary as a newspaper edition, with yesterday's paragraph,
+//! the turns folded in, today's paragraph as a word diff, its size against the limit, and which
+//! pinned facts it still states.
+
+use crate::engine::drift::{DiffKind, DiffSegment, word_diff};
+use crate::engine::edition::{Edition, Provenance};
+use crate::engine::memory::MemoryState;
+use crate::engine::message::Role;
+
+use super::chat::{role_label, turns_label};
+use crate::engine::demo::DemoPlayer;
+
+/// One edition, ready to render.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EditionCard {
+    pub cycle: u32,
+    /// E.g. "Edition 2 · turns 3–4 folded".
+    pub headline: String,
+    /// Yesterday's paragraph; `None` for the first edition.
+    pub before: Option<String>,
+    /// The turns folded in: (turn, role label, text).
+    pub folded: Vec<(u32, &'static str, String)>,
+    /// Today's paragraph as a diff against yesterday's (all added for the first edition).
+    pub after: Vec<DiffSegment>,
+    pub added_words: usize,
+    pub removed_words: usize,
+    pub words: u32,
+    pub word_limit: u32,
+    pub overrun: bool,
+    pub tokens_in: u32,
+    pub tokens_out: u32,
+    /// E.g. "2.7× smaller"; `None` when nothing was read (a hand edit or a restore).
+    pub compression: Option<String>,
+    pub level: u8,
+    pub provenance: &'static str,
+    pub facts: Vec<FactBadge>,
+}
+
+/// Whether an edition states one pinned fact.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FactBadge {
+    pub label: String,
+    /// What `data-fact` carries: the phrase, or the pattern of a regex fact.
+    pub phrase: String,
+    pub kept: bool,
+    /// E.g. "kept", "lost in edition 2", "not stated yet".
+    pub status: String,
+    /// The sentence of this edition that states it.
+    pub sentence: Option<String>,
+}
+
+/// One pinned fact across every edition: (kept, status) per edition, oldest first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FactRow {
+    pub label: String,
+    pub cells: Vec<(bool, String)>,
+}
+
+/// The fact-by-edition table the timeline shows above the editions.
+pub fn fact_table(cards: &[EditionCard]) -> Vec<FactRow> {
+    let Some(first) = cards.first() else {
+        return Vec::new();
+    };
+    (0..first.facts.len())
+        .map(|f| FactRow {
+            label: first.facts[f].label.clone(),
+            cells: cards
+                .iter()
+                .map(|c| (c.facts[f].kept, c.facts[f].status.clone()))
+                .collect(),
+        })
+        .collect()
+}
+
+/// Every edition of a demo, oldest first.
+pub fn edition_cards(player: &DemoPlayer) -> Vec<EditionCard> {
+    let tracks = player.fact_tracks();
+    let phrases: Vec<String> = player
+        .script()
+        .fact_sources()
+        .into_iter()
+        .map(|(_, source)| source)
+        .collect();
+    player
+        .editions()
+        .iter()
+        .enumerate()
+        .map(|(i, edition)| {
+            let facts = tracks
+                .iter()
+                .zip(&phrases)
+                .map(|(track, phrase)| FactBadge {
+                    label: track.label.clone(),
+                    phrase: phrase.clone(),
+                    kept: track.kept[i],
+                    status: fact_status(&track.kept, i),
+                    sentence: track.sentences[i].clone(),
+                })
+                .collect();
+            card(player.memory(), edition, facts)
+        })
+        .collect()
+}
+
+/// The headline of an edition.
+pub fn headline(edition: &Edition) -> String {
+    let what = match (edition.folded, edition.provenance) {
+        (Some(range), _) => format!("{} folded", turns_label(range.first, range.last)),
+        (None, Provenance::ManualEdit) => "edited by hand".to_owned(),
+        (None, Provenance::Restore) => match edition.restored_from {
+            Some(cycle) => format!("edition {cycle} restored"),
+            None => "restored".to_owned(),
+        },
+        (None, _) => format!("compressed to level {}", edition.level),
+    };
+    format!("Edition {} · {what}", edition.cycle)
+}
+
+/// How many times smaller the output is than what the summariser read, e.g. "2.7× smaller".
+pub fn compression(tokens_in: u32, tokens_out: u32) -> Option<String> {
+    if tokens_in == 0 || tokens_out == 0 {
+        return None;
+    }
+    let ratio = f64::from(tokens_in) / f64::from(tokens_out);
+    Some(if ratio >= 1.0 {
+        format!("{ratio:.1}× smaller")
+    } else {
+        format!("{:.1}× larger", 1.0 / ratio)
+    })
+}
+
+/// Where a fact stands in edition `index`, given whether each edition states it.
+pub fn fact_status(kept: &[bool], index: usize) -> String {
+    if kept[index] {
+        return "kept".to_owned();
+    }
+    // The edition that lost it is the one right after the last edition that still stated it.
+    match kept[..index].iter().rposition(|&k| k) {
+        Some(last_kept) => format!("lost in edition {}", last_kept + 2),
+        None => "not stated yet".to_owned(),
+    }
+}
+
+fn card(memory: &MemoryState, edition: &Edition, facts: Vec<FactBadge>) -> EditionCard {
+    let diff = word_diff(edition.previous.as_deref().unwrap_or(""), &edition.summary);
+    let folded = match edition.folded {
+        Some(range) => memory
+            .archive()
+            .iter()
+            .enumerate()
+            .filter_map(|(i, m)| {
+                let turn = memory.turn_of(i);
+                (turn >= range.first && turn <= range.last && m.role != Role::System)
+                    .then(|| (turn, role_label(m.role), m.content.clone()))
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    EditionCard {
+        cycle: edition.cycle,
+        headline: headline(edition),
+        before: edition.previous.clone(),
+        folded,
+        after: diff
+            .segments
+            .into_iter()
+            .filter(|s| !s.text.is_empty())
+            .collect(),
+        added_words: diff.added_words,
+        removed_words: diff.removed_words,
+        words: edition.words,
+        word_limit: edition.word_limit,
+        overrun: edition.overrun,
+        tokens_in: edition.tokens_in,
+        tokens_out: edition.tokens_out,
+        compression: compression(edition.tokens_in, edition.tokens_out),
+        level: edition.level,
+        provenance: provenance_label(edition.provenance),
+        facts,
+    }
+}
+
+fn provenance_label(provenance: Provenance) -> &'static str {
+    match provenance {
+        Provenance::Model => "written by the summariser model",
+        Provenance::Extractive => "built-in extractive summariser",
+        Provenance::ManualEdit => "edited by hand",
+        Provenance::Restore => "restored",
+    }
+}
+
+/// The class of a diff segment: `added`, `removed` or `same`.
+pub fn diff_class(kind: DiffKind) -> &'static str {
+    match kind {
+        DiffKind::Equal => "same",
+        DiffKind::Added => "added",
+        DiffKind::Removed => "removed",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::demo::DemoScript;
+    use crate::engine::edition::TurnRange;
+    use crate::engine::message::WordCounter;
+
+    fn cards(script: DemoScript) -> Vec<EditionCard> {
+        let mut player = DemoPlayer::new(script).unwrap();
+        player.play_all(&WordCounter).unwrap();
+        edition_cards(&player)
+    }
+
+    fn text_of(segments: &[DiffSegment], keep: DiffKind) -> String {
+        segments
+            .iter()
+            .filter(|s| s.kind == DiffKind::Equal || s.kind == keep)
+            .map(|s| s.text.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn fincoach_has_two_editions_whose_diffs_rebuild_both_paragraphs() {
+        let cards = cards(DemoScript::fincoach());
+        let headlines: Vec<&str> = cards.iter().map(|c| c.headline.as_str()).collect();
+        assert_eq!(
+            headlines,
+            [
+                "Edition 1 · turns 1–2 folded",
+                "Edition 2 · turns 3–4 folded"
+            ]
+        );
+        assert!(cards[0].before.is_none());
+        assert!(cards[0].after.iter().all(|s| s.kind != DiffKind::Removed));
+        let second = &cards[1];
+        let before = second.before.clone().unwrap();
+        assert_eq!(text_of(&second.after, DiffKind::Removed), before);
+        assert!(second.added_words > 0 && second.removed_words > 0);
+        let turns: Vec<u32> = second.folded.iter().map(|f| f.0).collect();
+        assert_eq!(turns, [3, 3, 4, 4]);
+        assert_eq!(second.folded[0].1, "User");
+        assert!(second.words <= second.word_limit && !second.overrun);
+        assert_eq!(second.provenance, "built-in extractive summariser");
+    }
+
+    #[test]
+    fn fact_badges_say_kept_lost_or_not_yet() {
+        let cards = cards(DemoScript::fincoach());
+        let badges: Vec<Vec<(String, bool, String)>> = cards
+            .iter()
+            .map(|c| {
+                c.facts
+                    .iter()
+                    .map(|f| (f.phrase.clone(), f.kept, f.status.clone()))
+                    .collect()
+            })
+            .collect();
+        // Turns 1 and 2 never mention equity; turn 3's reply does, and edition 2 folds it in.
+        assert_eq!(
+            badges,
+            [
+                vec![
+                    ("1,20,000".to_owned(), true, "kept".to_owned()),
+                    ("equit".to_owned(), false, "not stated yet".to_owned())
+                ],
+                vec![
+                    ("1,20,000".to_owned(), true, "kept".to_owned()),
+                    ("equit".to_owned(), true, "kept".to_owned())
+                ]
+            ]
+        );
+        assert!(
+            cards[1].facts[1]
+                .sentence
+                .as_deref()
+                .unwrap()
+                .contains("equity")
+        );
+    }
+
+    #[test]
+    fn drift_has_three_editions_with_compression_ratios() {
+        let cards = cards(DemoScript::drift());
+        assert_eq!(cards.len(), 3);
+        assert_eq!(cards[2].headline, "Edition 3 · turns 5–6 folded");
+        for card in &cards {
+            let ratio = f64::from(card.tokens_in) / f64::from(card.tokens_out);
+            let label = card.compression.clone().unwrap();
+            if ratio >= 1.0 {
+                assert_eq!(label, format!("{ratio:.1}× smaller"));
+            } else {
+                assert_eq!(label, format!("{:.1}× larger", 1.0 / ratio));
+            }
+            assert_eq!(card.facts.len(), 3);
+        }
+    }
+
+    #[test]
+    fn status_names_the_edition_that_lost_a_fact() {
+        let check = |kept: &[bool], index: usize, expect: &str| {
+            assert_eq!(fact_status(kept, index), expect, "{kept:?} at {index}");
+        };
+        check(&[true, false, false], 1, "lost in edition 2");
+        check(&[true, false, false], 2, "lost in edition 2");
+        check(&[true, false, true, false], 3, "lost in edition 4");
+        check(&[false, false], 1, "not stated yet");
+        check(&[false, true], 1, "kept");
+        assert_eq!(compression(0, 5), None);
+        assert_eq!(compression(10, 20).as_deref(), Some("2.0× larger"));
+    }
+
+    #[test]
+    fn other_provenances_get_their_own_headlines() {
+        let mut player = DemoPlayer::new(DemoScript::fincoach()).unwrap();
+        player.play_all(&WordCounter).unwrap();
+        let mut edition = player.editions()[0].clone();
+        edition.folded = None;
+        edition.provenance = Provenance::Restore;
+        edition.restored_from = Some(1);
+        edition.cycle = 3;
+        assert_eq!(headline(&edition), "Edition 3 · edition 1 restored");
+        edition.provenance = Provenance::Extractive;
+        edition.level = 2;
+        assert_eq!(headline(&edition), "Edition 3 · compressed to level 2");
+        edition.folded = Some(TurnRange { first: 4, last: 4 });
+        assert_eq!(headline(&edition), "Edition 3 · turn 4 folded");
+    }
+
+    #[test]
+    fn the_fact_table_has_one_row_per_fact_and_one_cell_per_edition() {
+        let cards = cards(DemoScript::fincoach());
+        let table = fact_table(&cards);
+        let labels: Vec<&str> = table.iter().map(|r| r.label.as_str()).collect();
+        assert_eq!(labels, ["salary", "equity"]);
+        assert_eq!(
+            table[1].cells,
+            [
+                (false, "not stated yet".to_owned()),
+                (true, "kept".to_owned())
+            ]
+        );
+        assert!(fact_table(&[]).is_empty());
+    }
+}

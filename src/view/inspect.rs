@@ -1,0 +1,329 @@
+//! The Inspect tab's view of one stored or imported session, read-only: its archive, its
+//! editions, the drift of the prompt's must-keep facts, and a dry run of the same conversation
+//! under a trigger the user picks.
+//!
+//! Everything here is computed from the session alone, so inspecting needs no endpoint, no key
+//! and no network.
+
+use crate::engine::drift::{PinnedFact, compile_facts, fact_presence};
+use crate::engine::memory::MessageState;
+use crate::engine::message::{CountTokens, Role, word_count};
+use crate::engine::policy::{Policy, PolicyError, Trigger};
+use crate::engine::schedule::{Schedule, ScheduleInput, TurnSize, schedule};
+use crate::engine::session::Session;
+
+/// One archived message as Inspect lists it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MessageView {
+    pub turn: u32,
+    pub role: Role,
+    pub content: String,
+    pub tokens: u32,
+    /// `verbatim` or `folded`, as the `data-state` hook spells it.
+    pub state: &'static str,
+}
+
+/// One edition: what the summary was before, which turns it folded, and what it became.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EditionView {
+    pub cycle: u32,
+    pub before: String,
+    /// The folded turns as text (`user: …` / `assistant: …` lines); empty for a compression,
+    /// an edit or a restore, which fold no turns.
+    pub folded: String,
+    pub folded_turns: Option<(u32, u32)>,
+    pub after: String,
+    pub words: u32,
+    pub word_limit: u32,
+    pub overrun: bool,
+    /// `model`, `extractive`, `manual edit` or `restore`.
+    pub provenance: &'static str,
+}
+
+/// Whether the latest edition still states a must-keep fact, and where it was first lost.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FactView {
+    pub phrase: String,
+    pub kept: bool,
+    /// The first edition (from 1) that no longer states it.
+    pub first_lost: Option<usize>,
+}
+
+/// Everything Inspect shows about a session.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InspectView {
+    pub name: String,
+    pub system_prompt: String,
+    pub turns: u32,
+    pub messages: Vec<MessageView>,
+    pub editions: Vec<EditionView>,
+    pub facts: Vec<FactView>,
+    /// The trigger the session was recorded under, the starting point for a replay.
+    pub trigger: Trigger,
+    pub sizes: ScheduleInput,
+}
+
+impl InspectView {
+    pub fn new(session: &Session, counter: &dyn CountTokens) -> InspectView {
+        let memory = &session.memory;
+        let archive = memory.archive();
+        let messages = archive
+            .iter()
+            .enumerate()
+            .map(|(i, m)| MessageView {
+                turn: memory.turn_of(i),
+                role: m.role,
+                content: m.content.clone(),
+                tokens: m.tokens,
+                state: match memory.message_state(i) {
+                    MessageState::Verbatim => "verbatim",
+                    MessageState::Folded => "folded",
+                },
+            })
+            .collect::<Vec<_>>();
+        let editions = memory
+            .editions()
+            .iter()
+            .map(|e| EditionView {
+                cycle: e.cycle,
+                before: e.previous.clone().unwrap_or_default(),
+                folded: e
+                    .folded
+                    .map(|r| {
+                        messages
+                            .iter()
+                            .filter(|m| (r.first..=r.last).contains(&m.turn))
+                            .map(|m| format!("{}: {}", m.role.as_str(), m.content))
+                            .collect::<Vec<_>>()
+                            .join("\n")
+                    })
+                    .unwrap_or_default(),
+                folded_turns: e.folded.map(|r| (r.first, r.last)),
+                after: e.summary.clone(),
+                words: word_count(&e.summary),
+                word_limit: e.word_limit,
+                overrun: e.overrun,
+                provenance: provenance_label(e.provenance),
+            })
+            .collect::<Vec<_>>();
+        let facts = drift(&memory.policy().prompt.must_keep, &editions);
+        let summary_tokens = memory
+            .editions()
+            .last()
+            .map(|e| e.tokens_out)
+            .filter(|&t| t > 0)
+            .unwrap_or_else(|| ScheduleInput::uniform(0).summary_tokens);
+        let sizes = ScheduleInput {
+            turns: memory.turn_count(),
+            sizes: turn_sizes(&messages),
+            system_tokens: counter.count(memory.system_prompt()),
+            summary_tokens,
+        };
+        InspectView {
+            name: session.name.clone(),
+            system_prompt: memory.system_prompt().to_owned(),
+            turns: memory.turn_count(),
+            messages,
+            editions,
+            facts,
+            trigger: memory.policy().trigger.clone(),
+            sizes,
+        }
+    }
+
+    /// The same conversation, with its real per-turn token sizes, under another trigger: what
+    /// each request would have held and how many summariser calls it would have cost.
+    pub fn replay(&self, session: &Session, trigger: Trigger) -> Result<Schedule, PolicyError> {
+        let mut policy: Policy = session.memory.policy().clone();
+        policy.trigger = trigger;
+        policy.validate()?;
+        Ok(schedule(&policy, &self.sizes))
+    }
+}
+
+/// Sums the user and assistant tokens of each turn, oldest first.
+fn turn_sizes(messages: &[MessageView]) -> Vec<TurnSize> {
+    let mut sizes: Vec<TurnSize> = Vec::new();
+    for m in messages {
+        let index = m.turn.saturating_sub(1) as usize;
+        if sizes.len() <= index {
+            sizes.resize(
+                index + 1,
+                TurnSize {
+                    user: 0,
+                    assistant: 0,
+                },
+            );
+        }
+        match m.role {
+            Role::User => sizes[index].user += m.tokens,
+            Role::Assistant => sizes[index].assistant += m.tokens,
+            Role::System => {}
+        }
+    }
+    sizes
+}
+
+fn drift(must_keep: &[String], editions: &[EditionView]) -> Vec<FactView> {
+    if editions.is_empty() {
+        return Vec::new();
+    }
+    let pinned: Vec<PinnedFact> = must_keep
+        .iter()
+        .filter(|p| !p.trim().is_empty())
+        .map(|p| PinnedFact::phrase(p.clone(), p.clone()))
+        .collect();
+    // Phrases always compile; a failure here would only drop the drift panel, never the tab.
+    let Ok(compiled) = compile_facts(&pinned) else {
+        return Vec::new();
+    };
+    let summaries: Vec<&str> = editions.iter().map(|e| e.after.as_str()).collect();
+    fact_presence(&compiled, &summaries)
+        .into_iter()
+        .map(|track| FactView {
+            phrase: track.label,
+            kept: track.kept.last().copied().unwrap_or(false),
+            first_lost: track.first_lost,
+        })
+        .collect()
+}
+
+fn provenance_label(p: crate::engine::edition::Provenance) -> &'static str {
+    use crate::engine::edition::Provenance;
+    match p {
+        Provenance::Model => "model",
+        Provenance::Extractive => "extractive",
+        Provenance::ManualEdit => "manual edit",
+        Provenance::Restore => "restore",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::edition::Provenance;
+    use crate::engine::memory::{CommitMeta, MemoryState};
+    use crate::engine::message::{Message, WordCounter};
+    use crate::engine::session::SessionSettings;
+
+    /// Four turns under "summarise at 2, keep 1", with a must-keep fact the third summary drops.
+    fn played() -> Session {
+        let mut policy = Policy::new(Trigger::Turns {
+            max_turns: 2,
+            keep: 1,
+        })
+        .unwrap();
+        policy.prompt.must_keep = vec!["no equities".into()];
+        let mut memory = MemoryState::new("You are FinCoach.", policy).unwrap();
+        let summaries = [
+            "Client wants no equities.",
+            "Still no equities, bonds only.",
+            "Bonds only.",
+        ];
+        let mut cycle = 0;
+        for t in 1..=4u64 {
+            let question = "q ".repeat(t as usize);
+            memory
+                .add_message(Message::new(Role::User, question, &WordCounter, t))
+                .unwrap();
+            let job = memory
+                .add_message(Message::new(Role::Assistant, "a a a", &WordCounter, t))
+                .unwrap();
+            if let Some(job) = job {
+                let meta = CommitMeta {
+                    model: None,
+                    provenance: Provenance::Extractive,
+                    at_ms: t,
+                };
+                memory
+                    .commit(job.id, summaries[cycle], meta, &WordCounter)
+                    .unwrap();
+                cycle += 1;
+            }
+        }
+        Session {
+            name: "FinCoach".into(),
+            settings: SessionSettings::default(),
+            memory,
+        }
+    }
+
+    #[test]
+    fn messages_carry_their_turn_and_whether_they_were_folded() {
+        let view = InspectView::new(&played(), &WordCounter);
+        let rows: Vec<(u32, &str, &str)> = view
+            .messages
+            .iter()
+            .map(|m| (m.turn, m.role.as_str(), m.state))
+            .collect();
+        assert_eq!(view.turns, 4);
+        assert_eq!(rows[0], (1, "user", "folded"));
+        assert_eq!(rows[7], (4, "assistant", "verbatim"));
+        assert_eq!(
+            rows.iter().filter(|r| r.2 == "folded").count(),
+            2 * view.editions.last().unwrap().folded_turns.unwrap().1 as usize
+        );
+    }
+
+    #[test]
+    fn editions_show_before_folded_and_after() {
+        let view = InspectView::new(&played(), &WordCounter);
+        assert_eq!(view.editions.len(), 3);
+        let first = &view.editions[0];
+        assert_eq!(first.cycle, 1);
+        assert_eq!(first.before, "");
+        assert_eq!(first.folded_turns, Some((1, 1)));
+        assert_eq!(first.folded, "user: q \nassistant: a a a");
+        assert_eq!(first.after, "Client wants no equities.");
+        assert_eq!(first.words, 4);
+        let second = &view.editions[1];
+        assert_eq!(second.before, first.after);
+        assert_eq!(second.provenance, "extractive");
+    }
+
+    #[test]
+    fn drift_names_the_first_edition_that_lost_a_fact() {
+        let view = InspectView::new(&played(), &WordCounter);
+        assert_eq!(
+            view.facts,
+            [FactView {
+                phrase: "no equities".into(),
+                kept: false,
+                first_lost: Some(3)
+            }]
+        );
+    }
+
+    #[test]
+    fn replay_uses_the_sessions_real_turn_sizes() {
+        let session = played();
+        let view = InspectView::new(&session, &WordCounter);
+        // Turn t asks t words and gets three back.
+        let sizes: Vec<(u32, u32)> = view
+            .sizes
+            .sizes
+            .iter()
+            .map(|s| (s.user, s.assistant))
+            .collect();
+        assert_eq!(sizes, [(1, 3), (2, 3), (3, 3), (4, 3)]);
+        assert_eq!(view.sizes.system_tokens, 3);
+
+        let recorded = view.replay(&session, view.trigger.clone()).unwrap();
+        assert_eq!(recorded.calls, view.editions.len() as u32);
+        let never = view.replay(&session, Trigger::Manual { keep: 1 }).unwrap();
+        assert_eq!(never.calls, 0);
+        // Without a summary, turn 4's request holds the system prompt, all four questions and
+        // the three earlier replies (its own reply is not sent yet).
+        assert_eq!(never.rows[3].tokens, 3 + (1 + 2 + 3 + 4) + 3 * 3);
+        assert!(
+            view.replay(
+                &session,
+                Trigger::Turns {
+                    max_turns: 2,
+                    keep: 2
+                }
+            )
+            .is_err()
+        );
+    }
+}

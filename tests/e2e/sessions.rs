@@ -1,0 +1,333 @@
+//! Sessions: import a file, inspect it offline, export it again, keep it across a reload, refuse
+//! a broken file, never export the API key, and load the app with the server gone.
+
+use std::time::Duration;
+
+use serde_json::Value;
+use summary_memory::engine::edition::Provenance;
+use summary_memory::engine::memory::{CommitMeta, MemoryState};
+use summary_memory::engine::message::{Message, Role, WordCounter};
+use summary_memory::engine::policy::{Policy, Trigger};
+use summary_memory::engine::session::{Session, SessionSettings, export};
+
+use crate::harness::{Browser, StoppableApp, TempDir};
+
+/// Three turns under "summarise at 2, keep 1": two editions, turns 1 and 2 folded.
+fn played() -> Session {
+    let mut policy = Policy::new(Trigger::Turns {
+        max_turns: 2,
+        keep: 1,
+    })
+    .unwrap();
+    policy.prompt.must_keep = vec!["no equities".into()];
+    let mut memory = MemoryState::new("You are FinCoach.", policy).unwrap();
+    let summaries = ["Aarav wants no equities.", "Aarav keeps to bonds."];
+    let mut cycle = 0;
+    for t in 1..=3u64 {
+        memory
+            .add_message(Message::new(
+                Role::User,
+                format!("question {t}"),
+                &WordCounter,
+                t,
+            ))
+            .unwrap();
+        let job = memory
+            .add_message(Message::new(
+                Role::Assistant,
+                format!("answer {t}"),
+                &WordCounter,
+                t,
+            ))
+            .unwrap();
+        if let Some(job) = job {
+            let meta = CommitMeta {
+                model: Some("m".into()),
+                provenance: Provenance::Model,
+                at_ms: t,
+            };
+            memory
+                .commit(job.id, summaries[cycle], meta, &WordCounter)
+                .unwrap();
+            cycle += 1;
+        }
+    }
+    Session {
+        name: "Aarav's plan".into(),
+        settings: SessionSettings::default(),
+        memory,
+    }
+}
+
+fn write_file(dir: &TempDir, name: &str, text: &str) -> String {
+    let path = dir.0.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+async fn import(browser: &Browser, path: &str) {
+    browser
+        .wait_testid("import-file")
+        .await
+        .send_keys(path)
+        .await
+        .unwrap();
+}
+
+async fn count(browser: &Browser, testid: &str) -> usize {
+    browser.all_testid(testid).await.len()
+}
+
+async fn wait_count(browser: &Browser, testid: &str, n: usize) {
+    browser
+        .wait_until(
+            &format!("document.querySelectorAll(\"[data-testid='{testid}']\").length === {n}"),
+            &format!("{n} × {testid}"),
+        )
+        .await;
+}
+
+/// Waits until IndexedDB holds `n` session records (the app has opened the database by then).
+async fn wait_stored(browser: &Browser, n: u64) {
+    let script = "const done = arguments[arguments.length - 1];
+        const open = indexedDB.open('summary-memory');
+        open.onerror = () => done(-1);
+        open.onsuccess = () => {
+            try {
+                const count = open.result.transaction('sessions').objectStore('sessions').count();
+                count.onsuccess = () => { open.result.close(); done(count.result); };
+                count.onerror = () => done(-1);
+            } catch (e) { done(-1); }
+        };";
+    let deadline = std::time::Instant::now() + crate::harness::PATIENCE;
+    loop {
+        let stored = browser.client.execute_async(script, vec![]).await.unwrap();
+        if stored.as_u64() == Some(n) {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "IndexedDB never held {n} sessions: {stored}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The text of the last export, from the hidden preview the Inspect tab keeps.
+async fn exported(browser: &Browser) -> String {
+    browser
+        .wait_until(
+            "document.querySelector(\"[data-testid='export-preview']\").textContent.length > 0",
+            "the export",
+        )
+        .await;
+    let value = browser
+        .client
+        .execute(
+            "return document.querySelector(\"[data-testid='export-preview']\").textContent",
+            vec![],
+        )
+        .await
+        .unwrap();
+    value.as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn an_imported_session_is_listed_inspected_exported_and_kept_across_a_reload() {
+    let browser = Browser::new().await;
+    let dir = TempDir::new();
+    let session = played();
+    let file = export(&session, 5, "0.1.0");
+    let path = write_file(&dir, "aarav.json", &file);
+
+    browser.open("?tab=inspect").await;
+    import(&browser, &path).await;
+    wait_count(&browser, "session-item", 1).await;
+    wait_count(&browser, "message", 6).await;
+    let name = browser
+        .wait_testid("session-name")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(name, "Aarav's plan");
+    let states: Vec<String> = {
+        let mut out = Vec::new();
+        for m in browser.all_testid("message").await {
+            out.push(m.attr("data-state").await.unwrap().unwrap());
+        }
+        out
+    };
+    assert_eq!(
+        states,
+        [
+            "folded", "folded", "folded", "folded", "verbatim", "verbatim"
+        ]
+    );
+    assert_eq!(count(&browser, "edition").await, 2);
+    let afters: Vec<String> = {
+        let mut out = Vec::new();
+        for e in browser.all_testid("edition-after").await {
+            out.push(e.text().await.unwrap());
+        }
+        out
+    };
+    assert_eq!(
+        afters,
+        ["Aarav wants no equities.", "Aarav keeps to bonds."]
+    );
+    let fact = browser.wait_testid("fact").await;
+    assert_eq!(
+        fact.attr("data-kept").await.unwrap().as_deref(),
+        Some("false")
+    );
+    // The replay starts from the recorded trigger, so it finds the same two cycles.
+    assert_eq!(
+        browser
+            .wait_testid("replay-calls")
+            .await
+            .text()
+            .await
+            .unwrap(),
+        "2"
+    );
+
+    // Export, then compare the session part (the envelope's time differs) with the original.
+    browser.wait_testid("export").await.click().await.unwrap();
+    let out: Value = serde_json::from_str(&exported(&browser).await).unwrap();
+    let original: Value = serde_json::from_str(&file).unwrap();
+    assert_eq!(out["format"], original["format"]);
+    assert_eq!(out["session"], original["session"]);
+
+    // IndexedDB keeps it across a reload, once the save has landed.
+    wait_stored(&browser, 1).await;
+    browser.open("?tab=inspect").await;
+    wait_count(&browser, "session-item", 1).await;
+    assert_eq!(
+        browser
+            .wait_testid("session-name")
+            .await
+            .text()
+            .await
+            .unwrap(),
+        "Aarav's plan"
+    );
+    assert!(browser.console_errors().await.is_empty());
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn a_malformed_file_shows_what_is_wrong_and_changes_nothing() {
+    let browser = Browser::new().await;
+    let dir = TempDir::new();
+    let good = write_file(&dir, "good.json", &export(&played(), 5, "0.1.0"));
+    let mut broken: Value = serde_json::from_str(&export(&played(), 5, "0.1.0")).unwrap();
+    broken["session"]["editions"][1]["cycle"] = 7.into();
+    let broken = write_file(&dir, "broken.json", &broken.to_string());
+    let not_json = write_file(&dir, "notes.json", "{ this is not json");
+
+    browser.open("?tab=inspect").await;
+    import(&browser, &good).await;
+    wait_count(&browser, "session-item", 1).await;
+    import(&browser, &broken).await;
+    let error = browser.wait_testid("error").await;
+    assert_eq!(error.attr("role").await.unwrap().as_deref(), Some("alert"));
+    let text = error.text().await.unwrap();
+    assert!(text.contains("session.editions[1].cycle"), "{text}");
+    assert!(text.contains("nothing changed"), "{text}");
+    assert_eq!(count(&browser, "session-item").await, 1);
+
+    import(&browser, &not_json).await;
+    browser
+        .wait_until(
+            "document.querySelector(\"[data-testid='error']\").textContent.includes('not valid JSON')",
+            "the JSON error",
+        )
+        .await;
+    assert_eq!(count(&browser, "session-item").await, 1);
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn the_api_key_never_appears_in_an_export() {
+    const KEY: &str = "sk-e2e-never-exported";
+    let browser = Browser::new().await;
+    let dir = TempDir::new();
+    let path = write_file(&dir, "s.json", &export(&played(), 5, "0.1.0"));
+
+    browser.open("?tab=settings").await;
+    browser
+        .wait_testid("api-key")
+        .await
+        .send_keys(KEY)
+        .await
+        .unwrap();
+    browser
+        .wait_testid("tab-inspect")
+        .await
+        .click()
+        .await
+        .unwrap();
+    import(&browser, &path).await;
+    wait_count(&browser, "session-item", 1).await;
+    // The key is still set in Settings: the export could have taken it, and must not.
+    browser.wait_testid("export").await.click().await.unwrap();
+    let one = exported(&browser).await;
+    assert!(one.contains("summary-memory-session"), "{one}");
+    assert!(!one.contains(KEY));
+    let key_kept = browser
+        .client
+        .execute(
+            "return sessionStorage.getItem('summary-memory.api-key')",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(key_kept.as_str(), Some(KEY));
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn after_the_first_visit_the_app_loads_with_the_server_gone() {
+    let browser = Browser::new().await;
+    let mut app = StoppableApp::start();
+    let url = format!(
+        "{}?tab=tuner&trigger=turns&max_turns=4&keep=2&turns=10",
+        app.url
+    );
+    browser.client.goto(&url).await.unwrap();
+    browser.wait_testid("summariser-calls").await;
+    browser
+        .wait_until(
+            "navigator.serviceWorker && navigator.serviceWorker.controller",
+            "the service worker to take control",
+        )
+        .await;
+
+    app.stop();
+    assert!(nothing_listens_at(&app.url), "the server still answers");
+    browser.client.goto(&url).await.unwrap();
+    let calls = browser
+        .wait_testid("summariser-calls")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(calls, "4");
+    assert_eq!(count(&browser, "schedule-row").await, 10);
+    // Other tabs still open with no network.
+    browser
+        .wait_testid("tab-inspect")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser.wait_testid("import-file").await;
+    browser.close().await;
+}
+
+/// True when nothing listens at `url` any more.
+fn nothing_listens_at(url: &str) -> bool {
+    let addr = url.trim_start_matches("http://").trim_end_matches('/');
+    std::net::TcpStream::connect(addr).is_err()
+}
