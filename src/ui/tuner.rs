@@ -182,6 +182,7 @@ fn RunView(run: TunerRun) -> impl IntoView {
                 </thead>
                 <tbody>
                     {run.schedule.rows.iter().map(|row| {
+                        let fires = row.folds.is_some();
                         let folds = row.folds.map(|f| format!("summarise turns {}–{}", f.first, f.last));
                         view! {
                             <tr
