@@ -6,11 +6,13 @@ use super::chat::ChatTab;
 use super::editions::EditionsTab;
 use super::inspect::{InspectTab, provide_sessions};
 use super::settings::{SettingsPanel, StoreStatus};
+use super::tokens::{TokenService, TokensTab};
 use super::tuner::TunerTab;
 use super::url::{current_query, replace_query};
 use crate::engine::settings::Settings;
 use crate::route::{Route, Tab};
 use crate::store;
+use crate::tokens::Encoding;
 use crate::view::chat::Workbench;
 use crate::view::tuner::trigger_from_route;
 
@@ -52,6 +54,12 @@ pub fn App() -> impl IntoView {
 
     // The session library: loaded from IndexedDB, every change saved back.
     provide_sessions();
+
+    // One token counter for the whole app. Its vocabulary is parsed after the first paint, so
+    // the page is interactive before it exists; counts show as pending until then.
+    let tokens = TokenService::new(Encoding::default());
+    provide_context(tokens);
+    tokens.load_after_paint(Encoding::default());
 
     view! {
         <header class="masthead">
@@ -115,13 +123,7 @@ fn panel(tab: Tab) -> AnyView {
         Tab::Chat => view! { <ChatTab /> }.into_any(),
         Tab::Editions => view! { <EditionsTab /> }.into_any(),
         Tab::Tuner => view! { <TunerTab /> }.into_any(),
-        Tab::Tokens => view! {
-            <section class="panel" data-testid="panel-tokens">
-                <h2>"Tokens"</h2>
-                <p>"Count tokens exactly, in o200k_base or cl100k_base."</p>
-            </section>
-        }
-        .into_any(),
+        Tab::Tokens => view! { <TokensTab /> }.into_any(),
         Tab::Inspect => view! { <InspectTab /> }.into_any(),
         Tab::Settings => view! { <SettingsPanel /> }.into_any(),
     }

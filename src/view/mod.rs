@@ -6,4 +6,5 @@ pub mod chat;
 pub mod editions;
 pub mod inspect;
 pub mod sessions;
+pub mod tokens;
 pub mod tuner;

@@ -12,4 +12,5 @@ mod screenshots;
 mod sessions;
 mod settings;
 mod shell;
+mod tokens;
 mod tuner;

@@ -1,0 +1,194 @@
+// Browser benchmark: our tokenizer (the release wasm in dist/) against gpt-tokenizer 4.0.0, in
+// ONE headless Chromium run, on the corpus of the exactness test (tests/tokenizer-oracle).
+//
+// It serves dist/ plus gpt-tokenizer and the corpus on loopback, drives Chromium through
+// chromedriver's plain HTTP API (no client library), opens the app on the Tokens tab, reads the
+// app's User Timing marks (mounted, vocabulary loaded), then runs both tokenizers in that page.
+//
+// Usage (from the repository root, after `trunk build --release --offline`):
+//   npm ci --prefix benches/browser && node benches/browser/run.mjs
+// Environment: SM_DIST (default dist), SM_BENCH_SECONDS (time per throughput run, default 2).
+
+import { spawn } from 'node:child_process'
+import { createServer } from 'node:http'
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { extname, join, normalize, resolve, dirname } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { gzipSync } from 'node:zlib'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const root = resolve(here, '..', '..')
+const dist = resolve(root, process.env.SM_DIST ?? 'dist')
+const gptDir = join(here, 'node_modules', 'gpt-tokenizer')
+const corpusPath = join(root, 'tests', 'tokenizer-oracle', 'corpus.json')
+const seconds = Number(process.env.SM_BENCH_SECONDS ?? 2)
+
+if (!existsSync(join(dist, 'index.html'))) fail(`no release build in ${dist}: run \`trunk build --release --offline\``)
+if (!existsSync(gptDir)) fail('gpt-tokenizer is missing: run `npm ci --prefix benches/browser`')
+
+const types = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css', '.json': 'application/json' }
+
+// The page's origin serves the app, /bench/gpt/ (the npm package) and /bench/corpus.json, so
+// gpt-tokenizer loads under the app's own CSP (script-src 'self').
+function serve() {
+  const server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname)
+    let file
+    if (path === '/bench/corpus.json') file = corpusPath
+    else if (path.startsWith('/bench/gpt/')) file = join(gptDir, normalize(path.slice('/bench/gpt/'.length)))
+    else file = join(dist, normalize(path))
+    if (!file.startsWith(gptDir) && !file.startsWith(dist) && file !== corpusPath) file = null
+    if (!file || !existsSync(file) || statSync(file).isDirectory()) file = join(dist, 'index.html')
+    res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' })
+    res.end(readFileSync(file))
+  })
+  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)))
+}
+
+async function startDriver() {
+  const probe = await serve()
+  const port = probe.address().port + 1
+  probe.close()
+  const child = spawn('chromedriver', [`--port=${port}`], { stdio: 'ignore' })
+  child.on('error', () => fail('chromedriver is not installed: run scripts/tools.sh --browser'))
+  const url = `http://127.0.0.1:${port}`
+  for (let i = 0; i < 200; i++) {
+    try {
+      await fetch(`${url}/status`)
+      return { url, child }
+    } catch {
+      await sleep(50)
+    }
+  }
+  fail('chromedriver did not start')
+}
+
+async function wd(driver, method, path, body) {
+  const res = await fetch(`${driver}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const json = await res.json()
+  if (!res.ok) throw new Error(`${method} ${path}: ${JSON.stringify(json.value)}`)
+  return json.value
+}
+
+const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms))
+function fail(message) {
+  console.error(`bench: ${message}`)
+  process.exit(1)
+}
+
+// Runs in the page (an async WebDriver script): times both tokenizers on the corpus.
+const inPage = `
+const done = arguments[arguments.length - 1];
+(async (seconds) => {
+  const texts = (await (await fetch('/bench/corpus.json')).json()).map((e) => e.text);
+  const bytes = texts.reduce((n, t) => n + new TextEncoder().encode(t).length, 0);
+  const ours = window.wasmBindings;
+  const oursLoadMs = ours.bench_tokens_load('o200k_base');
+  // Throughput: whole corpus rounds until 'seconds' have passed, after one warm-up round.
+  const rate = (round) => {
+    round();
+    let rounds = 0;
+    const start = performance.now();
+    while (performance.now() - start < seconds * 1000) { round(); rounds++; }
+    return (rounds * bytes) / ((performance.now() - start) / 1000);
+  };
+  let oursTokens = 0;
+  const oursRate = rate(() => { oursTokens = ours.bench_tokens_count(texts, 1); });
+
+  // gpt-tokenizer's init: importing the module (its 2.4 MB rank table) and the first encode, which
+  // builds the encoder. The file is fetched once first, so the timing is parse and build, not
+  // the loopback transfer.
+  await (await fetch('/bench/gpt/esm/bpeRanks/o200k_base.js')).text();
+  const t0 = performance.now();
+  const gpt = await import('/bench/gpt/esm/encoding/o200k_base.js');
+  gpt.encode('warm up');
+  const gptLoadMs = performance.now() - t0;
+  const ordinary = { allowedSpecial: new Set(), disallowedSpecial: new Set() };
+  let gptTokens = 0;
+  const gptRateCold = rate(() => {
+    gpt.clearMergeCache();
+    gptTokens = texts.reduce((n, t) => n + gpt.encode(t, ordinary).length, 0);
+  });
+  const gptRateWarm = rate(() => { texts.forEach((t) => gpt.encode(t, ordinary)); });
+  return { texts: texts.length, bytes, oursLoadMs, oursRate, oursTokens, gptLoadMs, gptRateCold, gptRateWarm, gptTokens };
+})(arguments[0]).then(done, (e) => done({ error: String(e && e.stack || e) }));
+`
+
+const marks = `
+const m = (n) => { const e = performance.getEntriesByName(n)[0]; return e ? e.startTime : null };
+const paint = performance.getEntriesByName('first-contentful-paint')[0];
+const first = performance.getEntriesByName('first-paint')[0];
+return { firstPaint: first ? first.startTime : null, mounted: m('sm-mounted'), vocabStart: m('sm-vocab-start-o200k_base'), vocabLoaded: m('sm-vocab-loaded-o200k_base'), fcp: paint ? paint.startTime : null };
+`
+
+const server = await serve()
+const app = `http://127.0.0.1:${server.address().port}/`
+const { url: driver, child } = await startDriver()
+const profile = mkdtempSync(join(tmpdir(), 'sm-bench-'))
+let session
+try {
+  const caps = {
+    capabilities: {
+      alwaysMatch: {
+        'goog:chromeOptions': {
+          binary: '/usr/bin/chromium',
+          args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+            '--disable-background-networking', '--disable-component-update', '--disable-sync',
+            '--disable-dev-shm-usage', `--user-data-dir=${profile}`],
+        },
+      },
+    },
+  }
+  session = (await wd(driver, 'POST', '/session', caps)).sessionId
+  const s = `/session/${session}`
+  await wd(driver, 'POST', `${s}/timeouts`, { script: 600000, pageLoad: 60000 })
+  await wd(driver, 'POST', `${s}/url`, { url: `${app}?tab=tokens` })
+  let t = null
+  for (let i = 0; i < 600 && !(t && t.vocabLoaded); i++) {
+    t = await wd(driver, 'POST', `${s}/execute/sync`, { script: marks, args: [] })
+    if (!t.vocabLoaded) await sleep(50)
+  }
+  if (!t.vocabLoaded) throw new Error('the app never marked the o200k_base vocabulary as loaded')
+  // The tab bar answers a click once the vocabulary has loaded at the latest; clicking now proves
+  // it is a working button (the e2e tier checks clicks during the load).
+  const tuner = await wd(driver, 'POST', `${s}/element`, { using: 'css selector', value: "[data-testid='tab-tuner']" })
+  await wd(driver, 'POST', `${s}/element/${Object.values(tuner)[0]}/click`, {})
+
+  const r = await wd(driver, 'POST', `${s}/execute/async`, { script: inPage, args: [seconds] })
+  if (r.error) throw new Error(r.error)
+
+  const wasm = readdirSync(dist).filter((f) => f.endsWith('.wasm'))
+  const kb = (n) => `${(n / 1024).toFixed(0)} KiB`
+  const fmt = (n) => n.toFixed(1)
+  console.log(`Chromium, ${r.texts} corpus texts (${r.bytes} bytes), o200k_base\n`)
+  for (const f of wasm) {
+    const raw = readFileSync(join(dist, f))
+    console.log(`wasm ${f}: ${raw.length} bytes raw (${kb(raw.length)}), ${gzipSync(raw, { level: 9 }).length} bytes gzip -9 (${kb(gzipSync(raw, { level: 9 }).length)})`)
+  }
+  console.log(`\npage (ms since navigation start):`)
+  console.log(`  first paint (presented)        ${fmt(t.firstPaint ?? NaN)}`)
+  console.log(`  first contentful paint        ${fmt(t.fcp ?? NaN)}`)
+  console.log(`  tab bar mounted (interactive)  ${fmt(t.mounted)}`)
+  console.log(`  vocabulary load started        ${fmt(t.vocabStart)}`)
+  console.log(`  vocabulary loaded              ${fmt(t.vocabLoaded)}  (main thread blocked ${fmt(t.vocabLoaded - t.vocabStart)} ms)`)
+  console.log(`\ninit (o200k_base):`)
+  console.log(`  ours (parse embedded vocabulary)   ${fmt(r.oursLoadMs)} ms`)
+  console.log(`  gpt-tokenizer (import + first use) ${fmt(r.gptLoadMs)} ms`)
+  console.log(`  ratio ours / gpt-tokenizer         ${(r.oursLoadMs / r.gptLoadMs).toFixed(2)}`)
+  console.log(`\ncounting throughput (corpus, no text-level cache):`)
+  console.log(`  ours                              ${fmt(r.oursRate / 1e6)} MB/s  (${r.oursTokens} tokens a round)`)
+  console.log(`  gpt-tokenizer, merge cache cleared ${fmt(r.gptRateCold / 1e6)} MB/s  (${r.gptTokens} tokens a round)`)
+  console.log(`  gpt-tokenizer, merge cache warm    ${fmt(r.gptRateWarm / 1e6)} MB/s`)
+  console.log(`  ratio ours / gpt-tokenizer         ${(r.oursRate / r.gptRateCold).toFixed(2)} (cold), ${(r.oursRate / r.gptRateWarm).toFixed(2)} (warm)`)
+  if (r.oursTokens !== r.gptTokens) console.log(`\nnote: token totals differ (${r.oursTokens} vs ${r.gptTokens}); tests/tokens_exact.rs says where`)
+} finally {
+  if (session) await wd(driver, 'DELETE', `/session/${session}`).catch(() => {})
+  child.kill()
+  server.close()
+  rmSync(profile, { recursive: true, force: true })
+}

@@ -1,0 +1,264 @@
+//! The Tokens tab counts exactly what gpt-tokenizer counts, never shows 0 while the vocabulary
+//! loads, survives a megabyte paste, and never keeps the tab bar waiting.
+//!
+//! The expected counts come from gpt-tokenizer itself (tests/tokenizer-oracle, pinned by its
+//! package-lock.json), asked at test time, not from numbers written here.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use fantoccini::Locator;
+use serde_json::{Value, json};
+
+use crate::harness::{Browser, TempDir};
+
+/// Counts of `texts` by gpt-tokenizer: (o200k_base, cl100k_base) per text.
+fn oracle_counts(texts: &[&str]) -> Vec<(usize, usize)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tokenizer-oracle");
+    if !dir.join("node_modules/gpt-tokenizer").is_dir() {
+        run(&dir, "npm", &["ci", "--no-audit", "--no-fund"]);
+    }
+    let tmp = TempDir::new();
+    let corpus: PathBuf = tmp.0.join("corpus.json");
+    let entries: Vec<Value> = texts
+        .iter()
+        .map(|t| json!({ "name": "e2e", "text": t }))
+        .collect();
+    std::fs::write(&corpus, serde_json::to_vec(&entries).unwrap()).unwrap();
+    let out = run(&dir, "node", &["oracle.mjs", corpus.to_str().unwrap()]);
+    let ids: Value = serde_json::from_slice(&out).expect("the oracle prints JSON");
+    let lens = |encoding: &str| -> Vec<usize> {
+        ids[encoding]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_array().unwrap().len())
+            .collect()
+    };
+    lens("o200k_base")
+        .into_iter()
+        .zip(lens("cl100k_base"))
+        .collect()
+}
+
+fn run(dir: &Path, program: &str, args: &[&str]) -> Vec<u8> {
+    let output = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run `{program}` ({e}): install Node.js and npm"));
+    assert!(
+        output.status.success(),
+        "`{program} {}` failed: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output.stdout
+}
+
+const COUNT: &str = "document.querySelector(\"[data-testid='token-count']\")";
+
+async fn count(browser: &Browser) -> (String, String) {
+    let element = browser.wait_testid("token-count").await;
+    let state = element
+        .attr("data-state")
+        .await
+        .unwrap()
+        .unwrap_or_default();
+    (element.text().await.unwrap(), state)
+}
+
+/// Waits until the count is exact and equal to `expect`.
+async fn wait_exact(browser: &Browser, expect: usize, what: &str) {
+    browser
+        .wait_until(
+            &format!("{COUNT}.dataset.state === 'exact' && {COUNT}.textContent === '{expect}'"),
+            what,
+        )
+        .await;
+}
+
+async fn type_text(browser: &Browser, text: &str) {
+    let input = browser.wait_testid("tokenizer-input").await;
+    input.clear().await.unwrap();
+    input.send_keys(text).await.unwrap();
+}
+
+async fn choose(browser: &Browser, encoding: &str) {
+    let select = browser.wait_testid("tokenizer-encoding").await;
+    select.select_by_value(encoding).await.unwrap();
+}
+
+#[tokio::test]
+async fn counts_match_gpt_tokenizer_and_switching_encoding_recounts() {
+    // A Latin line both encodings split alike, and Hindi, which cl100k_base splits far finer.
+    let texts = ["Hello, world!", "नमस्ते दुनिया"];
+    let expect = oracle_counts(&texts);
+    assert_ne!(
+        expect[1].0, expect[1].1,
+        "the Hindi line must tell the encodings apart"
+    );
+
+    let browser = Browser::new().await;
+    browser.open("?tab=tokens").await;
+    type_text(&browser, texts[0]).await;
+    wait_exact(
+        &browser,
+        expect[0].0,
+        "the o200k_base count of Hello, world!",
+    )
+    .await;
+    let chars = browser
+        .wait_testid("char-count")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(chars, texts[0].chars().count().to_string());
+    let pieces = browser.all_testid("token-pieces").await;
+    let spans = pieces[0]
+        .find_all(Locator::Css("span.tok"))
+        .await
+        .unwrap()
+        .len();
+    assert_eq!(spans, expect[0].0, "one coloured span per token");
+
+    type_text(&browser, texts[1]).await;
+    wait_exact(
+        &browser,
+        expect[1].0,
+        "the o200k_base count of the Hindi line",
+    )
+    .await;
+    choose(&browser, "cl100k_base").await;
+    wait_exact(
+        &browser,
+        expect[1].1,
+        "the cl100k_base recount after switching",
+    )
+    .await;
+    choose(&browser, "o200k_base").await;
+    wait_exact(
+        &browser,
+        expect[1].0,
+        "the o200k_base count after switching back",
+    )
+    .await;
+
+    let errors = browser.console_errors().await;
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn before_the_vocabulary_loads_the_count_is_pending_never_zero() {
+    let browser = Browser::new().await;
+    browser
+        .client
+        .goto(&Browser::app_url("?tab=tokens"))
+        .await
+        .unwrap();
+    // The very first reading, taken as soon as the count exists: either the vocabulary is
+    // still loading, or it has already loaded and the count is exact. It is never "0".
+    let (text, state) = count(&browser).await;
+    match state.as_str() {
+        "pending" => assert_eq!(text, "…"),
+        "exact" => assert_ne!(text, "0"),
+        other => panic!("unexpected first state {other:?} with text {text:?}"),
+    }
+    browser
+        .wait_until(
+            &format!("{COUNT}.dataset.state === 'exact'"),
+            "the vocabulary to load",
+        )
+        .await;
+    let (text, _) = count(&browser).await;
+    assert!(
+        text.parse::<u32>().unwrap() > 0,
+        "the starter text has tokens"
+    );
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn a_megabyte_paste_is_estimated_and_the_page_stays_responsive() {
+    let browser = Browser::new().await;
+    browser.open("?tab=tokens").await;
+    browser
+        .wait_until(
+            &format!("{COUNT}.dataset.state === 'exact'"),
+            "the vocabulary to load",
+        )
+        .await;
+    browser
+        .client
+        .execute(
+            "const area = document.querySelector(\"[data-testid='tokenizer-input']\");
+             area.value = 'a'.repeat(1 << 20);
+             area.dispatchEvent(new Event('input', { bubbles: true }));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    browser
+        .wait_until(
+            &format!("{COUNT}.dataset.state === 'estimate'"),
+            "the megabyte of 'a' to be estimated",
+        )
+        .await;
+    let (text, _) = count(&browser).await;
+    let value: u32 = text
+        .strip_prefix('≈')
+        .unwrap_or_else(|| panic!("an estimate is marked with ≈, got {text:?}"))
+        .parse()
+        .unwrap();
+    assert!(value > 0);
+    let chars = browser
+        .wait_testid("char-count")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(chars, (1 << 20).to_string());
+
+    // Still responsive: another tab opens on click.
+    browser
+        .wait_testid("tab-tuner")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser.wait_testid("panel-tuner").await;
+    let errors = browser.console_errors().await;
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn the_tab_bar_is_clickable_while_the_vocabulary_may_still_load() {
+    let browser = Browser::new().await;
+    browser.open("?tab=tokens").await;
+    // Straight after mounting, before waiting for any count.
+    browser
+        .wait_testid("tab-tuner")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser.wait_testid("panel-tuner").await;
+    browser
+        .wait_testid("tab-tokens")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_until(
+            &format!("{COUNT} && {COUNT}.dataset.state === 'exact'"),
+            "the count to become exact after coming back",
+        )
+        .await;
+    let errors = browser.console_errors().await;
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+    browser.close().await;
+}
