@@ -5,5 +5,6 @@ pub mod chart;
 pub mod chat;
 pub mod editions;
 pub mod inspect;
+pub mod live;
 pub mod sessions;
 pub mod tuner;
