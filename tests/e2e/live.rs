@@ -130,6 +130,11 @@ fn posts(server: &TestServer) -> Vec<Value> {
         .collect()
 }
 
+/// Text with every run of whitespace made one space, as the page renders it.
+fn words(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 fn text(s: &str) -> Reply {
     Reply::Text(s.to_owned())
 }
@@ -526,9 +531,26 @@ async fn four_turns_fold_the_oldest_two_into_a_model_summary() {
     // The next chat request carries the summary instead of turns 1 and 2.
     send(&browser, "question 5").await;
     wait_settled(&browser, 10).await;
-    let next = posts(&server)[5].to_string();
-    assert!(!next.contains("question 1"));
-    assert!(next.contains("CONVERSATION SUMMARY"));
+    let next = posts(&server)[5]["messages"].clone();
+    let of_role = |role: &str| -> Vec<String> {
+        next.as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["role"] == role)
+            .map(|m| m["content"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        of_role("user"),
+        ["question 3", "question 4", "question 5"],
+        "turns 1 and 2 travel only inside the summary"
+    );
+    assert!(
+        of_role("system")
+            .iter()
+            .any(|m| m.contains("CONVERSATION SUMMARY") && words(m).contains(&words(&summary))),
+        "{next}"
+    );
     browser.close().await;
 }
 
