@@ -20,7 +20,7 @@ use crate::view::chat::{
     ContextWindow, FrontPage, MessageRow, PolicyPanel, context_window, front_page, message_rows,
     policy_panel, progress, script_for, turns_label,
 };
-use crate::view::live::{LiveAction, LiveRow, LiveState, ReplyEnd};
+use crate::view::live::{LiveAction, LiveRow, LiveSession, LiveState, ReplyEnd};
 
 /// Token counts use one token per word until the tiktoken counter is wired into the shell; the
 /// engine caches whatever this counter says in each message.
@@ -55,6 +55,34 @@ pub fn ChatTab() -> impl IntoView {
     });
     let done = Memo::new(move |_| status.with(|s| s.as_ref().is_none_or(|s| s.done)));
 
+    let settings = expect_context::<RwSignal<Settings>>();
+    let valid = Memo::new(move |_| settings.with(|s| s.validate().is_ok()));
+    // Leaves the offline demo and sends its user messages to the endpoint, one turn at a time.
+    let run_live = move |_| {
+        let (Some(kind), Ok(valid)) = (
+            kind.get_untracked(),
+            settings.with_untracked(Settings::validate),
+        ) else {
+            return;
+        };
+        let first = workbench
+            .try_update(|w| match LiveSession::from_script(&script_for(kind)) {
+                Ok(session) => {
+                    w.unload();
+                    w.live = session;
+                    w.live.next_queued(now_ms(), &COUNTER)
+                }
+                Err(error) => {
+                    w.error = Some(error.to_string());
+                    None
+                }
+            })
+            .flatten();
+        route.update(|r| r.demo = None);
+        if let Some(messages) = first {
+            spawn_local(drive(workbench, valid, LiveAction::Reply(messages)));
+        }
+    };
     let pick = move |ev: leptos::ev::Event| {
         let chosen = DemoKind::from_slug(&event_target_value(&ev));
         workbench.update(|w| match chosen {
@@ -99,6 +127,15 @@ pub fn ChatTab() -> impl IntoView {
                     on:click=move |_| workbench.update(|w| w.play_all(&COUNTER))
                 >
                     "Play all"
+                </button>
+                <button
+                    type="button"
+                    data-testid="run-live"
+                    title="Send this demo's user messages to your endpoint, with its policy, and let the summary model write the summaries"
+                    disabled=move || kind.get().is_none() || !valid.get()
+                    on:click=run_live
+                >
+                    "Run live"
                 </button>
                 <button
                     type="button"
@@ -368,7 +405,7 @@ fn Composer() -> impl IntoView {
             .and_then(Result::ok);
         if let Some(messages) = sent {
             draft.set(String::new());
-            spawn_local(run_reply(workbench, valid, messages));
+            spawn_local(drive(workbench, valid, LiveAction::Reply(messages)));
         }
     };
     let retry = move || {
@@ -376,13 +413,9 @@ fn Composer() -> impl IntoView {
             return;
         };
         let action = workbench.try_update(|w| w.live.retry(&COUNTER));
-        match action {
-            Some(Ok(LiveAction::Reply(messages))) => {
-                spawn_local(run_reply(workbench, valid, messages))
-            }
-            Some(Ok(LiveAction::Summary(job))) => spawn_local(run_summaries(workbench, valid, job)),
-            Some(Err(error)) => workbench.update(|w| w.error = Some(error.to_string())),
-            None => {}
+        // A refused retry leaves its reason in the session's error, which the tab shows.
+        if let Some(Ok(action)) = action {
+            spawn_local(drive(workbench, valid, action));
         }
     };
     let keydown = move |ev: leptos::ev::KeyboardEvent| match ev.key().as_str() {
@@ -478,13 +511,36 @@ fn now_ms() -> u64 {
     js_sys::Date::now() as u64
 }
 
-/// Asks the chat model for a reply, streaming it into the session when streaming is on, then
-/// runs the summariser job the reply made due.
+/// Performs `action` and what follows from it: the summariser jobs a reply makes due, then the
+/// next queued message of a demo run live, until nothing is left or an error waits for Retry.
+async fn drive(workbench: RwSignal<Workbench>, valid: ValidSettings, action: LiveAction) {
+    let mut action = Some(action);
+    while let Some(current) = action.take() {
+        match current {
+            LiveAction::Reply(messages) => {
+                let end = run_reply(workbench, &valid, messages).await;
+                let job = workbench
+                    .try_update(|w| w.live.finish(end, now_ms(), &COUNTER))
+                    .flatten();
+                if let Some(job) = job {
+                    run_summaries(workbench, &valid, job).await;
+                }
+            }
+            LiveAction::Summary(job) => run_summaries(workbench, &valid, job).await,
+        }
+        action = workbench
+            .try_update(|w| w.live.next_queued(now_ms(), &COUNTER))
+            .flatten()
+            .map(LiveAction::Reply);
+    }
+}
+
+/// Asks the chat model for a reply, streaming it into the session when streaming is on.
 async fn run_reply(
     workbench: RwSignal<Workbench>,
-    valid: ValidSettings,
+    valid: &ValidSettings,
     messages: Vec<ChatMessage>,
-) {
+) -> ReplyEnd {
     let stop = StopHandle::new();
     STOP.with(|slot| *slot.borrow_mut() = Some(stop.clone()));
     let client = Client::new(valid.endpoint.clone());
@@ -514,17 +570,12 @@ async fn run_reply(
         }
     };
     STOP.with(|slot| *slot.borrow_mut() = None);
-    let job = workbench
-        .try_update(|w| w.live.finish(end, now_ms(), &COUNTER))
-        .flatten();
-    if let Some(job) = job {
-        run_summaries(workbench, valid, job).await;
-    }
+    end
 }
 
 /// Runs a summariser job through the same endpoint with the summary model, and any job that
 /// becomes due right after it (a compression, or a cycle the meantime made due).
-async fn run_summaries(workbench: RwSignal<Workbench>, valid: ValidSettings, job: SummaryJob) {
+async fn run_summaries(workbench: RwSignal<Workbench>, valid: &ValidSettings, job: SummaryJob) {
     let client = Client::new(valid.endpoint.clone());
     let mut next = Some(job);
     while let Some(job) = next.take() {

@@ -6,10 +6,11 @@
 //! back in ([`LiveSession::delta`], [`LiveSession::finish`], [`LiveSession::summary_done`]). The
 //! user's message goes into the archive before the request leaves, so a failure never loses it.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, VecDeque};
 
 use thiserror::Error;
 
+use crate::engine::demo::DemoScript;
 use crate::engine::edition::Provenance;
 use crate::engine::memory::{CommitMeta, MemoryError, MemoryState, MessageState, SummaryJob};
 use crate::engine::message::{ChatMessage, CountTokens, Message, Role};
@@ -30,6 +31,8 @@ pub struct LiveSession {
     summarising: Option<u64>,
     error: Option<String>,
     redo: Option<Redo>,
+    /// User messages still to send, when a demo script is being run live.
+    queue: VecDeque<String>,
 }
 
 /// What Retry would do.
@@ -137,6 +140,45 @@ impl LiveSession {
         Ok(LiveSession::with_memory(memory))
     }
 
+    /// A live run of a demo: its system prompt and policy, with its user messages queued to be
+    /// sent one after another, each once the previous reply (and any summary it made due) is in.
+    pub fn from_script(script: &DemoScript) -> Result<LiveSession, LiveError> {
+        let memory = MemoryState::new(script.system_prompt, script.policy.clone())
+            .map_err(MemoryError::Policy)?;
+        let mut session = LiveSession::with_memory(memory);
+        session.queue = script
+            .turns
+            .iter()
+            .map(|(user, _)| (*user).to_owned())
+            .collect();
+        Ok(session)
+    }
+
+    /// How many queued user messages are still to be sent.
+    pub fn queued(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// Sends the next queued message, unless a reply or summary is running or an error waits
+    /// for Retry (the run pauses there and goes on after a successful retry).
+    pub fn next_queued(
+        &mut self,
+        at_ms: u64,
+        counter: &dyn CountTokens,
+    ) -> Option<Vec<ChatMessage>> {
+        if self.streaming.is_some() || self.summarising.is_some() || self.error.is_some() {
+            return None;
+        }
+        let text = self.queue.pop_front()?;
+        match self.send(&text, at_ms, counter) {
+            Ok(messages) => Some(messages),
+            Err(error) => {
+                self.error = Some(error.to_string());
+                None
+            }
+        }
+    }
+
     pub fn memory(&self) -> &MemoryState {
         &self.memory
     }
@@ -196,7 +238,11 @@ impl LiveSession {
         self.streaming = None;
         let (text, complete, error) = match end {
             ReplyEnd::Complete(text) => (text, true, None),
-            ReplyEnd::Stopped(text) => (text, false, None),
+            ReplyEnd::Stopped(text) => {
+                // Stop ends a scripted run too: the user took over.
+                self.queue.clear();
+                (text, false, None)
+            }
             ReplyEnd::Failed { partial, error } => (partial, false, Some(error)),
         };
         if let Some(error) = error {
@@ -298,6 +344,7 @@ impl LiveSession {
                 }
                 Err(error) => {
                     self.redo = Some(Redo::Summary);
+                    self.error = Some(error.to_string());
                     Err(error.into())
                 }
             },
@@ -347,6 +394,7 @@ impl LiveSession {
             summarising: None,
             error: None,
             redo: None,
+            queue: VecDeque::new(),
         }
     }
 
@@ -521,6 +569,44 @@ mod tests {
             assert_eq!(session.memory().summary(), Some("Turns 1-2."));
             assert_eq!(session.error(), None);
         }
+    }
+
+    #[test]
+    fn a_script_run_live_sends_its_messages_in_order_pausing_on_errors_and_ending_on_stop() {
+        let script = DemoScript::fincoach();
+        let mut session = LiveSession::from_script(&script).unwrap();
+        assert_eq!(session.memory().policy(), &script.policy);
+        assert_eq!(session.queued(), script.turns.len());
+        let first = session.next_queued(1, &C).unwrap();
+        assert_eq!(first.last().unwrap().content, script.turns[0].0);
+        assert_eq!(session.next_queued(2, &C), None, "one reply at a time");
+        session.finish(
+            ReplyEnd::Failed {
+                partial: String::new(),
+                error: "down".into(),
+            },
+            3,
+            &C,
+        );
+        assert_eq!(session.next_queued(4, &C), None, "paused until Retry");
+        assert!(matches!(session.retry(&C), Ok(LiveAction::Reply(_))));
+        session.finish(ReplyEnd::Complete("ok".into()), 5, &C);
+        let second = session.next_queued(6, &C).unwrap();
+        assert_eq!(second.last().unwrap().content, script.turns[1].0);
+        session.finish(ReplyEnd::Stopped("partial".into()), 7, &C);
+        assert_eq!(session.queued(), 0);
+        assert_eq!(session.next_queued(8, &C), None);
+    }
+
+    #[test]
+    fn the_default_session_uses_the_four_two_turn_policy() {
+        assert_eq!(
+            LiveSession::default().memory().policy().trigger,
+            crate::engine::policy::Trigger::Turns {
+                max_turns: 4,
+                keep: 2
+            }
+        );
     }
 
     #[test]

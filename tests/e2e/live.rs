@@ -591,3 +591,45 @@ async fn a_failed_summary_leaves_every_message_verbatim_and_offers_retry() {
     assert!(absent(&browser, "error").await);
     browser.close().await;
 }
+
+#[tokio::test]
+async fn run_live_sends_a_demos_messages_to_the_endpoint_with_its_policy() {
+    let script = summary_memory::engine::DemoScript::fincoach();
+    let server = TestServer::start().await;
+    let browser = Browser::new().await;
+    connect(&browser, Setup::new(&server.base_url)).await;
+    browser
+        .wait_testid("demo-picker")
+        .await
+        .select_by_value("fincoach")
+        .await
+        .unwrap();
+    browser.wait_testid("run-live").await.click().await.unwrap();
+    // Six turns under 4/2: a cycle after turn 4 folds turns 1-2, one after turn 6 folds 3-4.
+    browser
+        .wait_until(
+            "document.querySelectorAll(\"[data-testid='message']\").length === 12 && \
+             document.querySelectorAll(\"[data-state='folded']\").length === 8",
+            "the demo to run live with two cycles",
+        )
+        .await;
+    let shown = messages(&browser).await;
+    let users: Vec<&str> = shown
+        .iter()
+        .filter(|m| m.0 == "user")
+        .map(|m| m.2.as_str())
+        .collect();
+    let scripted: Vec<&str> = script.turns.iter().map(|(user, _)| *user).collect();
+    assert_eq!(words(&users.join(" ")), words(&scripted.join(" ")));
+    // The replies came from the endpoint, not from the script.
+    let first_reply = &shown[1].2;
+    assert!(first_reply.starts_with("You said:"), "{first_reply}");
+    browser.wait_testid("summary").await;
+    let bodies = posts(&server);
+    assert_eq!(bodies.len(), 8, "six chat requests and two summaries");
+    assert_eq!(bodies[0]["messages"][0]["content"], script.system_prompt);
+    assert_eq!(bodies[4]["model"], "test-summary");
+    assert_eq!(bodies[7]["model"], "test-summary");
+    assert!(absent(&browser, "error").await);
+    browser.close().await;
+}
