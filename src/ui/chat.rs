@@ -1,18 +1,26 @@
 //! The Chat tab: a demo picker with Step / Play all / Reset, the conversation with the summary
 //! pinned as its front page, the policy, and the context window of the last request.
 //!
-//! Live mode (sending to an endpoint) is not built yet. Its seam is the core: a live session
-//! sends `DemoPlayer::last_request` to the chat model where a demo reads its scripted reply, and
-//! `DemoPlayer::pending_job` to the summariser where a demo runs the extractive summariser.
+//! Without a demo loaded the tab is a live chat with the endpoint set in Settings: the
+//! [`LiveSession`] decides what to send and keeps the memory; this file only performs the
+//! requests through [`crate::api::Client`] and feeds the results back.
+
+use std::cell::RefCell;
 
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 
-use crate::engine::message::WordCounter;
+use crate::api::{Client, StopHandle, StreamEnd};
+use crate::engine::memory::SummaryJob;
+use crate::engine::message::{ChatMessage, WordCounter};
+use crate::engine::settings::{Settings, ValidSettings};
 use crate::route::{DemoKind, Route};
+use crate::view::chat::Workbench;
 use crate::view::chat::{
     ContextWindow, FrontPage, MessageRow, PolicyPanel, context_window, front_page, message_rows,
     policy_panel, progress, script_for, turns_label,
 };
+use crate::view::live::{LiveAction, LiveRow, LiveSession, LiveState, ReplyEnd};
 
 /// Token counts use one token per word until the tiktoken counter is wired into the shell; the
 /// engine caches whatever this counter says in each message.
@@ -35,9 +43,46 @@ pub fn ChatTab() -> impl IntoView {
     let status = Memo::new(move |_| workbench.with(|w| w.demo.as_ref().map(progress)));
     let panel =
         Memo::new(move |_| workbench.with(|w| w.demo.as_ref().map(|p| policy_panel(p.script()))));
-    let error = Memo::new(move |_| workbench.with(|w| w.error.clone()));
+    let live = Memo::new(move |_| workbench.with(|w| w.demo.is_none()));
+    let error = Memo::new(move |_| {
+        workbench.with(|w| match &w.demo {
+            Some(_) => w.error.clone(),
+            None => w
+                .error
+                .clone()
+                .or_else(|| w.live.error().map(str::to_owned)),
+        })
+    });
     let done = Memo::new(move |_| status.with(|s| s.as_ref().is_none_or(|s| s.done)));
 
+    let settings = expect_context::<RwSignal<Settings>>();
+    let valid = Memo::new(move |_| settings.with(|s| s.validate().is_ok()));
+    // Leaves the offline demo and sends its user messages to the endpoint, one turn at a time.
+    let run_live = move |_| {
+        let (Some(kind), Ok(valid)) = (
+            kind.get_untracked(),
+            settings.with_untracked(Settings::validate),
+        ) else {
+            return;
+        };
+        let first = workbench
+            .try_update(|w| match LiveSession::from_script(&script_for(kind)) {
+                Ok(session) => {
+                    w.unload();
+                    w.live = session;
+                    w.live.next_queued(now_ms(), &COUNTER)
+                }
+                Err(error) => {
+                    w.error = Some(error.to_string());
+                    None
+                }
+            })
+            .flatten();
+        route.update(|r| r.demo = None);
+        if let Some(messages) = first {
+            spawn_local(drive(workbench, valid, LiveAction::Reply(messages)));
+        }
+    };
     let pick = move |ev: leptos::ev::Event| {
         let chosen = DemoKind::from_slug(&event_target_value(&ev));
         workbench.update(|w| match chosen {
@@ -85,6 +130,15 @@ pub fn ChatTab() -> impl IntoView {
                 </button>
                 <button
                     type="button"
+                    data-testid="run-live"
+                    title="Send this demo's user messages to your endpoint, with its policy, and let the summary model write the summaries"
+                    disabled=move || kind.get().is_none() || !valid.get()
+                    on:click=run_live
+                >
+                    "Run live"
+                </button>
+                <button
+                    type="button"
                     data-testid="reset"
                     disabled=move || kind.get().is_none()
                     on:click=move |_| workbench.update(|w| w.reset())
@@ -122,14 +176,21 @@ pub fn ChatTab() -> impl IntoView {
                         view! {
                             <p class="hint">
                                 "Pick a demo to play a scripted conversation through the memory engine. "
-                                "The summaries come from the built-in extractive summariser, so nothing is sent anywhere."
+                                "The summaries come from the built-in extractive summariser, so nothing is sent anywhere. "
+                                "Without a demo, the chat below talks to the endpoint set in Settings."
                             </p>
                         }
                     })
             }}
             <div class="chat-layout">
                 <div class="conversation">
-                    <Messages rows page />
+                    {move || {
+                        if live.get() {
+                            view! { <LiveMessages /> }.into_any()
+                        } else {
+                            view! { <Messages rows page /> }.into_any()
+                        }
+                    }}
                     <Composer />
                 </div>
                 <aside class="side">
@@ -225,24 +286,311 @@ fn MessageView(row: MessageRow) -> impl IntoView {
     }
 }
 
-/// The message box. Live chat needs an endpoint, which the Settings tab will provide; until then
-/// the controls are shown but disabled, and no reply is ever faked.
+thread_local! {
+    /// Stops the chat request in flight. It lives outside the component so that Stop still
+    /// reaches a reply that started before the user switched tabs and back.
+    static STOP: RefCell<Option<StopHandle>> = const { RefCell::new(None) };
+}
+
+/// The live conversation: the folded archive, the summary, then the verbatim turns and the
+/// reply arriving now.
+#[component]
+fn LiveMessages() -> impl IntoView {
+    let workbench = expect_context::<RwSignal<Workbench>>();
+    let rows = Memo::new(move |_| workbench.with(|w| w.live.rows()));
+    let summary = Memo::new(move |_| {
+        workbench.with(|w| {
+            let memory = w.live.memory();
+            memory.summary().map(|text| {
+                (
+                    text.to_owned(),
+                    memory.editions().last().map_or(0, |e| e.cycle),
+                    memory.summarised_to(),
+                    memory.summary_tokens(),
+                )
+            })
+        })
+    });
+    let pick = move |folded: bool| {
+        rows.with(|rows| {
+            rows.iter()
+                .filter(|r| (r.state == LiveState::Folded) == folded)
+                .cloned()
+                .collect::<Vec<_>>()
+        })
+    };
+    view! {
+        {move || {
+            let folded = pick(true);
+            (!folded.is_empty())
+                .then(|| {
+                    view! {
+                        <details class="archive" open=true>
+                            <summary class="section-label">
+                                {format!("Archive · {} messages folded into the summary", folded.len())}
+                            </summary>
+                            <ol class="messages">
+                                {folded.into_iter().map(|row| view! { <LiveMessageView row /> }).collect_view()}
+                            </ol>
+                        </details>
+                    }
+                })
+        }}
+        {move || {
+            summary
+                .get()
+                .map(|(text, cycle, to, tokens)| {
+                    view! {
+                        <section class="front-page" aria-label="Current summary">
+                            <h3 class="front-head">
+                                {format!("Front page · edition {cycle} · {} · {tokens} tokens", turns_label(1, to))}
+                            </h3>
+                            <p data-testid="summary" class="summary-text">{text}</p>
+                        </section>
+                    }
+                })
+        }}
+        <ol class="messages verbatim" aria-label="Verbatim turns" aria-live="polite">
+            {move || pick(false).into_iter().map(|row| view! { <LiveMessageView row /> }).collect_view()}
+        </ol>
+    }
+}
+
+#[component]
+fn LiveMessageView(row: LiveRow) -> impl IntoView {
+    let role = row.role.as_str();
+    let state = row.state.slug();
+    view! {
+        <li
+            class=format!("message {role} {state}")
+            data-testid="message"
+            data-role=role
+            data-state=state
+            data-turn=row.turn
+        >
+            <div class="message-meta">
+                <span class="role">{crate::view::chat::role_label(row.role)}</span>
+                <span class="turn">{format!("turn {}", row.turn)}</span>
+                <span class=format!("marker {state}")>{row.state.marker()}</span>
+            </div>
+            <p class="content">{row.content}</p>
+        </li>
+    }
+}
+
+/// The message box with Send, Stop and Retry. It is enabled when no demo is loaded and the
+/// endpoint settings are complete; a demo plays offline and never sends anything.
 #[component]
 fn Composer() -> impl IntoView {
+    let workbench = expect_context::<RwSignal<Workbench>>();
+    let settings = expect_context::<RwSignal<Settings>>();
+    let draft = RwSignal::new(String::new());
+    let live = Memo::new(move |_| workbench.with(|w| w.demo.is_none()));
+    let valid = Memo::new(move |_| settings.with(|s| s.validate().is_ok()));
+    let streaming = Memo::new(move |_| workbench.with(|w| w.live.is_streaming()));
+    let busy =
+        Memo::new(move |_| workbench.with(|w| w.live.is_streaming() || w.live.is_summarising()));
+    let can_retry = Memo::new(move |_| {
+        workbench.with(|w| w.demo.is_none() && w.live.redo().is_some()) && !busy.get()
+    });
+    let enabled = move || live.get() && valid.get();
+
+    let send = move || {
+        let text = draft.get_untracked();
+        let Ok(valid) = settings.with_untracked(Settings::validate) else {
+            return;
+        };
+        let sent = workbench
+            .try_update(|w| w.live.send(&text, now_ms(), &COUNTER))
+            .and_then(Result::ok);
+        if let Some(messages) = sent {
+            draft.set(String::new());
+            spawn_local(drive(workbench, valid, LiveAction::Reply(messages)));
+        }
+    };
+    let retry = move || {
+        let Ok(valid) = settings.with_untracked(Settings::validate) else {
+            return;
+        };
+        let action = workbench.try_update(|w| w.live.retry(&COUNTER));
+        // A refused retry leaves its reason in the session's error, which the tab shows.
+        if let Some(Ok(action)) = action {
+            spawn_local(drive(workbench, valid, action));
+        }
+    };
+    let keydown = move |ev: leptos::ev::KeyboardEvent| match ev.key().as_str() {
+        // Enter sends and Shift+Enter makes a new line, as in most chat apps.
+        "Enter" if !ev.shift_key() => {
+            ev.prevent_default();
+            if !streaming.get_untracked() {
+                send();
+            }
+        }
+        "Escape" => stop(),
+        _ => {}
+    };
+
     view! {
-        <form class="composer" on:submit=|ev| ev.prevent_default()>
+        <form
+            class="composer"
+            on:submit=move |ev| {
+                ev.prevent_default();
+                send();
+            }
+        >
             <textarea
                 data-testid="chat-input"
                 aria-label="Message"
                 rows="2"
-                disabled=true
-                placeholder="Connect an endpoint in Settings to chat live."
+                disabled=move || !enabled()
+                placeholder=move || {
+                    if !live.get() {
+                        "Choose \"Choose a demo…\" to leave the demo and chat live."
+                    } else if valid.get() {
+                        "Message the model. Enter sends, Shift+Enter adds a line, Esc stops."
+                    } else {
+                        "Connect an endpoint in Settings to chat live."
+                    }
+                }
+                prop:value=move || draft.get()
+                on:input=move |ev| draft.set(event_target_value(&ev))
+                on:keydown=keydown
             ></textarea>
-            <button type="submit" data-testid="send" disabled=true>
+            <button type="submit" data-testid="send" disabled=move || !enabled() || busy.get()>
                 "Send"
             </button>
-            <p class="hint">"Connect an endpoint in Settings to chat live; the demos run offline."</p>
+            {move || {
+                streaming
+                    .get()
+                    .then(|| {
+                        view! {
+                            <button type="button" data-testid="stop" on:click=move |_| stop()>
+                                "Stop"
+                            </button>
+                        }
+                    })
+            }}
+            {move || {
+                can_retry
+                    .get()
+                    .then(|| {
+                        view! {
+                            <button type="button" data-testid="retry" on:click=move |_| retry()>
+                                "Retry"
+                            </button>
+                        }
+                    })
+            }}
+            {move || {
+                (!enabled())
+                    .then(|| {
+                        view! {
+                            <p class="hint">
+                                {if live.get() {
+                                    "Connect an endpoint in Settings (base URL and models) to chat live; the demos run offline."
+                                } else {
+                                    "A demo is loaded and plays offline; unload it to chat live with your endpoint."
+                                }}
+                            </p>
+                        }
+                    })
+            }}
         </form>
+    }
+}
+
+fn stop() {
+    STOP.with(|slot| {
+        if let Some(handle) = slot.borrow().as_ref() {
+            handle.stop();
+        }
+    });
+}
+
+fn now_ms() -> u64 {
+    js_sys::Date::now() as u64
+}
+
+/// Performs `action` and what follows from it: the summariser jobs a reply makes due, then the
+/// next queued message of a demo run live, until nothing is left or an error waits for Retry.
+async fn drive(workbench: RwSignal<Workbench>, valid: ValidSettings, action: LiveAction) {
+    let mut action = Some(action);
+    while let Some(current) = action.take() {
+        match current {
+            LiveAction::Reply(messages) => {
+                let end = run_reply(workbench, &valid, messages).await;
+                let job = workbench
+                    .try_update(|w| w.live.finish(end, now_ms(), &COUNTER))
+                    .flatten();
+                if let Some(job) = job {
+                    run_summaries(workbench, &valid, job).await;
+                }
+            }
+            LiveAction::Summary(job) => run_summaries(workbench, &valid, job).await,
+        }
+        action = workbench
+            .try_update(|w| w.live.next_queued(now_ms(), &COUNTER))
+            .flatten()
+            .map(LiveAction::Reply);
+    }
+}
+
+/// Asks the chat model for a reply, streaming it into the session when streaming is on.
+async fn run_reply(
+    workbench: RwSignal<Workbench>,
+    valid: &ValidSettings,
+    messages: Vec<ChatMessage>,
+) -> ReplyEnd {
+    let stop = StopHandle::new();
+    STOP.with(|slot| *slot.borrow_mut() = Some(stop.clone()));
+    let client = Client::new(valid.endpoint.clone());
+    let request = valid.chat_request(messages);
+    let end = if valid.stream {
+        let reply = client
+            .stream(&request, &stop, |piece| {
+                workbench.update(|w| w.live.delta(piece))
+            })
+            .await;
+        match reply.end {
+            StreamEnd::Complete => ReplyEnd::Complete(reply.content),
+            StreamEnd::Stopped => ReplyEnd::Stopped(reply.content),
+            StreamEnd::Failed(error) => ReplyEnd::Failed {
+                partial: reply.content,
+                error: error.to_string(),
+            },
+        }
+    } else {
+        match client.complete(&request, &stop).await {
+            Ok(Some(reply)) => ReplyEnd::Complete(reply.content),
+            Ok(None) => ReplyEnd::Stopped(String::new()),
+            Err(error) => ReplyEnd::Failed {
+                partial: String::new(),
+                error: error.to_string(),
+            },
+        }
+    };
+    STOP.with(|slot| *slot.borrow_mut() = None);
+    end
+}
+
+/// Runs a summariser job through the same endpoint with the summary model, and any job that
+/// becomes due right after it (a compression, or a cycle the meantime made due).
+async fn run_summaries(workbench: RwSignal<Workbench>, valid: &ValidSettings, job: SummaryJob) {
+    let client = Client::new(valid.endpoint.clone());
+    let mut next = Some(job);
+    while let Some(job) = next.take() {
+        let request = valid.summary_request(job.request.clone());
+        let result = match client.complete(&request, &StopHandle::new()).await {
+            Ok(Some(reply)) => Ok(reply.content),
+            Ok(None) => Err("the summary request was stopped".to_owned()),
+            Err(error) => Err(error.to_string()),
+        };
+        next = workbench
+            .try_update(|w| {
+                w.live
+                    .summary_done(job.id, result, &valid.summary_model, now_ms(), &COUNTER)
+            })
+            .flatten();
     }
 }
 

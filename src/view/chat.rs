@@ -16,6 +16,8 @@ use crate::view::tuner::window_turns;
 #[derive(Clone, Debug, Default)]
 pub struct Workbench {
     pub demo: Option<DemoPlayer>,
+    /// The live conversation with the user's endpoint, shown when no demo is loaded.
+    pub live: crate::view::live::LiveSession,
     /// What went wrong in the last action, in words the user can act on.
     pub error: Option<String>,
 }

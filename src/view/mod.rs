@@ -5,6 +5,7 @@ pub mod chart;
 pub mod chat;
 pub mod editions;
 pub mod inspect;
+pub mod live;
 pub mod sessions;
 pub mod tokens;
 pub mod tuner;

@@ -7,6 +7,7 @@
 
 mod demos;
 mod harness;
+mod live;
 mod openai_server;
 mod screenshots;
 mod sessions;

@@ -1,0 +1,617 @@
+//! A live conversation with the user's endpoint: the summary memory, the reply being streamed,
+//! which replies were cut short, the last error and what Retry would redo.
+//!
+//! Architecture invariant: this model performs no I/O. The shell asks it for the messages to
+//! send ([`LiveSession::send`], [`LiveSession::retry`]), performs the request, and feeds what came
+//! back in ([`LiveSession::delta`], [`LiveSession::finish`], [`LiveSession::summary_done`]). The
+//! user's message goes into the archive before the request leaves, so a failure never loses it.
+
+use std::collections::{BTreeSet, VecDeque};
+
+use thiserror::Error;
+
+use crate::engine::demo::DemoScript;
+use crate::engine::edition::Provenance;
+use crate::engine::memory::{CommitMeta, MemoryError, MemoryState, MessageState, SummaryJob};
+use crate::engine::message::{ChatMessage, CountTokens, Message, Role};
+use crate::engine::policy::Policy;
+
+/// The system prompt a live chat starts with.
+pub const LIVE_SYSTEM_PROMPT: &str = "You are a helpful assistant. Answer clearly and briefly.";
+
+/// One live conversation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LiveSession {
+    memory: MemoryState,
+    /// The reply arriving now, if a chat request is in flight.
+    streaming: Option<String>,
+    /// Archive indices of assistant replies that were stopped or cut short.
+    incomplete: BTreeSet<usize>,
+    /// The summariser job in flight, if any.
+    summarising: Option<u64>,
+    error: Option<String>,
+    redo: Option<Redo>,
+    /// User messages still to send, when a demo script is being run live.
+    queue: VecDeque<String>,
+}
+
+/// What Retry would do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Redo {
+    /// Ask the chat model again for a reply to the conversation as it stands.
+    Reply,
+    /// Run the failed summariser job again.
+    Summary,
+}
+
+/// What the shell should perform next.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LiveAction {
+    /// A chat request with these messages.
+    Reply(Vec<ChatMessage>),
+    /// A summariser request for this job.
+    Summary(SummaryJob),
+}
+
+/// How a chat request ended, as the shell saw it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReplyEnd {
+    /// The whole reply arrived.
+    Complete(String),
+    /// The user pressed Stop; the text received so far.
+    Stopped(String),
+    /// The request failed (the error's message), with any text received before it did.
+    Failed { partial: String, error: String },
+}
+
+/// The state a live message is shown in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LiveState {
+    Verbatim,
+    Folded,
+    Streaming,
+    Incomplete,
+}
+
+/// One message as the live conversation shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LiveRow {
+    /// Archive index; the streaming reply takes the next free one.
+    pub index: usize,
+    pub role: Role,
+    pub content: String,
+    pub state: LiveState,
+    pub turn: u32,
+}
+
+/// Why a live action cannot be taken now.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum LiveError {
+    /// The message box is empty.
+    #[error("Type a message first.")]
+    EmptyMessage,
+    /// A reply is still arriving.
+    #[error("A reply is still arriving; wait for it or press Stop.")]
+    Busy,
+    /// Retry was pressed with nothing to redo.
+    #[error("There is nothing to retry.")]
+    NothingToRetry,
+    /// The memory refused the change.
+    #[error("{0}")]
+    Memory(#[from] MemoryError),
+}
+
+impl Default for LiveSession {
+    fn default() -> Self {
+        // The default policy is a constant that validates, which a test below checks.
+        match MemoryState::new(LIVE_SYSTEM_PROMPT, Policy::default()) {
+            Ok(memory) => LiveSession::with_memory(memory),
+            Err(error) => unreachable!("the default policy is valid: {error}"),
+        }
+    }
+}
+
+impl LiveState {
+    /// The `data-state` value.
+    pub fn slug(self) -> &'static str {
+        match self {
+            LiveState::Verbatim => "verbatim",
+            LiveState::Folded => "folded",
+            LiveState::Streaming => "streaming",
+            LiveState::Incomplete => "incomplete",
+        }
+    }
+
+    /// The visible marker next to the message.
+    pub fn marker(self) -> &'static str {
+        match self {
+            LiveState::Verbatim => "verbatim",
+            LiveState::Folded => "folded into the summary",
+            LiveState::Streaming => "arriving…",
+            LiveState::Incomplete => "incomplete: stopped before the end",
+        }
+    }
+}
+
+impl LiveSession {
+    /// A live conversation under `policy`.
+    pub fn new(policy: Policy) -> Result<LiveSession, LiveError> {
+        let memory = MemoryState::new(LIVE_SYSTEM_PROMPT, policy).map_err(MemoryError::Policy)?;
+        Ok(LiveSession::with_memory(memory))
+    }
+
+    /// A live run of a demo: its system prompt and policy, with its user messages queued to be
+    /// sent one after another, each once the previous reply (and any summary it made due) is in.
+    pub fn from_script(script: &DemoScript) -> Result<LiveSession, LiveError> {
+        let memory = MemoryState::new(script.system_prompt, script.policy.clone())
+            .map_err(MemoryError::Policy)?;
+        let mut session = LiveSession::with_memory(memory);
+        session.queue = script
+            .turns
+            .iter()
+            .map(|(user, _)| (*user).to_owned())
+            .collect();
+        Ok(session)
+    }
+
+    /// How many queued user messages are still to be sent.
+    pub fn queued(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// Sends the next queued message, unless a reply or summary is running or an error waits
+    /// for Retry (the run pauses there and goes on after a successful retry).
+    pub fn next_queued(
+        &mut self,
+        at_ms: u64,
+        counter: &dyn CountTokens,
+    ) -> Option<Vec<ChatMessage>> {
+        if self.streaming.is_some() || self.summarising.is_some() || self.error.is_some() {
+            return None;
+        }
+        let text = self.queue.pop_front()?;
+        match self.send(&text, at_ms, counter) {
+            Ok(messages) => Some(messages),
+            Err(error) => {
+                self.error = Some(error.to_string());
+                None
+            }
+        }
+    }
+
+    pub fn memory(&self) -> &MemoryState {
+        &self.memory
+    }
+
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    pub fn redo(&self) -> Option<&Redo> {
+        self.redo.as_ref()
+    }
+
+    /// Whether a chat reply is arriving now.
+    pub fn is_streaming(&self) -> bool {
+        self.streaming.is_some()
+    }
+
+    /// Whether a summariser call is running.
+    pub fn is_summarising(&self) -> bool {
+        self.summarising.is_some()
+    }
+
+    /// Archives the user's message, then returns the messages to send to the chat model.
+    pub fn send(
+        &mut self,
+        text: &str,
+        at_ms: u64,
+        counter: &dyn CountTokens,
+    ) -> Result<Vec<ChatMessage>, LiveError> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(LiveError::EmptyMessage);
+        }
+        if self.streaming.is_some() {
+            return Err(LiveError::Busy);
+        }
+        self.memory
+            .add_message(Message::new(Role::User, text, counter, at_ms))?;
+        Ok(self.start_reply(counter))
+    }
+
+    /// Appends a piece of the reply that is arriving.
+    pub fn delta(&mut self, piece: &str) {
+        if let Some(reply) = &mut self.streaming {
+            reply.push_str(piece);
+        }
+    }
+
+    /// Ends the chat request. A complete reply is archived verbatim; a stopped or cut one is
+    /// archived too, marked incomplete. Returns the summariser job when a cycle is due.
+    pub fn finish(
+        &mut self,
+        end: ReplyEnd,
+        at_ms: u64,
+        counter: &dyn CountTokens,
+    ) -> Option<SummaryJob> {
+        self.streaming = None;
+        let (text, complete, error) = match end {
+            ReplyEnd::Complete(text) => (text, true, None),
+            ReplyEnd::Stopped(text) => {
+                // Stop ends a scripted run too: the user took over.
+                self.queue.clear();
+                (text, false, None)
+            }
+            ReplyEnd::Failed { partial, error } => (partial, false, Some(error)),
+        };
+        if let Some(error) = error {
+            self.error = Some(error);
+            self.redo = Some(Redo::Reply);
+        }
+        if text.trim().is_empty() {
+            return None;
+        }
+        let index = self.memory.archive().len();
+        if !complete {
+            self.incomplete.insert(index);
+        }
+        let added = self
+            .memory
+            .add_message(Message::new(Role::Assistant, text, counter, at_ms));
+        match added {
+            Ok(Some(job)) => {
+                self.summarising = Some(job.id);
+                Some(job)
+            }
+            Ok(None) => None,
+            Err(error) => {
+                self.error = Some(error.to_string());
+                None
+            }
+        }
+    }
+
+    /// Feeds a summariser result back. Text is committed as a model edition; an error or empty
+    /// text is recorded as a failure that leaves the memory unchanged and offers Retry. Returns
+    /// the next job when one is due at once.
+    pub fn summary_done(
+        &mut self,
+        job_id: u64,
+        result: Result<String, String>,
+        model: &str,
+        at_ms: u64,
+        counter: &dyn CountTokens,
+    ) -> Option<SummaryJob> {
+        self.summarising = None;
+        let outcome = match result {
+            Ok(text) => self.memory.commit(
+                job_id,
+                &text,
+                CommitMeta {
+                    model: Some(model.to_owned()),
+                    provenance: Provenance::Model,
+                    at_ms,
+                },
+                counter,
+            ),
+            Err(reason) => match self.memory.fail(job_id, &reason, at_ms) {
+                // A recorded failure is reported like an empty summary: memory unchanged.
+                Ok(()) => Err(MemoryError::EmptySummary { job_id }),
+                Err(error) => Err(error),
+            },
+        };
+        match outcome {
+            Ok(next) => {
+                if self.redo == Some(Redo::Summary) {
+                    self.error = None;
+                    self.redo = None;
+                }
+                self.summarising = next.as_ref().map(|job| job.id);
+                next
+            }
+            Err(MemoryError::StaleJob { .. }) => None,
+            Err(error) => {
+                let reason = match self.memory.failures().last() {
+                    Some(failure) if failure.job_id == job_id => failure.reason.clone(),
+                    _ => error.to_string(),
+                };
+                self.error = Some(format!(
+                    "The summary could not be written: {}. The conversation and its memory are unchanged; press Retry to try the summary again.",
+                    reason.trim_end_matches('.')
+                ));
+                self.redo = Some(Redo::Summary);
+                None
+            }
+        }
+    }
+
+    /// What Retry does now: the reply again, or the failed summary job again.
+    pub fn retry(&mut self, counter: &dyn CountTokens) -> Result<LiveAction, LiveError> {
+        if self.streaming.is_some() {
+            return Err(LiveError::Busy);
+        }
+        match self.redo.take() {
+            Some(Redo::Reply) => {
+                self.error = None;
+                Ok(LiveAction::Reply(self.start_reply(counter)))
+            }
+            Some(Redo::Summary) => match self.memory.retry_job() {
+                Ok(job) => {
+                    self.error = None;
+                    self.summarising = Some(job.id);
+                    Ok(LiveAction::Summary(job))
+                }
+                Err(error) => {
+                    self.redo = Some(Redo::Summary);
+                    self.error = Some(error.to_string());
+                    Err(error.into())
+                }
+            },
+            None => Err(LiveError::NothingToRetry),
+        }
+    }
+
+    /// Every archived message, and the reply arriving now.
+    pub fn rows(&self) -> Vec<LiveRow> {
+        let memory = &self.memory;
+        let mut rows: Vec<LiveRow> = memory
+            .archive()
+            .iter()
+            .enumerate()
+            .map(|(index, message)| LiveRow {
+                index,
+                role: message.role,
+                content: message.content.clone(),
+                state: match memory.message_state(index) {
+                    MessageState::Folded => LiveState::Folded,
+                    MessageState::Verbatim if self.incomplete.contains(&index) => {
+                        LiveState::Incomplete
+                    }
+                    MessageState::Verbatim => LiveState::Verbatim,
+                },
+                turn: memory.turn_of(index),
+            })
+            .collect();
+        if let Some(reply) = &self.streaming {
+            let index = rows.len();
+            rows.push(LiveRow {
+                index,
+                role: Role::Assistant,
+                content: reply.clone(),
+                state: LiveState::Streaming,
+                turn: memory.turn_count(),
+            });
+        }
+        rows
+    }
+
+    fn with_memory(memory: MemoryState) -> LiveSession {
+        LiveSession {
+            memory,
+            streaming: None,
+            incomplete: BTreeSet::new(),
+            summarising: None,
+            error: None,
+            redo: None,
+            queue: VecDeque::new(),
+        }
+    }
+
+    /// Marks a reply as arriving and returns the context window to send for it.
+    fn start_reply(&mut self, counter: &dyn CountTokens) -> Vec<ChatMessage> {
+        self.error = None;
+        self.redo = None;
+        self.streaming = Some(String::new());
+        self.memory
+            .request(counter)
+            .iter()
+            .map(ChatMessage::from)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::message::WordCounter;
+
+    const C: WordCounter = WordCounter;
+
+    fn states(session: &LiveSession) -> Vec<(&'static str, &'static str)> {
+        session
+            .rows()
+            .iter()
+            .map(|r| (r.role.as_str(), r.state.slug()))
+            .collect()
+    }
+
+    /// Plays `turns` complete turns and returns the last summary job emitted, if any.
+    fn play(session: &mut LiveSession, turns: u32) -> Option<SummaryJob> {
+        let mut job = None;
+        for n in 1..=turns {
+            session.send(&format!("question {n}"), 0, &C).unwrap();
+            session.delta(&format!("answer {n}"));
+            job = session
+                .finish(ReplyEnd::Complete(format!("answer {n}")), 0, &C)
+                .or(job);
+        }
+        job
+    }
+
+    #[test]
+    fn sending_archives_the_user_message_before_the_request_and_streams_the_reply() {
+        let mut session = LiveSession::default();
+        let sent = session.send("  hello there ", 5, &C).unwrap();
+        assert_eq!(session.memory().archive().len(), 1);
+        assert_eq!(session.memory().archive()[0].content, "hello there");
+        assert_eq!(sent.last().map(|m| m.content.as_str()), Some("hello there"));
+        assert_eq!(sent[0].role, Role::System);
+        session.delta("Hi");
+        session.delta(" you");
+        let rows = session.rows();
+        assert_eq!(rows[1].content, "Hi you");
+        assert_eq!(
+            states(&session),
+            [("user", "verbatim"), ("assistant", "streaming")]
+        );
+        assert_eq!(session.send("again", 6, &C), Err(LiveError::Busy));
+        assert_eq!(
+            session.finish(ReplyEnd::Complete("Hi you".into()), 7, &C),
+            None
+        );
+        assert_eq!(
+            states(&session),
+            [("user", "verbatim"), ("assistant", "verbatim")]
+        );
+        assert_eq!(session.send("   ", 8, &C), Err(LiveError::EmptyMessage));
+    }
+
+    #[test]
+    fn a_failed_request_keeps_the_user_message_and_retry_resends_it() {
+        let mut session = LiveSession::default();
+        let first = session.send("plan my savings", 1, &C).unwrap();
+        let job = session.finish(
+            ReplyEnd::Failed {
+                partial: String::new(),
+                error: "Rate limited.".into(),
+            },
+            2,
+            &C,
+        );
+        assert_eq!(job, None);
+        assert_eq!(session.error(), Some("Rate limited."));
+        assert_eq!(session.redo(), Some(&Redo::Reply));
+        assert_eq!(states(&session), [("user", "verbatim")]);
+        let again = session.retry(&C).unwrap();
+        assert_eq!(again, LiveAction::Reply(first));
+        assert_eq!(session.error(), None);
+        assert!(session.is_streaming());
+        assert_eq!(session.memory().archive().len(), 1, "not archived twice");
+        assert_eq!(
+            session.retry(&C),
+            Err(LiveError::Busy),
+            "no retry while a reply arrives"
+        );
+    }
+
+    #[test]
+    fn stop_keeps_the_partial_reply_marked_incomplete() {
+        let mut session = LiveSession::default();
+        session.send("tell me a story", 1, &C).unwrap();
+        session.delta("Once upon");
+        session.finish(ReplyEnd::Stopped("Once upon".into()), 2, &C);
+        assert_eq!(
+            states(&session),
+            [("user", "verbatim"), ("assistant", "incomplete")]
+        );
+        assert_eq!(session.rows()[1].content, "Once upon");
+        assert_eq!(session.error(), None);
+        // Stopping before any text arrived archives nothing.
+        session.send("never mind", 3, &C).unwrap();
+        session.finish(ReplyEnd::Stopped(String::new()), 4, &C);
+        assert_eq!(session.memory().archive().len(), 3);
+    }
+
+    #[test]
+    fn a_due_summary_is_committed_as_a_model_edition_and_folds_the_old_turns() {
+        let mut session = LiveSession::default();
+        assert_eq!(play(&mut session, 3), None);
+        let job = play(&mut session, 1).expect("the 4/2 policy fires after 4 turns");
+        assert!(session.is_summarising());
+        let next = session.summary_done(
+            job.id,
+            Ok("The user asked 1 and 2.".into()),
+            "sum-model",
+            9,
+            &C,
+        );
+        assert_eq!(next, None);
+        assert!(!session.is_summarising());
+        let memory = session.memory();
+        assert_eq!(memory.summary(), Some("The user asked 1 and 2."));
+        let edition = memory.editions().last().unwrap();
+        assert_eq!(edition.provenance, Provenance::Model);
+        assert_eq!(edition.model.as_deref(), Some("sum-model"));
+        let folded = session
+            .rows()
+            .iter()
+            .filter(|r| r.state == LiveState::Folded)
+            .count();
+        assert_eq!(folded, 4);
+    }
+
+    #[test]
+    fn a_failed_or_empty_summary_changes_nothing_and_offers_retry() {
+        for result in [
+            Err("The server failed (HTTP 500).".to_owned()),
+            Ok("   ".to_owned()),
+        ] {
+            let mut session = LiveSession::default();
+            let job = play(&mut session, 4).unwrap();
+            let before = session.memory().clone();
+            assert_eq!(
+                session.summary_done(job.id, result.clone(), "m", 9, &C),
+                None
+            );
+            assert_eq!(session.memory().summary(), None, "{result:?}");
+            assert_eq!(session.memory().verbatim(), before.verbatim());
+            assert_eq!(session.memory().failures().len(), 1);
+            assert!(states(&session).iter().all(|(_, s)| *s == "verbatim"));
+            let error = session.error().unwrap();
+            assert!(error.contains("could not be written"), "{error}");
+            assert_eq!(session.redo(), Some(&Redo::Summary));
+            let LiveAction::Summary(again) = session.retry(&C).unwrap() else {
+                panic!("Retry redoes the summary");
+            };
+            assert!(again.id > job.id);
+            session.summary_done(again.id, Ok("Turns 1-2.".into()), "m", 10, &C);
+            assert_eq!(session.memory().summary(), Some("Turns 1-2."));
+            assert_eq!(session.error(), None);
+        }
+    }
+
+    #[test]
+    fn a_script_run_live_sends_its_messages_in_order_pausing_on_errors_and_ending_on_stop() {
+        let script = DemoScript::fincoach();
+        let mut session = LiveSession::from_script(&script).unwrap();
+        assert_eq!(session.memory().policy(), &script.policy);
+        assert_eq!(session.queued(), script.turns.len());
+        let first = session.next_queued(1, &C).unwrap();
+        assert_eq!(first.last().unwrap().content, script.turns[0].0);
+        assert_eq!(session.next_queued(2, &C), None, "one reply at a time");
+        session.finish(
+            ReplyEnd::Failed {
+                partial: String::new(),
+                error: "down".into(),
+            },
+            3,
+            &C,
+        );
+        assert_eq!(session.next_queued(4, &C), None, "paused until Retry");
+        assert!(matches!(session.retry(&C), Ok(LiveAction::Reply(_))));
+        session.finish(ReplyEnd::Complete("ok".into()), 5, &C);
+        let second = session.next_queued(6, &C).unwrap();
+        assert_eq!(second.last().unwrap().content, script.turns[1].0);
+        session.finish(ReplyEnd::Stopped("partial".into()), 7, &C);
+        assert_eq!(session.queued(), 0);
+        assert_eq!(session.next_queued(8, &C), None);
+    }
+
+    #[test]
+    fn the_default_session_uses_the_four_two_turn_policy() {
+        assert_eq!(
+            LiveSession::default().memory().policy().trigger,
+            crate::engine::policy::Trigger::Turns {
+                max_turns: 4,
+                keep: 2
+            }
+        );
+    }
+
+    #[test]
+    fn retry_with_nothing_failed_is_refused() {
+        let mut session = LiveSession::default();
+        assert_eq!(session.retry(&C), Err(LiveError::NothingToRetry));
+    }
+}

@@ -1,0 +1,635 @@
+//! Live mode in the Chat tab against the loopback test server: streaming, Stop, every failure
+//! the client classifies (each keeps the user's message and offers Retry), and the summariser
+//! cycle run through the same endpoint.
+
+use std::time::Duration;
+
+use fantoccini::Locator;
+use serde_json::{Value, json};
+
+use crate::harness::{Browser, free_port};
+use crate::openai_server::{Reply, TestServer};
+
+const KEY: &str = "sk-live-test";
+
+/// What the Settings form gets before a live chat.
+struct Setup<'a> {
+    base_url: &'a str,
+    stream: bool,
+    timeout: Option<&'a str>,
+    max_tokens: Option<&'a str>,
+}
+
+impl<'a> Setup<'a> {
+    fn new(base_url: &'a str) -> Self {
+        Setup {
+            base_url,
+            stream: true,
+            timeout: None,
+            max_tokens: None,
+        }
+    }
+}
+
+/// Fills Settings the way typing would (value plus an input event), then opens the Chat tab in
+/// the same page so nothing but the form's own storage is involved.
+async fn connect(browser: &Browser, setup: Setup<'_>) {
+    browser.open("?tab=settings").await;
+    let mut fields = vec![
+        ("base-url", setup.base_url),
+        ("api-key", KEY),
+        ("chat-model", "test-chat"),
+        ("summary-model", "test-summary"),
+    ];
+    fields.extend(setup.timeout.map(|t| ("timeout", t)));
+    fields.extend(setup.max_tokens.map(|m| ("max-tokens", m)));
+    for (testid, value) in fields {
+        browser.wait_testid(testid).await;
+        browser
+            .client
+            .execute(
+                "const input = document.querySelector(`[data-testid='${arguments[0]}']`); \
+                 input.value = arguments[1]; \
+                 input.dispatchEvent(new Event('input', { bubbles: true }));",
+                vec![json!(testid), json!(value)],
+            )
+            .await
+            .unwrap();
+    }
+    if !setup.stream {
+        browser.wait_testid("stream").await.click().await.unwrap();
+    }
+    browser.wait_testid("tab-chat").await.click().await.unwrap();
+    browser
+        .wait_until(
+            "!document.querySelector(\"[data-testid='chat-input']\").disabled",
+            "the message box to be enabled",
+        )
+        .await;
+}
+
+/// Types a message and presses Send.
+async fn send(browser: &Browser, text: &str) {
+    browser
+        .wait_testid("chat-input")
+        .await
+        .send_keys(text)
+        .await
+        .unwrap();
+    browser.wait_testid("send").await.click().await.unwrap();
+}
+
+/// (data-role, data-state, text) of every message on the page.
+async fn messages(browser: &Browser) -> Vec<(String, String, String)> {
+    let value = browser
+        .client
+        .execute(
+            "return [...document.querySelectorAll(\"[data-testid='message']\")].map(m => \
+             [m.dataset.role, m.dataset.state, m.querySelector('.content').textContent])",
+            vec![],
+        )
+        .await
+        .unwrap();
+    serde_json::from_value(value).unwrap()
+}
+
+/// Waits until `n` messages are shown and none is streaming.
+async fn wait_settled(browser: &Browser, n: usize) {
+    browser
+        .wait_until(
+            &format!(
+                "document.querySelectorAll(\"[data-testid='message']\").length === {n} && \
+                 !document.querySelector(\"[data-state='streaming']\") && \
+                 !document.querySelector(\"[data-testid='stop']\")"
+            ),
+            &format!("{n} settled messages"),
+        )
+        .await;
+}
+
+async fn error_text(browser: &Browser) -> String {
+    let error = browser.wait_testid("error").await;
+    assert_eq!(error.attr("role").await.unwrap().as_deref(), Some("alert"));
+    error.text().await.unwrap()
+}
+
+async fn absent(browser: &Browser, testid: &str) -> bool {
+    browser
+        .client
+        .find(Locator::Css(&format!("[data-testid='{testid}']")))
+        .await
+        .is_err()
+}
+
+fn posts(server: &TestServer) -> Vec<Value> {
+    server
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "POST")
+        .map(|r| r.body)
+        .collect()
+}
+
+/// Text with every run of whitespace made one space, as the page renders it.
+fn words(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn text(s: &str) -> Reply {
+    Reply::Text(s.to_owned())
+}
+
+fn status(status: u16, kind: &str, message: &str) -> Reply {
+    Reply::Status {
+        status,
+        body: json!({"error": {"message": message, "type": kind, "code": kind}}),
+        retry_after: None,
+    }
+}
+
+#[tokio::test]
+async fn a_streamed_reply_arrives_verbatim_and_the_request_carries_only_allowed_headers() {
+    let server = TestServer::start().await;
+    server.script([text("Hello from the test server, ünïcode included.")]);
+    let browser = Browser::new().await;
+    connect(&browser, Setup::new(&server.base_url)).await;
+    // Shift+Enter adds a line; Enter sends.
+    let input = browser.wait_testid("chat-input").await;
+    // WebDriver holds Shift from the first \u{E008} to the second, so only Enter is shifted.
+    input
+        .send_keys("first line\u{E008}\u{E007}\u{E008}second line")
+        .await
+        .unwrap();
+    assert!(
+        absent(&browser, "message").await,
+        "Shift+Enter must not send"
+    );
+    input.send_keys("\u{E007}").await.unwrap();
+    wait_settled(&browser, 2).await;
+    let shown = messages(&browser).await;
+    assert_eq!(shown[0].0, "user");
+    assert_eq!(shown[0].2, "first line\nsecond line");
+    assert_eq!(
+        (
+            shown[1].0.as_str(),
+            shown[1].1.as_str(),
+            shown[1].2.as_str()
+        ),
+        (
+            "assistant",
+            "verbatim",
+            "Hello from the test server, ünïcode included."
+        )
+    );
+    assert!(absent(&browser, "error").await);
+    assert!(absent(&browser, "retry").await);
+
+    let requests = server.requests();
+    let post = requests.iter().find(|r| r.method == "POST").unwrap();
+    assert_eq!(post.path, "/v1/chat/completions");
+    assert_eq!(post.body["model"], "test-chat");
+    assert_eq!(post.body["stream"], true);
+    assert_eq!(post.body["stream_options"]["include_usage"], true);
+    let page_headers: Vec<&str> = post
+        .headers
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .filter(|n| {
+            !matches!(
+                *n,
+                "host"
+                    | "connection"
+                    | "content-length"
+                    | "user-agent"
+                    | "accept"
+                    | "accept-encoding"
+                    | "accept-language"
+                    | "origin"
+                    | "referer"
+                    | "authorization"
+                    | "content-type"
+            ) && !n.starts_with("sec-")
+        })
+        .collect();
+    assert!(
+        page_headers.is_empty(),
+        "unexpected headers {page_headers:?}"
+    );
+    let header = |name: &str| {
+        post.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+    };
+    assert_eq!(header("authorization"), Some(format!("Bearer {KEY}")));
+    assert_eq!(header("content-type").as_deref(), Some("application/json"));
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn stop_mid_stream_keeps_the_partial_reply_marked_incomplete() {
+    let server = TestServer::start().await;
+    let full = "one two three four five six seven eight nine ten eleven twelve thirteen";
+    server.script([text(full)]);
+    server.chunk_delay(Duration::from_millis(250));
+    let browser = Browser::new().await;
+    connect(&browser, Setup::new(&server.base_url)).await;
+    send(&browser, "count for me").await;
+    browser
+        .wait_until(
+            "document.querySelector(\"[data-state='streaming'] .content\")?.textContent.length > 3",
+            "part of the reply to stream in",
+        )
+        .await;
+    browser.wait_testid("stop").await.click().await.unwrap();
+    wait_settled(&browser, 2).await;
+    let shown = messages(&browser).await;
+    assert_eq!(shown[0].2, "count for me");
+    assert_eq!(shown[1].1, "incomplete");
+    assert!(
+        !shown[1].2.is_empty() && full.starts_with(&shown[1].2) && shown[1].2.len() < full.len(),
+        "{:?}",
+        shown[1].2
+    );
+    // Stop is not a failure: no error, and the next message can be sent.
+    assert!(absent(&browser, "error").await);
+    server.chunk_delay(Duration::ZERO);
+    send(&browser, "again").await;
+    wait_settled(&browser, 4).await;
+    assert_eq!(messages(&browser).await[3].1, "verbatim");
+    browser.close().await;
+}
+
+/// How a failure case is set up and what the page must say.
+struct Failure<'a> {
+    name: &'a str,
+    script: Vec<Reply>,
+    stream: bool,
+    timeout: Option<&'a str>,
+    max_tokens: Option<&'a str>,
+    expect: &'a [&'a str],
+    /// How many POSTs the client makes before it gives up.
+    attempts: usize,
+}
+
+/// Sends one message into the failure, then checks the error, that the user's message stayed,
+/// that Retry is offered, and that Retry succeeds once the server behaves (its script is empty
+/// then, so it echoes).
+async fn check_failure(case: Failure<'_>) {
+    let server = TestServer::start().await;
+    server.script(case.script);
+    let browser = Browser::new().await;
+    connect(
+        &browser,
+        Setup {
+            base_url: &server.base_url,
+            stream: case.stream,
+            timeout: case.timeout,
+            max_tokens: case.max_tokens,
+        },
+    )
+    .await;
+    send(&browser, "please answer").await;
+    let error = error_text(&browser).await;
+    for phrase in case.expect {
+        assert!(error.contains(phrase), "{}: {error}", case.name);
+    }
+    wait_settled(&browser, 1).await;
+    assert_eq!(
+        messages(&browser).await,
+        [(
+            "user".to_owned(),
+            "verbatim".to_owned(),
+            "please answer".to_owned()
+        )],
+        "{}",
+        case.name
+    );
+    assert_eq!(posts(&server).len(), case.attempts, "{}", case.name);
+    browser.wait_testid("retry").await.click().await.unwrap();
+    wait_settled(&browser, 2).await;
+    let shown = messages(&browser).await;
+    assert_eq!(
+        (shown[1].1.as_str(), shown[1].2.as_str()),
+        ("verbatim", "You said: please answer"),
+        "{}",
+        case.name
+    );
+    assert!(absent(&browser, "error").await, "{}", case.name);
+    assert!(absent(&browser, "retry").await, "{}", case.name);
+    browser.close().await;
+}
+
+fn failure<'a>(name: &'a str, script: Vec<Reply>, expect: &'a [&'a str]) -> Failure<'a> {
+    Failure {
+        name,
+        script,
+        stream: true,
+        timeout: None,
+        max_tokens: None,
+        expect,
+        attempts: 1,
+    }
+}
+
+#[tokio::test]
+async fn a_closed_port_shows_a_network_error_and_keeps_the_message() {
+    let browser = Browser::new().await;
+    let base_url = format!("http://127.0.0.1:{}/v1", free_port());
+    connect(&browser, Setup::new(&base_url)).await;
+    send(&browser, "anyone there?").await;
+    let error = error_text(&browser).await;
+    assert!(
+        error.starts_with(&format!("Could not reach {base_url}")),
+        "{error}"
+    );
+    assert!(error.contains("CORS"), "{error}");
+    wait_settled(&browser, 1).await;
+    assert_eq!(messages(&browser).await[0].2, "anyone there?");
+    browser.wait_testid("retry").await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn a_refused_key_is_explained_and_retry_succeeds() {
+    check_failure(failure(
+        "401",
+        vec![status(401, "invalid_api_key", "Incorrect API key provided")],
+        &["refused the API key", "Incorrect API key provided"],
+    ))
+    .await;
+}
+
+#[tokio::test]
+async fn a_missing_model_is_explained_and_retry_succeeds() {
+    check_failure(failure(
+        "404",
+        vec![status(
+            404,
+            "model_not_found",
+            "The model test-chat does not exist",
+        )],
+        &["Not found (HTTP 404)", "The model test-chat does not exist"],
+    ))
+    .await;
+}
+
+#[tokio::test]
+async fn a_bad_request_shows_the_servers_own_message() {
+    check_failure(failure(
+        "400",
+        vec![status(
+            400,
+            "invalid_request_error",
+            "temperature is out of range for this model",
+        )],
+        &[
+            "rejected the request (HTTP 400)",
+            "temperature is out of range for this model",
+        ],
+    ))
+    .await;
+}
+
+#[tokio::test]
+async fn a_used_up_quota_is_not_retried() {
+    check_failure(failure(
+        "insufficient_quota",
+        vec![status(
+            429,
+            "insufficient_quota",
+            "You exceeded your current quota",
+        )],
+        &["quota is used up", "retrying will not help"],
+    ))
+    .await;
+}
+
+#[tokio::test]
+async fn a_failing_server_is_retried_then_explained() {
+    let mut case = failure(
+        "5xx",
+        vec![
+            status(500, "server_error", "boom"),
+            status(502, "server_error", "boom"),
+            status(503, "server_error", "still down"),
+        ],
+        &["The server failed", "still down", "Try again"],
+    );
+    case.attempts = 3;
+    check_failure(case).await;
+}
+
+#[tokio::test]
+async fn a_hanging_server_times_out() {
+    let mut case = failure("timeout", vec![Reply::Hang], &["No response", "timeout"]);
+    case.timeout = Some("2");
+    check_failure(case).await;
+}
+
+#[tokio::test]
+async fn malformed_json_is_explained_when_not_streaming() {
+    let mut case = failure(
+        "malformed",
+        vec![Reply::MalformedJson],
+        &["not OpenAI-compatible JSON"],
+    );
+    case.stream = false;
+    check_failure(case).await;
+}
+
+#[tokio::test]
+async fn an_empty_reply_cut_by_max_tokens_names_the_settings_to_change() {
+    let mut case = failure(
+        "empty length",
+        vec![Reply::EmptyLength],
+        &["max_tokens", "reasoning_effort", "length"],
+    );
+    case.max_tokens = Some("64");
+    check_failure(case).await;
+}
+
+#[tokio::test]
+async fn a_rate_limit_with_retry_after_is_waited_out() {
+    let server = TestServer::start().await;
+    server.script([
+        Reply::Status {
+            status: 429,
+            body: json!({"error": {"message": "Rate limit reached", "type": "rate_limit_exceeded"}}),
+            retry_after: Some("1".to_owned()),
+        },
+        text("Worth the wait."),
+    ]);
+    let browser = Browser::new().await;
+    connect(&browser, Setup::new(&server.base_url)).await;
+    send(&browser, "are you busy?").await;
+    wait_settled(&browser, 2).await;
+    let shown = messages(&browser).await;
+    assert_eq!(
+        (shown[1].1.as_str(), shown[1].2.as_str()),
+        ("verbatim", "Worth the wait.")
+    );
+    assert!(absent(&browser, "error").await);
+    assert_eq!(posts(&server).len(), 2);
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn a_server_rejecting_include_usage_still_answers_and_is_not_asked_again() {
+    let server = TestServer::start().await;
+    server.reject_include_usage();
+    let browser = Browser::new().await;
+    connect(&browser, Setup::new(&server.base_url)).await;
+    send(&browser, "first").await;
+    wait_settled(&browser, 2).await;
+    assert_eq!(messages(&browser).await[1].2, "You said: first");
+    assert!(absent(&browser, "error").await);
+    send(&browser, "second").await;
+    wait_settled(&browser, 4).await;
+    assert_eq!(messages(&browser).await[3].2, "You said: second");
+    let bodies = posts(&server);
+    assert_eq!(bodies.len(), 3, "one rejected, then one per message");
+    assert!(bodies[0].get("stream_options").is_some());
+    assert!(bodies[1].get("stream_options").is_none());
+    assert!(bodies[2].get("stream_options").is_none());
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn four_turns_fold_the_oldest_two_into_a_model_summary() {
+    let server = TestServer::start().await;
+    let browser = Browser::new().await;
+    connect(&browser, Setup::new(&server.base_url)).await;
+    for n in 1..=4 {
+        send(&browser, &format!("question {n}")).await;
+        wait_settled(&browser, 2 * n).await;
+    }
+    let summary = browser.wait_testid("summary").await.text().await.unwrap();
+    assert!(!summary.trim().is_empty());
+    browser
+        .wait_until(
+            "document.querySelectorAll(\"[data-state='folded']\").length === 4",
+            "4 folded messages",
+        )
+        .await;
+    let shown = messages(&browser).await;
+    let states: Vec<&str> = shown.iter().map(|m| m.1.as_str()).collect();
+    assert_eq!(
+        states,
+        [
+            "folded", "folded", "folded", "folded", "verbatim", "verbatim", "verbatim", "verbatim"
+        ]
+    );
+    let bodies = posts(&server);
+    assert_eq!(bodies.len(), 5);
+    let summariser = &bodies[4];
+    assert_eq!(summariser["model"], "test-summary");
+    assert_ne!(summariser["stream"], true);
+    let asked = summariser.to_string();
+    assert!(asked.contains("question 1") && asked.contains("question 2"));
+    assert!(!asked.contains("question 3"), "only the folded turns go in");
+    // The next chat request carries the summary instead of turns 1 and 2.
+    send(&browser, "question 5").await;
+    wait_settled(&browser, 10).await;
+    let next = posts(&server)[5]["messages"].clone();
+    let of_role = |role: &str| -> Vec<String> {
+        next.as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["role"] == role)
+            .map(|m| m["content"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        of_role("user"),
+        ["question 3", "question 4", "question 5"],
+        "turns 1 and 2 travel only inside the summary"
+    );
+    assert!(
+        of_role("system")
+            .iter()
+            .any(|m| m.contains("CONVERSATION SUMMARY") && words(m).contains(&words(&summary))),
+        "{next}"
+    );
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn a_failed_summary_leaves_every_message_verbatim_and_offers_retry() {
+    let server = TestServer::start().await;
+    server.script([
+        text("a1"),
+        text("a2"),
+        text("a3"),
+        text("a4"),
+        status(500, "server_error", "summariser down"),
+        status(500, "server_error", "summariser down"),
+        status(500, "server_error", "summariser down"),
+    ]);
+    let browser = Browser::new().await;
+    connect(&browser, Setup::new(&server.base_url)).await;
+    for n in 1..=4 {
+        send(&browser, &format!("question {n}")).await;
+        wait_settled(&browser, 2 * n).await;
+    }
+    let error = error_text(&browser).await;
+    assert!(error.contains("summary could not be written"), "{error}");
+    assert!(error.contains("summariser down"), "{error}");
+    let shown = messages(&browser).await;
+    assert_eq!(shown.len(), 8);
+    assert!(shown.iter().all(|m| m.1 == "verbatim"), "{shown:?}");
+    assert!(absent(&browser, "summary").await);
+    // Retry runs the job again; the server echoes now, so a summary appears.
+    browser.wait_testid("retry").await.click().await.unwrap();
+    browser.wait_testid("summary").await;
+    browser
+        .wait_until(
+            "document.querySelectorAll(\"[data-state='folded']\").length === 4",
+            "4 folded messages after the retry",
+        )
+        .await;
+    assert!(absent(&browser, "error").await);
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn run_live_sends_a_demos_messages_to_the_endpoint_with_its_policy() {
+    let script = summary_memory::engine::DemoScript::fincoach();
+    let server = TestServer::start().await;
+    let browser = Browser::new().await;
+    connect(&browser, Setup::new(&server.base_url)).await;
+    browser
+        .wait_testid("demo-picker")
+        .await
+        .select_by_value("fincoach")
+        .await
+        .unwrap();
+    browser.wait_testid("run-live").await.click().await.unwrap();
+    // Six turns under 4/2: a cycle after turn 4 folds turns 1-2, one after turn 6 folds 3-4.
+    browser
+        .wait_until(
+            "document.querySelectorAll(\"[data-testid='message']\").length === 12 && \
+             document.querySelectorAll(\"[data-state='folded']\").length === 8",
+            "the demo to run live with two cycles",
+        )
+        .await;
+    let shown = messages(&browser).await;
+    let users: Vec<&str> = shown
+        .iter()
+        .filter(|m| m.0 == "user")
+        .map(|m| m.2.as_str())
+        .collect();
+    let scripted: Vec<&str> = script.turns.iter().map(|(user, _)| *user).collect();
+    assert_eq!(words(&users.join(" ")), words(&scripted.join(" ")));
+    // The replies came from the endpoint, not from the script.
+    let first_reply = &shown[1].2;
+    assert!(first_reply.starts_with("You said:"), "{first_reply}");
+    browser.wait_testid("summary").await;
+    let bodies = posts(&server);
+    assert_eq!(bodies.len(), 8, "six chat requests and two summaries");
+    assert_eq!(bodies[0]["messages"][0]["content"], script.system_prompt);
+    assert_eq!(bodies[4]["model"], "test-summary");
+    assert_eq!(bodies[7]["model"], "test-summary");
+    assert!(absent(&browser, "error").await);
+    browser.close().await;
+}
