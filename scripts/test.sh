@@ -29,6 +29,16 @@ step "release build (trunk --offline)"
 trunk build --release --offline
 
 step "tier c: end-to-end in headless Chromium against the release build"
-cargo test --features e2e --test e2e -- --test-threads=2
+# One chromedriver for the whole tier, in a process group of its own, so that it and any browser
+# a failed test left open are stopped when this script ends, however it ends.
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+setsid chromedriver --port="$port" >/dev/null 2>&1 &
+driver=$!
+trap 'kill -- "-$driver" 2>/dev/null || true' EXIT
+for _ in $(seq 100); do
+  (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+  sleep 0.1
+done
+SM_WEBDRIVER="http://127.0.0.1:$port" cargo test --features e2e --test e2e -- --test-threads=2
 
 printf '\nAll checks and tests passed in %ss.\n' "$((SECONDS - start))"
