@@ -13,6 +13,7 @@ use leptos::task::spawn_local;
 use crate::api::{Client, StopHandle, StreamEnd};
 use crate::engine::memory::SummaryJob;
 use crate::engine::message::{ChatMessage, WordCounter};
+use crate::engine::openai::Usage;
 use crate::engine::settings::{Settings, ValidSettings};
 use crate::route::{DemoKind, Route};
 use crate::view::chat::Workbench;
@@ -20,7 +21,7 @@ use crate::view::chat::{
     ContextWindow, FrontPage, MessageRow, PolicyPanel, context_window, front_page, message_rows,
     policy_panel, progress, script_for, turns_label,
 };
-use crate::view::live::{LiveAction, LiveRow, LiveSession, LiveState, ReplyEnd};
+use crate::view::live::{CallKind, LiveAction, LiveRow, LiveSession, LiveState, ReplyEnd};
 
 /// Token counts use one token per word until the tiktoken counter is wired into the shell; the
 /// engine caches whatever this counter says in each message.
@@ -196,6 +197,7 @@ pub fn ChatTab() -> impl IntoView {
                 <aside class="side">
                     {move || panel.get().map(|p| view! { <PolicyView panel=p /> })}
                     {move || window.get().map(|w| view! { <WindowView window=w /> })}
+                    {move || live.get().then(|| view! { <CallsView /> })}
                 </aside>
             </div>
         </section>
@@ -544,13 +546,20 @@ async fn run_reply(
     let stop = StopHandle::new();
     STOP.with(|slot| *slot.borrow_mut() = Some(stop.clone()));
     let client = Client::new(valid.endpoint.clone());
-    let request = valid.chat_request(messages);
+    let request = valid.chat_request(messages.clone());
+    let record = |usage: Option<&Usage>| {
+        workbench.update(|w| {
+            w.live
+                .record_call(CallKind::Chat, &messages, usage, &COUNTER)
+        })
+    };
     let end = if valid.stream {
         let reply = client
             .stream(&request, &stop, |piece| {
                 workbench.update(|w| w.live.delta(piece))
             })
             .await;
+        record(reply.usage.as_ref());
         match reply.end {
             StreamEnd::Complete => ReplyEnd::Complete(reply.content),
             StreamEnd::Stopped => ReplyEnd::Stopped(reply.content),
@@ -560,7 +569,9 @@ async fn run_reply(
             },
         }
     } else {
-        match client.complete(&request, &stop).await {
+        let reply = client.complete(&request, &stop).await;
+        record(reply.as_ref().ok().flatten().and_then(|r| r.usage.as_ref()));
+        match reply {
             Ok(Some(reply)) => ReplyEnd::Complete(reply.content),
             Ok(None) => ReplyEnd::Stopped(String::new()),
             Err(error) => ReplyEnd::Failed {
@@ -580,7 +591,13 @@ async fn run_summaries(workbench: RwSignal<Workbench>, valid: &ValidSettings, jo
     let mut next = Some(job);
     while let Some(job) = next.take() {
         let request = valid.summary_request(job.request.clone());
-        let result = match client.complete(&request, &StopHandle::new()).await {
+        let reply = client.complete(&request, &StopHandle::new()).await;
+        let usage = reply.as_ref().ok().flatten().and_then(|r| r.usage);
+        workbench.update(|w| {
+            w.live
+                .record_call(CallKind::Summary, &job.request, usage.as_ref(), &COUNTER)
+        });
+        let result = match reply {
             Ok(Some(reply)) => Ok(reply.content),
             Ok(None) => Err("the summary request was stopped".to_owned()),
             Err(error) => Err(error.to_string()),
@@ -591,6 +608,39 @@ async fn run_summaries(workbench: RwSignal<Workbench>, valid: &ValidSettings, jo
                     .summary_done(job.id, result, &valid.summary_model, now_ms(), &COUNTER)
             })
             .flatten();
+    }
+}
+
+/// Every live model call: the prompt tokens we counted beside what the API reported.
+#[component]
+fn CallsView() -> impl IntoView {
+    let workbench = expect_context::<RwSignal<Workbench>>();
+    let calls = Memo::new(move |_| workbench.with(|w| w.live.calls().to_vec()));
+    let shown = |n: Option<u32>| n.map_or_else(|| "—".to_owned(), |n| n.to_string());
+    move || {
+        let calls = calls.get();
+        (!calls.is_empty()).then(|| view! {
+            <section class="card calls" aria-label="Model calls">
+                <h3>"Model calls"</h3>
+                <p class="hint">"Prompt tokens as this page counts them, beside what the API reported."</p>
+                <table class="schedule">
+                    <thead><tr><th scope="col">"Call"</th><th scope="col">"Ours"</th><th scope="col">"API prompt"</th><th scope="col">"API completion"</th></tr></thead>
+                    <tbody>
+                        {calls.into_iter().map(|c| view! {
+                            <tr data-testid="call-usage" data-kind=c.kind.label()
+                                data-client=c.client_prompt_tokens
+                                data-api-prompt=shown(c.api_prompt_tokens)
+                                data-api-completion=shown(c.api_completion_tokens)>
+                                <td>{c.kind.label()}</td>
+                                <td>{c.client_prompt_tokens}</td>
+                                <td>{shown(c.api_prompt_tokens)}</td>
+                                <td>{shown(c.api_completion_tokens)}</td>
+                            </tr>
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            </section>
+        })
     }
 }
 

@@ -14,6 +14,7 @@ use crate::engine::demo::DemoScript;
 use crate::engine::edition::Provenance;
 use crate::engine::memory::{CommitMeta, MemoryError, MemoryState, MessageState, SummaryJob};
 use crate::engine::message::{ChatMessage, CountTokens, Message, Role};
+use crate::engine::openai::Usage;
 use crate::engine::policy::Policy;
 
 /// The system prompt a live chat starts with.
@@ -33,6 +34,34 @@ pub struct LiveSession {
     redo: Option<Redo>,
     /// User messages still to send, when a demo script is being run live.
     queue: VecDeque<String>,
+    /// Every model call, with the API's own token counts beside ours.
+    calls: Vec<CallRecord>,
+}
+
+/// Which model a call went to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallKind {
+    Chat,
+    Summary,
+}
+
+/// One model call: the prompt tokens the app counted for the request, and what the API reported
+/// (absent when the server sent no usage, or the call failed before it could).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallRecord {
+    pub kind: CallKind,
+    pub client_prompt_tokens: u32,
+    pub api_prompt_tokens: Option<u32>,
+    pub api_completion_tokens: Option<u32>,
+}
+
+impl CallKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            CallKind::Chat => "chat",
+            CallKind::Summary => "summary",
+        }
+    }
 }
 
 /// What Retry would do.
@@ -152,6 +181,28 @@ impl LiveSession {
             .map(|(user, _)| (*user).to_owned())
             .collect();
         Ok(session)
+    }
+
+    /// Records a model call: the request as sent, counted by `counter`, and the usage the API
+    /// reported for it, if any.
+    pub fn record_call(
+        &mut self,
+        kind: CallKind,
+        request: &[ChatMessage],
+        usage: Option<&Usage>,
+        counter: &dyn CountTokens,
+    ) {
+        self.calls.push(CallRecord {
+            kind,
+            client_prompt_tokens: request.iter().map(|m| counter.count(&m.content)).sum(),
+            api_prompt_tokens: usage.map(|u| u.prompt_tokens),
+            api_completion_tokens: usage.map(|u| u.completion_tokens),
+        });
+    }
+
+    /// Every model call so far, oldest first.
+    pub fn calls(&self) -> &[CallRecord] {
+        &self.calls
     }
 
     /// How many queued user messages are still to be sent.
@@ -395,6 +446,7 @@ impl LiveSession {
             error: None,
             redo: None,
             queue: VecDeque::new(),
+            calls: Vec::new(),
         }
     }
 
@@ -465,6 +517,37 @@ mod tests {
             [("user", "verbatim"), ("assistant", "verbatim")]
         );
         assert_eq!(session.send("   ", 8, &C), Err(LiveError::EmptyMessage));
+    }
+
+    #[test]
+    fn each_call_records_our_count_beside_the_apis() {
+        let mut session = LiveSession::default();
+        let sent = session.send("how much is left", 0, &C).unwrap();
+        let usage = Usage {
+            prompt_tokens: 21,
+            completion_tokens: 3,
+            reasoning_tokens: None,
+        };
+        session.record_call(CallKind::Chat, &sent, Some(&usage), &C);
+        session.record_call(CallKind::Summary, &sent[..1], None, &C);
+        let ours: u32 = sent.iter().map(|m| C.count(&m.content)).sum();
+        assert_eq!(
+            session.calls(),
+            [
+                CallRecord {
+                    kind: CallKind::Chat,
+                    client_prompt_tokens: ours,
+                    api_prompt_tokens: Some(21),
+                    api_completion_tokens: Some(3),
+                },
+                CallRecord {
+                    kind: CallKind::Summary,
+                    client_prompt_tokens: C.count(&sent[0].content),
+                    api_prompt_tokens: None,
+                    api_completion_tokens: None,
+                },
+            ]
+        );
     }
 
     #[test]

@@ -190,6 +190,31 @@ async fn a_streamed_reply_arrives_verbatim_and_the_request_carries_only_allowed_
     assert_eq!(post.body["model"], "test-chat");
     assert_eq!(post.body["stream"], true);
     assert_eq!(post.body["stream_options"]["include_usage"], true);
+    // The call is recorded with the API's usage beside our count. The test server counts
+    // whitespace words, as the chat tab's counter does, so the two prompt counts agree.
+    let words: usize = post.body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["content"].as_str().unwrap().split_whitespace().count())
+        .sum();
+    let call = browser.wait_testid("call-usage").await;
+    assert_eq!(
+        call.attr("data-kind").await.unwrap().as_deref(),
+        Some("chat")
+    );
+    assert_eq!(
+        call.attr("data-api-prompt").await.unwrap(),
+        Some(words.to_string())
+    );
+    assert_eq!(
+        call.attr("data-client").await.unwrap(),
+        Some(words.to_string())
+    );
+    assert_eq!(
+        call.attr("data-api-completion").await.unwrap().as_deref(),
+        Some("7")
+    );
     let page_headers: Vec<&str> = post
         .headers
         .iter()
