@@ -52,6 +52,31 @@ pub struct Recorded {
     pub body: Value,
 }
 
+impl Recorded {
+    /// The headers the page chose, beyond those the browser adds to every request by itself
+    /// (host, connection, content-length, user-agent, accept*, origin, referer, sec-*).
+    pub fn page_headers(&self) -> Vec<&str> {
+        self.headers
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .filter(|name| {
+                !matches!(
+                    *name,
+                    "host"
+                        | "connection"
+                        | "content-length"
+                        | "user-agent"
+                        | "accept"
+                        | "accept-encoding"
+                        | "accept-language"
+                        | "origin"
+                        | "referer"
+                ) && !name.starts_with("sec-")
+            })
+            .collect()
+    }
+}
+
 #[derive(Default)]
 struct Inner {
     script: VecDeque<Reply>,
