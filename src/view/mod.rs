@@ -9,3 +9,4 @@ pub mod live;
 pub mod sessions;
 pub mod tokens;
 pub mod tuner;
+pub mod window;
