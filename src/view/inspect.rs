@@ -90,9 +90,12 @@ impl InspectView {
                 folded: e
                     .folded
                     .map(|r| {
-                        messages
+                        // Messages are in turn order, so a fold's turns are one slice, found by
+                        // bisection: thousands of editions over thousands of turns stay linear.
+                        let from = messages.partition_point(|m| m.turn < r.first);
+                        let to = messages.partition_point(|m| m.turn <= r.last);
+                        messages[from..to]
                             .iter()
-                            .filter(|m| (r.first..=r.last).contains(&m.turn))
                             .map(|m| format!("{}: {}", m.role.as_str(), m.content))
                             .collect::<Vec<_>>()
                             .join("\n")
@@ -325,5 +328,38 @@ mod tests {
             )
             .is_err()
         );
+    }
+
+    #[test]
+    fn a_five_thousand_turn_session_imports_and_every_edition_shows_exactly_its_turns() {
+        // Regression: each edition's folded text was found by scanning the whole archive, so
+        // opening a long session cost editions × messages.
+        let long = crate::engine::session::synthetic(5_000);
+        let file = crate::engine::session::export(&long, 1, "test");
+        let session = crate::engine::session::import(file.as_bytes(), &WordCounter).unwrap();
+        assert_eq!(session.memory.archive(), long.memory.archive());
+        assert_eq!(session.memory.editions(), long.memory.editions());
+        let view = InspectView::new(&session, &WordCounter);
+        assert_eq!((view.turns, view.messages.len()), (5_000, 10_000));
+        assert!(view.editions.len() > 1_000, "{}", view.editions.len());
+        for e in &view.editions {
+            let (first, last) = e.folded_turns.unwrap();
+            let lines: Vec<&str> = e.folded.lines().collect();
+            assert_eq!(lines.len() as u32, 2 * (last - first + 1));
+            assert!(
+                lines[0].starts_with(&format!("user: Turn {first}:")),
+                "{}",
+                lines[0]
+            );
+            assert!(
+                lines
+                    .last()
+                    .unwrap()
+                    .starts_with(&format!("assistant: For turn {last}:"))
+            );
+        }
+        assert!(view.facts.iter().all(|f| f.kept));
+        let replay = view.replay(&session, Trigger::Manual { keep: 4 }).unwrap();
+        assert_eq!(replay.rows.len(), 5_000);
     }
 }
