@@ -4,6 +4,7 @@
 //! context; effects only mirror state out to the URL, storage or the network.
 
 mod bench;
+mod bench_sessions;
 mod chat;
 mod editions;
 mod inspect;
@@ -13,6 +14,7 @@ mod shell;
 mod tokens;
 mod tuner;
 pub mod url;
+mod virtual_list;
 
 pub use shell::App;
 pub use tokens::{LoadState, TokenService};

@@ -1,0 +1,13 @@
+//! One function for benches/browser/sessions.mjs, exported to JavaScript (as
+//! `window.wasmBindings`): it writes the long made-up session the benchmark imports, so the file
+//! is generated in the page from the same engine code as the e2e test's, not committed.
+
+use wasm_bindgen::prelude::*;
+
+use crate::engine::session::{export, synthetic};
+
+/// The export file of [`synthetic`]`(turns)`.
+#[wasm_bindgen]
+pub fn bench_session_file(turns: u32) -> String {
+    export(&synthetic(turns), 0, env!("CARGO_PKG_VERSION"))
+}
