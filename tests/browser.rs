@@ -438,6 +438,7 @@ mod session_store {
             updated_ms: 1_700_000_000_000 + revision,
             revision,
             file: file.into(),
+            deleted_ms: None,
         }
     }
 

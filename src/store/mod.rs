@@ -5,6 +5,7 @@
 //! it go to localStorage, and unticking removes it from there. The settings record itself never
 //! contains the key (see [`SettingsRecord`]).
 
+pub mod broadcast;
 pub mod sessions;
 
 use web_sys::Storage;

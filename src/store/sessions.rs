@@ -34,6 +34,8 @@ pub struct Record {
     pub revision: u64,
     /// The session in the engine's export format.
     pub file: String,
+    /// When the session was deleted, for a record kept so the deletion can be undone.
+    pub deleted_ms: Option<u64>,
 }
 
 /// Opens the database (once per page), creating the object store on first use.
@@ -283,6 +285,9 @@ fn to_js(record: &Record) -> JsValue {
     set("updated_ms", JsValue::from_f64(record.updated_ms as f64));
     set("revision", JsValue::from_f64(record.revision as f64));
     set("file", JsValue::from_str(&record.file));
+    if let Some(deleted) = record.deleted_ms {
+        set("deleted_ms", JsValue::from_f64(deleted as f64));
+    }
     object.into()
 }
 
@@ -297,5 +302,6 @@ fn from_js(value: &JsValue) -> Option<Record> {
         updated_ms: get("updated_ms")?.as_f64().unwrap_or(0.0) as u64,
         revision: get("revision")?.as_f64()? as u64,
         file: get("file")?.as_string().unwrap_or_default(),
+        deleted_ms: get("deleted_ms").and_then(|v| v.as_f64()).map(|v| v as u64),
     })
 }

@@ -13,10 +13,12 @@ use wasm_bindgen_futures::JsFuture;
 use crate::engine::policy::Trigger;
 use crate::engine::session::{self, Session};
 use crate::store::StoreError;
+use crate::store::broadcast;
 use crate::store::sessions as db;
 use crate::tokens::{Encoding, TokenCounter};
+use crate::ui::virtual_list::VirtualList;
 use crate::view::inspect::InspectView;
-use crate::view::sessions::{Entry, Library, SaveOp};
+use crate::view::sessions::{Broadcast, Entry, Library, Remote, RemoteNotice, SaveOp};
 
 /// The app-wide session library and what the Inspect tab shows of it.
 #[derive(Clone, Copy)]
@@ -28,6 +30,8 @@ pub struct Sessions {
     pub error: RwSignal<Option<String>>,
     /// A save was refused because another tab wrote first: offer a reload.
     pub conflict: RwSignal<bool>,
+    /// Another tab changed a session this tab lists.
+    pub remote: RwSignal<Option<RemoteNotice>>,
 }
 
 /// Creates the library, loads it from IndexedDB, saves every change, and shares it as context.
@@ -37,9 +41,15 @@ pub fn provide_sessions() -> Sessions {
         selected: RwSignal::new(None),
         error: RwSignal::new(None),
         conflict: RwSignal::new(false),
+        remote: RwSignal::new(None),
     };
     provide_context(sessions);
     spawn_local(load(sessions));
+    broadcast::listen(move |text| {
+        if let Some(message) = Broadcast::decode(&text) {
+            on_broadcast(sessions, &message);
+        }
+    });
     let busy = StoredValue::new(false);
     Effect::new(move |_| {
         let pending = sessions.library.with(Library::has_pending);
@@ -63,6 +73,7 @@ pub fn InspectTab() -> impl IntoView {
         selected,
         error,
         conflict,
+        remote,
     } = sessions;
     let export_text = RwSignal::new(String::new());
     let dragging = RwSignal::new(false);
@@ -146,6 +157,27 @@ pub fn InspectTab() -> impl IntoView {
                     })}
                 </p>
             })}
+            {move || remote.get().map(|notice| {
+                let unsaved = notice.unsaved;
+                let id = StoredValue::new(notice.id.clone());
+                view! {
+                    <p class="notice" data-testid="remote-notice" role="status">
+                        {notice.text()}
+                        {unsaved.then(|| view! {
+                            " "
+                            <button data-testid="remote-reload" on:click=move |_| {
+                                spawn_local(resolve(sessions, id.get_value(), false));
+                            }>"Reload"</button>
+                            " "
+                            <button data-testid="remote-keep-copy" on:click=move |_| {
+                                spawn_local(resolve(sessions, id.get_value(), true));
+                            }>"Keep mine as a copy"</button>
+                        })}
+                        " "
+                        <button data-testid="remote-dismiss" on:click=move |_| remote.set(None)>"OK"</button>
+                    </p>
+                }
+            })}
             <div class="controls">
                 <label class="file">
                     "Import a session file "
@@ -167,6 +199,8 @@ pub fn InspectTab() -> impl IntoView {
                             }
                         });
                     }>"Undo"</button>
+                    " "
+                    <button data-testid="undo-dismiss" on:click=move |_| library.update(Library::dismiss_undo)>"Dismiss"</button>
                 </p>
             })}
             <ul class="session-list">
@@ -233,7 +267,7 @@ fn SessionItem(id: String) -> impl IntoView {
                 if open() {
                     selected.set(None);
                 }
-                library.update(|l| report(l.delete(&id.get_value())));
+                library.update(|l| report(l.delete(&id.get_value(), now_ms())));
             }>"Delete"</button>
         </li>
     }
@@ -263,6 +297,9 @@ fn Detail(entry: Entry, view: InspectView) -> impl IntoView {
     let facts = view.facts.clone();
     let replay_view = view.clone();
     let session = entry.session.clone();
+    let (editions, messages) = (view.editions.len(), view.messages.len());
+    // Rows are drawn from here as they scroll into view, never all at once.
+    let shown = StoredValue::new(view.clone());
     view! {
         <article class="session" data-testid="session-detail">
             <h3>{view.name.clone()}</h3>
@@ -282,34 +319,35 @@ fn Detail(entry: Entry, view: InspectView) -> impl IntoView {
                     }).collect_view()}
                 </section>
             })}
-            <h4>{format!("Editions ({})", view.editions.len())}</h4>
-            <ol class="editions">
-                {view.editions.iter().map(|e| {
-                    let folded = e.folded_turns.map(|(a, b)| format!("Folded turns {a}–{b}")).unwrap_or_else(|| format!("No turns folded ({})", e.provenance));
-                    view! {
-                        <li class="edition" data-testid="edition" data-cycle=e.cycle data-overrun=e.overrun.to_string()>
-                            <h5>{format!("Edition {}", e.cycle)}</h5>
-                            <div class="before"><span class="label">"Before"</span><p data-testid="edition-before">{e.before.clone()}</p></div>
-                            <div class="folded"><span class="label">{folded}</span><pre data-testid="edition-folded">{e.folded.clone()}</pre></div>
-                            <div class="after"><span class="label">"After"</span><p data-testid="edition-after">{e.after.clone()}</p></div>
-                            <p class="words" class:overrun=e.overrun>
-                                <span data-testid="edition-words">{e.words}</span>{format!(" / {} words", e.word_limit)}
-                                {e.overrun.then_some(" — over the limit")}
-                            </p>
-                        </li>
-                    }
-                }).collect_view()}
-            </ol>
+            <h4>{format!("Editions ({})", editions)}</h4>
+            <VirtualList count=editions estimate=220 class="editions" label="Editions" row=move |i| {
+                let e = shown.with_value(|v| v.editions[i].clone());
+                let folded = e.folded_turns.map(|(a, b)| format!("Folded turns {a}–{b}")).unwrap_or_else(|| format!("No turns folded ({})", e.provenance));
+                view! {
+                    <div class="edition" role="listitem" data-testid="edition" data-cycle=e.cycle data-overrun=e.overrun.to_string()>
+                        <h5>{format!("Edition {}", e.cycle)}</h5>
+                        <div class="before"><span class="label">"Before"</span><p data-testid="edition-before">{e.before}</p></div>
+                        <div class="folded"><span class="label">{folded}</span><pre data-testid="edition-folded">{e.folded}</pre></div>
+                        <div class="after"><span class="label">"After"</span><p data-testid="edition-after">{e.after}</p></div>
+                        <p class="words" class:overrun=e.overrun>
+                            <span data-testid="edition-words">{e.words}</span>{format!(" / {} words", e.word_limit)}
+                            {e.overrun.then_some(" — over the limit")}
+                        </p>
+                    </div>
+                }
+            } />
             <Replay view=replay_view session />
             <h4>{format!("Archive ({} turns)", view.turns)}</h4>
-            <ol class="archive">
-                {view.messages.iter().map(|m| view! {
-                    <li class=format!("message {}", m.role.as_str()) data-testid="message" data-role=m.role.as_str() data-state=m.state data-turn=m.turn>
-                        <span class="meta">{format!("turn {} · {} · {} tokens{}", m.turn, m.role.as_str(), m.tokens, if m.state == "folded" { " · folded" } else { "" })}</span>
-                        <p>{m.content.clone()}</p>
-                    </li>
-                }).collect_view()}
-            </ol>
+            <VirtualList count=messages estimate=64 class="archive" label="Archive" row=move |i| {
+                let m = shown.with_value(|v| v.messages[i].clone());
+                let meta = format!("turn {} · {} · {} tokens{}", m.turn, m.role.as_str(), m.tokens, if m.state == "folded" { " · folded" } else { "" });
+                view! {
+                    <div class=format!("message {}", m.role.as_str()) role="listitem" data-testid="message" data-role=m.role.as_str() data-state=m.state data-turn=m.turn>
+                        <span class="meta">{meta}</span>
+                        <p>{m.content}</p>
+                    </div>
+                }
+            } />
         </article>
     }
 }
@@ -386,16 +424,18 @@ fn Replay(view: InspectView, session: Session) -> impl IntoView {
                 Ok(run) => view! {
                     <p>"Summariser calls: " <strong data-testid="replay-calls">{run.calls}</strong>
                         {format!(" · tokens sent in all: {}", run.total_tokens)}</p>
-                    <div class="table-wrap"><table class="schedule">
-                        <thead><tr><th>"Turn"</th><th>"The request holds"</th><th>"Tokens"</th></tr></thead>
-                        <tbody>
-                            {run.rows.iter().map(|row| view! {
-                                <tr data-testid="replay-row" data-turn=row.turn data-summarised-to=row.summarised_to data-verbatim=row.verbatim_list()>
-                                    <td>{row.turn}</td><td>{row.describe()}</td><td>{row.tokens}</td>
-                                </tr>
-                            }).collect_view()}
-                        </tbody>
-                    </table></div>
+                    <div class="schedule-head" aria-hidden="true"><span>"Turn"</span><span>"The request holds"</span><span>"Tokens"</span></div>
+                    <VirtualList count=run.rows.len() estimate=32 class="schedule" label="Replay, one row per turn" row={
+                        let rows = StoredValue::new(run.rows);
+                        move |i| {
+                            let row = rows.with_value(|r| r[i]);
+                            view! {
+                                <div class="schedule-row" role="listitem" class:fires=row.folds.is_some() data-testid="replay-row" data-turn=row.turn data-summarised-to=row.summarised_to data-verbatim=row.verbatim_list()>
+                                    <span>{row.turn}</span><span>{row.describe()}</span><span>{row.tokens}</span>
+                                </div>
+                            }
+                        }
+                    } />
                 }.into_any(),
             }}
         </section>
@@ -414,23 +454,28 @@ async fn load(sessions: Sessions) {
     };
     let counter = counter();
     let mut entries = Vec::new();
+    let mut deleted = Vec::new();
     let mut broken = Vec::new();
     for record in records {
         match session::import(record.file.as_bytes(), &counter) {
             Ok(mut s) => {
                 s.name = record.name.clone();
-                entries.push(Entry {
+                let entry = Entry {
                     id: record.id,
                     session: s,
                     updated_ms: record.updated_ms,
                     revision: record.revision,
-                });
+                };
+                match record.deleted_ms {
+                    Some(at) => deleted.push((entry, at)),
+                    None => entries.push(entry),
+                }
             }
             Err(e) => broken.push(format!("\u{201c}{}\u{201d}: {e}", record.name)),
         }
     }
     sessions.library.update(|library| {
-        let mut loaded = Library::from_stored(entries);
+        let mut loaded = Library::from_stored_with_deleted(entries, deleted, now_ms());
         // Sessions created before the load finished are kept, and saved as new records.
         for e in library.list() {
             if loaded.get(&e.id).is_none() {
@@ -459,7 +504,14 @@ async fn drain(sessions: Sessions) {
         };
         for op in ops {
             let result = match &op {
-                SaveOp::Put { entry, expected } => {
+                SaveOp::Put { entry, expected }
+                | SaveOp::Bury {
+                    entry, expected, ..
+                } => {
+                    let deleted_ms = match &op {
+                        SaveOp::Bury { deleted_ms, .. } => Some(*deleted_ms),
+                        _ => None,
+                    };
                     let record = db::Record {
                         id: entry.id.clone(),
                         name: entry.session.name.clone(),
@@ -470,25 +522,135 @@ async fn drain(sessions: Sessions) {
                             entry.updated_ms,
                             env!("CARGO_PKG_VERSION"),
                         ),
+                        deleted_ms,
                     };
                     db::put(&record, *expected).await.map(|()| {
                         sessions
                             .library
                             .update_untracked(|l| l.saved(&entry.id, entry.revision));
+                        broadcast::post(
+                            &match deleted_ms {
+                                Some(_) => Broadcast::Deleted {
+                                    id: entry.id.clone(),
+                                },
+                                None => Broadcast::Saved {
+                                    id: entry.id.clone(),
+                                    revision: entry.revision,
+                                },
+                            }
+                            .encode(),
+                        );
                     })
                 }
                 SaveOp::Delete { id, expected } => db::delete(id, id, *expected).await.map(|()| {
                     sessions.library.update_untracked(|l| l.removed(id));
+                    broadcast::post(&Broadcast::Deleted { id: id.clone() }.encode());
                 }),
             };
-            if let Err(e) = result {
-                sessions
-                    .conflict
-                    .set(matches!(e, StoreError::Conflict { .. }));
-                sessions.error.set(Some(e.to_string()));
+            match (result, &op) {
+                (Ok(()), _) => {}
+                // Another tab wrote this session first: this tab's change is unsaved, and the
+                // user chooses between the two versions.
+                (Err(StoreError::Conflict { name }), SaveOp::Put { entry, .. }) => {
+                    sessions.remote.set(Some(RemoteNotice {
+                        id: entry.id.clone(),
+                        name,
+                        unsaved: true,
+                    }));
+                }
+                (Err(e), _) => {
+                    sessions
+                        .conflict
+                        .set(matches!(e, StoreError::Conflict { .. }));
+                    sessions.error.set(Some(e.to_string()));
+                }
             }
         }
     }
+}
+
+/// Another tab saved or deleted a session: pick up its version when this tab has no unsaved
+/// change of it, or ask when it has.
+fn on_broadcast(sessions: Sessions, message: &Broadcast) {
+    match sessions.library.with_untracked(|l| l.remote(message)) {
+        Remote::Ignore => {}
+        Remote::Reload(id) => spawn_local(async move {
+            let name = sessions
+                .library
+                .with_untracked(|l| l.get(&id).map(|e| e.session.name.clone()));
+            match read_entry(&id).await {
+                Ok(stored) => {
+                    let name = stored
+                        .as_ref()
+                        .map(|e| e.session.name.clone())
+                        .or(name)
+                        .unwrap_or_default();
+                    let gone = stored.is_none();
+                    sessions.library.update(|l| l.accept_stored(&id, stored));
+                    if gone && sessions.selected.get_untracked().as_deref() == Some(id.as_str()) {
+                        sessions.selected.set(None);
+                    }
+                    sessions.remote.set(Some(RemoteNotice {
+                        id,
+                        name,
+                        unsaved: false,
+                    }));
+                }
+                Err(e) => sessions.error.set(Some(e)),
+            }
+        }),
+        Remote::Conflict(id) => {
+            let name = sessions
+                .library
+                .with_untracked(|l| l.get(&id).map(|e| e.session.name.clone()))
+                .unwrap_or_default();
+            sessions.remote.set(Some(RemoteNotice {
+                id,
+                name,
+                unsaved: true,
+            }));
+        }
+    }
+}
+
+/// The user's answer to a conflict: take the stored version, keeping this tab's as a copy
+/// when `keep_copy`.
+async fn resolve(sessions: Sessions, id: String, keep_copy: bool) {
+    match read_entry(&id).await {
+        Ok(stored) => {
+            let mut result = Ok(());
+            sessions.library.update(|l| {
+                if keep_copy {
+                    result = l.keep_as_copy(&id, new_id(), stored, now_ms());
+                } else {
+                    l.accept_stored(&id, stored);
+                }
+            });
+            sessions.remote.set(None);
+            sessions.conflict.set(false);
+            sessions.error.set(result.err().map(|e| e.to_string()));
+        }
+        Err(e) => sessions.error.set(Some(e)),
+    }
+}
+
+/// The stored version of one session; `None` when it was deleted.
+async fn read_entry(id: &str) -> Result<Option<Entry>, String> {
+    let Some(record) = db::get(id).await.map_err(|e| e.to_string())? else {
+        return Ok(None);
+    };
+    if record.deleted_ms.is_some() {
+        return Ok(None);
+    }
+    let mut session = session::import(record.file.as_bytes(), &counter())
+        .map_err(|e| format!("\u{201c}{}\u{201d} could not be read: {e}", record.name))?;
+    session.name = record.name;
+    Ok(Some(Entry {
+        id: record.id,
+        session,
+        updated_ms: record.updated_ms,
+        revision: record.revision,
+    }))
 }
 
 async fn import_file(sessions: Sessions, file: web_sys::File) {

@@ -8,7 +8,7 @@ use summary_memory::engine::edition::Provenance;
 use summary_memory::engine::memory::{CommitMeta, MemoryState};
 use summary_memory::engine::message::{Message, Role, WordCounter};
 use summary_memory::engine::policy::{Policy, Trigger};
-use summary_memory::engine::session::{Session, SessionSettings, export};
+use summary_memory::engine::session::{Session, SessionSettings, export, synthetic};
 
 use crate::harness::{Browser, StoppableApp, TempDir};
 
@@ -108,6 +108,35 @@ async fn wait_stored(browser: &Browser, n: u64) {
         assert!(
             std::time::Instant::now() < deadline,
             "IndexedDB never held {n} sessions: {stored}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Waits until IndexedDB holds exactly one record and it is (or is not) marked deleted.
+async fn wait_one_record(browser: &Browser, deleted: bool) {
+    let script = "const done = arguments[arguments.length - 1];
+        const open = indexedDB.open('summary-memory');
+        open.onerror = () => done(null);
+        open.onsuccess = () => {
+            try {
+                const all = open.result.transaction('sessions').objectStore('sessions').getAll();
+                all.onsuccess = () => {
+                    open.result.close();
+                    done(all.result.map((r) => r.deleted_ms !== undefined));
+                };
+                all.onerror = () => done(null);
+            } catch (e) { done(null); }
+        };";
+    let deadline = std::time::Instant::now() + crate::harness::PATIENCE;
+    loop {
+        let stored = browser.client.execute_async(script, vec![]).await.unwrap();
+        if stored == serde_json::json!([deleted]) {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "IndexedDB never held one record with deleted={deleted}: {stored}"
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -323,6 +352,265 @@ async fn after_the_first_visit_the_app_loads_with_the_server_gone() {
         .await
         .unwrap();
     browser.wait_testid("import-file").await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn the_undo_of_a_delete_survives_a_reload() {
+    let browser = Browser::new().await;
+    let dir = TempDir::new();
+    let path = write_file(&dir, "aarav.json", &export(&played(), 5, "0.1.0"));
+
+    browser.open("?tab=inspect").await;
+    import(&browser, &path).await;
+    wait_count(&browser, "session-item", 1).await;
+    wait_one_record(&browser, false).await;
+    browser
+        .wait_testid("session-delete")
+        .await
+        .click()
+        .await
+        .unwrap();
+    wait_count(&browser, "session-item", 0).await;
+    browser.wait_testid("undo-delete").await;
+    // The deleted session is kept in storage, marked deleted, until the undo is given up.
+    wait_one_record(&browser, true).await;
+
+    browser.open("?tab=inspect").await;
+    let undo = browser.wait_testid("undo-delete").await;
+    let notice = browser
+        .client
+        .find(fantoccini::Locator::Css("p.undo"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(notice.contains("Aarav's plan"), "{notice}");
+    assert_eq!(count(&browser, "session-item").await, 0);
+    undo.click().await.unwrap();
+    wait_count(&browser, "session-item", 1).await;
+    wait_count(&browser, "message", 6).await;
+    wait_one_record(&browser, false).await;
+
+    // Back for good: after another reload it is listed and there is nothing to undo.
+    browser.open("?tab=inspect").await;
+    wait_count(&browser, "session-item", 1).await;
+    assert_eq!(count(&browser, "undo-delete").await, 0);
+
+    // Dismissing the undo removes the record.
+    browser
+        .wait_testid("session-delete")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_testid("undo-dismiss")
+        .await
+        .click()
+        .await
+        .unwrap();
+    wait_stored(&browser, 0).await;
+    browser.open("?tab=inspect").await;
+    wait_count(&browser, "session-item", 0).await;
+    assert_eq!(count(&browser, "undo-delete").await, 0);
+    assert!(browser.console_errors().await.is_empty());
+    browser.close().await;
+}
+
+/// Renames the only listed session in the current window, as a user would: type, then leave.
+async fn rename(browser: &Browser, name: &str) {
+    let input = browser.wait_testid("session-rename").await;
+    input.clear().await.unwrap();
+    let tab = String::from(char::from(fantoccini::key::Key::Tab));
+    input.send_keys(&format!("{name}{tab}")).await.unwrap();
+}
+
+async fn names(browser: &Browser) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in browser.all_testid("session-name").await {
+        out.push(e.text().await.unwrap());
+    }
+    out.sort();
+    out
+}
+
+async fn wait_names(browser: &Browser, want: &[&str]) {
+    let deadline = std::time::Instant::now() + crate::harness::PATIENCE;
+    loop {
+        let got = names(browser).await;
+        if got == want {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "sessions listed: {got:?}, wanted {want:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn two_tabs_never_silently_overwrite_each_other() {
+    let browser = Browser::new().await;
+    let dir = TempDir::new();
+    let path = write_file(&dir, "aarav.json", &export(&played(), 5, "0.1.0"));
+    browser.open("?tab=inspect").await;
+    import(&browser, &path).await;
+    wait_count(&browser, "session-item", 1).await;
+    wait_stored(&browser, 1).await;
+    let a = browser.client.window().await.unwrap();
+    let b = browser.client.new_window(true).await.unwrap().handle;
+    browser.client.switch_to_window(b.clone()).await.unwrap();
+    browser.open("?tab=inspect").await;
+    wait_names(&browser, &["Aarav's plan"]).await;
+
+    // A saves a change; B has none of its own, so it shows A's version and says so.
+    browser.client.switch_to_window(a.clone()).await.unwrap();
+    rename(&browser, "Renamed in A").await;
+    wait_names(&browser, &["Renamed in A"]).await;
+    browser.client.switch_to_window(b.clone()).await.unwrap();
+    wait_names(&browser, &["Renamed in A"]).await;
+    let notice = browser
+        .wait_testid("remote-notice")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(notice.contains("changed in another tab"), "{notice}");
+    assert_eq!(count(&browser, "remote-keep-copy").await, 0);
+    browser
+        .wait_testid("remote-dismiss")
+        .await
+        .click()
+        .await
+        .unwrap();
+
+    // The stored record changes behind B's back (as if a message were lost); B's own rename is
+    // then refused, and B offers both versions instead of overwriting either.
+    let bump = "const done = arguments[arguments.length - 1];
+        const open = indexedDB.open('summary-memory');
+        open.onsuccess = () => {
+            const store = open.result.transaction('sessions', 'readwrite').objectStore('sessions');
+            const all = store.getAll();
+            all.onsuccess = () => {
+                const r = all.result[0];
+                r.revision += 1;
+                r.name = 'Changed elsewhere';
+                const put = store.put(r);
+                put.onsuccess = () => { open.result.close(); done(true); };
+                put.onerror = () => done(false);
+            };
+        };
+        open.onerror = () => done(false);";
+    let bumped = browser.client.execute_async(bump, vec![]).await.unwrap();
+    assert_eq!(bumped, Value::Bool(true));
+    rename(&browser, "Renamed in B").await;
+    browser
+        .wait_testid("remote-keep-copy")
+        .await
+        .click()
+        .await
+        .unwrap();
+    wait_names(&browser, &["Changed elsewhere", "Renamed in B (copy)"]).await;
+    wait_stored(&browser, 2).await;
+    // A hears of the copy and lists it too.
+    browser.client.switch_to_window(a).await.unwrap();
+    wait_count(&browser, "session-item", 2).await;
+    assert!(browser.console_errors().await.is_empty());
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn a_five_thousand_turn_session_opens_with_few_rows_and_the_keyboard_reaches_its_last_turn() {
+    let browser = Browser::new().await;
+    let dir = TempDir::new();
+    let path = write_file(&dir, "long.json", &export(&synthetic(5_000), 5, "0.1.0"));
+
+    browser.open("?tab=inspect").await;
+    import(&browser, &path).await;
+    browser.wait_testid("session-detail").await;
+    browser.wait_testid("message").await;
+    let detail = browser
+        .wait_testid("session-detail")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(detail.contains("Archive (5000 turns)"), "{detail:.300}");
+    // Virtualised: a window of rows, not 10,000 messages, 1,249 editions and 5,000 replay rows.
+    let (messages, editions, replay) = (
+        count(&browser, "message").await,
+        count(&browser, "edition").await,
+        count(&browser, "replay-row").await,
+    );
+    assert!(
+        (1..100).contains(&messages),
+        "{messages} message rows in the page"
+    );
+    assert!(
+        (1..40).contains(&editions),
+        "{editions} edition rows in the page"
+    );
+    assert!(
+        (1..100).contains(&replay),
+        "{replay} replay rows in the page"
+    );
+    assert_eq!(
+        browser
+            .wait_testid("message")
+            .await
+            .attr("data-turn")
+            .await
+            .unwrap()
+            .as_deref(),
+        Some("1")
+    );
+
+    // The archive's scroll box takes the keyboard: End goes to the bottom, where the last
+    // turn's reply is rendered and in view.
+    let archive = browser
+        .client
+        .find(fantoccini::Locator::Css(".vlist.archive"))
+        .await
+        .unwrap();
+    archive.click().await.unwrap();
+    let last = "document.querySelector(\"[data-testid='message'][data-turn='5000'][data-role='assistant']\")";
+    let in_view = format!(
+        "(() => {{ const box = document.querySelector('.vlist.archive').getBoundingClientRect();
+            const row = {last}; if (!row) return false;
+            const r = row.getBoundingClientRect();
+            return r.bottom > box.top && r.top < box.bottom; }})()"
+    );
+    let end = String::from(char::from(fantoccini::key::Key::End));
+    let deadline = std::time::Instant::now() + crate::harness::PATIENCE;
+    loop {
+        archive.send_keys(&end).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        let shown = browser
+            .client
+            .execute(&format!("return !!({in_view})"), vec![])
+            .await
+            .unwrap();
+        if shown == Value::Bool(true) {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the last turn never came into view"
+        );
+    }
+    let text = browser
+        .client
+        .execute(&format!("return {last}.textContent"), vec![])
+        .await
+        .unwrap();
+    assert!(text.as_str().unwrap().contains("For turn 5000:"), "{text}");
+    let messages = count(&browser, "message").await;
+    assert!(messages < 100, "{messages} message rows after scrolling");
+    let errors = browser.console_errors().await;
+    assert!(errors.is_empty(), "{errors:?}");
     browser.close().await;
 }
 
