@@ -16,7 +16,8 @@ const FIRST_VIEWPORT: u64 = 900;
 
 /// Renders `row(i)` for the rows of `0..count` that are in view. Each row is wrapped in a
 /// `div.vrow` (measured for its height); the scroll box takes `class` and `label` (its
-/// accessible name) and is focusable, so the keyboard scrolls it (arrows, Page Down, End).
+/// accessible name) and is focusable, so the keyboard scrolls it (arrows, Page Down, End). The
+/// box is a `list`, so rows should carry `role="listitem"`.
 #[component]
 pub fn VirtualList<F, V>(
     /// How many rows the list has.
@@ -105,7 +106,7 @@ where
             class=format!("vlist {class}")
             node_ref=scroller
             tabindex="0"
-            role="region"
+            role="list"
             aria-label=label
             on:scroll=move |_| read_scroll()
         >
