@@ -14,6 +14,8 @@ use crate::engine::settings::{Settings, SettingsRecord};
 
 /// Where the settings record lives in localStorage.
 pub const SETTINGS_KEY: &str = "summary-memory.settings";
+/// The id of the library session that holds the live chat, so a reload resumes it.
+pub const LIVE_SESSION_KEY: &str = "summary-memory.live-session";
 /// Where the API key lives, in sessionStorage or (opted in) localStorage.
 pub const API_KEY_KEY: &str = "summary-memory.api-key";
 
@@ -74,6 +76,16 @@ pub fn load_settings() -> Result<Settings, StoreError> {
     let record: SettingsRecord =
         serde_json::from_str(&text).map_err(|error| StoreError::Corrupt(error.to_string()))?;
     Ok(record.into_settings(key))
+}
+
+/// The library session the live chat was last kept in, if any.
+pub fn live_session_id() -> Option<String> {
+    read(&local().ok()?, LIVE_SESSION_KEY).ok().flatten()
+}
+
+/// Remembers which library session holds the live chat.
+pub fn set_live_session_id(id: &str) -> Result<(), StoreError> {
+    write(&local()?, LIVE_SESSION_KEY, id)
 }
 
 /// Saves the settings without the key to localStorage, and the key where

@@ -13,11 +13,13 @@ use wasm_bindgen_futures::JsFuture;
 use crate::engine::policy::Trigger;
 use crate::engine::session::{self, Session};
 use crate::store::StoreError;
-use crate::store::broadcast;
 use crate::store::sessions as db;
+use crate::store::{self, broadcast};
 use crate::tokens::{Encoding, TokenCounter};
 use crate::ui::virtual_list::VirtualList;
+use crate::view::chat::Workbench;
 use crate::view::inspect::InspectView;
+use crate::view::live::LiveSession;
 use crate::view::sessions::{Broadcast, Entry, Library, Remote, RemoteNotice, SaveOp};
 
 /// The app-wide session library and what the Inspect tab shows of it.
@@ -32,6 +34,8 @@ pub struct Sessions {
     pub conflict: RwSignal<bool>,
     /// Another tab changed a session this tab lists.
     pub remote: RwSignal<Option<RemoteNotice>>,
+    /// The stored sessions have been read (the live chat is kept only from then on).
+    pub loaded: RwSignal<bool>,
 }
 
 /// Creates the library, loads it from IndexedDB, saves every change, and shares it as context.
@@ -42,9 +46,13 @@ pub fn provide_sessions() -> Sessions {
         error: RwSignal::new(None),
         conflict: RwSignal::new(false),
         remote: RwSignal::new(None),
+        loaded: RwSignal::new(false),
     };
     provide_context(sessions);
     spawn_local(load(sessions));
+    if let Some(workbench) = use_context::<RwSignal<Workbench>>() {
+        keep_live_chat(sessions, workbench);
+    }
     broadcast::listen(move |text| {
         if let Some(message) = Broadcast::decode(&text) {
             on_broadcast(sessions, &message);
@@ -64,6 +72,62 @@ pub fn provide_sessions() -> Sessions {
     sessions
 }
 
+/// Saves the Chat tab's live conversation into the library after every change (once the
+/// library has loaded, and never mid-reply), and resumes it after a reload.
+fn keep_live_chat(sessions: Sessions, workbench: RwSignal<Workbench>) {
+    let live_id = StoredValue::new(store::live_session_id());
+    // What a change of the live chat looks like, cheap to compare on every streamed piece.
+    let shape = Memo::new(move |_| {
+        workbench.with(|w| {
+            let m = w.live.memory();
+            (
+                w.live.is_streaming() || w.live.is_summarising(),
+                m.archive().len(),
+                m.editions().len(),
+                m.failures().len(),
+                m.summary().map(str::len),
+                m.policy().clone(),
+            )
+        })
+    });
+    Effect::new(move |_| {
+        let busy = shape.with(|s| s.0);
+        if busy || !sessions.loaded.get() {
+            return;
+        }
+        let memory = workbench.with_untracked(|w| w.live.memory().clone());
+        let id = live_id.get_value();
+        let kept = sessions
+            .library
+            .try_update(|l| l.keep_live(id.as_deref(), new_id, &memory, now_ms()))
+            .flatten();
+        if kept != id
+            && let Some(kept) = kept
+        {
+            if let Err(e) = store::set_live_session_id(&kept) {
+                sessions.error.set(Some(e.to_string()));
+            }
+            live_id.set_value(Some(kept));
+        }
+    });
+    // Once loaded: an empty live chat resumes the one the library kept.
+    Effect::new(move |_| {
+        if !sessions.loaded.get() {
+            return;
+        }
+        let Some(id) = live_id.get_value() else {
+            return;
+        };
+        let empty = workbench.with_untracked(|w| w.live.memory().archive().is_empty());
+        let saved = sessions
+            .library
+            .with_untracked(|l| l.get(&id).map(|e| e.session.memory.clone()));
+        if let (true, Some(memory)) = (empty, saved) {
+            workbench.update(|w| w.live = LiveSession::resume(memory));
+        }
+    });
+}
+
 /// The Inspect tab panel.
 #[component]
 pub fn InspectTab() -> impl IntoView {
@@ -74,6 +138,7 @@ pub fn InspectTab() -> impl IntoView {
         error,
         conflict,
         remote,
+        ..
     } = sessions;
     let export_text = RwSignal::new(String::new());
     let dragging = RwSignal::new(false);
@@ -484,6 +549,7 @@ async fn load(sessions: Sessions) {
         }
         *library = loaded;
     });
+    sessions.loaded.set(true);
     if !broken.is_empty() {
         sessions.error.set(Some(format!(
             "Some saved sessions could not be read and were skipped: {}",

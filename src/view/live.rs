@@ -183,6 +183,12 @@ impl LiveSession {
         Ok(session)
     }
 
+    /// A live conversation that goes on from a saved memory: the library's copy of the live chat,
+    /// after a reload.
+    pub fn resume(memory: MemoryState) -> LiveSession {
+        LiveSession::with_memory(memory)
+    }
+
     /// Records a model call: the request as sent, counted by `counter`, and the usage the API
     /// reported for it, if any.
     pub fn record_call(

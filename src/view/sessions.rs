@@ -11,7 +11,11 @@ use std::collections::BTreeMap;
 
 use thiserror::Error;
 
-use crate::engine::session::Session;
+use crate::engine::memory::MemoryState;
+use crate::engine::session::{Session, SessionSettings};
+
+/// The name a live chat gets when the library first keeps it.
+pub const LIVE_NAME: &str = "Live chat";
 
 /// One session kept in the library.
 #[derive(Clone, Debug, PartialEq)]
@@ -441,6 +445,43 @@ impl Library {
         self.add(new_id, copy, now_ms)
     }
 
+    /// Keeps the live chat's memory in the library, saved like any session: added the first
+    /// time, updated after every change. Returns the id it is kept under: `id` while the chat
+    /// goes on from that session, or a new one from `new_id` when it is another conversation
+    /// (a fresh chat, a demo run live, or the saved one was deleted). An empty chat is not kept.
+    pub fn keep_live(
+        &mut self,
+        id: Option<&str>,
+        new_id: impl FnOnce() -> String,
+        memory: &MemoryState,
+        now_ms: u64,
+    ) -> Option<String> {
+        if memory.archive().is_empty() {
+            return id.map(str::to_owned);
+        }
+        if let Some(id) = id
+            && let Some(entry) = self.get(id)
+            && continues(&entry.session.memory, memory)
+        {
+            if entry.session.memory != *memory {
+                let session = Session {
+                    memory: memory.clone(),
+                    ..entry.session.clone()
+                };
+                self.update(id, session, now_ms).ok()?;
+            }
+            return Some(id.to_owned());
+        }
+        let new = new_id();
+        let session = Session {
+            name: LIVE_NAME.into(),
+            settings: SessionSettings::default(),
+            memory: memory.clone(),
+        };
+        self.add(new.clone(), session, now_ms).ok()?;
+        Some(new)
+    }
+
     /// Drops every write of `id` not performed yet; the write queued next replaces them.
     fn drop_pending(&mut self, id: &str) {
         self.pending.retain(|op| match op {
@@ -468,6 +509,18 @@ impl Library {
                 .then_with(|| a.id.cmp(&b.id))
         });
     }
+}
+
+/// Whether the live memory goes on from the saved one: the same system prompt, and the saved
+/// messages (by role and text; counts may differ) are its first ones.
+pub fn continues(saved: &MemoryState, live: &MemoryState) -> bool {
+    let (old, new) = (saved.archive(), live.archive());
+    saved.system_prompt() == live.system_prompt()
+        && old.len() <= new.len()
+        && old
+            .iter()
+            .zip(new)
+            .all(|(a, b)| a.role == b.role && a.content == b.content)
 }
 
 #[cfg(test)]
@@ -793,5 +846,55 @@ mod tests {
         b.accept_stored("s", a.get("s").cloned());
         assert_eq!(names(&b), ["Renamed in A"]);
         assert!(!b.has_pending());
+    }
+
+    #[test]
+    fn the_live_chat_is_kept_as_one_session_while_it_goes_on() {
+        use crate::engine::message::{Message, Role};
+        use crate::engine::policy::Policy;
+        let mut memory = MemoryState::new("You help.", Policy::default()).unwrap();
+        let mut library = Library::default();
+        let mut ids = 0;
+        let mut fresh = || {
+            ids += 1;
+            format!("live{ids}")
+        };
+        // Nothing is kept before the first message.
+        assert_eq!(library.keep_live(None, &mut fresh, &memory, 1), None);
+        assert!(library.is_empty());
+        memory
+            .add_message(Message::new(Role::User, "hi", &WordCounter, 2))
+            .unwrap();
+        let id = library.keep_live(None, &mut fresh, &memory, 2);
+        assert_eq!(id.as_deref(), Some("live1"));
+        assert_eq!(names(&library), [LIVE_NAME]);
+        memory
+            .add_message(Message::new(Role::Assistant, "hello", &WordCounter, 3))
+            .unwrap();
+        library.rename("live1", "My chat", 3).unwrap();
+        store_all(&mut library);
+        assert_eq!(library.keep_live(id.as_deref(), &mut fresh, &memory, 4), id);
+        let kept = library.get("live1").unwrap();
+        assert_eq!((kept.session.name.as_str(), kept.revision), ("My chat", 3));
+        assert_eq!(kept.session.memory, memory);
+        // The same state again writes nothing.
+        store_all(&mut library);
+        assert_eq!(library.keep_live(id.as_deref(), &mut fresh, &memory, 5), id);
+        assert!(!library.has_pending());
+
+        // Another conversation (a demo run live) becomes a session of its own.
+        let mut other = MemoryState::new("You help.", Policy::default()).unwrap();
+        other
+            .add_message(Message::new(Role::User, "something else", &WordCounter, 6))
+            .unwrap();
+        assert_eq!(
+            library
+                .keep_live(id.as_deref(), &mut fresh, &other, 6)
+                .as_deref(),
+            Some("live2")
+        );
+        assert_eq!(library.len(), 2);
+        assert!(!continues(&memory, &other));
+        assert!(continues(&other, &other));
     }
 }

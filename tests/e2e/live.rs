@@ -640,3 +640,106 @@ async fn run_live_sends_a_demos_messages_to_the_endpoint_with_its_policy() {
     assert!(absent(&browser, "error").await);
     browser.close().await;
 }
+
+#[tokio::test]
+async fn a_live_chat_is_kept_in_the_library_and_resumed_after_a_reload() {
+    let server = TestServer::start().await;
+    server.script([
+        text("First answer."),
+        text("Second answer."),
+        text("Third answer."),
+    ]);
+    let browser = Browser::new().await;
+    connect(&browser, Setup::new(&server.base_url)).await;
+    send(&browser, "first question").await;
+    wait_settled(&browser, 2).await;
+    send(&browser, "second question").await;
+    wait_settled(&browser, 4).await;
+    let before = messages(&browser).await;
+    assert_eq!(before[3].2, "Second answer.");
+
+    // Saved after every change: the library's record already holds the second reply.
+    let stored = "const done = arguments[arguments.length - 1];
+        const open = indexedDB.open('summary-memory');
+        open.onerror = () => done('');
+        open.onsuccess = () => {
+            const all = open.result.transaction('sessions').objectStore('sessions').getAll();
+            all.onsuccess = () => { open.result.close(); done(all.result.map((r) => r.file).join('\\n')); };
+            all.onerror = () => done('');
+        };";
+    let deadline = std::time::Instant::now() + crate::harness::PATIENCE;
+    loop {
+        let files = browser.client.execute_async(stored, vec![]).await.unwrap();
+        if files.as_str().is_some_and(|f| f.contains("Second answer.")) {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the live chat was never saved: {files}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
+    // A reload resumes the same conversation, message for message.
+    browser.open("?tab=chat").await;
+    wait_settled(&browser, 4).await;
+    assert_eq!(messages(&browser).await, before);
+    // Chatting on keeps saving into the same session, not a new one.
+    send(&browser, "third question").await;
+    wait_settled(&browser, 6).await;
+    let sent = posts(&server);
+    assert_eq!(sent.len(), 3);
+    assert_eq!(sent[2]["messages"].as_array().unwrap().len(), 6);
+
+    // It is a session like any other: listed, duplicated and exported in Inspect.
+    browser
+        .wait_testid("tab-inspect")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_until(
+            "[...document.querySelectorAll(\"[data-testid='session-item']\")].map(e => e.textContent).join('|').includes('3 turns')",
+            "the live chat's third turn in the library",
+        )
+        .await;
+    assert_eq!(browser.all_testid("session-item").await.len(), 1);
+    let item = browser.wait_testid("session-name").await;
+    assert_eq!(item.text().await.unwrap(), "Live chat");
+    browser
+        .wait_testid("session-duplicate")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_until(
+            "document.querySelectorAll(\"[data-testid='session-item']\").length === 2",
+            "the duplicate",
+        )
+        .await;
+    browser.wait_testid("export").await.click().await.unwrap();
+    browser
+        .wait_until(
+            "document.querySelector(\"[data-testid='export-preview']\").textContent.includes('Live chat (copy)')",
+            "the export of both sessions",
+        )
+        .await;
+    let export = browser
+        .client
+        .execute(
+            "return document.querySelector(\"[data-testid='export-preview']\").textContent",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let export: Value = serde_json::from_str(export.as_str().unwrap()).unwrap();
+    for session in export["sessions"].as_array().unwrap() {
+        let archive = session["session"]["archive"].as_array().unwrap();
+        assert_eq!(archive.len(), 6);
+        assert_eq!(archive[5]["content"], "Third answer.");
+    }
+    assert!(browser.console_errors().await.is_empty());
+    browser.close().await;
+}
