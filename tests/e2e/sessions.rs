@@ -488,7 +488,8 @@ async fn two_tabs_never_silently_overwrite_each_other() {
         .unwrap();
 
     // The stored record changes behind B's back (as if a message were lost); B's own rename is
-    // then refused, and B offers both versions instead of overwriting either.
+    // then refused, and B offers both versions instead of overwriting either: first B takes
+    // the stored one, then, after another such change, keeps its own as a copy.
     let bump = "const done = arguments[arguments.length - 1];
         const open = indexedDB.open('summary-memory');
         open.onsuccess = () => {
@@ -497,14 +498,34 @@ async fn two_tabs_never_silently_overwrite_each_other() {
             all.onsuccess = () => {
                 const r = all.result[0];
                 r.revision += 1;
-                r.name = 'Changed elsewhere';
+                r.name = arguments[0];
                 const put = store.put(r);
                 put.onsuccess = () => { open.result.close(); done(true); };
                 put.onerror = () => done(false);
             };
         };
         open.onerror = () => done(false);";
-    let bumped = browser.client.execute_async(bump, vec![]).await.unwrap();
+    let bumped = browser
+        .client
+        .execute_async(bump, vec![Value::from("Changed elsewhere")])
+        .await
+        .unwrap();
+    assert_eq!(bumped, Value::Bool(true));
+    rename(&browser, "Renamed in B").await;
+    browser
+        .wait_testid("remote-reload")
+        .await
+        .click()
+        .await
+        .unwrap();
+    wait_names(&browser, &["Changed elsewhere"]).await;
+    assert_eq!(count(&browser, "remote-notice").await, 0);
+
+    let bumped = browser
+        .client
+        .execute_async(bump, vec![Value::from("Changed again")])
+        .await
+        .unwrap();
     assert_eq!(bumped, Value::Bool(true));
     rename(&browser, "Renamed in B").await;
     browser
@@ -513,7 +534,7 @@ async fn two_tabs_never_silently_overwrite_each_other() {
         .click()
         .await
         .unwrap();
-    wait_names(&browser, &["Changed elsewhere", "Renamed in B (copy)"]).await;
+    wait_names(&browser, &["Changed again", "Renamed in B (copy)"]).await;
     wait_stored(&browser, 2).await;
     // A hears of the copy and lists it too.
     browser.client.switch_to_window(a).await.unwrap();
