@@ -9,17 +9,33 @@ use crate::engine::message::CountTokens;
 use crate::engine::message::Role;
 use crate::engine::policy::{FoldMode, Placement, Policy, Trigger};
 use crate::route::{DemoKind, Route};
+use crate::view::policy::{PolicyEdit, PolicyForm};
 use crate::view::tuner::window_turns;
 
 /// The app-wide chat state: the demo being played, if any, and the last error. The shell keeps
 /// one of these in a signal at the root; every change goes through the methods below.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Workbench {
     pub demo: Option<DemoPlayer>,
     /// The live conversation with the user's endpoint, shown when no demo is loaded.
     pub live: crate::view::live::LiveSession,
     /// What went wrong in the last action, in words the user can act on.
     pub error: Option<String>,
+    /// The side panel's policy form, showing the policy of the conversation on screen.
+    pub policy: PolicyForm,
+}
+
+impl Default for Workbench {
+    fn default() -> Self {
+        let live = crate::view::live::LiveSession::default();
+        let policy = PolicyForm::from_policy(live.memory().policy(), live.pinned());
+        Workbench {
+            demo: None,
+            live,
+            error: None,
+            policy,
+        }
+    }
 }
 
 /// One message as the conversation shows it.
@@ -162,12 +178,73 @@ impl Workbench {
                 self.error = Some(err.to_string());
             }
         }
+        self.sync_policy();
     }
 
     /// Unloads the demo, back to an empty conversation.
     pub fn unload(&mut self) {
         self.demo = None;
         self.error = None;
+        self.sync_policy();
+    }
+
+    /// Replaces the live conversation, e.g. with a demo run live.
+    pub fn set_live(&mut self, live: crate::view::live::LiveSession) {
+        self.live = live;
+        self.sync_policy();
+    }
+
+    /// The policy of the conversation on screen: the demo's, or the live chat's.
+    pub fn current_policy(&self) -> &Policy {
+        match &self.demo {
+            Some(player) => player.memory().policy(),
+            None => self.live.memory().policy(),
+        }
+    }
+
+    /// Records a change made in the policy panel, and applies it to the conversation on screen
+    /// when the panel's values are valid. An invalid value changes nothing but the form.
+    pub fn edit_policy(&mut self, edit: PolicyEdit) {
+        let Some((policy, facts)) = self.policy.edit(edit) else {
+            return;
+        };
+        let (current, pinned) = match &self.demo {
+            Some(player) => (player.memory().policy(), player.pinned()),
+            None => (self.live.memory().policy(), self.live.pinned()),
+        };
+        if *current == policy && pinned == facts.as_slice() {
+            return;
+        }
+        let applied = match self.demo.as_mut() {
+            Some(player) => player.set_policy(policy, facts).map_err(|e| e.to_string()),
+            None => self.live.set_policy(policy, facts),
+        };
+        self.error = applied.err();
+    }
+
+    /// Edition `cycle`'s text becomes the current summary again, as a new edition.
+    pub fn restore(&mut self, cycle: u32, counter: &dyn CountTokens) {
+        if let Some(player) = self.demo.as_mut() {
+            self.error = player.restore(cycle, counter).err().map(|e| e.to_string());
+        }
+    }
+
+    /// The user's own text becomes the current summary, as a new edition marked as edited by
+    /// hand. Returns whether it was accepted (an empty text is not).
+    pub fn edit_summary(&mut self, text: &str, counter: &dyn CountTokens) -> bool {
+        let Some(player) = self.demo.as_mut() else {
+            return false;
+        };
+        let result = player.edit_summary(text, counter);
+        self.error = result.as_ref().err().map(|e| e.to_string());
+        result.is_ok()
+    }
+
+    fn sync_policy(&mut self) {
+        self.policy = match &self.demo {
+            Some(player) => PolicyForm::from_policy(player.memory().policy(), player.pinned()),
+            None => PolicyForm::from_policy(self.live.memory().policy(), self.live.pinned()),
+        };
     }
 
     /// The loaded demo's link name.
@@ -243,9 +320,16 @@ pub fn front_page(player: &DemoPlayer) -> Option<FrontPage> {
     })
 }
 
-/// The policy, preset, pinned facts and placement of a demo.
-pub fn policy_panel(script: &DemoScript) -> PolicyPanel {
-    let policy = &script.policy;
+/// The policy, preset, pinned facts and placement of the conversation on screen.
+pub fn policy_panel(workbench: &Workbench) -> PolicyPanel {
+    let policy = workbench.current_policy();
+    let (summariser, facts) = match &workbench.demo {
+        Some(player) => (
+            "built-in extractive (offline, no model call)",
+            player.pinned(),
+        ),
+        None => ("the summary model set in Settings", workbench.live.pinned()),
+    };
     PolicyPanel {
         rows: vec![
             ("Trigger", describe_trigger(&policy.trigger)),
@@ -254,13 +338,13 @@ pub fn policy_panel(script: &DemoScript) -> PolicyPanel {
             ("Prompt preset", policy.prompt.preset.label().to_owned()),
             ("Word limit", format!("{} words", policy.prompt.word_limit)),
             ("Summary budget", summary_budget(policy)),
-            (
-                "Summariser",
-                "built-in extractive (offline, no model call)".to_owned(),
-            ),
+            ("Summariser", summariser.to_owned()),
         ],
         must_keep: policy.prompt.must_keep.clone(),
-        pinned: script.fact_sources(),
+        pinned: facts
+            .iter()
+            .map(|f| (f.label.clone(), crate::view::policy::fact_source(f).to_owned()))
+            .collect(),
     }
 }
 
@@ -298,6 +382,12 @@ pub fn describe_event(event: &DemoEvent) -> String {
             folded: None,
         } => {
             format!("Edition {cycle} printed: the summary was compressed.")
+        }
+        DemoEvent::PolicyChanged { turn } => format!(
+            "Policy changed after turn {turn}: the new trigger is checked from the next reply on."
+        ),
+        DemoEvent::SummaryReplaced { cycle } => {
+            format!("Edition {cycle} printed: the summary was replaced by hand.")
         }
     }
 }
@@ -364,7 +454,7 @@ fn summary_budget(policy: &Policy) -> String {
 fn window_of(player: &DemoPlayer, request: &TurnRequest) -> ContextWindow {
     let messages = &request.messages;
     // How many messages after the system prompt carry the summary depends on the placement.
-    let summary_messages = match (request.summary_sent, player.script().policy.placement) {
+    let summary_messages = match (request.summary_sent, request.placement) {
         (false, _) | (true, Placement::AppendToSystem) => 0,
         (true, Placement::SecondSystem) => 1,
         (true, Placement::UserAck) => 2,
@@ -427,7 +517,7 @@ fn window_of(player: &DemoPlayer, request: &TurnRequest) -> ContextWindow {
 }
 
 fn sliding_window(player: &DemoPlayer, request: &TurnRequest) -> WindowAlternative {
-    let size = window_turns(&player.script().policy.trigger);
+    let size = window_turns(&player.memory().policy().trigger);
     let last = request.turn;
     let first = last.saturating_sub(size - 1).max(1);
     let system = system_prompt_tokens(player);
@@ -577,7 +667,7 @@ mod tests {
 
     #[test]
     fn the_policy_panel_names_trigger_preset_facts_and_placement() {
-        let panel = policy_panel(&DemoScript::fincoach());
+        let panel = policy_panel(&Workbench::from_route(&Route::parse("?demo=fincoach")));
         let value = |label: &str| {
             panel
                 .rows
@@ -605,6 +695,58 @@ mod tests {
             "route and script agree on the link name"
         );
         assert_eq!(kind_of(&DemoScript::fincoach()), Some(DemoKind::FinCoach));
+    }
+
+    #[test]
+    fn the_policy_panel_applies_valid_changes_to_the_conversation_on_screen_only() {
+        use crate::view::policy::{FormKind, PolicyEdit};
+        let mut workbench = Workbench::from_route(&Route::parse("?demo=fincoach"));
+        workbench.edit_policy(PolicyEdit::Number("keep", "9".into()));
+        assert!(workbench.policy.error().is_some());
+        assert_eq!(
+            workbench.current_policy().trigger,
+            Trigger::Turns {
+                max_turns: 4,
+                keep: 2
+            },
+            "an invalid value is not applied"
+        );
+        workbench.edit_policy(PolicyEdit::Number("max_turns", "2".into()));
+        workbench.edit_policy(PolicyEdit::Number("keep", "1".into()));
+        assert_eq!(
+            workbench.current_policy().trigger,
+            Trigger::Turns {
+                max_turns: 2,
+                keep: 1
+            }
+        );
+        workbench.play_all(&WordCounter);
+        assert_eq!(workbench.demo.as_ref().unwrap().editions().len(), 5);
+        // Reset goes back to the script's own policy, and so does the form.
+        workbench.reset();
+        assert_eq!(workbench.policy.number("max_turns"), "4");
+        // Without a demo the panel edits the live chat's policy.
+        workbench.unload();
+        workbench.edit_policy(PolicyEdit::Kind(FormKind::Every));
+        assert_eq!(workbench.live.memory().policy().trigger, Trigger::Every { n: 6 });
+        workbench.edit_policy(PolicyEdit::NewFact("Priya".into()));
+        workbench.edit_policy(PolicyEdit::AddFact);
+        assert_eq!(workbench.live.pinned().len(), 1);
+        assert_eq!(policy_panel(&workbench).pinned[0].1, "Priya");
+    }
+
+    #[test]
+    fn restore_and_edit_reach_the_front_page() {
+        let mut workbench = Workbench::from_route(&Route::parse("?demo=drift"));
+        workbench.play_all(&WordCounter);
+        let first = workbench.demo.as_ref().unwrap().editions()[0].summary.clone();
+        workbench.restore(1, &WordCounter);
+        assert_eq!(front_page(workbench.demo.as_ref().unwrap()).unwrap().text, first);
+        assert!(workbench.edit_summary("Never suggest equities.", &WordCounter));
+        let page = front_page(workbench.demo.as_ref().unwrap()).unwrap();
+        assert_eq!((page.text.as_str(), page.cycle), ("Never suggest equities.", 5));
+        assert!(!workbench.edit_summary("  ", &WordCounter));
+        assert!(workbench.error.is_some());
     }
 
     #[test]

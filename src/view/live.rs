@@ -11,6 +11,7 @@ use std::collections::{BTreeSet, VecDeque};
 use thiserror::Error;
 
 use crate::engine::demo::DemoScript;
+use crate::engine::drift::{PinnedFact, compile_facts};
 use crate::engine::edition::Provenance;
 use crate::engine::memory::{CommitMeta, MemoryError, MemoryState, MessageState, SummaryJob};
 use crate::engine::message::{ChatMessage, CountTokens, Message, Role};
@@ -36,6 +37,8 @@ pub struct LiveSession {
     queue: VecDeque<String>,
     /// Every model call, with the API's own token counts beside ours.
     calls: Vec<CallRecord>,
+    /// The facts the user pinned for this conversation.
+    pinned: Vec<PinnedFact>,
 }
 
 /// Which model a call went to.
@@ -175,6 +178,7 @@ impl LiveSession {
         let memory = MemoryState::new(script.system_prompt, script.policy.clone())
             .map_err(MemoryError::Policy)?;
         let mut session = LiveSession::with_memory(memory);
+        session.pinned = script.facts.clone();
         session.queue = script
             .turns
             .iter()
@@ -232,6 +236,21 @@ impl LiveSession {
 
     pub fn memory(&self) -> &MemoryState {
         &self.memory
+    }
+
+    /// The facts pinned for this conversation.
+    pub fn pinned(&self) -> &[PinnedFact] {
+        &self.pinned
+    }
+
+    /// Changes the policy and the pinned facts. The new trigger is checked at the next reply; a
+    /// summary already running keeps the prompt it was sent with. Refused, with nothing changed,
+    /// when the policy or a fact is invalid.
+    pub fn set_policy(&mut self, policy: Policy, facts: Vec<PinnedFact>) -> Result<(), String> {
+        compile_facts(&facts).map_err(|e| e.to_string())?;
+        self.memory.set_policy(policy).map_err(|e| e.to_string())?;
+        self.pinned = facts;
+        Ok(())
     }
 
     pub fn error(&self) -> Option<&str> {
@@ -447,6 +466,7 @@ impl LiveSession {
             redo: None,
             queue: VecDeque::new(),
             calls: Vec::new(),
+            pinned: Vec::new(),
         }
     }
 

@@ -6,6 +6,7 @@ pub mod chat;
 pub mod editions;
 pub mod inspect;
 pub mod live;
+pub mod policy;
 pub mod sessions;
 pub mod tokens;
 pub mod tuner;
