@@ -177,6 +177,7 @@ fn EditionView(card: EditionCard) -> impl IntoView {
                     </p>
                 </section>
             </div>
+            <EditionActions cycle=card.cycle text=card.text.clone() />
             <p class="stats">
                 <span data-testid="edition-words" data-words=card.words class:overrun=card.overrun>{words}</span>
                 " · "
@@ -201,5 +202,95 @@ fn EditionView(card: EditionCard) -> impl IntoView {
                 }).collect_view()}
             </ul>
         </article>
+    }
+}
+
+/// Restore and Edit. Restore makes this edition's text the current summary; Edit opens an
+/// editor in place, and Save prints a new edition marked as edited by hand.
+#[component]
+fn EditionActions(cycle: u32, text: String) -> impl IntoView {
+    let workbench = expect_context::<RwSignal<Workbench>>();
+    let editing = RwSignal::new(false);
+    let draft = RwSignal::new(text.clone());
+    let error = RwSignal::new(None::<String>);
+    let open = {
+        let text = text.clone();
+        move |_| {
+            draft.set(text.clone());
+            error.set(None);
+            editing.set(true);
+        }
+    };
+    let save = move || {
+        let text = draft.get_untracked();
+        let saved = workbench
+            .try_update(|w| {
+                let ok = w.edit_summary(&text, &COUNTER);
+                (ok, w.error.clone())
+            })
+            .unwrap_or((false, None));
+        match saved {
+            (true, _) => editing.set(false),
+            (false, reason) => {
+                error.set(reason.or_else(|| Some("The summary was not saved.".to_owned())))
+            }
+        }
+    };
+    view! {
+        <div class="edition-actions">
+            <button
+                type="button"
+                data-testid="edition-restore"
+                aria-label=format!("Restore edition {cycle} as the current summary")
+                on:click=move |_| workbench.update(|w| w.restore(cycle, &COUNTER))
+            >
+                "Restore"
+            </button>
+            <button
+                type="button"
+                data-testid="edition-edit"
+                aria-label=format!("Edit edition {cycle}'s summary")
+                aria-expanded=move || editing.get().to_string()
+                on:click=open
+            >
+                "Edit"
+            </button>
+        </div>
+        {move || {
+            editing
+                .get()
+                .then(|| {
+                    view! {
+                        <form
+                            class="edit-summary"
+                            on:submit=move |ev| {
+                                ev.prevent_default();
+                                save();
+                            }
+                        >
+                            <textarea
+                                data-testid="edition-editor"
+                                aria-label=format!("Summary text, starting from edition {cycle}")
+                                rows="5"
+                                prop:value=move || draft.get()
+                                on:input=move |ev| draft.set(event_target_value(&ev))
+                                on:keydown=move |ev: leptos::ev::KeyboardEvent| {
+                                    if ev.key() == "Escape" {
+                                        ev.prevent_default();
+                                        editing.set(false);
+                                    }
+                                }
+                            ></textarea>
+                            <div class="edition-actions">
+                                <button type="submit" data-testid="edition-save">"Save as a new edition"</button>
+                                <button type="button" data-testid="edition-cancel" on:click=move |_| editing.set(false)>
+                                    "Cancel"
+                                </button>
+                            </div>
+                            {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+                        </form>
+                    }
+                })
+        }}
     }
 }

@@ -15,3 +15,4 @@ mod settings;
 mod shell;
 mod tokens;
 mod tuner;
+mod workbench;
