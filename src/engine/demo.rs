@@ -563,7 +563,10 @@ mod tests {
             .unwrap();
         assert_eq!(player.summary(), Some("The user never wants equities."));
         let edited = player.editions().last().unwrap();
-        assert_eq!((edited.cycle, edited.provenance), (5, Provenance::ManualEdit));
+        assert_eq!(
+            (edited.cycle, edited.provenance),
+            (5, Provenance::ManualEdit)
+        );
         assert!(player.edit_summary("   ", &WordCounter).is_err());
         assert!(player.restore(99, &WordCounter).is_err());
         assert_eq!(player.editions().len(), 5);

@@ -6,6 +6,7 @@
 //! contains the key (see [`SettingsRecord`]).
 
 pub mod sessions;
+pub mod theme;
 
 use web_sys::Storage;
 

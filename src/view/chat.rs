@@ -343,7 +343,12 @@ pub fn policy_panel(workbench: &Workbench) -> PolicyPanel {
         must_keep: policy.prompt.must_keep.clone(),
         pinned: facts
             .iter()
-            .map(|f| (f.label.clone(), crate::view::policy::fact_source(f).to_owned()))
+            .map(|f| {
+                (
+                    f.label.clone(),
+                    crate::view::policy::fact_source(f).to_owned(),
+                )
+            })
             .collect(),
     }
 }
@@ -728,7 +733,10 @@ mod tests {
         // Without a demo the panel edits the live chat's policy.
         workbench.unload();
         workbench.edit_policy(PolicyEdit::Kind(FormKind::Every));
-        assert_eq!(workbench.live.memory().policy().trigger, Trigger::Every { n: 6 });
+        assert_eq!(
+            workbench.live.memory().policy().trigger,
+            Trigger::Every { n: 6 }
+        );
         workbench.edit_policy(PolicyEdit::NewFact("Priya".into()));
         workbench.edit_policy(PolicyEdit::AddFact);
         assert_eq!(workbench.live.pinned().len(), 1);
@@ -739,12 +747,20 @@ mod tests {
     fn restore_and_edit_reach_the_front_page() {
         let mut workbench = Workbench::from_route(&Route::parse("?demo=drift"));
         workbench.play_all(&WordCounter);
-        let first = workbench.demo.as_ref().unwrap().editions()[0].summary.clone();
+        let first = workbench.demo.as_ref().unwrap().editions()[0]
+            .summary
+            .clone();
         workbench.restore(1, &WordCounter);
-        assert_eq!(front_page(workbench.demo.as_ref().unwrap()).unwrap().text, first);
+        assert_eq!(
+            front_page(workbench.demo.as_ref().unwrap()).unwrap().text,
+            first
+        );
         assert!(workbench.edit_summary("Never suggest equities.", &WordCounter));
         let page = front_page(workbench.demo.as_ref().unwrap()).unwrap();
-        assert_eq!((page.text.as_str(), page.cycle), ("Never suggest equities.", 5));
+        assert_eq!(
+            (page.text.as_str(), page.cycle),
+            ("Never suggest equities.", 5)
+        );
         assert!(!workbench.edit_summary("  ", &WordCounter));
         assert!(workbench.error.is_some());
     }

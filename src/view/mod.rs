@@ -8,5 +8,6 @@ pub mod inspect;
 pub mod live;
 pub mod policy;
 pub mod sessions;
+pub mod theme;
 pub mod tokens;
 pub mod tuner;

@@ -367,19 +367,31 @@ mod tests {
     use super::*;
 
     fn form() -> PolicyForm {
-        PolicyForm::from_policy(&Policy::default(), &[PinnedFact::phrase("salary", "1,20,000")])
+        PolicyForm::from_policy(
+            &Policy::default(),
+            &[PinnedFact::phrase("salary", "1,20,000")],
+        )
     }
 
     #[test]
     fn the_form_shows_the_policy_and_a_valid_edit_yields_the_new_policy() {
         let mut form = form();
         assert_eq!(form.kind, FormKind::Turns);
-        assert_eq!((form.number("max_turns"), form.number("keep")), ("4".into(), "2".into()));
+        assert_eq!(
+            (form.number("max_turns"), form.number("keep")),
+            ("4".into(), "2".into())
+        );
         assert_eq!(form.error(), None);
         let (policy, facts) = form
             .edit(PolicyEdit::Number("max_turns", "3".into()))
             .unwrap();
-        assert_eq!(policy.trigger, Trigger::Turns { max_turns: 3, keep: 2 });
+        assert_eq!(
+            policy.trigger,
+            Trigger::Turns {
+                max_turns: 3,
+                keep: 2
+            }
+        );
         assert_eq!(facts.len(), 1);
         let (policy, _) = form.edit(PolicyEdit::Kind(FormKind::Every)).unwrap();
         assert_eq!(policy.trigger, Trigger::Every { n: 6 });
@@ -400,11 +412,24 @@ mod tests {
         let mut form = form();
         assert_eq!(form.edit(PolicyEdit::Number("keep", "4".into())), None);
         let error = form.error().unwrap();
-        assert!(error.contains("keep (4) must be smaller than max_turns (4)"), "{error}");
-        assert_eq!(form.number("keep"), "4", "what was typed stays in the field");
-        assert_eq!(form.edit(PolicyEdit::Number("max_turns", "four".into())), None);
+        assert!(
+            error.contains("keep (4) must be smaller than max_turns (4)"),
+            "{error}"
+        );
+        assert_eq!(
+            form.number("keep"),
+            "4",
+            "what was typed stays in the field"
+        );
+        assert_eq!(
+            form.edit(PolicyEdit::Number("max_turns", "four".into())),
+            None
+        );
         let error = form.error().unwrap();
-        assert!(error.contains("max_turns = \"four\" is not valid"), "{error}");
+        assert!(
+            error.contains("max_turns = \"four\" is not valid"),
+            "{error}"
+        );
         // Fixing both makes it valid again.
         form.edit(PolicyEdit::Number("max_turns", "5".into()));
         assert!(form.edit(PolicyEdit::Number("keep", "1".into())).is_some());
@@ -420,13 +445,21 @@ mod tests {
         let mut form = form();
         assert_eq!(form.edit(PolicyEdit::NewFact("equit".into())), None);
         let (_, facts) = form.edit(PolicyEdit::AddFact).unwrap();
-        assert_eq!(facts.iter().map(fact_source).collect::<Vec<_>>(), ["1,20,000", "equit"]);
+        assert_eq!(
+            facts.iter().map(fact_source).collect::<Vec<_>>(),
+            ["1,20,000", "equit"]
+        );
         assert!(form.new_fact.is_empty());
         assert_eq!(form.edit(PolicyEdit::AddFact), None);
         assert!(form.fact_error.as_deref().unwrap().contains("Type a word"));
         form.edit(PolicyEdit::NewFact(" equit ".into()));
         assert_eq!(form.edit(PolicyEdit::AddFact), None);
-        assert!(form.fact_error.as_deref().unwrap().contains("already pinned"));
+        assert!(
+            form.fact_error
+                .as_deref()
+                .unwrap()
+                .contains("already pinned")
+        );
         let (_, facts) = form.edit(PolicyEdit::RemoveFact(0)).unwrap();
         assert_eq!(facts.iter().map(fact_source).collect::<Vec<_>>(), ["equit"]);
     }
@@ -450,6 +483,9 @@ mod tests {
         }
         let trigger = Trigger::MessageCount { max_messages: 10 };
         let form = PolicyForm::from_policy(&Policy::new(trigger).unwrap(), &[]);
-        assert_eq!((form.kind, form.number("max_messages")), (FormKind::Messages, "10".into()));
+        assert_eq!(
+            (form.kind, form.number("max_messages")),
+            (FormKind::Messages, "10".into())
+        );
     }
 }
