@@ -29,6 +29,9 @@ pub struct LiveSession {
     streaming: Option<String>,
     /// Archive indices of assistant replies that were stopped or cut short.
     incomplete: BTreeSet<usize>,
+    /// The subset of `incomplete` cut short by a failed request rather than by the user: they
+    /// stay in the archive, but no later request sends them (Retry asks for the whole reply).
+    failed: BTreeSet<usize>,
     /// The summariser job in flight, if any.
     summarising: Option<u64>,
     error: Option<String>,
@@ -306,6 +309,7 @@ impl LiveSession {
         counter: &dyn CountTokens,
     ) -> Option<SummaryJob> {
         self.streaming = None;
+        let failed = matches!(end, ReplyEnd::Failed { .. });
         let (text, complete, error) = match end {
             ReplyEnd::Complete(text) => (text, true, None),
             ReplyEnd::Stopped(text) => {
@@ -325,6 +329,9 @@ impl LiveSession {
         let index = self.memory.archive().len();
         if !complete {
             self.incomplete.insert(index);
+        }
+        if failed {
+            self.failed.insert(index);
         }
         let added = self
             .memory
@@ -461,6 +468,7 @@ impl LiveSession {
             memory,
             streaming: None,
             incomplete: BTreeSet::new(),
+            failed: BTreeSet::new(),
             summarising: None,
             error: None,
             redo: None,
@@ -475,10 +483,18 @@ impl LiveSession {
         self.error = None;
         self.redo = None;
         self.streaming = Some(String::new());
-        self.memory
-            .request(counter)
+        let request = self.memory.request(counter);
+        // The request ends with the verbatim messages, which are the archive's tail; a reply
+        // a failed request cut short is left out of it.
+        let archive = self.memory.archive().len();
+        let first_verbatim = request.len() - self.memory.verbatim().len();
+        request
             .iter()
-            .map(ChatMessage::from)
+            .enumerate()
+            .filter(|(i, _)| {
+                *i < first_verbatim || !self.failed.contains(&(archive + i - request.len()))
+            })
+            .map(|(_, m)| ChatMessage::from(m))
             .collect()
     }
 }
@@ -596,6 +612,35 @@ mod tests {
             Err(LiveError::Busy),
             "no retry while a reply arrives"
         );
+    }
+
+    #[test]
+    fn retrying_a_reply_that_failed_mid_stream_does_not_send_the_partial_reply() {
+        let mut session = LiveSession::default();
+        let first = session.send("plan my savings", 1, &C).unwrap();
+        session.delta("Start with an emer");
+        session.finish(
+            ReplyEnd::Failed {
+                partial: "Start with an emer".into(),
+                error: "The connection dropped.".into(),
+            },
+            2,
+            &C,
+        );
+        // Nothing is lost: the partial reply is archived and shown as incomplete.
+        assert_eq!(
+            states(&session),
+            [("user", "verbatim"), ("assistant", "incomplete")]
+        );
+        let again = session.retry(&C).unwrap();
+        assert_eq!(again, LiveAction::Reply(first), "the same request as before");
+        session.finish(ReplyEnd::Complete("Start with an emergency fund.".into()), 3, &C);
+        // Nor does any later request carry it, while the user's Stop-ped replies stay in.
+        let next = session.send("and then?", 4, &C).unwrap();
+        let sent: Vec<&str> = next.iter().map(|m| m.content.as_str()).collect();
+        assert!(!sent.contains(&"Start with an emer"), "{sent:?}");
+        assert!(sent.contains(&"Start with an emergency fund."));
+        assert_eq!(sent.last(), Some(&"and then?"));
     }
 
     #[test]
