@@ -315,3 +315,39 @@ async fn the_theme_toggle_is_remembered_across_a_reload() {
         .await;
     browser.close().await;
 }
+
+#[tokio::test]
+async fn a_chat_model_alone_is_enough_to_chat_live() {
+    let browser = Browser::new().await;
+    browser.open("?tab=settings").await;
+    for (testid, value) in [
+        ("base-url", "http://127.0.0.1:9/v1"),
+        ("chat-model", "test-chat"),
+    ] {
+        browser.wait_testid(testid).await;
+        browser
+            .client
+            .execute(
+                "const input = document.querySelector(`[data-testid='${arguments[0]}']`); \
+                 input.value = arguments[1]; \
+                 input.dispatchEvent(new Event('input', { bubbles: true }));",
+                vec![serde_json::json!(testid), serde_json::json!(value)],
+            )
+            .await
+            .unwrap();
+    }
+    let field = browser.wait_testid("summary-model").await;
+    assert_eq!(field.prop("value").await.unwrap().unwrap_or_default(), "");
+    assert_eq!(
+        field.attr("placeholder").await.unwrap().as_deref(),
+        Some("the chat model")
+    );
+    browser.wait_testid("tab-chat").await.click().await.unwrap();
+    browser
+        .wait_until(
+            "!document.querySelector(\"[data-testid='chat-input']\").disabled",
+            "the message box to be enabled without a summariser model",
+        )
+        .await;
+    browser.close().await;
+}
