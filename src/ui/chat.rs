@@ -18,10 +18,10 @@ use crate::engine::settings::{Settings, ValidSettings};
 use crate::route::{DemoKind, Route};
 use crate::view::chat::Workbench;
 use crate::view::chat::{
-    ContextWindow, FrontPage, MessageRow, PolicyPanel, context_window, front_page, message_rows,
-    policy_panel, progress, script_for, turns_label,
+    ContextWindow, Conversation, ConversationRow, PolicyPanel, context_window, policy_panel,
+    progress, script_for, turns_label,
 };
-use crate::view::live::{CallKind, LiveAction, LiveRow, LiveSession, LiveState, ReplyEnd};
+use crate::view::live::{CallKind, LiveAction, LiveSession, ReplyEnd};
 use crate::view::policy::{
     FORMATS, FormKind, PLACEMENTS, PolicyEdit, fact_source, format_from_slug, placement_from_slug,
     preset_from_slug, preset_slug,
@@ -40,10 +40,6 @@ pub fn ChatTab() -> impl IntoView {
     let workbench = expect_context::<RwSignal<crate::view::chat::Workbench>>();
 
     let kind = Memo::new(move |_| workbench.with(|w| w.demo_kind()));
-    let rows = Memo::new(move |_| {
-        workbench.with(|w| w.demo.as_ref().map(message_rows).unwrap_or_default())
-    });
-    let page = Memo::new(move |_| workbench.with(|w| w.demo.as_ref().and_then(front_page)));
     let window = Memo::new(move |_| workbench.with(|w| w.demo.as_ref().and_then(context_window)));
     let status = Memo::new(move |_| workbench.with(|w| w.demo.as_ref().map(progress)));
     let panel = Memo::new(move |_| workbench.with(policy_panel));
@@ -188,13 +184,7 @@ pub fn ChatTab() -> impl IntoView {
             }}
             <div class="chat-layout">
                 <div class="conversation">
-                    {move || {
-                        if live.get() {
-                            view! { <LiveMessages /> }.into_any()
-                        } else {
-                            view! { <Messages rows page /> }.into_any()
-                        }
-                    }}
+                    <ConversationView />
                     <Composer />
                 </div>
                 <aside class="side">
@@ -208,28 +198,15 @@ pub fn ChatTab() -> impl IntoView {
     }
 }
 
-/// The folded archive, the front page, then the verbatim turns.
+/// The folded archive, the front page, then the verbatim turns: the same layout for a demo and
+/// for the live chat.
 #[component]
-fn Messages(rows: Memo<Vec<MessageRow>>, page: Memo<Option<FrontPage>>) -> impl IntoView {
-    let folded = move || {
-        rows.with(|rows| {
-            rows.iter()
-                .filter(|r| r.state_slug() == "folded")
-                .cloned()
-                .collect::<Vec<_>>()
-        })
-    };
-    let verbatim = move || {
-        rows.with(|rows| {
-            rows.iter()
-                .filter(|r| r.state_slug() == "verbatim")
-                .cloned()
-                .collect::<Vec<_>>()
-        })
-    };
+fn ConversationView() -> impl IntoView {
+    let workbench = expect_context::<RwSignal<Workbench>>();
+    let conversation = Memo::new(move |_| workbench.with(Conversation::of));
     view! {
         {move || {
-            let folded = folded();
+            let folded = conversation.with(|c| c.folded.clone());
             (!folded.is_empty())
                 .then(|| {
                     view! {
@@ -240,14 +217,15 @@ fn Messages(rows: Memo<Vec<MessageRow>>, page: Memo<Option<FrontPage>>) -> impl 
                                 {format!("Archive · {} messages folded into the summary", folded.len())}
                             </summary>
                             <ol class="messages">
-                                {folded.into_iter().map(|row| view! { <MessageView row /> }).collect_view()}
+                                {folded.into_iter().map(|row| view! { <RowView row /> }).collect_view()}
                             </ol>
                         </details>
                     }
                 })
         }}
         {move || {
-            page.get()
+            conversation
+                .with(|c| c.front_page.clone())
                 .map(|page| {
                     view! {
                         <section class="front-page" aria-label="Current summary">
@@ -264,108 +242,22 @@ fn Messages(rows: Memo<Vec<MessageRow>>, page: Memo<Option<FrontPage>>) -> impl 
                     }
                 })
         }}
-        <ol class="messages verbatim" aria-label="Verbatim turns">
-            {move || verbatim().into_iter().map(|row| view! { <MessageView row /> }).collect_view()}
-        </ol>
-    }
-}
-
-#[component]
-fn MessageView(row: MessageRow) -> impl IntoView {
-    let role = row.role.as_str();
-    view! {
-        <li
-            class=format!("message {} {}", role, row.state_slug())
-            data-testid="message"
-            data-role=role
-            data-state=row.state_slug()
-            data-turn=row.turn
-        >
-            <div class="message-meta">
-                <span class="role">{row.role_label()}</span>
-                <span class="turn">{format!("turn {}", row.turn)}</span>
-                <span class="tokens">{format!("{} tokens", row.tokens)}</span>
-                <span class=format!("marker {}", row.state_slug())>{row.marker()}</span>
-            </div>
-            <p class="content">{row.content.clone()}</p>
-        </li>
-    }
-}
-
-thread_local! {
-    /// Stops the chat request in flight. It lives outside the component so that Stop still
-    /// reaches a reply that started before the user switched tabs and back.
-    static STOP: RefCell<Option<StopHandle>> = const { RefCell::new(None) };
-}
-
-/// The live conversation: the folded archive, the summary, then the verbatim turns and the
-/// reply arriving now.
-#[component]
-fn LiveMessages() -> impl IntoView {
-    let workbench = expect_context::<RwSignal<Workbench>>();
-    let rows = Memo::new(move |_| workbench.with(|w| w.live.rows()));
-    let summary = Memo::new(move |_| {
-        workbench.with(|w| {
-            let memory = w.live.memory();
-            memory.summary().map(|text| {
-                (
-                    text.to_owned(),
-                    memory.editions().last().map_or(0, |e| e.cycle),
-                    memory.summarised_to(),
-                    memory.summary_tokens(),
-                )
-            })
-        })
-    });
-    let pick = move |folded: bool| {
-        rows.with(|rows| {
-            rows.iter()
-                .filter(|r| (r.state == LiveState::Folded) == folded)
-                .cloned()
-                .collect::<Vec<_>>()
-        })
-    };
-    view! {
-        {move || {
-            let folded = pick(true);
-            (!folded.is_empty())
-                .then(|| {
-                    view! {
-                        <details class="archive" open=true>
-                            <summary class="section-label">
-                                {format!("Archive · {} messages folded into the summary", folded.len())}
-                            </summary>
-                            <ol class="messages">
-                                {folded.into_iter().map(|row| view! { <LiveMessageView row /> }).collect_view()}
-                            </ol>
-                        </details>
-                    }
-                })
-        }}
-        {move || {
-            summary
-                .get()
-                .map(|(text, cycle, to, tokens)| {
-                    view! {
-                        <section class="front-page" aria-label="Current summary">
-                            <h3 class="front-head">
-                                {format!("Front page · edition {cycle} · {} · {tokens} tokens", turns_label(1, to))}
-                            </h3>
-                            <p data-testid="summary" class="summary-text">{text}</p>
-                        </section>
-                    }
-                })
-        }}
         <ol class="messages verbatim" aria-label="Verbatim turns" aria-live="polite">
-            {move || pick(false).into_iter().map(|row| view! { <LiveMessageView row /> }).collect_view()}
+            {move || {
+                conversation
+                    .with(|c| c.verbatim.clone())
+                    .into_iter()
+                    .map(|row| view! { <RowView row /> })
+                    .collect_view()
+            }}
         </ol>
     }
 }
 
 #[component]
-fn LiveMessageView(row: LiveRow) -> impl IntoView {
+fn RowView(row: ConversationRow) -> impl IntoView {
     let role = row.role.as_str();
-    let state = row.state.slug();
+    let state = row.state;
     view! {
         <li
             class=format!("message {role} {state}")
@@ -375,13 +267,20 @@ fn LiveMessageView(row: LiveRow) -> impl IntoView {
             data-turn=row.turn
         >
             <div class="message-meta">
-                <span class="role">{crate::view::chat::role_label(row.role)}</span>
+                <span class="role">{row.role_label()}</span>
                 <span class="turn">{format!("turn {}", row.turn)}</span>
-                <span class=format!("marker {state}")>{row.state.marker()}</span>
+                {row.tokens.map(|t| view! { <span class="tokens">{format!("{t} tokens")}</span> })}
+                <span class=format!("marker {state}")>{row.marker}</span>
             </div>
             <p class="content">{row.content}</p>
         </li>
     }
+}
+
+thread_local! {
+    /// Stops the chat request in flight. It lives outside the component so that Stop still
+    /// reaches a reply that started before the user switched tabs and back.
+    static STOP: RefCell<Option<StopHandle>> = const { RefCell::new(None) };
 }
 
 /// The message box with Send, Stop and Retry. It is enabled when no demo is loaded and the

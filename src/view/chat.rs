@@ -50,6 +50,31 @@ pub struct MessageRow {
     pub turn: u32,
 }
 
+/// One message as either conversation shows it, a demo's or the live chat's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConversationRow {
+    /// Position in the archive, from 0 (the reply arriving takes the next one).
+    pub index: usize,
+    pub role: Role,
+    pub content: String,
+    /// `None` for a reply still arriving.
+    pub tokens: Option<u32>,
+    /// The `data-state` value: `verbatim`, `folded`, `streaming` or `incomplete`.
+    pub state: &'static str,
+    /// The visible marker next to the message.
+    pub marker: &'static str,
+    pub turn: u32,
+}
+
+/// A conversation as the Chat tab lays it out: the folded archive, the front page, then the
+/// verbatim turns (and the reply arriving now).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Conversation {
+    pub folded: Vec<ConversationRow>,
+    pub front_page: Option<FrontPage>,
+    pub verbatim: Vec<ConversationRow>,
+}
+
 /// The current summary, shown above the verbatim turns.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FrontPage {
@@ -153,6 +178,71 @@ impl MessageRow {
 
     pub fn role_label(&self) -> &'static str {
         role_label(self.role)
+    }
+}
+
+impl ConversationRow {
+    pub fn role_label(&self) -> &'static str {
+        role_label(self.role)
+    }
+}
+
+impl Conversation {
+    /// A demo's conversation.
+    pub fn of_demo(player: &DemoPlayer) -> Conversation {
+        Conversation::split(
+            message_rows(player)
+                .into_iter()
+                .map(|row| ConversationRow {
+                    index: row.index,
+                    role: row.role,
+                    tokens: Some(row.tokens),
+                    state: row.state_slug(),
+                    marker: row.marker(),
+                    turn: row.turn,
+                    content: row.content,
+                })
+                .collect(),
+            front_page(player),
+        )
+    }
+
+    /// The live conversation, with the reply arriving now.
+    pub fn of_live(session: &crate::view::live::LiveSession) -> Conversation {
+        let archive = session.memory().archive();
+        Conversation::split(
+            session
+                .rows()
+                .into_iter()
+                .map(|row| ConversationRow {
+                    index: row.index,
+                    role: row.role,
+                    tokens: archive.get(row.index).map(|m| m.tokens),
+                    state: row.state.slug(),
+                    marker: row.state.marker(),
+                    turn: row.turn,
+                    content: row.content,
+                })
+                .collect(),
+            front_page_of(session.memory()),
+        )
+    }
+
+    /// The conversation on screen: the demo's when one is loaded, else the live chat's.
+    pub fn of(workbench: &Workbench) -> Conversation {
+        match &workbench.demo {
+            Some(player) => Conversation::of_demo(player),
+            None => Conversation::of_live(&workbench.live),
+        }
+    }
+
+    fn split(rows: Vec<ConversationRow>, front_page: Option<FrontPage>) -> Conversation {
+        let (folded, verbatim) = rows.into_iter().partition(|r| r.state == "folded");
+        Conversation {
+            folded,
+            front_page,
+            verbatim,
+        }
     }
 }
 
@@ -310,7 +400,11 @@ pub fn message_rows(player: &DemoPlayer) -> Vec<MessageRow> {
 
 /// The current summary, or `None` before the first cycle.
 pub fn front_page(player: &DemoPlayer) -> Option<FrontPage> {
-    let memory = player.memory();
+    front_page_of(player.memory())
+}
+
+/// The current summary of any memory, or `None` before the first cycle.
+pub fn front_page_of(memory: &crate::engine::memory::MemoryState) -> Option<FrontPage> {
     let text = memory.summary()?;
     Some(FrontPage {
         text: text.to_owned(),
@@ -763,6 +857,38 @@ mod tests {
         );
         assert!(!workbench.edit_summary("  ", &WordCounter));
         assert!(workbench.error.is_some());
+    }
+
+    #[test]
+    fn demo_and_live_conversations_share_one_layout() {
+        use crate::view::live::{LiveSession, ReplyEnd};
+        let mut player = DemoPlayer::new(DemoScript::fincoach()).unwrap();
+        player.play_all(&WordCounter).unwrap();
+        let demo = Conversation::of_demo(&player);
+        assert_eq!((demo.folded.len(), demo.verbatim.len()), (8, 4));
+        assert!(
+            demo.folded
+                .iter()
+                .all(|r| r.marker == "folded into the summary")
+        );
+        assert_eq!(demo.front_page, front_page(&player));
+        assert_eq!(demo.verbatim[3].turn, 6);
+
+        let mut live = LiveSession::default();
+        live.send("hello", 1, &WordCounter).unwrap();
+        live.delta("Hi th");
+        let streaming = Conversation::of_live(&live);
+        assert_eq!(streaming.front_page, None);
+        let states: Vec<_> = streaming
+            .verbatim
+            .iter()
+            .map(|r| (r.state, r.tokens))
+            .collect();
+        assert_eq!(states, [("verbatim", Some(1)), ("streaming", None)]);
+        live.finish(ReplyEnd::Stopped("Hi th".into()), 2, &WordCounter);
+        let stopped = Conversation::of_live(&live);
+        assert_eq!(stopped.verbatim[1].state, "incomplete");
+        assert_eq!(stopped.verbatim[1].tokens, Some(2));
     }
 
     #[test]

@@ -633,8 +633,16 @@ mod tests {
             [("user", "verbatim"), ("assistant", "incomplete")]
         );
         let again = session.retry(&C).unwrap();
-        assert_eq!(again, LiveAction::Reply(first), "the same request as before");
-        session.finish(ReplyEnd::Complete("Start with an emergency fund.".into()), 3, &C);
+        assert_eq!(
+            again,
+            LiveAction::Reply(first),
+            "the same request as before"
+        );
+        session.finish(
+            ReplyEnd::Complete("Start with an emergency fund.".into()),
+            3,
+            &C,
+        );
         // Nor does any later request carry it, while the user's Stop-ped replies stay in.
         let next = session.send("and then?", 4, &C).unwrap();
         let sent: Vec<&str> = next.iter().map(|m| m.content.as_str()).collect();
