@@ -9,5 +9,6 @@ pub mod live;
 pub mod policy;
 pub mod sessions;
 pub mod theme;
+pub mod timeline;
 pub mod tokens;
 pub mod tuner;

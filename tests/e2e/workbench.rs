@@ -351,3 +351,74 @@ async fn a_chat_model_alone_is_enough_to_chat_live() {
         .await;
     browser.close().await;
 }
+
+#[tokio::test]
+async fn the_timeline_steps_through_the_cycles_and_plays_the_rewrite_to_the_end() {
+    let browser = Browser::new().await;
+    browser.open("?demo=drift&tab=editions").await;
+    click(&browser, "play-all-editions").await;
+    browser
+        .wait_until(
+            "document.querySelectorAll('[data-testid=edition]').length === 3",
+            "three editions",
+        )
+        .await;
+    let mut engine = DemoPlayer::new(DemoScript::drift()).unwrap();
+    engine.play_all(&WordCounter).unwrap();
+    let cycle = "document.querySelector('[data-testid=timeline]').dataset.cycle";
+    browser
+        .wait_until(&format!("{cycle} === '1'"), "the first cycle")
+        .await;
+    click(&browser, "timeline-next").await;
+    browser
+        .wait_until(&format!("{cycle} === '2'"), "the second cycle")
+        .await;
+    // The arrow keys step too.
+    let next = browser.wait_testid("timeline-next").await;
+    next.send_keys("\u{e014}").await.unwrap();
+    browser
+        .wait_until(&format!("{cycle} === '3'"), "the third cycle by keyboard")
+        .await;
+    next.send_keys("\u{e012}").await.unwrap();
+    browser
+        .wait_until(&format!("{cycle} === '2'"), "back to the second")
+        .await;
+    let position = browser.wait_testid("timeline-position").await;
+    assert!(
+        position
+            .text()
+            .await
+            .unwrap()
+            .starts_with("2 of 3: Edition 2")
+    );
+
+    click(&browser, "timeline-play").await;
+    let rewrite = "document.querySelector('[data-testid=rewrite]')";
+    browser
+        .wait_until(
+            &format!("+{rewrite}.dataset.step < +{rewrite}.dataset.steps"),
+            "the animation to start",
+        )
+        .await;
+    browser
+        .wait_until(
+            &format!("{rewrite}.querySelector('del.leaving, ins.arriving')"),
+            "words being struck or added",
+        )
+        .await;
+    browser
+        .wait_until(
+            &format!("{rewrite}.dataset.step === {rewrite}.dataset.steps"),
+            "the animation to finish",
+        )
+        .await;
+    let text = browser.wait_testid("rewrite").await.text().await.unwrap();
+    let expected = &engine.editions()[1].summary;
+    assert_eq!(
+        text.split_whitespace().collect::<Vec<_>>(),
+        expected.split_whitespace().collect::<Vec<_>>()
+    );
+    let errors = browser.console_errors().await;
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+    browser.close().await;
+}
