@@ -98,5 +98,18 @@ async fn every_control_on_every_tab_has_an_accessible_name() {
         "controls without an accessible name:\n{}",
         problems.join("\n")
     );
+    // The check itself catches an unnamed control: an icon-only button added to the page.
+    browser
+        .client
+        .execute(
+            "const b = document.createElement('button'); b.dataset.testid = 'unnamed'; \
+             b.innerHTML = '<svg width=10 height=10></svg>'; document.body.append(b);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let found = unnamed(&browser).await;
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].contains("unnamed"));
     browser.close().await;
 }

@@ -373,13 +373,13 @@ async fn the_timeline_steps_through_the_cycles_and_plays_the_rewrite_to_the_end(
     browser
         .wait_until(&format!("{cycle} === '2'"), "the second cycle")
         .await;
-    // The arrow keys step too.
-    let next = browser.wait_testid("timeline-next").await;
-    next.send_keys("\u{e014}").await.unwrap();
+    // The arrow keys step too, from any control of the timeline (Next is disabled at the end).
+    let play = browser.wait_testid("timeline-play").await;
+    play.send_keys("\u{e014}").await.unwrap();
     browser
         .wait_until(&format!("{cycle} === '3'"), "the third cycle by keyboard")
         .await;
-    next.send_keys("\u{e012}").await.unwrap();
+    play.send_keys("\u{e012}").await.unwrap();
     browser
         .wait_until(&format!("{cycle} === '2'"), "back to the second")
         .await;
