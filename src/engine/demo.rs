@@ -22,6 +22,7 @@ use super::memory::{CommitMeta, JobKind, MemoryError, MemoryState, MessageState,
 use super::message::{CountTokens, Message, Role};
 use super::policy::{FoldMode, Placement, Policy, PolicyError, Trigger};
 use super::prompts::{PresetId, PromptSpec};
+use super::structured::{StructuredMemory, parse_structured};
 
 /// A scripted conversation and the memory settings it is played with.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -375,24 +376,50 @@ pub fn extractive_summary(
         word_limit: job.word_limit as usize,
         ..ExtractiveOptions::default()
     };
+    // A structured memory's previous text is its JSON; the paragraph inside is what the
+    // extractive summariser folds the new turns into.
+    let previous = job.previous.as_deref().map(|text| {
+        match job
+            .structured
+            .then(|| parse_structured(text).ok())
+            .flatten()
+        {
+            Some(memory) => memory.summary,
+            None => text.to_owned(),
+        }
+    });
+    let previous = previous.as_deref();
     let result = match job.kind {
         JobKind::Fold { from, to, .. } => match memory.policy().fold {
-            FoldMode::Progressive => extractive::summarise(
-                job.previous.as_deref(),
-                &memory.archive()[from..to],
-                facts,
-                &options,
-            ),
+            FoldMode::Progressive => {
+                extractive::summarise(previous, &memory.archive()[from..to], facts, &options)
+            }
             // A rebuild reads every folded turn from the archive and no earlier summary.
             FoldMode::RebuildFromArchive => {
                 extractive::summarise(None, &memory.archive()[..to], facts, &options)
             }
         },
-        JobKind::Compress { .. } => {
-            extractive::summarise(job.previous.as_deref(), &[], facts, &options)
-        }
+        JobKind::Compress { .. } => extractive::summarise(previous, &[], facts, &options),
     };
-    result.text
+    if !job.structured {
+        return result.text;
+    }
+    // Structured memory from the same sentences: the paragraph, and each pinned fact's
+    // sentence as a fact.
+    let mut found: Vec<String> = Vec::new();
+    for fact in facts {
+        if let Some(sentence) = fact.sentence_in(&result.text)
+            && !found.iter().any(|f| f == sentence)
+        {
+            found.push(sentence.to_owned());
+        }
+    }
+    StructuredMemory {
+        summary: result.text,
+        facts: found,
+        ..StructuredMemory::default()
+    }
+    .to_json()
 }
 
 /// The demos' system prompt, after the seed's FinCoach agent.
@@ -541,6 +568,24 @@ mod tests {
         assert!(player.set_policy(policy.clone(), bad_fact).is_err());
         assert_eq!(player.memory().policy(), &policy);
         assert_eq!(player.pinned(), facts.as_slice());
+    }
+
+    #[test]
+    fn a_demo_switched_to_structured_memory_plays_to_the_end() {
+        // The extractive summariser wrote prose, which a structured job rejects, so a demo
+        // switched to structured summaries stopped at its first cycle.
+        let mut player = DemoPlayer::new(DemoScript::fincoach()).unwrap();
+        let mut policy = player.memory().policy().clone();
+        policy.format = crate::engine::policy::SummaryFormat::Structured;
+        let facts = player.pinned().to_vec();
+        player.set_policy(policy, facts).unwrap();
+        player.play_all(&WordCounter).unwrap();
+        assert_eq!(player.editions().len(), 2);
+        let memory = parse_structured(player.summary().unwrap()).unwrap();
+        assert!(memory.summary.contains("1,20,000"), "{memory:?}");
+        assert!(memory.facts.iter().any(|f| f.contains("1,20,000")));
+        // The second cycle folded into the first one's paragraph, not into its JSON.
+        assert!(!memory.summary.contains('{'));
     }
 
     #[test]
