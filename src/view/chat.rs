@@ -422,7 +422,10 @@ pub fn policy_panel(workbench: &Workbench) -> PolicyPanel {
             "built-in extractive (offline, no model call)",
             player.pinned(),
         ),
-        None => ("the summary model set in Settings", workbench.live.pinned()),
+        None => (
+            "the summariser model set in Settings (the chat model when none is set)",
+            workbench.live.pinned(),
+        ),
     };
     PolicyPanel {
         rows: vec![
