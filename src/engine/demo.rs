@@ -20,8 +20,9 @@ use super::edition::{Edition, Provenance, TurnRange};
 use super::extractive::{self, ExtractiveOptions};
 use super::memory::{CommitMeta, JobKind, MemoryError, MemoryState, MessageState, SummaryJob};
 use super::message::{CountTokens, Message, Role};
-use super::policy::{FoldMode, Policy, PolicyError, Trigger};
+use super::policy::{FoldMode, Placement, Policy, PolicyError, Trigger};
 use super::prompts::{PresetId, PromptSpec};
+use super::structured::{StructuredMemory, parse_structured};
 
 /// A scripted conversation and the memory settings it is played with.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,6 +52,12 @@ pub enum DemoEvent {
         cycle: u32,
         folded: Option<TurnRange>,
     },
+    /// The user changed the policy or the pinned facts after `turn` turns had been asked; the
+    /// change applies from the next trigger check (the next reply) on.
+    PolicyChanged { turn: u32 },
+    /// The user replaced the summary by hand (edited, or restored an earlier edition's text),
+    /// which printed edition `cycle`.
+    SummaryReplaced { cycle: u32 },
 }
 
 /// The chat request sent at one turn: what the model saw when it wrote that turn's reply.
@@ -62,6 +69,8 @@ pub struct TurnRequest {
     pub summary_sent: bool,
     /// The last turn covered by the summary sent, 0 when none.
     pub summarised_to: u32,
+    /// Where the summary went in this request; the policy may change later.
+    pub placement: Placement,
 }
 
 /// Why a demo cannot be played.
@@ -84,6 +93,8 @@ pub struct DemoPlayer {
     script: DemoScript,
     memory: MemoryState,
     facts: Vec<CompiledFact>,
+    /// The facts as the user gave them, before compiling.
+    pinned: Vec<PinnedFact>,
     /// Turns whose user message has been added.
     asked: usize,
     awaiting_reply: bool,
@@ -168,6 +179,7 @@ impl DemoPlayer {
         let memory = MemoryState::new(script.system_prompt, script.policy.clone())?;
         let facts = compile_facts(&script.facts)?;
         Ok(DemoPlayer {
+            pinned: script.facts.clone(),
             script,
             memory,
             facts,
@@ -250,7 +262,7 @@ impl DemoPlayer {
     /// Takes the next step: commits a pending summary, or adds the scripted reply, or adds the
     /// next user message. Returns `None` once the demo is over.
     pub fn next(&mut self, counter: &dyn CountTokens) -> Result<Option<DemoEvent>, DemoError> {
-        let at_ms = (self.events.len() as u64 + 1) * STEP_MS;
+        let at_ms = self.next_ms();
         let event = if let Some(job) = self.pending.take() {
             let text = extractive_summary(&self.memory, &job, &self.facts);
             let meta = CommitMeta {
@@ -287,6 +299,7 @@ impl DemoPlayer {
                 messages: self.memory.request(counter),
                 summary_sent,
                 summarised_to: self.memory.summarised_to(),
+                placement: self.memory.policy().placement,
             });
             DemoEvent::Asked {
                 turn: self.asked as u32,
@@ -298,10 +311,57 @@ impl DemoPlayer {
         Ok(Some(event))
     }
 
+    /// The pinned facts the editions are checked for (and the extractive summariser ranks first).
+    pub fn pinned(&self) -> &[PinnedFact] {
+        &self.pinned
+    }
+
+    /// Changes the policy and the pinned facts from here on. Nothing already printed changes:
+    /// the new trigger is checked at the next reply, and a summary job already due keeps the
+    /// prompt it was built with. The change is recorded in the event log.
+    pub fn set_policy(&mut self, policy: Policy, facts: Vec<PinnedFact>) -> Result<(), DemoError> {
+        let compiled = compile_facts(&facts)?;
+        self.memory.set_policy(policy)?;
+        self.facts = compiled;
+        self.pinned = facts;
+        self.events.push(DemoEvent::PolicyChanged {
+            turn: self.asked as u32,
+        });
+        Ok(())
+    }
+
+    /// Brings back edition `cycle`'s text as the current summary, as a new edition.
+    pub fn restore(&mut self, cycle: u32, counter: &dyn CountTokens) -> Result<(), DemoError> {
+        let at_ms = self.next_ms();
+        self.pending = self.memory.restore(cycle, at_ms, counter)?;
+        self.after_replace();
+        Ok(())
+    }
+
+    /// Replaces the current summary with the user's own text, as a new edition marked as
+    /// edited by hand.
+    pub fn edit_summary(&mut self, text: &str, counter: &dyn CountTokens) -> Result<(), DemoError> {
+        let at_ms = self.next_ms();
+        self.pending = self.memory.edit_summary(text, at_ms, counter)?;
+        self.after_replace();
+        Ok(())
+    }
+
     /// Plays every remaining step.
     pub fn play_all(&mut self, counter: &dyn CountTokens) -> Result<(), DemoError> {
         while self.next(counter)?.is_some() {}
         Ok(())
+    }
+}
+
+impl DemoPlayer {
+    fn next_ms(&self) -> u64 {
+        (self.events.len() as u64 + 1) * STEP_MS
+    }
+
+    fn after_replace(&mut self) {
+        let cycle = self.memory.editions().last().map_or(0, |e| e.cycle);
+        self.events.push(DemoEvent::SummaryReplaced { cycle });
     }
 }
 
@@ -316,24 +376,50 @@ pub fn extractive_summary(
         word_limit: job.word_limit as usize,
         ..ExtractiveOptions::default()
     };
+    // A structured memory's previous text is its JSON; the paragraph inside is what the
+    // extractive summariser folds the new turns into.
+    let previous = job.previous.as_deref().map(|text| {
+        match job
+            .structured
+            .then(|| parse_structured(text).ok())
+            .flatten()
+        {
+            Some(memory) => memory.summary,
+            None => text.to_owned(),
+        }
+    });
+    let previous = previous.as_deref();
     let result = match job.kind {
         JobKind::Fold { from, to, .. } => match memory.policy().fold {
-            FoldMode::Progressive => extractive::summarise(
-                job.previous.as_deref(),
-                &memory.archive()[from..to],
-                facts,
-                &options,
-            ),
+            FoldMode::Progressive => {
+                extractive::summarise(previous, &memory.archive()[from..to], facts, &options)
+            }
             // A rebuild reads every folded turn from the archive and no earlier summary.
             FoldMode::RebuildFromArchive => {
                 extractive::summarise(None, &memory.archive()[..to], facts, &options)
             }
         },
-        JobKind::Compress { .. } => {
-            extractive::summarise(job.previous.as_deref(), &[], facts, &options)
-        }
+        JobKind::Compress { .. } => extractive::summarise(previous, &[], facts, &options),
     };
-    result.text
+    if !job.structured {
+        return result.text;
+    }
+    // Structured memory from the same sentences: the paragraph, and each pinned fact's
+    // sentence as a fact.
+    let mut found: Vec<String> = Vec::new();
+    for fact in facts {
+        if let Some(sentence) = fact.sentence_in(&result.text)
+            && !found.iter().any(|f| f == sentence)
+        {
+            found.push(sentence.to_owned());
+        }
+    }
+    StructuredMemory {
+        summary: result.text,
+        facts: found,
+        ..StructuredMemory::default()
+    }
+    .to_json()
 }
 
 /// The demos' system prompt, after the seed's FinCoach agent.
@@ -437,6 +523,98 @@ mod tests {
         let mut player = DemoPlayer::new(script).unwrap();
         player.play_all(&WordCounter).unwrap();
         player
+    }
+
+    #[test]
+    fn a_policy_change_applies_from_the_next_reply_and_is_logged() {
+        let mut player = DemoPlayer::new(DemoScript::fincoach()).unwrap();
+        // Turn 1 asked and answered under the script's policy (summarise at 4, keep 2).
+        player.next(&WordCounter).unwrap();
+        player.next(&WordCounter).unwrap();
+        let policy = Policy::new(Trigger::Turns {
+            max_turns: 2,
+            keep: 1,
+        })
+        .unwrap();
+        let facts = vec![PinnedFact::phrase("salary", "1,20,000")];
+        player.set_policy(policy.clone(), facts.clone()).unwrap();
+        assert_eq!(player.memory().policy(), &policy);
+        assert_eq!(player.pinned(), facts.as_slice());
+        assert_eq!(player.facts().len(), 1);
+        assert_eq!(
+            player.events().last(),
+            Some(&DemoEvent::PolicyChanged { turn: 1 })
+        );
+        assert!(player.editions().is_empty(), "nothing folds at the change");
+        // Turn 2's reply is the first check under the new trigger: it folds turn 1.
+        while player.progress().0 < 2 || player.memory().editions().is_empty() {
+            player.next(&WordCounter).unwrap().unwrap();
+        }
+        assert_eq!(
+            player.editions()[0].folded,
+            Some(TurnRange { first: 1, last: 1 })
+        );
+        player.play_all(&WordCounter).unwrap();
+        // One cycle after every turn from turn 2 on, where the script's policy printed two.
+        assert_eq!(player.editions().len(), 5);
+        // An invalid policy or fact is refused and changes nothing.
+        let mut bad = policy.clone();
+        bad.trigger = Trigger::Turns {
+            max_turns: 2,
+            keep: 2,
+        };
+        assert!(player.set_policy(bad, facts.clone()).is_err());
+        let bad_fact = vec![PinnedFact::regex("broken", "(")];
+        assert!(player.set_policy(policy.clone(), bad_fact).is_err());
+        assert_eq!(player.memory().policy(), &policy);
+        assert_eq!(player.pinned(), facts.as_slice());
+    }
+
+    #[test]
+    fn a_demo_switched_to_structured_memory_plays_to_the_end() {
+        // The extractive summariser wrote prose, which a structured job rejects, so a demo
+        // switched to structured summaries stopped at its first cycle.
+        let mut player = DemoPlayer::new(DemoScript::fincoach()).unwrap();
+        let mut policy = player.memory().policy().clone();
+        policy.format = crate::engine::policy::SummaryFormat::Structured;
+        let facts = player.pinned().to_vec();
+        player.set_policy(policy, facts).unwrap();
+        player.play_all(&WordCounter).unwrap();
+        assert_eq!(player.editions().len(), 2);
+        let memory = parse_structured(player.summary().unwrap()).unwrap();
+        assert!(memory.summary.contains("1,20,000"), "{memory:?}");
+        assert!(memory.facts.iter().any(|f| f.contains("1,20,000")));
+        // The second cycle folded into the first one's paragraph, not into its JSON.
+        assert!(!memory.summary.contains('{'));
+    }
+
+    #[test]
+    fn restore_and_edit_print_new_editions_and_become_the_summary() {
+        let mut player = played(DemoScript::drift());
+        let first = player.editions()[0].summary.clone();
+        player.restore(1, &WordCounter).unwrap();
+        assert_eq!(player.summary(), Some(first.as_str()));
+        let restored = player.editions().last().unwrap();
+        assert_eq!(
+            (restored.cycle, restored.provenance, restored.restored_from),
+            (4, Provenance::Restore, Some(1))
+        );
+        assert_eq!(
+            player.events().last(),
+            Some(&DemoEvent::SummaryReplaced { cycle: 4 })
+        );
+        player
+            .edit_summary("  The user never wants equities.  ", &WordCounter)
+            .unwrap();
+        assert_eq!(player.summary(), Some("The user never wants equities."));
+        let edited = player.editions().last().unwrap();
+        assert_eq!(
+            (edited.cycle, edited.provenance),
+            (5, Provenance::ManualEdit)
+        );
+        assert!(player.edit_summary("   ", &WordCounter).is_err());
+        assert!(player.restore(99, &WordCounter).is_err());
+        assert_eq!(player.editions().len(), 5);
     }
 
     #[test]

@@ -188,10 +188,12 @@ impl Settings {
         if chat_model.is_empty() {
             errors.push(SettingsError::ModelMissing(ModelUse::Chat));
         }
-        let summary_model = self.summary_model.trim();
-        if summary_model.is_empty() {
-            errors.push(SettingsError::ModelMissing(ModelUse::Summary));
-        }
+        // No summariser model of its own means the chat model writes the summaries too, so a
+        // chat works live as soon as one model is named.
+        let summary_model = match self.summary_model.trim() {
+            "" => chat_model,
+            named => named,
+        };
         let temperature = optional(&self.temperature, |text| {
             text.parse::<f64>()
                 .ok()
@@ -560,6 +562,23 @@ mod tests {
     }
 
     #[test]
+    fn an_empty_summary_model_falls_back_to_the_chat_model() {
+        // Chat could not be used live until a summariser model was named as well, though the
+        // chat model can write summaries just as well.
+        let settings = Settings {
+            summary_model: "   ".into(),
+            ..filled()
+        };
+        let valid = settings.validate().unwrap();
+        assert_eq!(valid.summary_model, valid.chat_model);
+        let body = valid.summary_request(vec![]).to_value();
+        assert_eq!(body["model"], valid.chat_model.as_str());
+        // A named one is used as it is.
+        let valid = filled().validate().unwrap();
+        assert_ne!(valid.summary_model, valid.chat_model);
+    }
+
+    #[test]
     fn every_problem_is_reported_at_once() {
         let check = |settings: Settings, expect: Vec<SettingsError>| {
             assert_eq!(settings.validate().unwrap_err(), expect, "{settings:?}");
@@ -569,7 +588,6 @@ mod tests {
             vec![
                 SettingsError::BaseUrlMissing,
                 SettingsError::ModelMissing(ModelUse::Chat),
-                SettingsError::ModelMissing(ModelUse::Summary),
             ],
         );
         check(

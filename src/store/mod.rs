@@ -7,6 +7,7 @@
 
 pub mod broadcast;
 pub mod sessions;
+pub mod theme;
 
 use web_sys::Storage;
 

@@ -18,10 +18,14 @@ use crate::engine::settings::{Settings, ValidSettings};
 use crate::route::{DemoKind, Route};
 use crate::view::chat::Workbench;
 use crate::view::chat::{
-    ContextWindow, FrontPage, MessageRow, PolicyPanel, context_window, front_page, message_rows,
-    policy_panel, progress, script_for, turns_label,
+    ContextWindow, Conversation, ConversationRow, PolicyPanel, context_window, policy_panel,
+    progress, script_for, turns_label,
 };
-use crate::view::live::{CallKind, LiveAction, LiveRow, LiveSession, LiveState, ReplyEnd};
+use crate::view::live::{CallKind, LiveAction, LiveSession, ReplyEnd};
+use crate::view::policy::{
+    FORMATS, FormKind, PLACEMENTS, PolicyEdit, fact_source, format_from_slug, placement_from_slug,
+    preset_from_slug, preset_slug,
+};
 
 /// Token counts use one token per word until the tiktoken counter is wired into the shell; the
 /// engine caches whatever this counter says in each message.
@@ -36,14 +40,9 @@ pub fn ChatTab() -> impl IntoView {
     let workbench = expect_context::<RwSignal<crate::view::chat::Workbench>>();
 
     let kind = Memo::new(move |_| workbench.with(|w| w.demo_kind()));
-    let rows = Memo::new(move |_| {
-        workbench.with(|w| w.demo.as_ref().map(message_rows).unwrap_or_default())
-    });
-    let page = Memo::new(move |_| workbench.with(|w| w.demo.as_ref().and_then(front_page)));
     let window = Memo::new(move |_| workbench.with(|w| w.demo.as_ref().and_then(context_window)));
     let status = Memo::new(move |_| workbench.with(|w| w.demo.as_ref().map(progress)));
-    let panel =
-        Memo::new(move |_| workbench.with(|w| w.demo.as_ref().map(|p| policy_panel(p.script()))));
+    let panel = Memo::new(move |_| workbench.with(policy_panel));
     let live = Memo::new(move |_| workbench.with(|w| w.demo.is_none()));
     let error = Memo::new(move |_| {
         workbench.with(|w| match &w.demo {
@@ -70,7 +69,7 @@ pub fn ChatTab() -> impl IntoView {
             .try_update(|w| match LiveSession::from_script(&script_for(kind)) {
                 Ok(session) => {
                     w.unload();
-                    w.live = session;
+                    w.set_live(session);
                     w.live.next_queued(now_ms(), &COUNTER)
                 }
                 Err(error) => {
@@ -185,17 +184,12 @@ pub fn ChatTab() -> impl IntoView {
             }}
             <div class="chat-layout">
                 <div class="conversation">
-                    {move || {
-                        if live.get() {
-                            view! { <LiveMessages /> }.into_any()
-                        } else {
-                            view! { <Messages rows page /> }.into_any()
-                        }
-                    }}
+                    <ConversationView />
                     <Composer />
                 </div>
                 <aside class="side">
-                    {move || panel.get().map(|p| view! { <PolicyView panel=p /> })}
+                    <PolicyEditor />
+                    {move || view! { <PolicyView panel=panel.get() /> }}
                     {move || window.get().map(|w| view! { <WindowView window=w /> })}
                     {move || live.get().then(|| view! { <CallsView /> })}
                 </aside>
@@ -204,28 +198,15 @@ pub fn ChatTab() -> impl IntoView {
     }
 }
 
-/// The folded archive, the front page, then the verbatim turns.
+/// The folded archive, the front page, then the verbatim turns: the same layout for a demo and
+/// for the live chat.
 #[component]
-fn Messages(rows: Memo<Vec<MessageRow>>, page: Memo<Option<FrontPage>>) -> impl IntoView {
-    let folded = move || {
-        rows.with(|rows| {
-            rows.iter()
-                .filter(|r| r.state_slug() == "folded")
-                .cloned()
-                .collect::<Vec<_>>()
-        })
-    };
-    let verbatim = move || {
-        rows.with(|rows| {
-            rows.iter()
-                .filter(|r| r.state_slug() == "verbatim")
-                .cloned()
-                .collect::<Vec<_>>()
-        })
-    };
+fn ConversationView() -> impl IntoView {
+    let workbench = expect_context::<RwSignal<Workbench>>();
+    let conversation = Memo::new(move |_| workbench.with(Conversation::of));
     view! {
         {move || {
-            let folded = folded();
+            let folded = conversation.with(|c| c.folded.clone());
             (!folded.is_empty())
                 .then(|| {
                     view! {
@@ -236,14 +217,15 @@ fn Messages(rows: Memo<Vec<MessageRow>>, page: Memo<Option<FrontPage>>) -> impl 
                                 {format!("Archive · {} messages folded into the summary", folded.len())}
                             </summary>
                             <ol class="messages">
-                                {folded.into_iter().map(|row| view! { <MessageView row /> }).collect_view()}
+                                {folded.into_iter().map(|row| view! { <RowView row /> }).collect_view()}
                             </ol>
                         </details>
                     }
                 })
         }}
         {move || {
-            page.get()
+            conversation
+                .with(|c| c.front_page.clone())
                 .map(|page| {
                     view! {
                         <section class="front-page" aria-label="Current summary">
@@ -260,108 +242,22 @@ fn Messages(rows: Memo<Vec<MessageRow>>, page: Memo<Option<FrontPage>>) -> impl 
                     }
                 })
         }}
-        <ol class="messages verbatim" aria-label="Verbatim turns">
-            {move || verbatim().into_iter().map(|row| view! { <MessageView row /> }).collect_view()}
-        </ol>
-    }
-}
-
-#[component]
-fn MessageView(row: MessageRow) -> impl IntoView {
-    let role = row.role.as_str();
-    view! {
-        <li
-            class=format!("message {} {}", role, row.state_slug())
-            data-testid="message"
-            data-role=role
-            data-state=row.state_slug()
-            data-turn=row.turn
-        >
-            <div class="message-meta">
-                <span class="role">{row.role_label()}</span>
-                <span class="turn">{format!("turn {}", row.turn)}</span>
-                <span class="tokens">{format!("{} tokens", row.tokens)}</span>
-                <span class=format!("marker {}", row.state_slug())>{row.marker()}</span>
-            </div>
-            <p class="content">{row.content.clone()}</p>
-        </li>
-    }
-}
-
-thread_local! {
-    /// Stops the chat request in flight. It lives outside the component so that Stop still
-    /// reaches a reply that started before the user switched tabs and back.
-    static STOP: RefCell<Option<StopHandle>> = const { RefCell::new(None) };
-}
-
-/// The live conversation: the folded archive, the summary, then the verbatim turns and the
-/// reply arriving now.
-#[component]
-fn LiveMessages() -> impl IntoView {
-    let workbench = expect_context::<RwSignal<Workbench>>();
-    let rows = Memo::new(move |_| workbench.with(|w| w.live.rows()));
-    let summary = Memo::new(move |_| {
-        workbench.with(|w| {
-            let memory = w.live.memory();
-            memory.summary().map(|text| {
-                (
-                    text.to_owned(),
-                    memory.editions().last().map_or(0, |e| e.cycle),
-                    memory.summarised_to(),
-                    memory.summary_tokens(),
-                )
-            })
-        })
-    });
-    let pick = move |folded: bool| {
-        rows.with(|rows| {
-            rows.iter()
-                .filter(|r| (r.state == LiveState::Folded) == folded)
-                .cloned()
-                .collect::<Vec<_>>()
-        })
-    };
-    view! {
-        {move || {
-            let folded = pick(true);
-            (!folded.is_empty())
-                .then(|| {
-                    view! {
-                        <details class="archive" open=true>
-                            <summary class="section-label">
-                                {format!("Archive · {} messages folded into the summary", folded.len())}
-                            </summary>
-                            <ol class="messages">
-                                {folded.into_iter().map(|row| view! { <LiveMessageView row /> }).collect_view()}
-                            </ol>
-                        </details>
-                    }
-                })
-        }}
-        {move || {
-            summary
-                .get()
-                .map(|(text, cycle, to, tokens)| {
-                    view! {
-                        <section class="front-page" aria-label="Current summary">
-                            <h3 class="front-head">
-                                {format!("Front page · edition {cycle} · {} · {tokens} tokens", turns_label(1, to))}
-                            </h3>
-                            <p data-testid="summary" class="summary-text">{text}</p>
-                        </section>
-                    }
-                })
-        }}
         <ol class="messages verbatim" aria-label="Verbatim turns" aria-live="polite">
-            {move || pick(false).into_iter().map(|row| view! { <LiveMessageView row /> }).collect_view()}
+            {move || {
+                conversation
+                    .with(|c| c.verbatim.clone())
+                    .into_iter()
+                    .map(|row| view! { <RowView row /> })
+                    .collect_view()
+            }}
         </ol>
     }
 }
 
 #[component]
-fn LiveMessageView(row: LiveRow) -> impl IntoView {
+fn RowView(row: ConversationRow) -> impl IntoView {
     let role = row.role.as_str();
-    let state = row.state.slug();
+    let state = row.state;
     view! {
         <li
             class=format!("message {role} {state}")
@@ -371,13 +267,20 @@ fn LiveMessageView(row: LiveRow) -> impl IntoView {
             data-turn=row.turn
         >
             <div class="message-meta">
-                <span class="role">{crate::view::chat::role_label(row.role)}</span>
+                <span class="role">{row.role_label()}</span>
                 <span class="turn">{format!("turn {}", row.turn)}</span>
-                <span class=format!("marker {state}")>{row.state.marker()}</span>
+                {row.tokens.map(|t| view! { <span class="tokens">{format!("{t} tokens")}</span> })}
+                <span class=format!("marker {state}")>{row.marker}</span>
             </div>
             <p class="content">{row.content}</p>
         </li>
     }
+}
+
+thread_local! {
+    /// Stops the chat request in flight. It lives outside the component so that Stop still
+    /// reaches a reply that started before the user switched tabs and back.
+    static STOP: RefCell<Option<StopHandle>> = const { RefCell::new(None) };
 }
 
 /// The message box with Send, Stop and Retry. It is enabled when no demo is loaded and the
@@ -644,27 +547,187 @@ fn CallsView() -> impl IntoView {
     }
 }
 
+/// The editable part of the policy: trigger and parameters, preset, placement, format and
+/// pinned facts. Every valid change applies to the conversation on screen from its next reply.
+#[component]
+fn PolicyEditor() -> impl IntoView {
+    let workbench = expect_context::<RwSignal<Workbench>>();
+    let edit = move |e: PolicyEdit| workbench.update(|w| w.edit_policy(e));
+    // A memo, so the number fields are rebuilt only when the kind changes, not on each keystroke.
+    let kind = Memo::new(move |_| workbench.with(|w| w.policy.kind));
+    let error = Memo::new(move |_| workbench.with(|w| w.policy.error()));
+    let fact_error = Memo::new(move |_| workbench.with(|w| w.policy.fact_error.clone()));
+    let facts = Memo::new(move |_| workbench.with(|w| w.policy.facts.clone()));
+    let preset = Memo::new(move |_| workbench.with(|w| w.policy.preset));
+    let presets = Memo::new(move |_| workbench.with(|w| w.policy.presets()));
+    let placement = Memo::new(move |_| workbench.with(|w| w.policy.placement));
+    let format = Memo::new(move |_| workbench.with(|w| w.policy.format));
+    view! {
+        <section class="card policy-editor" aria-label="Memory policy" data-testid="policy-editor">
+            <h3>"Memory policy"</h3>
+            <p class="hint">"Changes apply from the next reply; nothing already summarised changes."</p>
+            <form class="policy-form" on:submit=|ev| ev.prevent_default()>
+                <label>
+                    "Trigger"
+                    <select
+                        data-testid="policy-trigger"
+                        on:change=move |ev| {
+                            if let Some(k) = FormKind::from_slug(&event_target_value(&ev)) {
+                                edit(PolicyEdit::Kind(k));
+                            }
+                        }
+                    >
+                        {FormKind::ALL
+                            .into_iter()
+                            .map(|k| view! { <option value=k.slug() selected=move || kind.get() == k>{k.label()}</option> })
+                            .collect_view()}
+                    </select>
+                </label>
+                {move || {
+                    kind.get()
+                        .fields()
+                        .into_iter()
+                        .map(|(param, label)| {
+                            view! {
+                                <label class="number">
+                                    <span>{label}</span>
+                                    <input
+                                        type="number"
+                                        min="0"
+                                        data-testid=format!("policy-{param}")
+                                        prop:value=move || workbench.with(|w| w.policy.number(param))
+                                        on:input=move |ev| edit(PolicyEdit::Number(param, event_target_value(&ev)))
+                                    />
+                                </label>
+                            }
+                        })
+                        .collect_view()
+                }}
+                {move || {
+                    error
+                        .get()
+                        .map(|e| view! { <p class="param-error" data-testid="param-error" role="alert">{e}</p> })
+                }}
+                <label>
+                    "Prompt preset"
+                    <select
+                        data-testid="policy-preset"
+                        on:change=move |ev| {
+                            if let Some(p) = preset_from_slug(&event_target_value(&ev)) {
+                                edit(PolicyEdit::Preset(p));
+                            }
+                        }
+                    >
+                        {move || {
+                            presets
+                                .get()
+                                .into_iter()
+                                .map(|p| view! { <option value=preset_slug(p) selected=move || preset.get() == p>{p.label()}</option> })
+                                .collect_view()
+                        }}
+                    </select>
+                </label>
+                <label>
+                    "Summary placement"
+                    <select
+                        data-testid="policy-placement"
+                        on:change=move |ev| {
+                            if let Some(p) = placement_from_slug(&event_target_value(&ev)) {
+                                edit(PolicyEdit::Placement(p));
+                            }
+                        }
+                    >
+                        {PLACEMENTS
+                            .into_iter()
+                            .map(|(p, slug, label)| view! { <option value=slug selected=move || placement.get() == p>{label}</option> })
+                            .collect_view()}
+                    </select>
+                </label>
+                <label>
+                    "Summary format"
+                    <select
+                        data-testid="policy-format"
+                        on:change=move |ev| {
+                            if let Some(f) = format_from_slug(&event_target_value(&ev)) {
+                                edit(PolicyEdit::Format(f));
+                            }
+                        }
+                    >
+                        {FORMATS
+                            .into_iter()
+                            .map(|(f, slug, label)| view! { <option value=slug selected=move || format.get() == f>{label}</option> })
+                            .collect_view()}
+                    </select>
+                </label>
+            </form>
+            <h4>"Pinned facts"</h4>
+            <ul class="pinned" data-testid="pinned-facts">
+                {move || {
+                    facts
+                        .get()
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, fact)| {
+                            let source = fact_source(&fact).to_owned();
+                            let label = (fact.label != source).then(|| format!("{}: ", fact.label));
+                            view! {
+                                <li data-testid="pinned-fact" data-fact=source.clone()>
+                                    {label}
+                                    <code>{source.clone()}</code>
+                                    " "
+                                    <button
+                                        type="button"
+                                        class="link"
+                                        data-testid="unpin-fact"
+                                        aria-label=format!("Unpin {source}")
+                                        on:click=move |_| edit(PolicyEdit::RemoveFact(i))
+                                    >
+                                        "Unpin"
+                                    </button>
+                                </li>
+                            }
+                        })
+                        .collect_view()
+                }}
+            </ul>
+            <form
+                class="pin-fact"
+                on:submit=move |ev| {
+                    ev.prevent_default();
+                    edit(PolicyEdit::AddFact);
+                }
+            >
+                <input
+                    type="text"
+                    data-testid="fact-input"
+                    aria-label="Word or phrase to pin"
+                    placeholder="e.g. 1,20,000"
+                    prop:value=move || workbench.with(|w| w.policy.new_fact.clone())
+                    on:input=move |ev| edit(PolicyEdit::NewFact(event_target_value(&ev)))
+                />
+                <button type="submit" data-testid="fact-add">"Pin"</button>
+            </form>
+            {move || {
+                fact_error
+                    .get()
+                    .map(|e| view! { <p class="error" data-testid="fact-error" role="alert">{e}</p> })
+            }}
+        </section>
+    }
+}
+
+/// The rest of the policy, read-only: what the panel above does not edit.
 #[component]
 fn PolicyView(panel: PolicyPanel) -> impl IntoView {
     view! {
         <section class="card policy" aria-label="Policy" data-testid="policy">
-            <h3>"Policy"</h3>
+            <h3>"Policy in use"</h3>
             <dl>
                 {panel
                     .rows
                     .into_iter()
                     .map(|(label, value)| view! { <dt>{label}</dt> <dd>{value}</dd> })
                     .collect_view()}
-                <dt>"Pinned facts"</dt>
-                <dd>
-                    <ul class="pinned">
-                        {panel
-                            .pinned
-                            .into_iter()
-                            .map(|(label, source)| view! { <li>{label} ": " <code>{source}</code></li> })
-                            .collect_view()}
-                    </ul>
-                </dd>
                 <dt>"The prompt keeps"</dt>
                 <dd>{panel.must_keep.join("; ")}</dd>
             </dl>

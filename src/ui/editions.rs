@@ -7,6 +7,10 @@ use super::chat::COUNTER;
 use crate::engine::drift::DiffKind;
 use crate::view::chat::Workbench;
 use crate::view::editions::{EditionCard, diff_class, edition_cards, fact_table};
+use crate::view::timeline::{Mark, Rewrite, Timeline};
+
+/// Milliseconds between two steps of the rewrite animation.
+const STEP_MS: u32 = 90;
 
 #[component]
 pub fn EditionsTab() -> impl IntoView {
@@ -65,7 +69,8 @@ pub fn EditionsTab() -> impl IntoView {
 fn Timeline(cards: Vec<EditionCard>) -> impl IntoView {
     let facts = fact_table(&cards);
     view! {
-        <nav class="timeline" aria-label="Editions timeline">
+        <Rewriter cards=cards.clone() />
+        <nav class="timeline" aria-label="Jump to an edition">
             <ol>
                 {cards
                     .iter()
@@ -177,6 +182,7 @@ fn EditionView(card: EditionCard) -> impl IntoView {
                     </p>
                 </section>
             </div>
+            <EditionActions cycle=card.cycle text=card.text.clone() />
             <p class="stats">
                 <span data-testid="edition-words" data-words=card.words class:overrun=card.overrun>{words}</span>
                 " · "
@@ -202,4 +208,253 @@ fn EditionView(card: EditionCard) -> impl IntoView {
             </ul>
         </article>
     }
+}
+
+/// Restore and Edit. Restore makes this edition's text the current summary; Edit opens an
+/// editor in place, and Save prints a new edition marked as edited by hand.
+#[component]
+fn EditionActions(cycle: u32, text: String) -> impl IntoView {
+    let workbench = expect_context::<RwSignal<Workbench>>();
+    let editing = RwSignal::new(false);
+    let draft = RwSignal::new(text.clone());
+    let error = RwSignal::new(None::<String>);
+    let open = {
+        let text = text.clone();
+        move |_| {
+            draft.set(text.clone());
+            error.set(None);
+            editing.set(true);
+        }
+    };
+    let save = move || {
+        let text = draft.get_untracked();
+        let saved = workbench
+            .try_update(|w| {
+                let ok = w.edit_summary(&text, &COUNTER);
+                (ok, w.error.clone())
+            })
+            .unwrap_or((false, None));
+        match saved {
+            (true, _) => editing.set(false),
+            (false, reason) => {
+                error.set(reason.or_else(|| Some("The summary was not saved.".to_owned())))
+            }
+        }
+    };
+    view! {
+        <div class="edition-actions">
+            <button
+                type="button"
+                data-testid="edition-restore"
+                aria-label=format!("Restore edition {cycle} as the current summary")
+                on:click=move |_| workbench.update(|w| w.restore(cycle, &COUNTER))
+            >
+                "Restore"
+            </button>
+            <button
+                type="button"
+                data-testid="edition-edit"
+                aria-label=format!("Edit edition {cycle}'s summary")
+                aria-expanded=move || editing.get().to_string()
+                on:click=open
+            >
+                "Edit"
+            </button>
+        </div>
+        {move || {
+            editing
+                .get()
+                .then(|| {
+                    view! {
+                        <form
+                            class="edit-summary"
+                            on:submit=move |ev| {
+                                ev.prevent_default();
+                                save();
+                            }
+                        >
+                            <textarea
+                                data-testid="edition-editor"
+                                aria-label=format!("Summary text, starting from edition {cycle}")
+                                rows="5"
+                                prop:value=move || draft.get()
+                                on:input=move |ev| draft.set(event_target_value(&ev))
+                                on:keydown=move |ev: leptos::ev::KeyboardEvent| {
+                                    if ev.key() == "Escape" {
+                                        ev.prevent_default();
+                                        editing.set(false);
+                                    }
+                                }
+                            ></textarea>
+                            <div class="edition-actions">
+                                <button type="submit" data-testid="edition-save">"Save as a new edition"</button>
+                                <button type="button" data-testid="edition-cancel" on:click=move |_| editing.set(false)>
+                                    "Cancel"
+                                </button>
+                            </div>
+                            {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+                        </form>
+                    }
+                })
+        }}
+    }
+}
+
+/// The timeline: step through the editions, and play each rewrite word by word, from
+/// yesterday's paragraph to today's.
+#[component]
+fn Rewriter(cards: Vec<EditionCard>) -> impl IntoView {
+    let count = cards.len();
+    let rewrites: Vec<Rewrite> = cards.iter().map(|c| Rewrite::new(&c.after)).collect();
+    // The first edition, in its final state.
+    let start = Timeline {
+        index: 0,
+        step: rewrites.first().map_or(1, Rewrite::steps),
+    };
+    let rewrites = StoredValue::new(rewrites);
+    let heads = StoredValue::new(
+        cards
+            .iter()
+            .map(|c| (c.cycle, c.headline.clone()))
+            .collect::<Vec<_>>(),
+    );
+    let timeline = RwSignal::new(start);
+    // Bumped by every step or play, so an animation still running stops when the reader moves on.
+    let generation = StoredValue::new(0u64);
+    let go = move |index: usize| {
+        generation.update_value(|g| *g += 1);
+        let last = rewrites.with_value(|r| r.get(index).map_or(1, Rewrite::steps));
+        timeline.update(|t| t.go(index, count, last));
+    };
+    let previous = move || {
+        if let Some(i) = timeline.get_untracked().previous() {
+            go(i);
+        }
+    };
+    let next = move || {
+        if let Some(i) = timeline.get_untracked().next(count) {
+            go(i);
+        }
+    };
+    let play = move || {
+        generation.update_value(|g| *g += 1);
+        let run = generation.get_value();
+        let index = timeline.get_untracked().index;
+        let last = rewrites.with_value(|r| r.get(index).map_or(1, Rewrite::steps));
+        timeline.update(|t| t.play(last, prefers_reduced_motion()));
+        leptos::task::spawn_local(async move {
+            loop {
+                gloo_timers::future::TimeoutFuture::new(STEP_MS).await;
+                if generation.try_get_value() != Some(run) {
+                    break;
+                }
+                match timeline.try_update(|t| t.tick(last)) {
+                    Some(true) => {}
+                    _ => break,
+                }
+            }
+        });
+    };
+    let keydown = move |ev: leptos::ev::KeyboardEvent| match ev.key().as_str() {
+        "ArrowLeft" => {
+            ev.prevent_default();
+            previous();
+        }
+        "ArrowRight" => {
+            ev.prevent_default();
+            next();
+        }
+        _ => {}
+    };
+    let position = move || {
+        let t = timeline.get();
+        heads.with_value(|h| {
+            h.get(t.index)
+                .map(|(_, headline)| format!("{} of {count}: {headline}", t.index + 1))
+                .unwrap_or_default()
+        })
+    };
+    let cycle = move || heads.with_value(|h| h.get(timeline.get().index).map_or(0, |(c, _)| *c));
+    let total =
+        move || rewrites.with_value(|r| r.get(timeline.get().index).map_or(1, Rewrite::steps));
+    view! {
+        <section class="rewriter card" aria-label="Timeline" data-testid="timeline" data-cycle=cycle>
+            <div class="timeline-controls" role="group" aria-label="Step through the editions" on:keydown=keydown>
+                <button
+                    type="button"
+                    data-testid="timeline-prev"
+                    aria-label="Previous edition"
+                    disabled=move || timeline.get().previous().is_none()
+                    on:click=move |_| previous()
+                >
+                    "←"
+                </button>
+                <button
+                    type="button"
+                    data-testid="timeline-play"
+                    on:click=move |_| play()
+                >
+                    "Play the rewrite"
+                </button>
+                <button
+                    type="button"
+                    data-testid="timeline-next"
+                    aria-label="Next edition"
+                    disabled=move || timeline.get().next(count).is_none()
+                    on:click=move |_| next()
+                >
+                    "→"
+                </button>
+                <span class="timeline-position" data-testid="timeline-position" aria-live="polite">
+                    {position}
+                </span>
+            </div>
+            <p
+                class="rewrite diff"
+                data-testid="rewrite"
+                data-step=move || timeline.get().step
+                data-steps=total
+            >
+                {move || {
+                    let t = timeline.get();
+                    rewrites.with_value(|r| {
+                        r.get(t.index)
+                            .map(|rewrite| {
+                                rewrite
+                                    .frame(t.step)
+                                    .into_iter()
+                                    .map(|(mark, text)| {
+                                        let text = text.to_owned();
+                                        match mark {
+                                            Mark::Plain => view! { <span>{text}</span> }.into_any(),
+                                            Mark::Leaving => view! { <del class="removed leaving">{text}</del> }.into_any(),
+                                            Mark::Arrived => view! { <ins class="added arriving">{text}</ins> }.into_any(),
+                                        }
+                                    })
+                                    .collect_view()
+                            })
+                    })
+                }}
+            </p>
+        </section>
+    }
+}
+
+/// Whether the reader asked the system for less motion.
+fn prefers_reduced_motion() -> bool {
+    use wasm_bindgen::JsCast;
+    let Some(window) = web_sys::window() else {
+        return false;
+    };
+    let query = js_sys::Reflect::get(&window, &"matchMedia".into())
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+        .and_then(|f| {
+            f.call1(&window, &"(prefers-reduced-motion: reduce)".into())
+                .ok()
+        });
+    query
+        .and_then(|q| js_sys::Reflect::get(&q, &"matches".into()).ok())
+        .and_then(|m| m.as_bool())
+        .unwrap_or(false)
 }

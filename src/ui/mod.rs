@@ -11,6 +11,7 @@ mod inspect;
 mod offline;
 mod settings;
 mod shell;
+mod theme;
 mod tokens;
 mod tuner;
 pub mod url;
@@ -22,6 +23,9 @@ pub use tokens::{LoadState, TokenService};
 /// Mounts the app on `<body>`. Called by `main` and nothing else.
 pub fn start() {
     console_error_panic_hook::set_once();
+    // The stored theme goes on <html> before the first paint of the app, so a dark choice never
+    // flashes light.
+    crate::store::theme::apply_theme(crate::store::theme::load_theme());
     leptos::mount::mount_to_body(App);
     // Mounting is synchronous: from here the tab bar is in the page and answers clicks.
     tokens::mark("sm-mounted");

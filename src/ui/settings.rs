@@ -138,7 +138,8 @@ pub fn SettingsPanel() -> impl IntoView {
             </datalist>
             <TextField id="chat-model" label="Chat model" list="model-options"
                 get=|s| s.chat_model.clone() set=|s, v| s.chat_model = v />
-            <TextField id="summary-model" label="Summariser model" list="model-options"
+            <TextField id="summary-model" label="Summariser model (leave empty to use the chat model)" list="model-options"
+                placeholder="the chat model"
                 get=|s| s.summary_model.clone() set=|s, v| s.summary_model = v />
             <TextField id="temperature" label="Temperature (0 to 2, empty for the server's default)" inputmode="decimal"
                 get=|s| s.temperature.clone() set=|s, v| s.temperature = v />

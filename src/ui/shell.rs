@@ -6,6 +6,7 @@ use super::chat::ChatTab;
 use super::editions::EditionsTab;
 use super::inspect::{InspectTab, provide_sessions};
 use super::settings::{SettingsPanel, StoreStatus};
+use super::theme::ThemeToggle;
 use super::tokens::{TokenService, TokensTab};
 use super::tuner::TunerTab;
 use super::url::{current_query, replace_query};
@@ -65,6 +66,7 @@ pub fn App() -> impl IntoView {
         <header class="masthead">
             <h1>"Summary Memory"</h1>
             <p class="tagline">"Fold old turns into a summary, keep the new ones verbatim, and watch what drifts."</p>
+            <ThemeToggle />
         </header>
         <nav class="tabs" role="tablist" aria-label="Sections">
             {Tab::ALL

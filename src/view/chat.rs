@@ -9,17 +9,33 @@ use crate::engine::message::CountTokens;
 use crate::engine::message::Role;
 use crate::engine::policy::{FoldMode, Placement, Policy, Trigger};
 use crate::route::{DemoKind, Route};
+use crate::view::policy::{PolicyEdit, PolicyForm};
 use crate::view::tuner::window_turns;
 
 /// The app-wide chat state: the demo being played, if any, and the last error. The shell keeps
 /// one of these in a signal at the root; every change goes through the methods below.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Workbench {
     pub demo: Option<DemoPlayer>,
     /// The live conversation with the user's endpoint, shown when no demo is loaded.
     pub live: crate::view::live::LiveSession,
     /// What went wrong in the last action, in words the user can act on.
     pub error: Option<String>,
+    /// The side panel's policy form, showing the policy of the conversation on screen.
+    pub policy: PolicyForm,
+}
+
+impl Default for Workbench {
+    fn default() -> Self {
+        let live = crate::view::live::LiveSession::default();
+        let policy = PolicyForm::from_policy(live.memory().policy(), live.pinned());
+        Workbench {
+            demo: None,
+            live,
+            error: None,
+            policy,
+        }
+    }
 }
 
 /// One message as the conversation shows it.
@@ -32,6 +48,31 @@ pub struct MessageRow {
     pub tokens: u32,
     pub state: MessageState,
     pub turn: u32,
+}
+
+/// One message as either conversation shows it, a demo's or the live chat's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConversationRow {
+    /// Position in the archive, from 0 (the reply arriving takes the next one).
+    pub index: usize,
+    pub role: Role,
+    pub content: String,
+    /// `None` for a reply still arriving.
+    pub tokens: Option<u32>,
+    /// The `data-state` value: `verbatim`, `folded`, `streaming` or `incomplete`.
+    pub state: &'static str,
+    /// The visible marker next to the message.
+    pub marker: &'static str,
+    pub turn: u32,
+}
+
+/// A conversation as the Chat tab lays it out: the folded archive, the front page, then the
+/// verbatim turns (and the reply arriving now).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Conversation {
+    pub folded: Vec<ConversationRow>,
+    pub front_page: Option<FrontPage>,
+    pub verbatim: Vec<ConversationRow>,
 }
 
 /// The current summary, shown above the verbatim turns.
@@ -140,6 +181,71 @@ impl MessageRow {
     }
 }
 
+impl ConversationRow {
+    pub fn role_label(&self) -> &'static str {
+        role_label(self.role)
+    }
+}
+
+impl Conversation {
+    /// A demo's conversation.
+    pub fn of_demo(player: &DemoPlayer) -> Conversation {
+        Conversation::split(
+            message_rows(player)
+                .into_iter()
+                .map(|row| ConversationRow {
+                    index: row.index,
+                    role: row.role,
+                    tokens: Some(row.tokens),
+                    state: row.state_slug(),
+                    marker: row.marker(),
+                    turn: row.turn,
+                    content: row.content,
+                })
+                .collect(),
+            front_page(player),
+        )
+    }
+
+    /// The live conversation, with the reply arriving now.
+    pub fn of_live(session: &crate::view::live::LiveSession) -> Conversation {
+        let archive = session.memory().archive();
+        Conversation::split(
+            session
+                .rows()
+                .into_iter()
+                .map(|row| ConversationRow {
+                    index: row.index,
+                    role: row.role,
+                    tokens: archive.get(row.index).map(|m| m.tokens),
+                    state: row.state.slug(),
+                    marker: row.state.marker(),
+                    turn: row.turn,
+                    content: row.content,
+                })
+                .collect(),
+            front_page_of(session.memory()),
+        )
+    }
+
+    /// The conversation on screen: the demo's when one is loaded, else the live chat's.
+    pub fn of(workbench: &Workbench) -> Conversation {
+        match &workbench.demo {
+            Some(player) => Conversation::of_demo(player),
+            None => Conversation::of_live(&workbench.live),
+        }
+    }
+
+    fn split(rows: Vec<ConversationRow>, front_page: Option<FrontPage>) -> Conversation {
+        let (folded, verbatim) = rows.into_iter().partition(|r| r.state == "folded");
+        Conversation {
+            folded,
+            front_page,
+            verbatim,
+        }
+    }
+}
+
 impl Workbench {
     /// The state a link opens with: the demo it names, loaded at its start.
     pub fn from_route(route: &Route) -> Workbench {
@@ -162,12 +268,73 @@ impl Workbench {
                 self.error = Some(err.to_string());
             }
         }
+        self.sync_policy();
     }
 
     /// Unloads the demo, back to an empty conversation.
     pub fn unload(&mut self) {
         self.demo = None;
         self.error = None;
+        self.sync_policy();
+    }
+
+    /// Replaces the live conversation, e.g. with a demo run live.
+    pub fn set_live(&mut self, live: crate::view::live::LiveSession) {
+        self.live = live;
+        self.sync_policy();
+    }
+
+    /// The policy of the conversation on screen: the demo's, or the live chat's.
+    pub fn current_policy(&self) -> &Policy {
+        match &self.demo {
+            Some(player) => player.memory().policy(),
+            None => self.live.memory().policy(),
+        }
+    }
+
+    /// Records a change made in the policy panel, and applies it to the conversation on screen
+    /// when the panel's values are valid. An invalid value changes nothing but the form.
+    pub fn edit_policy(&mut self, edit: PolicyEdit) {
+        let Some((policy, facts)) = self.policy.edit(edit) else {
+            return;
+        };
+        let (current, pinned) = match &self.demo {
+            Some(player) => (player.memory().policy(), player.pinned()),
+            None => (self.live.memory().policy(), self.live.pinned()),
+        };
+        if *current == policy && pinned == facts.as_slice() {
+            return;
+        }
+        let applied = match self.demo.as_mut() {
+            Some(player) => player.set_policy(policy, facts).map_err(|e| e.to_string()),
+            None => self.live.set_policy(policy, facts),
+        };
+        self.error = applied.err();
+    }
+
+    /// Edition `cycle`'s text becomes the current summary again, as a new edition.
+    pub fn restore(&mut self, cycle: u32, counter: &dyn CountTokens) {
+        if let Some(player) = self.demo.as_mut() {
+            self.error = player.restore(cycle, counter).err().map(|e| e.to_string());
+        }
+    }
+
+    /// The user's own text becomes the current summary, as a new edition marked as edited by
+    /// hand. Returns whether it was accepted (an empty text is not).
+    pub fn edit_summary(&mut self, text: &str, counter: &dyn CountTokens) -> bool {
+        let Some(player) = self.demo.as_mut() else {
+            return false;
+        };
+        let result = player.edit_summary(text, counter);
+        self.error = result.as_ref().err().map(|e| e.to_string());
+        result.is_ok()
+    }
+
+    fn sync_policy(&mut self) {
+        self.policy = match &self.demo {
+            Some(player) => PolicyForm::from_policy(player.memory().policy(), player.pinned()),
+            None => PolicyForm::from_policy(self.live.memory().policy(), self.live.pinned()),
+        };
     }
 
     /// The loaded demo's link name.
@@ -233,7 +400,11 @@ pub fn message_rows(player: &DemoPlayer) -> Vec<MessageRow> {
 
 /// The current summary, or `None` before the first cycle.
 pub fn front_page(player: &DemoPlayer) -> Option<FrontPage> {
-    let memory = player.memory();
+    front_page_of(player.memory())
+}
+
+/// The current summary of any memory, or `None` before the first cycle.
+pub fn front_page_of(memory: &crate::engine::memory::MemoryState) -> Option<FrontPage> {
     let text = memory.summary()?;
     Some(FrontPage {
         text: text.to_owned(),
@@ -243,9 +414,19 @@ pub fn front_page(player: &DemoPlayer) -> Option<FrontPage> {
     })
 }
 
-/// The policy, preset, pinned facts and placement of a demo.
-pub fn policy_panel(script: &DemoScript) -> PolicyPanel {
-    let policy = &script.policy;
+/// The policy, preset, pinned facts and placement of the conversation on screen.
+pub fn policy_panel(workbench: &Workbench) -> PolicyPanel {
+    let policy = workbench.current_policy();
+    let (summariser, facts) = match &workbench.demo {
+        Some(player) => (
+            "built-in extractive (offline, no model call)",
+            player.pinned(),
+        ),
+        None => (
+            "the summariser model set in Settings (the chat model when none is set)",
+            workbench.live.pinned(),
+        ),
+    };
     PolicyPanel {
         rows: vec![
             ("Trigger", describe_trigger(&policy.trigger)),
@@ -254,13 +435,18 @@ pub fn policy_panel(script: &DemoScript) -> PolicyPanel {
             ("Prompt preset", policy.prompt.preset.label().to_owned()),
             ("Word limit", format!("{} words", policy.prompt.word_limit)),
             ("Summary budget", summary_budget(policy)),
-            (
-                "Summariser",
-                "built-in extractive (offline, no model call)".to_owned(),
-            ),
+            ("Summariser", summariser.to_owned()),
         ],
         must_keep: policy.prompt.must_keep.clone(),
-        pinned: script.fact_sources(),
+        pinned: facts
+            .iter()
+            .map(|f| {
+                (
+                    f.label.clone(),
+                    crate::view::policy::fact_source(f).to_owned(),
+                )
+            })
+            .collect(),
     }
 }
 
@@ -298,6 +484,12 @@ pub fn describe_event(event: &DemoEvent) -> String {
             folded: None,
         } => {
             format!("Edition {cycle} printed: the summary was compressed.")
+        }
+        DemoEvent::PolicyChanged { turn } => format!(
+            "Policy changed after turn {turn}: the new trigger is checked from the next reply on."
+        ),
+        DemoEvent::SummaryReplaced { cycle } => {
+            format!("Edition {cycle} printed: the summary was replaced by hand.")
         }
     }
 }
@@ -364,7 +556,7 @@ fn summary_budget(policy: &Policy) -> String {
 fn window_of(player: &DemoPlayer, request: &TurnRequest) -> ContextWindow {
     let messages = &request.messages;
     // How many messages after the system prompt carry the summary depends on the placement.
-    let summary_messages = match (request.summary_sent, player.script().policy.placement) {
+    let summary_messages = match (request.summary_sent, request.placement) {
         (false, _) | (true, Placement::AppendToSystem) => 0,
         (true, Placement::SecondSystem) => 1,
         (true, Placement::UserAck) => 2,
@@ -427,7 +619,7 @@ fn window_of(player: &DemoPlayer, request: &TurnRequest) -> ContextWindow {
 }
 
 fn sliding_window(player: &DemoPlayer, request: &TurnRequest) -> WindowAlternative {
-    let size = window_turns(&player.script().policy.trigger);
+    let size = window_turns(&player.memory().policy().trigger);
     let last = request.turn;
     let first = last.saturating_sub(size - 1).max(1);
     let system = system_prompt_tokens(player);
@@ -577,7 +769,7 @@ mod tests {
 
     #[test]
     fn the_policy_panel_names_trigger_preset_facts_and_placement() {
-        let panel = policy_panel(&DemoScript::fincoach());
+        let panel = policy_panel(&Workbench::from_route(&Route::parse("?demo=fincoach")));
         let value = |label: &str| {
             panel
                 .rows
@@ -605,6 +797,101 @@ mod tests {
             "route and script agree on the link name"
         );
         assert_eq!(kind_of(&DemoScript::fincoach()), Some(DemoKind::FinCoach));
+    }
+
+    #[test]
+    fn the_policy_panel_applies_valid_changes_to_the_conversation_on_screen_only() {
+        use crate::view::policy::{FormKind, PolicyEdit};
+        let mut workbench = Workbench::from_route(&Route::parse("?demo=fincoach"));
+        workbench.edit_policy(PolicyEdit::Number("keep", "9".into()));
+        assert!(workbench.policy.error().is_some());
+        assert_eq!(
+            workbench.current_policy().trigger,
+            Trigger::Turns {
+                max_turns: 4,
+                keep: 2
+            },
+            "an invalid value is not applied"
+        );
+        workbench.edit_policy(PolicyEdit::Number("max_turns", "2".into()));
+        workbench.edit_policy(PolicyEdit::Number("keep", "1".into()));
+        assert_eq!(
+            workbench.current_policy().trigger,
+            Trigger::Turns {
+                max_turns: 2,
+                keep: 1
+            }
+        );
+        workbench.play_all(&WordCounter);
+        assert_eq!(workbench.demo.as_ref().unwrap().editions().len(), 5);
+        // Reset goes back to the script's own policy, and so does the form.
+        workbench.reset();
+        assert_eq!(workbench.policy.number("max_turns"), "4");
+        // Without a demo the panel edits the live chat's policy.
+        workbench.unload();
+        workbench.edit_policy(PolicyEdit::Kind(FormKind::Every));
+        assert_eq!(
+            workbench.live.memory().policy().trigger,
+            Trigger::Every { n: 6 }
+        );
+        workbench.edit_policy(PolicyEdit::NewFact("Priya".into()));
+        workbench.edit_policy(PolicyEdit::AddFact);
+        assert_eq!(workbench.live.pinned().len(), 1);
+        assert_eq!(policy_panel(&workbench).pinned[0].1, "Priya");
+    }
+
+    #[test]
+    fn restore_and_edit_reach_the_front_page() {
+        let mut workbench = Workbench::from_route(&Route::parse("?demo=drift"));
+        workbench.play_all(&WordCounter);
+        let first = workbench.demo.as_ref().unwrap().editions()[0]
+            .summary
+            .clone();
+        workbench.restore(1, &WordCounter);
+        assert_eq!(
+            front_page(workbench.demo.as_ref().unwrap()).unwrap().text,
+            first
+        );
+        assert!(workbench.edit_summary("Never suggest equities.", &WordCounter));
+        let page = front_page(workbench.demo.as_ref().unwrap()).unwrap();
+        assert_eq!(
+            (page.text.as_str(), page.cycle),
+            ("Never suggest equities.", 5)
+        );
+        assert!(!workbench.edit_summary("  ", &WordCounter));
+        assert!(workbench.error.is_some());
+    }
+
+    #[test]
+    fn demo_and_live_conversations_share_one_layout() {
+        use crate::view::live::{LiveSession, ReplyEnd};
+        let mut player = DemoPlayer::new(DemoScript::fincoach()).unwrap();
+        player.play_all(&WordCounter).unwrap();
+        let demo = Conversation::of_demo(&player);
+        assert_eq!((demo.folded.len(), demo.verbatim.len()), (8, 4));
+        assert!(
+            demo.folded
+                .iter()
+                .all(|r| r.marker == "folded into the summary")
+        );
+        assert_eq!(demo.front_page, front_page(&player));
+        assert_eq!(demo.verbatim[3].turn, 6);
+
+        let mut live = LiveSession::default();
+        live.send("hello", 1, &WordCounter).unwrap();
+        live.delta("Hi th");
+        let streaming = Conversation::of_live(&live);
+        assert_eq!(streaming.front_page, None);
+        let states: Vec<_> = streaming
+            .verbatim
+            .iter()
+            .map(|r| (r.state, r.tokens))
+            .collect();
+        assert_eq!(states, [("verbatim", Some(1)), ("streaming", None)]);
+        live.finish(ReplyEnd::Stopped("Hi th".into()), 2, &WordCounter);
+        let stopped = Conversation::of_live(&live);
+        assert_eq!(stopped.verbatim[1].state, "incomplete");
+        assert_eq!(stopped.verbatim[1].tokens, Some(2));
     }
 
     #[test]

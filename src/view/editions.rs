@@ -22,6 +22,8 @@ pub struct EditionCard {
     pub folded: Vec<(u32, &'static str, String)>,
     /// Today's paragraph as a diff against yesterday's (all added for the first edition).
     pub after: Vec<DiffSegment>,
+    /// Today's paragraph as plain text: what Restore brings back and Edit starts from.
+    pub text: String,
     pub added_words: usize,
     pub removed_words: usize,
     pub words: u32,
@@ -75,11 +77,11 @@ pub fn fact_table(cards: &[EditionCard]) -> Vec<FactRow> {
 /// Every edition of a demo, oldest first.
 pub fn edition_cards(player: &DemoPlayer) -> Vec<EditionCard> {
     let tracks = player.fact_tracks();
+    // The facts pinned now, which the user may have changed from the script's.
     let phrases: Vec<String> = player
-        .script()
-        .fact_sources()
-        .into_iter()
-        .map(|(_, source)| source)
+        .pinned()
+        .iter()
+        .map(|fact| crate::view::policy::fact_source(fact).to_owned())
         .collect();
     player
         .editions()
@@ -160,6 +162,7 @@ fn card(memory: &MemoryState, edition: &Edition, facts: Vec<FactBadge>) -> Editi
         cycle: edition.cycle,
         headline: headline(edition),
         before: edition.previous.clone(),
+        text: edition.summary.clone(),
         folded,
         after: diff
             .segments
@@ -340,5 +343,19 @@ mod tests {
             ]
         );
         assert!(fact_table(&[]).is_empty());
+    }
+
+    #[test]
+    fn badges_follow_the_facts_pinned_now_and_cards_carry_the_plain_text() {
+        use crate::engine::drift::PinnedFact;
+        let mut player = DemoPlayer::new(DemoScript::fincoach()).unwrap();
+        let policy = player.memory().policy().clone();
+        let facts = vec![PinnedFact::phrase("fund", "emergency fund")];
+        player.set_policy(policy, facts).unwrap();
+        player.play_all(&WordCounter).unwrap();
+        let cards = edition_cards(&player);
+        let phrases: Vec<&str> = cards[0].facts.iter().map(|f| f.phrase.as_str()).collect();
+        assert_eq!(phrases, ["emergency fund"]);
+        assert_eq!(cards[1].text, player.editions()[1].summary);
     }
 }

@@ -11,6 +11,7 @@ use std::collections::{BTreeSet, VecDeque};
 use thiserror::Error;
 
 use crate::engine::demo::DemoScript;
+use crate::engine::drift::{PinnedFact, compile_facts};
 use crate::engine::edition::Provenance;
 use crate::engine::memory::{CommitMeta, MemoryError, MemoryState, MessageState, SummaryJob};
 use crate::engine::message::{ChatMessage, CountTokens, Message, Role};
@@ -28,6 +29,9 @@ pub struct LiveSession {
     streaming: Option<String>,
     /// Archive indices of assistant replies that were stopped or cut short.
     incomplete: BTreeSet<usize>,
+    /// The subset of `incomplete` cut short by a failed request rather than by the user: they
+    /// stay in the archive, but no later request sends them (Retry asks for the whole reply).
+    failed: BTreeSet<usize>,
     /// The summariser job in flight, if any.
     summarising: Option<u64>,
     error: Option<String>,
@@ -36,6 +40,8 @@ pub struct LiveSession {
     queue: VecDeque<String>,
     /// Every model call, with the API's own token counts beside ours.
     calls: Vec<CallRecord>,
+    /// The facts the user pinned for this conversation.
+    pinned: Vec<PinnedFact>,
 }
 
 /// Which model a call went to.
@@ -175,6 +181,7 @@ impl LiveSession {
         let memory = MemoryState::new(script.system_prompt, script.policy.clone())
             .map_err(MemoryError::Policy)?;
         let mut session = LiveSession::with_memory(memory);
+        session.pinned = script.facts.clone();
         session.queue = script
             .turns
             .iter()
@@ -240,6 +247,21 @@ impl LiveSession {
         &self.memory
     }
 
+    /// The facts pinned for this conversation.
+    pub fn pinned(&self) -> &[PinnedFact] {
+        &self.pinned
+    }
+
+    /// Changes the policy and the pinned facts. The new trigger is checked at the next reply; a
+    /// summary already running keeps the prompt it was sent with. Refused, with nothing changed,
+    /// when the policy or a fact is invalid.
+    pub fn set_policy(&mut self, policy: Policy, facts: Vec<PinnedFact>) -> Result<(), String> {
+        compile_facts(&facts).map_err(|e| e.to_string())?;
+        self.memory.set_policy(policy).map_err(|e| e.to_string())?;
+        self.pinned = facts;
+        Ok(())
+    }
+
     pub fn error(&self) -> Option<&str> {
         self.error.as_deref()
     }
@@ -293,6 +315,7 @@ impl LiveSession {
         counter: &dyn CountTokens,
     ) -> Option<SummaryJob> {
         self.streaming = None;
+        let failed = matches!(end, ReplyEnd::Failed { .. });
         let (text, complete, error) = match end {
             ReplyEnd::Complete(text) => (text, true, None),
             ReplyEnd::Stopped(text) => {
@@ -312,6 +335,9 @@ impl LiveSession {
         let index = self.memory.archive().len();
         if !complete {
             self.incomplete.insert(index);
+        }
+        if failed {
+            self.failed.insert(index);
         }
         let added = self
             .memory
@@ -448,11 +474,13 @@ impl LiveSession {
             memory,
             streaming: None,
             incomplete: BTreeSet::new(),
+            failed: BTreeSet::new(),
             summarising: None,
             error: None,
             redo: None,
             queue: VecDeque::new(),
             calls: Vec::new(),
+            pinned: Vec::new(),
         }
     }
 
@@ -461,10 +489,18 @@ impl LiveSession {
         self.error = None;
         self.redo = None;
         self.streaming = Some(String::new());
-        self.memory
-            .request(counter)
+        let request = self.memory.request(counter);
+        // The request ends with the verbatim messages, which are the archive's tail; a reply
+        // a failed request cut short is left out of it.
+        let archive = self.memory.archive().len();
+        let first_verbatim = request.len() - self.memory.verbatim().len();
+        request
             .iter()
-            .map(ChatMessage::from)
+            .enumerate()
+            .filter(|(i, _)| {
+                *i < first_verbatim || !self.failed.contains(&(archive + i - request.len()))
+            })
+            .map(|(_, m)| ChatMessage::from(m))
             .collect()
     }
 }
@@ -582,6 +618,43 @@ mod tests {
             Err(LiveError::Busy),
             "no retry while a reply arrives"
         );
+    }
+
+    #[test]
+    fn retrying_a_reply_that_failed_mid_stream_does_not_send_the_partial_reply() {
+        let mut session = LiveSession::default();
+        let first = session.send("plan my savings", 1, &C).unwrap();
+        session.delta("Start with an emer");
+        session.finish(
+            ReplyEnd::Failed {
+                partial: "Start with an emer".into(),
+                error: "The connection dropped.".into(),
+            },
+            2,
+            &C,
+        );
+        // Nothing is lost: the partial reply is archived and shown as incomplete.
+        assert_eq!(
+            states(&session),
+            [("user", "verbatim"), ("assistant", "incomplete")]
+        );
+        let again = session.retry(&C).unwrap();
+        assert_eq!(
+            again,
+            LiveAction::Reply(first),
+            "the same request as before"
+        );
+        session.finish(
+            ReplyEnd::Complete("Start with an emergency fund.".into()),
+            3,
+            &C,
+        );
+        // Nor does any later request carry it, while the user's Stop-ped replies stay in.
+        let next = session.send("and then?", 4, &C).unwrap();
+        let sent: Vec<&str> = next.iter().map(|m| m.content.as_str()).collect();
+        assert!(!sent.contains(&"Start with an emer"), "{sent:?}");
+        assert!(sent.contains(&"Start with an emergency fund."));
+        assert_eq!(sent.last(), Some(&"and then?"));
     }
 
     #[test]

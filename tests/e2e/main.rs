@@ -5,6 +5,7 @@
 //! `trunk build --release --offline && cargo test --features e2e --test e2e`.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod a11y;
 mod demos;
 mod harness;
 mod live;
@@ -15,3 +16,4 @@ mod settings;
 mod shell;
 mod tokens;
 mod tuner;
+mod workbench;
