@@ -123,7 +123,7 @@ fn keep_live_chat(sessions: Sessions, workbench: RwSignal<Workbench>) {
             .library
             .with_untracked(|l| l.get(&id).map(|e| e.session.memory.clone()));
         if let (true, Some(memory)) = (empty, saved) {
-            workbench.update(|w| w.live = LiveSession::resume(memory));
+            workbench.update(|w| w.set_live(LiveSession::resume(memory)));
         }
     });
 }
