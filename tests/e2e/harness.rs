@@ -126,17 +126,32 @@ fn serve_dist_until(
 
 fn start_chromedriver() -> (String, Child) {
     let port = free_port();
-    // Its output is dropped: a driver holding the test's stdout open would keep CI waiting.
-    let child = Command::new("chromedriver")
-        .arg(format!("--port={port}"))
+    // Statics are never dropped, so the driver cannot be stopped from here when the tests end.
+    // A shell watches this process instead and stops the driver (and with it its browsers) once
+    // this process is gone. Its output is dropped: a driver holding the test's stdout open would
+    // keep CI waiting.
+    let watch = r#"chromedriver --port="$1" & driver=$!
+        while kill -0 "$2" 2>/dev/null; do sleep 1; done
+        kill "$driver""#;
+    let child = Command::new("sh")
+        .args([
+            "-c",
+            watch,
+            "sh",
+            &port.to_string(),
+            &std::process::id().to_string(),
+        ])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .expect("chromedriver is not installed: run scripts/tools.sh --browser");
+        .expect("cannot run sh");
     let deadline = Instant::now() + PATIENCE;
     while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "chromedriver did not start");
+        assert!(
+            Instant::now() < deadline,
+            "chromedriver did not start: is it installed? (scripts/tools.sh --browser)"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     (format!("http://127.0.0.1:{port}"), child)
