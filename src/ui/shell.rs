@@ -57,8 +57,7 @@ pub fn App() -> impl IntoView {
 
     // One token counter for the whole app. Its vocabulary is parsed after the first paint, so
     // the page is interactive before it exists; counts show as pending until then.
-    let tokens = TokenService::new(Encoding::default());
-    provide_context(tokens);
+    let tokens = TokenService::provide(Encoding::default());
     tokens.load_after_paint(Encoding::default());
 
     view! {
