@@ -12,7 +12,7 @@ use leptos::task::spawn_local;
 
 use crate::api::{Client, StopHandle, StreamEnd};
 use crate::engine::memory::SummaryJob;
-use crate::engine::message::{ChatMessage, WordCounter};
+use crate::engine::message::ChatMessage;
 use crate::engine::openai::Usage;
 use crate::engine::settings::{Settings, ValidSettings};
 use crate::route::{DemoKind, Route};
@@ -23,9 +23,11 @@ use crate::view::chat::{
 };
 use crate::view::live::{CallKind, LiveAction, LiveRow, LiveSession, LiveState, ReplyEnd};
 
-/// Token counts use one token per word until the tiktoken counter is wired into the shell; the
-/// engine caches whatever this counter says in each message.
-pub(super) const COUNTER: WordCounter = WordCounter;
+use super::tokens::{AppCounter, TokenEstimateNote};
+
+/// The app's token counter (exact once the vocabulary is loaded, one token per 4 bytes before);
+/// the engine caches whatever it says in each message, and the demo is recounted on load.
+pub(super) const COUNTER: AppCounter = AppCounter;
 
 /// The demos the picker offers, in order.
 const DEMOS: [DemoKind; 2] = [DemoKind::FinCoach, DemoKind::Drift];
@@ -35,6 +37,8 @@ pub fn ChatTab() -> impl IntoView {
     let route = expect_context::<RwSignal<Route>>();
     let workbench = expect_context::<RwSignal<crate::view::chat::Workbench>>();
 
+    // When a vocabulary arrives, the demo's cached counts (estimates until then) are recounted.
+    Effect::new(move |_| workbench.update(|w| w.recount(&COUNTER)));
     let kind = Memo::new(move |_| workbench.with(|w| w.demo_kind()));
     let rows = Memo::new(move |_| {
         workbench.with(|w| w.demo.as_ref().map(message_rows).unwrap_or_default())
@@ -96,6 +100,7 @@ pub fn ChatTab() -> impl IntoView {
     view! {
         <section class="panel chat" data-testid="panel-chat">
             <h2>"Chat"</h2>
+            <TokenEstimateNote />
             <div class="demo-bar" role="group" aria-label="Demo controls">
                 <label>
                     "Demo"
