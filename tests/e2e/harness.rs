@@ -55,6 +55,13 @@ fn serve_dist(dist: PathBuf) -> SocketAddr {
     serve_dist_until(dist, std::future::pending()).0
 }
 
+/// The release dist the tests run against: `SM_DIST`, or `dist/` in the repository.
+pub fn dist_dir() -> PathBuf {
+    std::env::var("SM_DIST")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("dist"))
+}
+
 /// A second copy of the app on its own port, which a test can stop to take the network away.
 pub struct StoppableApp {
     pub url: String,
@@ -64,10 +71,12 @@ pub struct StoppableApp {
 
 impl StoppableApp {
     pub fn start() -> StoppableApp {
+        StoppableApp::start_with(dist_dir())
+    }
+
+    /// Serves another folder than the release dist (a copy with files taken out, say).
+    pub fn start_with(dist: PathBuf) -> StoppableApp {
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let dist = std::env::var("SM_DIST")
-            .map(PathBuf::from)
-            .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("dist"));
         let (addr, thread) = serve_dist_until(dist, async move {
             let _ = stopped.await;
         });
