@@ -347,3 +347,35 @@ async fn the_tab_bar_is_clickable_while_the_vocabulary_may_still_load() {
     assert!(errors.is_empty(), "console errors: {errors:#?}");
     browser.close().await;
 }
+
+#[tokio::test]
+async fn the_first_visit_downloads_the_wasm_and_the_vocabulary_once() {
+    // The service worker used to precache the wasm at install, a second multi-megabyte download
+    // on the first visit. It now copies what the page fetched from the HTTP cache.
+    let app = StoppableApp::start();
+    let browser = Browser::new().await;
+    browser
+        .client
+        .goto(&format!("{}?tab=tokens", app.url))
+        .await
+        .unwrap();
+    browser
+        .wait_until(
+            &format!("{COUNT} && {COUNT}.dataset.state === 'exact'"),
+            "the vocabulary to load",
+        )
+        .await;
+    // The worker controls the page once its install, which caches the files, has finished.
+    browser
+        .wait_until(
+            "navigator.serviceWorker && navigator.serviceWorker.controller",
+            "the service worker to take control",
+        )
+        .await;
+    let requests = app.requests.lock().unwrap().clone();
+    for suffix in [".wasm", ".smv"] {
+        let asked = requests.iter().filter(|p| p.ends_with(suffix)).count();
+        assert_eq!(asked, 1, "{suffix} requested {asked} times: {requests:#?}");
+    }
+    browser.close().await;
+}
