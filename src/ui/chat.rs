@@ -37,8 +37,6 @@ pub fn ChatTab() -> impl IntoView {
     let route = expect_context::<RwSignal<Route>>();
     let workbench = expect_context::<RwSignal<crate::view::chat::Workbench>>();
 
-    // When a vocabulary arrives, the demo's cached counts (estimates until then) are recounted.
-    Effect::new(move |_| workbench.update(|w| w.recount(&COUNTER)));
     let kind = Memo::new(move |_| workbench.with(|w| w.demo_kind()));
     let rows = Memo::new(move |_| {
         workbench.with(|w| w.demo.as_ref().map(message_rows).unwrap_or_default())

@@ -6,7 +6,7 @@ use super::chat::ChatTab;
 use super::editions::EditionsTab;
 use super::inspect::{InspectTab, provide_sessions};
 use super::settings::{SettingsPanel, StoreStatus};
-use super::tokens::{TokenService, TokensTab};
+use super::tokens::{AppCounter, TokenService, TokensTab};
 use super::tuner::TunerTab;
 use super::url::{current_query, replace_query};
 use crate::engine::settings::Settings;
@@ -59,6 +59,9 @@ pub fn App() -> impl IntoView {
     // the page is interactive before it exists; counts show as pending until then.
     let tokens = TokenService::provide(Encoding::default());
     tokens.load_after_paint(Encoding::default());
+    // When a vocabulary arrives, the demo's cached counts (estimates until then) are recounted,
+    // whichever tab shows them. Counting subscribes this effect to vocabulary loads.
+    Effect::new(move |_| workbench.update(|w| w.recount(&AppCounter)));
 
     view! {
         <header class="masthead">
