@@ -1,17 +1,25 @@
 //! Token counting over tiktoken-rs, with a per-text cache.
 //!
 //! Architecture invariants:
-//! - Pure: no web crates, no clock, no I/O. The vocabularies are embedded in the binary by
-//!   tiktoken-rs; "loading" means parsing them, which the shell triggers after first paint.
-//! - Only `o200k_base` and `cl100k_base` are linked: we call those two constructors and never
-//!   tiktoken-rs's by-model lookups, which would pull in every vocabulary it embeds.
+//! - Pure: no web crates, no clock, no I/O. A vocabulary arrives as bytes in the compact format
+//!   ([`compact`]); the shell fetches them after first paint and hands them to
+//!   [`TokenCounter::load_from`].
+//! - The wasm build does not link tiktoken-rs at all (it is a native-only dependency), so none of
+//!   its embedded vocabularies can reach the wasm. Natively, tiktoken-rs is the source of the
+//!   compact files ([`compact::from_tiktoken`], run at build time) and the reference in tests.
+//! - Counting is tiktoken's algorithm: our splitter (`split.rs`, tiktoken's regexes on a
+//!   non-backtracking engine) cuts the text into pieces, and each piece is looked up or merged
+//!   by tiktoken's byte-pair procedure (`bpe.rs`), with a bounded per-piece cache in front.
 //! - Counting has `encode_ordinary` semantics: "<|endoftext|>" typed by a user is ordinary text.
-//! - No input can panic or run unbounded: pieces longer than [`Limits::max_piece_bytes`] never
-//!   reach tiktoken-rs (whose regex engine would overflow and whose callers unwrap the error);
-//!   they are estimated instead and the count says so ([`Count::Estimate`]).
+//! - No input can panic or run unbounded: pieces longer than [`Limits::max_piece_bytes`] are
+//!   estimated instead, and the count says so ([`Count::Estimate`]).
+//! - Until a vocabulary is loaded counts are [`Count::Pending`]; if loading failed they are
+//!   [`Count::Estimate`]s by [`rough_estimate`], never 0.
 
+mod bpe;
 mod cache;
 mod chat;
+pub mod compact;
 mod count;
 mod split;
 mod vocab;
@@ -19,6 +27,7 @@ mod vocab;
 use std::fmt;
 use std::ops::Range;
 use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use serde::{Deserialize, Serialize};
@@ -86,10 +95,10 @@ impl FromStr for Encoding {
 /// What can go wrong at the token-counting boundary.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TokensError {
-    /// The embedded vocabulary could not be parsed (a broken build, not a user error).
+    /// The vocabulary file could not be fetched or parsed.
     #[error(
-        "could not load the {encoding} vocabulary ({reason}); reload the page, and if this persists \
-         choose the other encoding in Settings and report the problem"
+        "could not load the {encoding} vocabulary ({reason}). Token counts are rough estimates \
+         (≈) until it loads: check the connection and reload the page"
     )]
     Load { encoding: Encoding, reason: String },
     /// A saved setting or a link named an encoding this app does not have.
@@ -104,16 +113,12 @@ pub struct Limits {
     /// tokenised but estimated. Real text has pieces of a few dozen bytes; only runs such as
     /// thousands of spaces, of one punctuation mark or of one letter come near this.
     pub max_piece_bytes: usize,
-    /// Long texts are tokenised in chunks of about this size, cut only where the cut cannot
-    /// change the result.
-    pub chunk_bytes: usize,
 }
 
 impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_piece_bytes: 8 * 1024,
-            chunk_bytes: 64 * 1024,
         }
     }
 }
@@ -132,13 +137,14 @@ pub struct TokenSpan {
 
 /// Counts tokens with a lazily loaded vocabulary and a per-text cache.
 ///
-/// Construct it before first paint (that is free), then call [`TokenCounter::load`] once the page
-/// is visible: parsing a vocabulary takes a noticeable moment. Until then counts are
-/// [`Count::Pending`].
+/// Construct it before first paint (that is free), then hand it the vocabulary with
+/// [`TokenCounter::load_from`] once the page is visible. Until then counts are
+/// [`Count::Pending`]; after [`TokenCounter::fail`] they are rough estimates.
 pub struct TokenCounter {
     encoding: Encoding,
     limits: Limits,
     vocabularies: [OnceLock<Vocabulary>; 2],
+    failed: [AtomicBool; 2],
     cache: Mutex<Cache>,
 }
 
@@ -154,6 +160,7 @@ impl TokenCounter {
             encoding,
             limits,
             vocabularies: [OnceLock::new(), OnceLock::new()],
+            failed: [AtomicBool::new(false), AtomicBool::new(false)],
             cache: Mutex::new(Cache::default()),
         }
     }
@@ -168,14 +175,35 @@ impl TokenCounter {
         self.encoding = encoding;
     }
 
-    /// Parses the embedded vocabulary of `encoding` unless that was done already.
-    pub fn load(&self, encoding: Encoding) -> Result<(), TokensError> {
+    /// Parses `data`, the compact vocabulary of `encoding` (see [`compact`]), unless that
+    /// encoding is loaded already. On success counts with it become exact.
+    pub fn load_from(&self, encoding: Encoding, data: &[u8]) -> Result<(), TokensError> {
         let slot = &self.vocabularies[encoding.index()];
         if slot.get().is_none() {
             // Another thread may win the race; its vocabulary is identical, so losing is fine.
-            let _ = slot.set(Vocabulary::load(encoding)?);
+            let _ = slot.set(Vocabulary::from_compact(encoding, data)?);
         }
+        self.failed[encoding.index()].store(false, Ordering::Relaxed);
         Ok(())
+    }
+
+    /// Loads `encoding` from tiktoken-rs's embedded data, through the compact form (native
+    /// only: tests, benches and the build).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn load(&self, encoding: Encoding) -> Result<(), TokensError> {
+        if self.is_loaded(encoding) {
+            return Ok(());
+        }
+        self.load_from(encoding, &compact::from_tiktoken(encoding))
+    }
+
+    /// Records that the vocabulary of `encoding` could not be loaded: until a later
+    /// [`TokenCounter::load_from`] succeeds, its counts are [`Count::Estimate`]s by
+    /// [`rough_estimate`] instead of [`Count::Pending`].
+    pub fn fail(&self, encoding: Encoding) {
+        if !self.is_loaded(encoding) {
+            self.failed[encoding.index()].store(true, Ordering::Relaxed);
+        }
     }
 
     /// Whether [`TokenCounter::load`] has finished for `encoding`.
@@ -191,7 +219,7 @@ impl TokenCounter {
     /// Counts `text` with `encoding`, from the cache when it was counted before.
     pub fn count_with(&self, encoding: Encoding, text: &str) -> Count {
         let Some(vocabulary) = self.vocabularies[encoding.index()].get() else {
-            return Count::Pending;
+            return self.not_loaded(encoding, text);
         };
         let key = Key::new(encoding, text);
         if let Some(count) = self.cache().get(&key) {
@@ -203,11 +231,33 @@ impl TokenCounter {
         count
     }
 
-    /// Counts `text` with `encoding` without touching the cache (for benchmarks and checks).
+    /// Counts `text` with `encoding` without the per-text cache (for benchmarks and checks); the
+    /// per-piece cache inside the vocabulary still answers repeated pieces.
     pub fn count_uncached(&self, encoding: Encoding, text: &str) -> Count {
         match self.vocabularies[encoding.index()].get() {
             Some(vocabulary) => vocabulary.count(text, self.limits),
-            None => Count::Pending,
+            None => self.not_loaded(encoding, text),
+        }
+    }
+
+    /// Counts `text` with `encoding` with no cache at all: every piece goes through BPE.
+    pub fn count_without_caches(&self, encoding: Encoding, text: &str) -> Count {
+        match self.vocabularies[encoding.index()].get() {
+            Some(vocabulary) => vocabulary.count_without_piece_cache(text, self.limits),
+            None => self.not_loaded(encoding, text),
+        }
+    }
+
+    /// Whether loading `encoding` failed (and no later load succeeded).
+    pub fn is_failed(&self, encoding: Encoding) -> bool {
+        self.failed[encoding.index()].load(Ordering::Relaxed)
+    }
+
+    fn not_loaded(&self, encoding: Encoding, text: &str) -> Count {
+        if self.is_failed(encoding) {
+            Count::Estimate(rough_estimate(text))
+        } else {
+            Count::Pending
         }
     }
 
@@ -229,11 +279,14 @@ impl TokenCounter {
         self.cache().stats
     }
 
-    /// Forgets every cached count and resets the statistics.
+    /// Forgets every cached count, of texts and of pieces, and resets the statistics.
     pub fn clear_cache(&self) {
         let mut cache = self.cache();
         cache.clear();
         cache.stats = CacheStats::default();
+        for vocabulary in self.vocabularies.iter().filter_map(OnceLock::get) {
+            vocabulary.clear_piece_cache();
+        }
     }
 
     fn cache(&self) -> MutexGuard<'_, Cache> {

@@ -15,15 +15,24 @@
 //!
 //! Tests (unit and property) check that the pieces equal what tiktoken-rs's own regex produces.
 
-use regex_automata::meta::Regex;
+use std::sync::{Mutex, MutexGuard};
+
+use regex_automata::hybrid::dfa::{Cache, DFA};
 use regex_automata::{Anchored, Input, MatchKind};
 
 use super::Encoding;
 
 /// Splits a text into the pieces that tiktoken's regex for one encoding would produce.
-#[derive(Clone, Debug)]
+///
+/// It runs the lazy DFA directly rather than through `meta::Regex`: a piece's start is known
+/// (the search is anchored there), so the forward search's end and pattern are all we need, and
+/// the meta regex would spend a second, reverse scan finding the start it was given.
+#[derive(Debug)]
 pub(crate) struct Splitter {
-    regex: Regex,
+    dfa: DFA,
+    /// Lazy-DFA caches to reuse: one is taken for each text being split (nested splits take
+    /// another) and given back when its pieces are done.
+    caches: Mutex<Vec<Cache>>,
 }
 
 /// The pattern whose match must give back its last character (the `\s+(?!\S)` emulation).
@@ -59,28 +68,49 @@ impl Splitter {
         };
         // Leftmost-first over several patterns prefers the earlier pattern at the same start,
         // which is exactly how the alternation in tiktoken's regex behaves.
-        let regex = Regex::builder()
-            .configure(Regex::config().match_kind(MatchKind::LeftmostFirst))
+        let dfa = DFA::builder()
+            .configure(DFA::config().match_kind(MatchKind::LeftmostFirst))
             .build_many(&[main, r"\s+\s", last])
             .map_err(|e| e.to_string())?;
-        Ok(Splitter { regex })
+        Ok(Splitter {
+            dfa,
+            caches: Mutex::new(Vec::new()),
+        })
     }
 
     /// Iterates over the byte ranges of the pieces of `text`. The ranges tile the text.
     pub(crate) fn pieces<'s, 't>(&'s self, text: &'t str) -> Pieces<'s, 't> {
+        let cache = self.pool().pop().unwrap_or_else(|| self.dfa.create_cache());
         Pieces {
             splitter: self,
+            cache: Some(cache),
             text,
             at: 0,
         }
+    }
+
+    fn pool(&self) -> MutexGuard<'_, Vec<Cache>> {
+        // A cache is whole or absent; a panic elsewhere cannot leave one half-given-back.
+        self.caches
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
 /// The pieces of one text, as byte ranges, in order.
 pub(crate) struct Pieces<'s, 't> {
     splitter: &'s Splitter,
+    cache: Option<Cache>,
     text: &'t str,
     at: usize,
+}
+
+impl Drop for Pieces<'_, '_> {
+    fn drop(&mut self) {
+        if let Some(cache) = self.cache.take() {
+            self.splitter.pool().push(cache);
+        }
+    }
 }
 
 impl Iterator for Pieces<'_, '_> {
@@ -95,14 +125,23 @@ impl Iterator for Pieces<'_, '_> {
         // whitespace, the others any letter, digit or other character), so an anchored search
         // always succeeds. Should it ever not, one character goes on alone rather than looping.
         let input = Input::new(self.text).range(start..).anchored(Anchored::Yes);
-        let end = match self.splitter.regex.search(&input) {
-            Some(m) if m.end() > start => {
+        let cache = self.cache.as_mut().expect("a cache until dropped");
+        // The search cannot fail: the patterns have no Unicode word boundary (no quit bytes), and
+        // the cache is never given up on. Should it fail anyway, the fallback below applies.
+        let found = self
+            .splitter
+            .dfa
+            .try_search_fwd(cache, &input)
+            .ok()
+            .flatten();
+        let end = match found {
+            Some(m) if m.offset() > start => {
                 if m.pattern().as_usize() == GIVE_BACK_LAST_CHAR {
-                    let matched = &self.text[start..m.end()];
+                    let matched = &self.text[start..m.offset()];
                     let last = matched.chars().next_back().map_or(0, char::len_utf8);
-                    m.end() - last
+                    m.offset() - last
                 } else {
-                    m.end()
+                    m.offset()
                 }
             }
             _ => start + self.text[start..].chars().next().map_or(1, char::len_utf8),

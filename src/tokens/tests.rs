@@ -156,8 +156,9 @@ fn the_estimate_of_a_run_of_one_letter_matches_its_exact_count() {
     }
 }
 
-// Long texts go through our splitter and are tokenised in chunks. These properties check that
-// the splitter finds tiktoken's pieces and that no cut changes a count.
+// Every text goes through our splitter and our BPE. These properties check that the splitter
+// finds tiktoken's pieces, that BPE on each piece gives tiktoken's tokens, and that the per-piece
+// cache changes nothing.
 
 /// Characters chosen to hit every branch of both regexes: letters of each case, marks,
 /// contractions, digits, punctuation, slashes, every kind of whitespace and a 4-byte emoji.
@@ -170,12 +171,10 @@ fn adversarial_text() -> impl Strategy<Value = String> {
     prop::collection::vec(atoms, 0..40).prop_map(|atoms| atoms.concat())
 }
 
-/// Tokenises with tiny limits, so that the text goes through the splitter and is cut into
-/// chunks of about `chunk_bytes`.
-fn chunked_tokens(encoding: Encoding, text: &str, chunk_bytes: usize) -> Vec<u32> {
+/// Tokenises with a small piece limit, checking the count on the way.
+fn limited_tokens(encoding: Encoding, text: &str) -> Vec<u32> {
     let limits = Limits {
         max_piece_bytes: 1000,
-        chunk_bytes,
     };
     let vocabulary = LOADED.vocabularies[encoding.index()].get().expect("loaded");
     assert_eq!(
@@ -203,31 +202,39 @@ proptest! {
     }
 
     #[test]
-    fn chunked_counting_equals_counting_the_whole(
-        text in adversarial_text(),
-        chunk_bytes in 1usize..48,
-    ) {
-        // Padding past the piece limit forces the chunked path; the padding is ordinary words.
+    fn counting_piece_by_piece_equals_tiktoken(text in adversarial_text()) {
+        // Padding makes the text longer than the piece limit; the padding is ordinary words.
         let text = format!("{}{text}", "word ".repeat(201));
         for encoding in Encoding::ALL {
-            prop_assert_eq!(chunked_tokens(encoding, &text, chunk_bytes), reference(encoding, &text));
+            prop_assert_eq!(limited_tokens(encoding, &text), reference(encoding, &text));
+        }
+    }
+
+    #[test]
+    fn the_piece_cache_changes_no_count(texts in prop::collection::vec(adversarial_text(), 1..8)) {
+        // The same pieces again and again, so that later texts are answered from the cache.
+        for encoding in Encoding::ALL {
+            let vocabulary = LOADED.vocabularies[encoding.index()].get().expect("loaded");
+            for text in texts.iter().chain(&texts) {
+                let limits = Limits::default();
+                prop_assert_eq!(
+                    vocabulary.count(text, limits),
+                    vocabulary.count_without_piece_cache(text, limits),
+                    "{} {:?}", encoding, text
+                );
+            }
         }
     }
 }
 
 #[test]
-fn a_cut_before_a_digit_does_not_merge_whitespace_pieces() {
-    // Regression: a chunk that ended inside "  1" made tiktoken-rs see "  " at the end of the
-    // text and take it as one piece, where the whole text has " " and " " before "1".
+fn whitespace_before_a_digit_stays_two_pieces() {
+    // Regression (from when long texts were cut into chunks for tiktoken-rs): a chunk that ended
+    // inside "  1" made tiktoken-rs see "  " at the end of the text and take it as one piece,
+    // where the whole text has " " and " " before "1".
     let text = format!("{}a  1", "word ".repeat(201));
     for encoding in Encoding::ALL {
-        for chunk_bytes in 1..16 {
-            assert_eq!(
-                chunked_tokens(encoding, &text, chunk_bytes),
-                reference(encoding, &text),
-                "{encoding}, chunks of {chunk_bytes} bytes"
-            );
-        }
+        assert_eq!(limited_tokens(encoding, &text), reference(encoding, &text));
     }
 }
 
@@ -331,20 +338,17 @@ fn a_chat_is_pending_while_any_part_is() {
 
 #[test]
 fn whitespace_before_an_over_long_piece_keeps_its_own_pieces() {
-    // The tokens before an over-long piece are exact, however the chunks fall. (Ending a chunk on
-    // "\n   " would let cl100k's `\s+$` take it as one piece where the whole text has "\n" and
-    // "   "; the counter avoids that cut, though for these vocabularies BPE happens to give the
-    // same tokens either way.)
+    // The tokens before an over-long piece are exact: the whitespace before it is split as in
+    // the whole text (cl100k's `\s+$` must not take "\n   " as one piece).
     let long_piece = format!(" {}", "!".repeat(1200));
     for indent in ["\n ", "\n  ", "\n   ", "\n    ", "\n\n     ", "\t\n\t\t "] {
         let text = format!("{}a{indent}{long_piece}", "word ".repeat(201));
         for encoding in Encoding::ALL {
             let whole = reference(encoding, &text);
             let before = &whole[..whole.len() - reference(encoding, &long_piece).len()];
-            for chunk_bytes in [1, 7, 64, 4096] {
+            {
                 let limits = Limits {
                     max_piece_bytes: 1000,
-                    chunk_bytes,
                 };
                 let vocabulary = LOADED.vocabularies[encoding.index()].get().expect("loaded");
                 let spans = vocabulary.tokens_of(&text, limits);
@@ -352,11 +356,171 @@ fn whitespace_before_an_over_long_piece_keeps_its_own_pieces() {
                 assert_eq!(last.token, None);
                 assert_eq!(last.bytes, text.len() - long_piece.len()..text.len());
                 let ids: Vec<u32> = exact.iter().map(|s| s.token.unwrap()).collect();
-                assert_eq!(
-                    ids, before,
-                    "{encoding} {indent:?}, chunks of {chunk_bytes} bytes"
-                );
+                assert_eq!(ids, before, "{encoding} {indent:?}");
             }
+        }
+    }
+}
+
+// The compact vocabulary format and the loading states.
+
+#[test]
+fn the_compact_form_round_trips_every_token_of_tiktoken() {
+    for encoding in Encoding::ALL {
+        let data = compact::from_tiktoken(encoding);
+        let parsed = compact::parse(encoding, &data).expect("parses");
+        let ranks = super::bpe::Ranks::new(parsed.clone()).expect("indexes");
+        let bpe = match encoding {
+            Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),
+            Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
+        };
+        let count = parsed.starts.len() - 1;
+        let expect = match encoding {
+            Encoding::O200kBase => 199_998,
+            Encoding::Cl100kBase => 100_256,
+        };
+        assert_eq!(count, expect, "{encoding}");
+        for rank in 0..count as u32 {
+            let bytes = bpe.decode_bytes(&[rank]).expect("an ordinary rank");
+            assert_eq!(ranks.bytes_of(rank), bytes.as_slice(), "{encoding} {rank}");
+            assert_eq!(ranks.get(&bytes), Some(rank), "{encoding} {rank}");
+        }
+        // Written again from the parsed form, the bytes are the same.
+        let again = compact::encode(
+            encoding,
+            (0..count as u32).map(|rank| (rank, ranks.bytes_of(rank))),
+        )
+        .unwrap();
+        assert_eq!(again, data);
+    }
+}
+
+/// Every single byte, then "ab" at 256, a gap at 257, and "abc" at 258.
+fn small_vocabulary() -> Vec<u8> {
+    let bytes: Vec<[u8; 1]> = (0..=u8::MAX).map(|b| [b]).collect();
+    let mut tokens: Vec<(u32, &[u8])> = bytes
+        .iter()
+        .enumerate()
+        .map(|(rank, b)| (rank as u32, b.as_slice()))
+        .collect();
+    tokens.push((256, b"ab"));
+    tokens.push((258, b"abc"));
+    compact::encode(Encoding::Cl100kBase, tokens).unwrap()
+}
+
+#[test]
+fn a_small_vocabulary_with_a_gap_parses_and_merges() {
+    let counter = TokenCounter::new(Encoding::Cl100kBase);
+    counter
+        .load_from(Encoding::Cl100kBase, &small_vocabulary())
+        .unwrap();
+    // "abc" is one token; in "abd", "ab" merges and "d" stays alone.
+    assert_eq!(counter.count("abc"), Count::Exact(1));
+    assert_eq!(counter.count("abd"), Count::Exact(2));
+    let ids: Vec<u32> = counter
+        .tokens_of("abd")
+        .unwrap()
+        .iter()
+        .map(|s| s.token.unwrap())
+        .collect();
+    assert_eq!(ids, vec![256, u32::from(b'd')]);
+}
+
+#[test]
+fn broken_vocabularies_are_rejected_with_the_reason() {
+    use compact::FormatError::*;
+    let data = small_vocabulary();
+    let reject = |data: &[u8], encoding: Encoding| match TokenCounter::new(encoding)
+        .load_from(encoding, data)
+    {
+        Err(TokensError::Load { reason, .. }) => reason,
+        other => panic!("accepted a broken vocabulary: {other:?}"),
+    };
+    let cl100k = Encoding::Cl100kBase;
+    assert_eq!(reject(b"<!DOCTYPE html>", cl100k), Magic.to_string());
+    assert_eq!(
+        reject(&data[..data.len() - 1], cl100k),
+        Truncated.to_string()
+    );
+    assert_eq!(reject(&data[..12], cl100k), Truncated.to_string());
+    let mut trailing = data.clone();
+    trailing.push(0);
+    assert_eq!(reject(&trailing, cl100k), Trailing(1).to_string());
+    assert!(reject(&data, Encoding::O200kBase).contains("cl100k_base"));
+    // Without the byte 0x00 as a token, some texts could not be encoded.
+    let bytes: Vec<[u8; 1]> = (1..=u8::MAX).map(|b| [b]).collect();
+    let missing = compact::encode(
+        cl100k,
+        bytes
+            .iter()
+            .enumerate()
+            .map(|(r, b)| (r as u32, b.as_slice())),
+    )
+    .unwrap();
+    assert_eq!(reject(&missing, cl100k), MissingByte(0).to_string());
+    let twice = compact::encode(cl100k, [(0, &b"a"[..]), (1, &b"a"[..])]).unwrap();
+    assert_eq!(reject(&twice, cl100k), Duplicate { rank: 1 }.to_string());
+    // A header that announces more ranks than there are bytes fails before allocating them.
+    let header = compact::MAGIC.len() + 1 + "cl100k_base".len();
+    let mut huge = data[..header].to_vec();
+    huge.extend_from_slice(&u32::MAX.to_le_bytes());
+    assert_eq!(reject(&huge, cl100k), Truncated.to_string());
+}
+
+#[test]
+fn a_failed_load_gives_estimates_until_a_load_succeeds() {
+    let counter = TokenCounter::new(Encoding::Cl100kBase);
+    assert_eq!(counter.count("hello world!"), Count::Pending);
+    counter.fail(Encoding::Cl100kBase);
+    assert!(counter.is_failed(Encoding::Cl100kBase));
+    assert_eq!(counter.count("hello world!"), Count::Estimate(3));
+    assert_eq!(counter.count(""), Count::Estimate(0));
+    assert_eq!(
+        counter.count_with(Encoding::O200kBase, "hi"),
+        Count::Pending
+    );
+    counter
+        .load_from(Encoding::Cl100kBase, &small_vocabulary())
+        .unwrap();
+    assert!(!counter.is_failed(Encoding::Cl100kBase));
+    assert_eq!(counter.count("abc"), Count::Exact(1));
+}
+
+proptest! {
+    #[test]
+    fn long_pieces_merge_like_tiktoken(word in "[a-zA-Z0-9]{90,400}") {
+        // Pieces of 100 bytes and more take the heap-based merge.
+        for encoding in Encoding::ALL {
+            let vocabulary = LOADED.vocabularies[encoding.index()].get().expect("loaded");
+            let ids: Vec<u32> = vocabulary
+                .tokens_of(&word, Limits::default())
+                .iter()
+                .map(|s| s.token.unwrap())
+                .collect();
+            prop_assert_eq!(&ids, &reference(encoding, &word));
+            prop_assert_eq!(
+                vocabulary.count_without_piece_cache(&word, Limits::default()),
+                Count::Exact(ids.len() as u32)
+            );
+        }
+    }
+}
+
+#[test]
+fn before_the_vocabulary_loads_the_engine_counts_rough_estimates_and_the_demos_run() {
+    // The demos play with no endpoint as soon as the page opens, possibly before the vocabulary
+    // has arrived: the engine then caches one token per 4 bytes (never 0 for a text), the token
+    // trigger works on those, and the shell recounts once the vocabulary is loaded.
+    use crate::engine::demo::{DemoPlayer, DemoScript};
+    let pending = TokenCounter::default();
+    for script in [DemoScript::fincoach(), DemoScript::drift()] {
+        let mut player = DemoPlayer::new(script).unwrap();
+        player.play_all(&pending).unwrap();
+        let messages = player.memory().archive();
+        assert!(!messages.is_empty());
+        for message in messages {
+            assert_eq!(message.tokens, rough_estimate(&message.content));
+            assert!(message.tokens > 0, "{:?}", message.content);
         }
     }
 }

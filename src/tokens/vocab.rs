@@ -1,47 +1,80 @@
-//! One loaded encoding: tiktoken-rs's BPE plus our own splitter, and the bounded counting
-//! procedure that keeps every input away from tiktoken-rs's panics.
+//! One loaded encoding: the rank map parsed from the compact vocabulary, our splitter, a bounded
+//! per-piece cache, and the bounded counting procedure.
 
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Range;
+use std::sync::{Mutex, MutexGuard};
 
-use tiktoken_rs::CoreBPE;
-
+use super::bpe::Ranks;
+use super::compact;
 use super::split::Splitter;
 use super::{Count, Encoding, Limits, TokenSpan, TokensError};
 
 pub(crate) struct Vocabulary {
-    bpe: CoreBPE,
+    ranks: Ranks,
     splitter: Splitter,
+    pieces: Mutex<PieceCache>,
 }
 
 /// A stretch of text and how it is handled.
 enum Segment {
-    /// Whole pieces, none longer than `max_piece_bytes`, which tiktoken-rs splits exactly as it
-    /// would split them inside the whole text: safe to give to it.
+    /// One piece no longer than `max_piece_bytes`: tokenised exactly.
     Exact(Range<usize>),
     /// One piece longer than `max_piece_bytes`: counted by estimate.
     TooLong(Range<usize>),
 }
 
 impl Vocabulary {
-    pub(crate) fn load(encoding: Encoding) -> Result<Self, TokensError> {
+    /// Parses a compact vocabulary (see `compact.rs`) for `encoding`.
+    pub(crate) fn from_compact(encoding: Encoding, data: &[u8]) -> Result<Self, TokensError> {
         let fail = |reason: String| TokensError::Load { encoding, reason };
-        // Only these two constructors are called: the by-model lookups in tiktoken-rs would link
-        // every vocabulary it embeds into the wasm binary.
-        let bpe = match encoding {
-            Encoding::O200kBase => tiktoken_rs::o200k_base(),
-            Encoding::Cl100kBase => tiktoken_rs::cl100k_base(),
-        }
-        .map_err(|e| fail(e.to_string()))?;
+        let parsed = compact::parse(encoding, data).map_err(|e| fail(e.to_string()))?;
+        let ranks = Ranks::new(parsed).map_err(|e| fail(e.to_string()))?;
         let splitter = Splitter::new(encoding).map_err(fail)?;
-        Ok(Vocabulary { bpe, splitter })
+        Ok(Vocabulary {
+            ranks,
+            splitter,
+            pieces: Mutex::new(PieceCache::default()),
+        })
     }
 
+    /// Counts `text`, answering repeated multi-token pieces from the per-piece cache.
     pub(crate) fn count(&self, text: &str, limits: Limits) -> Count {
+        let mut cache = self.piece_cache();
+        self.count_by(text, limits, |piece| {
+            if let Some(n) = cache.get(piece) {
+                return n;
+            }
+            let n = self.ranks.count(piece);
+            cache.insert(piece, n);
+            n
+        })
+    }
+
+    /// Counts `text` running BPE on every piece, for tests that the cache changes nothing.
+    pub(crate) fn count_without_piece_cache(&self, text: &str, limits: Limits) -> Count {
+        self.count_by(text, limits, |piece| self.ranks.count(piece))
+    }
+
+    pub(crate) fn clear_piece_cache(&self) {
+        self.piece_cache().clear();
+    }
+
+    /// Counts with `multi` answering the pieces that are not a single token.
+    fn count_by(&self, text: &str, limits: Limits, mut multi: impl FnMut(&[u8]) -> usize) -> Count {
         let mut total: u64 = 0;
         let mut estimated = false;
         self.segments(text, limits, |segment| match segment {
             Segment::Exact(range) => {
-                total += self.bpe.encode_ordinary(&text[range]).len() as u64;
+                let piece = &text.as_bytes()[range];
+                // Most pieces are one token (a word with its leading space); those cost one
+                // lookup and never touch the cache.
+                total += if piece.len() == 1 || self.ranks.get(piece).is_some() {
+                    1
+                } else {
+                    multi(piece) as u64
+                };
             }
             Segment::TooLong(range) => {
                 total += self.estimate_piece(&text[range]);
@@ -58,13 +91,17 @@ impl Vocabulary {
 
     pub(crate) fn tokens_of(&self, text: &str, limits: Limits) -> Vec<TokenSpan> {
         let mut spans = Vec::new();
+        let mut ranks = Vec::new();
         self.segments(text, limits, |segment| match segment {
             Segment::Exact(range) => {
+                ranks.clear();
+                self.ranks
+                    .encode(&text.as_bytes()[range.clone()], &mut ranks);
                 let mut at = range.start;
-                for token in self.bpe.encode_ordinary(&text[range]) {
-                    // Every ordinary token decodes to its bytes, and the bytes of a text's tokens
-                    // concatenate to the text, so the running offset gives each token's range.
-                    let len = self.bpe.decode_bytes(&[token]).map_or(0, |b| b.len());
+                for &token in &ranks {
+                    // The bytes of a piece's tokens concatenate to the piece, so the running
+                    // offset gives each token's range.
+                    let len = self.ranks.bytes_of(token).len();
                     spans.push(TokenSpan {
                         token: Some(token),
                         bytes: at..at + len,
@@ -80,59 +117,14 @@ impl Vocabulary {
         spans
     }
 
-    /// Calls `each` with consecutive segments that tile `text`.
+    /// Calls `each` with the pieces of `text`, in order.
     fn segments(&self, text: &str, limits: Limits, mut each: impl FnMut(Segment)) {
-        let Limits {
-            max_piece_bytes,
-            chunk_bytes,
-        } = limits;
-        // A text no longer than the piece limit cannot hold a longer piece, so it goes to
-        // tiktoken-rs whole and the splitter costs nothing for ordinary messages.
-        if text.len() <= max_piece_bytes {
-            if !text.is_empty() {
-                each(Segment::Exact(0..text.len()));
-            }
-            return;
-        }
-        // A chunk may only end after a piece whose last character is not whitespace. Inside a
-        // chunk tiktoken-rs's regex sees the chunk's end as the end of the text, and only its
-        // whitespace alternatives (`\s+$`, `\s+(?!\S)`) behave differently there: ending a chunk
-        // on whitespace could merge two whitespace pieces into one (" " + " " before a digit
-        // would become "  "). Pieces after the last such safe end are kept in `unsafe_tail`.
-        // A single piece is always safe on its own: the regex finds exactly that piece in it.
-        let mut chunk_start = 0;
-        let mut safe_end = 0;
-        let mut unsafe_tail: Vec<Range<usize>> = Vec::new();
         for piece in self.splitter.pieces(text) {
-            if piece.len() > max_piece_bytes {
-                if safe_end > chunk_start {
-                    each(Segment::Exact(chunk_start..safe_end));
-                }
-                for tail_piece in unsafe_tail.drain(..) {
-                    each(Segment::Exact(tail_piece));
-                }
-                chunk_start = piece.end;
-                safe_end = piece.end;
+            if piece.len() > limits.max_piece_bytes {
                 each(Segment::TooLong(piece));
-                continue;
-            }
-            if piece.end - chunk_start > chunk_bytes && safe_end > chunk_start {
-                each(Segment::Exact(chunk_start..safe_end));
-                chunk_start = safe_end;
-            }
-            if text[piece.clone()]
-                .chars()
-                .next_back()
-                .is_some_and(|c| !c.is_whitespace())
-            {
-                safe_end = piece.end;
-                unsafe_tail.clear();
             } else {
-                unsafe_tail.push(piece);
+                each(Segment::Exact(piece));
             }
-        }
-        if chunk_start < text.len() {
-            each(Segment::Exact(chunk_start..text.len()));
         }
     }
 
@@ -150,10 +142,88 @@ impl Vocabulary {
         if sample.is_empty() {
             return 1;
         }
-        let sample_tokens = self.bpe.encode_ordinary(sample).len() as u64;
+        let sample_tokens: u64 = self
+            .splitter
+            .pieces(sample)
+            .map(|p| self.ranks.count(&sample.as_bytes()[p]) as u64)
+            .sum();
         (sample_tokens * piece.len() as u64).div_ceil(sample.len() as u64)
+    }
+
+    fn piece_cache(&self) -> MutexGuard<'_, PieceCache> {
+        // Insertions are single map operations, so a poisoned lock holds nothing half-written.
+        self.pieces
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
 /// How much of an over-long piece is tokenised to estimate the rest.
 const ESTIMATE_SAMPLE_BYTES: usize = 1024;
+
+/// Token counts of pieces that BPE splits into several tokens (a rare word, a number, a run of
+/// punctuation, a CJK or Devanagari word), keyed by the piece's bytes. Real text repeats them
+/// often, and a lookup is far cheaper than a merge. Bounded in entries and in key bytes: when
+/// either bound is reached the cache starts over, which costs only recomputation.
+#[derive(Default)]
+struct PieceCache {
+    map: HashMap<Box<[u8]>, usize, BuildHasherDefault<PieceHasher>>,
+    key_bytes: usize,
+}
+
+const MAX_CACHED_PIECES: usize = 1 << 15;
+const MAX_CACHED_KEY_BYTES: usize = 1 << 20;
+/// Longer pieces are not cached: they are rare, and would crowd out the common ones.
+const MAX_CACHED_PIECE_LEN: usize = 256;
+
+impl PieceCache {
+    fn get(&self, piece: &[u8]) -> Option<usize> {
+        self.map.get(piece).copied()
+    }
+
+    fn insert(&mut self, piece: &[u8], count: usize) {
+        if piece.len() > MAX_CACHED_PIECE_LEN {
+            return;
+        }
+        if self.map.len() >= MAX_CACHED_PIECES
+            || self.key_bytes + piece.len() > MAX_CACHED_KEY_BYTES
+        {
+            self.clear();
+        }
+        self.key_bytes += piece.len();
+        self.map.insert(piece.into(), count);
+    }
+
+    fn clear(&mut self) {
+        self.map.clear();
+        self.key_bytes = 0;
+    }
+}
+
+/// FxHash over whole words: the keys are short byte strings of the user's own text, so there is
+/// no hash flooding to defend against, and SipHash would cost more than the lookup saves.
+#[derive(Default)]
+struct PieceHasher(u64);
+
+impl Hasher for PieceHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0xf135_7aea_2e62_a9c5;
+        let mut words = bytes.chunks_exact(8);
+        for word in &mut words {
+            let w = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+            self.0 = (self.0.rotate_left(26) ^ w).wrapping_mul(K);
+        }
+        for &b in words.remainder() {
+            self.0 = (self.0.rotate_left(26) ^ u64::from(b)).wrapping_mul(K);
+        }
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (self.0.rotate_left(26) ^ n as u64).wrapping_mul(0xf135_7aea_2e62_a9c5);
+    }
+
+    fn finish(&self) -> u64 {
+        // The multiply leaves the low bits weakest, and the map picks buckets by them.
+        self.0.rotate_left(26)
+    }
+}

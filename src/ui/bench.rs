@@ -1,4 +1,4 @@
-//! Two functions for benches/browser, exported to JavaScript (Trunk exposes them as
+//! Small functions for benches/browser, exported to JavaScript (Trunk exposes them as
 //! `window.wasmBindings`). They time a fresh counter, apart from the app's own, so the browser
 //! benchmark measures our tokenizer in the release build the users get.
 
@@ -12,24 +12,33 @@ thread_local! {
     static BENCH_COUNTER: RefCell<Option<TokenCounter>> = const { RefCell::new(None) };
 }
 
-/// Parses the `encoding` vocabulary ("o200k_base" or "cl100k_base") into a fresh counter and
-/// returns the milliseconds it took.
+/// The URL of the `encoding` vocabulary file that the page names, so the bench can fetch it
+/// before timing the parse (as it fetches gpt-tokenizer's module file before timing its init).
 #[wasm_bindgen]
-pub fn bench_tokens_load(encoding: &str) -> Result<f64, JsError> {
+pub fn bench_tokens_vocabulary_url(encoding: &str) -> Result<String, JsError> {
+    let encoding: Encoding = encoding.parse()?;
+    super::tokens::vocabulary_url(encoding).map_err(|e| JsError::new(&e))
+}
+
+/// Parses `data`, the compact `encoding` vocabulary ("o200k_base" or "cl100k_base"), into a
+/// fresh counter and returns the milliseconds it took.
+#[wasm_bindgen]
+pub fn bench_tokens_load(encoding: &str, data: &[u8]) -> Result<f64, JsError> {
     let encoding: Encoding = encoding.parse()?;
     let counter = TokenCounter::new(encoding);
     let start = now();
-    counter.load(encoding)?;
+    counter.load_from(encoding, data)?;
     let millis = now() - start;
     BENCH_COUNTER.with(|c| *c.borrow_mut() = Some(counter));
     Ok(millis)
 }
 
-/// Counts every text `rounds` times without the cache, with the counter that
+/// Counts every text `rounds` times without the per-text cache, with the counter that
 /// [`bench_tokens_load`] made, and returns the total number of tokens (to check against the
-/// other tokenizer). The caller times it.
+/// other tokenizer). With `cold`, the per-piece cache is emptied before each round, like
+/// gpt-tokenizer's merge cache in its cold run. The caller times it.
 #[wasm_bindgen]
-pub fn bench_tokens_count(texts: Vec<String>, rounds: u32) -> Result<f64, JsError> {
+pub fn bench_tokens_count(texts: Vec<String>, rounds: u32, cold: bool) -> Result<f64, JsError> {
     BENCH_COUNTER.with(|c| {
         let counter = c.borrow();
         let counter = counter
@@ -38,6 +47,9 @@ pub fn bench_tokens_count(texts: Vec<String>, rounds: u32) -> Result<f64, JsErro
         let encoding = counter.encoding();
         let mut tokens = 0u64;
         for _ in 0..rounds {
+            if cold {
+                counter.clear_cache();
+            }
             for text in &texts {
                 tokens += u64::from(counter.count_uncached(encoding, text).value().unwrap_or(0));
             }

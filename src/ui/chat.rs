@@ -12,7 +12,7 @@ use leptos::task::spawn_local;
 
 use crate::api::{Client, StopHandle, StreamEnd};
 use crate::engine::memory::SummaryJob;
-use crate::engine::message::{ChatMessage, WordCounter};
+use crate::engine::message::ChatMessage;
 use crate::engine::openai::Usage;
 use crate::engine::settings::{Settings, ValidSettings};
 use crate::route::{DemoKind, Route};
@@ -27,9 +27,11 @@ use crate::view::policy::{
     preset_from_slug, preset_slug,
 };
 
-/// Token counts use one token per word until the tiktoken counter is wired into the shell; the
-/// engine caches whatever this counter says in each message.
-pub(super) const COUNTER: WordCounter = WordCounter;
+use super::tokens::{AppCounter, TokenEstimateNote};
+
+/// The app's token counter (exact once the vocabulary is loaded, one token per 4 bytes before);
+/// the engine caches whatever it says in each message, and the demo is recounted on load.
+pub(super) const COUNTER: AppCounter = AppCounter;
 
 /// The demos the picker offers, in order.
 const DEMOS: [DemoKind; 2] = [DemoKind::FinCoach, DemoKind::Drift];
@@ -95,6 +97,7 @@ pub fn ChatTab() -> impl IntoView {
     view! {
         <section class="panel chat" data-testid="panel-chat">
             <h2>"Chat"</h2>
+            <TokenEstimateNote />
             <div class="demo-bar" role="group" aria-label="Demo controls">
                 <label>
                     "Demo"

@@ -10,12 +10,13 @@ use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
+use super::tokens::AppCounter;
+
 use crate::engine::policy::Trigger;
 use crate::engine::session::{self, Session};
 use crate::store::StoreError;
 use crate::store::sessions as db;
 use crate::store::{self, broadcast};
-use crate::tokens::{Encoding, TokenCounter};
 use crate::ui::virtual_list::VirtualList;
 use crate::view::chat::Workbench;
 use crate::view::inspect::InspectView;
@@ -791,9 +792,10 @@ fn download(filename: &str, text: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Token counts for imported messages: exact once the vocabulary is loaded, an estimate before.
-fn counter() -> TokenCounter {
-    TokenCounter::new(Encoding::O200kBase)
+/// Token counts for imported messages: exact once the vocabulary is loaded, an estimate before
+/// (a view that counts with it is recomputed when the vocabulary arrives).
+fn counter() -> AppCounter {
+    AppCounter
 }
 
 fn now_ms() -> u64 {

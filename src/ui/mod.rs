@@ -18,7 +18,7 @@ pub mod url;
 mod virtual_list;
 
 pub use shell::App;
-pub use tokens::{LoadState, TokenService};
+pub use tokens::{AppCounter, LoadState, TokenService};
 
 /// Mounts the app on `<body>`. Called by `main` and nothing else.
 pub fn start() {
@@ -29,5 +29,5 @@ pub fn start() {
     leptos::mount::mount_to_body(App);
     // Mounting is synchronous: from here the tab bar is in the page and answers clicks.
     tokens::mark("sm-mounted");
-    offline::register_service_worker();
+    // The service worker is registered once the first vocabulary has loaded (ui/tokens.rs).
 }

@@ -7,7 +7,7 @@ use super::editions::EditionsTab;
 use super::inspect::{InspectTab, provide_sessions};
 use super::settings::{SettingsPanel, StoreStatus};
 use super::theme::ThemeToggle;
-use super::tokens::{TokenService, TokensTab};
+use super::tokens::{AppCounter, TokenService, TokensTab};
 use super::tuner::TunerTab;
 use super::url::{current_query, replace_query};
 use crate::engine::settings::Settings;
@@ -58,9 +58,11 @@ pub fn App() -> impl IntoView {
 
     // One token counter for the whole app. Its vocabulary is parsed after the first paint, so
     // the page is interactive before it exists; counts show as pending until then.
-    let tokens = TokenService::new(Encoding::default());
-    provide_context(tokens);
+    let tokens = TokenService::provide(Encoding::default());
     tokens.load_after_paint(Encoding::default());
+    // When a vocabulary arrives, the demo's cached counts (estimates until then) are recounted,
+    // whichever tab shows them. Counting subscribes this effect to vocabulary loads.
+    Effect::new(move |_| workbench.update(|w| w.recount(&AppCounter)));
 
     view! {
         <header class="masthead">

@@ -1,22 +1,26 @@
 //! The app-wide token counter, loaded after first paint, and the Tokens tab.
 //!
 //! The counter is created at the App root and shared through context as a [`TokenService`]. Its
-//! vocabulary is parsed on the main thread, but only after the page has painted (an animation
-//! frame, then a zero timeout) and only for the encoding in use: the tabs are visible and
-//! clickable before any vocabulary exists, and counts say "…" (pending) meanwhile, never 0.
+//! vocabulary is a separate, content-hashed file (`<encoding>-<hash>.smv`, named in index.html by
+//! the build), fetched only after the page has painted (an animation frame, then a zero timeout)
+//! and only for the encoding in use, then parsed on the main thread: the tabs are visible and
+//! clickable before any vocabulary exists, and counts say "…" (pending) meanwhile, never 0. If
+//! the file cannot be had, the Tokens tab says so and counts become estimates marked "≈".
 
 use std::time::Duration;
 
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 
-use crate::tokens::{Encoding, TokenCounter};
+use crate::engine::CountTokens;
+use crate::tokens::{Encoding, TokenCounter, TokensError, rough_estimate};
 use crate::view::tokens::{
     ConversationTable, MAX_COLOURED_TOKENS, MAX_SPAN_TEXT_BYTES, Pieces, Tokenized, count_state,
     overhead_rule,
 };
 
 /// The shared counter, the encoding in use, and a generation number that changes whenever a
-/// vocabulary finishes loading, so every view that counts recounts.
+/// vocabulary finishes loading (or fails to), so every view that counts recounts.
 #[derive(Clone, Copy)]
 pub struct TokenService {
     counter: StoredValue<TokenCounter>,
@@ -31,11 +35,16 @@ pub struct TokenService {
 pub enum LoadState {
     /// Nobody asked for it yet.
     Idle,
-    /// Scheduled to load once the page has painted.
+    /// Scheduled to be fetched once the page has painted, or being fetched.
     Scheduled,
-    /// Parsed, taking this many milliseconds of main-thread time.
-    Loaded { millis: f64 },
-    /// Parsing failed; the text says what to do.
+    /// Fetched and parsed: the file's size, and the milliseconds of fetching and of parsing
+    /// (main-thread time).
+    Loaded {
+        bytes: usize,
+        fetch_ms: f64,
+        parse_ms: f64,
+    },
+    /// Fetching or parsing failed; the text says what to do. Counts are estimates meanwhile.
     Failed(String),
 }
 
@@ -49,6 +58,15 @@ impl TokenService {
             generation: RwSignal::new(0),
             states: RwSignal::new([LoadState::Idle, LoadState::Idle]),
         }
+    }
+
+    /// Creates the app's service, shares it through context and makes it the one that
+    /// [`AppCounter`] counts with. Called once, at the App root.
+    pub fn provide(encoding: Encoding) -> TokenService {
+        let service = TokenService::new(encoding);
+        provide_context(service);
+        APP_SERVICE.with(|s| s.set(Some(service)));
+        service
     }
 
     /// Runs `f` with the counter and subscribes the caller to vocabulary loads, so a memo or
@@ -69,9 +87,20 @@ impl TokenService {
         self.load_after_paint(encoding);
     }
 
-    /// Parses the vocabulary of `encoding` once the browser has painted the current frame:
-    /// `requestAnimationFrame` runs just before the paint, and the zero timeout queued there
-    /// runs after it. Does nothing when the vocabulary is loaded or already scheduled.
+    /// Tries again after a failed load.
+    pub fn retry(&self, encoding: Encoding) {
+        let failed = self
+            .states
+            .with_untracked(|s| matches!(s[slot(encoding)], LoadState::Failed(_)));
+        if failed {
+            self.states.update(|s| s[slot(encoding)] = LoadState::Idle);
+            self.load_after_paint(encoding);
+        }
+    }
+
+    /// Fetches and parses the vocabulary of `encoding` once the browser has painted the current
+    /// frame: `requestAnimationFrame` runs just before the paint, and the zero timeout queued
+    /// there runs after it. Does nothing when the vocabulary is loaded or already scheduled.
     pub fn load_after_paint(&self, encoding: Encoding) {
         let idle = self
             .states
@@ -83,23 +112,129 @@ impl TokenService {
             .update(|s| s[slot(encoding)] = LoadState::Scheduled);
         let service = *self;
         request_animation_frame(move || {
-            set_timeout(move || service.load_now(encoding), Duration::ZERO);
+            set_timeout(
+                move || spawn_local(service.fetch_and_load(encoding)),
+                Duration::ZERO,
+            );
         });
     }
 
-    fn load_now(&self, encoding: Encoding) {
+    async fn fetch_and_load(self, encoding: Encoding) {
         mark(&format!("sm-vocab-start-{encoding}"));
         let start = now();
-        let result = self.counter.with_value(|c| c.load(encoding));
-        let millis = now() - start;
-        mark(&format!("sm-vocab-loaded-{encoding}"));
-        let state = match result {
-            Ok(()) => LoadState::Loaded { millis },
-            Err(error) => LoadState::Failed(error.to_string()),
+        let fetched = fetch_vocabulary(encoding).await;
+        let fetch_ms = now() - start;
+        mark(&format!("sm-vocab-fetched-{encoding}"));
+        let state = match fetched {
+            Ok(data) => {
+                let start = now();
+                let result = self.counter.with_value(|c| c.load_from(encoding, &data));
+                let parse_ms = now() - start;
+                result.map(|()| LoadState::Loaded {
+                    bytes: data.len(),
+                    fetch_ms,
+                    parse_ms,
+                })
+            }
+            Err(reason) => Err(TokensError::Load { encoding, reason }),
         };
+        let state = state.unwrap_or_else(|error| {
+            self.counter.with_value(|c| c.fail(encoding));
+            LoadState::Failed(error.to_string())
+        });
+        let outcome = if matches!(state, LoadState::Loaded { .. }) {
+            "loaded"
+        } else {
+            "failed"
+        };
+        mark(&format!("sm-vocab-{outcome}-{encoding}"));
         self.states.update(|s| s[slot(encoding)] = state);
         self.generation.update(|g| *g = g.wrapping_add(1));
+        // The service worker installs only now, so that it finds the wasm and this vocabulary
+        // in the HTTP cache instead of downloading them a second time (see www/sw.js).
+        super::offline::register_service_worker();
     }
+}
+
+thread_local! {
+    /// The service [`TokenService::provide`] created. The wasm app has one thread and one root.
+    static APP_SERVICE: std::cell::Cell<Option<TokenService>> = const { std::cell::Cell::new(None) };
+}
+
+/// The engine's token counter in the app: the shared [`TokenService`] with the encoding in use.
+/// Exact once that vocabulary is loaded; until then (or if it failed to load) it returns
+/// [`rough_estimate`] (one token per 4 bytes, never 0 for a non-empty text), because the engine
+/// needs a number to cache in each message and to run the token trigger with. Counting inside a
+/// memo or a view subscribes it to vocabulary loads, so those recount when a vocabulary arrives.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AppCounter;
+
+impl AppCounter {
+    /// Whether counts are exact yet (reactive): false while the vocabulary in use loads or
+    /// after it failed to.
+    pub fn is_exact() -> bool {
+        APP_SERVICE
+            .with(std::cell::Cell::get)
+            .is_some_and(|s| matches!(s.state(s.encoding.get()), LoadState::Loaded { .. }))
+    }
+}
+
+impl CountTokens for AppCounter {
+    fn count(&self, text: &str) -> u32 {
+        match APP_SERVICE.with(std::cell::Cell::get) {
+            Some(service) => {
+                let encoding = service.encoding.get_untracked();
+                service.with(|c| c.count_with(encoding, text).value())
+            }
+            None => None,
+        }
+        .unwrap_or_else(|| rough_estimate(text))
+    }
+}
+
+/// A line that says the token figures around it are estimates, shown until the vocabulary in
+/// use has loaded (for the tabs whose counts come from the engine through [`AppCounter`]).
+#[component]
+pub fn TokenEstimateNote() -> impl IntoView {
+    move || {
+        (!AppCounter::is_exact()).then(|| {
+            view! {
+                <p class="hint" data-testid="token-estimate-note">
+                    "Token counts here are estimates (about 4 bytes a token) until the vocabulary \
+                     has loaded; see the Tokens tab."
+                </p>
+            }
+        })
+    }
+}
+
+/// The URL of `encoding`'s vocabulary file, as the build named it in index.html.
+pub(crate) fn vocabulary_url(encoding: Encoding) -> Result<String, String> {
+    let document = web_sys::window()
+        .and_then(|w| w.document())
+        .ok_or("no document")?;
+    document
+        .query_selector(&format!("meta[name='sm-vocab-{encoding}']"))
+        .ok()
+        .flatten()
+        .and_then(|meta| meta.get_attribute("content"))
+        .ok_or_else(|| "the page names no vocabulary file: a build without scripts/vocab.py".into())
+}
+
+/// Fetches the compact vocabulary of `encoding`.
+pub(crate) async fn fetch_vocabulary(encoding: Encoding) -> Result<Vec<u8>, String> {
+    let url = vocabulary_url(encoding)?;
+    let response = gloo_net::http::Request::get(&url)
+        .send()
+        .await
+        .map_err(|_| "the network request failed".to_owned())?;
+    if !response.ok() {
+        return Err(format!("the server answered {}", response.status()));
+    }
+    response
+        .binary()
+        .await
+        .map_err(|_| "the download broke off".to_owned())
 }
 
 fn slot(encoding: Encoding) -> usize {
@@ -234,13 +369,32 @@ fn LoadStatus() -> impl IntoView {
             LoadState::Idle | LoadState::Scheduled => {
                 ("status", format!("Loading the {encoding} vocabulary…"))
             }
-            LoadState::Loaded { millis } => (
+            LoadState::Loaded {
+                bytes,
+                fetch_ms,
+                parse_ms,
+            } => (
                 "status",
-                format!("{encoding} vocabulary loaded in {millis:.0} ms."),
+                format!(
+                    "{encoding} vocabulary ({:.1} MB) fetched in {fetch_ms:.0} ms, ready in \
+                     {parse_ms:.0} ms.",
+                    bytes as f64 / 1e6
+                ),
             ),
             LoadState::Failed(error) => ("error", error),
         };
-        view! { <p class=class data-testid="vocab-status" role=(class == "error").then_some("alert")>{text}</p> }
+        let failed = class == "error";
+        view! {
+            <p class=class data-testid="vocab-status" role=failed.then_some("alert")>
+                {text}
+                {failed.then(|| view! {
+                    " "
+                    <button type="button" data-testid="vocab-retry" on:click=move |_| service.retry(encoding)>
+                        "Try again"
+                    </button>
+                })}
+            </p>
+        }
     }
 }
 

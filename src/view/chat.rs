@@ -360,6 +360,35 @@ impl Workbench {
         self.error = result.err().map(|e| e.to_string());
     }
 
+    /// Counts the loaded demo again with `counter`, as when the vocabulary has arrived after the
+    /// engine counted with estimates: the demo is replayed from its start to the step it had
+    /// reached, so every cached count, and every decision the token trigger took on them,
+    /// follows the new counter. A live conversation keeps its counts: it needs the user to type,
+    /// and the vocabulary is loaded well before a first message can be sent.
+    pub fn recount(&mut self, counter: &dyn CountTokens) {
+        let Some(player) = &self.demo else {
+            return;
+        };
+        let steps = player.events().len();
+        if steps == 0 {
+            return;
+        }
+        let Ok(mut replayed) = DemoPlayer::new(player.script().clone()) else {
+            return;
+        };
+        for _ in 0..steps {
+            match replayed.next(counter) {
+                Ok(Some(_)) => {}
+                Ok(None) => break,
+                Err(error) => {
+                    self.error = Some(error.to_string());
+                    return;
+                }
+            }
+        }
+        self.demo = Some(replayed);
+    }
+
     /// Starts the loaded demo again from its first turn.
     pub fn reset(&mut self) {
         if let Some(kind) = self.demo_kind() {
@@ -690,6 +719,40 @@ mod tests {
             player.next(&WordCounter).unwrap().unwrap();
         }
         player
+    }
+
+    /// Two tokens a word: a counter that disagrees with [`WordCounter`] on every text.
+    struct Doubling;
+
+    impl CountTokens for Doubling {
+        fn count(&self, text: &str) -> u32 {
+            2 * WordCounter.count(text)
+        }
+    }
+
+    #[test]
+    fn recounting_replays_the_demo_to_the_same_step_with_the_new_counter() {
+        let mut workbench = Workbench::default();
+        workbench.load(DemoKind::FinCoach);
+        for _ in 0..9 {
+            workbench.step(&WordCounter);
+        }
+        let before = workbench.demo.as_ref().unwrap().events().to_vec();
+        workbench.recount(&Doubling);
+        let player = workbench.demo.as_ref().unwrap();
+        assert_eq!(player.events(), before.as_slice());
+        let rows = message_rows(player);
+        assert!(!rows.is_empty());
+        for row in rows {
+            assert_eq!(row.tokens, Doubling.count(&row.content), "{}", row.content);
+        }
+        // Nothing to recount before the first step, and no demo is no error.
+        let mut fresh = Workbench::default();
+        fresh.recount(&Doubling);
+        fresh.load(DemoKind::Drift);
+        fresh.recount(&Doubling);
+        assert_eq!(fresh.demo.as_ref().unwrap().events().len(), 0);
+        assert_eq!(fresh.error, None);
     }
 
     #[test]

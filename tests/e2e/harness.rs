@@ -52,27 +52,47 @@ fn shared() -> &'static Shared {
 
 /// Serves the dist folder on a loopback port from a thread of its own, for the whole test run.
 fn serve_dist(dist: PathBuf) -> SocketAddr {
-    serve_dist_until(dist, std::future::pending()).0
+    serve_dist_until(dist, std::future::pending(), RequestLog::default()).0
+}
+
+/// The paths a server was asked for, in order.
+pub type RequestLog = std::sync::Arc<std::sync::Mutex<Vec<String>>>;
+
+/// The release dist the tests run against: `SM_DIST`, or `dist/` in the repository.
+pub fn dist_dir() -> PathBuf {
+    std::env::var("SM_DIST")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("dist"))
 }
 
 /// A second copy of the app on its own port, which a test can stop to take the network away.
 pub struct StoppableApp {
     pub url: String,
+    /// Every path requested from this copy, in order.
+    pub requests: RequestLog,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl StoppableApp {
     pub fn start() -> StoppableApp {
+        StoppableApp::start_with(dist_dir())
+    }
+
+    /// Serves another folder than the release dist (a copy with files taken out, say).
+    pub fn start_with(dist: PathBuf) -> StoppableApp {
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let dist = std::env::var("SM_DIST")
-            .map(PathBuf::from)
-            .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("dist"));
-        let (addr, thread) = serve_dist_until(dist, async move {
-            let _ = stopped.await;
-        });
+        let requests = RequestLog::default();
+        let (addr, thread) = serve_dist_until(
+            dist,
+            async move {
+                let _ = stopped.await;
+            },
+            requests.clone(),
+        );
         StoppableApp {
             url: format!("http://{addr}/"),
+            requests,
             stop: Some(stop),
             thread: Some(thread),
         }
@@ -100,6 +120,7 @@ impl Drop for StoppableApp {
 fn serve_dist_until(
     dist: PathBuf,
     until: impl std::future::Future<Output = ()> + Send + 'static,
+    log: RequestLog,
 ) -> (SocketAddr, std::thread::JoinHandle<()>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
@@ -113,7 +134,14 @@ fn serve_dist_until(
             let index = dist.join("index.html");
             let files = tower_http::services::ServeDir::new(&dist)
                 .fallback(tower_http::services::ServeFile::new(index));
-            let app = axum::Router::new().fallback_service(files);
+            let app = axum::Router::new()
+                .fallback_service(files)
+                .layer(axum::middleware::from_fn(
+                    move |request: axum::extract::Request, next: axum::middleware::Next| {
+                        log.lock().unwrap().push(request.uri().path().to_owned());
+                        next.run(request)
+                    },
+                ));
             let listener = tokio::net::TcpListener::from_std(listener).unwrap();
             tokio::select! {
                 served = axum::serve(listener, app).into_future() => served.unwrap(),

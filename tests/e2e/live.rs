@@ -153,6 +153,13 @@ async fn a_streamed_reply_arrives_verbatim_and_the_request_carries_only_allowed_
     server.script([text("Hello from the test server, ünïcode included.")]);
     let browser = Browser::new().await;
     connect(&browser, Setup::new(&server.base_url)).await;
+    // Our prompt count below is exact only once the vocabulary has loaded.
+    browser
+        .wait_until(
+            "performance.getEntriesByName('sm-vocab-loaded-o200k_base').length > 0",
+            "the o200k_base vocabulary to load",
+        )
+        .await;
     // Shift+Enter adds a line; Enter sends.
     let input = browser.wait_testid("chat-input").await;
     // WebDriver holds Shift from the first \u{E008} to the second, so only Enter is shifted.
@@ -191,12 +198,21 @@ async fn a_streamed_reply_arrives_verbatim_and_the_request_carries_only_allowed_
     assert_eq!(post.body["stream"], true);
     assert_eq!(post.body["stream_options"]["include_usage"], true);
     // The call is recorded with the API's usage beside our count. The test server counts
-    // whitespace words, as the chat tab's counter does, so the two prompt counts agree.
-    let words: usize = post.body["messages"]
+    // whitespace words; the page counts o200k_base tokens of each message's content.
+    let contents: Vec<&str> = post.body["messages"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|m| m["content"].as_str().unwrap().split_whitespace().count())
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    let words: usize = contents.iter().map(|c| c.split_whitespace().count()).sum();
+    let counter = summary_memory::tokens::TokenCounter::default();
+    counter
+        .load(summary_memory::tokens::Encoding::O200kBase)
+        .unwrap();
+    let tokens: u32 = contents
+        .iter()
+        .map(|c| counter.count(c).value().unwrap())
         .sum();
     let call = browser.wait_testid("call-usage").await;
     assert_eq!(
@@ -209,7 +225,7 @@ async fn a_streamed_reply_arrives_verbatim_and_the_request_carries_only_allowed_
     );
     assert_eq!(
         call.attr("data-client").await.unwrap(),
-        Some(words.to_string())
+        Some(tokens.to_string())
     );
     assert_eq!(
         call.attr("data-api-completion").await.unwrap().as_deref(),

@@ -10,7 +10,7 @@ use std::process::Command;
 use fantoccini::Locator;
 use serde_json::{Value, json};
 
-use crate::harness::{Browser, TempDir};
+use crate::harness::{Browser, StoppableApp, TempDir, dist_dir};
 
 /// Counts of `texts` by gpt-tokenizer: (o200k_base, cl100k_base) per text.
 fn oracle_counts(texts: &[&str]) -> Vec<(usize, usize)> {
@@ -177,6 +177,91 @@ async fn before_the_vocabulary_loads_the_count_is_pending_never_zero() {
         text.parse::<u32>().unwrap() > 0,
         "the starter text has tokens"
     );
+    // The vocabulary came as a file of its own, content-hashed, and the wasm is code only.
+    let fetched = browser
+        .client
+        .execute(
+            "return performance.getEntriesByType('resource')
+               .map((e) => [new URL(e.name).pathname, e.decodedBodySize || 0]);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let fetched: Vec<(String, u64)> = serde_json::from_value(fetched).unwrap();
+    let vocab: Vec<&(String, u64)> = fetched
+        .iter()
+        .filter(|(path, _)| path.ends_with(".smv"))
+        .collect();
+    assert_eq!(vocab.len(), 1, "one vocabulary fetched: {fetched:?}");
+    let name = vocab[0].0.trim_start_matches('/');
+    let hash = name
+        .strip_prefix("o200k_base-")
+        .and_then(|rest| rest.strip_suffix(".smv"))
+        .unwrap_or_else(|| panic!("not a hashed o200k_base file: {name}"));
+    assert!(hash.len() == 16 && hash.chars().all(|c| c.is_ascii_hexdigit()));
+    for (path, _) in fetched.iter().filter(|(path, _)| path.ends_with(".wasm")) {
+        let size = std::fs::metadata(dist_dir().join(path.trim_start_matches('/')))
+            .unwrap()
+            .len();
+        // The code alone is about 2 MB; one embedded vocabulary would add 1.4 MB or more.
+        assert!(size < 3 * 1024 * 1024, "{path} is {size} bytes");
+    }
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn without_its_vocabulary_file_the_tab_says_so_and_counts_are_estimates() {
+    // A copy of the dist with the vocabulary files taken out: the server answers their URLs with
+    // index.html, as a misconfigured host would, so the download "succeeds" with the wrong bytes.
+    let copy = TempDir::new();
+    for entry in std::fs::read_dir(dist_dir()).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name();
+        if entry.path().is_file() && !name.to_string_lossy().ends_with(".smv") {
+            std::fs::copy(entry.path(), copy.0.join(&name)).unwrap();
+        }
+    }
+    let app = StoppableApp::start_with(copy.0.clone());
+    let browser = Browser::new().await;
+    browser
+        .client
+        .goto(&format!("{}?tab=tokens", app.url))
+        .await
+        .unwrap();
+    browser
+        .wait_until(
+            &format!("{COUNT}.dataset.state === 'estimate'"),
+            "the count to become an estimate",
+        )
+        .await;
+    let (text, _) = count(&browser).await;
+    let value: u32 = text
+        .strip_prefix('≈')
+        .unwrap_or_else(|| panic!("an estimate is marked with ≈, got {text:?}"))
+        .parse()
+        .unwrap();
+    assert!(value > 0, "never 0");
+    let status = browser.wait_testid("vocab-status").await;
+    assert_eq!(status.attr("role").await.unwrap().as_deref(), Some("alert"));
+    let message = status.text().await.unwrap();
+    assert!(
+        message.contains("could not load the o200k_base vocabulary"),
+        "{message}"
+    );
+    // Trying again fails the same way, and the page keeps working.
+    browser
+        .wait_testid("vocab-retry")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_testid("tab-tuner")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser.wait_testid("panel-tuner").await;
     browser.close().await;
 }
 
@@ -260,5 +345,37 @@ async fn the_tab_bar_is_clickable_while_the_vocabulary_may_still_load() {
         .await;
     let errors = browser.console_errors().await;
     assert!(errors.is_empty(), "console errors: {errors:#?}");
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn the_first_visit_downloads_the_wasm_and_the_vocabulary_once() {
+    // The service worker used to precache the wasm at install, a second multi-megabyte download
+    // on the first visit. It now copies what the page fetched from the HTTP cache.
+    let app = StoppableApp::start();
+    let browser = Browser::new().await;
+    browser
+        .client
+        .goto(&format!("{}?tab=tokens", app.url))
+        .await
+        .unwrap();
+    browser
+        .wait_until(
+            &format!("{COUNT} && {COUNT}.dataset.state === 'exact'"),
+            "the vocabulary to load",
+        )
+        .await;
+    // The worker controls the page once its install, which caches the files, has finished.
+    browser
+        .wait_until(
+            "navigator.serviceWorker && navigator.serviceWorker.controller",
+            "the service worker to take control",
+        )
+        .await;
+    let requests = app.requests.lock().unwrap().clone();
+    for suffix in [".wasm", ".smv"] {
+        let asked = requests.iter().filter(|p| p.ends_with(suffix)).count();
+        assert_eq!(asked, 1, "{suffix} requested {asked} times: {requests:#?}");
+    }
     browser.close().await;
 }
