@@ -101,6 +101,17 @@ pub struct DemoPlayer {
     pending: Option<SummaryJob>,
     requests: Vec<TurnRequest>,
     events: Vec<DemoEvent>,
+    /// What the user did to the demo, in order: one entry per `PolicyChanged` and
+    /// `SummaryReplaced` event, holding what [`DemoPlayer::recounted`] needs to do it again.
+    actions: Vec<UserAction>,
+}
+
+/// A change the user made to a demo between its scripted steps.
+#[derive(Clone, Debug, PartialEq)]
+enum UserAction {
+    Policy(Policy, Vec<PinnedFact>),
+    Restore(u32),
+    Edit(String),
 }
 
 /// Demo timestamps advance by this much per step; the engine reads no clock, and a fixed
@@ -188,6 +199,7 @@ impl DemoPlayer {
             pending: None,
             requests: Vec::new(),
             events: Vec::new(),
+            actions: Vec::new(),
         })
     }
 
@@ -323,6 +335,10 @@ impl DemoPlayer {
         let compiled = compile_facts(&facts)?;
         self.memory.set_policy(policy)?;
         self.facts = compiled;
+        self.actions.push(UserAction::Policy(
+            self.memory.policy().clone(),
+            facts.clone(),
+        ));
         self.pinned = facts;
         self.events.push(DemoEvent::PolicyChanged {
             turn: self.asked as u32,
@@ -334,6 +350,7 @@ impl DemoPlayer {
     pub fn restore(&mut self, cycle: u32, counter: &dyn CountTokens) -> Result<(), DemoError> {
         let at_ms = self.next_ms();
         self.pending = self.memory.restore(cycle, at_ms, counter)?;
+        self.actions.push(UserAction::Restore(cycle));
         self.after_replace();
         Ok(())
     }
@@ -343,8 +360,36 @@ impl DemoPlayer {
     pub fn edit_summary(&mut self, text: &str, counter: &dyn CountTokens) -> Result<(), DemoError> {
         let at_ms = self.next_ms();
         self.pending = self.memory.edit_summary(text, at_ms, counter)?;
+        self.actions.push(UserAction::Edit(text.to_owned()));
         self.after_replace();
         Ok(())
+    }
+
+    /// The same demo played again from the start with `counter`: the same number of scripted
+    /// steps, and the user's policy changes, restores and edits at the same points between them.
+    /// Counts, and the token trigger's decisions on them, follow the new counter. When the new
+    /// counts move a cycle so that an action no longer applies (a restored edition that was
+    /// never printed), the replay stops with that error and the caller keeps this player.
+    pub fn recounted(&self, counter: &dyn CountTokens) -> Result<DemoPlayer, DemoError> {
+        let mut replayed = DemoPlayer::new(self.script.clone())?;
+        let mut actions = self.actions.iter();
+        for event in &self.events {
+            match event {
+                DemoEvent::PolicyChanged { .. } | DemoEvent::SummaryReplaced { .. } => {
+                    match actions.next().expect("one action per user event") {
+                        UserAction::Policy(policy, facts) => {
+                            replayed.set_policy(policy.clone(), facts.clone())?
+                        }
+                        UserAction::Restore(cycle) => replayed.restore(*cycle, counter)?,
+                        UserAction::Edit(text) => replayed.edit_summary(text, counter)?,
+                    }
+                }
+                _ => {
+                    replayed.next(counter)?;
+                }
+            }
+        }
+        Ok(replayed)
     }
 
     /// Plays every remaining step.
@@ -523,6 +568,78 @@ mod tests {
         let mut player = DemoPlayer::new(script).unwrap();
         player.play_all(&WordCounter).unwrap();
         player
+    }
+
+    /// Twice the words: a counter that disagrees with `WordCounter` on every text.
+    struct Doubled;
+    impl CountTokens for Doubled {
+        fn count(&self, text: &str) -> u32 {
+            2 * WordCounter.count(text)
+        }
+    }
+
+    #[test]
+    fn a_recount_replays_the_users_policy_change_restore_and_edit() {
+        let mut player = DemoPlayer::new(DemoScript::fincoach()).unwrap();
+        for _ in 0..2 {
+            player.next(&WordCounter).unwrap();
+        }
+        let policy = Policy::new(Trigger::Turns {
+            max_turns: 2,
+            keep: 1,
+        })
+        .unwrap();
+        let facts = vec![PinnedFact::phrase("salary", "1,20,000")];
+        player.set_policy(policy.clone(), facts.clone()).unwrap();
+        while player.editions().len() < 2 {
+            player.next(&WordCounter).unwrap().unwrap();
+        }
+        player.restore(1, &WordCounter).unwrap();
+        player.next(&WordCounter).unwrap();
+        player
+            .edit_summary("The user earns ₹1,20,000 a month.", &WordCounter)
+            .unwrap();
+        player.next(&WordCounter).unwrap();
+
+        let again = player.recounted(&Doubled).unwrap();
+        assert_eq!(again.events(), player.events());
+        assert_eq!(again.memory().policy(), &policy);
+        assert_eq!(again.pinned(), facts.as_slice());
+        assert_eq!(again.summary(), player.summary());
+        let texts = |p: &DemoPlayer| -> Vec<String> {
+            p.editions().iter().map(|e| e.summary.clone()).collect()
+        };
+        assert_eq!(texts(&again), texts(&player));
+        // Every message is counted by the new counter.
+        for (message, _, _) in again.messages() {
+            assert_eq!(message.tokens, Doubled.count(&message.content));
+        }
+        // Played on to the end, both agree, since a turn trigger ignores the counts.
+        let mut a = again;
+        let mut b = player;
+        a.play_all(&Doubled).unwrap();
+        b.play_all(&WordCounter).unwrap();
+        assert_eq!(texts(&a), texts(&b));
+    }
+
+    #[test]
+    fn a_recount_that_cannot_redo_a_restore_refuses() {
+        let mut player = DemoPlayer::new(DemoScript::fincoach()).unwrap();
+        while player.editions().is_empty() {
+            player.next(&WordCounter).unwrap().unwrap();
+        }
+        player.restore(1, &WordCounter).unwrap();
+        assert!(player.recounted(&Doubled).is_ok());
+        // Had the new counts never printed edition 1 (here: the steps that printed it are
+        // dropped from the log), the restore cannot be done again, and the replay says so.
+        let mut diverged = player.clone();
+        diverged
+            .events
+            .retain(|e| !matches!(e, DemoEvent::Summarised { .. }));
+        assert!(matches!(
+            diverged.recounted(&Doubled),
+            Err(DemoError::Memory(_))
+        ));
     }
 
     #[test]

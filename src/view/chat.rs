@@ -362,31 +362,22 @@ impl Workbench {
 
     /// Counts the loaded demo again with `counter`, as when the vocabulary has arrived after the
     /// engine counted with estimates: the demo is replayed from its start to the step it had
-    /// reached, so every cached count, and every decision the token trigger took on them,
-    /// follows the new counter. A live conversation keeps its counts: it needs the user to type,
+    /// reached, with the user's policy changes, restores and edits in their places, so every
+    /// cached count, and every decision the token trigger took on them, follows the new
+    /// counter. A live conversation keeps its counts: it needs the user to type,
     /// and the vocabulary is loaded well before a first message can be sent.
     pub fn recount(&mut self, counter: &dyn CountTokens) {
         let Some(player) = &self.demo else {
             return;
         };
-        let steps = player.events().len();
-        if steps == 0 {
+        if player.events().is_empty() {
             return;
         }
-        let Ok(mut replayed) = DemoPlayer::new(player.script().clone()) else {
-            return;
-        };
-        for _ in 0..steps {
-            match replayed.next(counter) {
-                Ok(Some(_)) => {}
-                Ok(None) => break,
-                Err(error) => {
-                    self.error = Some(error.to_string());
-                    return;
-                }
-            }
+        // A replay that cannot redo one of the user's actions under the new counts keeps the
+        // demo as the user left it, counted as it was: nothing the user did is lost.
+        if let Ok(replayed) = player.recounted(counter) {
+            self.demo = Some(replayed);
         }
-        self.demo = Some(replayed);
     }
 
     /// Starts the loaded demo again from its first turn.
