@@ -10,7 +10,7 @@ use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
-use super::tokens::AppCounter;
+use super::tokens::{AppCounter, LoadState, TokenService};
 
 use crate::engine::policy::Trigger;
 use crate::engine::session::{self, Session};
@@ -40,7 +40,11 @@ pub struct Sessions {
 }
 
 /// Creates the library, loads it from IndexedDB, saves every change, and shares it as context.
-pub fn provide_sessions() -> Sessions {
+///
+/// Reading a session counts its messages, so the library is read once `tokens` has its
+/// vocabulary (or has failed to get it, and counts are marked estimates): a session read
+/// before would keep rough counts after the vocabulary arrived.
+pub fn provide_sessions(tokens: TokenService) -> Sessions {
     let sessions = Sessions {
         library: RwSignal::new(Library::default()),
         selected: RwSignal::new(None),
@@ -50,7 +54,17 @@ pub fn provide_sessions() -> Sessions {
         loaded: RwSignal::new(false),
     };
     provide_context(sessions);
-    spawn_local(load(sessions));
+    let started = StoredValue::new(false);
+    Effect::new(move |_| {
+        let ready = !matches!(
+            tokens.state(tokens.encoding.get()),
+            LoadState::Idle | LoadState::Scheduled
+        );
+        if ready && !started.get_value() {
+            started.set_value(true);
+            spawn_local(load(sessions));
+        }
+    });
     if let Some(workbench) = use_context::<RwSignal<Workbench>>() {
         keep_live_chat(sessions, workbench);
     }

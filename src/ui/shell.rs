@@ -53,13 +53,14 @@ pub fn App() -> impl IntoView {
         }
     });
 
-    // The session library: loaded from IndexedDB, every change saved back.
-    provide_sessions();
-
     // One token counter for the whole app. Its vocabulary is parsed after the first paint, so
     // the page is interactive before it exists; counts show as pending until then.
     let tokens = TokenService::provide(Encoding::default());
     tokens.load_after_paint(Encoding::default());
+
+    // The session library: loaded from IndexedDB once the vocabulary is (so its counts are
+    // exact), every change saved back.
+    provide_sessions(tokens);
     // When a vocabulary arrives, the demo's cached counts (estimates until then) are recounted,
     // whichever tab shows them. Counting subscribes this effect to vocabulary loads.
     Effect::new(move |_| workbench.update(|w| w.recount(&AppCounter)));
