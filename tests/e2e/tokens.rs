@@ -228,6 +228,8 @@ async fn without_its_vocabulary_file_the_tab_says_so_and_counts_are_estimates() 
         .goto(&format!("{}?tab=tokens", app.url))
         .await
         .unwrap();
+    // The page is loaded, but the app may not have mounted yet.
+    browser.wait_testid("token-count").await;
     browser
         .wait_until(
             &format!("{COUNT}.dataset.state === 'estimate'"),
