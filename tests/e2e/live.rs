@@ -641,41 +641,71 @@ async fn run_live_sends_a_demos_messages_to_the_endpoint_with_its_policy() {
     browser.close().await;
 }
 
+/// (data-kind, data-client, data-api-prompt, data-api-completion) of every model call listed.
+async fn call_usage(browser: &Browser) -> Vec<Vec<String>> {
+    let value = browser
+        .client
+        .execute(
+            "return [...document.querySelectorAll(\"[data-testid='call-usage']\")].map(c => \
+             [c.dataset.kind, c.dataset.client, c.dataset.apiPrompt, c.dataset.apiCompletion])",
+            vec![],
+        )
+        .await
+        .unwrap();
+    serde_json::from_value(value).unwrap()
+}
+
 #[tokio::test]
 async fn a_live_chat_is_kept_in_the_library_and_resumed_after_a_reload() {
     let server = TestServer::start().await;
-    server.script([
-        text("First answer."),
-        text("Second answer."),
-        text("Third answer."),
-    ]);
+    let long = "one two three four five six seven eight nine ten eleven twelve thirteen";
+    server.script([text("First answer."), text(long), text("Third answer.")]);
     let browser = Browser::new().await;
     connect(&browser, Setup::new(&server.base_url)).await;
     send(&browser, "first question").await;
     wait_settled(&browser, 2).await;
+    // The second reply is stopped part way: it stays, marked incomplete.
+    server.chunk_delay(Duration::from_millis(250));
     send(&browser, "second question").await;
+    browser
+        .wait_until(
+            "document.querySelector(\"[data-state='streaming'] .content\")?.textContent.length > 3",
+            "part of the second reply to stream in",
+        )
+        .await;
+    browser.wait_testid("stop").await.click().await.unwrap();
     wait_settled(&browser, 4).await;
+    server.chunk_delay(Duration::ZERO);
     let before = messages(&browser).await;
-    assert_eq!(before[3].2, "Second answer.");
+    assert_eq!(before[3].1, "incomplete");
+    assert!(long.starts_with(&before[3].2) && before[3].2.len() < long.len());
+    let calls = call_usage(&browser).await;
+    assert_eq!(calls.len(), 2, "{calls:?}");
 
-    // Saved after every change: the library's record already holds the second reply.
+    // Saved after every change: the library's record already holds the stopped reply, marked.
     let stored = "const done = arguments[arguments.length - 1];
         const open = indexedDB.open('summary-memory');
-        open.onerror = () => done('');
+        open.onerror = () => done(false);
         open.onsuccess = () => {
             const all = open.result.transaction('sessions').objectStore('sessions').getAll();
-            all.onsuccess = () => { open.result.close(); done(all.result.map((r) => r.file).join('\\n')); };
-            all.onerror = () => done('');
+            all.onsuccess = () => {
+                open.result.close();
+                done(all.result.some((r) => {
+                    const live = JSON.parse(r.file).session.live;
+                    return live && live.incomplete.includes(3) && live.calls.length === 2;
+                }));
+            };
+            all.onerror = () => done(false);
         };";
     let deadline = std::time::Instant::now() + crate::harness::PATIENCE;
     loop {
-        let files = browser.client.execute_async(stored, vec![]).await.unwrap();
-        if files.as_str().is_some_and(|f| f.contains("Second answer.")) {
+        let saved = browser.client.execute_async(stored, vec![]).await.unwrap();
+        if saved == Value::Bool(true) {
             break;
         }
         assert!(
             std::time::Instant::now() < deadline,
-            "the live chat was never saved: {files}"
+            "the live chat was never saved with its stopped reply"
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -684,12 +714,22 @@ async fn a_live_chat_is_kept_in_the_library_and_resumed_after_a_reload() {
     browser.open("?tab=chat").await;
     wait_settled(&browser, 4).await;
     assert_eq!(messages(&browser).await, before);
+    // The incomplete marker and the record of model calls come back with it.
+    browser
+        .wait_until(
+            "document.querySelectorAll(\"[data-testid='message'][data-state='incomplete']\").length === 1",
+            "the stopped reply to be shown incomplete after the reload",
+        )
+        .await;
+    assert_eq!(call_usage(&browser).await, calls);
     // Chatting on keeps saving into the same session, not a new one.
     send(&browser, "third question").await;
     wait_settled(&browser, 6).await;
     let sent = posts(&server);
     assert_eq!(sent.len(), 3);
+    // A reply the user stopped is still sent; only one a failure cut short would not be.
     assert_eq!(sent[2]["messages"].as_array().unwrap().len(), 6);
+    assert_eq!(call_usage(&browser).await.len(), 3);
 
     // It is a session like any other: listed, duplicated and exported in Inspect.
     browser
