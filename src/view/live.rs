@@ -105,6 +105,9 @@ pub enum LiveError {
     /// Retry was pressed with nothing to redo.
     #[error("There is nothing to retry.")]
     NothingToRetry,
+    /// Restore or Edit was pressed while the summariser is writing the next edition.
+    #[error("A summary is being written; wait for it to finish, then restore or edit.")]
+    Summarising,
     /// The memory refused the change.
     #[error("{0}")]
     Memory(#[from] MemoryError),
@@ -261,6 +264,36 @@ impl LiveSession {
     /// Whether a summariser call is running.
     pub fn is_summarising(&self) -> bool {
         self.summarising.is_some()
+    }
+
+    /// Edition `cycle`'s text becomes the current summary again, as a new edition. Refused while
+    /// a summary is being written, whose result would otherwise overwrite the restored text.
+    pub fn restore(
+        &mut self,
+        cycle: u32,
+        at_ms: u64,
+        counter: &dyn CountTokens,
+    ) -> Result<(), LiveError> {
+        if self.summarising.is_some() {
+            return Err(LiveError::Summarising);
+        }
+        self.memory.restore(cycle, at_ms, counter)?;
+        Ok(())
+    }
+
+    /// The user's own text becomes the current summary, as a new edition marked as edited by
+    /// hand. Refused, with nothing changed, when the text is empty or a summary is being written.
+    pub fn edit_summary(
+        &mut self,
+        text: &str,
+        at_ms: u64,
+        counter: &dyn CountTokens,
+    ) -> Result<(), LiveError> {
+        if self.summarising.is_some() {
+            return Err(LiveError::Summarising);
+        }
+        self.memory.edit_summary(text, at_ms, counter)?;
+        Ok(())
     }
 
     /// Archives the user's message, then returns the messages to send to the chat model.
@@ -829,6 +862,38 @@ mod tests {
         let next_a = a.send("what now?", 7, &C).unwrap();
         assert_eq!(next_a, b.send("what now?", 7, &C).unwrap());
         assert!(!next_a.iter().any(|m| m.content == "Start with an emer"));
+    }
+
+    #[test]
+    fn restore_and_edit_print_new_editions_of_the_live_memory_but_not_mid_summary() {
+        let mut session = LiveSession::default();
+        let job = play(&mut session, 4).unwrap();
+        assert_eq!(
+            session.restore(1, 5, &C),
+            Err(LiveError::Summarising),
+            "a summary is being written"
+        );
+        assert_eq!(
+            session.edit_summary("mine", 5, &C),
+            Err(LiveError::Summarising)
+        );
+        session.summary_done(job.id, Ok("Turns 1 and 2.".into()), "m", 6, &C);
+        session.edit_summary("By hand.", 7, &C).unwrap();
+        assert_eq!(session.memory().summary(), Some("By hand."));
+        session.restore(1, 8, &C).unwrap();
+        let memory = session.memory();
+        assert_eq!(memory.summary(), Some("Turns 1 and 2."));
+        let last = memory.editions().last().unwrap();
+        assert_eq!(
+            (last.cycle, last.provenance, last.restored_from),
+            (3, Provenance::Restore, Some(1))
+        );
+        assert!(matches!(
+            session.restore(9, 9, &C),
+            Err(LiveError::Memory(MemoryError::NoSuchEdition(9)))
+        ));
+        assert!(session.edit_summary("  ", 9, &C).is_err());
+        assert_eq!(session.memory().editions().len(), 3);
     }
 
     #[test]

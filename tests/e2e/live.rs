@@ -783,3 +783,151 @@ async fn a_live_chat_is_kept_in_the_library_and_resumed_after_a_reload() {
     assert!(browser.console_errors().await.is_empty());
     browser.close().await;
 }
+
+/// Sets a number field the way typing would.
+async fn type_number(browser: &Browser, testid: &str, value: &str) {
+    let input = browser.wait_testid(testid).await;
+    input.clear().await.unwrap();
+    input.send_keys(value).await.unwrap();
+}
+
+/// The text of the Chat tab's front page, whitespace made single spaces.
+async fn summary_text(browser: &Browser) -> String {
+    words(&browser.wait_testid("summary").await.text().await.unwrap())
+}
+
+#[tokio::test]
+async fn the_live_chats_editions_are_shown_and_restore_and_edit_reach_the_chat() {
+    let server = TestServer::start().await;
+    server.script([
+        text("First answer."),
+        text("Second answer."),
+        text("The user asked two questions."),
+    ]);
+    let browser = Browser::new().await;
+    connect(&browser, Setup::new(&server.base_url)).await;
+    // A small trigger: summarise at 2 turns, keep 1 (keep first, so each step is valid).
+    type_number(&browser, "policy-keep", "1").await;
+    type_number(&browser, "policy-max_turns", "2").await;
+    browser
+        .wait_until(
+            "!document.querySelector('[data-testid=param-error]')",
+            "the new trigger to apply",
+        )
+        .await;
+    browser
+        .wait_testid("tab-editions")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser.wait_testid("panel-editions").await;
+    assert_eq!(browser.all_testid("edition").await.len(), 0);
+    browser.wait_testid("tab-chat").await.click().await.unwrap();
+    for n in 1..=2 {
+        send(&browser, &format!("question {n}")).await;
+        wait_settled(&browser, 2 * n).await;
+    }
+    browser.wait_testid("summary").await;
+    let first = summary_text(&browser).await;
+    assert_eq!(first, "The user asked two questions.");
+
+    // The live memory's edition, the same way a demo's is shown.
+    browser
+        .wait_testid("tab-editions")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_until(
+            "document.querySelectorAll(\"[data-testid='edition'][data-cycle='1']\").length === 1",
+            "the live chat's first edition",
+        )
+        .await;
+    let edition = &browser.all_testid("edition").await[0];
+    let folded = edition
+        .find(Locator::Css("[data-testid=edition-folded]"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        folded.contains("question 1") && !folded.contains("question 2"),
+        "{folded}"
+    );
+    assert_eq!(
+        browser
+            .wait_testid("timeline-position")
+            .await
+            .text()
+            .await
+            .unwrap(),
+        "1 of 1: Edition 1 · turn 1 folded"
+    );
+
+    // Edit prints edition 2 by hand, and the Chat's summary follows.
+    edition
+        .find(Locator::Css("[data-testid=edition-edit]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let editor = browser.wait_testid("edition-editor").await;
+    editor.clear().await.unwrap();
+    editor
+        .send_keys("Edited by hand: two questions.")
+        .await
+        .unwrap();
+    browser
+        .wait_testid("edition-save")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_until(
+            "document.querySelectorAll(\"[data-testid='edition'][data-cycle='2']\").length === 1",
+            "a hand-edited second edition",
+        )
+        .await;
+    browser.wait_testid("tab-chat").await.click().await.unwrap();
+    assert_eq!(
+        summary_text(&browser).await,
+        "Edited by hand: two questions."
+    );
+
+    // Restore brings edition 1 back as edition 3, and the Chat's summary follows again.
+    browser
+        .wait_testid("tab-editions")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser.wait_testid("edition").await;
+    browser.all_testid("edition").await[0]
+        .find(Locator::Css("[data-testid=edition-restore]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_until(
+            "document.querySelectorAll(\"[data-testid='edition'][data-cycle='3']\").length === 1",
+            "the restored third edition",
+        )
+        .await;
+    browser.wait_testid("tab-chat").await.click().await.unwrap();
+    assert_eq!(summary_text(&browser).await, first);
+    // The next request carries the restored summary.
+    send(&browser, "question 3").await;
+    wait_settled(&browser, 6).await;
+    let last = posts(&server).pop().unwrap().to_string();
+    assert!(last.contains("The user asked two questions."), "{last}");
+    assert!(!last.contains("Edited by hand"), "{last}");
+    assert!(browser.console_errors().await.is_empty());
+    browser.close().await;
+}
