@@ -4,7 +4,9 @@
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
+use summary_memory::engine::drift::PinnedFact;
 use summary_memory::engine::memory::{SUMMARY_ACK, SUMMARY_HEADER};
+use summary_memory::engine::session::{CallKind, CallRecord, LiveRecord, Session};
 use summary_memory::engine::{
     CommitMeta, CountTokens, FoldMode, JobKind, MemoryError, MemoryState, Message, MessageState,
     Placement, Policy, Provenance, Role, ScheduleInput, SummaryJob, Trigger, TurnSize, WordCounter,
@@ -230,6 +232,23 @@ proptest! {
         }
     }
 
+    /// Pinned facts and the live chat's record come back from a file exactly as they went in,
+    /// and the file written again from what was read is the same file.
+    #[test]
+    fn facts_and_the_live_record_round_trip_through_a_file(
+        pinned in facts(),
+        live in prop::option::of(live_record()),
+    ) {
+        let mut session = six_turns();
+        session.pinned = pinned;
+        session.live = live;
+        let text = summary_memory::engine::export(&session, 1, "test");
+        let back = import(text.as_bytes(), &WordCounter).unwrap();
+        prop_assert_eq!(&back.pinned, &session.pinned);
+        prop_assert_eq!(&back.live, &session.live);
+        prop_assert_eq!(summary_memory::engine::export(&back, 1, "test"), text);
+    }
+
     /// Import never panics on arbitrary bytes.
     #[test]
     fn import_never_panics_on_bytes(bytes in prop::collection::vec(any::<u8>(), 0..512)) {
@@ -282,18 +301,80 @@ fn json_value() -> impl Strategy<Value = Value> {
     })
 }
 
-fn valid_file() -> Value {
+/// Six turns with two cycles, as a session of the current version.
+fn six_turns() -> Session {
     let mut memory = MemoryState::new(SYSTEM, Policy::default()).unwrap();
     for t in 1..=6 {
         memory.add_message(message(Role::User, 3, t)).unwrap();
         let job = memory.add_message(message(Role::Assistant, 5, t)).unwrap();
         commit_all(&mut memory, job);
     }
-    let session = summary_memory::engine::Session {
-        name: "n".into(),
-        settings: Default::default(),
-        memory,
-    };
+    Session::new("n", Default::default(), memory)
+}
+
+/// Pinned facts: phrases and patterns of letters, which always compile.
+fn facts() -> impl Strategy<Value = Vec<PinnedFact>> {
+    prop::collection::vec(("[a-z]{1,8}", any::<bool>(), "[a-z]{1,10}"), 0..4).prop_map(|facts| {
+        facts
+            .into_iter()
+            .map(|(label, regex, pattern)| match regex {
+                true => PinnedFact::regex(label, format!("(?i){pattern}")),
+                false => PinnedFact::phrase(label, pattern),
+            })
+            .collect()
+    })
+}
+
+/// A live record over [`six_turns`]: replies are the odd archive indices, and a failed reply is
+/// an incomplete one.
+fn live_record() -> impl Strategy<Value = LiveRecord> {
+    let call = (
+        any::<bool>(),
+        any::<u32>(),
+        any::<Option<u32>>(),
+        any::<Option<u32>>(),
+    )
+        .prop_map(|(chat, ours, prompt, completion)| CallRecord {
+            kind: if chat {
+                CallKind::Chat
+            } else {
+                CallKind::Summary
+            },
+            client_prompt_tokens: ours,
+            api_prompt_tokens: prompt,
+            api_completion_tokens: completion,
+        });
+    (
+        prop::collection::btree_map(0usize..6, any::<bool>(), 0..6),
+        prop::collection::vec(call, 0..5),
+    )
+        .prop_map(|(replies, calls)| LiveRecord {
+            incomplete: replies.keys().map(|r| 2 * r + 1).collect(),
+            failed: replies
+                .iter()
+                .filter(|(_, failed)| **failed)
+                .map(|(r, _)| 2 * r + 1)
+                .collect(),
+            calls,
+        })
+}
+
+fn valid_file() -> Value {
+    let mut session = six_turns();
+    session.pinned = vec![
+        PinnedFact::phrase("w", "w"),
+        PinnedFact::regex("r", r"(?i)\bw+\b"),
+    ];
+    session.live = Some(LiveRecord {
+        incomplete: [1, 3].into(),
+        failed: [3].into(),
+        calls: vec![CallRecord {
+            kind: CallKind::Chat,
+            client_prompt_tokens: 5,
+            api_prompt_tokens: Some(6),
+            api_completion_tokens: None,
+        }],
+    });
     let text = summary_memory::engine::export(&session, 0, "test");
     assert!(import(text.as_bytes(), &WordCounter).is_ok());
     serde_json::from_str(&text).unwrap()

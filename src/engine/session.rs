@@ -8,11 +8,21 @@
 //! What a file does not hold: an API key (the settings have no field for one), a job in flight
 //! (it is transient; the trigger is checked again on the next reply), and derived numbers such
 //! as token counts and word counts (recounted on import, so a file cannot lie about them).
+//!
+//! Versions: 0 was a bare message list and a summary; 1 added the policy, the editions and the
+//! failures; 2 adds the pinned facts and, for the live chat, the [`LiveRecord`] (which replies
+//! are incomplete, which were cut short by a failed request, and the record of model calls).
+//! A version-1 file is a version-2 file without those two fields, so it reads as "no facts
+//! pinned" and "not a live chat". An older app refuses a version-2 file with
+//! [`ImportError::UnsupportedVersion`] instead of silently dropping its facts.
+
+use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use thiserror::Error;
 
+use super::drift::{FactPattern, PinnedFact};
 use super::edition::{Edition, EditionDraft, MAX_LEVEL, Provenance, TurnRange};
 use super::memory::{Failure, JobKind, MemoryState, turn_starts};
 use super::message::{CountTokens, Message, Role};
@@ -24,7 +34,7 @@ pub const FORMAT: &str = "summary-memory-session";
 /// The `format` of a file holding many sessions.
 pub const ENVELOPE_FORMAT: &str = "summary-memory-sessions";
 /// The version this build writes.
-pub const VERSION: u64 = 1;
+pub const VERSION: u64 = 2;
 /// Files larger than this are refused before parsing, so a huge file cannot exhaust memory.
 pub const MAX_IMPORT_BYTES: usize = 64 * 1024 * 1024;
 
@@ -46,6 +56,39 @@ pub struct Session {
     pub name: String,
     pub settings: SessionSettings,
     pub memory: MemoryState,
+    /// The facts the user pinned for this conversation; the drift checks look for them.
+    pub pinned: Vec<PinnedFact>,
+    /// What the live chat keeps beside its memory; `None` for any other session.
+    pub live: Option<LiveRecord>,
+}
+
+/// What a live chat needs beside its memory to come back exactly after a reload.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LiveRecord {
+    /// Archive indices of assistant replies that were stopped or cut short.
+    pub incomplete: BTreeSet<usize>,
+    /// The subset of `incomplete` cut short by a failed request rather than by the user: they
+    /// stay in the archive, but no later request sends them.
+    pub failed: BTreeSet<usize>,
+    /// Every model call, with the API's own token counts beside ours.
+    pub calls: Vec<CallRecord>,
+}
+
+/// Which model a call went to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallKind {
+    Chat,
+    Summary,
+}
+
+/// One model call: the prompt tokens the app counted for the request, and what the API reported
+/// (absent when the server sent no usage, or the call failed before it could).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallRecord {
+    pub kind: CallKind,
+    pub client_prompt_tokens: u32,
+    pub api_prompt_tokens: Option<u32>,
+    pub api_completion_tokens: Option<u32>,
 }
 
 /// Why a file could not be imported. Nothing was changed.
@@ -69,7 +112,9 @@ pub enum ImportError {
     )]
     UnknownFormat { found: String },
     /// The file was written by a newer or unknown version of the app.
-    #[error("session format version {0} is not supported (this app reads 0 and 1); update the app")]
+    #[error(
+        "session format version {0} is not supported (this app reads versions 0 to 2); update the app"
+    )]
     UnsupportedVersion(u64),
     /// A field is missing or has the wrong type.
     #[error("at {path}: {message}")]
@@ -77,6 +122,28 @@ pub enum ImportError {
     /// The values parse but contradict each other.
     #[error("at {path}: {reason}")]
     Invalid { path: String, reason: String },
+}
+
+impl CallKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            CallKind::Chat => "chat",
+            CallKind::Summary => "summary",
+        }
+    }
+}
+
+impl Session {
+    /// A session with no pinned facts that is not the live chat.
+    pub fn new(name: impl Into<String>, settings: SessionSettings, memory: MemoryState) -> Self {
+        Session {
+            name: name.into(),
+            settings,
+            memory,
+            pinned: Vec::new(),
+            live: None,
+        }
+    }
 }
 
 impl Default for SessionSettings {
@@ -93,7 +160,7 @@ impl Default for SessionSettings {
     }
 }
 
-/// Writes one session as a version-1 file.
+/// Writes one session as a file of the current [`VERSION`].
 pub fn export(session: &Session, created_ms: u64, app_version: &str) -> String {
     let file = to_file(session, created_ms, app_version);
     serde_json::to_string_pretty(&file).unwrap_or_default()
@@ -101,7 +168,7 @@ pub fn export(session: &Session, created_ms: u64, app_version: &str) -> String {
 
 /// Writes many sessions as one envelope file.
 pub fn export_all(sessions: &[Session], created_ms: u64, app_version: &str) -> String {
-    let envelope = EnvelopeV1 {
+    let envelope = EnvelopeV2 {
         format: ENVELOPE_FORMAT.into(),
         version: VERSION,
         created_ms,
@@ -114,7 +181,7 @@ pub fn export_all(sessions: &[Session], created_ms: u64, app_version: &str) -> S
     serde_json::to_string_pretty(&envelope).unwrap_or_default()
 }
 
-/// Reads one session: a session file (version 0 or 1) or a plain `[{role, content}]` array.
+/// Reads one session: a session file (version 0, 1 or 2) or a plain `[{role, content}]` array.
 /// An envelope holding exactly one session is accepted too.
 pub fn import(bytes: &[u8], counter: &dyn CountTokens) -> Result<Session, ImportError> {
     let mut sessions = import_all(bytes, counter)?;
@@ -176,25 +243,25 @@ pub fn import_all(bytes: &[u8], counter: &dyn CountTokens) -> Result<Vec<Session
 // The on-disk types. They change only with a new version number and a migration.
 
 #[derive(Serialize, Deserialize)]
-struct EnvelopeV1 {
+struct EnvelopeV2 {
     format: String,
     version: u64,
     created_ms: u64,
     app_version: String,
-    sessions: Vec<FileV1>,
+    sessions: Vec<FileV2>,
 }
 
 #[derive(Serialize, Deserialize)]
-struct FileV1 {
+struct FileV2 {
     format: String,
     version: u64,
     created_ms: u64,
     app_version: String,
-    session: SessionV1,
+    session: SessionV2,
 }
 
 #[derive(Serialize, Deserialize)]
-struct SessionV1 {
+struct SessionV2 {
     name: String,
     settings: SettingsV1,
     system_prompt: String,
@@ -203,6 +270,40 @@ struct SessionV1 {
     editions: Vec<EditionV1>,
     #[serde(default)]
     failures: Vec<FailureV1>,
+    /// Since version 2; a version-1 file has none.
+    #[serde(default)]
+    facts: Vec<FactV2>,
+    /// Since version 2, and only for the live chat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    live: Option<LiveV2>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct FactV2 {
+    label: String,
+    /// `phrase` or `regex`.
+    kind: String,
+    pattern: String,
+}
+
+#[derive(Serialize, Deserialize, Default)]
+struct LiveV2 {
+    /// Archive indices, ascending.
+    #[serde(default)]
+    incomplete: Vec<usize>,
+    #[serde(default)]
+    failed: Vec<usize>,
+    #[serde(default)]
+    calls: Vec<CallV2>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct CallV2 {
+    /// `chat` or `summary`.
+    kind: String,
+    client_prompt_tokens: u32,
+    api_prompt_tokens: Option<u32>,
+    api_completion_tokens: Option<u32>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -350,19 +451,20 @@ fn from_file_value(
     counter: &dyn CountTokens,
 ) -> Result<Session, ImportError> {
     let version = check_version(value.get("version"), &join(prefix, "version"), VERSION)?;
-    let file: FileV1 = match version {
+    let file: FileV2 = match version {
         0 => migrate_v0(typed(value, prefix)?),
+        // Version 1 is version 2 without `facts` and `live`, which default to none.
         _ => typed(value, prefix)?,
     };
     if file.format != FORMAT {
         return Err(ImportError::UnknownFormat { found: file.format });
     }
-    from_session_v1(file.session, &join(prefix, "session"), counter)
+    from_session_v2(file.session, &join(prefix, "session"), counter)
 }
 
 /// Version 0 kept no record of which turns its summary covered, so every message stays
 /// verbatim and the summary becomes edition 1, marked as restored from the old file.
-fn migrate_v0(old: SessionV0) -> FileV1 {
+fn migrate_v0(old: SessionV0) -> FileV2 {
     let editions = old
         .summary
         .filter(|s| !s.trim().is_empty())
@@ -385,12 +487,12 @@ fn migrate_v0(old: SessionV0) -> FileV1 {
         })
         .into_iter()
         .collect();
-    FileV1 {
+    FileV2 {
         format: FORMAT.into(),
         version: VERSION,
         created_ms: 0,
         app_version: String::new(),
-        session: SessionV1 {
+        session: SessionV2 {
             name: old.name,
             settings: settings_to_v1(&SessionSettings::default()),
             system_prompt: old.system_prompt,
@@ -406,6 +508,8 @@ fn migrate_v0(old: SessionV0) -> FileV1 {
                 .collect(),
             editions,
             failures: Vec::new(),
+            facts: Vec::new(),
+            live: None,
         },
     }
 }
@@ -435,11 +539,11 @@ fn from_messages_array(value: Value, counter: &dyn CountTokens) -> Result<Sessio
         Vec::new(),
         counter,
     );
-    Ok(Session {
-        name: "Imported conversation".into(),
-        settings: SessionSettings::default(),
+    Ok(Session::new(
+        "Imported conversation",
+        SessionSettings::default(),
         memory,
-    })
+    ))
 }
 
 fn parse_role(role: &str, path: &str) -> Result<Role, ImportError> {
@@ -461,8 +565,8 @@ fn invalid(path: String, reason: impl Into<String>) -> ImportError {
     }
 }
 
-fn from_session_v1(
-    s: SessionV1,
+fn from_session_v2(
+    s: SessionV2,
     prefix: &str,
     counter: &dyn CountTokens,
 ) -> Result<Session, ImportError> {
@@ -614,6 +718,27 @@ fn from_session_v1(
         });
     }
 
+    let mut pinned = Vec::with_capacity(s.facts.len());
+    for (i, f) in s.facts.into_iter().enumerate() {
+        let at = join(prefix, &format!("facts[{i}]"));
+        let fact = match f.kind.as_str() {
+            "phrase" => PinnedFact::phrase(f.label, f.pattern),
+            "regex" => PinnedFact::regex(f.label, f.pattern),
+            other => {
+                return Err(invalid(
+                    join(&at, "kind"),
+                    format!("unknown fact kind {other:?}; expected phrase or regex"),
+                ));
+            }
+        };
+        fact.compile().map_err(|e| invalid(at, e.to_string()))?;
+        pinned.push(fact);
+    }
+    let live = s
+        .live
+        .map(|l| live_from_v2(l, &archive, &join(prefix, "live")))
+        .transpose()?;
+
     let settings = SessionSettings {
         base_url: s.settings.base_url,
         chat_model: s.settings.chat_model,
@@ -634,7 +759,101 @@ fn from_session_v1(
         name: s.name,
         settings,
         memory,
+        pinned,
+        live,
     })
+}
+
+/// Checks that every marked reply is an assistant message of the archive, and that a reply cut
+/// short by a failure is marked incomplete too.
+fn live_from_v2(l: LiveV2, archive: &[Message], prefix: &str) -> Result<LiveRecord, ImportError> {
+    let replies = |indices: Vec<usize>, field: &str| -> Result<BTreeSet<usize>, ImportError> {
+        indices
+            .into_iter()
+            .enumerate()
+            .map(|(i, index)| match archive.get(index) {
+                Some(m) if m.role == Role::Assistant => Ok(index),
+                _ => Err(invalid(
+                    join(prefix, &format!("{field}[{i}]")),
+                    format!("message {index} is not an assistant reply in the archive"),
+                )),
+            })
+            .collect()
+    };
+    let incomplete = replies(l.incomplete, "incomplete")?;
+    let failed = replies(l.failed, "failed")?;
+    if let Some((i, _)) = failed
+        .iter()
+        .enumerate()
+        .find(|(_, index)| !incomplete.contains(index))
+    {
+        return Err(invalid(
+            join(prefix, &format!("failed[{i}]")),
+            "a reply cut short by a failure must be listed as incomplete too",
+        ));
+    }
+    let calls = l
+        .calls
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let kind = match c.kind.as_str() {
+                "chat" => CallKind::Chat,
+                "summary" => CallKind::Summary,
+                other => {
+                    return Err(invalid(
+                        join(prefix, &format!("calls[{i}].kind")),
+                        format!("unknown call kind {other:?}; expected chat or summary"),
+                    ));
+                }
+            };
+            Ok(CallRecord {
+                kind,
+                client_prompt_tokens: c.client_prompt_tokens,
+                api_prompt_tokens: c.api_prompt_tokens,
+                api_completion_tokens: c.api_completion_tokens,
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(LiveRecord {
+        incomplete,
+        failed,
+        calls,
+    })
+}
+
+fn facts_to_v2(facts: &[PinnedFact]) -> Vec<FactV2> {
+    facts
+        .iter()
+        .map(|f| {
+            let (kind, pattern) = match &f.pattern {
+                FactPattern::Phrase(p) => ("phrase", p),
+                FactPattern::Regex(p) => ("regex", p),
+            };
+            FactV2 {
+                label: f.label.clone(),
+                kind: kind.into(),
+                pattern: pattern.clone(),
+            }
+        })
+        .collect()
+}
+
+fn live_to_v2(l: &LiveRecord) -> LiveV2 {
+    LiveV2 {
+        incomplete: l.incomplete.iter().copied().collect(),
+        failed: l.failed.iter().copied().collect(),
+        calls: l
+            .calls
+            .iter()
+            .map(|c| CallV2 {
+                kind: c.kind.label().into(),
+                client_prompt_tokens: c.client_prompt_tokens,
+                api_prompt_tokens: c.api_prompt_tokens,
+                api_completion_tokens: c.api_completion_tokens,
+            })
+            .collect(),
+    }
 }
 
 fn policy_from_v1(p: PolicyV1, prefix: &str) -> Result<Policy, ImportError> {
@@ -829,14 +1048,14 @@ fn range_to_v1(r: TurnRange) -> RangeV1 {
     }
 }
 
-fn to_file(session: &Session, created_ms: u64, app_version: &str) -> FileV1 {
+fn to_file(session: &Session, created_ms: u64, app_version: &str) -> FileV2 {
     let m = &session.memory;
-    FileV1 {
+    FileV2 {
         format: FORMAT.into(),
         version: VERSION,
         created_ms,
         app_version: app_version.into(),
-        session: SessionV1 {
+        session: SessionV2 {
             name: session.name.clone(),
             settings: settings_to_v1(&session.settings),
             system_prompt: m.system_prompt().to_owned(),
@@ -895,6 +1114,8 @@ fn to_file(session: &Session, created_ms: u64, app_version: &str) -> FileV1 {
                     }
                 })
                 .collect(),
+            facts: facts_to_v2(&session.pinned),
+            live: session.live.as_ref().map(live_to_v2),
         },
     }
 }
@@ -941,11 +1162,11 @@ pub fn synthetic(turns: u32) -> Session {
             let _ = memory.commit(job.id, &summary, meta, &WordCounter);
         }
     }
-    Session {
-        name: format!("Budget coach, {turns} turns"),
-        settings: SessionSettings::default(),
+    Session::new(
+        format!("Budget coach, {turns} turns"),
+        SessionSettings::default(),
         memory,
-    }
+    )
 }
 
 #[cfg(test)]
@@ -1000,6 +1221,36 @@ mod tests {
             name: "Chiru".into(),
             settings: SessionSettings::default(),
             memory,
+            pinned: vec![
+                PinnedFact::phrase("first summary", "S1"),
+                PinnedFact::regex("hand", r"(?i)by\s+hand"),
+            ],
+            live: None,
+        }
+    }
+
+    /// `played()` as the live chat: reply 3 (index 5) cut short by a failure, reply 4 stopped.
+    fn played_live() -> Session {
+        Session {
+            live: Some(LiveRecord {
+                incomplete: [5, 7].into(),
+                failed: [5].into(),
+                calls: vec![
+                    CallRecord {
+                        kind: CallKind::Chat,
+                        client_prompt_tokens: 12,
+                        api_prompt_tokens: Some(14),
+                        api_completion_tokens: Some(3),
+                    },
+                    CallRecord {
+                        kind: CallKind::Summary,
+                        client_prompt_tokens: 30,
+                        api_prompt_tokens: None,
+                        api_completion_tokens: None,
+                    },
+                ],
+            }),
+            ..played()
         }
     }
 
@@ -1026,13 +1277,103 @@ mod tests {
         assert_eq!(a.policy(), b.policy());
         assert_eq!(a.system_prompt(), b.system_prompt());
         assert_eq!(b.summarised_to(), 3);
+        assert_eq!(back.pinned, session.pinned);
+        assert_eq!(back.live, None);
+    }
+
+    #[test]
+    fn pinned_facts_and_the_live_record_survive_export_and_import() {
+        let session = played_live();
+        let text = export(&session, 1, "0.1.0");
+        let back = import(text.as_bytes(), &WordCounter).unwrap();
+        assert_eq!(back.pinned, session.pinned);
+        assert_eq!(back.live, session.live);
+        // Exporting what was imported writes the same file again.
+        assert_eq!(export(&back, 1, "0.1.0"), text);
+        let value = file_json(&session);
+        assert_eq!(
+            value["session"]["facts"][1],
+            json!({"label": "hand", "kind": "regex", "pattern": r"(?i)by\s+hand"})
+        );
+        assert_eq!(value["session"]["live"]["incomplete"], json!([5, 7]));
+        // A session that is not the live chat writes no live part at all.
+        assert!(file_json(&played())["session"].get("live").is_none());
+        let envelope = export_all(&[session.clone(), played()], 1, "0.1.0");
+        let both = import_all(envelope.as_bytes(), &WordCounter).unwrap();
+        assert_eq!(
+            (both[0].live.as_ref(), both[1].live.as_ref()),
+            (session.live.as_ref(), None)
+        );
+    }
+
+    #[test]
+    fn version_1_files_are_read_with_no_facts_and_no_live_part() {
+        // What the previous version of the app wrote: no `facts`, no `live`, version 1.
+        let mut value = file_json(&played_live());
+        value["version"] = json!(1);
+        let session = value["session"].as_object_mut().unwrap();
+        session.remove("facts");
+        session.remove("live");
+        let back = import_value(&value).unwrap();
+        assert!(back.pinned.is_empty());
+        assert_eq!(back.live, None);
+        assert_eq!(back.memory.archive(), played().memory.archive());
+        assert_eq!(back.memory.editions(), played().memory.editions());
+        // Saved again, it is a version-2 file.
+        assert_eq!(file_json(&back)["version"], 2);
+        let mut envelope: Value =
+            serde_json::from_str(&export_all(&[played()], 1, "0.1.0")).unwrap();
+        envelope["version"] = json!(1);
+        envelope["sessions"][0]["version"] = json!(1);
+        assert!(import_value(&envelope).is_ok());
+    }
+
+    #[test]
+    fn damaged_facts_and_live_parts_name_what_is_wrong() {
+        let refused = |damage: &dyn Fn(&mut Value), path: &str| {
+            let mut value = file_json(&played_live());
+            damage(&mut value);
+            match import_value(&value) {
+                Err(ImportError::Invalid { path: p, .. })
+                | Err(ImportError::Field { path: p, .. }) => assert_eq!(p, path),
+                other => panic!("expected an error at {path}, got {other:?}"),
+            }
+        };
+        refused(
+            &|v| v["session"]["facts"][1]["pattern"] = json!("(unclosed"),
+            "session.facts[1]",
+        );
+        refused(
+            &|v| v["session"]["facts"][0]["label"] = json!(" "),
+            "session.facts[0]",
+        );
+        refused(
+            &|v| v["session"]["facts"][0]["kind"] = json!("glob"),
+            "session.facts[0].kind",
+        );
+        refused(
+            &|v| v["session"]["live"]["incomplete"] = json!([4]),
+            "session.live.incomplete[0]",
+        );
+        refused(
+            &|v| v["session"]["live"]["incomplete"] = json!([5, 99]),
+            "session.live.incomplete[1]",
+        );
+        refused(
+            &|v| v["session"]["live"]["failed"] = json!([3]),
+            "session.live.failed[0]",
+        );
+        refused(
+            &|v| v["session"]["live"]["calls"][1]["kind"] = json!("embed"),
+            "session.live.calls[1].kind",
+        );
     }
 
     #[test]
     fn the_file_is_versioned_and_holds_no_api_key() {
         let value = file_json(&played());
         assert_eq!(value["format"], FORMAT);
-        assert_eq!(value["version"], 1);
+        assert_eq!(value["version"], 2);
         assert_eq!(value["app_version"], "0.1.0");
         assert!(!value.to_string().to_lowercase().contains("api_key"));
         assert!(value["session"]["settings"].get("base_url").is_some());
@@ -1120,6 +1461,7 @@ mod tests {
             (1, Provenance::Restore, None)
         );
         assert_eq!(session.memory.policy(), &Policy::default());
+        assert_eq!((session.pinned.len(), session.live.is_none()), (0, true));
     }
 
     /// Checks that a damaged file is refused with an error naming `path`.
@@ -1214,10 +1556,10 @@ mod tests {
     #[test]
     fn wrong_format_version_size_and_syntax_are_refused() {
         let mut value = file_json(&played());
-        value["version"] = json!(2);
+        value["version"] = json!(3);
         assert_eq!(
             import_value(&value).unwrap_err(),
-            ImportError::UnsupportedVersion(2)
+            ImportError::UnsupportedVersion(3)
         );
         value["format"] = json!("something-else");
         assert!(matches!(

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use super::chat::COUNTER;
 use crate::engine::drift::DiffKind;
 use crate::view::chat::Workbench;
-use crate::view::editions::{EditionCard, diff_class, edition_cards, fact_table};
+use crate::view::editions::{EditionCard, diff_class, fact_table};
 use crate::view::timeline::{Mark, Rewrite, Timeline};
 
 /// Milliseconds between two steps of the rewrite animation.
@@ -15,9 +15,27 @@ const STEP_MS: u32 = 90;
 #[component]
 pub fn EditionsTab() -> impl IntoView {
     let workbench = expect_context::<RwSignal<Workbench>>();
-    let cards = Memo::new(move |_| {
-        workbench.with(|w| w.demo.as_ref().map(edition_cards).unwrap_or_default())
+    // What the cards depend on, cheap to compare on every streamed piece of a live reply: the
+    // cards themselves (word diffs of every edition) are rebuilt only when it changes.
+    let printed = Memo::new(move |_| {
+        workbench.with(|w| {
+            let (memory, pinned) = match &w.demo {
+                Some(player) => (player.memory(), player.pinned()),
+                None => (w.live.memory(), w.live.pinned()),
+            };
+            (
+                w.demo_kind(),
+                memory.editions().len(),
+                memory
+                    .editions()
+                    .last()
+                    .map(|e| (e.at_ms, e.summary.clone())),
+                pinned.to_vec(),
+            )
+        })
     });
+    let cards =
+        Memo::new(move |_| printed.with(|_| workbench.with_untracked(Workbench::edition_cards)));
     let title = Memo::new(move |_| workbench.with(|w| w.demo.as_ref().map(|p| p.script().title)));
     let unfinished =
         Memo::new(move |_| workbench.with(|w| w.demo.as_ref().is_some_and(|p| !p.is_done())));
@@ -32,9 +50,10 @@ pub fn EditionsTab() -> impl IntoView {
             {move || {
                 let empty = cards.with(Vec::is_empty);
                 match (title.get(), empty) {
-                    (None, _) => Some(view! {
-                        <p class="empty">"No editions yet. Pick a demo in the Chat tab and play it."</p>
+                    (None, true) => Some(view! {
+                        <p class="empty">"No editions yet. Chat live until a summary cycle runs, or pick a demo in the Chat tab and play it."</p>
                     }.into_any()),
+                    (None, false) => None,
                     (Some(title), true) => Some(view! {
                         <p class="empty">{format!("{title}: no edition printed yet. Step or play the demo.")}</p>
                     }.into_any()),
@@ -230,7 +249,7 @@ fn EditionActions(cycle: u32, text: String) -> impl IntoView {
         let text = draft.get_untracked();
         let saved = workbench
             .try_update(|w| {
-                let ok = w.edit_summary(&text, &COUNTER);
+                let ok = w.edit_summary(&text, now_ms(), &COUNTER);
                 (ok, w.error.clone())
             })
             .unwrap_or((false, None));
@@ -247,7 +266,7 @@ fn EditionActions(cycle: u32, text: String) -> impl IntoView {
                 type="button"
                 data-testid="edition-restore"
                 aria-label=format!("Restore edition {cycle} as the current summary")
-                on:click=move |_| workbench.update(|w| w.restore(cycle, &COUNTER))
+                on:click=move |_| workbench.update(|w| w.restore(cycle, now_ms(), &COUNTER))
             >
                 "Restore"
             </button>
@@ -438,6 +457,10 @@ fn Rewriter(cards: Vec<EditionCard>) -> impl IntoView {
             </p>
         </section>
     }
+}
+
+fn now_ms() -> u64 {
+    js_sys::Date::now() as u64
 }
 
 /// Whether the reader asked the system for less motion.

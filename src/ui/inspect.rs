@@ -88,20 +88,22 @@ pub fn provide_sessions(tokens: TokenService) -> Sessions {
 }
 
 /// Saves the Chat tab's live conversation into the library after every change (once the
-/// library has loaded, and never mid-reply), and resumes it after a reload.
+/// library has loaded, and never mid-reply): its memory, pinned facts, incomplete replies and
+/// model calls; and resumes it after a reload.
 fn keep_live_chat(sessions: Sessions, workbench: RwSignal<Workbench>) {
     let live_id = StoredValue::new(store::live_session_id());
     // What a change of the live chat looks like, cheap to compare on every streamed piece.
     let shape = Memo::new(move |_| {
         workbench.with(|w| {
             let m = w.live.memory();
+            let kept = w.live.record();
             (
                 w.live.is_streaming() || w.live.is_summarising(),
-                m.archive().len(),
-                m.editions().len(),
-                m.failures().len(),
+                (m.archive().len(), m.editions().len(), m.failures().len()),
                 m.summary().map(str::len),
                 m.policy().clone(),
+                w.live.pinned().to_vec(),
+                (kept.incomplete.len(), kept.failed.len(), kept.calls.len()),
             )
         })
     });
@@ -110,11 +112,13 @@ fn keep_live_chat(sessions: Sessions, workbench: RwSignal<Workbench>) {
         if busy || !sessions.loaded.get() {
             return;
         }
-        let memory = workbench.with_untracked(|w| w.live.memory().clone());
         let id = live_id.get_value();
-        let kept = sessions
-            .library
-            .try_update(|l| l.keep_live(id.as_deref(), new_id, &memory, now_ms()))
+        let kept = workbench
+            .with_untracked(|w| {
+                sessions
+                    .library
+                    .try_update(|l| l.keep_live(id.as_deref(), new_id, &w.live, now_ms()))
+            })
             .flatten();
         if kept != id
             && let Some(kept) = kept
@@ -136,9 +140,9 @@ fn keep_live_chat(sessions: Sessions, workbench: RwSignal<Workbench>) {
         let empty = workbench.with_untracked(|w| w.live.memory().archive().is_empty());
         let saved = sessions
             .library
-            .with_untracked(|l| l.get(&id).map(|e| e.session.memory.clone()));
-        if let (true, Some(memory)) = (empty, saved) {
-            workbench.update(|w| w.set_live(LiveSession::resume(memory)));
+            .with_untracked(|l| l.get(&id).map(|e| e.session.clone()));
+        if let (true, Some(session)) = (empty, saved) {
+            workbench.update(|w| w.set_live(LiveSession::resume(&session)));
         }
     });
 }
@@ -388,7 +392,7 @@ fn Detail(entry: Entry, view: InspectView) -> impl IntoView {
             </p>
             {(!facts.is_empty()).then(|| view! {
                 <section class="facts">
-                    <h4>"Must-keep facts in the latest edition"</h4>
+                    <h4>"Must-keep and pinned facts in the latest edition"</h4>
                     {facts.into_iter().map(|f| {
                         let lost = f.first_lost.map(|c| format!(" (first lost in edition {c})")).unwrap_or_default();
                         view! {

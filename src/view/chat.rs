@@ -312,22 +312,41 @@ impl Workbench {
         self.error = applied.err();
     }
 
-    /// Edition `cycle`'s text becomes the current summary again, as a new edition.
-    pub fn restore(&mut self, cycle: u32, counter: &dyn CountTokens) {
-        if let Some(player) = self.demo.as_mut() {
-            self.error = player.restore(cycle, counter).err().map(|e| e.to_string());
-        }
+    /// Edition `cycle`'s text becomes the current summary again, as a new edition, in the
+    /// conversation on screen: the demo's, or the live chat's.
+    pub fn restore(&mut self, cycle: u32, at_ms: u64, counter: &dyn CountTokens) {
+        self.error = match self.demo.as_mut() {
+            Some(player) => player.restore(cycle, counter).err().map(|e| e.to_string()),
+            None => self
+                .live
+                .restore(cycle, at_ms, counter)
+                .err()
+                .map(|e| e.to_string()),
+        };
     }
 
-    /// The user's own text becomes the current summary, as a new edition marked as edited by
-    /// hand. Returns whether it was accepted (an empty text is not).
-    pub fn edit_summary(&mut self, text: &str, counter: &dyn CountTokens) -> bool {
-        let Some(player) = self.demo.as_mut() else {
-            return false;
+    /// The user's own text becomes the current summary of the conversation on screen, as a new
+    /// edition marked as edited by hand. Returns whether it was accepted (an empty text is not).
+    pub fn edit_summary(&mut self, text: &str, at_ms: u64, counter: &dyn CountTokens) -> bool {
+        let result = match self.demo.as_mut() {
+            Some(player) => player
+                .edit_summary(text, counter)
+                .map_err(|e| e.to_string()),
+            None => self
+                .live
+                .edit_summary(text, at_ms, counter)
+                .map_err(|e| e.to_string()),
         };
-        let result = player.edit_summary(text, counter);
-        self.error = result.as_ref().err().map(|e| e.to_string());
+        self.error = result.as_ref().err().cloned();
         result.is_ok()
+    }
+
+    /// Every edition of the conversation on screen, oldest first, with its pinned-fact badges.
+    pub fn edition_cards(&self) -> Vec<crate::view::editions::EditionCard> {
+        match &self.demo {
+            Some(player) => crate::view::editions::edition_cards(player),
+            None => crate::view::editions::cards_of(self.live.memory(), self.live.pinned()),
+        }
     }
 
     fn sync_policy(&mut self) {
@@ -901,19 +920,72 @@ mod tests {
         let first = workbench.demo.as_ref().unwrap().editions()[0]
             .summary
             .clone();
-        workbench.restore(1, &WordCounter);
+        workbench.restore(1, 0, &WordCounter);
         assert_eq!(
             front_page(workbench.demo.as_ref().unwrap()).unwrap().text,
             first
         );
-        assert!(workbench.edit_summary("Never suggest equities.", &WordCounter));
+        assert!(workbench.edit_summary("Never suggest equities.", 0, &WordCounter));
         let page = front_page(workbench.demo.as_ref().unwrap()).unwrap();
         assert_eq!(
             (page.text.as_str(), page.cycle),
             ("Never suggest equities.", 5)
         );
-        assert!(!workbench.edit_summary("  ", &WordCounter));
+        assert!(!workbench.edit_summary("  ", 0, &WordCounter));
         assert!(workbench.error.is_some());
+    }
+
+    #[test]
+    fn without_a_demo_restore_edit_and_the_editions_follow_the_live_memory() {
+        use crate::engine::drift::PinnedFact;
+        use crate::view::live::ReplyEnd;
+        let mut workbench = Workbench::default();
+        let policy = workbench.live.memory().policy().clone();
+        workbench
+            .live
+            .set_policy(policy, vec![PinnedFact::phrase("one", "question 1")])
+            .unwrap();
+        let mut job = None;
+        for n in 1..=4 {
+            workbench
+                .live
+                .send(&format!("question {n}"), n, &WordCounter)
+                .unwrap();
+            job = workbench
+                .live
+                .finish(ReplyEnd::Complete(format!("answer {n}")), n, &WordCounter);
+        }
+        let job = job.expect("the 4/2 policy folds after turn 4");
+        assert!(workbench.edition_cards().is_empty());
+        workbench.live.summary_done(
+            job.id,
+            Ok("The user asked question 1 and question 2.".into()),
+            "m",
+            5,
+            &WordCounter,
+        );
+        let cards = workbench.edition_cards();
+        assert_eq!(cards.len(), 1);
+        assert_eq!((cards[0].cycle, cards[0].folded.len()), (1, 4));
+        assert_eq!(
+            (cards[0].facts[0].phrase.as_str(), cards[0].facts[0].kept),
+            ("question 1", true)
+        );
+        assert!(workbench.edit_summary("Only bonds.", 6, &WordCounter));
+        let live = Conversation::of(&workbench);
+        assert_eq!(live.front_page.as_ref().unwrap().text, "Only bonds.");
+        let cards = workbench.edition_cards();
+        assert_eq!(cards[1].facts[0].status, "lost in edition 2");
+        workbench.restore(1, 7, &WordCounter);
+        assert_eq!(workbench.error, None);
+        let page = Conversation::of(&workbench).front_page.unwrap();
+        assert_eq!(
+            (page.text.as_str(), page.cycle),
+            ("The user asked question 1 and question 2.", 3)
+        );
+        workbench.restore(9, 8, &WordCounter);
+        assert!(workbench.error.is_some());
+        assert!(!workbench.edit_summary(" ", 8, &WordCounter));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! the turns folded in, today's paragraph as a word diff, its size against the limit, and which
 //! pinned facts it still states.
 
-use crate::engine::drift::{DiffKind, DiffSegment, word_diff};
+use crate::engine::drift::{DiffKind, DiffSegment, PinnedFact, fact_presence, word_diff};
 use crate::engine::edition::{Edition, Provenance};
 use crate::engine::memory::MemoryState;
 use crate::engine::message::Role;
@@ -76,30 +76,37 @@ pub fn fact_table(cards: &[EditionCard]) -> Vec<FactRow> {
 
 /// Every edition of a demo, oldest first.
 pub fn edition_cards(player: &DemoPlayer) -> Vec<EditionCard> {
-    let tracks = player.fact_tracks();
-    // The facts pinned now, which the user may have changed from the script's.
-    let phrases: Vec<String> = player
-        .pinned()
+    cards_of(player.memory(), player.pinned())
+}
+
+/// Every edition of a memory, oldest first, with a badge for each pinned fact: a demo's or the
+/// live chat's. A fact that does not compile gets no badge (the policy panel refuses those).
+pub fn cards_of(memory: &MemoryState, pinned: &[PinnedFact]) -> Vec<EditionCard> {
+    let pinned: Vec<&PinnedFact> = pinned.iter().filter(|f| f.compile().is_ok()).collect();
+    let compiled: Vec<_> = pinned.iter().filter_map(|f| f.compile().ok()).collect();
+    let summaries: Vec<&str> = memory
+        .editions()
         .iter()
-        .map(|fact| crate::view::policy::fact_source(fact).to_owned())
+        .map(|e| e.summary.as_str())
         .collect();
-    player
+    let tracks = fact_presence(&compiled, &summaries);
+    memory
         .editions()
         .iter()
         .enumerate()
         .map(|(i, edition)| {
             let facts = tracks
                 .iter()
-                .zip(&phrases)
-                .map(|(track, phrase)| FactBadge {
+                .zip(&pinned)
+                .map(|(track, fact)| FactBadge {
                     label: track.label.clone(),
-                    phrase: phrase.clone(),
+                    phrase: crate::view::policy::fact_source(fact).to_owned(),
                     kept: track.kept[i],
                     status: fact_status(&track.kept, i),
                     sentence: track.sentences[i].clone(),
                 })
                 .collect();
-            card(player.memory(), edition, facts)
+            card(memory, edition, facts)
         })
         .collect()
 }

@@ -1,5 +1,5 @@
 //! The Inspect tab's view of one stored or imported session, read-only: its archive, its
-//! editions, the drift of the prompt's must-keep facts, and a dry run of the same conversation
+//! editions, the drift of the prompt's must-keep facts and the session's pinned facts, and a dry run of the same conversation
 //! under a trigger the user picks.
 //!
 //! Everything here is computed from the session alone, so inspecting needs no endpoint, no key
@@ -109,7 +109,11 @@ impl InspectView {
                 provenance: provenance_label(e.provenance),
             })
             .collect::<Vec<_>>();
-        let facts = drift(&memory.policy().prompt.must_keep, &editions);
+        let facts = drift(
+            &memory.policy().prompt.must_keep,
+            &session.pinned,
+            &editions,
+        );
         let summary_tokens = memory
             .editions()
             .last()
@@ -167,17 +171,29 @@ fn turn_sizes(messages: &[MessageView]) -> Vec<TurnSize> {
     sizes
 }
 
-fn drift(must_keep: &[String], editions: &[EditionView]) -> Vec<FactView> {
+/// The prompt's must-keep phrases, then the session's pinned facts that are not one of them,
+/// each named by its phrase or pattern (what `data-fact` carries).
+fn drift(must_keep: &[String], pinned: &[PinnedFact], editions: &[EditionView]) -> Vec<FactView> {
     if editions.is_empty() {
         return Vec::new();
     }
-    let pinned: Vec<PinnedFact> = must_keep
+    let mut facts: Vec<PinnedFact> = must_keep
         .iter()
         .filter(|p| !p.trim().is_empty())
         .map(|p| PinnedFact::phrase(p.clone(), p.clone()))
         .collect();
-    // Phrases always compile; a failure here would only drop the drift panel, never the tab.
-    let Ok(compiled) = compile_facts(&pinned) else {
+    for fact in pinned {
+        let source = crate::view::policy::fact_source(fact);
+        if !facts.iter().any(|f| f.label == source) {
+            facts.push(PinnedFact {
+                label: source.to_owned(),
+                pattern: fact.pattern.clone(),
+            });
+        }
+    }
+    // Phrases always compile and an import checks pinned facts; a failure here would only drop
+    // the drift panel, never the tab.
+    let Ok(compiled) = compile_facts(&facts) else {
         return Vec::new();
     };
     let summaries: Vec<&str> = editions.iter().map(|e| e.after.as_str()).collect();
@@ -244,11 +260,7 @@ mod tests {
                 cycle += 1;
             }
         }
-        Session {
-            name: "FinCoach".into(),
-            settings: SessionSettings::default(),
-            memory,
-        }
+        Session::new("FinCoach", SessionSettings::default(), memory)
     }
 
     #[test]
@@ -295,6 +307,36 @@ mod tests {
                 first_lost: Some(3)
             }]
         );
+    }
+
+    #[test]
+    fn the_pinned_facts_of_a_session_are_checked_for_drift_too() {
+        let mut session = played();
+        session.pinned = vec![
+            // The same phrase as the must-keep fact is listed once.
+            PinnedFact::phrase("equities", "no equities"),
+            PinnedFact::regex("bonds", r"(?i)\bbonds\b"),
+        ];
+        let view = InspectView::new(&session, &WordCounter);
+        assert_eq!(
+            view.facts,
+            [
+                FactView {
+                    phrase: "no equities".into(),
+                    kept: false,
+                    first_lost: Some(3)
+                },
+                FactView {
+                    phrase: r"(?i)\bbonds\b".into(),
+                    kept: true,
+                    first_lost: Some(1)
+                }
+            ]
+        );
+        // And they are read back from the session file.
+        let file = crate::engine::session::export(&session, 0, "t");
+        let back = crate::engine::session::import(file.as_bytes(), &WordCounter).unwrap();
+        assert_eq!(InspectView::new(&back, &WordCounter).facts, view.facts);
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! back in ([`LiveSession::delta`], [`LiveSession::finish`], [`LiveSession::summary_done`]). The
 //! user's message goes into the archive before the request leaves, so a failure never loses it.
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::VecDeque;
 
 use thiserror::Error;
 
@@ -17,6 +17,9 @@ use crate::engine::memory::{CommitMeta, MemoryError, MemoryState, MessageState, 
 use crate::engine::message::{ChatMessage, CountTokens, Message, Role};
 use crate::engine::openai::Usage;
 use crate::engine::policy::Policy;
+use crate::engine::session::{LiveRecord, Session};
+
+pub use crate::engine::session::{CallKind, CallRecord};
 
 /// The system prompt a live chat starts with.
 pub const LIVE_SYSTEM_PROMPT: &str = "You are a helpful assistant. Answer clearly and briefly.";
@@ -27,47 +30,18 @@ pub struct LiveSession {
     memory: MemoryState,
     /// The reply arriving now, if a chat request is in flight.
     streaming: Option<String>,
-    /// Archive indices of assistant replies that were stopped or cut short.
-    incomplete: BTreeSet<usize>,
-    /// The subset of `incomplete` cut short by a failed request rather than by the user: they
-    /// stay in the archive, but no later request sends them (Retry asks for the whole reply).
-    failed: BTreeSet<usize>,
+    /// Which replies are incomplete or were cut short by a failure (Retry asks for the whole
+    /// reply, and no later request sends the cut one), and every model call: the part of the
+    /// chat that is saved with its memory.
+    kept: LiveRecord,
     /// The summariser job in flight, if any.
     summarising: Option<u64>,
     error: Option<String>,
     redo: Option<Redo>,
     /// User messages still to send, when a demo script is being run live.
     queue: VecDeque<String>,
-    /// Every model call, with the API's own token counts beside ours.
-    calls: Vec<CallRecord>,
     /// The facts the user pinned for this conversation.
     pinned: Vec<PinnedFact>,
-}
-
-/// Which model a call went to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CallKind {
-    Chat,
-    Summary,
-}
-
-/// One model call: the prompt tokens the app counted for the request, and what the API reported
-/// (absent when the server sent no usage, or the call failed before it could).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CallRecord {
-    pub kind: CallKind,
-    pub client_prompt_tokens: u32,
-    pub api_prompt_tokens: Option<u32>,
-    pub api_completion_tokens: Option<u32>,
-}
-
-impl CallKind {
-    pub fn label(self) -> &'static str {
-        match self {
-            CallKind::Chat => "chat",
-            CallKind::Summary => "summary",
-        }
-    }
 }
 
 /// What Retry would do.
@@ -131,6 +105,9 @@ pub enum LiveError {
     /// Retry was pressed with nothing to redo.
     #[error("There is nothing to retry.")]
     NothingToRetry,
+    /// Restore or Edit was pressed while the summariser is writing the next edition.
+    #[error("A summary is being written; wait for it to finish, then restore or edit.")]
+    Summarising,
     /// The memory refused the change.
     #[error("{0}")]
     Memory(#[from] MemoryError),
@@ -190,10 +167,19 @@ impl LiveSession {
         Ok(session)
     }
 
-    /// A live conversation that goes on from a saved memory: the library's copy of the live chat,
-    /// after a reload.
-    pub fn resume(memory: MemoryState) -> LiveSession {
-        LiveSession::with_memory(memory)
+    /// A live conversation that goes on from a saved session, the library's copy of the live
+    /// chat after a reload: its memory, pinned facts, incomplete replies and model calls. A
+    /// session that was never a live chat resumes with no reply marked and no call recorded.
+    pub fn resume(session: &Session) -> LiveSession {
+        let mut live = LiveSession::with_memory(session.memory.clone());
+        live.pinned = session.pinned.clone();
+        live.kept = session.live.clone().unwrap_or_default();
+        live
+    }
+
+    /// What the library keeps of this chat beside its memory and pinned facts.
+    pub fn record(&self) -> &LiveRecord {
+        &self.kept
     }
 
     /// Records a model call: the request as sent, counted by `counter`, and the usage the API
@@ -205,7 +191,7 @@ impl LiveSession {
         usage: Option<&Usage>,
         counter: &dyn CountTokens,
     ) {
-        self.calls.push(CallRecord {
+        self.kept.calls.push(CallRecord {
             kind,
             client_prompt_tokens: request.iter().map(|m| counter.count(&m.content)).sum(),
             api_prompt_tokens: usage.map(|u| u.prompt_tokens),
@@ -215,7 +201,7 @@ impl LiveSession {
 
     /// Every model call so far, oldest first.
     pub fn calls(&self) -> &[CallRecord] {
-        &self.calls
+        &self.kept.calls
     }
 
     /// How many queued user messages are still to be sent.
@@ -280,6 +266,36 @@ impl LiveSession {
         self.summarising.is_some()
     }
 
+    /// Edition `cycle`'s text becomes the current summary again, as a new edition. Refused while
+    /// a summary is being written, whose result would otherwise overwrite the restored text.
+    pub fn restore(
+        &mut self,
+        cycle: u32,
+        at_ms: u64,
+        counter: &dyn CountTokens,
+    ) -> Result<(), LiveError> {
+        if self.summarising.is_some() {
+            return Err(LiveError::Summarising);
+        }
+        self.memory.restore(cycle, at_ms, counter)?;
+        Ok(())
+    }
+
+    /// The user's own text becomes the current summary, as a new edition marked as edited by
+    /// hand. Refused, with nothing changed, when the text is empty or a summary is being written.
+    pub fn edit_summary(
+        &mut self,
+        text: &str,
+        at_ms: u64,
+        counter: &dyn CountTokens,
+    ) -> Result<(), LiveError> {
+        if self.summarising.is_some() {
+            return Err(LiveError::Summarising);
+        }
+        self.memory.edit_summary(text, at_ms, counter)?;
+        Ok(())
+    }
+
     /// Archives the user's message, then returns the messages to send to the chat model.
     pub fn send(
         &mut self,
@@ -334,10 +350,10 @@ impl LiveSession {
         }
         let index = self.memory.archive().len();
         if !complete {
-            self.incomplete.insert(index);
+            self.kept.incomplete.insert(index);
         }
         if failed {
-            self.failed.insert(index);
+            self.kept.failed.insert(index);
         }
         let added = self
             .memory
@@ -448,7 +464,7 @@ impl LiveSession {
                 content: message.content.clone(),
                 state: match memory.message_state(index) {
                     MessageState::Folded => LiveState::Folded,
-                    MessageState::Verbatim if self.incomplete.contains(&index) => {
+                    MessageState::Verbatim if self.kept.incomplete.contains(&index) => {
                         LiveState::Incomplete
                     }
                     MessageState::Verbatim => LiveState::Verbatim,
@@ -473,13 +489,11 @@ impl LiveSession {
         LiveSession {
             memory,
             streaming: None,
-            incomplete: BTreeSet::new(),
-            failed: BTreeSet::new(),
+            kept: LiveRecord::default(),
             summarising: None,
             error: None,
             redo: None,
             queue: VecDeque::new(),
-            calls: Vec::new(),
             pinned: Vec::new(),
         }
     }
@@ -498,7 +512,7 @@ impl LiveSession {
             .iter()
             .enumerate()
             .filter(|(i, _)| {
-                *i < first_verbatim || !self.failed.contains(&(archive + i - request.len()))
+                *i < first_verbatim || !self.kept.failed.contains(&(archive + i - request.len()))
             })
             .map(|(_, m)| ChatMessage::from(m))
             .collect()
@@ -769,6 +783,117 @@ mod tests {
                 keep: 2
             }
         );
+    }
+
+    #[test]
+    fn a_live_chat_exported_imported_and_resumed_is_the_same_chat() {
+        use crate::engine::drift::PinnedFact;
+        use crate::engine::session::{SessionSettings, export, import};
+        use crate::view::sessions::Library;
+        let mut session = LiveSession::default();
+        let policy = session.memory().policy().clone();
+        session
+            .set_policy(policy, vec![PinnedFact::regex("plan", r"(?i)savings")])
+            .unwrap();
+        // A reply cut short by a failure, then retried; a stopped reply; two calls recorded.
+        let sent = session.send("plan my savings", 1, &C).unwrap();
+        session.finish(
+            ReplyEnd::Failed {
+                partial: "Start with an emer".into(),
+                error: "The connection dropped.".into(),
+            },
+            2,
+            &C,
+        );
+        session.record_call(CallKind::Chat, &sent, None, &C);
+        let LiveAction::Reply(again) = session.retry(&C).unwrap() else {
+            panic!("Retry asks for the reply again");
+        };
+        let usage = Usage {
+            prompt_tokens: 9,
+            completion_tokens: 4,
+            reasoning_tokens: None,
+        };
+        session.record_call(CallKind::Chat, &again, Some(&usage), &C);
+        session.finish(ReplyEnd::Complete("Start with a fund.".into()), 3, &C);
+        session.send("and then?", 4, &C).unwrap();
+        session.finish(ReplyEnd::Stopped("Then inv".into()), 5, &C);
+        play(&mut session, 1);
+
+        // Kept in the library as the shell keeps it, written as the store writes it, read back.
+        let mut library = Library::default();
+        let id = library
+            .keep_live(None, || "live".into(), &session, 6)
+            .unwrap();
+        let kept = &library.get(&id).unwrap().session;
+        let file = export(kept, 6, "test");
+        let back = import(file.as_bytes(), &C).unwrap();
+        let resumed = LiveSession::resume(&back);
+
+        assert_eq!(resumed.rows(), session.rows());
+        assert_eq!(
+            states(&resumed)[1..4],
+            [
+                ("assistant", "incomplete"),
+                ("assistant", "verbatim"),
+                ("user", "verbatim")
+            ]
+        );
+        assert_eq!(resumed.rows()[4].state, LiveState::Incomplete);
+        assert_eq!(resumed.calls(), session.calls());
+        assert_eq!(resumed.calls().len(), 2);
+        assert_eq!(resumed.pinned(), session.pinned());
+        assert_eq!(resumed.record(), session.record());
+        assert_eq!(resumed.memory().archive(), session.memory().archive());
+        assert_eq!(resumed.memory().policy(), session.memory().policy());
+        // The resumed chat writes the same file, and sends what the original would have sent:
+        // the reply the failure cut short stays out of every later request.
+        let again = Session {
+            live: Some(resumed.record().clone()),
+            pinned: resumed.pinned().to_vec(),
+            ..Session::new(
+                kept.name.clone(),
+                SessionSettings::default(),
+                resumed.memory().clone(),
+            )
+        };
+        assert_eq!(export(&again, 6, "test"), file);
+        let (mut a, mut b) = (session.clone(), resumed.clone());
+        let next_a = a.send("what now?", 7, &C).unwrap();
+        assert_eq!(next_a, b.send("what now?", 7, &C).unwrap());
+        assert!(!next_a.iter().any(|m| m.content == "Start with an emer"));
+    }
+
+    #[test]
+    fn restore_and_edit_print_new_editions_of_the_live_memory_but_not_mid_summary() {
+        let mut session = LiveSession::default();
+        let job = play(&mut session, 4).unwrap();
+        assert_eq!(
+            session.restore(1, 5, &C),
+            Err(LiveError::Summarising),
+            "a summary is being written"
+        );
+        assert_eq!(
+            session.edit_summary("mine", 5, &C),
+            Err(LiveError::Summarising)
+        );
+        session.summary_done(job.id, Ok("Turns 1 and 2.".into()), "m", 6, &C);
+        session.edit_summary("By hand.", 7, &C).unwrap();
+        assert_eq!(session.memory().summary(), Some("By hand."));
+        session.restore(1, 8, &C).unwrap();
+        let memory = session.memory();
+        assert_eq!(memory.summary(), Some("Turns 1 and 2."));
+        let last = memory.editions().last().unwrap();
+        assert_eq!(
+            (last.cycle, last.provenance, last.restored_from),
+            (3, Provenance::Restore, Some(1))
+        );
+        assert!(matches!(
+            session.restore(9, 9, &C),
+            Err(LiveError::Memory(MemoryError::NoSuchEdition(9)))
+        ));
+        assert!(session.edit_summary("  ", 9, &C).is_err());
+        assert_eq!(session.memory().editions().len(), 3);
     }
 
     #[test]

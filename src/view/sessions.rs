@@ -13,6 +13,7 @@ use thiserror::Error;
 
 use crate::engine::memory::MemoryState;
 use crate::engine::session::{Session, SessionSettings};
+use crate::view::live::LiveSession;
 
 /// The name a live chat gets when the library first keeps it.
 pub const LIVE_NAME: &str = "Live chat";
@@ -445,17 +446,19 @@ impl Library {
         self.add(new_id, copy, now_ms)
     }
 
-    /// Keeps the live chat's memory in the library, saved like any session: added the first
-    /// time, updated after every change. Returns the id it is kept under: `id` while the chat
-    /// goes on from that session, or a new one from `new_id` when it is another conversation
-    /// (a fresh chat, a demo run live, or the saved one was deleted). An empty chat is not kept.
+    /// Keeps the live chat in the library, saved like any session: its memory, its pinned facts
+    /// and its [`LiveRecord`](crate::engine::session::LiveRecord), added the first time and
+    /// updated after every change. Returns the id it is kept under: `id` while the chat goes on
+    /// from that session, or a new one from `new_id` when it is another conversation (a fresh
+    /// chat, a demo run live, or the saved one was deleted). An empty chat is not kept.
     pub fn keep_live(
         &mut self,
         id: Option<&str>,
         new_id: impl FnOnce() -> String,
-        memory: &MemoryState,
+        live: &LiveSession,
         now_ms: u64,
     ) -> Option<String> {
+        let memory = live.memory();
         if memory.archive().is_empty() {
             return id.map(str::to_owned);
         }
@@ -463,10 +466,16 @@ impl Library {
             && let Some(entry) = self.get(id)
             && continues(&entry.session.memory, memory)
         {
-            if entry.session.memory != *memory {
+            let saved = &entry.session;
+            if saved.memory != *memory
+                || saved.pinned != live.pinned()
+                || saved.live.as_ref() != Some(live.record())
+            {
                 let session = Session {
                     memory: memory.clone(),
-                    ..entry.session.clone()
+                    pinned: live.pinned().to_vec(),
+                    live: Some(live.record().clone()),
+                    ..saved.clone()
                 };
                 self.update(id, session, now_ms).ok()?;
             }
@@ -474,9 +483,9 @@ impl Library {
         }
         let new = new_id();
         let session = Session {
-            name: LIVE_NAME.into(),
-            settings: SessionSettings::default(),
-            memory: memory.clone(),
+            pinned: live.pinned().to_vec(),
+            live: Some(live.record().clone()),
+            ..Session::new(LIVE_NAME, SessionSettings::default(), memory.clone())
         };
         self.add(new.clone(), session, now_ms).ok()?;
         Some(new)
@@ -850,9 +859,9 @@ mod tests {
 
     #[test]
     fn the_live_chat_is_kept_as_one_session_while_it_goes_on() {
-        use crate::engine::message::{Message, Role};
-        use crate::engine::policy::Policy;
-        let mut memory = MemoryState::new("You help.", Policy::default()).unwrap();
+        use crate::engine::drift::PinnedFact;
+        use crate::view::live::{CallKind, ReplyEnd};
+        let mut live = LiveSession::default();
         let mut library = Library::default();
         let mut ids = 0;
         let mut fresh = || {
@@ -860,33 +869,37 @@ mod tests {
             format!("live{ids}")
         };
         // Nothing is kept before the first message.
-        assert_eq!(library.keep_live(None, &mut fresh, &memory, 1), None);
+        assert_eq!(library.keep_live(None, &mut fresh, &live, 1), None);
         assert!(library.is_empty());
-        memory
-            .add_message(Message::new(Role::User, "hi", &WordCounter, 2))
-            .unwrap();
-        let id = library.keep_live(None, &mut fresh, &memory, 2);
+        let sent = live.send("hi", 2, &WordCounter).unwrap();
+        let id = library.keep_live(None, &mut fresh, &live, 2);
         assert_eq!(id.as_deref(), Some("live1"));
         assert_eq!(names(&library), [LIVE_NAME]);
-        memory
-            .add_message(Message::new(Role::Assistant, "hello", &WordCounter, 3))
-            .unwrap();
+        live.finish(ReplyEnd::Stopped("hel".into()), 3, &WordCounter);
+        live.record_call(CallKind::Chat, &sent, None, &WordCounter);
         library.rename("live1", "My chat", 3).unwrap();
         store_all(&mut library);
-        assert_eq!(library.keep_live(id.as_deref(), &mut fresh, &memory, 4), id);
+        assert_eq!(library.keep_live(id.as_deref(), &mut fresh, &live, 4), id);
         let kept = library.get("live1").unwrap();
         assert_eq!((kept.session.name.as_str(), kept.revision), ("My chat", 3));
-        assert_eq!(kept.session.memory, memory);
+        assert_eq!(&kept.session.memory, live.memory());
+        assert_eq!(kept.session.live.as_ref(), Some(live.record()));
+        assert_eq!(kept.session.live.as_ref().unwrap().incomplete, [1].into());
         // The same state again writes nothing.
         store_all(&mut library);
-        assert_eq!(library.keep_live(id.as_deref(), &mut fresh, &memory, 5), id);
+        assert_eq!(library.keep_live(id.as_deref(), &mut fresh, &live, 5), id);
         assert!(!library.has_pending());
+        // Pinning a fact changes nothing in the memory, and is saved all the same.
+        let policy = live.memory().policy().clone();
+        live.set_policy(policy, vec![PinnedFact::phrase("hi", "hi")])
+            .unwrap();
+        assert_eq!(library.keep_live(id.as_deref(), &mut fresh, &live, 6), id);
+        assert_eq!(library.get("live1").unwrap().session.pinned, live.pinned());
+        assert_eq!(library.get("live1").unwrap().revision, 4);
 
         // Another conversation (a demo run live) becomes a session of its own.
-        let mut other = MemoryState::new("You help.", Policy::default()).unwrap();
-        other
-            .add_message(Message::new(Role::User, "something else", &WordCounter, 6))
-            .unwrap();
+        let mut other = LiveSession::default();
+        other.send("something else", 6, &WordCounter).unwrap();
         assert_eq!(
             library
                 .keep_live(id.as_deref(), &mut fresh, &other, 6)
@@ -894,7 +907,7 @@ mod tests {
             Some("live2")
         );
         assert_eq!(library.len(), 2);
-        assert!(!continues(&memory, &other));
-        assert!(continues(&other, &other));
+        assert!(!continues(live.memory(), other.memory()));
+        assert!(continues(other.memory(), other.memory()));
     }
 }

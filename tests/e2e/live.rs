@@ -657,41 +657,71 @@ async fn run_live_sends_a_demos_messages_to_the_endpoint_with_its_policy() {
     browser.close().await;
 }
 
+/// (data-kind, data-client, data-api-prompt, data-api-completion) of every model call listed.
+async fn call_usage(browser: &Browser) -> Vec<Vec<String>> {
+    let value = browser
+        .client
+        .execute(
+            "return [...document.querySelectorAll(\"[data-testid='call-usage']\")].map(c => \
+             [c.dataset.kind, c.dataset.client, c.dataset.apiPrompt, c.dataset.apiCompletion])",
+            vec![],
+        )
+        .await
+        .unwrap();
+    serde_json::from_value(value).unwrap()
+}
+
 #[tokio::test]
 async fn a_live_chat_is_kept_in_the_library_and_resumed_after_a_reload() {
     let server = TestServer::start().await;
-    server.script([
-        text("First answer."),
-        text("Second answer."),
-        text("Third answer."),
-    ]);
+    let long = "one two three four five six seven eight nine ten eleven twelve thirteen";
+    server.script([text("First answer."), text(long), text("Third answer.")]);
     let browser = Browser::new().await;
     connect(&browser, Setup::new(&server.base_url)).await;
     send(&browser, "first question").await;
     wait_settled(&browser, 2).await;
+    // The second reply is stopped part way: it stays, marked incomplete.
+    server.chunk_delay(Duration::from_millis(250));
     send(&browser, "second question").await;
+    browser
+        .wait_until(
+            "document.querySelector(\"[data-state='streaming'] .content\")?.textContent.length > 3",
+            "part of the second reply to stream in",
+        )
+        .await;
+    browser.wait_testid("stop").await.click().await.unwrap();
     wait_settled(&browser, 4).await;
+    server.chunk_delay(Duration::ZERO);
     let before = messages(&browser).await;
-    assert_eq!(before[3].2, "Second answer.");
+    assert_eq!(before[3].1, "incomplete");
+    assert!(long.starts_with(&before[3].2) && before[3].2.len() < long.len());
+    let calls = call_usage(&browser).await;
+    assert_eq!(calls.len(), 2, "{calls:?}");
 
-    // Saved after every change: the library's record already holds the second reply.
+    // Saved after every change: the library's record already holds the stopped reply, marked.
     let stored = "const done = arguments[arguments.length - 1];
         const open = indexedDB.open('summary-memory');
-        open.onerror = () => done('');
+        open.onerror = () => done(false);
         open.onsuccess = () => {
             const all = open.result.transaction('sessions').objectStore('sessions').getAll();
-            all.onsuccess = () => { open.result.close(); done(all.result.map((r) => r.file).join('\\n')); };
-            all.onerror = () => done('');
+            all.onsuccess = () => {
+                open.result.close();
+                done(all.result.some((r) => {
+                    const live = JSON.parse(r.file).session.live;
+                    return live && live.incomplete.includes(3) && live.calls.length === 2;
+                }));
+            };
+            all.onerror = () => done(false);
         };";
     let deadline = std::time::Instant::now() + crate::harness::PATIENCE;
     loop {
-        let files = browser.client.execute_async(stored, vec![]).await.unwrap();
-        if files.as_str().is_some_and(|f| f.contains("Second answer.")) {
+        let saved = browser.client.execute_async(stored, vec![]).await.unwrap();
+        if saved == Value::Bool(true) {
             break;
         }
         assert!(
             std::time::Instant::now() < deadline,
-            "the live chat was never saved: {files}"
+            "the live chat was never saved with its stopped reply"
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -700,12 +730,22 @@ async fn a_live_chat_is_kept_in_the_library_and_resumed_after_a_reload() {
     browser.open("?tab=chat").await;
     wait_settled(&browser, 4).await;
     assert_eq!(messages(&browser).await, before);
+    // The incomplete marker and the record of model calls come back with it.
+    browser
+        .wait_until(
+            "document.querySelectorAll(\"[data-testid='message'][data-state='incomplete']\").length === 1",
+            "the stopped reply to be shown incomplete after the reload",
+        )
+        .await;
+    assert_eq!(call_usage(&browser).await, calls);
     // Chatting on keeps saving into the same session, not a new one.
     send(&browser, "third question").await;
     wait_settled(&browser, 6).await;
     let sent = posts(&server);
     assert_eq!(sent.len(), 3);
+    // A reply the user stopped is still sent; only one a failure cut short would not be.
     assert_eq!(sent[2]["messages"].as_array().unwrap().len(), 6);
+    assert_eq!(call_usage(&browser).await.len(), 3);
 
     // It is a session like any other: listed, duplicated and exported in Inspect.
     browser
@@ -756,6 +796,154 @@ async fn a_live_chat_is_kept_in_the_library_and_resumed_after_a_reload() {
         assert_eq!(archive.len(), 6);
         assert_eq!(archive[5]["content"], "Third answer.");
     }
+    assert!(browser.console_errors().await.is_empty());
+    browser.close().await;
+}
+
+/// Sets a number field the way typing would.
+async fn type_number(browser: &Browser, testid: &str, value: &str) {
+    let input = browser.wait_testid(testid).await;
+    input.clear().await.unwrap();
+    input.send_keys(value).await.unwrap();
+}
+
+/// The text of the Chat tab's front page, whitespace made single spaces.
+async fn summary_text(browser: &Browser) -> String {
+    words(&browser.wait_testid("summary").await.text().await.unwrap())
+}
+
+#[tokio::test]
+async fn the_live_chats_editions_are_shown_and_restore_and_edit_reach_the_chat() {
+    let server = TestServer::start().await;
+    server.script([
+        text("First answer."),
+        text("Second answer."),
+        text("The user asked two questions."),
+    ]);
+    let browser = Browser::new().await;
+    connect(&browser, Setup::new(&server.base_url)).await;
+    // A small trigger: summarise at 2 turns, keep 1 (keep first, so each step is valid).
+    type_number(&browser, "policy-keep", "1").await;
+    type_number(&browser, "policy-max_turns", "2").await;
+    browser
+        .wait_until(
+            "!document.querySelector('[data-testid=param-error]')",
+            "the new trigger to apply",
+        )
+        .await;
+    browser
+        .wait_testid("tab-editions")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser.wait_testid("panel-editions").await;
+    assert_eq!(browser.all_testid("edition").await.len(), 0);
+    browser.wait_testid("tab-chat").await.click().await.unwrap();
+    for n in 1..=2 {
+        send(&browser, &format!("question {n}")).await;
+        wait_settled(&browser, 2 * n).await;
+    }
+    browser.wait_testid("summary").await;
+    let first = summary_text(&browser).await;
+    assert_eq!(first, "The user asked two questions.");
+
+    // The live memory's edition, the same way a demo's is shown.
+    browser
+        .wait_testid("tab-editions")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_until(
+            "document.querySelectorAll(\"[data-testid='edition'][data-cycle='1']\").length === 1",
+            "the live chat's first edition",
+        )
+        .await;
+    let edition = &browser.all_testid("edition").await[0];
+    let folded = edition
+        .find(Locator::Css("[data-testid=edition-folded]"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        folded.contains("question 1") && !folded.contains("question 2"),
+        "{folded}"
+    );
+    assert_eq!(
+        browser
+            .wait_testid("timeline-position")
+            .await
+            .text()
+            .await
+            .unwrap(),
+        "1 of 1: Edition 1 · turn 1 folded"
+    );
+
+    // Edit prints edition 2 by hand, and the Chat's summary follows.
+    edition
+        .find(Locator::Css("[data-testid=edition-edit]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let editor = browser.wait_testid("edition-editor").await;
+    editor.clear().await.unwrap();
+    editor
+        .send_keys("Edited by hand: two questions.")
+        .await
+        .unwrap();
+    browser
+        .wait_testid("edition-save")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_until(
+            "document.querySelectorAll(\"[data-testid='edition'][data-cycle='2']\").length === 1",
+            "a hand-edited second edition",
+        )
+        .await;
+    browser.wait_testid("tab-chat").await.click().await.unwrap();
+    assert_eq!(
+        summary_text(&browser).await,
+        "Edited by hand: two questions."
+    );
+
+    // Restore brings edition 1 back as edition 3, and the Chat's summary follows again.
+    browser
+        .wait_testid("tab-editions")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser.wait_testid("edition").await;
+    browser.all_testid("edition").await[0]
+        .find(Locator::Css("[data-testid=edition-restore]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_until(
+            "document.querySelectorAll(\"[data-testid='edition'][data-cycle='3']\").length === 1",
+            "the restored third edition",
+        )
+        .await;
+    browser.wait_testid("tab-chat").await.click().await.unwrap();
+    assert_eq!(summary_text(&browser).await, first);
+    // The next request carries the restored summary.
+    send(&browser, "question 3").await;
+    wait_settled(&browser, 6).await;
+    let last = posts(&server).pop().unwrap().to_string();
+    assert!(last.contains("The user asked two questions."), "{last}");
+    assert!(!last.contains("Edited by hand"), "{last}");
     assert!(browser.console_errors().await.is_empty());
     browser.close().await;
 }

@@ -52,11 +52,7 @@ fn played() -> Session {
             cycle += 1;
         }
     }
-    Session {
-        name: "Aarav's plan".into(),
-        settings: SessionSettings::default(),
-        memory,
-    }
+    Session::new("Aarav's plan", SessionSettings::default(), memory)
 }
 
 fn write_file(dir: &TempDir, name: &str, text: &str) -> String {
