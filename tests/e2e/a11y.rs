@@ -63,7 +63,7 @@ async fn unnamed(browser: &Browser) -> Vec<String> {
 async fn every_control_on_every_tab_has_an_accessible_name() {
     let browser = Browser::new().await;
     browser.open("?demo=fincoach").await;
-    browser.wait_testid("play-all").await.click().await.unwrap();
+    browser.click_testid("play-all").await;
     browser
         .wait_until(
             "document.querySelector('[data-testid=progress]')?.textContent.includes('finished')",
@@ -81,12 +81,7 @@ async fn every_control_on_every_tab_has_an_accessible_name() {
         browser.wait_testid(&format!("panel-{tab}")).await;
         if tab == "editions" {
             // Open one inline editor, so its textarea and buttons are checked too.
-            browser
-                .wait_testid("edition-edit")
-                .await
-                .click()
-                .await
-                .unwrap();
+            browser.click_testid("edition-edit").await;
             browser.wait_testid("edition-editor").await;
         }
         for html in unnamed(&browser).await {

@@ -31,10 +31,6 @@ async fn messages(browser: &Browser) -> Vec<(String, String, String)> {
     out
 }
 
-async fn click(browser: &Browser, testid: &str) {
-    browser.wait_testid(testid).await.click().await.unwrap();
-}
-
 /// The engine's own run of a demo, to compare the page against.
 fn played(script: DemoScript) -> DemoPlayer {
     let mut player = DemoPlayer::new(script).unwrap();
@@ -53,7 +49,7 @@ async fn fincoach_answers_turn_6_from_the_summary_without_an_endpoint() {
 
     // Step until turn 6's question has been sent: 5 turns of two messages, one cycle, one question.
     for _ in 0..(5 * 2 + 1 + 1) {
-        click(&browser, "step").await;
+        browser.click_testid("step").await;
     }
     browser
         .wait_until(
@@ -84,7 +80,7 @@ async fn fincoach_answers_turn_6_from_the_summary_without_an_endpoint() {
     );
     assert!(shown[0].2.contains("₹1,20,000"));
 
-    click(&browser, "play-all").await;
+    browser.click_testid("play-all").await;
     browser
         .wait_until(
             "document.querySelectorAll('[data-testid=message][data-state=folded]').length === 8",
@@ -107,7 +103,7 @@ async fn fincoach_answers_turn_6_from_the_summary_without_an_endpoint() {
     );
 
     // The editions survive the change of tab: the state lives at the app root.
-    click(&browser, "tab-editions").await;
+    browser.click_testid("tab-editions").await;
     browser
         .wait_until(
             "document.querySelectorAll('[data-testid=edition]').length === 2",
@@ -188,14 +184,14 @@ async fn drift_prints_three_editions_and_tracks_the_rule() {
             "demo=drift in the link",
         )
         .await;
-    click(&browser, "play-all").await;
+    browser.click_testid("play-all").await;
     browser
         .wait_until(
             "document.querySelectorAll('[data-testid=message][data-state=folded]').length === 12",
             "all twelve messages folded",
         )
         .await;
-    click(&browser, "tab-editions").await;
+    browser.click_testid("tab-editions").await;
     browser
         .wait_until(
             "document.querySelectorAll('[data-testid=edition]').length === 3",
@@ -231,19 +227,19 @@ async fn reset_starts_over_and_the_page_fits_a_phone() {
     browser
         .wait_until("window.innerWidth <= 400", "a phone-sized window")
         .await;
-    click(&browser, "play-all").await;
+    browser.click_testid("play-all").await;
     browser.wait_testid("summary").await;
     let fits = "document.documentElement.scrollWidth <= window.innerWidth";
     browser.wait_until(fits, "the chat to fit 360 px").await;
-    click(&browser, "reset").await;
+    browser.click_testid("reset").await;
     browser
         .wait_until(
             "!document.querySelector('[data-testid=summary]') && !document.querySelector('[data-testid=message]')",
             "an empty conversation after Reset",
         )
         .await;
-    click(&browser, "play-all").await;
-    click(&browser, "tab-editions").await;
+    browser.click_testid("play-all").await;
+    browser.click_testid("tab-editions").await;
     browser.wait_testid("edition").await;
     browser.wait_until(fits, "the editions to fit 360 px").await;
     let errors = browser.console_errors().await;

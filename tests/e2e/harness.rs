@@ -251,6 +251,15 @@ impl Browser {
             .unwrap_or_else(|e| panic!("nothing with data-testid={id} appeared: {e}"))
     }
 
+    /// Waits for the element with `data-testid=id` and clicks it.
+    pub async fn click_testid(&self, id: &str) {
+        self.wait_testid(id)
+            .await
+            .click()
+            .await
+            .unwrap_or_else(|e| panic!("could not click data-testid={id}: {e}"));
+    }
+
     pub async fn all_testid(&self, id: &str) -> Vec<fantoccini::elements::Element> {
         self.client
             .find_all(Locator::Css(&format!("[data-testid='{id}']")))

@@ -57,9 +57,9 @@ async fn connect(browser: &Browser, setup: Setup<'_>) {
             .unwrap();
     }
     if !setup.stream {
-        browser.wait_testid("stream").await.click().await.unwrap();
+        browser.click_testid("stream").await;
     }
-    browser.wait_testid("tab-chat").await.click().await.unwrap();
+    browser.click_testid("tab-chat").await;
     browser
         .wait_until(
             "!document.querySelector(\"[data-testid='chat-input']\").disabled",
@@ -76,7 +76,7 @@ async fn send(browser: &Browser, text: &str) {
         .send_keys(text)
         .await
         .unwrap();
-    browser.wait_testid("send").await.click().await.unwrap();
+    browser.click_testid("send").await;
 }
 
 /// (data-role, data-state, text) of every message on the page.
@@ -264,7 +264,7 @@ async fn stop_mid_stream_keeps_the_partial_reply_marked_incomplete() {
             "part of the reply to stream in",
         )
         .await;
-    browser.wait_testid("stop").await.click().await.unwrap();
+    browser.click_testid("stop").await;
     wait_settled(&browser, 2).await;
     let shown = messages(&browser).await;
     assert_eq!(shown[0].2, "count for me");
@@ -329,7 +329,7 @@ async fn check_failure(case: Failure<'_>) {
         case.name
     );
     assert_eq!(posts(&server).len(), case.attempts, "{}", case.name);
-    browser.wait_testid("retry").await.click().await.unwrap();
+    browser.click_testid("retry").await;
     wait_settled(&browser, 2).await;
     let shown = messages(&browser).await;
     assert_eq!(
@@ -603,7 +603,7 @@ async fn a_failed_summary_leaves_every_message_verbatim_and_offers_retry() {
     assert!(shown.iter().all(|m| m.1 == "verbatim"), "{shown:?}");
     assert!(absent(&browser, "summary").await);
     // Retry runs the job again; the server echoes now, so a summary appears.
-    browser.wait_testid("retry").await.click().await.unwrap();
+    browser.click_testid("retry").await;
     browser.wait_testid("summary").await;
     browser
         .wait_until(
@@ -627,7 +627,7 @@ async fn run_live_sends_a_demos_messages_to_the_endpoint_with_its_policy() {
         .select_by_value("fincoach")
         .await
         .unwrap();
-    browser.wait_testid("run-live").await.click().await.unwrap();
+    browser.click_testid("run-live").await;
     // Six turns under 4/2: a cycle after turn 4 folds turns 1-2, one after turn 6 folds 3-4.
     browser
         .wait_until(
@@ -689,7 +689,7 @@ async fn a_live_chat_is_kept_in_the_library_and_resumed_after_a_reload() {
             "part of the second reply to stream in",
         )
         .await;
-    browser.wait_testid("stop").await.click().await.unwrap();
+    browser.click_testid("stop").await;
     wait_settled(&browser, 4).await;
     server.chunk_delay(Duration::ZERO);
     let before = messages(&browser).await;
@@ -748,12 +748,7 @@ async fn a_live_chat_is_kept_in_the_library_and_resumed_after_a_reload() {
     assert_eq!(call_usage(&browser).await.len(), 3);
 
     // It is a session like any other: listed, duplicated and exported in Inspect.
-    browser
-        .wait_testid("tab-inspect")
-        .await
-        .click()
-        .await
-        .unwrap();
+    browser.click_testid("tab-inspect").await;
     browser
         .wait_until(
             "[...document.querySelectorAll(\"[data-testid='session-item']\")].map(e => e.textContent).join('|').includes('3 turns')",
@@ -763,19 +758,14 @@ async fn a_live_chat_is_kept_in_the_library_and_resumed_after_a_reload() {
     assert_eq!(browser.all_testid("session-item").await.len(), 1);
     let item = browser.wait_testid("session-name").await;
     assert_eq!(item.text().await.unwrap(), "Live chat");
-    browser
-        .wait_testid("session-duplicate")
-        .await
-        .click()
-        .await
-        .unwrap();
+    browser.click_testid("session-duplicate").await;
     browser
         .wait_until(
             "document.querySelectorAll(\"[data-testid='session-item']\").length === 2",
             "the duplicate",
         )
         .await;
-    browser.wait_testid("export").await.click().await.unwrap();
+    browser.click_testid("export").await;
     browser
         .wait_until(
             "document.querySelector(\"[data-testid='export-preview']\").textContent.includes('Live chat (copy)')",
@@ -831,15 +821,10 @@ async fn the_live_chats_editions_are_shown_and_restore_and_edit_reach_the_chat()
             "the new trigger to apply",
         )
         .await;
-    browser
-        .wait_testid("tab-editions")
-        .await
-        .click()
-        .await
-        .unwrap();
+    browser.click_testid("tab-editions").await;
     browser.wait_testid("panel-editions").await;
     assert_eq!(browser.all_testid("edition").await.len(), 0);
-    browser.wait_testid("tab-chat").await.click().await.unwrap();
+    browser.click_testid("tab-chat").await;
     for n in 1..=2 {
         send(&browser, &format!("question {n}")).await;
         wait_settled(&browser, 2 * n).await;
@@ -849,12 +834,7 @@ async fn the_live_chats_editions_are_shown_and_restore_and_edit_reach_the_chat()
     assert_eq!(first, "The user asked two questions.");
 
     // The live memory's edition, the same way a demo's is shown.
-    browser
-        .wait_testid("tab-editions")
-        .await
-        .click()
-        .await
-        .unwrap();
+    browser.click_testid("tab-editions").await;
     browser
         .wait_until(
             "document.querySelectorAll(\"[data-testid='edition'][data-cycle='1']\").length === 1",
@@ -897,31 +877,21 @@ async fn the_live_chats_editions_are_shown_and_restore_and_edit_reach_the_chat()
         .send_keys("Edited by hand: two questions.")
         .await
         .unwrap();
-    browser
-        .wait_testid("edition-save")
-        .await
-        .click()
-        .await
-        .unwrap();
+    browser.click_testid("edition-save").await;
     browser
         .wait_until(
             "document.querySelectorAll(\"[data-testid='edition'][data-cycle='2']\").length === 1",
             "a hand-edited second edition",
         )
         .await;
-    browser.wait_testid("tab-chat").await.click().await.unwrap();
+    browser.click_testid("tab-chat").await;
     assert_eq!(
         summary_text(&browser).await,
         "Edited by hand: two questions."
     );
 
     // Restore brings edition 1 back as edition 3, and the Chat's summary follows again.
-    browser
-        .wait_testid("tab-editions")
-        .await
-        .click()
-        .await
-        .unwrap();
+    browser.click_testid("tab-editions").await;
     browser.wait_testid("edition").await;
     browser.all_testid("edition").await[0]
         .find(Locator::Css("[data-testid=edition-restore]"))
@@ -936,7 +906,7 @@ async fn the_live_chats_editions_are_shown_and_restore_and_edit_reach_the_chat()
             "the restored third edition",
         )
         .await;
-    browser.wait_testid("tab-chat").await.click().await.unwrap();
+    browser.click_testid("tab-chat").await;
     assert_eq!(summary_text(&browser).await, first);
     // The next request carries the restored summary.
     send(&browser, "question 3").await;

@@ -50,7 +50,7 @@ async fn screenshots() {
     for (name, query, click, then, scroll) in shots {
         browser.open(query).await;
         for id in click.into_iter().chain(then) {
-            browser.wait_testid(id).await.click().await.unwrap();
+            browser.click_testid(id).await;
         }
         browser.wait_testid(&format!("panel-{name}")).await;
         if let Some(id) = scroll {

@@ -218,7 +218,7 @@ async fn an_imported_session_is_listed_inspected_exported_and_kept_across_a_relo
     );
 
     // Export, then compare the session part (the envelope's time differs) with the original.
-    browser.wait_testid("export").await.click().await.unwrap();
+    browser.click_testid("export").await;
     let out: Value = serde_json::from_str(&exported(&browser).await).unwrap();
     let original: Value = serde_json::from_str(&file).unwrap();
     assert_eq!(out["format"], original["format"]);
@@ -287,16 +287,11 @@ async fn the_api_key_never_appears_in_an_export() {
         .send_keys(KEY)
         .await
         .unwrap();
-    browser
-        .wait_testid("tab-inspect")
-        .await
-        .click()
-        .await
-        .unwrap();
+    browser.click_testid("tab-inspect").await;
     import(&browser, &path).await;
     wait_count(&browser, "session-item", 1).await;
     // The key is still set in Settings: the export could have taken it, and must not.
-    browser.wait_testid("export").await.click().await.unwrap();
+    browser.click_testid("export").await;
     let one = exported(&browser).await;
     assert!(one.contains("summary-memory-session"), "{one}");
     assert!(!one.contains(KEY));
@@ -341,12 +336,7 @@ async fn after_the_first_visit_the_app_loads_with_the_server_gone() {
     assert_eq!(calls, "4");
     assert_eq!(count(&browser, "schedule-row").await, 10);
     // Other tabs still open with no network.
-    browser
-        .wait_testid("tab-inspect")
-        .await
-        .click()
-        .await
-        .unwrap();
+    browser.click_testid("tab-inspect").await;
     browser.wait_testid("import-file").await;
     browser.close().await;
 }
@@ -361,12 +351,7 @@ async fn the_undo_of_a_delete_survives_a_reload() {
     import(&browser, &path).await;
     wait_count(&browser, "session-item", 1).await;
     wait_one_record(&browser, false).await;
-    browser
-        .wait_testid("session-delete")
-        .await
-        .click()
-        .await
-        .unwrap();
+    browser.click_testid("session-delete").await;
     wait_count(&browser, "session-item", 0).await;
     browser.wait_testid("undo-delete").await;
     // The deleted session is kept in storage, marked deleted, until the undo is given up.
@@ -395,18 +380,8 @@ async fn the_undo_of_a_delete_survives_a_reload() {
     assert_eq!(count(&browser, "undo-delete").await, 0);
 
     // Dismissing the undo removes the record.
-    browser
-        .wait_testid("session-delete")
-        .await
-        .click()
-        .await
-        .unwrap();
-    browser
-        .wait_testid("undo-dismiss")
-        .await
-        .click()
-        .await
-        .unwrap();
+    browser.click_testid("session-delete").await;
+    browser.click_testid("undo-dismiss").await;
     wait_stored(&browser, 0).await;
     browser.open("?tab=inspect").await;
     wait_count(&browser, "session-item", 0).await;
@@ -476,12 +451,7 @@ async fn two_tabs_never_silently_overwrite_each_other() {
         .unwrap();
     assert!(notice.contains("changed in another tab"), "{notice}");
     assert_eq!(count(&browser, "remote-keep-copy").await, 0);
-    browser
-        .wait_testid("remote-dismiss")
-        .await
-        .click()
-        .await
-        .unwrap();
+    browser.click_testid("remote-dismiss").await;
 
     // The stored record changes behind B's back (as if a message were lost); B's own rename is
     // then refused, and B offers both versions instead of overwriting either: first B takes
@@ -508,12 +478,7 @@ async fn two_tabs_never_silently_overwrite_each_other() {
         .unwrap();
     assert_eq!(bumped, Value::Bool(true));
     rename(&browser, "Renamed in B").await;
-    browser
-        .wait_testid("remote-reload")
-        .await
-        .click()
-        .await
-        .unwrap();
+    browser.click_testid("remote-reload").await;
     wait_names(&browser, &["Changed elsewhere"]).await;
     assert_eq!(count(&browser, "remote-notice").await, 0);
 
@@ -524,12 +489,7 @@ async fn two_tabs_never_silently_overwrite_each_other() {
         .unwrap();
     assert_eq!(bumped, Value::Bool(true));
     rename(&browser, "Renamed in B").await;
-    browser
-        .wait_testid("remote-keep-copy")
-        .await
-        .click()
-        .await
-        .unwrap();
+    browser.click_testid("remote-keep-copy").await;
     wait_names(&browser, &["Changed again", "Renamed in B (copy)"]).await;
     wait_stored(&browser, 2).await;
     // A hears of the copy and lists it too.

@@ -25,12 +25,7 @@ async fn test_connection(browser: &Browser, base_url: &str, key: &str) {
             .await
             .unwrap();
     }
-    browser
-        .wait_testid("test-connection")
-        .await
-        .click()
-        .await
-        .unwrap();
+    browser.click_testid("test-connection").await;
     browser
         .wait_until(
             "document.querySelector(\"[data-testid='models-found'], [data-testid='error']\")",
@@ -156,12 +151,7 @@ async fn a_closed_port_shows_a_network_error_with_the_fix() {
         .send_keys("localhost:1234/v1")
         .await
         .unwrap();
-    browser
-        .wait_testid("test-connection")
-        .await
-        .click()
-        .await
-        .unwrap();
+    browser.click_testid("test-connection").await;
     let text = browser.wait_testid("error").await.text().await.unwrap();
     assert!(
         text.contains("must start with http:// or https://"),
@@ -203,12 +193,7 @@ async fn a_reload_keeps_the_settings_and_the_key_stays_out_of_local_storage() {
     expect_key_in(&browser, "localStorage", false).await;
 
     // Opting in stores the key on the device, with a plain warning; opting out removes it.
-    browser
-        .wait_testid("remember-key")
-        .await
-        .click()
-        .await
-        .unwrap();
+    browser.click_testid("remember-key").await;
     let warning = browser
         .wait_testid("remember-warning")
         .await
@@ -221,12 +206,7 @@ async fn a_reload_keeps_the_settings_and_the_key_stays_out_of_local_storage() {
     );
     expect_key_in(&browser, "localStorage", true).await;
     expect_key_in(&browser, "sessionStorage", false).await;
-    browser
-        .wait_testid("remember-key")
-        .await
-        .click()
-        .await
-        .unwrap();
+    browser.click_testid("remember-key").await;
     expect_key_in(&browser, "localStorage", false).await;
     assert!(
         browser

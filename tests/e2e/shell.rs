@@ -56,12 +56,7 @@ async fn the_tab_comes_from_the_query_and_goes_back_into_it() {
     }
     // Clicking a tab rewrites the address bar, so the view can be shared as a link.
     browser.open("?tab=chat&max_turns=4").await;
-    browser
-        .wait_testid("tab-tuner")
-        .await
-        .click()
-        .await
-        .unwrap();
+    browser.click_testid("tab-tuner").await;
     browser.wait_testid("panel-tuner").await;
     browser
         .wait_until(
@@ -83,12 +78,7 @@ async fn a_bad_parameter_shows_param_error_and_the_app_still_works() {
     assert!(text.contains("?tab=nowhere"), "{text}");
     assert!(text.contains("?keep=many"), "{text}");
     browser.wait_testid("panel-chat").await;
-    browser
-        .wait_testid("tab-settings")
-        .await
-        .click()
-        .await
-        .unwrap();
+    browser.click_testid("tab-settings").await;
     browser.wait_testid("panel-settings").await;
     browser.close().await;
 }

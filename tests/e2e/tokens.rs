@@ -251,18 +251,8 @@ async fn without_its_vocabulary_file_the_tab_says_so_and_counts_are_estimates() 
         "{message}"
     );
     // Trying again fails the same way, and the page keeps working.
-    browser
-        .wait_testid("vocab-retry")
-        .await
-        .click()
-        .await
-        .unwrap();
-    browser
-        .wait_testid("tab-tuner")
-        .await
-        .click()
-        .await
-        .unwrap();
+    browser.click_testid("vocab-retry").await;
+    browser.click_testid("tab-tuner").await;
     browser.wait_testid("panel-tuner").await;
     browser.close().await;
 }
@@ -309,12 +299,7 @@ async fn a_megabyte_paste_is_estimated_and_the_page_stays_responsive() {
     assert_eq!(chars, (1 << 20).to_string());
 
     // Still responsive: another tab opens on click.
-    browser
-        .wait_testid("tab-tuner")
-        .await
-        .click()
-        .await
-        .unwrap();
+    browser.click_testid("tab-tuner").await;
     browser.wait_testid("panel-tuner").await;
     let errors = browser.console_errors().await;
     assert!(errors.is_empty(), "console errors: {errors:#?}");
@@ -326,19 +311,9 @@ async fn the_tab_bar_is_clickable_while_the_vocabulary_may_still_load() {
     let browser = Browser::new().await;
     browser.open("?tab=tokens").await;
     // Straight after mounting, before waiting for any count.
-    browser
-        .wait_testid("tab-tuner")
-        .await
-        .click()
-        .await
-        .unwrap();
+    browser.click_testid("tab-tuner").await;
     browser.wait_testid("panel-tuner").await;
-    browser
-        .wait_testid("tab-tokens")
-        .await
-        .click()
-        .await
-        .unwrap();
+    browser.click_testid("tab-tokens").await;
     browser
         .wait_until(
             &format!("{COUNT} && {COUNT}.dataset.state === 'exact'"),

@@ -6,8 +6,20 @@ use summary_memory::engine::{DemoPlayer, DemoScript, Policy, Trigger, WordCounte
 
 use crate::harness::Browser;
 
-async fn click(browser: &Browser, testid: &str) {
-    browser.wait_testid(testid).await.click().await.unwrap();
+/// Opens the drift demo in the Editions tab and plays it to its three editions; returns the
+/// engine's own run of it, to compare the page against.
+async fn drift_played_in_editions(browser: &Browser) -> DemoPlayer {
+    browser.open("?demo=drift&tab=editions").await;
+    browser.click_testid("play-all-editions").await;
+    browser
+        .wait_until(
+            "document.querySelectorAll('[data-testid=edition]').length === 3",
+            "three editions",
+        )
+        .await;
+    let mut engine = DemoPlayer::new(DemoScript::drift()).unwrap();
+    engine.play_all(&WordCounter).unwrap();
+    engine
 }
 
 async fn type_into(browser: &Browser, testid: &str, text: &str) {
@@ -46,7 +58,7 @@ async fn changing_the_trigger_in_the_panel_moves_the_summary_cycle() {
     // Under the script's policy (4, keep 2) turn 2's reply folds nothing; under (2, keep 1) it
     // folds turn 1: ask 1, reply 1, ask 2, reply 2, then the cycle.
     for _ in 0..5 {
-        click(&browser, "step").await;
+        browser.click_testid("step").await;
     }
     let summary = browser.wait_testid("summary").await;
     assert!(summary.text().await.unwrap().contains("1,20,000"));
@@ -56,7 +68,7 @@ async fn changing_the_trigger_in_the_panel_moves_the_summary_cycle() {
             "turn 1 folded",
         )
         .await;
-    click(&browser, "play-all").await;
+    browser.click_testid("play-all").await;
 
     let mut engine = DemoPlayer::new(DemoScript::fincoach()).unwrap();
     let policy = Policy {
@@ -80,7 +92,7 @@ async fn changing_the_trigger_in_the_panel_moves_the_summary_cycle() {
         browser.wait_testid("summary").await.text().await.unwrap(),
         engine.summary().unwrap()
     );
-    click(&browser, "tab-editions").await;
+    browser.click_testid("tab-editions").await;
     browser
         .wait_until(
             "document.querySelectorAll('[data-testid=edition]').length === 5",
@@ -97,10 +109,10 @@ async fn pinned_facts_are_added_and_removed_in_the_panel_and_badged_in_the_editi
     let browser = Browser::new().await;
     browser.open("?demo=fincoach").await;
     assert_eq!(count(&browser, "pinned-fact").await, 2);
-    click(&browser, "fact-add").await;
+    browser.click_testid("fact-add").await;
     browser.wait_testid("fact-error").await;
     type_into(&browser, "fact-input", "emergency fund").await;
-    click(&browser, "fact-add").await;
+    browser.click_testid("fact-add").await;
     browser
         .wait_until(
             "document.querySelectorAll('[data-testid=pinned-fact]').length === 3",
@@ -108,7 +120,7 @@ async fn pinned_facts_are_added_and_removed_in_the_panel_and_badged_in_the_editi
         )
         .await;
     // Unpin the first (the salary).
-    click(&browser, "unpin-fact").await;
+    browser.click_testid("unpin-fact").await;
     browser
         .wait_until(
             "document.querySelectorAll('[data-testid=pinned-fact]').length === 2",
@@ -117,14 +129,14 @@ async fn pinned_facts_are_added_and_removed_in_the_panel_and_badged_in_the_editi
         .await;
     let placement = browser.wait_testid("policy-placement").await;
     placement.select_by_value("user_ack").await.unwrap();
-    click(&browser, "play-all").await;
+    browser.click_testid("play-all").await;
     browser
         .wait_until(
             "document.querySelector('[data-testid=policy]')?.textContent.includes('as a user message')",
             "the placement in use",
         )
         .await;
-    click(&browser, "tab-editions").await;
+    browser.click_testid("tab-editions").await;
     browser.wait_testid("edition").await;
     let phrases: Vec<String> = {
         let mut out = Vec::new();
@@ -145,16 +157,7 @@ async fn pinned_facts_are_added_and_removed_in_the_panel_and_badged_in_the_editi
 #[tokio::test]
 async fn restore_brings_back_an_old_edition_as_the_summary() {
     let browser = Browser::new().await;
-    browser.open("?demo=drift&tab=editions").await;
-    click(&browser, "play-all-editions").await;
-    browser
-        .wait_until(
-            "document.querySelectorAll('[data-testid=edition]').length === 3",
-            "three editions",
-        )
-        .await;
-    let mut engine = DemoPlayer::new(DemoScript::drift()).unwrap();
-    engine.play_all(&WordCounter).unwrap();
+    let engine = drift_played_in_editions(&browser).await;
     let first = engine.editions()[0].summary.clone();
     let editions = browser.all_testid("edition").await;
     editions[0]
@@ -181,7 +184,7 @@ async fn restore_brings_back_an_old_edition_as_the_summary() {
             .unwrap(),
         "Edition 4 · edition 1 restored"
     );
-    click(&browser, "tab-chat").await;
+    browser.click_testid("tab-chat").await;
     assert_eq!(
         browser.wait_testid("summary").await.text().await.unwrap(),
         first
@@ -193,7 +196,7 @@ async fn restore_brings_back_an_old_edition_as_the_summary() {
 async fn edit_saves_a_hand_edited_edition_and_escape_cancels() {
     let browser = Browser::new().await;
     browser.open("?demo=fincoach&tab=editions").await;
-    click(&browser, "play-all-editions").await;
+    browser.click_testid("play-all-editions").await;
     browser
         .wait_until(
             "document.querySelectorAll('[data-testid=edition]').length === 2",
@@ -231,7 +234,7 @@ async fn edit_saves_a_hand_edited_edition_and_escape_cancels() {
         .send_keys("The user earns ₹1,20,000 a month and never wants equities.")
         .await
         .unwrap();
-    click(&browser, "edition-save").await;
+    browser.click_testid("edition-save").await;
     browser
         .wait_until(
             "document.querySelectorAll('[data-testid=edition]').length === 3",
@@ -249,7 +252,7 @@ async fn edit_saves_a_hand_edited_edition_and_escape_cancels() {
             .unwrap(),
         "Edition 3 · edited by hand"
     );
-    click(&browser, "tab-chat").await;
+    browser.click_testid("tab-chat").await;
     assert_eq!(
         browser.wait_testid("summary").await.text().await.unwrap(),
         "The user earns ₹1,20,000 a month and never wants equities."
@@ -271,12 +274,7 @@ async fn the_theme_toggle_is_remembered_across_a_reload() {
     browser
         .wait_until(&format!("{attribute} === 'light'"), "the light theme")
         .await;
-    browser
-        .wait_testid("theme-toggle")
-        .await
-        .click()
-        .await
-        .unwrap();
+    browser.click_testid("theme-toggle").await;
     browser
         .wait_until(&format!("{attribute} === 'dark'"), "the dark theme")
         .await;
@@ -304,12 +302,7 @@ async fn the_theme_toggle_is_remembered_across_a_reload() {
         .await
         .unwrap();
     assert_eq!(background, "rgb(23, 25, 28)");
-    browser
-        .wait_testid("theme-toggle")
-        .await
-        .click()
-        .await
-        .unwrap();
+    browser.click_testid("theme-toggle").await;
     browser
         .wait_until(&format!("{attribute} === null"), "back to the system's")
         .await;
@@ -342,7 +335,7 @@ async fn a_chat_model_alone_is_enough_to_chat_live() {
         field.attr("placeholder").await.unwrap().as_deref(),
         Some("the chat model")
     );
-    browser.wait_testid("tab-chat").await.click().await.unwrap();
+    browser.click_testid("tab-chat").await;
     browser
         .wait_until(
             "!document.querySelector(\"[data-testid='chat-input']\").disabled",
@@ -355,21 +348,12 @@ async fn a_chat_model_alone_is_enough_to_chat_live() {
 #[tokio::test]
 async fn the_timeline_steps_through_the_cycles_and_plays_the_rewrite_to_the_end() {
     let browser = Browser::new().await;
-    browser.open("?demo=drift&tab=editions").await;
-    click(&browser, "play-all-editions").await;
-    browser
-        .wait_until(
-            "document.querySelectorAll('[data-testid=edition]').length === 3",
-            "three editions",
-        )
-        .await;
-    let mut engine = DemoPlayer::new(DemoScript::drift()).unwrap();
-    engine.play_all(&WordCounter).unwrap();
+    let engine = drift_played_in_editions(&browser).await;
     let cycle = "document.querySelector('[data-testid=timeline]').dataset.cycle";
     browser
         .wait_until(&format!("{cycle} === '1'"), "the first cycle")
         .await;
-    click(&browser, "timeline-next").await;
+    browser.click_testid("timeline-next").await;
     browser
         .wait_until(&format!("{cycle} === '2'"), "the second cycle")
         .await;
@@ -392,7 +376,7 @@ async fn the_timeline_steps_through_the_cycles_and_plays_the_rewrite_to_the_end(
             .starts_with("2 of 3: Edition 2")
     );
 
-    click(&browser, "timeline-play").await;
+    browser.click_testid("timeline-play").await;
     let rewrite = "document.querySelector('[data-testid=rewrite]')";
     browser
         .wait_until(
