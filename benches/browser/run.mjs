@@ -10,78 +10,28 @@
 //   npm ci --prefix benches/browser && node benches/browser/run.mjs
 // Environment: SM_DIST (default dist), SM_BENCH_SECONDS (time per throughput run, default 2).
 
-import { spawn } from 'node:child_process'
-import { createServer } from 'node:http'
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, existsSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { extname, join, normalize, resolve, dirname } from 'node:path'
+import { readFileSync, readdirSync, statSync, existsSync } from 'node:fs'
+import { join, normalize, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
+import { dist, fail, root, serve, sleep, withChromium } from './chromium.mjs'
 
 const here = dirname(fileURLToPath(import.meta.url))
-const root = resolve(here, '..', '..')
-const dist = resolve(root, process.env.SM_DIST ?? 'dist')
 const gptDir = join(here, 'node_modules', 'gpt-tokenizer')
 const corpusPath = join(root, 'tests', 'tokenizer-oracle', 'corpus.json')
 const seconds = Number(process.env.SM_BENCH_SECONDS ?? 2)
 
-if (!existsSync(join(dist, 'index.html'))) fail(`no release build in ${dist}: run \`trunk build --release --offline\``)
 if (!existsSync(gptDir)) fail('gpt-tokenizer is missing: run `npm ci --prefix benches/browser`')
 
-const types = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css', '.json': 'application/json' }
-
-// The page's origin serves the app, /bench/gpt/ (the npm package) and /bench/corpus.json, so
-// gpt-tokenizer loads under the app's own CSP (script-src 'self').
-function serve() {
-  const server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname)
-    let file
-    if (path === '/bench/corpus.json') file = corpusPath
-    else if (path.startsWith('/bench/gpt/')) file = join(gptDir, normalize(path.slice('/bench/gpt/'.length)))
-    else file = join(dist, normalize(path))
-    if (!file.startsWith(gptDir) && !file.startsWith(dist) && file !== corpusPath) file = null
-    if (!file || !existsSync(file) || statSync(file).isDirectory()) file = join(dist, 'index.html')
-    // no-cache (revalidate on use), not no-store: the app's service worker copies what the page
-    // fetched from the HTTP cache instead of downloading it again, as with a real server.
-    res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-cache' })
-    res.end(readFileSync(file))
-  })
-  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)))
-}
-
-async function startDriver() {
-  const probe = await serve()
-  const port = probe.address().port + 1
-  probe.close()
-  const child = spawn('chromedriver', [`--port=${port}`], { stdio: 'ignore' })
-  child.on('error', () => fail('chromedriver is not installed: run scripts/tools.sh --browser'))
-  const url = `http://127.0.0.1:${port}`
-  for (let i = 0; i < 200; i++) {
-    try {
-      await fetch(`${url}/status`)
-      return { url, child }
-    } catch {
-      await sleep(50)
-    }
+// Besides the app, the page's origin serves /bench/gpt/ (the npm package) and
+// /bench/corpus.json, so gpt-tokenizer loads under the app's own CSP (script-src 'self').
+function route(path) {
+  if (path === '/bench/corpus.json') return corpusPath
+  if (path.startsWith('/bench/gpt/')) {
+    const file = join(gptDir, normalize(path.slice('/bench/gpt/'.length)))
+    return file.startsWith(gptDir) ? file : null
   }
-  fail('chromedriver did not start')
-}
-
-async function wd(driver, method, path, body) {
-  const res = await fetch(`${driver}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  const json = await res.json()
-  if (!res.ok) throw new Error(`${method} ${path}: ${JSON.stringify(json.value)}`)
-  return json.value
-}
-
-const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms))
-function fail(message) {
-  console.error(`bench: ${message}`)
-  process.exit(1)
+  return null
 }
 
 // Runs in the page (an async WebDriver script): times both tokenizers on the corpus.
@@ -135,40 +85,19 @@ const first = performance.getEntriesByName('first-paint')[0];
 return { firstPaint: first ? first.startTime : null, mounted: m('sm-mounted'), vocabStart: m('sm-vocab-start-o200k_base'), vocabFetched: m('sm-vocab-fetched-o200k_base'), vocabLoaded: m('sm-vocab-loaded-o200k_base'), fcp: paint ? paint.startTime : null };
 `
 
-const server = await serve()
-const app = `http://127.0.0.1:${server.address().port}/`
-const { url: driver, child } = await startDriver()
-const profile = mkdtempSync(join(tmpdir(), 'sm-bench-'))
-let session
-try {
-  const caps = {
-    capabilities: {
-      alwaysMatch: {
-        'goog:chromeOptions': {
-          binary: '/usr/bin/chromium',
-          args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-            '--disable-background-networking', '--disable-component-update', '--disable-sync',
-            '--disable-dev-shm-usage', `--user-data-dir=${profile}`],
-        },
-      },
-    },
-  }
-  session = (await wd(driver, 'POST', '/session', caps)).sessionId
-  const s = `/session/${session}`
-  await wd(driver, 'POST', `${s}/timeouts`, { script: 600000, pageLoad: 60000 })
-  await wd(driver, 'POST', `${s}/url`, { url: `${app}?tab=tokens` })
+await withChromium(await serve(route), async (page) => {
+  await page.goto(`${page.app}?tab=tokens`)
   let t = null
   for (let i = 0; i < 600 && !(t && t.vocabLoaded); i++) {
-    t = await wd(driver, 'POST', `${s}/execute/sync`, { script: marks, args: [] })
+    t = await page.sync(marks)
     if (!t.vocabLoaded) await sleep(50)
   }
   if (!t.vocabLoaded) throw new Error('the app never marked the o200k_base vocabulary as loaded')
   // The tab bar answers a click once the vocabulary has loaded at the latest; clicking now proves
   // it is a working button (the e2e tier checks clicks during the load).
-  const tuner = await wd(driver, 'POST', `${s}/element`, { using: 'css selector', value: "[data-testid='tab-tuner']" })
-  await wd(driver, 'POST', `${s}/element/${Object.values(tuner)[0]}/click`, {})
+  await page.click("[data-testid='tab-tuner']")
 
-  const r = await wd(driver, 'POST', `${s}/execute/async`, { script: inPage, args: [seconds] })
+  const r = await page.async(inPage, [seconds])
   if (r.error) throw new Error(r.error)
 
   const kb = (n) => `${(n / 1024).toFixed(0)} KiB`
@@ -210,9 +139,4 @@ try {
   // Time per corpus, ours / theirs, like the init ratio: below 1.0 means we count faster.
   console.log(`  time ratio ours / gpt-tokenizer      ${(r.gptRateCold / r.oursRateCold).toFixed(2)} (cold), ${(r.gptRateWarm / r.oursRateWarm).toFixed(2)} (warm)`)
   if (r.oursTokens !== r.gptTokens) console.log(`\nnote: token totals differ (${r.oursTokens} vs ${r.gptTokens}); tests/tokens_exact.rs says where`)
-} finally {
-  if (session) await wd(driver, 'DELETE', `/session/${session}`).catch(() => {})
-  child.kill()
-  server.close()
-  rmSync(profile, { recursive: true, force: true })
-}
+})

@@ -12,68 +12,10 @@
 // Environment: SM_DIST (default dist), SM_BENCH_TURNS (default 5000), SM_BENCH_RUNS (default 3).
 // No npm packages are needed: chromedriver is driven over its plain HTTP API.
 
-import { spawn } from 'node:child_process'
-import { createServer } from 'node:http'
-import { mkdtempSync, readFileSync, statSync, existsSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { extname, join, normalize, resolve, dirname } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { serve, sleep, withChromium } from './chromium.mjs'
 
-const here = dirname(fileURLToPath(import.meta.url))
-const root = resolve(here, '..', '..')
-const dist = resolve(root, process.env.SM_DIST ?? 'dist')
 const turns = Number(process.env.SM_BENCH_TURNS ?? 5000)
 const runs = Number(process.env.SM_BENCH_RUNS ?? 3)
-
-if (!existsSync(join(dist, 'index.html'))) fail(`no release build in ${dist}: run \`trunk build --release --offline\``)
-
-const types = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css', '.json': 'application/json' }
-
-function serve() {
-  const server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname)
-    let file = join(dist, normalize(path))
-    if (!file.startsWith(dist) || !existsSync(file) || statSync(file).isDirectory()) file = join(dist, 'index.html')
-    res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' })
-    res.end(readFileSync(file))
-  })
-  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)))
-}
-
-async function startDriver() {
-  const probe = await serve()
-  const port = probe.address().port + 1
-  probe.close()
-  const child = spawn('chromedriver', [`--port=${port}`], { stdio: 'ignore' })
-  child.on('error', () => fail('chromedriver is not installed: run scripts/tools.sh --browser'))
-  const url = `http://127.0.0.1:${port}`
-  for (let i = 0; i < 200; i++) {
-    try {
-      await fetch(`${url}/status`)
-      return { url, child }
-    } catch {
-      await sleep(50)
-    }
-  }
-  fail('chromedriver did not start')
-}
-
-async function wd(driver, method, path, body) {
-  const res = await fetch(`${driver}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  const json = await res.json()
-  if (!res.ok) throw new Error(`${method} ${path}: ${JSON.stringify(json.value)}`)
-  return json.value
-}
-
-const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms))
-function fail(message) {
-  console.error(`bench: ${message}`)
-  process.exit(1)
-}
 
 // Starts from an empty library, so every run imports into the same state.
 const clearStorage = `
@@ -147,38 +89,18 @@ const done = arguments[arguments.length - 1];
 })(arguments[0]).then(done, (e) => done({ error: String(e && e.stack || e) }));
 `
 
-const server = await serve()
-const app = `http://127.0.0.1:${server.address().port}/`
-const { url: driver, child } = await startDriver()
-const profile = mkdtempSync(join(tmpdir(), 'sm-bench-'))
-let session
-try {
-  const caps = {
-    capabilities: {
-      alwaysMatch: {
-        'goog:chromeOptions': {
-          binary: '/usr/bin/chromium',
-          args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-            '--disable-background-networking', '--disable-component-update', '--disable-sync',
-            '--disable-dev-shm-usage', '--window-size=1280,900', `--user-data-dir=${profile}`],
-        },
-      },
-    },
-  }
-  session = (await wd(driver, 'POST', '/session', caps)).sessionId
-  const s = `/session/${session}`
-  await wd(driver, 'POST', `${s}/timeouts`, { script: 600000, pageLoad: 60000 })
+await withChromium(await serve(), async (page) => {
   const results = []
   for (let i = 0; i < runs; i++) {
-    await wd(driver, 'POST', `${s}/url`, { url: `${app}?tab=inspect` })
-    await wd(driver, 'POST', `${s}/execute/async`, { script: clearStorage, args: [] })
-    await wd(driver, 'POST', `${s}/url`, { url: `${app}?tab=inspect` })
+    await page.goto(`${page.app}?tab=inspect`)
+    await page.async(clearStorage)
+    await page.goto(`${page.app}?tab=inspect`)
     for (let j = 0; j < 400; j++) {
-      const ready = await wd(driver, 'POST', `${s}/execute/sync`, { script: "return !!(window.wasmBindings && document.querySelector(\"[data-testid='import-file']\"))", args: [] })
+      const ready = await page.sync("return !!(window.wasmBindings && document.querySelector(\"[data-testid='import-file']\"))")
       if (ready) break
       await sleep(50)
     }
-    const r = await wd(driver, 'POST', `${s}/execute/async`, { script: inPage, args: [turns] })
+    const r = await page.async(inPage, [turns])
     if (r.error) throw new Error(r.error)
     results.push(r)
   }
@@ -197,9 +119,4 @@ try {
   console.log(`  rows in the page: ${r.rows.message} messages, ${r.rows.edition} editions, ${r.rows.replay} replay rows`)
   console.log(`\n  ratio import+paint / JSON.parse                      ${(median('paintedMs') / median('parseMs')).toFixed(1)}`)
   console.log(`  ratio import+paint / parse + all rows drawn          ${(median('paintedMs') / median('fullMs')).toFixed(2)}`)
-} finally {
-  if (session) await wd(driver, 'DELETE', `/session/${session}`).catch(() => {})
-  child.kill()
-  server.close()
-  rmSync(profile, { recursive: true, force: true })
-}
+})
