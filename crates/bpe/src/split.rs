@@ -13,14 +13,13 @@
 //! tiktoken's own, with possessive quantifiers written greedy; on these patterns the two mean the
 //! same, because nothing after them could succeed by taking characters back.
 //!
-//! Tests (unit and property) check that the pieces equal what tiktoken-rs's own regex produces.
+//! Tests (unit and property, in `summary_memory::tokens`, next to tiktoken-rs) check that the
+//! pieces equal what tiktoken-rs's own regex produces.
 
 use std::sync::{Mutex, MutexGuard};
 
 use regex_automata::hybrid::dfa::{Cache, DFA};
 use regex_automata::{Anchored, Input, MatchKind};
-
-use super::Encoding;
 
 /// Splits a text into the pieces that tiktoken's regex for one encoding would produce.
 ///
@@ -28,11 +27,20 @@ use super::Encoding;
 /// (the search is anchored there), so the forward search's end and pattern are all we need, and
 /// the meta regex would spend a second, reverse scan finding the start it was given.
 #[derive(Debug)]
-pub(crate) struct Splitter {
+pub struct Splitter {
     dfa: DFA,
     /// Lazy-DFA caches to reuse: one is taken for each text being split (nested splits take
     /// another) and given back when its pieces are done.
     caches: Mutex<Vec<Cache>>,
+}
+
+/// Which of tiktoken's pre-tokenising regexes to split with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pattern {
+    /// o200k_base's.
+    O200k,
+    /// cl100k_base's.
+    Cl100k,
 }
 
 /// The pattern whose match must give back its last character (the `\s+(?!\S)` emulation).
@@ -61,10 +69,10 @@ const CL100K_MAIN: &str = concat!(
 );
 
 impl Splitter {
-    pub(crate) fn new(encoding: Encoding) -> Result<Self, String> {
-        let (main, last) = match encoding {
-            Encoding::O200kBase => (O200K_MAIN, r"\s+"),
-            Encoding::Cl100kBase => (CL100K_MAIN, r"\s"),
+    pub fn new(pattern: Pattern) -> Result<Self, String> {
+        let (main, last) = match pattern {
+            Pattern::O200k => (O200K_MAIN, r"\s+"),
+            Pattern::Cl100k => (CL100K_MAIN, r"\s"),
         };
         // Leftmost-first over several patterns prefers the earlier pattern at the same start,
         // which is exactly how the alternation in tiktoken's regex behaves.
@@ -79,7 +87,7 @@ impl Splitter {
     }
 
     /// Iterates over the byte ranges of the pieces of `text`. The ranges tile the text.
-    pub(crate) fn pieces<'s, 't>(&'s self, text: &'t str) -> Pieces<'s, 't> {
+    pub fn pieces<'s, 't>(&'s self, text: &'t str) -> Pieces<'s, 't> {
         let cache = self.pool().pop().unwrap_or_else(|| self.dfa.create_cache());
         Pieces {
             splitter: self,
@@ -98,7 +106,7 @@ impl Splitter {
 }
 
 /// The pieces of one text, as byte ranges, in order.
-pub(crate) struct Pieces<'s, 't> {
+pub struct Pieces<'s, 't> {
     splitter: &'s Splitter,
     cache: Option<Cache>,
     text: &'t str,
@@ -148,52 +156,5 @@ impl Iterator for Pieces<'_, '_> {
         };
         self.at = end;
         Some(start..end)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn check(encoding: Encoding, text: &str, expect: &[&str]) {
-        let splitter = Splitter::new(encoding).expect("the patterns compile");
-        let got: Vec<&str> = splitter.pieces(text).map(|r| &text[r]).collect();
-        assert_eq!(got, expect, "{encoding:?} pieces of {text:?}");
-    }
-
-    #[test]
-    fn whitespace_before_a_word_gives_its_last_space_to_the_word() {
-        check(Encoding::O200kBase, "a   b", &["a", "  ", " b"]);
-        check(Encoding::Cl100kBase, "a   b", &["a", "  ", " b"]);
-    }
-
-    #[test]
-    fn whitespace_at_the_end_stays_whole() {
-        check(Encoding::O200kBase, "a   ", &["a", "   "]);
-        check(Encoding::Cl100kBase, "a   ", &["a", "   "]);
-    }
-
-    #[test]
-    fn trailing_whitespace_after_a_newline_differs_between_encodings() {
-        // o200k has no `\s+$` before `\s*[\r\n]+`, cl100k has one before `\s*[\r\n]`.
-        check(Encoding::O200kBase, "a\n  ", &["a", "\n", "  "]);
-        check(Encoding::Cl100kBase, "a\n  ", &["a", "\n  "]);
-    }
-
-    #[test]
-    fn multibyte_whitespace_is_given_back_by_whole_characters() {
-        check(
-            Encoding::O200kBase,
-            "a\u{3000}\u{3000}b",
-            &["a", "\u{3000}", "\u{3000}b"],
-        );
-    }
-
-    #[test]
-    fn a_million_spaces_split_in_linear_time() {
-        let text = " ".repeat(1 << 20) + "x";
-        let splitter = Splitter::new(Encoding::O200kBase).expect("the patterns compile");
-        let pieces: Vec<_> = splitter.pieces(&text).collect();
-        assert_eq!(pieces, vec![0..(1 << 20) - 1, (1 << 20) - 1..(1 << 20) + 1]);
     }
 }
