@@ -1,4 +1,4 @@
-//! Token counting over tiktoken-rs, with a per-text cache.
+//! Token counting with tiktoken's algorithm over tiktoken-rs's vocabularies, with a per-text cache.
 //!
 //! Architecture invariants:
 //! - Pure: no web crates, no clock, no I/O. A vocabulary arrives as bytes in the compact format
@@ -7,25 +7,23 @@
 //! - The wasm build does not link tiktoken-rs at all (it is a native-only dependency), so none of
 //!   its embedded vocabularies can reach the wasm. Natively, tiktoken-rs is the source of the
 //!   compact files ([`compact::from_tiktoken`], run at build time) and the reference in tests.
-//! - Counting is tiktoken's algorithm: our splitter (`split.rs`, tiktoken's regexes on a
+//! - Counting is tiktoken's algorithm, in the `sm-bpe` crate (`crates/bpe`, built at opt-level 3
+//!   while the rest of the wasm is built for size): its splitter (tiktoken's regexes on a
 //!   non-backtracking engine) cuts the text into pieces, and each piece is looked up or merged
-//!   by tiktoken's byte-pair procedure (`bpe.rs`), with a bounded per-piece cache in front.
+//!   by tiktoken's byte-pair procedure, with a bounded per-piece cache in front.
 //! - Counting has `encode_ordinary` semantics: "<|endoftext|>" typed by a user is ordinary text.
 //! - No input can panic or run unbounded: pieces longer than [`Limits::max_piece_bytes`] are
 //!   estimated instead, and the count says so ([`Count::Estimate`]).
 //! - Until a vocabulary is loaded counts are [`Count::Pending`]; if loading failed they are
 //!   [`Count::Estimate`]s by [`rough_estimate`], never 0.
 
-mod bpe;
 mod cache;
 mod chat;
 pub mod compact;
 mod count;
-mod split;
 mod vocab;
 
 use std::fmt;
-use std::ops::Range;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
@@ -39,6 +37,8 @@ pub use chat::{
     ChatCount, ChatTurn, REPLY_PRIMING, TOKENS_PER_MESSAGE, TOKENS_PER_NAME, TurnCount,
 };
 pub use count::Count;
+/// One token of a text, for a view that colours tokens (see [`sm_bpe::TokenSpan`]).
+pub use sm_bpe::TokenSpan;
 
 use cache::{Cache, Key};
 use vocab::Vocabulary;
@@ -64,6 +64,14 @@ impl Encoding {
         match self {
             Encoding::O200kBase => "o200k_base",
             Encoding::Cl100kBase => "cl100k_base",
+        }
+    }
+
+    /// The pre-tokenising regex of this encoding.
+    fn pattern(self) -> sm_bpe::Pattern {
+        match self {
+            Encoding::O200kBase => sm_bpe::Pattern::O200k,
+            Encoding::Cl100kBase => sm_bpe::Pattern::Cl100k,
         }
     }
 
@@ -121,18 +129,6 @@ impl Default for Limits {
             max_piece_bytes: 8 * 1024,
         }
     }
-}
-
-/// One token of a text, for a view that colours tokens.
-///
-/// `bytes` is a range into the text's UTF-8 bytes. A token may hold part of a character (an
-/// emoji is often split over several tokens), so render `String::from_utf8_lossy` of the range,
-/// or merge neighbouring spans until they end on a character boundary.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TokenSpan {
-    /// The token id, or `None` for an over-long piece that was estimated, not tokenised.
-    pub token: Option<u32>,
-    pub bytes: Range<usize>,
 }
 
 /// Counts tokens with a lazily loaded vocabulary and a per-text cache.

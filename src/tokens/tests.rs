@@ -5,9 +5,9 @@ use std::sync::LazyLock;
 
 use proptest::prelude::*;
 
-use super::split::Splitter;
 use super::*;
 use crate::engine::{Message, Role};
+use sm_bpe::Splitter;
 
 /// Parsing a vocabulary takes seconds in a debug build, so the tests share one loaded counter.
 static LOADED: LazyLock<TokenCounter> = LazyLock::new(|| {
@@ -192,7 +192,7 @@ proptest! {
     #[test]
     fn splitter_pieces_tokenise_like_the_whole_text(text in adversarial_text()) {
         for encoding in Encoding::ALL {
-            let splitter = Splitter::new(encoding).unwrap();
+            let splitter = Splitter::new(encoding.pattern()).unwrap();
             let by_piece: Vec<u32> = splitter
                 .pieces(&text)
                 .flat_map(|piece| reference(encoding, &text[piece]))
@@ -368,8 +368,8 @@ fn whitespace_before_an_over_long_piece_keeps_its_own_pieces() {
 fn the_compact_form_round_trips_every_token_of_tiktoken() {
     for encoding in Encoding::ALL {
         let data = compact::from_tiktoken(encoding);
-        let parsed = compact::parse(encoding, &data).expect("parses");
-        let ranks = super::bpe::Ranks::new(parsed.clone()).expect("indexes");
+        let parsed = sm_bpe::compact::parse(encoding.name(), &data).expect("parses");
+        let ranks = sm_bpe::Ranks::new(parsed.clone()).expect("indexes");
         let bpe = match encoding {
             Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),
             Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
@@ -523,4 +523,48 @@ fn before_the_vocabulary_loads_the_engine_counts_rough_estimates_and_the_demos_r
             assert!(message.tokens > 0, "{:?}", message.content);
         }
     }
+}
+
+// The splitter (`sm_bpe::Splitter`) on its own.
+
+fn check_pieces(encoding: Encoding, text: &str, expect: &[&str]) {
+    let splitter = Splitter::new(encoding.pattern()).expect("the patterns compile");
+    let got: Vec<&str> = splitter.pieces(text).map(|r| &text[r]).collect();
+    assert_eq!(got, expect, "{encoding:?} pieces of {text:?}");
+}
+
+#[test]
+fn whitespace_before_a_word_gives_its_last_space_to_the_word() {
+    check_pieces(Encoding::O200kBase, "a   b", &["a", "  ", " b"]);
+    check_pieces(Encoding::Cl100kBase, "a   b", &["a", "  ", " b"]);
+}
+
+#[test]
+fn whitespace_at_the_end_stays_whole() {
+    check_pieces(Encoding::O200kBase, "a   ", &["a", "   "]);
+    check_pieces(Encoding::Cl100kBase, "a   ", &["a", "   "]);
+}
+
+#[test]
+fn trailing_whitespace_after_a_newline_differs_between_encodings() {
+    // o200k has no `\s+$` before `\s*[\r\n]+`, cl100k has one before `\s*[\r\n]`.
+    check_pieces(Encoding::O200kBase, "a\n  ", &["a", "\n", "  "]);
+    check_pieces(Encoding::Cl100kBase, "a\n  ", &["a", "\n  "]);
+}
+
+#[test]
+fn multibyte_whitespace_is_given_back_by_whole_characters() {
+    check_pieces(
+        Encoding::O200kBase,
+        "a\u{3000}\u{3000}b",
+        &["a", "\u{3000}", "\u{3000}b"],
+    );
+}
+
+#[test]
+fn a_million_spaces_split_in_linear_time() {
+    let text = " ".repeat(1 << 20) + "x";
+    let splitter = Splitter::new(Encoding::O200kBase.pattern()).expect("the patterns compile");
+    let pieces: Vec<_> = splitter.pieces(&text).collect();
+    assert_eq!(pieces, vec![0..(1 << 20) - 1, (1 << 20) - 1..(1 << 20) + 1]);
 }

@@ -8,15 +8,15 @@
 
 use std::collections::BinaryHeap;
 
-use super::compact::{FormatError, Parsed};
+use crate::compact::{FormatError, Parsed};
 
 /// A token's id in its vocabulary; lower ranks merge first.
-pub(crate) type Rank = u32;
+pub type Rank = u32;
 
 const EMPTY: Rank = Rank::MAX;
 
 /// Every ordinary token of one vocabulary: rank → bytes and bytes → rank.
-pub(crate) struct Ranks {
+pub struct Ranks {
     bytes: Vec<u8>,
     starts: Vec<u32>,
     /// Open addressing with linear probing; `EMPTY` marks a free slot. Half full at most.
@@ -27,7 +27,7 @@ pub(crate) struct Ranks {
 
 impl Ranks {
     /// Indexes a parsed vocabulary. Fails on a repeated token or a missing single byte.
-    pub(crate) fn new(parsed: Parsed) -> Result<Ranks, FormatError> {
+    pub fn new(parsed: Parsed) -> Result<Ranks, FormatError> {
         let Parsed { bytes, starts } = parsed;
         let count = starts.len().saturating_sub(1);
         let slots = (count * 2).next_power_of_two().max(16);
@@ -66,7 +66,7 @@ impl Ranks {
 
     /// The rank of the token whose bytes are exactly `token`.
     #[inline]
-    pub(crate) fn get(&self, token: &[u8]) -> Option<Rank> {
+    pub fn get(&self, token: &[u8]) -> Option<Rank> {
         let mut slot = self.slot(token);
         loop {
             let held = self.table[slot];
@@ -82,7 +82,7 @@ impl Ranks {
 
     /// The bytes of `rank` (empty for a rank that holds no token).
     #[inline]
-    pub(crate) fn bytes_of(&self, rank: Rank) -> &[u8] {
+    pub fn bytes_of(&self, rank: Rank) -> &[u8] {
         let r = rank as usize;
         match (self.starts.get(r), self.starts.get(r + 1)) {
             (Some(&start), Some(&end)) => &self.bytes[start as usize..end as usize],
@@ -96,7 +96,7 @@ impl Ranks {
     }
 
     /// The number of tokens BPE turns `piece` into.
-    pub(crate) fn count(&self, piece: &[u8]) -> usize {
+    pub fn count(&self, piece: &[u8]) -> usize {
         match piece.len() {
             0 => 0,
             1 => 1,
@@ -107,7 +107,7 @@ impl Ranks {
     }
 
     /// The tokens BPE turns `piece` into, appended to `out`.
-    pub(crate) fn encode(&self, piece: &[u8], out: &mut Vec<Rank>) {
+    pub fn encode(&self, piece: &[u8], out: &mut Vec<Rank>) {
         if piece.is_empty() {
             return;
         }

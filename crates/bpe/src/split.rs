@@ -13,14 +13,13 @@
 //! tiktoken's own, with possessive quantifiers written greedy; on these patterns the two mean the
 //! same, because nothing after them could succeed by taking characters back.
 //!
-//! Tests (unit and property) check that the pieces equal what tiktoken-rs's own regex produces.
+//! Tests (unit and property, in `summary_memory::tokens`, next to tiktoken-rs) check that the
+//! pieces equal what tiktoken-rs's own regex produces.
 
 use std::sync::{Mutex, MutexGuard};
 
 use regex_automata::hybrid::dfa::{Cache, DFA};
 use regex_automata::{Anchored, Input, MatchKind};
-
-use super::Encoding;
 
 /// Splits a text into the pieces that tiktoken's regex for one encoding would produce.
 ///
@@ -28,11 +27,21 @@ use super::Encoding;
 /// (the search is anchored there), so the forward search's end and pattern are all we need, and
 /// the meta regex would spend a second, reverse scan finding the start it was given.
 #[derive(Debug)]
-pub(crate) struct Splitter {
+pub struct Splitter {
+    pattern: Pattern,
     dfa: DFA,
     /// Lazy-DFA caches to reuse: one is taken for each text being split (nested splits take
     /// another) and given back when its pieces are done.
     caches: Mutex<Vec<Cache>>,
+}
+
+/// Which of tiktoken's pre-tokenising regexes to split with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pattern {
+    /// o200k_base's.
+    O200k,
+    /// cl100k_base's.
+    Cl100k,
 }
 
 /// The pattern whose match must give back its last character (the `\s+(?!\S)` emulation).
@@ -61,10 +70,10 @@ const CL100K_MAIN: &str = concat!(
 );
 
 impl Splitter {
-    pub(crate) fn new(encoding: Encoding) -> Result<Self, String> {
-        let (main, last) = match encoding {
-            Encoding::O200kBase => (O200K_MAIN, r"\s+"),
-            Encoding::Cl100kBase => (CL100K_MAIN, r"\s"),
+    pub fn new(pattern: Pattern) -> Result<Self, String> {
+        let (main, last) = match pattern {
+            Pattern::O200k => (O200K_MAIN, r"\s+"),
+            Pattern::Cl100k => (CL100K_MAIN, r"\s"),
         };
         // Leftmost-first over several patterns prefers the earlier pattern at the same start,
         // which is exactly how the alternation in tiktoken's regex behaves.
@@ -73,13 +82,14 @@ impl Splitter {
             .build_many(&[main, r"\s+\s", last])
             .map_err(|e| e.to_string())?;
         Ok(Splitter {
+            pattern,
             dfa,
             caches: Mutex::new(Vec::new()),
         })
     }
 
     /// Iterates over the byte ranges of the pieces of `text`. The ranges tile the text.
-    pub(crate) fn pieces<'s, 't>(&'s self, text: &'t str) -> Pieces<'s, 't> {
+    pub fn pieces<'s, 't>(&'s self, text: &'t str) -> Pieces<'s, 't> {
         let cache = self.pool().pop().unwrap_or_else(|| self.dfa.create_cache());
         Pieces {
             splitter: self,
@@ -98,7 +108,7 @@ impl Splitter {
 }
 
 /// The pieces of one text, as byte ranges, in order.
-pub(crate) struct Pieces<'s, 't> {
+pub struct Pieces<'s, 't> {
     splitter: &'s Splitter,
     cache: Option<Cache>,
     text: &'t str,
@@ -121,6 +131,12 @@ impl Iterator for Pieces<'_, '_> {
             return None;
         }
         let start = self.at;
+        if self.splitter.pattern == Pattern::O200k
+            && let Some(end) = ascii_o200k(self.text.as_bytes(), start)
+        {
+            self.at = end;
+            return Some(start..end);
+        }
         // Every character starts a piece in both encodings (the last alternative takes any
         // whitespace, the others any letter, digit or other character), so an anchored search
         // always succeeds. Should it ever not, one character goes on alone rather than looping.
@@ -151,49 +167,103 @@ impl Iterator for Pieces<'_, '_> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// The end of text, for [`ascii_o200k`]'s look at the next byte.
+const END: u16 = 256;
 
-    fn check(encoding: Encoding, text: &str, expect: &[&str]) {
-        let splitter = Splitter::new(encoding).expect("the patterns compile");
-        let got: Vec<&str> = splitter.pieces(text).map(|r| &text[r]).collect();
-        assert_eq!(got, expect, "{encoding:?} pieces of {text:?}");
-    }
+/// o200k_base's piece at `start`, found without the DFA when every byte the regex would have to
+/// look at is ASCII; `None` as soon as one is not (a non-ASCII byte may be a letter, a mark, a
+/// digit, whitespace or, after an apostrophe, a case variant of "s"), and the DFA decides.
+/// Each alternative is the regex's, in its order, specialised to ASCII, where letters are upper
+/// or lower case (no `Lt`, `Lm`, `Lo` or `M`) and whitespace is `\t`..`\r` and the space.
+/// The property tests against tiktoken-rs cover it like the DFA.
+#[inline]
+fn ascii_o200k(text: &[u8], start: usize) -> Option<usize> {
+    let at = |i: usize| match text.get(i) {
+        None => Some(END),
+        Some(&b) if b.is_ascii() => Some(u16::from(b)),
+        Some(_) => None,
+    };
+    let is = |c: u16, class: fn(&u8) -> bool| c < END && class(&(c as u8));
+    let is_space = |c: u16| matches!(c, 0x09..=0x0d | 0x20);
+    let is_newline = |c: u16| c == u16::from(b'\r') || c == u16::from(b'\n');
+    let is_other = |c: u16| c < END && !is_space(c) && !is(c, u8::is_ascii_alphanumeric);
 
-    #[test]
-    fn whitespace_before_a_word_gives_its_last_space_to_the_word() {
-        check(Encoding::O200kBase, "a   b", &["a", "  ", " b"]);
-        check(Encoding::Cl100kBase, "a   b", &["a", "  ", " b"]);
+    let c = at(start)?;
+    // `[^\r\n\p{L}\p{N}]?[\p{Lu}..]*[\p{Ll}..]+(?i:'s|..)?` and `..[\p{Lu}..]+[\p{Ll}..]*..`:
+    // in ASCII both are the run of upper-case letters, then the run of lower-case ones.
+    let letters = if is(c, u8::is_ascii_alphabetic) {
+        Some(start)
+    } else if !is(c, u8::is_ascii_digit)
+        && !is_newline(c)
+        && is(at(start + 1)?, u8::is_ascii_alphabetic)
+    {
+        Some(start + 1)
+    } else {
+        None
+    };
+    if let Some(mut i) = letters {
+        while is(at(i)?, u8::is_ascii_uppercase) {
+            i += 1;
+        }
+        while is(at(i)?, u8::is_ascii_lowercase) {
+            i += 1;
+        }
+        if at(i)? != u16::from(b'\'') {
+            return Some(i);
+        }
+        let lower = |c: u16| if c < END { c | 0x20 } else { c };
+        let contraction = match lower(at(i + 1)?) as u8 {
+            b's' | b't' | b'm' | b'd' => 2,
+            b'r' | b'v' if lower(at(i + 2)?) == u16::from(b'e') => 3,
+            b'l' if lower(at(i + 2)?) == u16::from(b'l') => 3,
+            _ => 0,
+        };
+        return Some(i + contraction);
     }
-
-    #[test]
-    fn whitespace_at_the_end_stays_whole() {
-        check(Encoding::O200kBase, "a   ", &["a", "   "]);
-        check(Encoding::Cl100kBase, "a   ", &["a", "   "]);
+    // `\p{N}{1,3}`
+    if is(c, u8::is_ascii_digit) {
+        let mut i = start + 1;
+        while i < start + 3 && is(at(i)?, u8::is_ascii_digit) {
+            i += 1;
+        }
+        return Some(i);
     }
-
-    #[test]
-    fn trailing_whitespace_after_a_newline_differs_between_encodings() {
-        // o200k has no `\s+$` before `\s*[\r\n]+`, cl100k has one before `\s*[\r\n]`.
-        check(Encoding::O200kBase, "a\n  ", &["a", "\n", "  "]);
-        check(Encoding::Cl100kBase, "a\n  ", &["a", "\n  "]);
+    // ` ?[^\s\p{L}\p{N}]+[\r\n/]*`
+    let i = if c == u16::from(b' ') {
+        start + 1
+    } else {
+        start
+    };
+    if is_other(at(i)?) {
+        let mut i = i + 1;
+        while is_other(at(i)?) {
+            i += 1;
+        }
+        while is_newline(at(i)?) || at(i)? == u16::from(b'/') {
+            i += 1;
+        }
+        return Some(i);
     }
-
-    #[test]
-    fn multibyte_whitespace_is_given_back_by_whole_characters() {
-        check(
-            Encoding::O200kBase,
-            "a\u{3000}\u{3000}b",
-            &["a", "\u{3000}", "\u{3000}b"],
-        );
+    // What is left starts with whitespace: the run of it, up to the first other byte or the end.
+    let mut end = start;
+    let mut after_newline = None;
+    loop {
+        let c = at(end)?;
+        if !is_space(c) {
+            break;
+        }
+        end += 1;
+        if is_newline(c) {
+            after_newline = Some(end);
+        }
     }
-
-    #[test]
-    fn a_million_spaces_split_in_linear_time() {
-        let text = " ".repeat(1 << 20) + "x";
-        let splitter = Splitter::new(Encoding::O200kBase).expect("the patterns compile");
-        let pieces: Vec<_> = splitter.pieces(&text).collect();
-        assert_eq!(pieces, vec![0..(1 << 20) - 1, (1 << 20) - 1..(1 << 20) + 1]);
-    }
+    Some(match after_newline {
+        // `\s*[\r\n]+`: up to the run's last newline.
+        Some(i) => i,
+        // `\s+$`
+        None if at(end)? == END => end,
+        // `\s+(?!\S)`, emulated by `\s+\s` giving back its last character, then `\s+`.
+        None if end - start >= 2 => end - 1,
+        None => end,
+    })
 }

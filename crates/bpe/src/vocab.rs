@@ -1,0 +1,257 @@
+//! One loaded encoding: the rank map parsed from the compact vocabulary, our splitter, a bounded
+//! per-piece cache, and the bounded counting procedure.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::ops::Range;
+use std::sync::{Mutex, MutexGuard};
+
+use crate::compact;
+use crate::ranks::{Rank, Ranks};
+use crate::split::{Pattern, Splitter};
+
+/// One token of a text, for a view that colours tokens.
+///
+/// `bytes` is a range into the text's UTF-8 bytes. A token may hold part of a character (an
+/// emoji is often split over several tokens), so render `String::from_utf8_lossy` of the range,
+/// or merge neighbouring spans until they end on a character boundary.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TokenSpan {
+    /// The token id, or `None` for an over-long piece that was estimated, not tokenised.
+    pub token: Option<Rank>,
+    pub bytes: Range<usize>,
+}
+
+/// What counting a text found: the number of tokens, and whether part of it was estimated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tally {
+    pub tokens: u64,
+    /// Some piece was longer than the limit, so `tokens` holds an estimate for it.
+    pub estimated: bool,
+}
+
+pub struct Vocabulary {
+    ranks: Ranks,
+    splitter: Splitter,
+    pieces: Mutex<PieceCache>,
+}
+
+/// A stretch of text and how it is handled.
+enum Segment {
+    /// One piece no longer than `max_piece_bytes`: tokenised exactly.
+    Exact(Range<usize>),
+    /// One piece longer than `max_piece_bytes`: counted by estimate.
+    TooLong(Range<usize>),
+}
+
+impl Vocabulary {
+    /// Parses a compact vocabulary (see `compact.rs`) of the encoding named `name`, to be split
+    /// with `pattern`. The error is the reason, for the user.
+    pub fn from_compact(name: &str, pattern: Pattern, data: &[u8]) -> Result<Self, String> {
+        let parsed = compact::parse(name, data).map_err(|e| e.to_string())?;
+        let ranks = Ranks::new(parsed).map_err(|e| e.to_string())?;
+        let splitter = Splitter::new(pattern)?;
+        Ok(Vocabulary {
+            ranks,
+            splitter,
+            pieces: Mutex::new(PieceCache::default()),
+        })
+    }
+
+    /// Counts `text`, answering repeated multi-token pieces from the per-piece cache.
+    pub fn count(&self, text: &str, max_piece_bytes: usize) -> Tally {
+        let mut cache = self.piece_cache();
+        self.count_by(text, max_piece_bytes, |piece| {
+            if let Some(n) = cache.get(piece) {
+                return n;
+            }
+            let n = self.ranks.count(piece);
+            cache.insert(piece, n);
+            n
+        })
+    }
+
+    /// Counts `text` running BPE on every piece, for tests that the cache changes nothing.
+    pub fn count_without_piece_cache(&self, text: &str, max_piece_bytes: usize) -> Tally {
+        self.count_by(text, max_piece_bytes, |piece| self.ranks.count(piece))
+    }
+
+    pub fn clear_piece_cache(&self) {
+        self.piece_cache().clear();
+    }
+
+    /// Counts with `multi` answering the pieces that are not a single token.
+    fn count_by(
+        &self,
+        text: &str,
+        max_piece_bytes: usize,
+        mut multi: impl FnMut(&[u8]) -> usize,
+    ) -> Tally {
+        let mut total: u64 = 0;
+        let mut estimated = false;
+        self.segments(text, max_piece_bytes, |segment| match segment {
+            Segment::Exact(range) => {
+                let piece = &text.as_bytes()[range];
+                // Most pieces are one token (a word with its leading space); those cost one
+                // lookup and never touch the cache.
+                total += if piece.len() == 1 || self.ranks.get(piece).is_some() {
+                    1
+                } else {
+                    multi(piece) as u64
+                };
+            }
+            Segment::TooLong(range) => {
+                total += self.estimate_piece(&text[range]);
+                estimated = true;
+            }
+        });
+        Tally {
+            tokens: total,
+            estimated,
+        }
+    }
+
+    /// The tokens of `text`, pieces longer than `max_piece_bytes` as one untokenised span.
+    pub fn tokens_of(&self, text: &str, max_piece_bytes: usize) -> Vec<TokenSpan> {
+        let mut spans = Vec::new();
+        let mut ranks = Vec::new();
+        self.segments(text, max_piece_bytes, |segment| match segment {
+            Segment::Exact(range) => {
+                ranks.clear();
+                self.ranks
+                    .encode(&text.as_bytes()[range.clone()], &mut ranks);
+                let mut at = range.start;
+                for &token in &ranks {
+                    // The bytes of a piece's tokens concatenate to the piece, so the running
+                    // offset gives each token's range.
+                    let len = self.ranks.bytes_of(token).len();
+                    spans.push(TokenSpan {
+                        token: Some(token),
+                        bytes: at..at + len,
+                    });
+                    at += len;
+                }
+            }
+            Segment::TooLong(range) => spans.push(TokenSpan {
+                token: None,
+                bytes: range,
+            }),
+        });
+        spans
+    }
+
+    /// Calls `each` with the pieces of `text`, in order.
+    fn segments(&self, text: &str, max_piece_bytes: usize, mut each: impl FnMut(Segment)) {
+        for piece in self.splitter.pieces(text) {
+            if piece.len() > max_piece_bytes {
+                each(Segment::TooLong(piece));
+            } else {
+                each(Segment::Exact(piece));
+            }
+        }
+    }
+
+    /// Estimates a piece too long to tokenise in bounded time: it tokenises the piece's first
+    /// `ESTIMATE_SAMPLE_BYTES` exactly and scales by length. Such pieces are runs of one kind of
+    /// character (whitespace, punctuation, letters without a case change), which BPE splits
+    /// into tokens of a steady length, so the sample predicts the rest well: 1 MB of "a" is
+    /// estimated at exactly its true count.
+    fn estimate_piece(&self, piece: &str) -> u64 {
+        let mut cut = ESTIMATE_SAMPLE_BYTES.min(piece.len());
+        while !piece.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let sample = &piece[..cut];
+        if sample.is_empty() {
+            return 1;
+        }
+        let sample_tokens: u64 = self
+            .splitter
+            .pieces(sample)
+            .map(|p| self.ranks.count(&sample.as_bytes()[p]) as u64)
+            .sum();
+        (sample_tokens * piece.len() as u64).div_ceil(sample.len() as u64)
+    }
+
+    /// The rank map, for tests.
+    pub fn ranks(&self) -> &Ranks {
+        &self.ranks
+    }
+
+    fn piece_cache(&self) -> MutexGuard<'_, PieceCache> {
+        // Insertions are single map operations, so a poisoned lock holds nothing half-written.
+        self.pieces
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// How much of an over-long piece is tokenised to estimate the rest.
+const ESTIMATE_SAMPLE_BYTES: usize = 1024;
+
+/// Token counts of pieces that BPE splits into several tokens (a rare word, a number, a run of
+/// punctuation, a CJK or Devanagari word), keyed by the piece's bytes. Real text repeats them
+/// often, and a lookup is far cheaper than a merge. Bounded in entries and in key bytes: when
+/// either bound is reached the cache starts over, which costs only recomputation.
+#[derive(Default)]
+struct PieceCache {
+    map: HashMap<Box<[u8]>, usize, BuildHasherDefault<PieceHasher>>,
+    key_bytes: usize,
+}
+
+const MAX_CACHED_PIECES: usize = 1 << 15;
+const MAX_CACHED_KEY_BYTES: usize = 1 << 20;
+/// Longer pieces are not cached: they are rare, and would crowd out the common ones.
+const MAX_CACHED_PIECE_LEN: usize = 256;
+
+impl PieceCache {
+    fn get(&self, piece: &[u8]) -> Option<usize> {
+        self.map.get(piece).copied()
+    }
+
+    fn insert(&mut self, piece: &[u8], count: usize) {
+        if piece.len() > MAX_CACHED_PIECE_LEN {
+            return;
+        }
+        if self.map.len() >= MAX_CACHED_PIECES
+            || self.key_bytes + piece.len() > MAX_CACHED_KEY_BYTES
+        {
+            self.clear();
+        }
+        self.key_bytes += piece.len();
+        self.map.insert(piece.into(), count);
+    }
+
+    fn clear(&mut self) {
+        self.map.clear();
+        self.key_bytes = 0;
+    }
+}
+
+/// FxHash over whole words: the keys are short byte strings of the user's own text, so there is
+/// no hash flooding to defend against, and SipHash would cost more than the lookup saves.
+#[derive(Default)]
+struct PieceHasher(u64);
+
+impl Hasher for PieceHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0xf135_7aea_2e62_a9c5;
+        let mut words = bytes.chunks_exact(8);
+        for word in &mut words {
+            let w = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+            self.0 = (self.0.rotate_left(26) ^ w).wrapping_mul(K);
+        }
+        for &b in words.remainder() {
+            self.0 = (self.0.rotate_left(26) ^ u64::from(b)).wrapping_mul(K);
+        }
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (self.0.rotate_left(26) ^ n as u64).wrapping_mul(0xf135_7aea_2e62_a9c5);
+    }
+
+    fn finish(&self) -> u64 {
+        // The multiply leaves the low bits weakest, and the map picks buckets by them.
+        self.0.rotate_left(26)
+    }
+}
