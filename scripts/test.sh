@@ -10,13 +10,14 @@ step "tools"
 scripts/tools.sh --browser
 
 step "format"
-cargo fmt --check
+cargo fmt --all --check
 
-step "clippy, native (core, tests, benches)"
-cargo clippy --all-targets --features e2e -- -D warnings
+step "clippy, native (core, the sm-bpe crate, tests, benches)"
+cargo clippy --workspace --all-targets --features e2e -- -D warnings
 
 step "clippy, wasm32 (shell and browser tests)"
 cargo clippy --target wasm32-unknown-unknown --lib --bins --test browser -- -D warnings
+cargo clippy --target wasm32-unknown-unknown -p sm-bpe -- -D warnings
 
 step "tier a: native tests of the pure core"
 cargo test
