@@ -58,14 +58,19 @@ fn run(dir: &Path, program: &str, args: &[&str]) -> Vec<u8> {
 
 const COUNT: &str = "document.querySelector(\"[data-testid='token-count']\")";
 
+/// The count's text and its `data-state`, read in one script so that both come from the same
+/// moment (the vocabulary may finish loading between two separate reads).
 async fn count(browser: &Browser) -> (String, String) {
-    let element = browser.wait_testid("token-count").await;
-    let state = element
-        .attr("data-state")
+    browser.wait_testid("token-count").await;
+    let pair = browser
+        .client
+        .execute(
+            &format!("const c = {COUNT}; return [c.textContent, c.dataset.state || ''];"),
+            vec![],
+        )
         .await
-        .unwrap()
-        .unwrap_or_default();
-    (element.text().await.unwrap(), state)
+        .unwrap();
+    serde_json::from_value(pair).unwrap()
 }
 
 /// Waits until the count is exact and equal to `expect`.
