@@ -740,7 +740,7 @@ fn PolicyView(panel: PolicyPanel) -> impl IntoView {
 
 /// The last request as a stacked bar, and what a sliding window would have sent instead.
 #[component]
-fn WindowView(window: ContextWindow) -> impl IntoView {
+pub(crate) fn WindowView(window: ContextWindow) -> impl IntoView {
     let heading = format!(
         "Context window · turn {} · {} tokens{}",
         window.turn,

@@ -17,6 +17,8 @@ use crate::engine::session::{self, Session};
 use crate::store::StoreError;
 use crate::store::sessions as db;
 use crate::store::{self, broadcast};
+use crate::ui::chat::WindowView;
+use crate::ui::tuner::TokensChart;
 use crate::ui::virtual_list::VirtualList;
 use crate::view::chat::Workbench;
 use crate::view::inspect::InspectView;
@@ -450,6 +452,9 @@ fn Replay(view: InspectView, session: Session) -> impl IntoView {
         Trigger::Manual { keep } => (4, keep, "manual"),
     };
     let kind = RwSignal::new(kind0.to_owned());
+    let turns = view.turns;
+    // The turn whose request the stacked bar shows: the last one to start with.
+    let at = RwSignal::new(turns.max(1));
     let a = RwSignal::new(a0);
     let b = RwSignal::new(b0);
     let view = StoredValue::new(view);
@@ -506,11 +511,24 @@ fn Replay(view: InspectView, session: Session) -> impl IntoView {
             {move || match outcome.get() {
                 Err(reason) => view! { <p class="param-error" role="alert" data-testid="replay-error">{reason}</p> }.into_any(),
                 Ok(run) => view! {
-                    <p>"Summariser calls: " <strong data-testid="replay-calls">{run.calls}</strong>
-                        {format!(" · tokens sent in all: {}", run.total_tokens)}</p>
+                    <p>"Summariser calls: " <strong data-testid="replay-calls">{run.schedule.calls}</strong>
+                        {format!(" · tokens sent in all: {}", run.schedule.total_tokens)}</p>
+                    <TokensChart
+                        comparison=run.comparison.clone()
+                        caption=" — tokens per request in this session, at its recorded sizes, under the trigger above."
+                    />
+                    <label class="number">"Context window at turn "
+                        <input type="number" min="1" max=turns.to_string() data-testid="replay-turn"
+                            prop:value=move || at.get().to_string() on:input=number(at) />
+                    </label>
+                    {
+                        let run = run.clone();
+                        move || view.with_value(|v| v.context_at(&run, at.get()))
+                            .map(|w| view! { <WindowView window=w /> })
+                    }
                     <div class="schedule-head" aria-hidden="true"><span>"Turn"</span><span>"The request holds"</span><span>"Tokens"</span></div>
-                    <VirtualList count=run.rows.len() estimate=32 class="schedule" label="Replay, one row per turn" row={
-                        let rows = StoredValue::new(run.rows);
+                    <VirtualList count=run.schedule.rows.len() estimate=32 class="schedule" label="Replay, one row per turn" row={
+                        let rows = StoredValue::new(run.schedule.rows);
                         move |i| {
                             let row = rows.with_value(|r| r[i]);
                             view! {

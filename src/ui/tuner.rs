@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 
+use crate::engine::compare::{CompareRow, Comparison};
 use crate::route::{Route, TriggerKind};
 use crate::view::chart::{LineChart, Series, format_tokens};
 use crate::view::tuner::{
@@ -103,42 +104,6 @@ fn NumberField(param: &'static str, label: &'static str, default: u32, max: u32)
 fn RunView(run: TunerRun) -> impl IntoView {
     let calls = run.schedule.calls;
     let last = run.comparison.rows.last().cloned();
-    let chart = LineChart::new(
-        vec![
-            Series {
-                label: "full history",
-                class: "full",
-                values: run
-                    .comparison
-                    .rows
-                    .iter()
-                    .map(|r| r.full_tokens as f64)
-                    .collect(),
-            },
-            Series {
-                label: "sliding window",
-                class: "window",
-                values: run
-                    .comparison
-                    .rows
-                    .iter()
-                    .map(|r| r.window_tokens as f64)
-                    .collect(),
-            },
-            Series {
-                label: "summary memory",
-                class: "summary",
-                values: run
-                    .comparison
-                    .rows
-                    .iter()
-                    .map(|r| r.summary_tokens as f64)
-                    .collect(),
-            },
-        ],
-        960.0,
-        260.0,
-    );
     let window_turns = run.comparison.window_turns;
     view! {
         <p class="calls">
@@ -151,24 +116,10 @@ fn RunView(run: TunerRun) -> impl IntoView {
                 </span>
             })}
         </p>
-        <figure class="chart">
-            <svg viewBox=format!("0 0 {} {}", chart.width, chart.height) role="img"
-                aria-label="Tokens sent per request: full history, sliding window and summary memory">
-                {chart.ticks.iter().map(|(y, label)| view! {
-                    <line class="grid" x1="48" x2=chart.width.to_string() y1=y.to_string() y2=y.to_string() />
-                    <text class="tick" x="42" y=(y + 4.0).to_string() text-anchor="end">{label.clone()}</text>
-                }).collect_view()}
-                {chart.lines.iter().map(|(series, points)| view! {
-                    <polyline class=format!("line {}", series.class) points=points.clone() fill="none" />
-                }).collect_view()}
-            </svg>
-            <figcaption>
-                {chart.lines.iter().map(|(series, _)| view! {
-                    <span class=format!("key {}", series.class)>{series.label}</span>
-                }).collect_view()}
-                " — tokens per request, assuming 30-token questions, 90-token replies and a 150-token summary."
-            </figcaption>
-        </figure>
+        <TokensChart
+            comparison=run.comparison.clone()
+            caption=" — tokens per request, assuming 30-token questions, 90-token replies and a 150-token summary."
+        />
         <div class="table-wrap">
             <table class="schedule">
                 <thead>
@@ -212,5 +163,45 @@ fn trigger_label(kind: TriggerKind) -> &'static str {
         TriggerKind::Tokens => "Token budget",
         TriggerKind::Every => "Every N messages",
         TriggerKind::Manual => "Manual",
+    }
+}
+
+/// Tokens sent per request for the full history, a sliding window and summary memory, as lines;
+/// the Tuner draws its simulated run with it, Inspect a session's replay.
+#[component]
+pub(crate) fn TokensChart(comparison: Comparison, caption: &'static str) -> impl IntoView {
+    let series = |label, class, value: fn(&CompareRow) -> u64| Series {
+        label,
+        class,
+        values: comparison.rows.iter().map(|r| value(r) as f64).collect(),
+    };
+    let chart = LineChart::new(
+        vec![
+            series("full history", "full", |r| r.full_tokens),
+            series("sliding window", "window", |r| r.window_tokens),
+            series("summary memory", "summary", |r| r.summary_tokens),
+        ],
+        960.0,
+        260.0,
+    );
+    view! {
+        <figure class="chart">
+            <svg viewBox=format!("0 0 {} {}", chart.width, chart.height) role="img"
+                aria-label="Tokens sent per request: full history, sliding window and summary memory">
+                {chart.ticks.iter().map(|(y, label)| view! {
+                    <line class="grid" x1="48" x2=chart.width.to_string() y1=y.to_string() y2=y.to_string() />
+                    <text class="tick" x="42" y=(y + 4.0).to_string() text-anchor="end">{label.clone()}</text>
+                }).collect_view()}
+                {chart.lines.iter().map(|(series, points)| view! {
+                    <polyline class=format!("line {}", series.class) points=points.clone() fill="none" />
+                }).collect_view()}
+            </svg>
+            <figcaption>
+                {chart.lines.iter().map(|(series, _)| view! {
+                    <span class=format!("key {}", series.class)>{series.label}</span>
+                }).collect_view()}
+                {caption}
+            </figcaption>
+        </figure>
     }
 }

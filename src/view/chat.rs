@@ -630,8 +630,25 @@ fn window_of(player: &DemoPlayer, request: &TurnRequest) -> ContextWindow {
         }
         previous = Some(message.role);
     }
-    let total: u32 = segments.iter().map(|s| s.2).sum();
-    let segments = segments
+    let (segments, total) = stacked(segments);
+
+    let window = sliding_window(player, request);
+    let facts = fact_columns(player, request, &window);
+    ContextWindow {
+        turn: request.turn,
+        summary_sent: request.summary_sent,
+        segments,
+        total,
+        window,
+        facts,
+    }
+}
+
+/// The stretches of a stacked bar from `(kind, label, tokens)` parts, each with its share of the
+/// whole, and the whole.
+pub fn stacked(parts: Vec<(SegmentKind, String, u32)>) -> (Vec<Segment>, u32) {
+    let total: u32 = parts.iter().map(|p| p.2).sum();
+    let segments = parts
         .into_iter()
         .map(|(kind, label, tokens)| Segment {
             kind,
@@ -644,17 +661,7 @@ fn window_of(player: &DemoPlayer, request: &TurnRequest) -> ContextWindow {
             },
         })
         .collect();
-
-    let window = sliding_window(player, request);
-    let facts = fact_columns(player, request, &window);
-    ContextWindow {
-        turn: request.turn,
-        summary_sent: request.summary_sent,
-        segments,
-        total,
-        window,
-        facts,
-    }
+    (segments, total)
 }
 
 fn sliding_window(player: &DemoPlayer, request: &TurnRequest) -> WindowAlternative {

@@ -5,12 +5,15 @@
 //! Everything here is computed from the session alone, so inspecting needs no endpoint, no key
 //! and no network.
 
+use crate::engine::compare::{Comparison, compare};
 use crate::engine::drift::{PinnedFact, compile_facts, fact_presence};
 use crate::engine::memory::MessageState;
 use crate::engine::message::{CountTokens, Role, word_count};
 use crate::engine::policy::{Policy, PolicyError, Trigger};
 use crate::engine::schedule::{Schedule, ScheduleInput, TurnSize, schedule};
 use crate::engine::session::Session;
+use crate::view::chat::{ContextWindow, SegmentKind, WindowAlternative, stacked, turns_label};
+use crate::view::tuner::window_turns;
 
 /// One archived message as Inspect lists it.
 #[derive(Clone, Debug, PartialEq)]
@@ -139,13 +142,73 @@ impl InspectView {
     }
 
     /// The same conversation, with its real per-turn token sizes, under another trigger: what
-    /// each request would have held and how many summariser calls it would have cost.
-    pub fn replay(&self, session: &Session, trigger: Trigger) -> Result<Schedule, PolicyError> {
+    /// each request would have held, how many summariser calls it would have cost, and what a
+    /// sliding window of the same size and the full history would have sent instead.
+    pub fn replay(&self, session: &Session, trigger: Trigger) -> Result<Replay, PolicyError> {
         let mut policy: Policy = session.memory.policy().clone();
         policy.trigger = trigger;
         policy.validate()?;
-        Ok(schedule(&policy, &self.sizes))
+        let schedule = schedule(&policy, &self.sizes);
+        let comparison = compare(&self.sizes, window_turns(&policy.trigger), &schedule);
+        Ok(Replay {
+            schedule,
+            comparison,
+        })
     }
+
+    /// What the replayed request of `turn` held, as the Chat tab's stacked bar draws it: the
+    /// system prompt, the summary (at its recorded size) and each verbatim turn, against the
+    /// sliding window's request. `None` for a turn outside the session.
+    pub fn context_at(&self, replay: &Replay, turn: u32) -> Option<ContextWindow> {
+        let row = replay.schedule.rows.get(turn.checked_sub(1)? as usize)?;
+        let compared = replay.comparison.rows.get(turn as usize - 1)?;
+        let mut parts = vec![(
+            SegmentKind::System,
+            "System prompt".to_owned(),
+            self.sizes.system_tokens,
+        )];
+        if row.summarised_to > 0 {
+            parts.push((
+                SegmentKind::Summary,
+                format!("Summary of {}", turns_label(1, row.summarised_to)),
+                self.sizes.summary_tokens,
+            ));
+        }
+        for t in row.verbatim_from..=turn {
+            let size = self.sizes.size(t);
+            // The turn being asked has no reply yet.
+            let tokens = if t == turn {
+                size.user
+            } else {
+                size.user + size.assistant
+            };
+            parts.push((SegmentKind::Turn, format!("Turn {t}"), tokens));
+        }
+        let (segments, total) = stacked(parts);
+        let size = replay.comparison.window_turns.max(1);
+        let first = turn.saturating_sub(size - 1).max(1);
+        Some(ContextWindow {
+            turn,
+            summary_sent: row.summarised_to > 0,
+            segments,
+            total,
+            window: WindowAlternative {
+                size,
+                first,
+                last: turn,
+                dropped_to: first - 1,
+                tokens: u32::try_from(compared.window_tokens).unwrap_or(u32::MAX),
+            },
+            facts: Vec::new(),
+        })
+    }
+}
+
+/// A dry run of a session under another trigger, beside the sliding window and the full history.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Replay {
+    pub schedule: Schedule,
+    pub comparison: Comparison,
 }
 
 /// Sums the user and assistant tokens of each turn, oldest first.
@@ -354,12 +417,21 @@ mod tests {
         assert_eq!(view.sizes.system_tokens, 3);
 
         let recorded = view.replay(&session, view.trigger.clone()).unwrap();
-        assert_eq!(recorded.calls, view.editions.len() as u32);
+        assert_eq!(recorded.schedule.calls, view.editions.len() as u32);
         let never = view.replay(&session, Trigger::Manual { keep: 1 }).unwrap();
-        assert_eq!(never.calls, 0);
+        assert_eq!(never.schedule.calls, 0);
         // Without a summary, turn 4's request holds the system prompt, all four questions and
         // the three earlier replies (its own reply is not sent yet).
-        assert_eq!(never.rows[3].tokens, 3 + (1 + 2 + 3 + 4) + 3 * 3);
+        assert_eq!(never.schedule.rows[3].tokens, 3 + (1 + 2 + 3 + 4) + 3 * 3);
+        // Never summarising is the full history.
+        let full: Vec<u64> = never
+            .comparison
+            .rows
+            .iter()
+            .map(|r| r.full_tokens)
+            .collect();
+        let sent: Vec<u64> = never.schedule.rows.iter().map(|r| r.tokens).collect();
+        assert_eq!(full, sent);
         assert!(
             view.replay(
                 &session,
@@ -402,6 +474,47 @@ mod tests {
         }
         assert!(view.facts.iter().all(|f| f.kept));
         let replay = view.replay(&session, Trigger::Manual { keep: 4 }).unwrap();
-        assert_eq!(replay.rows.len(), 5_000);
+        assert_eq!(replay.schedule.rows.len(), 5_000);
+        assert_eq!(replay.comparison.rows.len(), 5_000);
+        assert!(view.context_at(&replay, 5_000).is_some());
+    }
+
+    #[test]
+    fn the_context_window_of_a_replayed_turn_adds_up_to_its_request() {
+        let session = played();
+        let view = InspectView::new(&session, &WordCounter);
+        let trigger = Trigger::Turns {
+            max_turns: 2,
+            keep: 1,
+        };
+        let replay = view.replay(&session, trigger).unwrap();
+        for row in &replay.schedule.rows {
+            let window = view.context_at(&replay, row.turn).unwrap();
+            assert_eq!(u64::from(window.total), row.tokens, "turn {}", row.turn);
+            assert_eq!(window.summary_sent, row.summarised_to > 0);
+            let turns: Vec<String> = window
+                .segments
+                .iter()
+                .filter(|s| s.kind == SegmentKind::Turn)
+                .map(|s| s.label.clone())
+                .collect();
+            let expect: Vec<String> = (row.verbatim_from..=row.turn)
+                .map(|t| format!("Turn {t}"))
+                .collect();
+            assert_eq!(turns, expect);
+            let shares: f64 = window.segments.iter().map(|s| s.percent).sum();
+            assert!((shares - 100.0).abs() < 1e-9);
+            let compared = &replay.comparison.rows[row.turn as usize - 1];
+            assert_eq!(u64::from(window.window.tokens), compared.window_tokens);
+        }
+        // Turn 4 under "summarise at 2, keep 1": a summary of turns 1-2, then turns 3 and 4.
+        let four = view.context_at(&replay, 4).unwrap();
+        let labels: Vec<&str> = four.segments.iter().map(|s| s.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            ["System prompt", "Summary of turns 1–2", "Turn 3", "Turn 4"]
+        );
+        assert!(view.context_at(&replay, 0).is_none());
+        assert!(view.context_at(&replay, 5).is_none());
     }
 }

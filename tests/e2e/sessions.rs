@@ -10,6 +10,8 @@ use summary_memory::engine::message::{Message, Role, WordCounter};
 use summary_memory::engine::policy::{Policy, Trigger};
 use summary_memory::engine::session::{Session, SessionSettings, export, synthetic};
 
+use summary_memory::view::inspect::InspectView;
+
 use crate::harness::{Browser, StoppableApp, TempDir};
 
 /// Three turns under "summarise at 2, keep 1": two editions, turns 1 and 2 folded.
@@ -216,6 +218,42 @@ async fn an_imported_session_is_listed_inspected_exported_and_kept_across_a_relo
             .unwrap(),
         "2"
     );
+    // Beside it, the replay's chart (full history, sliding window, summary memory) and the
+    // stacked bar of one request, at the last turn to start with, then at the turn typed in.
+    browser
+        .wait_until(
+            "document.querySelectorAll(\"[data-testid='session-detail'] figure.chart polyline\").length === 3",
+            "the replay's three lines",
+        )
+        .await;
+    let view = InspectView::new(&session, &WordCounter);
+    let replay = view.replay(&session, view.trigger.clone()).unwrap();
+    for turn in [3, 1] {
+        if turn != 3 {
+            let input = browser.wait_testid("replay-turn").await;
+            input.clear().await.unwrap();
+            input.send_keys(&turn.to_string()).await.unwrap();
+        }
+        let expect = view.context_at(&replay, turn).unwrap();
+        browser
+            .wait_until(
+                &format!("document.querySelector(\"[data-testid='last-request']\")?.dataset.turn === '{turn}'"),
+                "the stacked bar of the chosen turn",
+            )
+            .await;
+        let bar = browser.wait_testid("last-request").await;
+        assert_eq!(
+            bar.attr("data-summary-sent").await.unwrap().as_deref(),
+            Some(expect.summary_sent.to_string().as_str())
+        );
+        let mut labels = Vec::new();
+        for segment in browser.all_testid("context-segment").await {
+            let text = segment.text().await.unwrap();
+            labels.push(text.split(" · ").next().unwrap_or_default().to_owned());
+        }
+        let expect: Vec<String> = expect.segments.into_iter().map(|s| s.label).collect();
+        assert_eq!(labels, expect, "turn {turn}");
+    }
 
     // Export, then compare the session part (the envelope's time differs) with the original.
     browser.click_testid("export").await;
