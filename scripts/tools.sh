@@ -46,8 +46,12 @@ ensure_wasm_bindgen() {
 }
 
 ensure_wasm_opt() {
-  local have
-  have=$(wasm-opt --version 2>/dev/null | sed -n 's/^wasm-opt version \([0-9]*\).*/\1/p')
+  local have=""
+  # A missing wasm-opt must not end the script: under `set -euo pipefail` a failing pipeline in an
+  # assignment exits, so ask only once the command exists, and let sed's empty answer mean "old".
+  if command -v wasm-opt >/dev/null 2>&1; then
+    have=$(wasm-opt --version 2>/dev/null | sed -n 's/^wasm-opt version \([0-9]*\).*/\1/p') || have=""
+  fi
   if [ -z "$have" ] || [ "$have" -lt "$WASM_OPT_MIN" ]; then
     ensure_node
     say "installing wasm-opt from the npm package binaryen@$BINARYEN_NPM_VERSION"
@@ -77,8 +81,8 @@ ensure_chromium() {
   fi
   # The browser and its driver must come from the same build.
   local browser driver
-  browser=$(chromium --version 2>/dev/null | grep -o '[0-9]\+\.[0-9.]\+' | head -n1)
-  driver=$(chromedriver --version | grep -o '[0-9]\+\.[0-9.]\+' | head -n1)
+  browser=$(chromium --version 2>/dev/null | grep -o '[0-9]\+\.[0-9.]\+' | head -n1) || browser=""
+  driver=$(chromedriver --version 2>/dev/null | grep -o '[0-9]\+\.[0-9.]\+' | head -n1) || driver=""
   if [ "${browser%%.*}" != "${driver%%.*}" ]; then
     say "chromium $browser and chromedriver $driver differ; upgrading both"
     apt_install --only-upgrade chromium chromium-driver
