@@ -12,7 +12,8 @@ use crate::engine::message::{CountTokens, Role, word_count};
 use crate::engine::policy::{Policy, PolicyError, Trigger};
 use crate::engine::schedule::{Schedule, ScheduleInput, TurnSize, schedule};
 use crate::engine::session::Session;
-use crate::view::chat::{ContextWindow, SegmentKind, WindowAlternative, stacked, turns_label};
+use crate::view::context_window::{ContextWindow, SegmentKind, WindowAlternative, stacked};
+use crate::view::labels::turns_label;
 use crate::view::tuner::window_turns;
 
 /// One archived message as Inspect lists it.
@@ -246,7 +247,7 @@ fn drift(must_keep: &[String], pinned: &[PinnedFact], editions: &[EditionView]) 
         .map(|p| PinnedFact::phrase(p.clone(), p.clone()))
         .collect();
     for fact in pinned {
-        let source = crate::view::policy::fact_source(fact);
+        let source = crate::app::policy_form::fact_source(fact);
         if !facts.iter().any(|f| f.label == source) {
             facts.push(PinnedFact {
                 label: source.to_owned(),
