@@ -348,4 +348,18 @@ mod tests {
             "tab=tuner&trigger=tokens&budget=3000&keep_tokens=1200"
         );
     }
+
+    #[test]
+    fn a_link_names_only_the_kinds_the_tuner_offers() {
+        for kind in TriggerKind::LINKED {
+            let route = Route::parse(&format!("?trigger={}", kind.slug()));
+            assert_eq!(route.trigger, Some(kind));
+            assert_eq!(Route::parse(&route.to_query()), route);
+        }
+        // A link has no max_messages parameter, so it cannot name a message-count trigger.
+        let route = Route::parse("?trigger=messages");
+        assert_eq!(route.trigger, None);
+        assert_eq!(route.errors[0].param, "trigger");
+    }
 }
+
