@@ -362,4 +362,3 @@ mod tests {
         assert_eq!(route.errors[0].param, "trigger");
     }
 }
-

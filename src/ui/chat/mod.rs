@@ -14,8 +14,8 @@ mod window;
 use leptos::prelude::*;
 
 use crate::app::workbench::{Workbench, script_for};
+use crate::engine::settings::Settings;
 use crate::route::{DemoKind, Route};
-
 use crate::view::chat::{context_window, policy_panel, progress};
 
 use super::live_driver::LiveDriver;
@@ -45,8 +45,9 @@ pub fn ChatTab() -> impl IntoView {
     let error = Memo::new(move |_| workbench.with(Workbench::error_shown));
     let done = Memo::new(move |_| status.with(|s| s.as_ref().is_none_or(|s| s.done)));
 
-    let settings = expect_context::<RwSignal<crate::engine::settings::Settings>>();
+    let settings = expect_context::<RwSignal<Settings>>();
     let valid = Memo::new(move |_| settings.with(|s| s.validate().is_ok()));
+    // Leaves the offline demo and sends its user messages to the endpoint, one turn at a time.
     let run_live = move |_| {
         if driver.run_live() {
             route.update(|r| r.demo = None);
