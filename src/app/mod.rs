@@ -4,8 +4,8 @@
 //! as a change of the live chat) is a method here with a test.
 //!
 //! Architecture invariant: nothing under `src/app/` names a web crate (`tests/purity.rs`), and
-//! nothing here imports [`crate::view`] or [`crate::ui`]: the views are computed from app values,
-//! never the other way round.
+//! nothing here (outside tests) imports `crate::view` or `crate::ui`: the views are computed
+//! from app values, never the other way round.
 
 pub mod live;
 pub mod on_screen;
