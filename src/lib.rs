@@ -1,9 +1,12 @@
 //! Summary Memory: a workbench for summary memory of LLM conversations.
 //!
-//! The crate is split into a pure core ([`engine`], [`tokens`], [`route`], [`view`]) that builds and is
-//! tested natively, and a thin browser shell ([`ui`]) that only exists on wasm32.
+//! The crate is split into a pure core ([`engine`], [`tokens`], [`route`]), a pure application
+//! layer ([`app`]: the state machines of the tabs) with the view models computed from it
+//! ([`view`]), all built and tested natively, and a thin browser shell ([`ui`], [`api`],
+//! [`store`]) that only exists on wasm32.
 //! ARCHITECTURE.md maps the modules and the rules that keep the two apart.
 
+pub mod app;
 pub mod engine;
 pub mod route;
 pub mod tokens;

@@ -57,36 +57,9 @@ impl Tab {
     }
 }
 
-/// The trigger kinds a link can select.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TriggerKind {
-    Turns,
-    Tokens,
-    Every,
-    Manual,
-}
-
-impl TriggerKind {
-    pub const ALL: [TriggerKind; 4] = [
-        TriggerKind::Turns,
-        TriggerKind::Tokens,
-        TriggerKind::Every,
-        TriggerKind::Manual,
-    ];
-
-    pub fn slug(self) -> &'static str {
-        match self {
-            TriggerKind::Turns => "turns",
-            TriggerKind::Tokens => "tokens",
-            TriggerKind::Every => "every",
-            TriggerKind::Manual => "manual",
-        }
-    }
-
-    pub fn from_slug(slug: &str) -> Option<TriggerKind> {
-        TriggerKind::ALL.into_iter().find(|t| t.slug() == slug)
-    }
-}
+/// The trigger kinds, one type for the link, the policy panel, the Tuner and the replay; a link
+/// names one of [`TriggerKind::LINKED`].
+pub use crate::engine::policy::TriggerKind;
 
 /// The bundled demos a link can load at start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -175,7 +148,9 @@ impl Route {
                         "one of chat, editions, tuner, tokens, inspect, settings",
                     ),
                 },
-                "trigger" => match TriggerKind::from_slug(value) {
+                "trigger" => match TriggerKind::from_slug(value)
+                    .filter(|k| TriggerKind::LINKED.contains(k))
+                {
                     Some(kind) => route.trigger = Some(kind),
                     None => route.reject(&key, value, "one of turns, tokens, every, manual"),
                 },
@@ -240,6 +215,19 @@ impl Route {
         match raw.parse::<u32>().ok().filter(|n| *n <= MAX_PARAM) {
             Some(n) => *self.number_mut(param) = Some(n),
             None => self.reject(param, raw, "a whole number from 0 to 100000"),
+        }
+    }
+
+    /// The value of numeric parameter `param`, if the link sets it.
+    pub fn number(&self, param: &str) -> Option<u32> {
+        match param {
+            "max_turns" => self.max_turns,
+            "keep" => self.keep,
+            "budget" => self.budget,
+            "keep_tokens" => self.keep_tokens,
+            "every" => self.every,
+            "turns" => self.turns,
+            _ => None,
         }
     }
 
@@ -359,5 +347,18 @@ mod tests {
             route.to_query(),
             "tab=tuner&trigger=tokens&budget=3000&keep_tokens=1200"
         );
+    }
+
+    #[test]
+    fn a_link_names_only_the_kinds_the_tuner_offers() {
+        for kind in TriggerKind::LINKED {
+            let route = Route::parse(&format!("?trigger={}", kind.slug()));
+            assert_eq!(route.trigger, Some(kind));
+            assert_eq!(Route::parse(&route.to_query()), route);
+        }
+        // A link has no max_messages parameter, so it cannot name a message-count trigger.
+        let route = Route::parse("?trigger=messages");
+        assert_eq!(route.trigger, None);
+        assert_eq!(route.errors[0].param, "trigger");
     }
 }

@@ -229,13 +229,200 @@ impl Trigger {
 
     /// The trigger kind's short name, as used in links (`turns`, `tokens`, `every`, ...).
     pub fn slug(&self) -> &'static str {
+        self.kind().slug()
+    }
+
+    /// Which kind of trigger this is.
+    pub fn kind(&self) -> TriggerKind {
         match self {
-            Trigger::Turns { .. } => "turns",
-            Trigger::Tokens { .. } => "tokens",
-            Trigger::Every { .. } => "every",
-            Trigger::MessageCount { .. } => "messages",
-            Trigger::Manual { .. } => "manual",
+            Trigger::Turns { .. } => TriggerKind::Turns,
+            Trigger::Tokens { .. } => TriggerKind::Tokens,
+            Trigger::Every { .. } => TriggerKind::Every,
+            Trigger::MessageCount { .. } => TriggerKind::Messages,
+            Trigger::Manual { .. } => TriggerKind::Manual,
         }
+    }
+
+    /// This trigger's numbers, by parameter name, in the order of [`TriggerKind::fields`].
+    pub fn params(&self) -> Vec<(&'static str, u32)> {
+        match *self {
+            Trigger::Turns { max_turns, keep } => vec![("max_turns", max_turns), ("keep", keep)],
+            Trigger::Tokens {
+                budget,
+                keep_tokens,
+            } => vec![("budget", budget), ("keep_tokens", keep_tokens)],
+            Trigger::Every { n } => vec![("every", n)],
+            Trigger::MessageCount { max_messages } => vec![("max_messages", max_messages)],
+            Trigger::Manual { keep } => vec![("keep", keep)],
+        }
+    }
+
+    /// The value of parameter `param`, if this trigger has it.
+    pub fn param(&self, param: &str) -> Option<u32> {
+        self.params()
+            .into_iter()
+            .find(|(name, _)| *name == param)
+            .map(|(_, value)| value)
+    }
+}
+
+/// The kinds of trigger, with what a form needs to offer them: the link name, the label, and
+/// the number fields with their labels and defaults. The URL, the Chat policy panel, the Tuner
+/// and Inspect's replay all build their trigger choices from this one table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TriggerKind {
+    Turns,
+    Tokens,
+    Every,
+    Messages,
+    Manual,
+}
+
+/// One number field of a trigger kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TriggerField {
+    /// The parameter's name: the link parameter, and the `policy-{param}` hook.
+    pub param: &'static str,
+    pub label: &'static str,
+    /// The value a form starts with when the trigger in use does not set it.
+    pub default: u32,
+    /// The upper end of the Tuner's slider for it.
+    pub slider_max: u32,
+}
+
+/// Every number field a trigger kind can have.
+pub const TRIGGER_FIELDS: [TriggerField; 6] = [
+    TriggerField {
+        param: "max_turns",
+        label: "Summarise at (turns)",
+        default: 4,
+        slider_max: 50,
+    },
+    TriggerField {
+        param: "keep",
+        label: "Keep verbatim (turns)",
+        default: 2,
+        slider_max: 50,
+    },
+    TriggerField {
+        param: "budget",
+        label: "Token budget",
+        default: 1_000,
+        slider_max: 20_000,
+    },
+    TriggerField {
+        param: "keep_tokens",
+        label: "Keep verbatim (tokens)",
+        default: 400,
+        slider_max: 20_000,
+    },
+    TriggerField {
+        param: "every",
+        label: "Every N messages",
+        default: 6,
+        slider_max: 100,
+    },
+    TriggerField {
+        param: "max_messages",
+        label: "Over N messages",
+        default: 8,
+        slider_max: 100,
+    },
+];
+
+impl TriggerKind {
+    /// Every kind, in the order the policy panel offers them.
+    pub const ALL: [TriggerKind; 5] = [
+        TriggerKind::Turns,
+        TriggerKind::Tokens,
+        TriggerKind::Every,
+        TriggerKind::Messages,
+        TriggerKind::Manual,
+    ];
+
+    /// The kinds a link's `?trigger=` can name, and so the Tuner offers (a link has no
+    /// `max_messages` parameter).
+    pub const LINKED: [TriggerKind; 4] = [
+        TriggerKind::Turns,
+        TriggerKind::Tokens,
+        TriggerKind::Every,
+        TriggerKind::Manual,
+    ];
+
+    /// The name in links and in the pickers' values.
+    pub fn slug(self) -> &'static str {
+        match self {
+            TriggerKind::Turns => "turns",
+            TriggerKind::Tokens => "tokens",
+            TriggerKind::Every => "every",
+            TriggerKind::Messages => "messages",
+            TriggerKind::Manual => "manual",
+        }
+    }
+
+    pub fn from_slug(slug: &str) -> Option<TriggerKind> {
+        TriggerKind::ALL.into_iter().find(|k| k.slug() == slug)
+    }
+
+    /// The label a picker shows.
+    pub fn label(self) -> &'static str {
+        match self {
+            TriggerKind::Turns => "Every N turns (keep K)",
+            TriggerKind::Tokens => "Token budget",
+            TriggerKind::Every => "Every N messages",
+            TriggerKind::Messages => "Over N verbatim messages",
+            TriggerKind::Manual => "Manual",
+        }
+    }
+
+    /// The number fields this kind has, in order.
+    pub fn fields(self) -> Vec<TriggerField> {
+        let names: &[&str] = match self {
+            TriggerKind::Turns => &["max_turns", "keep"],
+            TriggerKind::Tokens => &["budget", "keep_tokens"],
+            TriggerKind::Every => &["every"],
+            TriggerKind::Messages => &["max_messages"],
+            TriggerKind::Manual => &["keep"],
+        };
+        TRIGGER_FIELDS
+            .into_iter()
+            .filter(|f| names.contains(&f.param))
+            .collect()
+    }
+
+    /// The default of parameter `param` (0 for a name no kind has).
+    pub fn default_of(param: &str) -> u32 {
+        TRIGGER_FIELDS
+            .iter()
+            .find(|f| f.param == param)
+            .map_or(0, |f| f.default)
+    }
+
+    /// The trigger of this kind whose numbers `value` gives, by parameter name. Not validated:
+    /// call [`Trigger::validate`] on the result.
+    pub fn build(self, mut value: impl FnMut(&'static str) -> u32) -> Trigger {
+        match self {
+            TriggerKind::Turns => Trigger::Turns {
+                max_turns: value("max_turns"),
+                keep: value("keep"),
+            },
+            TriggerKind::Tokens => Trigger::Tokens {
+                budget: value("budget"),
+                keep_tokens: value("keep_tokens"),
+            },
+            TriggerKind::Every => Trigger::Every { n: value("every") },
+            TriggerKind::Messages => Trigger::MessageCount {
+                max_messages: value("max_messages"),
+            },
+            TriggerKind::Manual => Trigger::Manual {
+                keep: value("keep"),
+            },
+        }
+    }
+
+    /// The trigger of this kind with every number at its default.
+    pub fn with_defaults(self) -> Trigger {
+        self.build(TriggerKind::default_of)
     }
 }
 
@@ -445,5 +632,45 @@ mod tests {
         .unwrap_err();
         assert!(err.to_string().contains("keep (5)"), "{err}");
         assert!(err.to_string().contains("max_turns (4)"), "{err}");
+    }
+}
+
+#[cfg(test)]
+mod trigger_kind_tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_round_trips_through_its_slug_and_its_params() {
+        for kind in TriggerKind::ALL {
+            assert_eq!(TriggerKind::from_slug(kind.slug()), Some(kind));
+            let trigger = kind.with_defaults();
+            assert_eq!(trigger.kind(), kind);
+            assert_eq!(trigger.slug(), kind.slug());
+            let names: Vec<&str> = kind.fields().iter().map(|f| f.param).collect();
+            let params: Vec<&str> = trigger.params().iter().map(|p| p.0).collect();
+            assert_eq!(names, params, "{kind:?}");
+            // Rebuilt from its own numbers, a trigger is itself.
+            assert_eq!(kind.build(|p| trigger.param(p).unwrap()), trigger);
+            assert!(trigger.validate().is_ok(), "{kind:?}'s defaults validate");
+        }
+        assert!(
+            TriggerKind::LINKED
+                .iter()
+                .all(|k| TriggerKind::ALL.contains(k))
+        );
+        assert_eq!(TriggerKind::from_slug("nope"), None);
+    }
+
+    /// The replay once mapped a message-count trigger onto "every N": the kind of a trigger
+    /// and the rebuilt trigger must be a message count again.
+    #[test]
+    fn a_message_count_trigger_round_trips_as_a_message_count() {
+        let trigger = Trigger::MessageCount { max_messages: 10 };
+        let kind = TriggerKind::from_slug(trigger.slug()).unwrap();
+        assert_eq!(kind, TriggerKind::Messages);
+        let values = trigger.params();
+        let rebuilt = kind.build(|p| values.iter().find(|v| v.0 == p).map_or(0, |v| v.1));
+        assert_eq!(rebuilt, trigger);
+        assert_eq!(kind.label(), "Over N verbatim messages");
     }
 }

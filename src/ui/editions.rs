@@ -3,10 +3,11 @@
 
 use leptos::prelude::*;
 
-use super::chat::COUNTER;
+use super::clock::now_ms;
+use super::tokens::TokenService;
+use crate::app::workbench::Workbench;
 use crate::engine::drift::DiffKind;
-use crate::view::chat::Workbench;
-use crate::view::editions::{EditionCard, diff_class, fact_table};
+use crate::view::editions::{EditionCard, cards_on_screen, diff_class, fact_table};
 use crate::view::timeline::{Mark, Rewrite, Timeline};
 
 /// Milliseconds between two steps of the rewrite animation.
@@ -15,30 +16,13 @@ const STEP_MS: u32 = 90;
 #[component]
 pub fn EditionsTab() -> impl IntoView {
     let workbench = expect_context::<RwSignal<Workbench>>();
+    let counter = TokenService::from_context().counter();
     // What the cards depend on, cheap to compare on every streamed piece of a live reply: the
     // cards themselves (word diffs of every edition) are rebuilt only when it changes.
-    let printed = Memo::new(move |_| {
-        workbench.with(|w| {
-            let (memory, pinned) = match &w.demo {
-                Some(player) => (player.memory(), player.pinned()),
-                None => (w.live.memory(), w.live.pinned()),
-            };
-            (
-                w.demo_kind(),
-                memory.editions().len(),
-                memory
-                    .editions()
-                    .last()
-                    .map(|e| (e.at_ms, e.summary.clone())),
-                pinned.to_vec(),
-            )
-        })
-    });
-    let cards =
-        Memo::new(move |_| printed.with(|_| workbench.with_untracked(Workbench::edition_cards)));
-    let title = Memo::new(move |_| workbench.with(|w| w.demo.as_ref().map(|p| p.script().title)));
-    let unfinished =
-        Memo::new(move |_| workbench.with(|w| w.demo.as_ref().is_some_and(|p| !p.is_done())));
+    let printed = Memo::new(move |_| workbench.with(Workbench::editions_shape));
+    let cards = Memo::new(move |_| printed.with(|_| workbench.with_untracked(cards_on_screen)));
+    let title = Memo::new(move |_| workbench.with(|w| w.demo().map(|p| p.script().title)));
+    let unfinished = Memo::new(move |_| workbench.with(|w| w.demo().is_some_and(|p| !p.is_done())));
 
     view! {
         <section class="panel editions" data-testid="panel-editions">
@@ -68,7 +52,7 @@ pub fn EditionsTab() -> impl IntoView {
                             <button
                                 type="button"
                                 data-testid="play-all-editions"
-                                on:click=move |_| workbench.update(|w| w.play_all(&COUNTER))
+                                on:click=move |_| workbench.update(|w| w.play_all(&counter))
                             >
                                 "Play the rest of the demo"
                             </button>
@@ -234,6 +218,7 @@ fn EditionView(card: EditionCard) -> impl IntoView {
 #[component]
 fn EditionActions(cycle: u32, text: String) -> impl IntoView {
     let workbench = expect_context::<RwSignal<Workbench>>();
+    let counter = TokenService::from_context().counter();
     let editing = RwSignal::new(false);
     let draft = RwSignal::new(text.clone());
     let error = RwSignal::new(None::<String>);
@@ -247,17 +232,11 @@ fn EditionActions(cycle: u32, text: String) -> impl IntoView {
     };
     let save = move || {
         let text = draft.get_untracked();
-        let saved = workbench
-            .try_update(|w| {
-                let ok = w.edit_summary(&text, now_ms(), &COUNTER);
-                (ok, w.error.clone())
-            })
-            .unwrap_or((false, None));
+        let saved = workbench.try_update(|w| w.edit_summary(&text, now_ms(), &counter));
         match saved {
-            (true, _) => editing.set(false),
-            (false, reason) => {
-                error.set(reason.or_else(|| Some("The summary was not saved.".to_owned())))
-            }
+            Some(Ok(())) => editing.set(false),
+            Some(Err(reason)) => error.set(Some(reason.to_string())),
+            None => error.set(Some("The summary was not saved.".to_owned())),
         }
     };
     view! {
@@ -266,7 +245,7 @@ fn EditionActions(cycle: u32, text: String) -> impl IntoView {
                 type="button"
                 data-testid="edition-restore"
                 aria-label=format!("Restore edition {cycle} as the current summary")
-                on:click=move |_| workbench.update(|w| w.restore(cycle, now_ms(), &COUNTER))
+                on:click=move |_| workbench.update(|w| w.restore(cycle, now_ms(), &counter))
             >
                 "Restore"
             </button>
@@ -457,10 +436,6 @@ fn Rewriter(cards: Vec<EditionCard>) -> impl IntoView {
             </p>
         </section>
     }
-}
-
-fn now_ms() -> u64 {
-    js_sys::Date::now() as u64
 }
 
 /// Whether the reader asked the system for less motion.

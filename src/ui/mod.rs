@@ -1,13 +1,18 @@
 //! The browser shell: Leptos components that show core values.
 //!
-//! Components hold no business logic. App-wide state is created in [`App`] and shared through
-//! context; effects only mirror state out to the URL, storage or the network.
+//! Components hold no business logic: they read app values ([`crate::app`]) and view models
+//! ([`crate::view`]) and call app-layer methods. App-wide state is created in [`App`] and shared
+//! through context; effects only mirror state out to the URL, storage or the network. The
+//! runners that perform what the app asks for (the live chat's requests) have modules of their
+//! own (`live_driver.rs`).
 
 mod bench;
 mod bench_sessions;
 mod chat;
+mod clock;
 mod editions;
 mod inspect;
+mod live_driver;
 mod offline;
 mod settings;
 mod shell;
@@ -18,7 +23,7 @@ pub mod url;
 mod virtual_list;
 
 pub use shell::App;
-pub use tokens::{AppCounter, LoadState, TokenService};
+pub use tokens::{AppCounter, LoadState, SharedCounter, TokenService};
 
 /// Mounts the app on `<body>`. Called by `main` and nothing else.
 pub fn start() {

@@ -5,16 +5,17 @@ use leptos::prelude::*;
 use super::chat::ChatTab;
 use super::editions::EditionsTab;
 use super::inspect::{InspectTab, provide_sessions};
+use super::live_driver::LiveDriver;
 use super::settings::{SettingsPanel, StoreStatus};
 use super::theme::ThemeToggle;
-use super::tokens::{AppCounter, TokenService, TokensTab};
+use super::tokens::{TokenService, TokensTab};
 use super::tuner::TunerTab;
 use super::url::{current_query, replace_query};
+use crate::app::workbench::Workbench;
 use crate::engine::settings::Settings;
 use crate::route::{Route, Tab};
 use crate::store;
 use crate::tokens::Encoding;
-use crate::view::chat::Workbench;
 use crate::view::tuner::trigger_from_route;
 
 /// The app root: reads the route from the URL once, then keeps the URL in step with it.
@@ -61,9 +62,15 @@ pub fn App() -> impl IntoView {
     // The session library: loaded from IndexedDB once the vocabulary is (so its counts are
     // exact), every change saved back.
     provide_sessions(tokens);
+    // The live chat's runner, shared so Stop reaches a reply whichever tab is open.
+    let counter = tokens.counter();
+    LiveDriver::provide(workbench, settings, counter);
     // When a vocabulary arrives, the demo's cached counts (estimates until then) are recounted,
-    // whichever tab shows them. Counting subscribes this effect to vocabulary loads.
-    Effect::new(move |_| workbench.update(|w| w.recount(&AppCounter)));
+    // whichever tab shows them: the one effect that writes back into app state (invariant 7).
+    Effect::new(move |_| {
+        tokens.generation();
+        workbench.update(|w| w.recount(&counter));
+    });
 
     view! {
         <header class="masthead">

@@ -69,6 +69,30 @@ impl TokenService {
         service
     }
 
+    /// The service [`TokenService::provide`] shared at the root.
+    pub fn from_context() -> TokenService {
+        expect_context::<TokenService>()
+    }
+
+    /// The engine's counter over this service, with the encoding in use. Counting with it
+    /// subscribes nobody: a memo or effect that must recount when a vocabulary arrives reads
+    /// [`TokenService::generation`] itself.
+    pub fn counter(&self) -> SharedCounter {
+        SharedCounter { service: *self }
+    }
+
+    /// A number that changes whenever a vocabulary finishes loading (or fails to). Reading it
+    /// subscribes the caller, which is how a view says it recounts.
+    pub fn generation(&self) -> u32 {
+        self.generation.get()
+    }
+
+    /// Whether counts in the encoding in use are exact yet (reactive): false while its
+    /// vocabulary loads or after it failed to.
+    pub fn is_exact(&self) -> bool {
+        matches!(self.state(self.encoding.get()), LoadState::Loaded { .. })
+    }
+
     /// Runs `f` with the counter and subscribes the caller to vocabulary loads, so a memo or
     /// view that counts is recomputed when a vocabulary arrives.
     pub fn with<R>(&self, f: impl FnOnce(&TokenCounter) -> R) -> R {
@@ -156,28 +180,40 @@ impl TokenService {
     }
 }
 
+/// The engine's token counter in the app, over the [`TokenService`] it was taken from
+/// ([`TokenService::counter`]): exact once the vocabulary in use is loaded; until then (or if it
+/// failed to load) [`rough_estimate`] (one token per 4 bytes, never 0 for a non-empty text),
+/// because the engine needs a number to cache in each message and to run the token trigger
+/// with. It reads the counter without subscribing anyone.
+#[derive(Clone, Copy)]
+pub struct SharedCounter {
+    service: TokenService,
+}
+
+impl CountTokens for SharedCounter {
+    fn count(&self, text: &str) -> u32 {
+        let service = self.service;
+        let encoding = service.encoding.get_untracked();
+        service
+            .counter
+            .with_value(|c| c.count_with(encoding, text).value())
+            .unwrap_or_else(|| rough_estimate(text))
+    }
+}
+
 thread_local! {
-    /// The service [`TokenService::provide`] created. The wasm app has one thread and one root.
+    /// The service [`TokenService::provide`] created, for [`AppCounter`] only. The wasm app has
+    /// one thread and one root.
     static APP_SERVICE: std::cell::Cell<Option<TokenService>> = const { std::cell::Cell::new(None) };
 }
 
-/// The engine's token counter in the app: the shared [`TokenService`] with the encoding in use.
-/// Exact once that vocabulary is loaded; until then (or if it failed to load) it returns
-/// [`rough_estimate`] (one token per 4 bytes, never 0 for a non-empty text), because the engine
-/// needs a number to cache in each message and to run the token trigger with. Counting inside a
-/// memo or a view subscribes it to vocabulary loads, so those recount when a vocabulary arrives.
+/// The counter Inspect (`ui/inspect.rs`) still counts with: [`SharedCounter`]'s counts, from
+/// the service found through a thread-local, and counting inside a memo or a view subscribes it
+/// to vocabulary loads. Chat, Editions and the App root use [`TokenService::counter`] and read
+/// [`TokenService::generation`] explicitly instead; once Inspect does too, this type and the
+/// thread-local go.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct AppCounter;
-
-impl AppCounter {
-    /// Whether counts are exact yet (reactive): false while the vocabulary in use loads or
-    /// after it failed to.
-    pub fn is_exact() -> bool {
-        APP_SERVICE
-            .with(std::cell::Cell::get)
-            .is_some_and(|s| matches!(s.state(s.encoding.get()), LoadState::Loaded { .. }))
-    }
-}
 
 impl CountTokens for AppCounter {
     fn count(&self, text: &str) -> u32 {
@@ -193,11 +229,12 @@ impl CountTokens for AppCounter {
 }
 
 /// A line that says the token figures around it are estimates, shown until the vocabulary in
-/// use has loaded (for the tabs whose counts come from the engine through [`AppCounter`]).
+/// use has loaded (for the tabs whose counts come from the engine through [`SharedCounter`]).
 #[component]
 pub fn TokenEstimateNote() -> impl IntoView {
+    let service = TokenService::from_context();
     move || {
-        (!AppCounter::is_exact()).then(|| {
+        (!service.is_exact()).then(|| {
             view! {
                 <p class="hint" data-testid="token-estimate-note">
                     "Token counts here are estimates (about 4 bytes a token) until the vocabulary \

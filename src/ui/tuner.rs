@@ -5,10 +5,7 @@ use leptos::prelude::*;
 use crate::engine::compare::{CompareRow, Comparison};
 use crate::route::{Route, TriggerKind};
 use crate::view::chart::{LineChart, Series, format_tokens};
-use crate::view::tuner::{
-    DEFAULT_BUDGET, DEFAULT_EVERY, DEFAULT_KEEP, DEFAULT_KEEP_TOKENS, DEFAULT_MAX_TURNS,
-    DEFAULT_TURNS, Tuner, TunerRun,
-};
+use crate::view::tuner::{DEFAULT_TURNS, Tuner, TunerRun};
 
 #[component]
 pub fn TunerTab() -> impl IntoView {
@@ -35,33 +32,24 @@ pub fn TunerTab() -> impl IntoView {
                             route.update(|r| r.trigger = kind);
                         }
                     >
-                        {TriggerKind::ALL
+                        {TriggerKind::LINKED
                             .into_iter()
                             .map(|k| {
                                 view! {
                                     <option value=k.slug() selected=move || kind.get() == k>
-                                        {trigger_label(k)}
+                                        {k.label()}
                                     </option>
                                 }
                             })
                             .collect_view()}
                     </select>
                 </label>
-                {move || match kind.get() {
-                    TriggerKind::Turns => view! {
-                        <NumberField param="max_turns" label="Summarise at (turns)" default=DEFAULT_MAX_TURNS max=50 />
-                        <NumberField param="keep" label="Keep verbatim (turns)" default=DEFAULT_KEEP max=50 />
-                    }.into_any(),
-                    TriggerKind::Tokens => view! {
-                        <NumberField param="budget" label="Token budget" default=DEFAULT_BUDGET max=20000 />
-                        <NumberField param="keep_tokens" label="Keep verbatim (tokens)" default=DEFAULT_KEEP_TOKENS max=20000 />
-                    }.into_any(),
-                    TriggerKind::Every => view! {
-                        <NumberField param="every" label="Every N messages" default=DEFAULT_EVERY max=100 />
-                    }.into_any(),
-                    TriggerKind::Manual => view! {
-                        <NumberField param="keep" label="Keep verbatim (turns)" default=DEFAULT_KEEP max=50 />
-                    }.into_any(),
+                {move || {
+                    kind.get()
+                        .fields()
+                        .into_iter()
+                        .map(|f| view! { <NumberField param=f.param label=f.label default=f.default max=f.slider_max /> })
+                        .collect_view()
                 }}
                 <NumberField param="turns" label="Turns to simulate" default=DEFAULT_TURNS max=200 />
             </form>
@@ -74,19 +62,7 @@ pub fn TunerTab() -> impl IntoView {
 #[component]
 fn NumberField(param: &'static str, label: &'static str, default: u32, max: u32) -> impl IntoView {
     let route = expect_context::<RwSignal<Route>>();
-    let value = move || {
-        route.with(|r| {
-            let current = match param {
-                "max_turns" => r.max_turns,
-                "keep" => r.keep,
-                "budget" => r.budget,
-                "keep_tokens" => r.keep_tokens,
-                "every" => r.every,
-                _ => r.turns,
-            };
-            current.unwrap_or(default).to_string()
-        })
-    };
+    let value = move || route.with(|r| r.number(param).unwrap_or(default).to_string());
     let set = move |ev: leptos::ev::Event| {
         let raw = event_target_value(&ev);
         route.update(|r| r.set_number(param, &raw));
@@ -154,15 +130,6 @@ fn RunView(run: TunerRun) -> impl IntoView {
                 </tbody>
             </table>
         </div>
-    }
-}
-
-fn trigger_label(kind: TriggerKind) -> &'static str {
-    match kind {
-        TriggerKind::Turns => "Every N turns (keep K)",
-        TriggerKind::Tokens => "Token budget",
-        TriggerKind::Every => "Every N messages",
-        TriggerKind::Manual => "Manual",
     }
 }
 

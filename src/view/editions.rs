@@ -7,7 +7,8 @@ use crate::engine::edition::{Edition, Provenance};
 use crate::engine::memory::MemoryState;
 use crate::engine::message::Role;
 
-use super::chat::{role_label, turns_label};
+use super::labels::{role_label, turns_label};
+use crate::app::workbench::Workbench;
 use crate::engine::demo::DemoPlayer;
 
 /// One edition, ready to render.
@@ -79,6 +80,12 @@ pub fn edition_cards(player: &DemoPlayer) -> Vec<EditionCard> {
     cards_of(player.memory(), player.pinned())
 }
 
+/// Every edition of the conversation on screen, oldest first, with its pinned-fact badges.
+pub fn cards_on_screen(workbench: &Workbench) -> Vec<EditionCard> {
+    let shown = workbench.on_screen();
+    cards_of(shown.memory(), shown.pinned())
+}
+
 /// Every edition of a memory, oldest first, with a badge for each pinned fact: a demo's or the
 /// live chat's. A fact that does not compile gets no badge (the policy panel refuses those).
 pub fn cards_of(memory: &MemoryState, pinned: &[PinnedFact]) -> Vec<EditionCard> {
@@ -100,7 +107,7 @@ pub fn cards_of(memory: &MemoryState, pinned: &[PinnedFact]) -> Vec<EditionCard>
                 .zip(&pinned)
                 .map(|(track, fact)| FactBadge {
                     label: track.label.clone(),
-                    phrase: crate::view::policy::fact_source(fact).to_owned(),
+                    phrase: crate::app::policy_form::fact_source(fact).to_owned(),
                     kept: track.kept[i],
                     status: fact_status(&track.kept, i),
                     sentence: track.sentences[i].clone(),

@@ -5,17 +5,20 @@
 //! Everything here is computed from the session alone, so inspecting needs no endpoint, no key
 //! and no network.
 
+use crate::app::rows::{MessageRow, rows_of};
 use crate::engine::compare::{Comparison, compare};
 use crate::engine::drift::{PinnedFact, compile_facts, fact_presence};
-use crate::engine::memory::MessageState;
 use crate::engine::message::{CountTokens, Role, word_count};
 use crate::engine::policy::{Policy, PolicyError, Trigger};
 use crate::engine::schedule::{Schedule, ScheduleInput, TurnSize, schedule};
 use crate::engine::session::Session;
-use crate::view::chat::{ContextWindow, SegmentKind, WindowAlternative, stacked, turns_label};
+use crate::view::context_window::{ContextWindow, SegmentKind, WindowAlternative, stacked};
+use crate::view::labels::turns_label;
 use crate::view::tuner::window_turns;
 
-/// One archived message as Inspect lists it.
+/// One archived message as Inspect lists it: an [`MessageRow`] with the fields Inspect's
+/// components read (its `state` as the `data-state` slug). Inspect's components are to read
+/// `MessageRow` directly; this shape is kept until they do.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MessageView {
     pub turn: u32,
@@ -24,6 +27,18 @@ pub struct MessageView {
     pub tokens: u32,
     /// `verbatim` or `folded`, as the `data-state` hook spells it.
     pub state: &'static str,
+}
+
+impl From<MessageRow> for MessageView {
+    fn from(row: MessageRow) -> MessageView {
+        MessageView {
+            turn: row.turn,
+            role: row.role,
+            tokens: row.tokens.unwrap_or_default(),
+            state: row.state.slug(),
+            content: row.content,
+        }
+    }
 }
 
 /// One edition: what the summary was before, which turns it folded, and what it became.
@@ -69,20 +84,9 @@ pub struct InspectView {
 impl InspectView {
     pub fn new(session: &Session, counter: &dyn CountTokens) -> InspectView {
         let memory = &session.memory;
-        let archive = memory.archive();
-        let messages = archive
-            .iter()
-            .enumerate()
-            .map(|(i, m)| MessageView {
-                turn: memory.turn_of(i),
-                role: m.role,
-                content: m.content.clone(),
-                tokens: m.tokens,
-                state: match memory.message_state(i) {
-                    MessageState::Verbatim => "verbatim",
-                    MessageState::Folded => "folded",
-                },
-            })
+        let messages = rows_of(memory, |_| false)
+            .into_iter()
+            .map(MessageView::from)
             .collect::<Vec<_>>();
         let editions = memory
             .editions()
@@ -246,7 +250,7 @@ fn drift(must_keep: &[String], pinned: &[PinnedFact], editions: &[EditionView]) 
         .map(|p| PinnedFact::phrase(p.clone(), p.clone()))
         .collect();
     for fact in pinned {
-        let source = crate::view::policy::fact_source(fact);
+        let source = crate::app::policy_form::fact_source(fact);
         if !facts.iter().any(|f| f.label == source) {
             facts.push(PinnedFact {
                 label: source.to_owned(),

@@ -1,10 +1,14 @@
-//! Pure view models: what each tab shows, computed from core values. Components render these and
-//! hold no logic of their own, so everything a tab decides is tested natively.
+//! Pure view models: what each tab shows, computed from app and core values. Components render
+//! these and hold no logic of their own, so everything a tab decides is tested natively. The
+//! state machines behind the tabs live in [`crate::app`]; `live.rs` and `policy.rs` here are
+//! their old paths, kept as re-exports.
 
 pub mod chart;
 pub mod chat;
+pub mod context_window;
 pub mod editions;
 pub mod inspect;
+pub mod labels;
 pub mod live;
 pub mod policy;
 pub mod sessions;

@@ -2,17 +2,17 @@
 //! conversation under sliding-window memory and full history.
 
 use crate::engine::compare::{Comparison, compare};
-use crate::engine::policy::{Policy, PolicyError, Trigger};
+use crate::engine::policy::{Policy, PolicyError, TRIGGER_FIELDS, Trigger};
 use crate::engine::schedule::{Schedule, ScheduleInput, schedule};
 use crate::route::{Route, TriggerKind};
 
 /// The values a fresh tuner starts from: the notebook's demo settings (summarise after 4 turns,
 /// keep 2) over the notebook's 10 turns.
-pub const DEFAULT_MAX_TURNS: u32 = 4;
-pub const DEFAULT_KEEP: u32 = 2;
-pub const DEFAULT_BUDGET: u32 = 1_000;
-pub const DEFAULT_KEEP_TOKENS: u32 = 400;
-pub const DEFAULT_EVERY: u32 = 6;
+pub const DEFAULT_MAX_TURNS: u32 = TRIGGER_FIELDS[0].default;
+pub const DEFAULT_KEEP: u32 = TRIGGER_FIELDS[1].default;
+pub const DEFAULT_BUDGET: u32 = TRIGGER_FIELDS[2].default;
+pub const DEFAULT_KEEP_TOKENS: u32 = TRIGGER_FIELDS[3].default;
+pub const DEFAULT_EVERY: u32 = TRIGGER_FIELDS[4].default;
 pub const DEFAULT_TURNS: u32 = 10;
 /// The tuner simulates at most this many turns; the table would be unreadable beyond it anyway,
 /// and the dry run stays instant while typing.
@@ -63,22 +63,12 @@ impl Tuner {
 
 /// The trigger a route asks for, with defaults for absent numbers.
 pub fn trigger_from_route(route: &Route) -> Result<Trigger, PolicyError> {
-    let trigger = match route.trigger.unwrap_or(TriggerKind::Turns) {
-        TriggerKind::Turns => Trigger::Turns {
-            max_turns: route.max_turns.unwrap_or(DEFAULT_MAX_TURNS),
-            keep: route.keep.unwrap_or(DEFAULT_KEEP),
-        },
-        TriggerKind::Tokens => Trigger::Tokens {
-            budget: route.budget.unwrap_or(DEFAULT_BUDGET),
-            keep_tokens: route.keep_tokens.unwrap_or(DEFAULT_KEEP_TOKENS),
-        },
-        TriggerKind::Every => Trigger::Every {
-            n: route.every.unwrap_or(DEFAULT_EVERY),
-        },
-        TriggerKind::Manual => Trigger::Manual {
-            keep: route.keep.unwrap_or(DEFAULT_KEEP),
-        },
-    };
+    let kind = route.trigger.unwrap_or(TriggerKind::Turns);
+    let trigger = kind.build(|param| {
+        route
+            .number(param)
+            .unwrap_or_else(|| TriggerKind::default_of(param))
+    });
     trigger.validate()?;
     Ok(trigger)
 }

@@ -267,6 +267,42 @@ impl Browser {
             .unwrap()
     }
 
+    /// Clears the field with `data-testid=id` and types `text` into it, as a person would.
+    pub async fn type_into(&self, id: &str, text: &str) {
+        let input = self.wait_testid(id).await;
+        input.clear().await.unwrap();
+        input.send_keys(text).await.unwrap();
+    }
+
+    /// How many elements carry `data-testid=id` now.
+    pub async fn count_testid(&self, id: &str) -> usize {
+        self.all_testid(id).await.len()
+    }
+
+    /// Presses Edit on `edition` (an element with `data-testid=edition`) and returns the
+    /// editor that opens.
+    pub async fn open_edition_editor(
+        &self,
+        edition: &fantoccini::elements::Element,
+    ) -> fantoccini::elements::Element {
+        edition
+            .find(Locator::Css("[data-testid=edition-edit]"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        self.wait_testid("edition-editor").await
+    }
+
+    /// Rewrites `edition`'s summary as `text` and saves it as a new edition.
+    pub async fn edit_edition(&self, edition: &fantoccini::elements::Element, text: &str) {
+        let editor = self.open_edition_editor(edition).await;
+        editor.clear().await.unwrap();
+        editor.send_keys(text).await.unwrap();
+        self.click_testid("edition-save").await;
+    }
+
     /// Waits until `script` (a JS expression) is truthy, or fails with `what`.
     pub async fn wait_until(&self, script: &str, what: &str) {
         let deadline = Instant::now() + PATIENCE;

@@ -790,13 +790,6 @@ async fn a_live_chat_is_kept_in_the_library_and_resumed_after_a_reload() {
     browser.close().await;
 }
 
-/// Sets a number field the way typing would.
-async fn type_number(browser: &Browser, testid: &str, value: &str) {
-    let input = browser.wait_testid(testid).await;
-    input.clear().await.unwrap();
-    input.send_keys(value).await.unwrap();
-}
-
 /// The text of the Chat tab's front page, whitespace made single spaces.
 async fn summary_text(browser: &Browser) -> String {
     words(&browser.wait_testid("summary").await.text().await.unwrap())
@@ -813,8 +806,8 @@ async fn the_live_chats_editions_are_shown_and_restore_and_edit_reach_the_chat()
     let browser = Browser::new().await;
     connect(&browser, Setup::new(&server.base_url)).await;
     // A small trigger: summarise at 2 turns, keep 1 (keep first, so each step is valid).
-    type_number(&browser, "policy-keep", "1").await;
-    type_number(&browser, "policy-max_turns", "2").await;
+    browser.type_into("policy-keep", "1").await;
+    browser.type_into("policy-max_turns", "2").await;
     browser
         .wait_until(
             "!document.querySelector('[data-testid=param-error]')",
@@ -864,20 +857,9 @@ async fn the_live_chats_editions_are_shown_and_restore_and_edit_reach_the_chat()
     );
 
     // Edit prints edition 2 by hand, and the Chat's summary follows.
-    edition
-        .find(Locator::Css("[data-testid=edition-edit]"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    let editor = browser.wait_testid("edition-editor").await;
-    editor.clear().await.unwrap();
-    editor
-        .send_keys("Edited by hand: two questions.")
-        .await
-        .unwrap();
-    browser.click_testid("edition-save").await;
+    browser
+        .edit_edition(edition, "Edited by hand: two questions.")
+        .await;
     browser
         .wait_until(
             "document.querySelectorAll(\"[data-testid='edition'][data-cycle='2']\").length === 1",

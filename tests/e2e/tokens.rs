@@ -83,12 +83,6 @@ async fn wait_exact(browser: &Browser, expect: usize, what: &str) {
         .await;
 }
 
-async fn type_text(browser: &Browser, text: &str) {
-    let input = browser.wait_testid("tokenizer-input").await;
-    input.clear().await.unwrap();
-    input.send_keys(text).await.unwrap();
-}
-
 async fn choose(browser: &Browser, encoding: &str) {
     let select = browser.wait_testid("tokenizer-encoding").await;
     select.select_by_value(encoding).await.unwrap();
@@ -106,7 +100,7 @@ async fn counts_match_gpt_tokenizer_and_switching_encoding_recounts() {
 
     let browser = Browser::new().await;
     browser.open("?tab=tokens").await;
-    type_text(&browser, texts[0]).await;
+    browser.type_into("tokenizer-input", texts[0]).await;
     wait_exact(
         &browser,
         expect[0].0,
@@ -128,7 +122,7 @@ async fn counts_match_gpt_tokenizer_and_switching_encoding_recounts() {
         .len();
     assert_eq!(spans, expect[0].0, "one coloured span per token");
 
-    type_text(&browser, texts[1]).await;
+    browser.type_into("tokenizer-input", texts[1]).await;
     wait_exact(
         &browser,
         expect[1].0,

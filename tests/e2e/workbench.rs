@@ -22,22 +22,12 @@ async fn drift_played_in_editions(browser: &Browser) -> DemoPlayer {
     engine
 }
 
-async fn type_into(browser: &Browser, testid: &str, text: &str) {
-    let input = browser.wait_testid(testid).await;
-    input.clear().await.unwrap();
-    input.send_keys(text).await.unwrap();
-}
-
-async fn count(browser: &Browser, testid: &str) -> usize {
-    browser.all_testid(testid).await.len()
-}
-
 #[tokio::test]
 async fn changing_the_trigger_in_the_panel_moves_the_summary_cycle() {
     let browser = Browser::new().await;
     browser.open("?demo=fincoach").await;
     // Summarise at 2 turns while keeping 2 is invalid: the panel says so and nothing applies.
-    type_into(&browser, "policy-max_turns", "2").await;
+    browser.type_into("policy-max_turns", "2").await;
     let error = browser.wait_testid("param-error").await;
     assert!(
         error
@@ -48,7 +38,7 @@ async fn changing_the_trigger_in_the_panel_moves_the_summary_cycle() {
         "{}",
         error.text().await.unwrap()
     );
-    type_into(&browser, "policy-keep", "1").await;
+    browser.type_into("policy-keep", "1").await;
     browser
         .wait_until(
             "!document.querySelector('[data-testid=param-error]')",
@@ -108,10 +98,10 @@ async fn changing_the_trigger_in_the_panel_moves_the_summary_cycle() {
 async fn pinned_facts_are_added_and_removed_in_the_panel_and_badged_in_the_editions() {
     let browser = Browser::new().await;
     browser.open("?demo=fincoach").await;
-    assert_eq!(count(&browser, "pinned-fact").await, 2);
+    assert_eq!(browser.count_testid("pinned-fact").await, 2);
     browser.click_testid("fact-add").await;
     browser.wait_testid("fact-error").await;
-    type_into(&browser, "fact-input", "emergency fund").await;
+    browser.type_into("fact-input", "emergency fund").await;
     browser.click_testid("fact-add").await;
     browser
         .wait_until(
@@ -205,13 +195,7 @@ async fn edit_saves_a_hand_edited_edition_and_escape_cancels() {
         .await;
     // Esc closes the editor without saving.
     let last = browser.all_testid("edition").await.pop().unwrap();
-    last.find(Locator::Css("[data-testid=edition-edit]"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    let editor = browser.wait_testid("edition-editor").await;
+    let editor = browser.open_edition_editor(&last).await;
     editor.send_keys("\u{e00c}").await.unwrap();
     browser
         .wait_until(
@@ -219,22 +203,15 @@ async fn edit_saves_a_hand_edited_edition_and_escape_cancels() {
             "Esc to close the editor",
         )
         .await;
-    assert_eq!(count(&browser, "edition").await, 2);
+    assert_eq!(browser.count_testid("edition").await, 2);
 
     let last = browser.all_testid("edition").await.pop().unwrap();
-    last.find(Locator::Css("[data-testid=edition-edit]"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    let editor = browser.wait_testid("edition-editor").await;
-    editor.clear().await.unwrap();
-    editor
-        .send_keys("The user earns ₹1,20,000 a month and never wants equities.")
-        .await
-        .unwrap();
-    browser.click_testid("edition-save").await;
+    browser
+        .edit_edition(
+            &last,
+            "The user earns ₹1,20,000 a month and never wants equities.",
+        )
+        .await;
     browser
         .wait_until(
             "document.querySelectorAll('[data-testid=edition]').length === 3",

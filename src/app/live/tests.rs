@@ -1,0 +1,485 @@
+use super::*;
+use crate::engine::message::WordCounter;
+
+const C: WordCounter = WordCounter;
+
+use crate::app::rows::RowState as LiveState;
+
+fn states(session: &LiveSession) -> Vec<(&'static str, &'static str)> {
+    session
+        .rows()
+        .iter()
+        .map(|r| (r.role.as_str(), r.state.slug()))
+        .collect()
+}
+
+/// Plays `turns` complete turns and returns the last summary job emitted, if any.
+fn play(session: &mut LiveSession, turns: u32) -> Option<SummaryJob> {
+    let mut job = None;
+    for n in 1..=turns {
+        session.send(&format!("question {n}"), 0, &C).unwrap();
+        session.delta(&format!("answer {n}"));
+        job = session
+            .finish(ReplyEnd::Complete(format!("answer {n}")), 0, &C)
+            .or(job);
+    }
+    job
+}
+
+#[test]
+fn sending_archives_the_user_message_before_the_request_and_streams_the_reply() {
+    let mut session = LiveSession::default();
+    let sent = session.send("  hello there ", 5, &C).unwrap();
+    assert_eq!(session.memory().archive().len(), 1);
+    assert_eq!(session.memory().archive()[0].content, "hello there");
+    assert_eq!(sent.last().map(|m| m.content.as_str()), Some("hello there"));
+    assert_eq!(sent[0].role, Role::System);
+    session.delta("Hi");
+    session.delta(" you");
+    let rows = session.rows();
+    assert_eq!(rows[1].content, "Hi you");
+    assert_eq!(
+        states(&session),
+        [("user", "verbatim"), ("assistant", "streaming")]
+    );
+    assert_eq!(session.send("again", 6, &C), Err(LiveError::Busy));
+    assert_eq!(
+        session.finish(ReplyEnd::Complete("Hi you".into()), 7, &C),
+        None
+    );
+    assert_eq!(
+        states(&session),
+        [("user", "verbatim"), ("assistant", "verbatim")]
+    );
+    assert_eq!(session.send("   ", 8, &C), Err(LiveError::EmptyMessage));
+}
+
+#[test]
+fn each_call_records_our_count_beside_the_apis() {
+    let mut session = LiveSession::default();
+    let sent = session.send("how much is left", 0, &C).unwrap();
+    let usage = Usage {
+        prompt_tokens: 21,
+        completion_tokens: 3,
+        reasoning_tokens: None,
+    };
+    session.record_call(CallKind::Chat, &sent, Some(&usage), &C);
+    session.record_call(CallKind::Summary, &sent[..1], None, &C);
+    let ours: u32 = sent.iter().map(|m| C.count(&m.content)).sum();
+    assert_eq!(
+        session.calls(),
+        [
+            CallRecord {
+                kind: CallKind::Chat,
+                client_prompt_tokens: ours,
+                api_prompt_tokens: Some(21),
+                api_completion_tokens: Some(3),
+            },
+            CallRecord {
+                kind: CallKind::Summary,
+                client_prompt_tokens: C.count(&sent[0].content),
+                api_prompt_tokens: None,
+                api_completion_tokens: None,
+            },
+        ]
+    );
+}
+
+#[test]
+fn a_failed_request_keeps_the_user_message_and_retry_resends_it() {
+    let mut session = LiveSession::default();
+    let first = session.send("plan my savings", 1, &C).unwrap();
+    let job = session.finish(
+        ReplyEnd::Failed {
+            partial: String::new(),
+            error: "Rate limited.".into(),
+        },
+        2,
+        &C,
+    );
+    assert_eq!(job, None);
+    assert_eq!(session.error(), Some("Rate limited."));
+    assert_eq!(session.redo(), Some(&Redo::Reply));
+    assert_eq!(states(&session), [("user", "verbatim")]);
+    let again = session.retry(&C).unwrap();
+    assert_eq!(again, LiveAction::Reply(first));
+    assert_eq!(session.error(), None);
+    assert!(session.is_streaming());
+    assert_eq!(session.memory().archive().len(), 1, "not archived twice");
+    assert_eq!(
+        session.retry(&C),
+        Err(LiveError::Busy),
+        "no retry while a reply arrives"
+    );
+}
+
+#[test]
+fn retrying_a_reply_that_failed_mid_stream_does_not_send_the_partial_reply() {
+    let mut session = LiveSession::default();
+    let first = session.send("plan my savings", 1, &C).unwrap();
+    session.delta("Start with an emer");
+    session.finish(
+        ReplyEnd::Failed {
+            partial: "Start with an emer".into(),
+            error: "The connection dropped.".into(),
+        },
+        2,
+        &C,
+    );
+    // Nothing is lost: the partial reply is archived and shown as incomplete.
+    assert_eq!(
+        states(&session),
+        [("user", "verbatim"), ("assistant", "incomplete")]
+    );
+    let again = session.retry(&C).unwrap();
+    assert_eq!(
+        again,
+        LiveAction::Reply(first),
+        "the same request as before"
+    );
+    session.finish(
+        ReplyEnd::Complete("Start with an emergency fund.".into()),
+        3,
+        &C,
+    );
+    // Nor does any later request carry it, while the user's Stop-ped replies stay in.
+    let next = session.send("and then?", 4, &C).unwrap();
+    let sent: Vec<&str> = next.iter().map(|m| m.content.as_str()).collect();
+    assert!(!sent.contains(&"Start with an emer"), "{sent:?}");
+    assert!(sent.contains(&"Start with an emergency fund."));
+    assert_eq!(sent.last(), Some(&"and then?"));
+}
+
+#[test]
+fn stop_keeps_the_partial_reply_marked_incomplete() {
+    let mut session = LiveSession::default();
+    session.send("tell me a story", 1, &C).unwrap();
+    session.delta("Once upon");
+    session.finish(ReplyEnd::Stopped("Once upon".into()), 2, &C);
+    assert_eq!(
+        states(&session),
+        [("user", "verbatim"), ("assistant", "incomplete")]
+    );
+    assert_eq!(session.rows()[1].content, "Once upon");
+    assert_eq!(session.error(), None);
+    // Stopping before any text arrived archives nothing.
+    session.send("never mind", 3, &C).unwrap();
+    session.finish(ReplyEnd::Stopped(String::new()), 4, &C);
+    assert_eq!(session.memory().archive().len(), 3);
+}
+
+#[test]
+fn a_due_summary_is_committed_as_a_model_edition_and_folds_the_old_turns() {
+    let mut session = LiveSession::default();
+    assert_eq!(play(&mut session, 3), None);
+    let job = play(&mut session, 1).expect("the 4/2 policy fires after 4 turns");
+    assert!(session.is_summarising());
+    let next = session.summary_done(
+        job.id,
+        Ok("The user asked 1 and 2.".into()),
+        "sum-model",
+        9,
+        &C,
+    );
+    assert_eq!(next, None);
+    assert!(!session.is_summarising());
+    let memory = session.memory();
+    assert_eq!(memory.summary(), Some("The user asked 1 and 2."));
+    let edition = memory.editions().last().unwrap();
+    assert_eq!(edition.provenance, Provenance::Model);
+    assert_eq!(edition.model.as_deref(), Some("sum-model"));
+    let folded = session
+        .rows()
+        .iter()
+        .filter(|r| r.state == LiveState::Folded)
+        .count();
+    assert_eq!(folded, 4);
+}
+
+#[test]
+fn a_failed_or_empty_summary_changes_nothing_and_offers_retry() {
+    for result in [
+        Err("The server failed (HTTP 500).".to_owned()),
+        Ok("   ".to_owned()),
+    ] {
+        let mut session = LiveSession::default();
+        let job = play(&mut session, 4).unwrap();
+        let before = session.memory().clone();
+        assert_eq!(
+            session.summary_done(job.id, result.clone(), "m", 9, &C),
+            None
+        );
+        assert_eq!(session.memory().summary(), None, "{result:?}");
+        assert_eq!(session.memory().verbatim(), before.verbatim());
+        assert_eq!(session.memory().failures().len(), 1);
+        assert!(states(&session).iter().all(|(_, s)| *s == "verbatim"));
+        let error = session.error().unwrap();
+        assert!(error.contains("could not be written"), "{error}");
+        assert_eq!(session.redo(), Some(&Redo::Summary));
+        let LiveAction::Summary(again) = session.retry(&C).unwrap() else {
+            panic!("Retry redoes the summary");
+        };
+        assert!(again.id > job.id);
+        session.summary_done(again.id, Ok("Turns 1-2.".into()), "m", 10, &C);
+        assert_eq!(session.memory().summary(), Some("Turns 1-2."));
+        assert_eq!(session.error(), None);
+    }
+}
+
+#[test]
+fn a_script_run_live_sends_its_messages_in_order_pausing_on_errors_and_ending_on_stop() {
+    let script = DemoScript::fincoach();
+    let mut session = LiveSession::from_script(&script).unwrap();
+    assert_eq!(session.memory().policy(), &script.policy);
+    assert_eq!(session.queued(), script.turns.len());
+    let first = session.next_queued(1, &C).unwrap();
+    assert_eq!(first.last().unwrap().content, script.turns[0].0);
+    assert_eq!(session.next_queued(2, &C), None, "one reply at a time");
+    session.finish(
+        ReplyEnd::Failed {
+            partial: String::new(),
+            error: "down".into(),
+        },
+        3,
+        &C,
+    );
+    assert_eq!(session.next_queued(4, &C), None, "paused until Retry");
+    assert!(matches!(session.retry(&C), Ok(LiveAction::Reply(_))));
+    session.finish(ReplyEnd::Complete("ok".into()), 5, &C);
+    let second = session.next_queued(6, &C).unwrap();
+    assert_eq!(second.last().unwrap().content, script.turns[1].0);
+    session.finish(ReplyEnd::Stopped("partial".into()), 7, &C);
+    assert_eq!(session.queued(), 0);
+    assert_eq!(session.next_queued(8, &C), None);
+}
+
+#[test]
+fn the_default_session_uses_the_four_two_turn_policy() {
+    assert_eq!(
+        LiveSession::default().memory().policy().trigger,
+        crate::engine::policy::Trigger::Turns {
+            max_turns: 4,
+            keep: 2
+        }
+    );
+}
+
+#[test]
+fn a_live_chat_exported_imported_and_resumed_is_the_same_chat() {
+    use crate::engine::drift::PinnedFact;
+    use crate::engine::session::{SessionSettings, export, import};
+    use crate::view::sessions::Library;
+    let mut session = LiveSession::default();
+    let policy = session.memory().policy().clone();
+    session
+        .set_policy(policy, vec![PinnedFact::regex("plan", r"(?i)savings")])
+        .unwrap();
+    // A reply cut short by a failure, then retried; a stopped reply; two calls recorded.
+    let sent = session.send("plan my savings", 1, &C).unwrap();
+    session.finish(
+        ReplyEnd::Failed {
+            partial: "Start with an emer".into(),
+            error: "The connection dropped.".into(),
+        },
+        2,
+        &C,
+    );
+    session.record_call(CallKind::Chat, &sent, None, &C);
+    let LiveAction::Reply(again) = session.retry(&C).unwrap() else {
+        panic!("Retry asks for the reply again");
+    };
+    let usage = Usage {
+        prompt_tokens: 9,
+        completion_tokens: 4,
+        reasoning_tokens: None,
+    };
+    session.record_call(CallKind::Chat, &again, Some(&usage), &C);
+    session.finish(ReplyEnd::Complete("Start with a fund.".into()), 3, &C);
+    session.send("and then?", 4, &C).unwrap();
+    session.finish(ReplyEnd::Stopped("Then inv".into()), 5, &C);
+    play(&mut session, 1);
+
+    // Kept in the library as the shell keeps it, written as the store writes it, read back.
+    let mut library = Library::default();
+    let id = library
+        .keep_live(None, || "live".into(), &session, 6)
+        .unwrap();
+    let kept = &library.get(&id).unwrap().session;
+    let file = export(kept, 6, "test");
+    let back = import(file.as_bytes(), &C).unwrap();
+    let resumed = LiveSession::resume(&back);
+
+    assert_eq!(resumed.rows(), session.rows());
+    assert_eq!(
+        states(&resumed)[1..4],
+        [
+            ("assistant", "incomplete"),
+            ("assistant", "verbatim"),
+            ("user", "verbatim")
+        ]
+    );
+    assert_eq!(resumed.rows()[4].state, LiveState::Incomplete);
+    assert_eq!(resumed.calls(), session.calls());
+    assert_eq!(resumed.calls().len(), 2);
+    assert_eq!(resumed.pinned(), session.pinned());
+    assert_eq!(resumed.record(), session.record());
+    assert_eq!(resumed.memory().archive(), session.memory().archive());
+    assert_eq!(resumed.memory().policy(), session.memory().policy());
+    // The resumed chat writes the same file, and sends what the original would have sent:
+    // the reply the failure cut short stays out of every later request.
+    let again = Session {
+        live: Some(resumed.record().clone()),
+        pinned: resumed.pinned().to_vec(),
+        ..Session::new(
+            kept.name.clone(),
+            SessionSettings::default(),
+            resumed.memory().clone(),
+        )
+    };
+    assert_eq!(export(&again, 6, "test"), file);
+    let (mut a, mut b) = (session.clone(), resumed.clone());
+    let next_a = a.send("what now?", 7, &C).unwrap();
+    assert_eq!(next_a, b.send("what now?", 7, &C).unwrap());
+    assert!(!next_a.iter().any(|m| m.content == "Start with an emer"));
+}
+
+#[test]
+fn restore_and_edit_print_new_editions_of_the_live_memory_but_not_mid_summary() {
+    let mut session = LiveSession::default();
+    let job = play(&mut session, 4).unwrap();
+    assert_eq!(
+        session.restore(1, 5, &C),
+        Err(LiveError::Summarising),
+        "a summary is being written"
+    );
+    assert_eq!(
+        session.edit_summary("mine", 5, &C),
+        Err(LiveError::Summarising)
+    );
+    session.summary_done(job.id, Ok("Turns 1 and 2.".into()), "m", 6, &C);
+    session.edit_summary("By hand.", 7, &C).unwrap();
+    assert_eq!(session.memory().summary(), Some("By hand."));
+    session.restore(1, 8, &C).unwrap();
+    let memory = session.memory();
+    assert_eq!(memory.summary(), Some("Turns 1 and 2."));
+    let last = memory.editions().last().unwrap();
+    assert_eq!(
+        (last.cycle, last.provenance, last.restored_from),
+        (3, Provenance::Restore, Some(1))
+    );
+    assert!(matches!(
+        session.restore(9, 9, &C),
+        Err(LiveError::Memory(MemoryError::NoSuchEdition(9)))
+    ));
+    assert!(session.edit_summary("  ", 9, &C).is_err());
+    assert_eq!(session.memory().editions().len(), 3);
+}
+
+#[test]
+fn retry_with_nothing_failed_is_refused() {
+    let mut session = LiveSession::default();
+    assert_eq!(session.retry(&C), Err(LiveError::NothingToRetry));
+}
+
+#[test]
+fn a_replys_end_leads_to_its_summary_then_to_the_next_queued_message() {
+    let script = DemoScript::fincoach();
+    let mut session = LiveSession::from_script(&script).unwrap();
+    let mut action = session.next_queued(0, &C).map(LiveAction::Reply);
+    let (mut replies, mut summaries) = (0, 0);
+    // The runner's loop, with canned results: every reply complete, every summary written.
+    while let Some(current) = action.take() {
+        action = match current {
+            LiveAction::Reply(request) => {
+                replies += 1;
+                let end = ReplyEnd::Complete(format!("answer {replies}"));
+                session.reply_ended(&request, None, end, replies, &C)
+            }
+            LiveAction::Summary(job) => {
+                summaries += 1;
+                let reply = Ok(Some(format!("Summary {summaries}.")));
+                session.summary_ended(&job, reply, None, "m", 100, &C)
+            }
+        };
+    }
+    assert_eq!(
+        replies as usize,
+        script.turns.len(),
+        "every queued message was sent"
+    );
+    assert_eq!(summaries, session.memory().editions().len());
+    assert!(summaries > 0);
+    let kinds: Vec<CallKind> = session.calls().iter().map(|c| c.kind).collect();
+    assert_eq!(
+        kinds.iter().filter(|k| **k == CallKind::Chat).count(),
+        replies as usize
+    );
+    assert_eq!(kinds.len(), replies as usize + summaries);
+    assert!(!session.is_busy());
+}
+
+#[test]
+fn a_failed_reply_or_a_stopped_summary_ends_the_run_until_retry() {
+    let mut session = LiveSession::from_script(&DemoScript::fincoach()).unwrap();
+    let request = session.next_queued(0, &C).unwrap();
+    let end = ReplyEnd::of_completion(Err(ApiError::Network {
+        base_url: "http://127.0.0.1:1".into(),
+        detail: "down".into(),
+        fix: "Start the server.".into(),
+    }));
+    assert!(matches!(end, ReplyEnd::Failed { .. }));
+    assert_eq!(session.reply_ended(&request, None, end, 1, &C), None);
+    assert!(session.error().is_some());
+    assert!(matches!(session.retry(&C), Ok(LiveAction::Reply(_))));
+    // A stopped non-streamed request is a stop with nothing received.
+    assert_eq!(
+        ReplyEnd::of_completion(Ok(None)),
+        ReplyEnd::Stopped(String::new())
+    );
+    assert_eq!(
+        ReplyEnd::of_completion(Ok(Some("hi".into()))),
+        ReplyEnd::Complete("hi".into())
+    );
+    // A stopped summary request is a failure the memory records, with Retry offered.
+    let mut session = LiveSession::default();
+    let job = play(&mut session, 4).unwrap();
+    assert_eq!(
+        summary_text(Ok(None)),
+        Err("the summary request was stopped".into())
+    );
+    assert_eq!(
+        session.summary_ended(&job, Ok(None), None, "m", 9, &C),
+        None
+    );
+    assert_eq!(session.redo(), Some(&Redo::Summary));
+    assert_eq!(session.memory().failures().len(), 1);
+}
+
+#[test]
+fn the_shape_changes_with_what_the_library_keeps_but_not_with_a_streamed_piece() {
+    let mut session = LiveSession::default();
+    let empty = session.shape();
+    assert!(!empty.busy);
+    session.send("hello", 1, &C).unwrap();
+    let sending = session.shape();
+    assert!(sending.busy, "never saved mid-reply");
+    assert_ne!(sending, empty);
+    session.delta("Hi");
+    assert_eq!(session.shape(), sending, "a streamed piece is no change");
+    session.finish(ReplyEnd::Complete("Hi".into()), 2, &C);
+    let done = session.shape();
+    assert!(!done.busy);
+    let policy = session.memory().policy().clone();
+    session
+        .set_policy(policy.clone(), vec![PinnedFact::phrase("hi", "hi")])
+        .unwrap();
+    assert_ne!(session.shape(), done, "pinning a fact is a change");
+    // An invalid policy or fact is refused with its own error, and changes nothing.
+    let shape = session.shape();
+    let bad = PinnedFact::regex("bad", "(");
+    assert!(matches!(
+        session.set_policy(policy, vec![bad]),
+        Err(LiveError::Fact(_))
+    ));
+    assert_eq!(session.shape(), shape);
+}

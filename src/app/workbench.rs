@@ -1,0 +1,251 @@
+//! The app-wide chat state: the demo being played, if any, the live chat with the user's
+//! endpoint, the last error and the policy panel's form. The shell keeps one [`Workbench`] in a
+//! signal at the root; Chat, Editions and Inspect change it only through its methods.
+
+use crate::app::live::{LiveAction, LiveSession};
+use crate::app::on_screen::{ChatError, EditionsShape, OnScreen};
+use crate::app::policy_form::{PolicyEdit, PolicyForm};
+use crate::engine::demo::{DemoPlayer, DemoScript};
+use crate::engine::message::CountTokens;
+use crate::engine::policy::Policy;
+use crate::route::{DemoKind, Route};
+
+/// The app-wide chat state.
+#[derive(Clone, Debug)]
+pub struct Workbench {
+    /// The demo on screen; with none, the live chat is.
+    demo: Option<DemoPlayer>,
+    /// The live conversation with the user's endpoint, shown when no demo is loaded. It stays
+    /// while a demo is played, and is on screen again once the demo is unloaded.
+    pub live: LiveSession,
+    /// What went wrong in the last action, in words the user can act on.
+    pub error: Option<ChatError>,
+    /// The side panel's policy form, showing the policy of the conversation on screen.
+    pub policy: PolicyForm,
+}
+
+impl Default for Workbench {
+    fn default() -> Self {
+        let live = LiveSession::default();
+        let policy = PolicyForm::from_policy(live.memory().policy(), live.pinned());
+        Workbench {
+            demo: None,
+            live,
+            error: None,
+            policy,
+        }
+    }
+}
+
+impl Workbench {
+    /// The state a link opens with: the demo it names, loaded at its start.
+    pub fn from_route(route: &Route) -> Workbench {
+        let mut workbench = Workbench::default();
+        if let Some(kind) = route.demo {
+            workbench.load(kind);
+        }
+        workbench
+    }
+
+    /// The conversation on screen: the demo's when one is loaded, else the live chat. The one
+    /// place that chooses between them.
+    pub fn on_screen(&self) -> &dyn OnScreen {
+        match &self.demo {
+            Some(player) => player,
+            None => &self.live,
+        }
+    }
+
+    fn on_screen_mut(&mut self) -> &mut dyn OnScreen {
+        match &mut self.demo {
+            Some(player) => player,
+            None => &mut self.live,
+        }
+    }
+
+    /// The demo being played, if any.
+    pub fn demo(&self) -> Option<&DemoPlayer> {
+        self.demo.as_ref()
+    }
+
+    /// Whether the live chat is on screen (no demo is loaded).
+    pub fn is_live(&self) -> bool {
+        self.demo.is_none()
+    }
+
+    /// The error the Chat tab shows: the last action's, else the conversation's own (the live
+    /// chat's failed request waiting for Retry).
+    pub fn error_shown(&self) -> Option<String> {
+        self.error
+            .as_ref()
+            .map(ToString::to_string)
+            .or_else(|| self.on_screen().own_error())
+    }
+
+    /// Whether Retry is offered: the live chat is on screen, something failed, and nothing is
+    /// being written.
+    pub fn can_retry(&self) -> bool {
+        self.is_live() && self.live.redo().is_some() && !self.live.is_busy()
+    }
+
+    /// Loads a demo at its start, replacing whatever was loaded.
+    pub fn load(&mut self, kind: DemoKind) {
+        match DemoPlayer::new(script_for(kind)) {
+            Ok(player) => {
+                self.demo = Some(player);
+                self.error = None;
+            }
+            Err(err) => {
+                self.demo = None;
+                self.error = Some(err.into());
+            }
+        }
+        self.sync_policy();
+    }
+
+    /// Unloads the demo, back to the live chat.
+    pub fn unload(&mut self) {
+        self.demo = None;
+        self.error = None;
+        self.sync_policy();
+    }
+
+    /// Replaces the live conversation, e.g. with a demo run live or a chat resumed from the
+    /// library.
+    pub fn set_live(&mut self, live: LiveSession) {
+        self.live = live;
+        self.sync_policy();
+    }
+
+    /// Leaves the loaded demo and runs its user messages live: a new live chat with the demo's
+    /// system prompt, policy and pinned facts, its first message sent. Returns the request to
+    /// perform; `None` without a demo, or when the demo cannot run (the reason is in `error`).
+    pub fn run_live(&mut self, at_ms: u64, counter: &dyn CountTokens) -> Option<LiveAction> {
+        let script = self.demo.as_ref()?.script().clone();
+        match LiveSession::from_script(&script) {
+            Ok(session) => {
+                self.unload();
+                self.set_live(session);
+                self.live.next_queued(at_ms, counter).map(LiveAction::Reply)
+            }
+            Err(error) => {
+                self.error = Some(error.into());
+                None
+            }
+        }
+    }
+
+    /// The policy of the conversation on screen: the demo's, or the live chat's.
+    pub fn current_policy(&self) -> &Policy {
+        self.on_screen().memory().policy()
+    }
+
+    /// Records a change made in the policy panel, and applies it to the conversation on screen
+    /// when the panel's values are valid. An invalid value changes nothing but the form.
+    pub fn edit_policy(&mut self, edit: PolicyEdit) {
+        let Some((policy, facts)) = self.policy.edit(edit) else {
+            return;
+        };
+        let shown = self.on_screen();
+        if *shown.memory().policy() == policy && shown.pinned() == facts.as_slice() {
+            return;
+        }
+        self.error = self.on_screen_mut().set_policy(policy, facts).err();
+    }
+
+    /// Edition `cycle`'s text becomes the current summary again, as a new edition, in the
+    /// conversation on screen.
+    pub fn restore(&mut self, cycle: u32, at_ms: u64, counter: &dyn CountTokens) {
+        self.error = self.on_screen_mut().restore(cycle, at_ms, counter).err();
+    }
+
+    /// The user's own text becomes the current summary of the conversation on screen, as a new
+    /// edition marked as edited by hand. Returns why it was refused (an empty text is), which
+    /// is also kept in `error`.
+    pub fn edit_summary(
+        &mut self,
+        text: &str,
+        at_ms: u64,
+        counter: &dyn CountTokens,
+    ) -> Result<(), ChatError> {
+        let result = self.on_screen_mut().edit_summary(text, at_ms, counter);
+        self.error = result.as_ref().err().cloned();
+        result
+    }
+
+    /// What the Editions cards of the conversation on screen depend on, and which demo it is.
+    pub fn editions_shape(&self) -> (Option<DemoKind>, EditionsShape) {
+        (self.demo_kind(), self.on_screen().editions_shape())
+    }
+
+    fn sync_policy(&mut self) {
+        let shown = self.on_screen();
+        self.policy = PolicyForm::from_policy(shown.memory().policy(), shown.pinned());
+    }
+
+    /// The loaded demo's link name.
+    pub fn demo_kind(&self) -> Option<DemoKind> {
+        self.demo.as_ref().and_then(|p| kind_of(p.script()))
+    }
+
+    /// Takes one step of the loaded demo; a no-op without one or once it is over.
+    pub fn step(&mut self, counter: &dyn CountTokens) {
+        let result = match self.demo.as_mut() {
+            Some(player) => player.next(counter).map(|_| ()),
+            None => Ok(()),
+        };
+        self.error = result.err().map(ChatError::from);
+    }
+
+    /// Plays the loaded demo to its end.
+    pub fn play_all(&mut self, counter: &dyn CountTokens) {
+        let result = match self.demo.as_mut() {
+            Some(player) => player.play_all(counter),
+            None => Ok(()),
+        };
+        self.error = result.err().map(ChatError::from);
+    }
+
+    /// Counts the loaded demo again with `counter`, as when the vocabulary has arrived after the
+    /// engine counted with estimates: the demo is replayed from its start to the step it had
+    /// reached, with the user's policy changes, restores and edits in their places, so every
+    /// cached count, and every decision the token trigger took on them, follows the new
+    /// counter. A live conversation keeps its counts: it needs the user to type,
+    /// and the vocabulary is loaded well before a first message can be sent.
+    pub fn recount(&mut self, counter: &dyn CountTokens) {
+        let Some(player) = &self.demo else {
+            return;
+        };
+        if player.events().is_empty() {
+            return;
+        }
+        // A replay that cannot redo one of the user's actions under the new counts keeps the
+        // demo as the user left it, counted as it was: nothing the user did is lost.
+        if let Ok(replayed) = player.recounted(counter) {
+            self.demo = Some(replayed);
+        }
+    }
+
+    /// Starts the loaded demo again from its first turn.
+    pub fn reset(&mut self) {
+        if let Some(kind) = self.demo_kind() {
+            self.load(kind);
+        }
+    }
+}
+
+/// The demo a link names.
+pub fn script_for(kind: DemoKind) -> DemoScript {
+    match kind {
+        DemoKind::FinCoach => DemoScript::fincoach(),
+        DemoKind::Drift => DemoScript::drift(),
+    }
+}
+
+/// The link name of a demo script, if it is one of the bundled ones.
+pub fn kind_of(script: &DemoScript) -> Option<DemoKind> {
+    DemoKind::from_slug(script.slug)
+}
+
+#[cfg(test)]
+mod tests;

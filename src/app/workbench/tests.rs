@@ -1,0 +1,135 @@
+use super::*;
+use crate::app::live::ReplyEnd;
+use crate::app::policy_form::PolicyEdit;
+use crate::engine::message::{CountTokens, WordCounter};
+
+/// Two tokens a word: a counter that disagrees with [`WordCounter`] on every text.
+struct Doubling;
+
+impl CountTokens for Doubling {
+    fn count(&self, text: &str) -> u32 {
+        2 * WordCounter.count(text)
+    }
+}
+
+#[test]
+fn recounting_replays_the_demo_to_the_same_step_with_the_new_counter() {
+    let mut workbench = Workbench::default();
+    workbench.load(DemoKind::FinCoach);
+    for _ in 0..9 {
+        workbench.step(&WordCounter);
+    }
+    let before = workbench.demo().unwrap().events().to_vec();
+    workbench.recount(&Doubling);
+    let player = workbench.demo().unwrap();
+    assert_eq!(player.events(), before.as_slice());
+    let rows = workbench.on_screen().rows();
+    assert!(!rows.is_empty());
+    for row in rows {
+        assert_eq!(
+            row.tokens,
+            Some(Doubling.count(&row.content)),
+            "{}",
+            row.content
+        );
+    }
+    // Nothing to recount before the first step, and no demo is no error.
+    let mut fresh = Workbench::default();
+    fresh.recount(&Doubling);
+    fresh.load(DemoKind::Drift);
+    fresh.recount(&Doubling);
+    assert_eq!(fresh.demo().unwrap().events().len(), 0);
+    assert_eq!(fresh.error, None);
+}
+
+#[test]
+fn the_workbench_loads_from_the_link_steps_plays_and_resets() {
+    let mut workbench = Workbench::from_route(&Route::parse("?demo=drift"));
+    assert_eq!(workbench.demo_kind(), Some(DemoKind::Drift));
+    workbench.step(&WordCounter);
+    workbench.step(&WordCounter);
+    let player = workbench.demo().unwrap();
+    assert_eq!(player.memory().archive().len(), 2);
+    workbench.play_all(&WordCounter);
+    assert_eq!(workbench.demo().unwrap().editions().len(), 3);
+    // A step after the end changes nothing and is not an error.
+    workbench.step(&WordCounter);
+    assert!(workbench.error.is_none());
+    workbench.reset();
+    let player = workbench.demo().unwrap();
+    assert!(player.memory().archive().is_empty());
+    assert_eq!(workbench.demo_kind(), Some(DemoKind::Drift));
+    workbench.load(DemoKind::FinCoach);
+    assert_eq!(workbench.demo_kind(), Some(DemoKind::FinCoach));
+    workbench.unload();
+    assert!(workbench.demo().is_none());
+    assert!(Workbench::from_route(&Route::parse("")).demo().is_none());
+}
+
+#[test]
+fn the_last_actions_error_wins_over_the_live_chats_own() {
+    let mut workbench = Workbench::default();
+    workbench.live.send("hello", 1, &WordCounter).unwrap();
+    workbench.live.finish(
+        ReplyEnd::Failed {
+            partial: String::new(),
+            error: "Rate limited.".into(),
+        },
+        2,
+        &WordCounter,
+    );
+    assert_eq!(workbench.error_shown().as_deref(), Some("Rate limited."));
+    assert!(workbench.can_retry());
+    // An action that fails says why, in place of the waiting one.
+    workbench.restore(9, 3, &WordCounter);
+    let shown = workbench.error_shown().unwrap();
+    assert_ne!(shown, "Rate limited.");
+    assert_eq!(
+        Some(shown),
+        workbench.error.as_ref().map(ToString::to_string)
+    );
+    // A demo on screen shows only its own actions' errors, and offers no Retry.
+    workbench.load(DemoKind::FinCoach);
+    assert_eq!(workbench.error_shown(), None);
+    assert!(!workbench.can_retry());
+    workbench.unload();
+    assert_eq!(workbench.error_shown().as_deref(), Some("Rate limited."));
+    // Nothing to retry while a reply is being written.
+    workbench.live.retry(&WordCounter).unwrap();
+    assert!(!workbench.can_retry());
+}
+
+#[test]
+fn running_a_demo_live_leaves_it_and_sends_its_first_message() {
+    let mut workbench = Workbench::default();
+    assert_eq!(
+        workbench.run_live(1, &WordCounter),
+        None,
+        "no demo, nothing to run"
+    );
+    workbench.load(DemoKind::FinCoach);
+    workbench.edit_policy(PolicyEdit::Number("max_turns", "3".into()));
+    let Some(LiveAction::Reply(messages)) = workbench.run_live(2, &WordCounter) else {
+        panic!("the first queued message is sent");
+    };
+    assert!(workbench.is_live());
+    let script = script_for(DemoKind::FinCoach);
+    assert_eq!(messages.last().unwrap().content, script.turns[0].0);
+    assert_eq!(workbench.live.queued(), script.turns.len() - 1);
+    // The live run takes the script's own policy, and the panel shows it.
+    assert_eq!(workbench.current_policy(), &script.policy);
+    assert_eq!(workbench.policy.number("max_turns"), "4");
+}
+
+#[test]
+fn a_refused_edit_says_why_and_an_accepted_one_clears_the_error() {
+    let mut workbench = Workbench::from_route(&Route::parse("?demo=drift"));
+    workbench.play_all(&WordCounter);
+    let refused = workbench.edit_summary("  ", 0, &WordCounter).unwrap_err();
+    assert_eq!(workbench.error.as_ref(), Some(&refused));
+    assert!(matches!(refused, ChatError::Demo(_)));
+    workbench
+        .edit_summary("Never suggest equities.", 0, &WordCounter)
+        .unwrap();
+    assert_eq!(workbench.error, None);
+}

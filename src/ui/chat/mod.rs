@@ -1,0 +1,170 @@
+//! The Chat tab: a demo picker with Step / Play all / Reset, the conversation with the summary
+//! pinned as its front page, the policy panel, and the context window of the last request.
+//!
+//! Without a demo loaded the tab is a live chat with the endpoint set in Settings: the
+//! [`crate::app::live::LiveSession`] decides what to send and keeps the memory, and
+//! [`super::live_driver::LiveDriver`] performs the requests. The files here only render.
+
+mod calls;
+mod composer;
+mod conversation;
+mod policy_panel;
+mod window;
+
+use leptos::prelude::*;
+
+use crate::app::workbench::{Workbench, script_for};
+use crate::engine::settings::Settings;
+use crate::route::{DemoKind, Route};
+use crate::view::chat::{context_window, policy_panel, progress};
+
+use super::live_driver::LiveDriver;
+use super::tokens::{TokenEstimateNote, TokenService};
+use calls::CallsView;
+use composer::Composer;
+use conversation::ConversationView;
+use policy_panel::{PolicyEditor, PolicyView};
+
+pub(crate) use window::WindowView;
+
+/// The demos the picker offers, in order.
+const DEMOS: [DemoKind; 2] = [DemoKind::FinCoach, DemoKind::Drift];
+
+#[component]
+pub fn ChatTab() -> impl IntoView {
+    let route = expect_context::<RwSignal<Route>>();
+    let workbench = expect_context::<RwSignal<Workbench>>();
+    let driver = LiveDriver::from_context();
+    let counter = TokenService::from_context().counter();
+
+    let kind = Memo::new(move |_| workbench.with(Workbench::demo_kind));
+    let window = Memo::new(move |_| workbench.with(|w| w.demo().and_then(context_window)));
+    let status = Memo::new(move |_| workbench.with(|w| w.demo().map(progress)));
+    let panel = Memo::new(move |_| workbench.with(policy_panel));
+    let live = Memo::new(move |_| workbench.with(Workbench::is_live));
+    let error = Memo::new(move |_| workbench.with(Workbench::error_shown));
+    let done = Memo::new(move |_| status.with(|s| s.as_ref().is_none_or(|s| s.done)));
+
+    let settings = expect_context::<RwSignal<Settings>>();
+    let valid = Memo::new(move |_| settings.with(|s| s.validate().is_ok()));
+    // Leaves the offline demo and sends its user messages to the endpoint, one turn at a time.
+    let run_live = move |_| {
+        if driver.run_live() {
+            route.update(|r| r.demo = None);
+        }
+    };
+    let pick = move |ev: leptos::ev::Event| {
+        let chosen = DemoKind::from_slug(&event_target_value(&ev));
+        workbench.update(|w| match chosen {
+            Some(kind) => w.load(kind),
+            None => w.unload(),
+        });
+        route.update(|r| r.demo = chosen);
+    };
+
+    view! {
+        <section class="panel chat" data-testid="panel-chat">
+            <h2>"Chat"</h2>
+            <TokenEstimateNote />
+            <div class="demo-bar" role="group" aria-label="Demo controls">
+                <label>
+                    "Demo"
+                    <select data-testid="demo-picker" on:change=pick>
+                        <option value="" selected=move || kind.get().is_none()>"Choose a demo…"</option>
+                        {DEMOS
+                            .into_iter()
+                            .map(|k| {
+                                view! {
+                                    <option value=k.slug() selected=move || kind.get() == Some(k)>
+                                        {script_for(k).title}
+                                    </option>
+                                }
+                            })
+                            .collect_view()}
+                    </select>
+                </label>
+                <button
+                    type="button"
+                    data-testid="step"
+                    disabled=move || done.get()
+                    on:click=move |_| workbench.update(|w| w.step(&counter))
+                >
+                    "Step"
+                </button>
+                <button
+                    type="button"
+                    data-testid="play-all"
+                    disabled=move || done.get()
+                    on:click=move |_| workbench.update(|w| w.play_all(&counter))
+                >
+                    "Play all"
+                </button>
+                <button
+                    type="button"
+                    data-testid="run-live"
+                    title="Send this demo's user messages to your endpoint, with its policy, and let the summary model write the summaries"
+                    disabled=move || kind.get().is_none() || !valid.get()
+                    on:click=run_live
+                >
+                    "Run live"
+                </button>
+                <button
+                    type="button"
+                    data-testid="reset"
+                    disabled=move || kind.get().is_none()
+                    on:click=move |_| workbench.update(|w| w.reset())
+                >
+                    "Reset"
+                </button>
+            </div>
+            {move || {
+                status
+                    .get()
+                    .map(|s| {
+                        let text = format!(
+                            "Turn {} of {}{}",
+                            s.asked,
+                            s.total,
+                            if s.done { " · finished" } else { "" },
+                        );
+                        view! {
+                            <p class="progress" data-testid="progress" aria-live="polite">
+                                <strong>{text}</strong>
+                                {s.last_step.map(|step| view! { " — " {step} })}
+                            </p>
+                        }
+                    })
+            }}
+            {move || {
+                error
+                    .get()
+                    .map(|e| view! { <p class="error" data-testid="error" role="alert">{e}</p> })
+            }}
+            {move || {
+                kind.get()
+                    .is_none()
+                    .then(|| {
+                        view! {
+                            <p class="hint">
+                                "Pick a demo to play a scripted conversation through the memory engine. "
+                                "The summaries come from the built-in extractive summariser, so nothing is sent anywhere. "
+                                "Without a demo, the chat below talks to the endpoint set in Settings."
+                            </p>
+                        }
+                    })
+            }}
+            <div class="chat-layout">
+                <div class="conversation">
+                    <ConversationView />
+                    <Composer />
+                </div>
+                <aside class="side">
+                    <PolicyEditor />
+                    {move || view! { <PolicyView panel=panel.get() /> }}
+                    {move || window.get().map(|w| view! { <WindowView window=w /> })}
+                    {move || live.get().then(|| view! { <CallsView /> })}
+                </aside>
+            </div>
+        </section>
+    }
+}

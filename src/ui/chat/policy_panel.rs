@@ -1,0 +1,200 @@
+//! The side panel's policy editor, and the rest of the policy in use, read-only.
+
+use leptos::prelude::*;
+
+use crate::app::policy_form::{
+    FORMATS, PLACEMENTS, PolicyEdit, fact_source, format_from_slug, placement_from_slug,
+    preset_from_slug, preset_slug,
+};
+use crate::app::workbench::Workbench;
+use crate::engine::policy::TriggerKind;
+use crate::view::chat::PolicyPanel;
+
+/// The editable part of the policy: trigger and parameters, preset, placement, format and
+/// pinned facts. Every valid change applies to the conversation on screen from its next reply.
+#[component]
+pub(super) fn PolicyEditor() -> impl IntoView {
+    let workbench = expect_context::<RwSignal<Workbench>>();
+    let edit = move |e: PolicyEdit| workbench.update(|w| w.edit_policy(e));
+    // A memo, so the number fields are rebuilt only when the kind changes, not on each keystroke.
+    let kind = Memo::new(move |_| workbench.with(|w| w.policy.kind));
+    let error = Memo::new(move |_| workbench.with(|w| w.policy.error()));
+    let fact_error = Memo::new(move |_| workbench.with(|w| w.policy.fact_error.clone()));
+    let facts = Memo::new(move |_| workbench.with(|w| w.policy.facts.clone()));
+    let preset = Memo::new(move |_| workbench.with(|w| w.policy.preset));
+    let presets = Memo::new(move |_| workbench.with(|w| w.policy.presets()));
+    let placement = Memo::new(move |_| workbench.with(|w| w.policy.placement));
+    let format = Memo::new(move |_| workbench.with(|w| w.policy.format));
+    view! {
+        <section class="card policy-editor" aria-label="Memory policy" data-testid="policy-editor">
+            <h3>"Memory policy"</h3>
+            <p class="hint">"Changes apply from the next reply; nothing already summarised changes."</p>
+            <form class="policy-form" on:submit=|ev| ev.prevent_default()>
+                <label>
+                    "Trigger"
+                    <select
+                        data-testid="policy-trigger"
+                        on:change=move |ev| {
+                            if let Some(k) = TriggerKind::from_slug(&event_target_value(&ev)) {
+                                edit(PolicyEdit::Kind(k));
+                            }
+                        }
+                    >
+                        {TriggerKind::ALL
+                            .into_iter()
+                            .map(|k| view! { <option value=k.slug() selected=move || kind.get() == k>{k.label()}</option> })
+                            .collect_view()}
+                    </select>
+                </label>
+                {move || {
+                    kind.get()
+                        .fields()
+                        .into_iter()
+                        .map(|field| {
+                            let (param, label) = (field.param, field.label);
+                            view! {
+                                <label class="number">
+                                    <span>{label}</span>
+                                    <input
+                                        type="number"
+                                        min="0"
+                                        data-testid=format!("policy-{param}")
+                                        prop:value=move || workbench.with(|w| w.policy.number(param))
+                                        on:input=move |ev| edit(PolicyEdit::Number(param, event_target_value(&ev)))
+                                    />
+                                </label>
+                            }
+                        })
+                        .collect_view()
+                }}
+                {move || {
+                    error
+                        .get()
+                        .map(|e| view! { <p class="param-error" data-testid="param-error" role="alert">{e}</p> })
+                }}
+                <label>
+                    "Prompt preset"
+                    <select
+                        data-testid="policy-preset"
+                        on:change=move |ev| {
+                            if let Some(p) = preset_from_slug(&event_target_value(&ev)) {
+                                edit(PolicyEdit::Preset(p));
+                            }
+                        }
+                    >
+                        {move || {
+                            presets
+                                .get()
+                                .into_iter()
+                                .map(|p| view! { <option value=preset_slug(p) selected=move || preset.get() == p>{p.label()}</option> })
+                                .collect_view()
+                        }}
+                    </select>
+                </label>
+                <label>
+                    "Summary placement"
+                    <select
+                        data-testid="policy-placement"
+                        on:change=move |ev| {
+                            if let Some(p) = placement_from_slug(&event_target_value(&ev)) {
+                                edit(PolicyEdit::Placement(p));
+                            }
+                        }
+                    >
+                        {PLACEMENTS
+                            .into_iter()
+                            .map(|(p, slug, label)| view! { <option value=slug selected=move || placement.get() == p>{label}</option> })
+                            .collect_view()}
+                    </select>
+                </label>
+                <label>
+                    "Summary format"
+                    <select
+                        data-testid="policy-format"
+                        on:change=move |ev| {
+                            if let Some(f) = format_from_slug(&event_target_value(&ev)) {
+                                edit(PolicyEdit::Format(f));
+                            }
+                        }
+                    >
+                        {FORMATS
+                            .into_iter()
+                            .map(|(f, slug, label)| view! { <option value=slug selected=move || format.get() == f>{label}</option> })
+                            .collect_view()}
+                    </select>
+                </label>
+            </form>
+            <h4>"Pinned facts"</h4>
+            <ul class="pinned" data-testid="pinned-facts">
+                {move || {
+                    facts
+                        .get()
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, fact)| {
+                            let source = fact_source(&fact).to_owned();
+                            let label = (fact.label != source).then(|| format!("{}: ", fact.label));
+                            view! {
+                                <li data-testid="pinned-fact" data-fact=source.clone()>
+                                    {label}
+                                    <code>{source.clone()}</code>
+                                    " "
+                                    <button
+                                        type="button"
+                                        class="link"
+                                        data-testid="unpin-fact"
+                                        aria-label=format!("Unpin {source}")
+                                        on:click=move |_| edit(PolicyEdit::RemoveFact(i))
+                                    >
+                                        "Unpin"
+                                    </button>
+                                </li>
+                            }
+                        })
+                        .collect_view()
+                }}
+            </ul>
+            <form
+                class="pin-fact"
+                on:submit=move |ev| {
+                    ev.prevent_default();
+                    edit(PolicyEdit::AddFact);
+                }
+            >
+                <input
+                    type="text"
+                    data-testid="fact-input"
+                    aria-label="Word or phrase to pin"
+                    placeholder="e.g. 1,20,000"
+                    prop:value=move || workbench.with(|w| w.policy.new_fact.clone())
+                    on:input=move |ev| edit(PolicyEdit::NewFact(event_target_value(&ev)))
+                />
+                <button type="submit" data-testid="fact-add">"Pin"</button>
+            </form>
+            {move || {
+                fact_error
+                    .get()
+                    .map(|e| view! { <p class="error" data-testid="fact-error" role="alert">{e}</p> })
+            }}
+        </section>
+    }
+}
+
+/// The rest of the policy, read-only: what the panel above does not edit.
+#[component]
+pub(super) fn PolicyView(panel: PolicyPanel) -> impl IntoView {
+    view! {
+        <section class="card policy" aria-label="Policy" data-testid="policy">
+            <h3>"Policy in use"</h3>
+            <dl>
+                {panel
+                    .rows
+                    .into_iter()
+                    .map(|(label, value)| view! { <dt>{label}</dt> <dd>{value}</dd> })
+                    .collect_view()}
+                <dt>"The prompt keeps"</dt>
+                <dd>{panel.must_keep.join("; ")}</dd>
+            </dl>
+        </section>
+    }
+}

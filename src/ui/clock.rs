@@ -1,0 +1,7 @@
+//! The wall clock, read in the shell only: the core and the app layer take timestamps as
+//! arguments (ARCHITECTURE.md, invariant 2).
+
+/// Milliseconds since the Unix epoch, from `Date.now()`.
+pub fn now_ms() -> u64 {
+    js_sys::Date::now() as u64
+}

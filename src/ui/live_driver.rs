@@ -1,0 +1,196 @@
+//! The live chat's runner: it performs the requests the [`LiveSession`] asks for, through
+//! [`crate::api::Client`], and feeds what came back into it. Every decision (what a reply's end
+//! means, which summary is due, which queued message goes next, when a run pauses for Retry) is
+//! the session's: [`LiveSession::reply_ended`] and [`LiveSession::summary_ended`] return the next
+//! action, and this loop only performs it.
+//!
+//! [`LiveSession`]: crate::app::live::LiveSession
+//! [`LiveSession::reply_ended`]: crate::app::live::LiveSession::reply_ended
+//! [`LiveSession::summary_ended`]: crate::app::live::LiveSession::summary_ended
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::api::{Client, StopHandle, StreamEnd};
+use crate::app::live::{LiveAction, ReplyEnd};
+use crate::app::workbench::Workbench;
+use crate::engine::memory::SummaryJob;
+use crate::engine::message::ChatMessage;
+use crate::engine::settings::{Settings, ValidSettings};
+
+use super::clock::now_ms;
+use super::tokens::SharedCounter;
+
+/// Starts and stops the live chat's requests. Created once at the App root and shared through
+/// context, so that Stop still reaches a reply that started before the user switched tabs.
+#[derive(Clone, Copy)]
+pub struct LiveDriver {
+    workbench: RwSignal<Workbench>,
+    settings: RwSignal<Settings>,
+    counter: SharedCounter,
+    /// Stops the chat request in flight.
+    stop: StoredValue<Option<StopHandle>, LocalStorage>,
+}
+
+impl LiveDriver {
+    /// Creates the driver and shares it through context.
+    pub fn provide(
+        workbench: RwSignal<Workbench>,
+        settings: RwSignal<Settings>,
+        counter: SharedCounter,
+    ) -> LiveDriver {
+        let driver = LiveDriver {
+            workbench,
+            settings,
+            counter,
+            stop: StoredValue::new_local(None),
+        };
+        provide_context(driver);
+        driver
+    }
+
+    pub fn from_context() -> LiveDriver {
+        expect_context::<LiveDriver>()
+    }
+
+    /// Sends `text` as the user's next message. Returns whether the session took it (the
+    /// composer then clears its draft); a refusal leaves its reason in the session.
+    pub fn send(&self, text: &str) -> bool {
+        let Some(valid) = self.valid() else {
+            return false;
+        };
+        let counter = self.counter;
+        let sent = self
+            .workbench
+            .try_update(|w| w.live.send(text, now_ms(), &counter))
+            .and_then(Result::ok);
+        match sent {
+            Some(messages) => {
+                self.start(valid, LiveAction::Reply(messages));
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Redoes what failed. A refused retry leaves its reason in the session's error.
+    pub fn retry(&self) {
+        let Some(valid) = self.valid() else {
+            return;
+        };
+        let counter = self.counter;
+        if let Some(Ok(action)) = self.workbench.try_update(|w| w.live.retry(&counter)) {
+            self.start(valid, action);
+        }
+    }
+
+    /// Leaves the loaded demo and sends its user messages to the endpoint, one turn at a time.
+    /// Returns whether the demo was left (no demo, or no valid endpoint, changes nothing).
+    pub fn run_live(&self) -> bool {
+        let Some(valid) = self.valid() else {
+            return false;
+        };
+        if self.workbench.with_untracked(Workbench::is_live) {
+            return false;
+        }
+        let counter = self.counter;
+        let first = self
+            .workbench
+            .try_update(|w| w.run_live(now_ms(), &counter))
+            .flatten();
+        if let Some(action) = first {
+            self.start(valid, action);
+        }
+        true
+    }
+
+    /// Stops the chat reply arriving now, if any.
+    pub fn stop(&self) {
+        self.stop.with_value(|slot| {
+            if let Some(handle) = slot {
+                handle.stop();
+            }
+        });
+    }
+
+    fn valid(&self) -> Option<ValidSettings> {
+        self.settings.with_untracked(Settings::validate).ok()
+    }
+
+    fn start(self, valid: ValidSettings, action: LiveAction) {
+        spawn_local(self.drive(valid, action));
+    }
+
+    /// Performs `action` and whatever the session asks for after it, until it asks for nothing.
+    async fn drive(self, valid: ValidSettings, action: LiveAction) {
+        let mut next = Some(action);
+        while let Some(action) = next.take() {
+            next = match action {
+                LiveAction::Reply(request) => self.reply(&valid, request).await,
+                LiveAction::Summary(job) => self.summary(&valid, job).await,
+            };
+        }
+    }
+
+    /// Asks the chat model for a reply, streaming it into the session when streaming is on.
+    async fn reply(&self, valid: &ValidSettings, request: Vec<ChatMessage>) -> Option<LiveAction> {
+        let stop = StopHandle::new();
+        self.stop.set_value(Some(stop.clone()));
+        let client = Client::new(valid.endpoint.clone());
+        let chat = valid.chat_request(request.clone());
+        let workbench = self.workbench;
+        let (end, usage) = if valid.stream {
+            let reply = client
+                .stream(&chat, &stop, |piece| {
+                    workbench.update(|w| w.live.delta(piece))
+                })
+                .await;
+            let end = match reply.end {
+                StreamEnd::Complete => ReplyEnd::Complete(reply.content),
+                StreamEnd::Stopped => ReplyEnd::Stopped(reply.content),
+                StreamEnd::Failed(error) => ReplyEnd::Failed {
+                    partial: reply.content,
+                    error: error.to_string(),
+                },
+            };
+            (end, reply.usage)
+        } else {
+            let reply = client.complete(&chat, &stop).await;
+            let usage = reply.as_ref().ok().flatten().and_then(|r| r.usage);
+            (
+                ReplyEnd::of_completion(reply.map(|r| r.map(|r| r.content))),
+                usage,
+            )
+        };
+        self.stop.set_value(None);
+        let counter = self.counter;
+        workbench
+            .try_update(|w| {
+                w.live
+                    .reply_ended(&request, usage.as_ref(), end, now_ms(), &counter)
+            })
+            .flatten()
+    }
+
+    /// Runs a summariser job through the same endpoint with the summary model.
+    async fn summary(&self, valid: &ValidSettings, job: SummaryJob) -> Option<LiveAction> {
+        let client = Client::new(valid.endpoint.clone());
+        let request = valid.summary_request(job.request.clone());
+        let reply = client.complete(&request, &StopHandle::new()).await;
+        let usage = reply.as_ref().ok().flatten().and_then(|r| r.usage);
+        let reply = reply.map(|r| r.map(|r| r.content));
+        let counter = self.counter;
+        self.workbench
+            .try_update(|w| {
+                w.live.summary_ended(
+                    &job,
+                    reply,
+                    usage.as_ref(),
+                    &valid.summary_model,
+                    now_ms(),
+                    &counter,
+                )
+            })
+            .flatten()
+    }
+}

@@ -1,0 +1,64 @@
+//! The words the tabs use for core values: turn ranges, roles, triggers, placements, fold modes
+//! and summary budgets. Shared by Chat, Editions and Inspect, and importing no other view.
+
+use crate::engine::message::Role;
+use crate::engine::policy::{FoldMode, Placement, Policy, Trigger};
+
+/// "turn 3" or "turns 3–4".
+pub fn turns_label(first: u32, last: u32) -> String {
+    if first == last {
+        format!("turn {first}")
+    } else {
+        format!("turns {first}–{last}")
+    }
+}
+
+pub fn role_label(role: Role) -> &'static str {
+    match role {
+        Role::System => "System",
+        Role::User => "User",
+        Role::Assistant => "Assistant",
+    }
+}
+
+/// The trigger in words.
+pub fn describe_trigger(trigger: &Trigger) -> String {
+    match *trigger {
+        Trigger::Turns { max_turns, keep } => format!(
+            "every {max_turns} turns: summarise once {max_turns} turns are verbatim, keep the last {keep}"
+        ),
+        Trigger::Tokens {
+            budget,
+            keep_tokens,
+        } => format!(
+            "token budget: summarise past {budget} tokens, keep {keep_tokens} tokens verbatim"
+        ),
+        Trigger::Every { n } => format!("every {n} messages, keeping the latest turn"),
+        Trigger::MessageCount { max_messages } => {
+            format!("over {max_messages} verbatim messages, keeping the latest turn")
+        }
+        Trigger::Manual { keep } => format!("manual: summarise on request, keep the last {keep}"),
+    }
+}
+
+pub fn placement_label(placement: Placement) -> &'static str {
+    match placement {
+        Placement::SecondSystem => "as a second system message, after the system prompt",
+        Placement::AppendToSystem => "appended to the system prompt",
+        Placement::UserAck => "as a user message with an assistant acknowledgement",
+    }
+}
+
+pub fn fold_label(fold: FoldMode) -> &'static str {
+    match fold {
+        FoldMode::Progressive => "progressive: the old summary plus the new turns",
+        FoldMode::RebuildFromArchive => "rebuilt from every folded turn in the archive",
+    }
+}
+
+pub fn summary_budget(policy: &Policy) -> String {
+    match policy.summary_budget {
+        Some(budget) => format!("{budget} tokens, then compress a level up"),
+        None => "off".to_owned(),
+    }
+}
