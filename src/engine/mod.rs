@@ -16,6 +16,7 @@ pub mod openai;
 pub mod policy;
 pub mod prompts;
 pub mod schedule;
+pub mod scripted;
 pub mod session;
 pub mod settings;
 pub mod sse;
