@@ -138,7 +138,12 @@ mod tests {
             .map(|m| m.content.as_str())
             .collect();
         for (edition, script) in player.editions().iter().zip(scripted) {
-            assert_eq!(edition.folded, Some(script.folds), "{slug} {}", script.cycle);
+            assert_eq!(
+                edition.folded,
+                Some(script.folds),
+                "{slug} {}",
+                script.cycle
+            );
             assert_eq!(edition.cycle, script.cycle);
         }
         let run = |texts: Vec<&str>| {
@@ -157,7 +162,11 @@ mod tests {
             check_editions(&archive, &inputs, player.pinned())
         };
         Checked {
-            extractive: run(player.editions().iter().map(|e| e.summary.as_str()).collect()),
+            extractive: run(player
+                .editions()
+                .iter()
+                .map(|e| e.summary.as_str())
+                .collect()),
             scripted: run(scripted.iter().map(|e| e.text).collect()),
         }
     }
@@ -189,7 +198,11 @@ mod tests {
         // The extractive baseline copies the user's sentence, so it keeps the rule throughout.
         assert_eq!(
             verdicts(&checks.extractive),
-            [vec![Verdict::Kept], vec![Verdict::Kept], vec![Verdict::Kept]]
+            [
+                vec![Verdict::Kept],
+                vec![Verdict::Kept],
+                vec![Verdict::Kept]
+            ]
         );
         // The pinned keywords: "equit" passes every edition, the rule's force words are lost.
         let facts = compile_facts(&DemoScript::drift().facts).unwrap();
@@ -253,7 +266,11 @@ mod tests {
         assert_eq!(scripted_summary("drift", 0), None);
         assert_eq!(scripted_summary("nope", 1), None);
         for script in DemoScript::all() {
-            assert!(!scripted_editions(script.slug).is_empty(), "{}", script.slug);
+            assert!(
+                !scripted_editions(script.slug).is_empty(),
+                "{}",
+                script.slug
+            );
         }
     }
 }

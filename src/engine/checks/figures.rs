@@ -343,7 +343,7 @@ static NUMBER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r"(?x)
         (?: (?P<cur> ₹ | Rs\.? | INR | US\$ | USD | \$ | € | EUR | £ | GBP ) \s? )?
-        (?P<num> \d{1,3} (?: (?:,\d{3})+ | (?:,\d{2})+ ,\d{3} ) (?:\.\d+)? | \d+ (?:\.\d+)? )
+        (?P<num> [0-9]{1,3} (?: (?:,[0-9]{3})+ | (?:,[0-9]{2})+ ,[0-9]{3} ) (?:\.[0-9]+)? | [0-9]+ (?:\.[0-9]+)? )
         (?: \s? (?P<mult> (?i: thousand | lakhs? | lacs? | crores? | million | billion | mn | bn | cr ) | [kK] | L ) \b )?
         (?: (?: st | nd | rd | th ) \b )?
         (?: \s? (?P<pct> % | (?i: percent | per \s? cent ) \b ) )?
@@ -358,13 +358,13 @@ const MONTH: &str = r"(?:January|February|March|April|May|June|July|August|Septe
 
 static DATE: LazyLock<Regex> = LazyLock::new(|| {
     let pattern = r"(?x)
-        (?P<iy> \d{4} ) - (?P<im> \d{1,2} ) - (?P<id> \d{1,2} ) \b
-        | (?P<n1> \d{1,2} ) [/.\-] (?P<n2> \d{1,2} ) [/.\-] (?P<n3> \d{4} ) \b
-        | (?P<dd> \d{1,2} ) (?: st | nd | rd | th )? \s+ (?: of \s+ )? (?P<dm> MONTH ) \b \.?
-          (?: ,? \s+ (?P<dy> \d{4} ) \b )?
-        | (?P<mm> MONTH ) \b \.? \s+ (?P<md> \d{1,2} ) (?: st | nd | rd | th )? \b
-          (?: ,? \s+ (?P<my> \d{4} ) \b )?
-        | (?P<ym> MONTH ) \b \.? ,? \s+ (?P<yy> \d{4} ) \b
+        (?P<iy> [0-9]{4} ) - (?P<im> [0-9]{1,2} ) - (?P<id> [0-9]{1,2} ) \b
+        | (?P<n1> [0-9]{1,2} ) [/.\-] (?P<n2> [0-9]{1,2} ) [/.\-] (?P<n3> [0-9]{4} ) \b
+        | (?P<dd> [0-9]{1,2} ) (?: st | nd | rd | th )? \s+ (?: of \s+ )? (?P<dm> MONTH ) \b \.?
+          (?: ,? \s+ (?P<dy> [0-9]{4} ) \b )?
+        | (?P<mm> MONTH ) \b \.? \s+ (?P<md> [0-9]{1,2} ) (?: st | nd | rd | th )? \b
+          (?: ,? \s+ (?P<my> [0-9]{4} ) \b )?
+        | (?P<ym> MONTH ) \b \.? ,? \s+ (?P<yy> [0-9]{4} ) \b
         "
     .replace("MONTH", MONTH);
     Regex::new(&pattern).expect("the date pattern is a valid regex")
@@ -623,7 +623,10 @@ fn glued_after(text: &str, end: usize) -> bool {
 }
 
 fn next_char(text: &str, at: usize) -> usize {
-    text[at..].chars().next().map_or(text.len(), |c| at + c.len_utf8())
+    text[at..]
+        .chars()
+        .next()
+        .map_or(text.len(), |c| at + c.len_utf8())
 }
 
 fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
@@ -673,7 +676,10 @@ mod tests {
     #[test]
     fn percentages_ordinals_and_ranges() {
         check("30 % equity", &[("30 %", "30%")]);
-        check("30% or 12.5 percent", &[("30%", "30%"), ("12.5 percent", "12.5%")]);
+        check(
+            "30% or 12.5 percent",
+            &[("30%", "30%"), ("12.5 percent", "12.5%")],
+        );
         check("on the 5th", &[("5th", "5")]);
         check(
             "save ₹15‑20 k each month",
@@ -708,6 +714,8 @@ mod tests {
         check("20 kg", &[("20", "20")]);
         check("COVID-19", &[("19", "19")]);
         check("Age 55.", &[("55", "55")]);
+        // Digits of other scripts are not read as numbers (the engine's figures are ASCII).
+        check("೦೧ and ٣", &[]);
     }
 
     #[test]

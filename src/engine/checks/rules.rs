@@ -248,77 +248,82 @@ impl Rule {
 /// Checks how `edition` states `rule`.
 pub fn check_rule(rule: &Rule, edition: &str) -> RuleCheck {
     let needed = rule.content.len().div_ceil(2);
-    let rule_stems: Vec<String> = rule.content.iter().map(|w| stem(w)).collect();
-    // (content words found, strong words, soft words, sentence) per sentence.
-    let candidates: Vec<(Vec<String>, Vec<String>, Vec<String>, &str)> = split_sentences(edition)
+    let readings: Vec<Reading<'_>> = split_sentences(edition)
         .into_iter()
-        .map(|sentence| {
-            let found_words = words(sentence);
-            let stems: Vec<String> = found_words.iter().map(|w| stem(w)).collect();
-            let found: Vec<String> = rule
-                .content
-                .iter()
-                .zip(&rule_stems)
-                .filter(|(_, s)| stems.contains(s))
-                .map(|(w, _)| w.clone())
-                .collect();
-            let strong = phrases_in(&found_words, STRONG);
-            let soft = phrases_in(&found_words, SOFT);
-            (found, strong, soft, sentence)
-        })
+        .map(|sentence| Reading::of(rule, sentence))
         .collect();
-    let enough = |found: &[String], strong: &[String]| {
+    let enough = |reading: &Reading<'_>| {
         if rule.content.is_empty() {
             // A rule of force words alone is kept where all of them are.
-            !rule.force.is_empty() && rule.force.iter().all(|f| strong.contains(f))
+            !rule.force.is_empty() && rule.force.iter().all(|f| reading.strong.contains(f))
         } else {
-            found.len() >= needed
+            reading.found.len() >= needed
         }
     };
-    let best = candidates
+    // The sentence that states the rule: a binding one first, then the one with most content,
+    // then the earliest.
+    let best = readings
         .iter()
         .enumerate()
-        .filter(|(_, (found, strong, _, _))| enough(found, strong))
-        .max_by_key(|(i, (found, strong, _, _))| {
-            (!strong.is_empty(), found.len(), std::cmp::Reverse(*i))
-        })
-        .map(|(_, c)| c);
-    // With no sentence holding enough, show the closest one as evidence of what is left.
+        .filter(|(_, r)| enough(r))
+        .max_by_key(|(i, r)| (!r.strong.is_empty(), r.found.len(), std::cmp::Reverse(*i)))
+        .map(|(_, r)| r);
+    // With no sentence holding enough, the closest one is shown as evidence of what is left.
     let closest = || {
-        candidates
+        readings
             .iter()
             .enumerate()
-            .filter(|(_, (found, _, _, _))| !found.is_empty())
-            .max_by_key(|(i, (found, _, _, _))| (found.len(), std::cmp::Reverse(*i)))
-            .map(|(_, c)| c)
+            .filter(|(_, r)| !r.found.is_empty())
+            .max_by_key(|(i, r)| (r.found.len(), std::cmp::Reverse(*i)))
+            .map(|(_, r)| r)
     };
     let (verdict, evidence) = match best {
-        Some(c) if !c.1.is_empty() => (Verdict::Kept, Some(c)),
-        Some(c) => (Verdict::Weakened, Some(c)),
+        Some(r) if !r.strong.is_empty() => (Verdict::Kept, Some(r)),
+        Some(r) => (Verdict::Weakened, Some(r)),
         None => (Verdict::Lost, closest()),
     };
-    let (found, strong, soft, sentence) = match evidence {
-        Some((found, strong, soft, sentence)) => (
-            found.clone(),
-            strong.clone(),
-            soft.clone(),
-            Some((*sentence).to_owned()),
-        ),
-        None => (Vec::new(), Vec::new(), Vec::new(), None),
-    };
+    let evidence = evidence.cloned().unwrap_or_default();
     RuleCheck {
         content_missing: rule
             .content
             .iter()
-            .filter(|w| !found.contains(w))
+            .filter(|w| !evidence.found.contains(w))
             .cloned()
             .collect(),
         rule: rule.clone(),
         verdict,
-        sentence,
-        content_found: found,
-        strong_found: strong,
-        soft_found: soft,
+        sentence: evidence.sentence.map(str::to_owned),
+        content_found: evidence.found,
+        strong_found: evidence.strong,
+        soft_found: evidence.soft,
+    }
+}
+
+/// What one sentence of an edition holds of a rule.
+#[derive(Clone, Debug, Default)]
+struct Reading<'a> {
+    sentence: Option<&'a str>,
+    /// The rule's content words the sentence holds (by stem).
+    found: Vec<String>,
+    strong: Vec<String>,
+    soft: Vec<String>,
+}
+
+impl<'a> Reading<'a> {
+    fn of(rule: &Rule, sentence: &'a str) -> Reading<'a> {
+        let words = words(sentence);
+        let stems: Vec<String> = words.iter().map(|w| stem(w)).collect();
+        Reading {
+            sentence: Some(sentence),
+            found: rule
+                .content
+                .iter()
+                .filter(|w| stems.contains(&stem(w)))
+                .cloned()
+                .collect(),
+            strong: phrases_in(&words, STRONG),
+            soft: phrases_in(&words, SOFT),
+        }
     }
 }
 
@@ -338,17 +343,19 @@ fn phrases_in(words: &[String], list: &[&[&str]]) -> Vec<String> {
 
 /// Stems of words that say a sentence is a rule, or what kind of advice it bars, without saying
 /// what it is about.
-const META: &[&str] = &["rule", "hard", "stric", "sugge", "recom", "advis", "propo", "offer", "menti"];
+const META: &[&str] = &[
+    "rule", "hard", "stric", "sugge", "recom", "advis", "propo", "offer", "menti",
+];
 
 const STOP_WORDS: &[&str] = &[
     "the", "and", "i'm", "are", "was", "were", "been", "being", "mine", "you", "your", "yours",
     "its", "it's", "them", "they", "their", "she", "him", "his", "her", "hers", "our", "ours",
     "this", "that", "these", "those", "one", "with", "for", "from", "but", "not", "any", "ever",
     "please", "just", "also", "will", "would", "should", "can", "could", "does", "did", "have",
-    "has", "had", "there", "here", "what", "which", "who", "whom", "about", "into", "than",
-    "then", "too", "very", "want", "wants", "like", "get", "make", "keep", "okay", "let", "let's",
-    "all", "some", "more", "most", "such", "when", "how", "out", "over", "under", "again", "me",
-    "i've", "i'll", "i'd", "you're", "he's", "she's",
+    "has", "had", "there", "here", "what", "which", "who", "whom", "about", "into", "than", "then",
+    "too", "very", "want", "wants", "like", "get", "make", "keep", "okay", "let", "let's", "all",
+    "some", "more", "most", "such", "when", "how", "out", "over", "under", "again", "me", "i've",
+    "i'll", "i'd", "you're", "he's", "she's",
 ];
 
 #[cfg(test)]
@@ -356,7 +363,10 @@ mod tests {
     use super::*;
 
     fn verdicts(rule: &Rule, editions: &[&str]) -> Vec<Verdict> {
-        editions.iter().map(|e| check_rule(rule, e).verdict).collect()
+        editions
+            .iter()
+            .map(|e| check_rule(rule, e).verdict)
+            .collect()
     }
 
     #[test]

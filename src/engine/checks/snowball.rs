@@ -92,7 +92,11 @@ mod tests {
         assert_eq!(runs, [0, 1, 0, 1, 2]);
         let warned: Vec<bool> = points.iter().map(|p| !p.warnings.is_empty()).collect();
         assert_eq!(warned, [false, false, false, false, true]);
-        assert!(snowball(&[1, 2, 3, 4], None, 0).iter().all(|p| p.warnings.is_empty()));
+        assert!(
+            snowball(&[1, 2, 3, 4], None, 0)
+                .iter()
+                .all(|p| p.warnings.is_empty())
+        );
         assert!(snowball(&[], Some(1), 2).is_empty());
     }
 }

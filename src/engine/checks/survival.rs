@@ -126,12 +126,14 @@ impl Expected {
                 text: name.clone(),
                 held: edition_words.contains(&name.to_lowercase()),
             })
-            .chain(self.pinned.iter().map(|label| Item {
-                text: label.clone(),
-                held: facts
-                    .iter()
-                    .find(|(f, _)| &f.label == label)
-                    .is_some_and(|(_, c)| c.is_match(edition)),
+            .chain(self.pinned.iter().map(|label| {
+                Item {
+                    text: label.clone(),
+                    held: facts
+                        .iter()
+                        .find(|(f, _)| &f.label == label)
+                        .is_some_and(|(_, c)| c.is_match(edition)),
+                }
             }))
             .collect();
         Survival {
@@ -166,8 +168,23 @@ fn same_item(a: &Value, b: &Value) -> bool {
 /// A capitalised word that names something: not "I", not a month (dates are their own kind).
 fn is_name(word: &str) -> bool {
     const NOT_NAMES: &[&str] = &[
-        "I", "I'm", "I've", "I'll", "I'd", "January", "February", "March", "April", "May", "June",
-        "July", "August", "September", "October", "November", "December",
+        "I",
+        "I'm",
+        "I've",
+        "I'll",
+        "I'd",
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
     ];
     word.chars().next().is_some_and(char::is_uppercase)
         && !NOT_NAMES.contains(&word.replace('\u{2019}', "'").as_str())
@@ -189,7 +206,10 @@ mod tests {
     }
 
     fn items(kind: &KindSurvival) -> Vec<(&str, bool)> {
-        kind.items.iter().map(|i| (i.text.as_str(), i.held)).collect()
+        kind.items
+            .iter()
+            .map(|i| (i.text.as_str(), i.held))
+            .collect()
     }
 
     #[test]

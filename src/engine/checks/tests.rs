@@ -95,7 +95,10 @@ fn the_seeds_rule_is_kept_twice_and_weakened_at_cycle_3() {
 
     // The evidence: cycle 1 states it as a hard rule, cycle 2 keeps "allergic" and "only",
     // cycle 3 keeps the word "equities" but says "avoids" and "preferring".
-    assert_eq!(checks[0].rules[0].strong_found, ["only", "hard rule", "allergic"]);
+    assert_eq!(
+        checks[0].rules[0].strong_found,
+        ["only", "hard rule", "allergic"]
+    );
     assert_eq!(checks[1].rules[0].strong_found, ["only", "allergic"]);
     let third = &checks[2].rules[0];
     assert_eq!(
@@ -147,7 +150,11 @@ fn a_pinned_rule_of_its_own_weakens_at_cycle_3_too() {
 fn the_seeds_drift_summaries_invent_no_figure_and_snowball() {
     let checks = drift_checks(&drift_facts());
     for (check, summary) in checks.iter().zip(DRIFT_SUMMARIES) {
-        assert!(check.unsourced.is_empty(), "{summary}: {:?}", check.unsourced);
+        assert!(
+            check.unsourced.is_empty(),
+            "{summary}: {:?}",
+            check.unsourced
+        );
     }
     // Figures: salary and expenses, then age, retirement age, years, the FD and its months, then
     // the lock-in; every one survives
@@ -161,7 +168,13 @@ fn the_seeds_drift_summaries_invent_no_figure_and_snowball() {
     // lost from cycle 2 (and "never suggest" was never there).
     let missing: Vec<Vec<&str>> = checks
         .iter()
-        .map(|c| c.survival.names.missing().map(|i| i.text.as_str()).collect())
+        .map(|c| {
+            c.survival
+                .names
+                .missing()
+                .map(|i| i.text.as_str())
+                .collect()
+        })
         .collect();
     assert_eq!(
         missing,

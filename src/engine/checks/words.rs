@@ -16,7 +16,11 @@ pub(crate) fn words(text: &str) -> Vec<String> {
         if ch.is_alphanumeric() || (ch == '\'' && !current.is_empty()) {
             current.extend(ch.to_lowercase());
         } else if !current.is_empty() {
-            found.push(std::mem::take(&mut current).trim_end_matches('\'').to_owned());
+            found.push(
+                std::mem::take(&mut current)
+                    .trim_end_matches('\'')
+                    .to_owned(),
+            );
         }
     }
     if !current.is_empty() {
