@@ -11,7 +11,7 @@
 //!   the words found as evidence.
 //! - **Word-limit overrun** ([`overrun`]): words against the prompt's limit, by the engine's one
 //!   word-count rule ([`crate::engine::word_count`]).
-//! - **Snowball guard** ([`snowball`]): tokens per cycle, and a warning when the summary keeps
+//! - **Snowball guard** ([`snowball()`]): tokens per cycle, and a warning when the summary keeps
 //!   growing or passes its budget. It needs the whole sequence, so it is computed apart.
 //!
 //! Everything here is a pure function of its arguments: no I/O, no clock, no model. The UI
@@ -69,7 +69,8 @@ pub struct EditionInput<'a> {
 }
 
 /// Checks one edition against the archive it was written from (`archive`: every message so
-/// far) and the turns it has folded (`folded`, usually the archive's first messages).
+/// far) and the turns it has folded (`folded`, usually the archive's first messages). `facts`
+/// are the pinned facts (one that does not compile is skipped); `word_limit` 0 means none.
 pub fn check_edition(
     edition: &str,
     archive: &[&str],

@@ -9,6 +9,8 @@
 //! - **rules**: sentences with "never", "always", "must", "don't", "do not" or "only"; a rule is
 //!   held only when [`super::rules::check_rule`] finds it kept, so a weakened rule is not held.
 
+use std::collections::HashSet;
+
 use crate::engine::extractive::split_sentences;
 
 use super::figures::{Sources, Value, figures};
@@ -65,6 +67,9 @@ pub(crate) struct Expected {
     dates: Vec<(String, Value)>,
     /// Labels of the pinned facts the turns match.
     pinned: Vec<String>,
+    /// What is already listed: each figure's or date's [`item_key`], each name lower-cased.
+    seen_values: HashSet<Value>,
+    seen_names: HashSet<String>,
 }
 
 impl Expected {
@@ -75,18 +80,13 @@ impl Expected {
                 Value::Date(_) => &mut self.dates,
                 _ => &mut self.figures,
             };
-            if !target.iter().any(|(_, v)| same_item(v, &figure.value)) {
+            if self.seen_values.insert(item_key(&figure.value)) {
                 target.push((figure.text, figure.value));
             }
         }
         for sentence in split_sentences(text) {
             for word in raw_words(sentence).into_iter().skip(1) {
-                if is_name(word)
-                    && !self
-                        .names
-                        .iter()
-                        .any(|n| n.to_lowercase() == word.to_lowercase())
-                {
+                if is_name(word) && self.seen_names.insert(word.to_lowercase()) {
                     self.names.push(word.to_owned());
                 }
             }
@@ -155,13 +155,10 @@ impl Expected {
 }
 
 /// One item per value: an amount and the same number written bare are one figure.
-fn same_item(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (
-            Value::Amount { quantity: x, .. } | Value::Number(x),
-            Value::Amount { quantity: y, .. } | Value::Number(y),
-        ) => x == y,
-        _ => a == b,
+fn item_key(value: &Value) -> Value {
+    match value {
+        Value::Amount { quantity, .. } => Value::Number(quantity.clone()),
+        other => other.clone(),
     }
 }
 
