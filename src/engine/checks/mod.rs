@@ -47,6 +47,17 @@ pub struct EditionChecks {
     pub overrun: Option<Overrun>,
 }
 
+impl EditionChecks {
+    /// Whether the pinned fact with this label belongs to a rule this edition weakened: its
+    /// words may still match (the keyword check passes) while the rule's force is gone. This is
+    /// what a fact badge's `data-weakened` shows.
+    pub fn weakened(&self, label: &str) -> bool {
+        self.rules
+            .iter()
+            .any(|c| c.verdict == Verdict::Weakened && c.rule.pinned.iter().any(|l| l == label))
+    }
+}
+
 /// An edition longer than its prompt allowed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Overrun {

@@ -116,6 +116,11 @@ fn the_seeds_rule_is_kept_twice_and_weakened_at_cycle_3() {
         .collect();
     assert_eq!(held, [(1, 1), (1, 1), (0, 1)]);
 
+    // The fact badges: "equit" still matches at cycle 3, but its rule is weakened there.
+    let weakened: Vec<bool> = checks.iter().map(|c| c.weakened("equity")).collect();
+    assert_eq!(weakened, [false, false, true]);
+    assert!(!checks[2].weakened("salary"));
+
     // Meanwhile the seed's keyword check passes at every cycle.
     let equity = compile_facts(&[PinnedFact::phrase("equity", "equit")]).unwrap();
     assert_eq!(
