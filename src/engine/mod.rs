@@ -4,6 +4,7 @@
 //! It decides and emits what it wants done as data; it never performs I/O. It imports nothing
 //! from leptos, web-sys, gloo, wasm-bindgen or js-sys (tests/purity.rs enforces this).
 
+pub mod checks;
 pub mod compare;
 pub mod demo;
 pub mod drift;
@@ -15,6 +16,7 @@ pub mod openai;
 pub mod policy;
 pub mod prompts;
 pub mod schedule;
+pub mod scripted;
 pub mod session;
 pub mod settings;
 pub mod sse;
