@@ -108,7 +108,15 @@ pub fn fact_table(cards: &[EditionCard]) -> Vec<FactRow> {
             label: first.facts[f].label.clone(),
             cells: cards
                 .iter()
-                .map(|c| (c.facts[f].kept, c.facts[f].status.clone()))
+                .map(|c| {
+                    let fact = &c.facts[f];
+                    let status = if fact.weakened {
+                        format!("{} · rule weakened", fact.status)
+                    } else {
+                        fact.status.clone()
+                    };
+                    (fact.kept && !fact.weakened, status)
+                })
                 .collect(),
         })
         .collect()
