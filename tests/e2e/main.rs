@@ -7,6 +7,7 @@
 
 mod a11y;
 mod demos;
+mod drift_checks;
 mod harness;
 mod live;
 mod openai_server;

@@ -2,6 +2,7 @@
 //! each edition.
 
 use fantoccini::Locator;
+use summary_memory::engine::demo::DemoSummariser;
 use summary_memory::engine::{DemoPlayer, DemoScript, Policy, Trigger, WordCounter};
 
 use crate::harness::Browser;
@@ -17,7 +18,7 @@ async fn drift_played_in_editions(browser: &Browser) -> DemoPlayer {
             "three editions",
         )
         .await;
-    let mut engine = DemoPlayer::new(DemoScript::drift()).unwrap();
+    let mut engine = DemoPlayer::with_summariser(DemoScript::drift(), DemoSummariser::Scripted).unwrap();
     engine.play_all(&WordCounter).unwrap();
     engine
 }
@@ -60,7 +61,7 @@ async fn changing_the_trigger_in_the_panel_moves_the_summary_cycle() {
         .await;
     browser.click_testid("play-all").await;
 
-    let mut engine = DemoPlayer::new(DemoScript::fincoach()).unwrap();
+    let mut engine = DemoPlayer::with_summariser(DemoScript::fincoach(), DemoSummariser::Scripted).unwrap();
     let policy = Policy {
         trigger: Trigger::Turns {
             max_turns: 2,
