@@ -730,10 +730,18 @@ mod tests {
             let slug = script.slug;
             let mut player = DemoPlayer::with_summariser(script, DemoSummariser::Scripted).unwrap();
             player.play_all(&WordCounter).unwrap();
-            let texts: Vec<&str> = player.editions().iter().map(|e| e.summary.as_str()).collect();
+            let texts: Vec<&str> = player
+                .editions()
+                .iter()
+                .map(|e| e.summary.as_str())
+                .collect();
             let script: Vec<&str> = scripted_editions(slug).iter().map(|e| e.text).collect();
             assert_eq!(texts, script, "{slug}");
-            assert!(writers(&player).iter().all(|&w| w == (DemoSummariser::Scripted, false)));
+            assert!(
+                writers(&player)
+                    .iter()
+                    .all(|&w| w == (DemoSummariser::Scripted, false))
+            );
         }
         // The FinCoach script overruns its limit in edition 2, which the edition records.
         let mut player =
@@ -742,7 +750,11 @@ mod tests {
         assert!(player.editions()[1].overrun && !player.editions()[0].overrun);
         // The extractive baseline is the plain player's.
         let extractive = played(DemoScript::drift());
-        assert!(writers(&extractive).iter().all(|&w| w == (DemoSummariser::Extractive, false)));
+        assert!(
+            writers(&extractive)
+                .iter()
+                .all(|&w| w == (DemoSummariser::Extractive, false))
+        );
     }
 
     #[test]
@@ -767,9 +779,14 @@ mod tests {
         for _ in 0..5 {
             player.next(&WordCounter).unwrap();
         }
-        let replayed = player.replayed(DemoSummariser::Scripted, &WordCounter).unwrap();
+        let replayed = player
+            .replayed(DemoSummariser::Scripted, &WordCounter)
+            .unwrap();
         assert_eq!(replayed.events(), player.events());
-        assert_eq!(replayed.editions()[0].summary, scripted_editions("drift")[0].text);
+        assert_eq!(
+            replayed.editions()[0].summary,
+            scripted_editions("drift")[0].text
+        );
         assert_eq!(replayed.summariser(), DemoSummariser::Scripted);
     }
 
@@ -779,7 +796,10 @@ mod tests {
         script.policy.trigger = Trigger::Manual { keep: 1 };
         let mut player = DemoPlayer::new(script).unwrap();
         player.play_all(&WordCounter).unwrap();
-        assert!(player.editions().is_empty(), "a manual policy never fires by itself");
+        assert!(
+            player.editions().is_empty(),
+            "a manual policy never fires by itself"
+        );
         let mut player = DemoPlayer::new(player.script().clone()).unwrap();
         player.next(&WordCounter).unwrap();
         assert_eq!(player.summarise_now(), Err(DemoError::ReplyDue));

@@ -125,7 +125,11 @@ fn Timeline(cards: Vec<EditionCard>, bars: Vec<SnowballBar>) -> impl IntoView {
 fn SnowballChart(bars: Vec<SnowballBar>) -> impl IntoView {
     let warnings: Vec<String> = bars
         .iter()
-        .flat_map(|b| b.warnings.iter().map(move |w| format!("Edition {}: {w}", b.cycle)))
+        .flat_map(|b| {
+            b.warnings
+                .iter()
+                .map(move |w| format!("Edition {}: {w}", b.cycle))
+        })
         .collect();
     view! {
         <section class="snowball card" data-testid="snowball" aria-label="Summary tokens per cycle">

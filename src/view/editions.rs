@@ -568,11 +568,19 @@ mod tests {
         let s = |l: &str, k, w| (l.to_owned(), k, w);
         assert_eq!(
             badges(&cards[0]),
-            [s("equity", true, false), s("hard rule", true, false), s("never suggest", true, false)]
+            [
+                s("equity", true, false),
+                s("hard rule", true, false),
+                s("never suggest", true, false)
+            ]
         );
         assert_eq!(
             badges(&cards[1]),
-            [s("equity", true, true), s("hard rule", false, true), s("never suggest", false, true)]
+            [
+                s("equity", true, true),
+                s("hard rule", false, true),
+                s("never suggest", false, true)
+            ]
         );
         assert_eq!(cards[1].facts[1].status, "lost in edition 2");
         assert!(cards[1].weakened_notes[0].contains("meaning changed"));
@@ -609,7 +617,13 @@ mod tests {
         let rebuilt: String = cards[1].marked.iter().map(|(t, _)| t.as_str()).collect();
         assert_eq!(rebuilt, cards[1].text);
         assert!(cards[1].overrun);
-        assert!(cards[1].overrun_note.as_deref().unwrap().contains("80-word limit"));
+        assert!(
+            cards[1]
+                .overrun_note
+                .as_deref()
+                .unwrap()
+                .contains("80-word limit")
+        );
         assert_eq!(cards[0].overrun_note, None);
         let figures = &cards[1].survival[0];
         assert_eq!((figures.kind, figures.held), ("figures", 6));

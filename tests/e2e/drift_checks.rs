@@ -61,7 +61,10 @@ async fn the_drift_demo_loses_or_weakens_the_rule_while_the_keyword_passes() {
             }
         }
     }
-    assert!(drifted, "a pinned fact is lost or weakened in edition 2 or 3");
+    assert!(
+        drifted,
+        "a pinned fact is lost or weakened in edition 2 or 3"
+    );
     let note = editions[1]
         .find(Locator::Css("[data-testid=weakened-note]"))
         .await

@@ -18,7 +18,8 @@ async fn drift_played_in_editions(browser: &Browser) -> DemoPlayer {
             "three editions",
         )
         .await;
-    let mut engine = DemoPlayer::with_summariser(DemoScript::drift(), DemoSummariser::Scripted).unwrap();
+    let mut engine =
+        DemoPlayer::with_summariser(DemoScript::drift(), DemoSummariser::Scripted).unwrap();
     engine.play_all(&WordCounter).unwrap();
     engine
 }
@@ -61,7 +62,8 @@ async fn changing_the_trigger_in_the_panel_moves_the_summary_cycle() {
         .await;
     browser.click_testid("play-all").await;
 
-    let mut engine = DemoPlayer::with_summariser(DemoScript::fincoach(), DemoSummariser::Scripted).unwrap();
+    let mut engine =
+        DemoPlayer::with_summariser(DemoScript::fincoach(), DemoSummariser::Scripted).unwrap();
     let policy = Policy {
         trigger: Trigger::Turns {
             max_turns: 2,
