@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::message::word_count;
+use super::text::word_count;
 
 /// The highest compression level: level 0 is a summary of turns, levels 1 to 3 are ever
 /// shorter rewrites of the summary itself.
