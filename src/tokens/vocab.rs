@@ -10,7 +10,10 @@ impl Vocabulary {
     pub(crate) fn from_compact(encoding: Encoding, data: &[u8]) -> Result<Self, TokensError> {
         sm_bpe::Vocabulary::from_compact(encoding.name(), encoding.pattern(), data)
             .map(Vocabulary)
-            .map_err(|reason| TokensError::Load { encoding, reason })
+            .map_err(|err| TokensError::Load {
+                encoding,
+                reason: err.to_string(),
+            })
     }
 
     /// Counts `text`, answering repeated multi-token pieces from the per-piece cache.

@@ -21,4 +21,4 @@ mod vocab;
 
 pub use ranks::{Rank, Ranks};
 pub use split::{Pattern, Pieces, Splitter};
-pub use vocab::{Tally, TokenSpan, Vocabulary};
+pub use vocab::{LoadError, Tally, TokenSpan, Vocabulary};

@@ -18,6 +18,7 @@
 
 use std::sync::{Mutex, MutexGuard};
 
+use regex_automata::hybrid::BuildError;
 use regex_automata::hybrid::dfa::{Cache, DFA};
 use regex_automata::{Anchored, Input, MatchKind};
 
@@ -70,7 +71,10 @@ const CL100K_MAIN: &str = concat!(
 );
 
 impl Splitter {
-    pub fn new(pattern: Pattern) -> Result<Self, String> {
+    /// Compiles the lazy DFA for `pattern`. The patterns are constants, so an error here is a
+    /// bug in this crate rather than bad input; it is returned rather than unwrapped so that a
+    /// page shows it instead of trapping.
+    pub fn new(pattern: Pattern) -> Result<Self, BuildError> {
         let (main, last) = match pattern {
             Pattern::O200k => (O200K_MAIN, r"\s+"),
             Pattern::Cl100k => (CL100K_MAIN, r"\s"),
@@ -79,8 +83,7 @@ impl Splitter {
         // which is exactly how the alternation in tiktoken's regex behaves.
         let dfa = DFA::builder()
             .configure(DFA::config().match_kind(MatchKind::LeftmostFirst))
-            .build_many(&[main, r"\s+\s", last])
-            .map_err(|e| e.to_string())?;
+            .build_many(&[main, r"\s+\s", last])?;
         Ok(Splitter {
             pattern,
             dfa,

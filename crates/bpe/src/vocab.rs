@@ -30,6 +30,17 @@ pub struct Tally {
     pub estimated: bool,
 }
 
+/// Why a vocabulary could not be built. The messages are those of the two causes.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum LoadError {
+    /// The compact file is malformed, for another encoding, or not a usable BPE vocabulary.
+    #[error(transparent)]
+    Format(#[from] compact::FormatError),
+    /// The splitter's regex did not compile.
+    #[error(transparent)]
+    Pattern(#[from] regex_automata::hybrid::BuildError),
+}
+
 pub struct Vocabulary {
     ranks: Ranks,
     splitter: Splitter,
@@ -46,10 +57,10 @@ enum Segment {
 
 impl Vocabulary {
     /// Parses a compact vocabulary (see `compact.rs`) of the encoding named `name`, to be split
-    /// with `pattern`. The error is the reason, for the user.
-    pub fn from_compact(name: &str, pattern: Pattern, data: &[u8]) -> Result<Self, String> {
-        let parsed = compact::parse(name, data).map_err(|e| e.to_string())?;
-        let ranks = Ranks::new(parsed).map_err(|e| e.to_string())?;
+    /// with `pattern`.
+    pub fn from_compact(name: &str, pattern: Pattern, data: &[u8]) -> Result<Self, LoadError> {
+        let parsed = compact::parse(name, data)?;
+        let ranks = Ranks::new(parsed)?;
         let splitter = Splitter::new(pattern)?;
         Ok(Vocabulary {
             ranks,
