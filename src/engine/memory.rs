@@ -16,7 +16,6 @@
 //! - Job ids only grow. A result whose id is not the job in flight (it was overtaken by a manual
 //!   request, an edit, a restore or a retry) is rejected with [`MemoryError::StaleJob`].
 
-use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::edition::{Edition, EditionDraft, MAX_LEVEL, Provenance, TurnRange};
@@ -31,7 +30,7 @@ pub const SUMMARY_HEADER: &str = "CONVERSATION SUMMARY (earlier turns):\n";
 pub const SUMMARY_ACK: &str = "Understood. I will use this summary of our earlier conversation.";
 
 /// The summary memory of one conversation.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MemoryState {
     system_prompt: String,
     policy: Policy,
@@ -56,7 +55,7 @@ pub struct MemoryState {
 }
 
 /// A summariser call the engine wants made.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SummaryJob {
     /// Grows with every job; only the job in flight may commit.
     pub id: u64,
@@ -70,13 +69,11 @@ pub struct SummaryJob {
     /// The word limit the result is measured against.
     pub word_limit: u32,
     /// The result must be structured memory JSON (see [`SummaryFormat::Structured`]).
-    #[serde(default)]
     pub structured: bool,
 }
 
 /// What a job does.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum JobKind {
     /// Folds `turns` out of the verbatim part; they are archive messages `from..to`.
     Fold {
@@ -89,7 +86,7 @@ pub enum JobKind {
 }
 
 /// A job that did not produce a summary.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Failure {
     pub job_id: u64,
     pub kind: JobKind,
@@ -106,8 +103,7 @@ pub struct CommitMeta {
 }
 
 /// Whether a message is still sent word for word.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MessageState {
     Verbatim,
     Folded,

@@ -24,7 +24,7 @@ impl Role {
 
 /// One message of the conversation. `tokens` is the content's token count, computed once when
 /// the message enters the engine and cached here so no later step recounts it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Message {
     pub role: Role,
     pub content: String,

@@ -28,8 +28,6 @@ use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
-use serde::{Deserialize, Serialize};
-
 use crate::engine::CountTokens;
 
 pub use cache::CacheStats;
@@ -44,14 +42,12 @@ use cache::{Cache, Key};
 use vocab::Vocabulary;
 
 /// The BPE vocabularies this app can count with.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Encoding {
     /// GPT-4o, GPT-4.1, GPT-5 and the o-series.
     #[default]
-    #[serde(rename = "o200k_base")]
     O200kBase,
     /// GPT-4, GPT-3.5-turbo and text-embedding-3.
-    #[serde(rename = "cl100k_base")]
     Cl100kBase,
 }
 

@@ -2,14 +2,14 @@
 //! one (through [`StreamDecoder`]), and the model list. The serde types at the bottom mirror
 //! the server's JSON and stay private; the engine sees [`ChatResponse`] and [`StreamEvent`].
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::error::{ApiError, ErrorInfo, snippet};
 use crate::engine::sse::SseEvent;
 
 /// Token usage as reported by the server.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Usage {
     pub prompt_tokens: u32,
     pub completion_tokens: u32,

@@ -4,14 +4,12 @@
 
 use std::collections::BTreeSet;
 
-use serde::{Deserialize, Serialize};
-
 use crate::engine::facts::PinnedFact;
 use crate::engine::memory::MemoryState;
 
 /// Connection settings kept with a session. There is deliberately no API key field: a key never
 /// leaves the browser's own storage, not even in an export.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SessionSettings {
     pub base_url: String,
     pub chat_model: String,
