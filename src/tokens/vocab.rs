@@ -1,7 +1,9 @@
 //! One loaded encoding: `sm-bpe`'s vocabulary (the rank map parsed from the compact file, the
 //! splitter and the per-piece cache, built at opt-level 3), with this module's types around it.
 
-use super::{Count, Encoding, Limits, TokenSpan, TokensError};
+use super::count::{Count, Limits};
+use super::encoding::{Encoding, TokensError};
+use sm_bpe::TokenSpan;
 
 pub(crate) struct Vocabulary(sm_bpe::Vocabulary);
 

@@ -1,5 +1,5 @@
-//! Reading a session file: the size cap before parsing, the format and version check, the
-//! conversion of version 1 and 2 into the engine's types, and every invariant the engine relies
+//! Reading a session file: the size cap before parsing, the format and version check, a plain
+//! `[{role, content}]` array, the conversion of version 1 and 2 into the engine's types, and every invariant the engine relies
 //! on checked after. Nothing is changed when it fails: the result is a new [`Session`] or an
 //! [`ImportError`] that names the JSON path at fault.
 
@@ -9,8 +9,10 @@ use serde_json::Value;
 use thiserror::Error;
 
 use super::domain::{CallKind, CallRecord, LiveRecord, Session, SessionSettings};
-use super::migrate::{from_messages_array, migrate_v0};
-use super::wire::{ENVELOPE_FORMAT, FORMAT, FileV2, LiveV2, PolicyV1, SessionV2, VERSION};
+use super::migrate::migrate_v0;
+use super::wire::{
+    ENVELOPE_FORMAT, FORMAT, FileV2, LiveV2, MessageV0, PolicyV1, SessionV2, VERSION,
+};
 use crate::engine::edition::{Edition, EditionDraft, MAX_LEVEL, Provenance, TurnRange};
 use crate::engine::facts::PinnedFact;
 use crate::engine::memory::{Failure, JobKind, MemoryState, turn_starts};
@@ -113,11 +115,7 @@ pub fn import_all(bytes: &[u8], counter: &dyn CountTokens) -> Result<Vec<Session
     }
 }
 
-pub(super) fn check_version(
-    found: Option<&Value>,
-    path: &str,
-    newest: u64,
-) -> Result<u64, ImportError> {
+fn check_version(found: Option<&Value>, path: &str, newest: u64) -> Result<u64, ImportError> {
     let version = found
         .and_then(Value::as_u64)
         .ok_or_else(|| ImportError::Field {
@@ -130,7 +128,7 @@ pub(super) fn check_version(
     Ok(version)
 }
 
-pub(super) fn join(prefix: &str, path: &str) -> String {
+fn join(prefix: &str, path: &str) -> String {
     match (prefix.is_empty(), path.is_empty() || path == ".") {
         (true, _) => path.to_owned(),
         (false, true) => prefix.to_owned(),
@@ -138,17 +136,14 @@ pub(super) fn join(prefix: &str, path: &str) -> String {
     }
 }
 
-pub(super) fn typed<T: serde::de::DeserializeOwned>(
-    value: Value,
-    prefix: &str,
-) -> Result<T, ImportError> {
+fn typed<T: serde::de::DeserializeOwned>(value: Value, prefix: &str) -> Result<T, ImportError> {
     serde_path_to_error::deserialize(value).map_err(|e| ImportError::Field {
         path: join(prefix, &e.path().to_string()),
         message: e.inner().to_string(),
     })
 }
 
-pub(super) fn from_file_value(
+fn from_file_value(
     value: Value,
     prefix: &str,
     counter: &dyn CountTokens,
@@ -165,7 +160,7 @@ pub(super) fn from_file_value(
     from_session_v2(file.session, &join(prefix, "session"), counter)
 }
 
-pub(super) fn parse_role(role: &str, path: &str) -> Result<Role, ImportError> {
+fn parse_role(role: &str, path: &str) -> Result<Role, ImportError> {
     match role {
         "system" => Ok(Role::System),
         "user" => Ok(Role::User),
@@ -177,7 +172,7 @@ pub(super) fn parse_role(role: &str, path: &str) -> Result<Role, ImportError> {
     }
 }
 
-pub(super) fn invalid(path: String, reason: impl Into<String>) -> ImportError {
+fn invalid(path: String, reason: impl Into<String>) -> ImportError {
     ImportError::Invalid {
         path,
         reason: reason.into(),
@@ -532,4 +527,36 @@ fn policy_from_v1(p: PolicyV1, prefix: &str) -> Result<Policy, ImportError> {
         .validate()
         .map_err(|e| invalid(prefix.to_owned(), e.to_string()))?;
     Ok(policy)
+}
+
+fn from_messages_array(value: Value, counter: &dyn CountTokens) -> Result<Session, ImportError> {
+    let messages: Vec<MessageV0> = typed(value, "")?;
+    let mut system = Vec::new();
+    let mut archive = Vec::new();
+    for (i, m) in messages.into_iter().enumerate() {
+        let path = format!("[{i}].role");
+        match parse_role(&m.role, &path)? {
+            Role::System if archive.is_empty() => system.push(m.content),
+            Role::System => {
+                return Err(ImportError::Invalid {
+                    path,
+                    reason: "a system message may only lead the conversation".into(),
+                });
+            }
+            role => archive.push(Message::new(role, m.content, counter, 0)),
+        }
+    }
+    let memory = MemoryState::from_parts(
+        system.join("\n\n"),
+        Policy::default(),
+        archive,
+        Vec::new(),
+        Vec::new(),
+        counter,
+    );
+    Ok(Session::new(
+        "Imported conversation",
+        SessionSettings::default(),
+        memory,
+    ))
 }

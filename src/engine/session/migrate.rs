@@ -1,15 +1,10 @@
-//! The older shapes a file may have, brought up to the current one: version 0 (a bare message
-//! list and the latest summary) and a plain `[{role, content}]` array. Version 1 needs no
-//! migration: it is version 2 without the fields that default to none.
+//! Older versions brought up to the current one. Version 0 (a bare message list and the latest
+//! summary) becomes a version-2 file here; version 1 needs no migration, being version 2 without
+//! the fields that default to none.
 
-use serde_json::Value;
-
-use super::domain::{Session, SessionSettings};
+use super::domain::SessionSettings;
 use super::export::{policy_to_v1, settings_to_v1};
-use super::import::{ImportError, parse_role, typed};
-use super::wire::{EditionV1, FORMAT, FileV2, MessageV0, MessageV1, SessionV0, SessionV2, VERSION};
-use crate::engine::memory::MemoryState;
-use crate::engine::message::{CountTokens, Message, Role};
+use super::wire::{EditionV1, FORMAT, FileV2, MessageV1, SessionV0, SessionV2, VERSION};
 use crate::engine::policy::Policy;
 
 /// Version 0 kept no record of which turns its summary covered, so every message stays
@@ -62,39 +57,4 @@ pub(super) fn migrate_v0(old: SessionV0) -> FileV2 {
             live: None,
         },
     }
-}
-
-pub(super) fn from_messages_array(
-    value: Value,
-    counter: &dyn CountTokens,
-) -> Result<Session, ImportError> {
-    let messages: Vec<MessageV0> = typed(value, "")?;
-    let mut system = Vec::new();
-    let mut archive = Vec::new();
-    for (i, m) in messages.into_iter().enumerate() {
-        let path = format!("[{i}].role");
-        match parse_role(&m.role, &path)? {
-            Role::System if archive.is_empty() => system.push(m.content),
-            Role::System => {
-                return Err(ImportError::Invalid {
-                    path,
-                    reason: "a system message may only lead the conversation".into(),
-                });
-            }
-            role => archive.push(Message::new(role, m.content, counter, 0)),
-        }
-    }
-    let memory = MemoryState::from_parts(
-        system.join("\n\n"),
-        Policy::default(),
-        archive,
-        Vec::new(),
-        Vec::new(),
-        counter,
-    );
-    Ok(Session::new(
-        "Imported conversation",
-        SessionSettings::default(),
-        memory,
-    ))
 }
