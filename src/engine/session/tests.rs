@@ -6,10 +6,13 @@ use serde_json::{Value, json};
 use super::*;
 use crate::engine::edition::Provenance;
 use crate::engine::facts::PinnedFact;
-use crate::engine::memory::{CommitMeta, MemoryState};
-use crate::engine::message::{Message, Role, WordCounter};
+use crate::engine::memory::MemoryState;
+use crate::engine::message::WordCounter;
 use crate::engine::policy::{Placement, Policy, SummaryFormat, Trigger};
+use fixture::Scripted;
 
+/// The shared scripted session with a failure, a manual edit and a restore: four turns under
+/// "summarise at 2, keep 1" (user-ack placement), the second job failing once before it commits.
 fn played() -> Session {
     let mut policy = Policy::new(Trigger::Turns {
         max_turns: 2,
@@ -17,50 +20,25 @@ fn played() -> Session {
     })
     .unwrap();
     policy.placement = Placement::UserAck;
-    let mut memory = MemoryState::new("You are FinCoach.", policy).unwrap();
-    let meta = CommitMeta {
+    let mut session = Scripted {
+        name: "Chiru".into(),
+        policy,
+        turn: |t| (format!("q{t}"), format!("a{t}")),
+        summaries: vec!["S2".into(), "S3".into(), "S4".into()],
         model: Some("m".into()),
         provenance: Provenance::Model,
-        at_ms: 9,
-    };
-    for t in 1..=4 {
-        memory
-            .add_message(Message::new(Role::User, format!("q{t}"), &WordCounter, t))
-            .unwrap();
-        let job = memory
-            .add_message(Message::new(
-                Role::Assistant,
-                format!("a{t}"),
-                &WordCounter,
-                t,
-            ))
-            .unwrap();
-        if let Some(job) = job {
-            if t == 3 {
-                memory.fail(job.id, "timeout", 3).unwrap();
-                let job = memory.retry_job().unwrap();
-                memory
-                    .commit(job.id, "S3", meta.clone(), &WordCounter)
-                    .unwrap();
-            } else {
-                memory
-                    .commit(job.id, &format!("S{t}"), meta.clone(), &WordCounter)
-                    .unwrap();
-            }
-        }
+        fail: Some((2, "timeout".into())),
+        ..Scripted::default()
     }
+    .play(4);
+    let memory = &mut session.memory;
     memory.edit_summary("By hand.", 10, &WordCounter).unwrap();
     memory.restore(1, 11, &WordCounter).unwrap();
-    Session {
-        name: "Chiru".into(),
-        settings: SessionSettings::default(),
-        memory,
-        pinned: vec![
-            PinnedFact::phrase("first summary", "S1"),
-            PinnedFact::regex("hand", r"(?i)by\s+hand"),
-        ],
-        live: None,
-    }
+    session.pinned = vec![
+        PinnedFact::phrase("first summary", "S1"),
+        PinnedFact::regex("hand", r"(?i)by\s+hand"),
+    ];
+    session
 }
 
 /// `played()` as the live chat: reply 3 (index 5) cut short by a failure, reply 4 stopped.
@@ -426,4 +404,33 @@ fn token_and_word_counts_are_recounted_not_trusted() {
     assert_eq!(session.memory.editions()[0].words, 1);
     assert!(!session.memory.editions()[0].overrun);
     assert_eq!(session.memory.archive()[0].tokens, 1);
+}
+
+#[test]
+fn the_scripted_fixture_plays_its_script() {
+    let session = played();
+    let summaries: Vec<&str> = session
+        .memory
+        .editions()
+        .iter()
+        .map(|e| e.summary.as_str())
+        .collect();
+    assert_eq!(summaries, ["S2", "S3", "S4", "By hand.", "S2"]);
+    let failures = session.memory.failures();
+    assert_eq!(failures.len(), 1);
+    assert_eq!(
+        (failures[0].reason.as_str(), failures[0].at_ms),
+        ("timeout", 3)
+    );
+    assert_eq!(session.memory.archive().len(), 8);
+    assert_eq!(session.memory.archive()[6].content, "q4");
+    // Past the last scripted summary, the last one answers every further job.
+    let long = Scripted::default().play(5);
+    assert!(long.memory.editions().len() > 1);
+    assert!(
+        long.memory
+            .editions()
+            .iter()
+            .all(|e| e.summary == "Summary.")
+    );
 }
