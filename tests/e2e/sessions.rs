@@ -5,10 +5,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 use summary_memory::engine::edition::Provenance;
-use summary_memory::engine::memory::{CommitMeta, MemoryState};
-use summary_memory::engine::message::{Message, Role, WordCounter};
-use summary_memory::engine::policy::{Policy, Trigger};
-use summary_memory::engine::session::{Session, SessionSettings, export, synthetic};
+use summary_memory::engine::message::WordCounter;
+use summary_memory::engine::session::fixture::Scripted;
+use summary_memory::engine::session::{Session, export, synthetic};
 
 use summary_memory::view::inspect::InspectView;
 
@@ -16,45 +15,17 @@ use crate::harness::{Browser, StoppableApp, TempDir};
 
 /// Three turns under "summarise at 2, keep 1": two editions, turns 1 and 2 folded.
 fn played() -> Session {
-    let mut policy = Policy::new(Trigger::Turns {
-        max_turns: 2,
-        keep: 1,
-    })
-    .unwrap();
-    policy.prompt.must_keep = vec!["no equities".into()];
-    let mut memory = MemoryState::new("You are FinCoach.", policy).unwrap();
-    let summaries = ["Aarav wants no equities.", "Aarav keeps to bonds."];
-    let mut cycle = 0;
-    for t in 1..=3u64 {
-        memory
-            .add_message(Message::new(
-                Role::User,
-                format!("question {t}"),
-                &WordCounter,
-                t,
-            ))
-            .unwrap();
-        let job = memory
-            .add_message(Message::new(
-                Role::Assistant,
-                format!("answer {t}"),
-                &WordCounter,
-                t,
-            ))
-            .unwrap();
-        if let Some(job) = job {
-            let meta = CommitMeta {
-                model: Some("m".into()),
-                provenance: Provenance::Model,
-                at_ms: t,
-            };
-            memory
-                .commit(job.id, summaries[cycle], meta, &WordCounter)
-                .unwrap();
-            cycle += 1;
-        }
+    Scripted {
+        name: "Aarav's plan".into(),
+        summaries: vec![
+            "Aarav wants no equities.".into(),
+            "Aarav keeps to bonds.".into(),
+        ],
+        model: Some("m".into()),
+        provenance: Provenance::Model,
+        ..Scripted::default()
     }
-    Session::new("Aarav's plan", SessionSettings::default(), memory)
+    .play(3)
 }
 
 fn write_file(dir: &TempDir, name: &str, text: &str) -> String {
