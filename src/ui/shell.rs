@@ -5,6 +5,7 @@ use leptos::prelude::*;
 use super::chat::ChatTab;
 use super::editions::EditionsTab;
 use super::inspect::{InspectTab, provide_sessions};
+use super::offline::OfflineNotice;
 use super::settings::{SettingsPanel, StoreStatus};
 use super::theme::ThemeToggle;
 use super::tokens::{AppCounter, TokenService, TokensTab};
@@ -93,6 +94,7 @@ pub fn App() -> impl IntoView {
                 .collect_view()}
         </nav>
         <ParamErrors />
+        <OfflineNotice />
         <main id="panel" role="tabpanel" aria-labelledby=move || format!("tab-{}", tab.get().slug())>
             {move || panel(tab.get())}
         </main>
