@@ -4,6 +4,7 @@
 //! tested natively, and a thin browser shell ([`ui`]) that only exists on wasm32.
 //! ARCHITECTURE.md maps the modules and the rules that keep the two apart.
 
+pub mod app;
 pub mod engine;
 pub mod route;
 pub mod tokens;

@@ -12,6 +12,7 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::tokens::{AppCounter, LoadState, TokenService};
 
+use crate::app::library::{Broadcast, Entry, Library, Remote, RemoteNotice, SaveOp};
 use crate::engine::policy::Trigger;
 use crate::engine::session::{self, Session};
 use crate::store::StoreError;
@@ -23,7 +24,6 @@ use crate::ui::virtual_list::VirtualList;
 use crate::view::chat::Workbench;
 use crate::view::inspect::InspectView;
 use crate::view::live::LiveSession;
-use crate::view::sessions::{Broadcast, Entry, Library, Remote, RemoteNotice, SaveOp};
 
 /// The app-wide session library and what the Inspect tab shows of it.
 #[derive(Clone, Copy)]
@@ -324,7 +324,7 @@ fn SessionItem(id: String) -> impl IntoView {
         })
     });
     let open = move || selected.with(|s| s.as_deref() == Some(id.get_value().as_str()));
-    let report = move |result: Result<(), crate::view::sessions::LibraryError>| {
+    let report = move |result: Result<(), crate::app::library::LibraryError>| {
         if let Err(e) = result {
             error.set(Some(e.to_string()));
         }
