@@ -2,3 +2,4 @@
 //! core. Each returns what it wants done as data; the shell (`src/ui`, `src/store`) performs it.
 
 pub mod library;
+pub mod storage;

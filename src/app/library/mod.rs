@@ -2,10 +2,16 @@
 //! and the bookkeeping that keeps two open tabs from overwriting each other.
 //!
 //! It is pure: ids and timestamps are passed in, and what must be written to storage is returned
-//! as data ([`SaveOp`]); the shell performs it and reports back with [`Library::saved`] or
-//! [`Library::removed`]. Every change bumps the entry's `revision`. A write carries the revision
-//! the store last confirmed (`expected`), so the store can refuse a write that is based on a
-//! record another tab has since replaced.
+//! as data ([`SaveOp`]); the shell performs it and reports back with [`Library::landed`], which
+//! also says what to broadcast. Every change bumps the entry's `revision`. A write carries the
+//! revision the store last confirmed (`expected`), so the store can refuse a write that is based
+//! on a record another tab has since replaced.
+//!
+//! Beside [`Library`] (this file): `protocol.rs`, the cross-tab messages; `record.rs`, the
+//! stored [`Record`] a write becomes and how one is read back; `sync.rs`, the decisions the
+//! shell's runner asks for (load, a landed write, a remote version, a conflict's answer, import,
+//! export, the live chat kept and resumed); `tab.rs`, [`LibraryTab`], the open session and what
+//! the Inspect tab tells the user ([`Problem`], [`RemoteNotice`]).
 
 use std::collections::BTreeMap;
 
@@ -16,8 +22,14 @@ use crate::engine::session::{Session, SessionSettings};
 use crate::view::live::LiveSession;
 
 mod protocol;
+mod record;
+mod sync;
+mod tab;
 
 pub use protocol::{Broadcast, Remote, RemoteNotice, SaveOp};
+pub use record::{Record, Unreadable};
+pub use sync::{LiveShape, check_file_size};
+pub use tab::{FileError, LibraryTab, Problem};
 
 /// The name a live chat gets when the library first keeps it.
 pub const LIVE_NAME: &str = "Live chat";
@@ -444,3 +456,6 @@ pub fn continues(saved: &MemoryState, live: &MemoryState) -> bool {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod sync_tests;
