@@ -2,4 +2,5 @@
 //! core. Each returns what it wants done as data; the shell (`src/ui`, `src/store`) performs it.
 
 pub mod library;
+pub mod replay;
 pub mod storage;
