@@ -8,6 +8,7 @@ mod bench_sessions;
 mod chat;
 mod editions;
 mod inspect;
+mod library_sync;
 mod offline;
 mod settings;
 mod shell;

@@ -4,6 +4,7 @@
 
 use std::fmt;
 
+use crate::app::storage::StoreError;
 use crate::engine::message::CountTokens;
 use crate::engine::session::{self, ImportError};
 
@@ -69,6 +70,28 @@ impl Record {
                 name: self.name,
                 error,
             }),
+        }
+    }
+}
+
+impl Record {
+    /// The stored version of a session, read back after another tab wrote it: `None` when it was
+    /// deleted there (a tombstone is not even read), an error naming it when it no longer
+    /// imports.
+    pub fn read_current(self, counter: &dyn CountTokens) -> Result<Option<Entry>, StoreError> {
+        if self.deleted_ms.is_some() {
+            return Ok(None);
+        }
+        let (entry, _) = self.read(counter)?;
+        Ok(Some(entry))
+    }
+}
+
+impl From<Unreadable> for StoreError {
+    fn from(u: Unreadable) -> StoreError {
+        StoreError::Unreadable {
+            name: u.name,
+            reason: u.error,
         }
     }
 }

@@ -95,6 +95,36 @@ fn a_write_becomes_the_record_the_store_keeps_and_reads_back_as_it_was() {
 }
 
 #[test]
+fn a_record_read_back_after_another_tab_wrote_it_is_the_session_or_its_deletion() {
+    let kept = entry("a", "Alpha", 3);
+    let record = Record::of(&kept, None, "test");
+    assert_eq!(
+        record.clone().read_current(&WordCounter),
+        Ok(Some(kept.clone()))
+    );
+    // A tombstone is a deletion, however broken its file.
+    let tombstone = Record {
+        deleted_ms: Some(5),
+        file: "{".into(),
+        ..record.clone()
+    };
+    assert_eq!(tombstone.read_current(&WordCounter), Ok(None));
+    let broken = Record {
+        file: "{".into(),
+        ..record
+    };
+    let error = broken.read_current(&WordCounter).unwrap_err();
+    let StoreError::Unreadable { name, reason } = &error else {
+        panic!("{error:?}")
+    };
+    assert_eq!(name, "Alpha");
+    assert_eq!(
+        error.to_string(),
+        format!("\u{201c}Alpha\u{201d} could not be read: {reason}")
+    );
+}
+
+#[test]
 fn a_landed_write_is_confirmed_and_told_to_the_other_tabs() {
     let mut library = Library::default();
     library.add("a".into(), session("Alpha"), 1).unwrap();
