@@ -13,6 +13,7 @@ mod clock;
 mod editions;
 mod inspect;
 mod live_driver;
+mod library_sync;
 mod offline;
 mod settings;
 mod shell;

@@ -250,6 +250,78 @@ async fn an_imported_session_is_listed_inspected_exported_and_kept_across_a_relo
     browser.close().await;
 }
 
+/// Five turns under "summarise once over 4 verbatim messages": a message-count trigger.
+fn counted() -> Session {
+    let policy = Policy::new(Trigger::MessageCount { max_messages: 4 }).unwrap();
+    let mut memory = MemoryState::new("You are FinCoach.", policy).unwrap();
+    for t in 1..=5u64 {
+        for (role, text) in [(Role::User, "question"), (Role::Assistant, "answer")] {
+            let message = Message::new(role, format!("{text} {t}"), &WordCounter, t);
+            if let Some(job) = memory.add_message(message).unwrap() {
+                let meta = CommitMeta {
+                    model: Some("m".into()),
+                    provenance: Provenance::Model,
+                    at_ms: t,
+                };
+                memory
+                    .commit(job.id, &format!("Summary of turn {t}."), meta, &WordCounter)
+                    .unwrap();
+            }
+        }
+    }
+    Session::new("Counted", SessionSettings::default(), memory)
+}
+
+/// A session recorded under a message-count trigger was replayed as "every N messages", a
+/// different trigger, because the replay's form had no message-count kind.
+#[tokio::test]
+async fn a_message_count_session_replays_under_message_count() {
+    let browser = Browser::new().await;
+    let dir = TempDir::new();
+    let session = counted();
+    let path = write_file(&dir, "counted.json", &export(&session, 5, "0.1.0"));
+    let view = InspectView::new(&session, &WordCounter);
+    let recorded = view.replay(&session, view.trigger.clone()).unwrap();
+    let every = view.replay(&session, Trigger::Every { n: 4 }).unwrap();
+    assert_ne!(
+        recorded.schedule.rows, every.schedule.rows,
+        "the fixture tells the two triggers apart"
+    );
+
+    browser.open("?tab=inspect").await;
+    import(&browser, &path).await;
+    let calls = browser
+        .wait_testid("replay-calls")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(calls, recorded.schedule.calls.to_string());
+    let kind = browser
+        .client
+        .execute(
+            "return document.querySelector(\"[data-testid='replay-trigger']\").value",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(kind.as_str(), Some("messages"));
+    let a = browser.wait_testid("replay-a").await;
+    assert_eq!(a.prop("value").await.unwrap().as_deref(), Some("4"));
+    // Every row fires where the recorded trigger fires, not where "every 4" would.
+    let mut summarised = Vec::new();
+    for row in browser.all_testid("replay-row").await {
+        summarised.push(row.attr("data-summarised-to").await.unwrap().unwrap());
+    }
+    let expect: Vec<String> = recorded.schedule.rows[..summarised.len()]
+        .iter()
+        .map(|r| r.summarised_to.to_string())
+        .collect();
+    assert_eq!(summarised, expect);
+    assert!(browser.console_errors().await.is_empty());
+    browser.close().await;
+}
+
 #[tokio::test]
 async fn a_malformed_file_shows_what_is_wrong_and_changes_nothing() {
     let browser = Browser::new().await;
