@@ -162,16 +162,19 @@ fn the_cycle_check_finds_a_planted_cycle() {
     tree.write("src/m/y.rs", "pub struct Y;\n");
     let graph = import_graph(&tree.0.join("src"));
     let file = |name: &str| tree.0.join("src").join(name);
-    assert_eq!(graph[&file("m/mod.rs")], BTreeSet::from([file("m/x.rs")]));
+    // `mod.rs` re-exporting its child is the module's face, not an import.
+    assert!(graph[&file("m/mod.rs")].is_empty());
     assert_eq!(graph[&file("m/x.rs")], BTreeSet::from([file("m/y.rs")]));
     assert!(cycles(&graph).is_empty());
-    // A child that reaches back into its parent closes a cycle too.
+    // A child may use what its parent defines...
     tree.write("src/m/y.rs", "pub struct Y(crate::m::X);\n");
     let graph = import_graph(&tree.0.join("src"));
-    assert_eq!(
-        cycles(&graph),
-        vec![vec![file("m/mod.rs"), file("m/x.rs"), file("m/y.rs")]]
-    );
+    assert!(cycles(&graph).is_empty());
+    // ...but two siblings that import each other close a cycle, through the parent's
+    // re-export or directly.
+    tree.write("src/m/y.rs", "pub struct Y(super::x::X);\n");
+    let graph = import_graph(&tree.0.join("src"));
+    assert_eq!(cycles(&graph), vec![vec![file("m/x.rs"), file("m/y.rs")]]);
 }
 
 #[test]
@@ -335,6 +338,7 @@ fn import_graph(src: &Path) -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
                 && let Some(target) = resolve(src, &absolute)
                 && target != file
                 && !test_files.contains(&target)
+                && !is_facade_edge(&file, &target)
             {
                 targets.insert(target);
             }
@@ -342,6 +346,14 @@ fn import_graph(src: &Path) -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
         graph.insert(file, targets);
     }
     graph
+}
+
+/// A directory module's `mod.rs` re-exporting (or declaring) its own children is the module's
+/// face, not an import: its children may use what `mod.rs` defines without closing a cycle.
+/// Siblings, and anything outside the directory, still may not import each other in a cycle.
+fn is_facade_edge(from: &Path, to: &Path) -> bool {
+    from.file_name().is_some_and(|name| name == "mod.rs")
+        && from.parent().is_some_and(|dir| to.starts_with(dir))
 }
 
 /// The module path of a file: `lib.rs` is the root, `a/mod.rs` is `a`, `a/b.rs` is `a::b`.

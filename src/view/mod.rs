@@ -19,4 +19,3 @@ pub mod window;
 
 /// The session library moved to [`crate::app::library`]; this path is kept for its users in
 /// files of other branches (`view/live.rs`'s tests) until they name the new one.
-pub use crate::app::library as sessions;

@@ -19,7 +19,7 @@ use thiserror::Error;
 
 use crate::engine::memory::MemoryState;
 use crate::engine::session::{Session, SessionSettings};
-use crate::view::live::LiveSession;
+use crate::app::live::LiveSession;
 
 mod protocol;
 mod record;

@@ -7,7 +7,7 @@ use crate::engine::drift::PinnedFact;
 use crate::engine::message::CountTokens;
 use crate::engine::policy::Policy;
 use crate::engine::session::{self, ImportError, MAX_IMPORT_BYTES, Session};
-use crate::view::live::LiveSession;
+use crate::app::live::LiveSession;
 
 use super::{
     Broadcast, Entry, FileError, Library, LibraryError, Problem, Record, RemoteNotice, SaveOp,
