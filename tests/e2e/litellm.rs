@@ -180,21 +180,22 @@ async fn the_litellm_proxy_lists_its_models_streams_a_reply_and_writes_the_summa
         posts[2].body
     );
 
-    // The Editions tab shows the cycle as an edition written by the model.
+    // The Editions tab shows the cycle as an edition holding the summariser model's reply.
+    assert_eq!(posts[2].reply_content(), SUMMARY_REPLY);
     browser.click_testid("tab-editions").await;
     let edition = browser.wait_testid("edition").await;
     assert_eq!(
-        edition.attr("data-summariser").await.unwrap().as_deref(),
-        Some("model")
+        edition.attr("data-cycle").await.unwrap().as_deref(),
+        Some("1")
     );
     let after = edition
-        .find(fantoccini::Locator::Css("[data-testid=edition-after]"))
+        .find(fantoccini::Locator::Css("[data-testid=edition-after] .diff"))
         .await
         .unwrap()
         .text()
         .await
         .unwrap();
-    assert!(words(&after).contains(SUMMARY_REPLY), "{after}");
+    assert_eq!(words(&after), SUMMARY_REPLY);
 
     // Each call's usage is recorded beside our own count, exactly as the proxy reports it: the
     // same request sent again from here gets the same usage back.

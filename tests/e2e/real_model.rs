@@ -17,7 +17,7 @@ use crate::harness::Browser;
 use crate::third_party::{
     ServerProcess, call_usage, fetched, fill, messages, open_chat, page_origin, pin_fact,
     port_and_dir, post_json, preflight, record_fetches, send, summarise_every_two_turns,
-    test_connection, usage_of, venv, wait_for, wait_settled,
+    test_connection, usage_of, venv, wait_for, wait_settled, words,
 };
 
 const MODEL: &str = "smollm2";
@@ -151,25 +151,26 @@ async fn a_real_model_streams_a_reply_and_writes_an_edition_that_the_drift_check
         assert_eq!(body["stream"] == Value::Bool(true), streamed, "{post:?}");
     }
 
-    // The drift checks run on it: a badge for the pinned fact, kept or lost.
+    // The edition holds what the model wrote, and the drift checks run on it: a badge for the
+    // pinned fact, kept or lost.
+    let written = words(&posts[2].reply_content());
+    assert!(!written.is_empty(), "the model wrote a summary");
+    let summary = browser.wait_testid("summary").await.text().await.unwrap();
+    assert_eq!(words(&summary), written);
     browser.click_testid("tab-editions").await;
     let edition = browser.wait_testid("edition").await;
-    assert_eq!(
-        edition.attr("data-summariser").await.unwrap().as_deref(),
-        Some("model")
-    );
     assert_eq!(
         edition.attr("data-cycle").await.unwrap().as_deref(),
         Some("1")
     );
     let after = edition
-        .find(Locator::Css("[data-testid=edition-after]"))
+        .find(Locator::Css("[data-testid=edition-after] .diff"))
         .await
         .unwrap()
         .text()
         .await
         .unwrap();
-    assert!(!after.trim().is_empty(), "the edition has the model's text");
+    assert_eq!(words(&after), written, "the edition is the model's text");
     let badges = edition
         .find_all(Locator::Css("[data-testid=fact]"))
         .await

@@ -237,8 +237,8 @@ pub fn page_origin() -> String {
 }
 
 /// Wraps the page's `fetch` so the test can read what each request carried and what came back
-/// (`window.__smFetches`: url, method, body, status, content type). It changes nothing the page
-/// sees. It lasts until the page is reloaded.
+/// (`window.__smFetches`: url, method, body, status, content type, and the reply's text unless it
+/// is an event stream). It changes nothing the page sees. It lasts until the page is reloaded.
 pub async fn record_fetches(browser: &Browser) {
     browser
         .client
@@ -254,6 +254,9 @@ pub async fn record_fetches(browser: &Browser) {
                     const response = await original(request);
                     entry.status = response.status;
                     entry.contentType = response.headers.get('content-type');
+                    if (!(entry.contentType || '').startsWith('text/event-stream')) {
+                        entry.reply = await response.clone().text();
+                    }
                     return response;
                 };
             }",
@@ -272,11 +275,23 @@ pub struct Fetched {
     pub body: String,
     pub status: Option<u16>,
     pub content_type: Option<String>,
+    /// The reply's body, when it was not an event stream.
+    pub reply: Option<String>,
 }
 
 impl Fetched {
     pub fn json(&self) -> Value {
         serde_json::from_str(&self.body).unwrap_or(Value::Null)
+    }
+
+    /// The assistant's text in a (not streamed) chat completion reply.
+    pub fn reply_content(&self) -> String {
+        let reply: Value = serde_json::from_str(self.reply.as_deref().unwrap_or_default())
+            .unwrap_or_else(|e| panic!("not a JSON reply ({e}): {self:?}"));
+        reply["choices"][0]["message"]["content"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no message content in {reply}"))
+            .to_owned()
     }
 }
 
