@@ -189,7 +189,9 @@ async fn the_litellm_proxy_lists_its_models_streams_a_reply_and_writes_the_summa
         Some("1")
     );
     let after = edition
-        .find(fantoccini::Locator::Css("[data-testid=edition-after] .diff"))
+        .find(fantoccini::Locator::Css(
+            "[data-testid=edition-after] .diff",
+        ))
         .await
         .unwrap()
         .text()
