@@ -267,7 +267,7 @@ ensure_litellm() {
   venv_ok "$LITELLM_VENV" "$LITELLM_CHECK" && return 0
   ensure_python_venv
   if install_now "litellm[proxy] $LITELLM_VERSION into $LITELLM_VENV" \
-    "$(have_why "$(venv_version "$LITELLM_VENV" litellm)"); about 2 minutes"; then
+    "$(have_why "$(venv_version "$LITELLM_VENV" litellm)"); about 3 minutes"; then
     make_venv "$LITELLM_VENV" "litellm[proxy]==$LITELLM_VERSION"
     verify "litellm[proxy]" venv_ok "$LITELLM_VENV" "$LITELLM_CHECK"
   fi
