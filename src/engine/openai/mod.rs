@@ -10,6 +10,7 @@
 //! the backoff arithmetic, and [`providers`] the Settings presets.
 
 pub mod error;
+pub mod origin;
 pub mod providers;
 pub mod reply;
 pub mod request;
@@ -20,6 +21,7 @@ mod tests;
 
 pub use super::message::ChatMessage;
 pub use error::{ApiError, classify_http};
+pub use origin::Origin;
 pub use providers::{PROVIDERS, Provider, detect_provider};
 pub use reply::{
     ChatResponse, StreamDecoder, StreamEvent, Usage, parse_chat_response, parse_models,

@@ -476,6 +476,34 @@ fn provider_presets_are_detected_from_their_own_urls() {
         assert!(provider.base_url.ends_with("/v1"), "{}", provider.name);
     }
     assert_eq!(detect_provider("https://my-proxy.example/v1"), None);
+    assert_eq!(
+        detect_provider("http://192.168.1.5:11434/v1").map(|p| p.id),
+        Some("ollama")
+    );
+    assert_eq!(
+        detect_provider("HTTPS://API.OPENAI.COM/v1").map(|p| p.id),
+        Some("openai")
+    );
+}
+
+/// Detection once matched substrings, so a look-alike host was taken for OpenAI and shown
+/// OpenAI's note; it now compares the host exactly.
+#[test]
+fn provider_detection_is_not_fooled_by_look_alike_hosts() {
+    for url in [
+        "https://api.openai.com.evil.example/v1",
+        "https://evil.example/api.openai.com/v1",
+        "https://api.openai.com@evil.example/v1",
+        "https://api.openai.com:443@evil.example/v1",
+        "https://evil.example/?u=api.openai.com",
+        "https://notapi.openai.com/v1",
+        "https://xapi.groq.com/openai/v1",
+        "https://openrouter.ai.evil.example/api/v1",
+        "https://evil.example/openrouter.ai",
+        "https://evil.example/x:11434/v1",
+    ] {
+        assert_eq!(detect_provider(url).map(|p| p.id), None, "{url}");
+    }
 }
 
 #[test]
