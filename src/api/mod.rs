@@ -8,7 +8,10 @@
 //!
 //! Requests carry only `Authorization` (when a key is set) and `Content-Type` (when there is a
 //! body): any other header would need the server's CORS preflight to allow it, and local servers
-//! rarely do. The key goes into that header and nowhere else.
+//! rarely do. The key goes into that header and nowhere else: every text a server sends back
+//! is passed through the core's [`redact`] before it is parsed or becomes a message, and every
+//! error leaves through [`ApiError::redacted`], so a proxy that echoes the header cannot put the
+//! key on the page, in a stored failure or in an export.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
@@ -23,7 +26,7 @@ use web_sys::{AbortController, ReadableStreamDefaultReader, ReadableStreamReadRe
 
 use crate::engine::openai::{
     ApiError, ChatRequest, ChatResponse, StreamDecoder, StreamEvent, Usage, backoff_delay_ms,
-    classify_http, parse_chat_response, parse_models, rejects_include_usage,
+    classify_http, parse_chat_response, parse_models, redact, rejects_include_usage,
 };
 use crate::engine::settings::Endpoint;
 use crate::engine::sse::SseParser;
@@ -104,8 +107,8 @@ impl Client {
         };
         let text = read_text(&response, &attempt, &stop, &self.endpoint)
             .await
-            .map_err(Halt::into_error)?;
-        parse_models(&text)
+            .map_err(|halt| self.scrub(halt.into_error()))?;
+        parse_models(&self.redact(&text)).map_err(|error| self.scrub(error))
     }
 
     /// A non-streaming chat completion. `Ok(None)` means the user stopped it.
@@ -116,15 +119,16 @@ impl Client {
     ) -> Result<Option<ChatResponse>, ApiError> {
         let request = request.clone().streaming(false);
         let opened = self.open(Some(&request), stop).await;
-        let text = match opened {
+        let result = match opened {
             Ok((response, attempt)) => read_text(&response, &attempt, stop, &self.endpoint).await,
             Err(halt) => Err(halt),
         };
-        match text {
-            Ok(text) => parse_chat_response(&text, request.max_tokens).map(Some),
+        match result {
+            Ok(text) => parse_chat_response(&self.redact(&text), request.max_tokens).map(Some),
             Err(Halt::Stopped) => Ok(None),
             Err(Halt::Error(error)) => Err(error),
         }
+        .map_err(|error| self.scrub(error))
     }
 
     /// A streamed chat completion. Each piece of text is passed to `on_delta` as it arrives;
@@ -158,7 +162,26 @@ impl Client {
             }
             Err(halt) => reply.end = halt.into_end(),
         }
+        if let StreamEnd::Failed(error) = reply.end {
+            reply.end = StreamEnd::Failed(self.scrub(error));
+        }
         reply
+    }
+
+    /// `text` without the key (see [`redact`]).
+    fn redact(&self, text: &str) -> String {
+        match &self.endpoint.api_key {
+            Some(key) => redact(text, key),
+            None => text.to_owned(),
+        }
+    }
+
+    /// `error` without the key in any of its texts.
+    fn scrub(&self, error: ApiError) -> ApiError {
+        match &self.endpoint.api_key {
+            Some(key) => error.redacted(key),
+            None => error,
+        }
     }
 
     /// Sends a request and returns a successful response, retrying 429 and 5xx answers and
@@ -195,7 +218,7 @@ impl Client {
             // Only readable when the server lists it in Access-Control-Expose-Headers; the core
             // also finds the wait in the message ("try again in 7.5s") when it is hidden.
             let retry_after = response.headers().get("retry-after");
-            let text = read_text(&response, &attempt, stop, &self.endpoint).await?;
+            let text = self.redact(&read_text(&response, &attempt, stop, &self.endpoint).await?);
             drop(attempt);
             if let Some(request) = request
                 && request.stream
@@ -440,8 +463,14 @@ async fn pump(
             parser.push(&js_sys::Uint8Array::new(&read.get_value()).to_vec())
         };
         let mut decoded: Vec<StreamEvent> = events
-            .iter()
-            .flat_map(|event| decoder.decode(event))
+            .into_iter()
+            .flat_map(|mut event| {
+                // Whole events, so a key is never cut in two before it is removed.
+                if let Some(key) = &endpoint.api_key {
+                    event.data = redact(&event.data, key);
+                }
+                decoder.decode(&event)
+            })
             .collect();
         let cut_short = finished && !decoded.contains(&StreamEvent::Done);
         if finished {

@@ -103,6 +103,66 @@ impl ApiError {
     }
 }
 
+/// What stands in for a key removed from a text.
+pub const REDACTED: &str = "[redacted]";
+
+/// Removes every occurrence of `key` (so also `Bearer <key>`, as a proxy echoing the
+/// `Authorization` header writes it) from a text the server sent, before it becomes a message
+/// that is shown, stored or exported. Apply it to the
+/// whole text before anything truncates it, or a cut could leave the start of the key.
+pub fn redact(text: &str, key: &str) -> String {
+    let key = key.trim();
+    if key.is_empty() {
+        return text.to_owned();
+    }
+    text.replace(key, REDACTED)
+}
+
+impl ApiError {
+    /// The same error with `key` removed from every text it carries (see [`redact`]).
+    pub fn redacted(self, key: &str) -> ApiError {
+        let r = |text: String| redact(&text, key);
+        match self {
+            ApiError::Network {
+                base_url,
+                detail,
+                fix,
+            } => ApiError::Network {
+                base_url: r(base_url),
+                detail: r(detail),
+                fix: r(fix),
+            },
+            ApiError::Unauthorized { status, message } => ApiError::Unauthorized {
+                status,
+                message: r(message),
+            },
+            ApiError::NotFound { message } => ApiError::NotFound {
+                message: r(message),
+            },
+            ApiError::BadRequest { status, message } => ApiError::BadRequest {
+                status,
+                message: r(message),
+            },
+            ApiError::RateLimited {
+                retry_after_ms,
+                message,
+            } => ApiError::RateLimited {
+                retry_after_ms,
+                message: r(message),
+            },
+            ApiError::InsufficientQuota { message } => ApiError::InsufficientQuota {
+                message: r(message),
+            },
+            ApiError::Server { status, message } => ApiError::Server {
+                status,
+                message: r(message),
+            },
+            ApiError::MalformedJson { detail } => ApiError::MalformedJson { detail: r(detail) },
+            other @ (ApiError::Timeout { .. } | ApiError::EmptyLength { .. }) => other,
+        }
+    }
+}
+
 /// Classifies a failed HTTP response. `retry_after` is the raw `Retry-After` header (seconds or
 /// an HTTP-date); `now_ms` is the current time, needed only to turn a date into a wait.
 pub fn classify_http(status: u16, body: &str, retry_after: Option<&str>, now_ms: u64) -> ApiError {

@@ -20,7 +20,7 @@ pub mod retry;
 mod tests;
 
 pub use super::message::ChatMessage;
-pub use error::{ApiError, classify_http};
+pub use error::{ApiError, REDACTED, classify_http, redact};
 pub use origin::Origin;
 pub use providers::{PROVIDERS, Provider, detect_provider};
 pub use reply::{

@@ -562,3 +562,54 @@ fn messages_say_what_to_do_next() {
     check(classify_http(401, "", None, NOW_MS), "Check the key");
     check(classify_http(404, "", None, NOW_MS), "List models");
 }
+
+/// A proxy that echoes the Authorization header in its error text put the key into the
+/// message that is shown and saved with a summariser failure; every text is now redacted.
+#[test]
+fn redaction_removes_the_key_and_its_bearer_form() {
+    let key = "sk-proj-Abc/123+xyz";
+    let body = format!(
+        r#"{{"error": {{"message": "bad header Authorization: Bearer {key}; echo {key}", "type": "invalid_request_error"}}}}"#
+    );
+    let redacted = redact(&body, key);
+    assert!(!redacted.contains("Abc"), "{redacted}");
+    assert!(redacted.contains("Bearer [redacted]"), "{redacted}");
+    let error = classify_http(400, &redact(&body, key), None, 0).to_string();
+    assert!(
+        !error.contains("Abc") && error.contains(REDACTED),
+        "{error}"
+    );
+    // Errors built from the raw text are redacted field by field.
+    let raw = classify_http(400, &body, None, 0);
+    assert!(raw.to_string().contains("Abc"));
+    let clean = raw.redacted(key).to_string();
+    assert!(!clean.contains("Abc"), "{clean}");
+    // No key, or a blank one, changes nothing.
+    assert_eq!(redact("Bearer x", ""), "Bearer x");
+    assert_eq!(redact("Bearer x", "  "), "Bearer x");
+    for error in [
+        ApiError::network("http://h/v1", format!("x {key}")),
+        ApiError::Unauthorized {
+            status: 401,
+            message: key.into(),
+        },
+        ApiError::NotFound {
+            message: key.into(),
+        },
+        ApiError::RateLimited {
+            retry_after_ms: None,
+            message: key.into(),
+        },
+        ApiError::InsufficientQuota {
+            message: key.into(),
+        },
+        ApiError::Server {
+            status: None,
+            message: key.into(),
+        },
+        ApiError::MalformedJson { detail: key.into() },
+    ] {
+        let text = error.redacted(key).to_string();
+        assert!(!text.contains("Abc") && text.contains(REDACTED), "{text}");
+    }
+}
