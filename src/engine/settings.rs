@@ -13,7 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::openai::{ChatMessage, ChatRequest, Origin, Provider};
+use super::openai::{ChatMessage, ChatRequest, Origin, Provider, Purpose};
 
 /// What the Settings form holds. Text fields are stored as typed; [`Settings::validate`] turns
 /// them into a [`ValidSettings`].
@@ -438,6 +438,7 @@ impl ValidSettings {
     /// once it is complete.
     pub fn summary_request(&self, messages: Vec<ChatMessage>) -> ChatRequest {
         self.request(&self.summary_model, messages)
+            .purpose(Purpose::Summary)
     }
 
     fn request(&self, model: &str, messages: Vec<ChatMessage>) -> ChatRequest {

@@ -20,11 +20,12 @@ pub mod retry;
 mod tests;
 
 pub use super::message::ChatMessage;
-pub use error::{ApiError, REDACTED, classify_http, redact};
+pub use error::{ApiError, REDACTED, classify_http, classify_http_waiting, redact};
 pub use origin::Origin;
 pub use providers::{PROVIDERS, Provider, detect_provider};
 pub use reply::{
-    ChatResponse, StreamDecoder, StreamEvent, Usage, parse_chat_response, parse_models,
+    BodyKind, ChatResponse, StreamDecoder, StreamEvent, Usage, body_kind, decode_whole_reply,
+    parse_chat_response, parse_models,
 };
-pub use request::{ChatRequest, rejects_include_usage};
-pub use retry::{backoff_delay_ms, parse_retry_after};
+pub use request::{ChatRequest, Purpose, rejects_include_usage};
+pub use retry::{backoff_delay_ms, parse_retry_after, server_wait_ms};
