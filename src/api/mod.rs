@@ -25,8 +25,9 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, ReadableStreamDefaultReader, ReadableStreamReadResult};
 
 use crate::engine::openai::{
-    ApiError, ChatRequest, ChatResponse, StreamDecoder, StreamEvent, Usage, backoff_delay_ms,
-    classify_http, parse_chat_response, parse_models, redact, rejects_include_usage,
+    ApiError, BodyKind, ChatRequest, ChatResponse, StreamDecoder, StreamEvent, Usage,
+    backoff_delay_ms, body_kind, classify_http_waiting, decode_whole_reply, parse_chat_response,
+    parse_models, redact, rejects_include_usage, server_wait_ms,
 };
 use crate::engine::settings::Endpoint;
 use crate::engine::sse::SseParser;
@@ -64,6 +65,8 @@ pub struct RetryNotice {
 #[derive(Clone, Debug, PartialEq)]
 pub struct StreamReply {
     pub content: String,
+    /// The model's visible reasoning, apart from the answer; empty if none arrived.
+    pub reasoning: String,
     pub finish_reason: Option<String>,
     pub usage: Option<Usage>,
     pub end: StreamEnd,
@@ -142,23 +145,46 @@ impl Client {
         let request = request.clone().streaming(true);
         let mut reply = StreamReply {
             content: String::new(),
+            reasoning: String::new(),
             finish_reason: None,
             usage: None,
             end: StreamEnd::Complete,
         };
         match self.open(Some(&request), stop).await {
+            Ok((response, attempt))
+                if body_kind(response.headers().get("content-type").as_deref())
+                    == BodyKind::Whole =>
+            {
+                // The server ignored `stream: true` (plain JSON), or something that is not a
+                // chat server answered; the core decodes the whole body or names it.
+                reply.end = match read_text(&response, &attempt, stop, &self.endpoint).await {
+                    Ok(text) => match decode_whole_reply(&self.redact(&text), request.max_tokens) {
+                        Ok(whole) => {
+                            on_delta(&whole.content);
+                            reply.content = whole.content;
+                            reply.reasoning = whole.reasoning;
+                            reply.finish_reason = whole.finish_reason;
+                            reply.usage = whole.usage;
+                            StreamEnd::Complete
+                        }
+                        Err(error) => StreamEnd::Failed(error),
+                    },
+                    Err(halt) => halt.into_end(),
+                };
+            }
             Ok((response, attempt)) => {
-                let decoder = StreamDecoder::new(request.max_tokens);
+                let mut decoder = StreamDecoder::new(request.max_tokens);
                 reply.end = pump(
                     &response,
                     &attempt,
                     stop,
                     &self.endpoint,
-                    decoder,
+                    &mut decoder,
                     &mut reply,
                     &mut on_delta,
                 )
                 .await;
+                reply.reasoning = decoder.reasoning().to_owned();
             }
             Err(halt) => reply.end = halt.into_end(),
         }
@@ -207,29 +233,43 @@ impl Client {
                 .map_err(|e| Halt::Error(ApiError::network(&self.endpoint.base_url, e)))?
                 .send()
                 .await;
-            let response = match sent {
-                Ok(response) => response,
-                Err(error) => return Err(attempt.halt(stop, &self.endpoint, &detail_of(&error))),
+            let error = match sent {
+                Ok(response) if response.ok() => return Ok((response, attempt)),
+                Ok(response) => {
+                    let status = response.status();
+                    // Only readable when the server lists them in Access-Control-Expose-Headers;
+                    // the core also finds the wait in the message ("try again in 7.5s").
+                    let headers = response.headers();
+                    let wait = server_wait_ms(
+                        headers.get("retry-after-ms").as_deref(),
+                        headers.get("retry-after").as_deref(),
+                        now_ms(),
+                    );
+                    let text =
+                        self.redact(&read_text(&response, &attempt, stop, &self.endpoint).await?);
+                    drop(attempt);
+                    if let Some(request) = request
+                        && request.stream
+                        && request.include_usage
+                        && !skips_include_usage(&self.endpoint.base_url)
+                        && rejects_include_usage(status, &text)
+                    {
+                        remember_skips_include_usage(&self.endpoint.base_url);
+                        continue;
+                    }
+                    classify_http_waiting(status, &text, wait)
+                }
+                // A fetch that timed out is retried like a 5xx; Stop and network failures
+                // (CORS, a stopped server) end here.
+                Err(error) => match attempt.halt(stop, &self.endpoint, &detail_of(&error)) {
+                    Halt::Error(error @ ApiError::Timeout { .. }) => error,
+                    halt => return Err(halt),
+                },
             };
-            if response.ok() {
-                return Ok((response, attempt));
-            }
-            let status = response.status();
-            // Only readable when the server lists it in Access-Control-Expose-Headers; the core
-            // also finds the wait in the message ("try again in 7.5s") when it is hidden.
-            let retry_after = response.headers().get("retry-after");
-            let text = self.redact(&read_text(&response, &attempt, stop, &self.endpoint).await?);
-            drop(attempt);
-            if let Some(request) = request
-                && request.stream
-                && request.include_usage
-                && !skips_include_usage(&self.endpoint.base_url)
-                && rejects_include_usage(status, &text)
-            {
-                remember_skips_include_usage(&self.endpoint.base_url);
-                continue;
-            }
-            let error = classify_http(status, &text, retry_after.as_deref(), now_ms());
+            let error = match request {
+                Some(request) => error.for_purpose(request.purpose),
+                None => error,
+            };
             if !error.is_retryable() || retry >= MAX_RETRIES {
                 return Err(Halt::Error(error));
             }
@@ -431,7 +471,7 @@ async fn pump(
     attempt: &Attempt,
     stop: &StopHandle,
     endpoint: &Endpoint,
-    mut decoder: StreamDecoder,
+    decoder: &mut StreamDecoder,
     reply: &mut StreamReply,
     on_delta: &mut impl FnMut(&str),
 ) -> StreamEnd {
