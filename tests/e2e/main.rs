@@ -10,6 +10,7 @@ mod demos;
 mod harness;
 mod live;
 mod openai_server;
+mod providers;
 mod screenshots;
 mod sessions;
 mod settings;
