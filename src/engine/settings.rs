@@ -909,6 +909,13 @@ mod tests {
     }
 
     #[test]
+    fn requests_say_what_they_are_for() {
+        let valid = filled().validate().unwrap();
+        assert_eq!(valid.chat_request(vec![]).purpose, Purpose::Chat);
+        assert_eq!(valid.summary_request(vec![]).purpose, Purpose::Summary);
+    }
+
+    #[test]
     fn presets_and_model_lists() {
         let mut settings = Settings::default();
         for provider in PROVIDERS {
