@@ -7,7 +7,8 @@
 //! summariser jobs use the same types, so the chat and the summaries share one error story.//!
 //! One concept per file: [`request`] builds the bodies, [`reply`] decodes replies and streams,
 //! [`error`] classifies failures into [`ApiError`] with its next-step messages, [`retry`] is
-//! the backoff arithmetic, and [`providers`] the Settings presets.
+//! the backoff arithmetic, [`origin`] a URL's `scheme://host:port` (what a key is bound to and
+//! what provider detection compares), and [`providers`] the Settings presets.
 
 pub mod error;
 pub mod origin;
