@@ -12,6 +12,7 @@ mod harness;
 mod litellm;
 mod live;
 mod openai_server;
+mod providers;
 mod pwa;
 mod real_model;
 mod screenshots;

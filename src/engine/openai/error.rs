@@ -8,6 +8,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::providers::detect_provider;
+use super::request::Purpose;
 use super::retry::parse_retry_after;
 
 /// Why a request failed, with what to do about it.
@@ -65,6 +66,29 @@ pub enum ApiError {
     /// reasoning model spent the whole budget on hidden reasoning.
     #[error("The model returned no text: it used all{} of max_tokens before answering (finish_reason \"length\"). Raise max_tokens or lower reasoning_effort.", max_tokens_suffix(*.max_tokens))]
     EmptyLength { max_tokens: Option<u32> },
+    /// The reply finished without any answer text, perhaps after reasoning only.
+    #[error("No answer text arrived{}{}. Raise max_tokens or lower reasoning_effort in Settings, then press Retry.", if *.reasoned { ": the model only reasoned and never answered" } else { ": the reply was empty" }, finish_suffix(.finish_reason.as_deref()))]
+    NoAnswer {
+        finish_reason: Option<String>,
+        /// Reasoning text arrived (it is kept for the UI).
+        reasoned: bool,
+    },
+    /// A 200 whose body is neither an event stream nor a JSON completion, such as a proxy's
+    /// HTML page.
+    #[error(
+        "The server answered with something that is not a chat reply; it starts with {start}. Check the base URL: it should point at an OpenAI-compatible /v1 endpoint, not a web page or a proxy's sign-in."
+    )]
+    NotChatReply { start: String },
+    /// The request was longer than the model's context window (`context_length_exceeded`).
+    #[error("{}", context_text(*.purpose, .requested.zip(*.limit), .message))]
+    ContextTooLong {
+        /// Which request was too long, when the caller said.
+        purpose: Option<Purpose>,
+        /// The tokens the request needed and the model's limit, when the message says.
+        requested: Option<u64>,
+        limit: Option<u64>,
+        message: String,
+    },
 }
 
 impl ApiError {
@@ -94,6 +118,24 @@ impl ApiError {
         }
     }
 
+    /// The same error, saying which request it was about (a context overflow names it).
+    pub fn for_purpose(self, which: Purpose) -> ApiError {
+        match self {
+            ApiError::ContextTooLong {
+                requested,
+                limit,
+                message,
+                ..
+            } => ApiError::ContextTooLong {
+                purpose: Some(which),
+                requested,
+                limit,
+                message,
+            },
+            other => other,
+        }
+    }
+
     /// The wait the server asked for, if any.
     pub fn retry_after_ms(&self) -> Option<u64> {
         match self {
@@ -103,12 +145,91 @@ impl ApiError {
     }
 }
 
+/// What stands in for a key removed from a text.
+pub const REDACTED: &str = "[redacted]";
+
+/// Removes every occurrence of `key` (so also `Bearer <key>`, as a proxy echoing the
+/// `Authorization` header writes it) from a text the server sent, before it becomes a message
+/// that is shown, stored or exported. Apply it to the
+/// whole text before anything truncates it, or a cut could leave the start of the key.
+pub fn redact(text: &str, key: &str) -> String {
+    let key = key.trim();
+    if key.is_empty() {
+        return text.to_owned();
+    }
+    text.replace(key, REDACTED)
+}
+
+impl ApiError {
+    /// The same error with `key` removed from every text it carries (see [`redact`]).
+    pub fn redacted(self, key: &str) -> ApiError {
+        let r = |text: String| redact(&text, key);
+        match self {
+            ApiError::Network {
+                base_url,
+                detail,
+                fix,
+            } => ApiError::Network {
+                base_url: r(base_url),
+                detail: r(detail),
+                fix: r(fix),
+            },
+            ApiError::Unauthorized { status, message } => ApiError::Unauthorized {
+                status,
+                message: r(message),
+            },
+            ApiError::NotFound { message } => ApiError::NotFound {
+                message: r(message),
+            },
+            ApiError::BadRequest { status, message } => ApiError::BadRequest {
+                status,
+                message: r(message),
+            },
+            ApiError::RateLimited {
+                retry_after_ms,
+                message,
+            } => ApiError::RateLimited {
+                retry_after_ms,
+                message: r(message),
+            },
+            ApiError::InsufficientQuota { message } => ApiError::InsufficientQuota {
+                message: r(message),
+            },
+            ApiError::Server { status, message } => ApiError::Server {
+                status,
+                message: r(message),
+            },
+            ApiError::MalformedJson { detail } => ApiError::MalformedJson { detail: r(detail) },
+            ApiError::NotChatReply { start } => ApiError::NotChatReply { start: r(start) },
+            ApiError::ContextTooLong {
+                purpose,
+                requested,
+                limit,
+                message,
+            } => ApiError::ContextTooLong {
+                purpose,
+                requested,
+                limit,
+                message: r(message),
+            },
+            other @ (ApiError::Timeout { .. }
+            | ApiError::EmptyLength { .. }
+            | ApiError::NoAnswer { .. }) => other,
+        }
+    }
+}
+
 /// Classifies a failed HTTP response. `retry_after` is the raw `Retry-After` header (seconds or
 /// an HTTP-date); `now_ms` is the current time, needed only to turn a date into a wait.
 pub fn classify_http(status: u16, body: &str, retry_after: Option<&str>, now_ms: u64) -> ApiError {
-    let info = ErrorInfo::from_body(body);
     let header_wait = retry_after.and_then(|value| parse_retry_after(value, now_ms));
-    info.classify(Some(status), header_wait)
+    classify_http_waiting(status, body, header_wait)
+}
+
+/// [`classify_http`] with the wait the headers asked for already read (see
+/// [`super::retry::server_wait_ms`], which also honours `retry-after-ms`).
+pub fn classify_http_waiting(status: u16, body: &str, header_wait_ms: Option<u64>) -> ApiError {
+    ErrorInfo::from_body(body).classify(Some(status), header_wait_ms)
 }
 
 const GENERIC_NETWORK_FIX: &str = "Check that the server is running and the base URL is right. A server on another origin must allow this page with CORS headers, and an https page cannot call a plain-http server other than localhost.";
@@ -131,6 +252,53 @@ fn after_suffix(after_ms: Option<u64>) -> String {
     after_ms
         .map(|ms| format!(" within {} s", ms / 1000))
         .unwrap_or_default()
+}
+
+fn finish_suffix(reason: Option<&str>) -> String {
+    reason
+        .map(|r| format!(" (finish_reason \"{r}\")"))
+        .unwrap_or_default()
+}
+
+fn context_text(purpose: Option<Purpose>, sizes: Option<(u64, u64)>, message: &str) -> String {
+    let which = match purpose {
+        Some(Purpose::Chat) => "The chat request",
+        Some(Purpose::Summary) => "The summariser's request",
+        None => "The request",
+    };
+    let by = match sizes {
+        Some((requested, limit)) if requested > limit => format!(
+            " by {} tokens ({requested} against the model's limit of {limit})",
+            requested - limit
+        ),
+        Some((requested, limit)) => format!(" ({requested} tokens, limit {limit})"),
+        None => String::new(),
+    };
+    let fix = match purpose {
+        Some(Purpose::Summary) => {
+            "Fold fewer turns at a time, lower the summary budget, or choose a summariser model with a larger context window."
+        }
+        _ => {
+            "Fold now (Summarise now), or exclude a long message from the request (the archive keeps it), or lower max_tokens."
+        }
+    };
+    format!("{which} is too long for the model's context window{by}: {message}. {fix}")
+}
+
+/// Reads "maximum context length is 8192 tokens ... resulted in 9000 tokens" (OpenAI) and
+/// "... you requested 5000 tokens" (vLLM): the tokens asked for and the limit.
+fn context_sizes(message: &str) -> (Option<u64>, Option<u64>) {
+    static LIMIT: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)maximum context length is (\d+)").expect("the pattern is a valid regex")
+    });
+    static ASKED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"(?i)(?:resulted in|requested|you sent|prompt has|contains) (?:about )?(\d+) tokens",
+        )
+        .expect("the pattern is a valid regex")
+    });
+    let number = |re: &Regex| re.captures(message).and_then(|c| c[1].parse().ok());
+    (number(&ASKED), number(&LIMIT))
 }
 
 fn max_tokens_suffix(max_tokens: Option<u32>) -> String {
@@ -203,6 +371,21 @@ impl ErrorInfo {
             return ApiError::InsufficientQuota { message };
         }
         let status = status.unwrap_or_else(|| self.implied_status());
+        if (400..500).contains(&status)
+            && (self.mentions("context_length_exceeded")
+                || self
+                    .message
+                    .to_ascii_lowercase()
+                    .contains("maximum context length"))
+        {
+            let (requested, limit) = context_sizes(&message);
+            return ApiError::ContextTooLong {
+                purpose: None,
+                requested,
+                limit,
+                message,
+            };
+        }
         match status {
             401 | 403 => ApiError::Unauthorized { status, message },
             404 => ApiError::NotFound { message },
@@ -236,7 +419,12 @@ impl ErrorInfo {
         {
             400
         } else {
-            0
+            // OpenRouter puts the upstream's HTTP status in `code` (502, 429, ...).
+            self.code
+                .as_deref()
+                .and_then(|code| code.parse::<u16>().ok())
+                .filter(|code| (400..600).contains(code))
+                .unwrap_or(0)
         }
     }
 }

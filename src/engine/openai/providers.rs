@@ -1,6 +1,8 @@
 //! The OpenAI-compatible servers offered as presets in Settings, and which one a base URL
 //! points at (for tailored network hints).
 
+use super::origin::Origin;
+
 /// A known OpenAI-compatible server, for the settings presets and for tailored network hints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Provider {
@@ -65,25 +67,22 @@ pub const PROVIDERS: &[Provider] = &[
     },
 ];
 
-/// The preset whose server the base URL points at, recognised by host or default port.
+/// The preset whose server the base URL points at: a hosted provider by its exact host
+/// (never a substring, so `api.openai.com.evil.example` is not OpenAI), a self-hosted server
+/// by its default port on any other host (they need no key, so a wrong guess costs only a hint).
 pub fn detect_provider(base_url: &str) -> Option<&'static Provider> {
-    let url = base_url.to_ascii_lowercase();
-    let id = if url.contains("api.openai.com") {
-        "openai"
-    } else if url.contains("api.groq.com") {
-        "groq"
-    } else if url.contains("openrouter.ai") {
-        "openrouter"
-    } else if url.contains(":11434") {
-        "ollama"
-    } else if url.contains(":1234") {
-        "lmstudio"
-    } else if url.contains(":8080") {
-        "llamacpp"
-    } else if url.contains(":8000") {
-        "vllm"
-    } else {
-        return None;
+    let origin = Origin::parse(base_url)?;
+    let id = match origin.host.as_str() {
+        "api.openai.com" => "openai",
+        "api.groq.com" => "groq",
+        "openrouter.ai" => "openrouter",
+        _ => match origin.port {
+            11434 => "ollama",
+            1234 => "lmstudio",
+            8080 => "llamacpp",
+            8000 => "vllm",
+            _ => return None,
+        },
     };
     PROVIDERS.iter().find(|p| p.id == id)
 }

@@ -21,6 +21,9 @@ pub struct Usage {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChatResponse {
     pub content: String,
+    /// The model's visible reasoning (`reasoning_content` or `reasoning`), empty if none; for
+    /// the UI to show apart from the answer, never sent back.
+    pub reasoning: String,
     pub finish_reason: Option<String>,
     pub usage: Option<Usage>,
 }
@@ -47,6 +50,7 @@ pub enum StreamEvent {
 pub struct StreamDecoder {
     max_tokens: Option<u32>,
     saw_content: bool,
+    reasoning: String,
     finish_reason: Option<String>,
     done: bool,
 }
@@ -67,7 +71,7 @@ impl StreamDecoder {
         }
         let data = event.data.trim();
         if data == "[DONE]" {
-            return self.complete();
+            return self.complete(true);
         }
         let value: Value = match serde_json::from_str(data) {
             Ok(value) => value,
@@ -95,9 +99,21 @@ impl StreamDecoder {
                 self.saw_content = true;
                 out.push(StreamEvent::Delta(content.to_owned()));
             }
+            for reasoning in [&choice.delta.reasoning_content, &choice.delta.reasoning] {
+                self.reasoning
+                    .push_str(reasoning.as_deref().unwrap_or_default());
+            }
             if let Some(reason) = &choice.finish_reason {
                 self.finish_reason = Some(reason.clone());
                 out.push(StreamEvent::Finish(reason.clone()));
+                if reason == "error" {
+                    // OpenRouter ends a reply whose upstream failed this way, usually with an
+                    // error object (handled above); without one, say what is known.
+                    out.push(StreamEvent::Error(ApiError::Server {
+                        status: None,
+                        message: "the provider ended the reply with finish_reason \"error\"".into(),
+                    }));
+                }
             }
         }
         // Groq reports usage in `x_groq.usage` on the last chunk rather than in `usage`.
@@ -113,7 +129,7 @@ impl StreamDecoder {
         if self.done {
             return Vec::new();
         }
-        self.complete()
+        self.complete(false)
     }
 
     /// The text arrived so far was non-empty.
@@ -121,17 +137,94 @@ impl StreamDecoder {
         self.saw_content
     }
 
-    fn complete(&mut self) -> Vec<StreamEvent> {
+    /// The reasoning text that arrived so far (`reasoning_content` and `reasoning` deltas).
+    pub fn reasoning(&self) -> &str {
+        &self.reasoning
+    }
+
+    /// `finished` is true at `[DONE]`. A reply that ended without any text is an error, never
+    /// an empty message: cut by `max_tokens` it is [`ApiError::EmptyLength`], otherwise, once
+    /// the server said it finished, [`ApiError::NoAnswer`]. A body that simply stopped is
+    /// left to the caller, which knows the connection closed early.
+    fn complete(&mut self, finished: bool) -> Vec<StreamEvent> {
         self.done = true;
         let mut out = Vec::new();
-        if !self.saw_content && self.finish_reason.as_deref() == Some("length") {
-            out.push(StreamEvent::Error(ApiError::EmptyLength {
-                max_tokens: self.max_tokens,
-            }));
+        if !self.saw_content {
+            if self.finish_reason.as_deref() == Some("length") {
+                out.push(StreamEvent::Error(ApiError::EmptyLength {
+                    max_tokens: self.max_tokens,
+                }));
+            } else if (finished || self.finish_reason.is_some())
+                && self.finish_reason.as_deref() != Some("error")
+            {
+                out.push(StreamEvent::Error(ApiError::NoAnswer {
+                    finish_reason: self.finish_reason.clone(),
+                    reasoned: !self.reasoning.trim().is_empty(),
+                }));
+            }
         }
         out.push(StreamEvent::Done);
         out
     }
+}
+
+/// What a successful answer to a streamed request turned out to be.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BodyKind {
+    /// An event stream: decode it chunk by chunk.
+    EventStream,
+    /// Not a stream: read it whole and pass it to [`decode_whole_reply`].
+    Whole,
+}
+
+/// Whether a 200 answer to a streamed request is an event stream, from its `Content-Type`. A
+/// server that ignores `stream: true` answers with `application/json`, and a proxy with an
+/// HTML page; both are read whole. A missing type is taken as a stream, as servers that stream
+/// without naming it do exist.
+pub fn body_kind(content_type: Option<&str>) -> BodyKind {
+    match content_type.map(|t| t.to_ascii_lowercase()) {
+        Some(t) if !t.contains("text/event-stream") && !t.trim().is_empty() => BodyKind::Whole,
+        _ => BodyKind::EventStream,
+    }
+}
+
+/// Decodes a whole 200 body sent in answer to a streamed request: an ordinary JSON
+/// completion (the server ignored `stream: true`) is used as the reply, an event stream sent
+/// under another type is decoded as one, and anything else (a proxy's sign-in page) is
+/// [`ApiError::NotChatReply`] with the start of it.
+pub fn decode_whole_reply(body: &str, max_tokens: Option<u32>) -> Result<ChatResponse, ApiError> {
+    let trimmed = body.trim_start_matches('\u{feff}').trim_start();
+    if trimmed.starts_with('{') {
+        return parse_chat_response(trimmed, max_tokens);
+    }
+    if trimmed.starts_with("data:") || trimmed.starts_with(':') || trimmed.starts_with("event:") {
+        let mut decoder = StreamDecoder::new(max_tokens);
+        let mut reply = ChatResponse {
+            content: String::new(),
+            reasoning: String::new(),
+            finish_reason: None,
+            usage: None,
+        };
+        let events = crate::engine::sse::parse_all(body.as_bytes());
+        let decoded = events
+            .iter()
+            .flat_map(|e| decoder.decode(e))
+            .collect::<Vec<_>>();
+        for event in decoded.into_iter().chain(decoder.end()) {
+            match event {
+                StreamEvent::Delta(text) => reply.content.push_str(&text),
+                StreamEvent::Usage(usage) => reply.usage = Some(usage),
+                StreamEvent::Finish(reason) => reply.finish_reason = Some(reason),
+                StreamEvent::Error(error) => return Err(error),
+                StreamEvent::Done => break,
+            }
+        }
+        reply.reasoning = decoder.reasoning().to_owned();
+        return Ok(reply);
+    }
+    Err(ApiError::NotChatReply {
+        start: snippet(body),
+    })
 }
 
 /// Decodes a non-streaming reply body (HTTP 200).
@@ -155,8 +248,19 @@ pub fn parse_chat_response(body: &str, max_tokens: Option<u32>) -> Result<ChatRe
     if content.trim().is_empty() && choice.finish_reason.as_deref() == Some("length") {
         return Err(ApiError::EmptyLength { max_tokens });
     }
+    let reasoning = [choice.message.reasoning_content, choice.message.reasoning]
+        .into_iter()
+        .flatten()
+        .collect::<String>();
+    if content.trim().is_empty() && !reasoning.trim().is_empty() {
+        return Err(ApiError::NoAnswer {
+            finish_reason: choice.finish_reason,
+            reasoned: true,
+        });
+    }
     Ok(ChatResponse {
         content,
+        reasoning,
         finish_reason: choice.finish_reason,
         usage: reply.usage.map(Usage::from),
     })
@@ -203,6 +307,8 @@ struct CompletionChoice {
 #[derive(Deserialize)]
 struct CompletionMessage {
     content: Option<String>,
+    reasoning_content: Option<String>,
+    reasoning: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -223,6 +329,8 @@ struct StreamChoice {
 #[derive(Default, Deserialize)]
 struct StreamDelta {
     content: Option<String>,
+    reasoning_content: Option<String>,
+    reasoning: Option<String>,
 }
 
 #[derive(Deserialize)]

@@ -21,6 +21,16 @@ pub struct ChatRequest {
     /// Asks for a final usage chunk when streaming. Some servers reject `stream_options`; see
     /// [`rejects_include_usage`].
     pub include_usage: bool,
+    /// What the request is for, so an error can name it; not sent.
+    pub purpose: Purpose,
+}
+
+/// What a request is for: the conversation, or a summary of it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Purpose {
+    #[default]
+    Chat,
+    Summary,
 }
 
 impl ChatMessage {
@@ -49,6 +59,7 @@ impl ChatRequest {
             reasoning_effort: None,
             stream: false,
             include_usage: true,
+            purpose: Purpose::Chat,
         }
     }
 
@@ -67,6 +78,11 @@ impl ChatRequest {
     pub fn reasoning_effort(mut self, effort: impl Into<String>) -> Self {
         let effort = effort.into().trim().to_owned();
         self.reasoning_effort = (!effort.is_empty()).then_some(effort);
+        self
+    }
+
+    pub fn purpose(mut self, purpose: Purpose) -> Self {
+        self.purpose = purpose;
         self
     }
 

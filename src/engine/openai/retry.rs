@@ -32,3 +32,17 @@ pub fn parse_retry_after(value: &str, now_ms: u64) -> Option<u64> {
     let at_ms = date.duration_since(std::time::UNIX_EPOCH).ok()?.as_millis() as u64;
     Some(at_ms.saturating_sub(now_ms))
 }
+
+/// The wait a failed response asks for: `retry-after-ms` (milliseconds, sent by OpenAI and
+/// Azure) wins over `retry-after` (seconds or an HTTP-date), as the more precise of the two.
+pub fn server_wait_ms(
+    retry_after_ms: Option<&str>,
+    retry_after: Option<&str>,
+    now_ms: u64,
+) -> Option<u64> {
+    retry_after_ms
+        .and_then(|value| value.trim().parse::<f64>().ok())
+        .filter(|ms| ms.is_finite() && *ms >= 0.0)
+        .map(|ms| ms.round() as u64)
+        .or_else(|| retry_after.and_then(|value| parse_retry_after(value, now_ms)))
+}

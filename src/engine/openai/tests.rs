@@ -78,6 +78,7 @@ fn non_streaming_replies() {
             "usage":{"prompt_tokens":857,"completion_tokens":12,"total_tokens":869}}"#,
         Ok(ChatResponse {
             content: "Your salary is ₹1,20,000.".into(),
+            reasoning: String::new(),
             finish_reason: Some("stop".into()),
             usage: Some(Usage {
                 prompt_tokens: 857,
@@ -91,6 +92,7 @@ fn non_streaming_replies() {
             "usage":{"prompt_tokens":1,"completion_tokens":300,"completion_tokens_details":{"reasoning_tokens":299}}}"#,
         Ok(ChatResponse {
             content: "ok".into(),
+            reasoning: String::new(),
             finish_reason: Some("stop".into()),
             usage: Some(Usage {
                 prompt_tokens: 1,
@@ -291,8 +293,11 @@ fn http_status_classes() {
             "context_length_exceeded",
         ),
         None,
-        ApiError::BadRequest {
-            status: 400,
+        // Issue 13: a context overflow is its own error, with the way out, not a generic 400.
+        ApiError::ContextTooLong {
+            purpose: None,
+            requested: None,
+            limit: Some(8192),
             message: "This model's maximum context length is 8192 tokens".into(),
         },
     );
@@ -476,6 +481,34 @@ fn provider_presets_are_detected_from_their_own_urls() {
         assert!(provider.base_url.ends_with("/v1"), "{}", provider.name);
     }
     assert_eq!(detect_provider("https://my-proxy.example/v1"), None);
+    assert_eq!(
+        detect_provider("http://192.168.1.5:11434/v1").map(|p| p.id),
+        Some("ollama")
+    );
+    assert_eq!(
+        detect_provider("HTTPS://API.OPENAI.COM/v1").map(|p| p.id),
+        Some("openai")
+    );
+}
+
+/// Detection once matched substrings, so a look-alike host was taken for OpenAI and shown
+/// OpenAI's note; it now compares the host exactly.
+#[test]
+fn provider_detection_is_not_fooled_by_look_alike_hosts() {
+    for url in [
+        "https://api.openai.com.evil.example/v1",
+        "https://evil.example/api.openai.com/v1",
+        "https://api.openai.com@evil.example/v1",
+        "https://api.openai.com:443@evil.example/v1",
+        "https://evil.example/?u=api.openai.com",
+        "https://notapi.openai.com/v1",
+        "https://xapi.groq.com/openai/v1",
+        "https://openrouter.ai.evil.example/api/v1",
+        "https://evil.example/openrouter.ai",
+        "https://evil.example/x:11434/v1",
+    ] {
+        assert_eq!(detect_provider(url).map(|p| p.id), None, "{url}");
+    }
 }
 
 #[test]
@@ -533,4 +566,277 @@ fn messages_say_what_to_do_next() {
     );
     check(classify_http(401, "", None, NOW_MS), "Check the key");
     check(classify_http(404, "", None, NOW_MS), "List models");
+}
+
+/// A proxy that echoes the Authorization header in its error text put the key into the
+/// message that is shown and saved with a summariser failure; every text is now redacted.
+#[test]
+fn redaction_removes_the_key_and_its_bearer_form() {
+    let key = "sk-proj-Abc/123+xyz";
+    let body = format!(
+        r#"{{"error": {{"message": "bad header Authorization: Bearer {key}; echo {key}", "type": "invalid_request_error"}}}}"#
+    );
+    let redacted = redact(&body, key);
+    assert!(!redacted.contains("Abc"), "{redacted}");
+    assert!(redacted.contains("Bearer [redacted]"), "{redacted}");
+    let error = classify_http(400, &redact(&body, key), None, 0).to_string();
+    assert!(
+        !error.contains("Abc") && error.contains(REDACTED),
+        "{error}"
+    );
+    // Errors built from the raw text are redacted field by field.
+    let raw = classify_http(400, &body, None, 0);
+    assert!(raw.to_string().contains("Abc"));
+    let clean = raw.redacted(key).to_string();
+    assert!(!clean.contains("Abc"), "{clean}");
+    // No key, or a blank one, changes nothing.
+    assert_eq!(redact("Bearer x", ""), "Bearer x");
+    assert_eq!(redact("Bearer x", "  "), "Bearer x");
+    for error in [
+        ApiError::network("http://h/v1", format!("x {key}")),
+        ApiError::Unauthorized {
+            status: 401,
+            message: key.into(),
+        },
+        ApiError::NotFound {
+            message: key.into(),
+        },
+        ApiError::RateLimited {
+            retry_after_ms: None,
+            message: key.into(),
+        },
+        ApiError::InsufficientQuota {
+            message: key.into(),
+        },
+        ApiError::Server {
+            status: None,
+            message: key.into(),
+        },
+        ApiError::MalformedJson { detail: key.into() },
+    ] {
+        let text = error.redacted(key).to_string();
+        assert!(!text.contains("Abc") && text.contains(REDACTED), "{text}");
+    }
+}
+
+/// A reasoning model's stream with reasoning deltas and no content was archived as an empty
+/// assistant message; it is now an error that says what to change, and the reasoning is kept.
+#[test]
+fn a_stream_with_only_reasoning_is_no_answer_and_keeps_the_reasoning() {
+    for finish in ["stop", "length"] {
+        let body = format!(
+            concat!(
+                "data: {{\"choices\":[{{\"delta\":{{\"role\":\"assistant\",\"content\":\"\",\"reasoning_content\":\"Let me \"}}}}]}}\n\n",
+                "data: {{\"choices\":[{{\"delta\":{{\"reasoning\":\"think.\"}}}}]}}\n\n",
+                "data: {{\"choices\":[{{\"delta\":{{}},\"finish_reason\":\"{}\"}}]}}\n\n",
+                "data: [DONE]\n\n",
+            ),
+            finish
+        );
+        let mut decoder = StreamDecoder::new(Some(64));
+        let mut events: Vec<StreamEvent> = parse_all(body.as_bytes())
+            .iter()
+            .flat_map(|e| decoder.decode(e))
+            .collect();
+        events.extend(decoder.end());
+        assert_eq!(decoder.reasoning(), "Let me think.");
+        let error = events
+            .iter()
+            .find_map(|e| match e {
+                StreamEvent::Error(error) => Some(error.clone()),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("{finish}: no error in {events:?}"));
+        let text = error.to_string();
+        assert!(
+            text.contains("max_tokens") && text.contains("reasoning_effort"),
+            "{text}"
+        );
+        if finish == "stop" {
+            assert_eq!(
+                error,
+                ApiError::NoAnswer {
+                    finish_reason: Some("stop".into()),
+                    reasoned: true
+                }
+            );
+            assert!(text.starts_with("No answer text arrived"), "{text}");
+        }
+        assert_eq!(events.last(), Some(&StreamEvent::Done));
+    }
+    // An empty stream the server said it finished is no answer too; one that was cut before
+    // anything arrived is left to the caller (the connection closed early).
+    assert_eq!(
+        decode_stream("data: [DONE]\n\n", None),
+        vec![
+            StreamEvent::Error(ApiError::NoAnswer {
+                finish_reason: None,
+                reasoned: false
+            }),
+            StreamEvent::Done
+        ]
+    );
+    assert_eq!(
+        decode_stream(": keep-alive\n\n", None),
+        vec![StreamEvent::Done]
+    );
+    // A non-streamed reply with only reasoning is no answer as well.
+    assert_eq!(
+        parse_chat_response(
+            r#"{"choices":[{"message":{"content":"","reasoning_content":"hmm"},"finish_reason":"stop"}]}"#,
+            None
+        ),
+        Err(ApiError::NoAnswer {
+            finish_reason: Some("stop".into()),
+            reasoned: true
+        })
+    );
+    let with_both = parse_chat_response(
+        r#"{"choices":[{"message":{"content":"Hi","reasoning":"greet"},"finish_reason":"stop"}]}"#,
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        (with_both.content.as_str(), with_both.reasoning.as_str()),
+        ("Hi", "greet")
+    );
+}
+
+/// A server that ignored `stream: true`, or a proxy's HTML page, was reported as "the
+/// connection closed before the reply was finished".
+#[test]
+fn a_whole_body_to_a_streamed_request_is_used_or_named() {
+    assert_eq!(
+        body_kind(Some("text/event-stream; charset=utf-8")),
+        BodyKind::EventStream
+    );
+    assert_eq!(body_kind(None), BodyKind::EventStream);
+    assert_eq!(body_kind(Some("application/json")), BodyKind::Whole);
+    assert_eq!(body_kind(Some("text/html")), BodyKind::Whole);
+
+    let json = r#"{"choices":[{"message":{"role":"assistant","content":"Plain JSON."},"finish_reason":"stop"}]}"#;
+    let reply = decode_whole_reply(json, None).unwrap();
+    assert_eq!(
+        (reply.content.as_str(), reply.finish_reason.as_deref()),
+        ("Plain JSON.", Some("stop"))
+    );
+
+    let sse = "data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
+    assert_eq!(decode_whole_reply(sse, None).unwrap().content, "Hi");
+
+    let html = "<!DOCTYPE html><html><title>Sign in</title></html>";
+    let error = decode_whole_reply(html, None).unwrap_err();
+    assert!(matches!(error, ApiError::NotChatReply { .. }), "{error:?}");
+    let text = error.to_string();
+    assert!(
+        text.contains("not a chat reply") && text.contains("<!DOCTYPE html>"),
+        "{text}"
+    );
+}
+
+/// OpenRouter's error inside a stream carries the upstream status as a number and ends the
+/// choice with finish_reason "error"; the provider's message is what the user sees.
+#[test]
+fn an_error_or_finish_error_inside_a_stream_is_the_providers_message() {
+    let events = decode_stream(
+        concat!(
+            "data: {\"choices\":[{\"delta\":{\"content\":\"Part\"}}]}\n\n",
+            "data: {\"error\":{\"code\":502,\"message\":\"Provider disconnected\"},\"choices\":[{\"delta\":{\"content\":\"\"},\"finish_reason\":\"error\"}]}\n\n",
+        ),
+        None,
+    );
+    assert_eq!(events[0], StreamEvent::Delta("Part".into()));
+    assert_eq!(
+        events[1],
+        StreamEvent::Error(ApiError::Server {
+            status: Some(502),
+            message: "Provider disconnected".into()
+        })
+    );
+    let events = decode_stream(
+        "data: {\"choices\":[{\"delta\":{\"content\":\"a\"},\"finish_reason\":\"error\"}]}\n\n",
+        None,
+    );
+    assert!(
+        matches!(&events[2], StreamEvent::Error(ApiError::Server { message, .. }) if message.contains("finish_reason")),
+        "{events:?}"
+    );
+}
+
+/// A context overflow was a generic 400; it now names the request and how far over it is.
+#[test]
+fn a_context_overflow_names_the_request_and_the_excess() {
+    let body = json!({"error": {
+        "message": "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens. Please reduce the length of the messages.",
+        "type": "invalid_request_error", "code": "context_length_exceeded"}})
+    .to_string();
+    let chat = classify_http(400, &body, None, NOW_MS).for_purpose(Purpose::Chat);
+    assert!(
+        matches!(
+            chat,
+            ApiError::ContextTooLong {
+                requested: Some(9000),
+                limit: Some(8192),
+                ..
+            }
+        ),
+        "{chat:?}"
+    );
+    let text = chat.to_string();
+    assert!(text.starts_with("The chat request is too long"), "{text}");
+    assert!(
+        text.contains("by 808 tokens") && text.contains("Fold now"),
+        "{text}"
+    );
+    assert!(!chat.is_retryable());
+    let summary = classify_http(400, &body, None, NOW_MS)
+        .for_purpose(Purpose::Summary)
+        .to_string();
+    assert!(
+        summary.starts_with("The summariser's request is too long"),
+        "{summary}"
+    );
+    // vLLM's wording, with no code.
+    let vllm = json!({"message": "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (4000 in the messages, 1000 in the completion)."}).to_string();
+    assert!(matches!(
+        classify_http(400, &vllm, None, NOW_MS),
+        ApiError::ContextTooLong {
+            requested: Some(5000),
+            limit: Some(4096),
+            ..
+        }
+    ));
+    // Another error keeps its class when a purpose is given.
+    let other = ApiError::NotFound {
+        message: "x".into(),
+    };
+    assert_eq!(other.clone().for_purpose(Purpose::Summary), other);
+}
+
+/// Only `retry-after` was read, so a server's `retry-after-ms` was ignored and the client
+/// waited its own backoff instead.
+#[test]
+fn retry_after_ms_wins_over_retry_after() {
+    assert_eq!(server_wait_ms(Some("1500"), Some("30"), NOW_MS), Some(1500));
+    assert_eq!(server_wait_ms(Some(" 250.4 "), None, NOW_MS), Some(250));
+    assert_eq!(server_wait_ms(Some("soon"), Some("2"), NOW_MS), Some(2000));
+    assert_eq!(server_wait_ms(Some("-5"), None, NOW_MS), None);
+    assert_eq!(server_wait_ms(None, None, NOW_MS), None);
+    let body = json!({"error": {"message": "Rate limit reached", "type": "rate_limit_exceeded"}})
+        .to_string();
+    let error = classify_http_waiting(429, &body, server_wait_ms(Some("1500"), None, NOW_MS));
+    assert_eq!(error.retry_after_ms(), Some(1500));
+    assert_eq!(backoff_delay_ms(0, error.retry_after_ms(), 0.9), 1500);
+}
+
+/// A timeout of the fetch itself is retryable like a 5xx (the client now retries it).
+#[test]
+fn a_fetch_timeout_is_retryable() {
+    assert!(
+        ApiError::Timeout {
+            after_ms: Some(2000)
+        }
+        .is_retryable()
+    );
+    assert!(!ApiError::network("http://h/v1", "Failed to fetch").is_retryable());
 }
