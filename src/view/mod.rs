@@ -16,6 +16,3 @@ pub mod timeline;
 pub mod tokens;
 pub mod tuner;
 pub mod window;
-
-/// The session library moved to [`crate::app::library`]; this path is kept for its users in
-/// files of other branches (`view/live.rs`'s tests) until they name the new one.

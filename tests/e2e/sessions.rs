@@ -6,6 +6,7 @@ use std::time::Duration;
 use serde_json::Value;
 use summary_memory::engine::edition::Provenance;
 use summary_memory::engine::message::WordCounter;
+use summary_memory::engine::policy::{Policy, Trigger};
 use summary_memory::engine::session::fixture::Scripted;
 use summary_memory::engine::session::{Session, export, synthetic};
 
@@ -252,24 +253,15 @@ async fn an_imported_session_is_listed_inspected_exported_and_kept_across_a_relo
 
 /// Five turns under "summarise once over 4 verbatim messages": a message-count trigger.
 fn counted() -> Session {
-    let policy = Policy::new(Trigger::MessageCount { max_messages: 4 }).unwrap();
-    let mut memory = MemoryState::new("You are FinCoach.", policy).unwrap();
-    for t in 1..=5u64 {
-        for (role, text) in [(Role::User, "question"), (Role::Assistant, "answer")] {
-            let message = Message::new(role, format!("{text} {t}"), &WordCounter, t);
-            if let Some(job) = memory.add_message(message).unwrap() {
-                let meta = CommitMeta {
-                    model: Some("m".into()),
-                    provenance: Provenance::Model,
-                    at_ms: t,
-                };
-                memory
-                    .commit(job.id, &format!("Summary of turn {t}."), meta, &WordCounter)
-                    .unwrap();
-            }
-        }
+    Scripted {
+        name: "Counted".into(),
+        policy: Policy::new(Trigger::MessageCount { max_messages: 4 }).unwrap(),
+        summaries: vec!["Summary of the early turns.".into()],
+        model: Some("m".into()),
+        provenance: Provenance::Model,
+        ..Scripted::default()
     }
-    Session::new("Counted", SessionSettings::default(), memory)
+    .play(5)
 }
 
 /// A session recorded under a message-count trigger was replayed as "every N messages", a

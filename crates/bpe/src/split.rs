@@ -74,7 +74,7 @@ impl Splitter {
     /// Compiles the lazy DFA for `pattern`. The patterns are constants, so an error here is a
     /// bug in this crate rather than bad input; it is returned rather than unwrapped so that a
     /// page shows it instead of trapping.
-    pub fn new(pattern: Pattern) -> Result<Self, BuildError> {
+    pub fn new(pattern: Pattern) -> Result<Self, Box<BuildError>> {
         let (main, last) = match pattern {
             Pattern::O200k => (O200K_MAIN, r"\s+"),
             Pattern::Cl100k => (CL100K_MAIN, r"\s"),
@@ -83,7 +83,8 @@ impl Splitter {
         // which is exactly how the alternation in tiktoken's regex behaves.
         let dfa = DFA::builder()
             .configure(DFA::config().match_kind(MatchKind::LeftmostFirst))
-            .build_many(&[main, r"\s+\s", last])?;
+            .build_many(&[main, r"\s+\s", last])
+            .map_err(Box::new)?;
         Ok(Splitter {
             pattern,
             dfa,

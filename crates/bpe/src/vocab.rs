@@ -38,7 +38,7 @@ pub enum LoadError {
     Format(#[from] compact::FormatError),
     /// The splitter's regex did not compile.
     #[error(transparent)]
-    Pattern(#[from] regex_automata::hybrid::BuildError),
+    Pattern(#[from] Box<regex_automata::hybrid::BuildError>),
 }
 
 pub struct Vocabulary {

@@ -17,9 +17,9 @@ use std::collections::BTreeMap;
 
 use thiserror::Error;
 
+use crate::app::live::LiveSession;
 use crate::engine::memory::MemoryState;
 use crate::engine::session::{Session, SessionSettings};
-use crate::app::live::LiveSession;
 
 mod protocol;
 mod record;

@@ -3,11 +3,11 @@
 //! conflict, an imported file, an export, and the live chat kept and resumed. Each takes the
 //! result of the I/O as an argument and says what follows as data.
 
+use crate::app::live::LiveSession;
 use crate::engine::drift::PinnedFact;
 use crate::engine::message::CountTokens;
 use crate::engine::policy::Policy;
 use crate::engine::session::{self, ImportError, MAX_IMPORT_BYTES, Session};
-use crate::app::live::LiveSession;
 
 use super::{
     Broadcast, Entry, FileError, Library, LibraryError, Problem, Record, RemoteNotice, SaveOp,
