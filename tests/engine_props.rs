@@ -6,6 +6,7 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 use summary_memory::engine::drift::PinnedFact;
 use summary_memory::engine::memory::{SUMMARY_ACK, SUMMARY_HEADER};
+use summary_memory::engine::session::fixture::Scripted;
 use summary_memory::engine::session::{CallKind, CallRecord, LiveRecord, Session};
 use summary_memory::engine::{
     CommitMeta, CountTokens, FoldMode, JobKind, MemoryError, MemoryState, Message, MessageState,
@@ -301,15 +302,20 @@ fn json_value() -> impl Strategy<Value = Value> {
     })
 }
 
-/// Six turns with two cycles, as a session of the current version.
+/// Six turns with two cycles, as a session of the current version: the shared scripted session
+/// under the default policy, with three-word questions, five-word replies and [`SUMMARY`].
 fn six_turns() -> Session {
-    let mut memory = MemoryState::new(SYSTEM, Policy::default()).unwrap();
-    for t in 1..=6 {
-        memory.add_message(message(Role::User, 3, t)).unwrap();
-        let job = memory.add_message(message(Role::Assistant, 5, t)).unwrap();
-        commit_all(&mut memory, job);
+    Scripted {
+        name: "n".into(),
+        system_prompt: SYSTEM.into(),
+        policy: Policy::default(),
+        turn: |t| (words(3, &format!("q{t}")), words(5, &format!("a{t}"))),
+        summaries: vec![SUMMARY.into()],
+        model: None,
+        provenance: Provenance::Model,
+        fail: None,
     }
-    Session::new("n", Default::default(), memory)
+    .play(6)
 }
 
 /// Pinned facts: phrases and patterns of letters, which always compile.

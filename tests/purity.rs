@@ -1,7 +1,11 @@
-//! The first architecture invariant: the pure core imports nothing from the browser crates.
-//! It is what lets `cargo test` exercise the engine natively, and it keeps decisions (core) apart
-//! from I/O (shell). See ARCHITECTURE.md.
+//! Architecture checks over the source tree (ARCHITECTURE.md):
+//!
+//! - the first invariant: the pure core imports nothing from the browser crates. It is what lets
+//!   `cargo test` exercise the engine natively, and it keeps decisions (core) apart from I/O
+//!   (shell). The application layer, `src/app`, is held to the same rule once it exists;
+//! - no import circle: no two files under `src/` import each other, directly or through others.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -13,6 +17,10 @@ const PURE: &[&str] = &[
     "src/route.rs",
     "crates/bpe/src",
 ];
+
+/// Modules held to the same rule as soon as they exist. The application layer (`src/app`,
+/// issue #11) is pure like the core; until it is added there is nothing to check.
+const PURE_ONCE_PRESENT: &[&str] = &["src/app"];
 
 /// Crates that only the shell may name.
 const WEB_CRATES: &[&str] = &[
@@ -27,28 +35,146 @@ const WEB_CRATES: &[&str] = &[
 #[test]
 fn pure_modules_import_no_web_crate() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    for entry in PURE {
-        collect_rust_files(&root.join(entry), &mut files);
-    }
+    let files = pure_files(root, PURE, PURE_ONCE_PRESENT);
     assert!(
         files.len() > 3,
         "found only {files:?}: the pure modules moved; update PURE"
     );
-    let offences: Vec<String> = files
-        .iter()
-        .flat_map(|path| {
-            let text = fs::read_to_string(path).unwrap();
-            web_imports(&text)
-                .into_iter()
-                .map(move |(line, krate)| format!("{}:{line} names `{krate}`", path.display()))
-        })
-        .collect();
+    let offences = web_offences(&files);
     assert!(
         offences.is_empty(),
         "the pure core must not depend on browser crates (ARCHITECTURE.md):\n{}",
         offences.join("\n")
     );
+}
+
+#[test]
+fn the_app_layer_is_checked_once_it_exists() {
+    let root = TempTree::new("app-rule");
+    root.write(
+        "src/engine/memory.rs",
+        "use crate::engine::policy::Policy;\n",
+    );
+    // Without `src/app` the rule has nothing to check, and nothing fails.
+    let files = pure_files(&root.0, &["src/engine"], PURE_ONCE_PRESENT);
+    assert_eq!(files.len(), 1);
+    assert!(web_offences(&files).is_empty());
+    // Once a file is planted there, its web import is reported.
+    root.write(
+        "src/app/live.rs",
+        "//! The live chat.\nuse crate::engine::memory::MemoryState;\nuse leptos::prelude::*;\n",
+    );
+    root.write("src/app/mod.rs", "pub mod live;\n");
+    let files = pure_files(&root.0, &["src/engine"], PURE_ONCE_PRESENT);
+    assert_eq!(files.len(), 3);
+    let offences = web_offences(&files);
+    assert_eq!(offences.len(), 1, "{offences:?}");
+    assert!(
+        offences[0].ends_with("src/app/live.rs:3 names `leptos`"),
+        "{offences:?}"
+    );
+}
+
+/// Import edges the cycle check ignores, each with the reason and the issue that removes it.
+/// None today: every file under `src/` must form no cycle.
+const KNOWN_CYCLE_EDGES: &[(&str, &str)] = &[];
+
+#[test]
+fn no_two_files_import_each_other_in_a_cycle() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let graph = import_graph(&root.join("src"));
+    assert!(
+        graph.len() > 40,
+        "found only {} files under src/: the graph builder is broken",
+        graph.len()
+    );
+    // The ignored edges must be real, or the list hides nothing and should shrink.
+    let allowed: BTreeSet<(PathBuf, PathBuf)> = KNOWN_CYCLE_EDGES
+        .iter()
+        .map(|(from, to)| (root.join(from), root.join(to)))
+        .collect();
+    let graph: BTreeMap<PathBuf, BTreeSet<PathBuf>> = graph
+        .into_iter()
+        .map(|(from, tos)| {
+            let kept = tos
+                .into_iter()
+                .filter(|to| !allowed.contains(&(from.clone(), to.clone())))
+                .collect();
+            (from, kept)
+        })
+        .collect();
+    let cycles = cycles(&graph);
+    let report: Vec<String> = cycles
+        .iter()
+        .map(|files| {
+            let names: Vec<String> = files
+                .iter()
+                .map(|f| f.strip_prefix(root).unwrap_or(f).display().to_string())
+                .collect();
+            names.join(" ↔ ")
+        })
+        .collect();
+    assert!(
+        cycles.is_empty(),
+        "these files import each other in a cycle; move what both need into a file of its own:\n{}",
+        report.join("\n")
+    );
+}
+
+#[test]
+fn the_cycle_check_finds_a_planted_cycle() {
+    let tree = TempTree::new("cycle");
+    tree.write(
+        "src/lib.rs",
+        "pub mod a;\npub mod b;\npub mod c;\npub mod d;\n",
+    );
+    tree.write("src/a.rs", "use crate::b::Thing;\n");
+    tree.write("src/b.rs", "pub fn f() { super::c::g() }\n");
+    tree.write(
+        "src/c.rs",
+        "use crate::{\n    a::Other,\n    d::Fine,\n};\n// use crate::d::x is a comment\n",
+    );
+    // `d` imports only within tests, which are not part of the graph.
+    tree.write(
+        "src/d.rs",
+        "pub struct Fine;\n#[cfg(test)]\nmod tests {\n    use crate::a::Other;\n}\n",
+    );
+    let graph = import_graph(&tree.0.join("src"));
+    let file = |name: &str| tree.0.join("src").join(name);
+    assert_eq!(graph[&file("a.rs")], BTreeSet::from([file("b.rs")]));
+    assert_eq!(graph[&file("b.rs")], BTreeSet::from([file("c.rs")]));
+    assert_eq!(
+        graph[&file("c.rs")],
+        BTreeSet::from([file("a.rs"), file("d.rs")])
+    );
+    assert!(graph[&file("d.rs")].is_empty());
+    assert_eq!(
+        cycles(&graph),
+        vec![vec![file("a.rs"), file("b.rs"), file("c.rs")]]
+    );
+
+    // Module directories: `mod.rs` is the module, `super` from a child is the parent, and a
+    // `use` may start at a child module by name.
+    let tree = TempTree::new("dirs");
+    tree.write("src/lib.rs", "pub mod m;\n");
+    tree.write("src/m/mod.rs", "mod x;\nmod y;\npub use x::X;\n");
+    tree.write("src/m/x.rs", "use super::y::Y;\n");
+    tree.write("src/m/y.rs", "pub struct Y;\n");
+    let graph = import_graph(&tree.0.join("src"));
+    let file = |name: &str| tree.0.join("src").join(name);
+    // `mod.rs` re-exporting its child is the module's face, not an import.
+    assert!(graph[&file("m/mod.rs")].is_empty());
+    assert_eq!(graph[&file("m/x.rs")], BTreeSet::from([file("m/y.rs")]));
+    assert!(cycles(&graph).is_empty());
+    // A child may use what its parent defines...
+    tree.write("src/m/y.rs", "pub struct Y(crate::m::X);\n");
+    let graph = import_graph(&tree.0.join("src"));
+    assert!(cycles(&graph).is_empty());
+    // ...but two siblings that import each other close a cycle, through the parent's
+    // re-export or directly.
+    tree.write("src/m/y.rs", "pub struct Y(super::x::X);\n");
+    let graph = import_graph(&tree.0.join("src"));
+    assert_eq!(cycles(&graph), vec![vec![file("m/x.rs"), file("m/y.rs")]]);
 }
 
 #[test]
@@ -145,6 +271,382 @@ fn strip_comment_and_strings(line: &str) -> String {
         }
     }
     out
+}
+
+/// The Rust files of `required` (which must exist) and of `once_present` (those that exist).
+fn pure_files(root: &Path, required: &[&str], once_present: &[&str]) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in required {
+        collect_rust_files(&root.join(entry), &mut files);
+    }
+    for entry in once_present {
+        let path = root.join(entry);
+        if path.exists() {
+            collect_rust_files(&path, &mut files);
+        }
+    }
+    files
+}
+
+/// `path:line names `crate`` for every web import in `files`.
+fn web_offences(files: &[PathBuf]) -> Vec<String> {
+    files
+        .iter()
+        .flat_map(|path| {
+            let text = fs::read_to_string(path).unwrap();
+            web_imports(&text)
+                .into_iter()
+                .map(move |(line, krate)| format!("{}:{line} names `{krate}`", path.display()))
+        })
+        .collect()
+}
+
+/// Which files each file under `src` imports from, by `use` paths (`crate::`, `super::`,
+/// `self::` and a child module's name) and by `crate::…`/`super::…` paths in code. A path
+/// resolves to the file of its longest module prefix; an item of the crate root resolves to
+/// `lib.rs`. Test code (an item under `#[cfg(test)]`, and a `tests.rs` module declared so) is
+/// left out: tests may reach across the layers they test. `main.rs` is its own crate.
+fn import_graph(src: &Path) -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
+    let mut files = Vec::new();
+    collect_rust_files(src, &mut files);
+    let mut test_files = BTreeSet::new();
+    let mut sources = BTreeMap::new();
+    for file in &files {
+        if file == &src.join("main.rs") {
+            continue;
+        }
+        let text = strip_comments(&fs::read_to_string(file).unwrap());
+        let (code, test_mods) = without_test_items(&text);
+        let module = module_of(src, file);
+        for name in test_mods {
+            let mut child = module.clone();
+            child.push(name);
+            if let Some(path) = file_of(src, &child) {
+                test_files.insert(path);
+            }
+        }
+        sources.insert(file.clone(), (module, code));
+    }
+    let mut graph = BTreeMap::new();
+    for (file, (module, code)) in sources {
+        if test_files.contains(&file) {
+            continue;
+        }
+        let mut targets = BTreeSet::new();
+        for path in referenced_paths(&code) {
+            if let Some(absolute) = absolute_path(src, &module, &path)
+                && let Some(target) = resolve(src, &absolute)
+                && target != file
+                && !test_files.contains(&target)
+                && !is_facade_edge(&file, &target)
+            {
+                targets.insert(target);
+            }
+        }
+        graph.insert(file, targets);
+    }
+    graph
+}
+
+/// A directory module's `mod.rs` re-exporting (or declaring) its own children is the module's
+/// face, not an import: its children may use what `mod.rs` defines without closing a cycle.
+/// Siblings, and anything outside the directory, still may not import each other in a cycle.
+fn is_facade_edge(from: &Path, to: &Path) -> bool {
+    from.file_name().is_some_and(|name| name == "mod.rs")
+        && from.parent().is_some_and(|dir| to.starts_with(dir))
+}
+
+/// The module path of a file: `lib.rs` is the root, `a/mod.rs` is `a`, `a/b.rs` is `a::b`.
+fn module_of(src: &Path, file: &Path) -> Vec<String> {
+    let relative = file.strip_prefix(src).unwrap();
+    let mut parts: Vec<String> = relative
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    let last = parts.pop().unwrap();
+    let stem = last.trim_end_matches(".rs");
+    if stem != "mod" && stem != "lib" {
+        parts.push(stem.to_owned());
+    }
+    parts
+}
+
+/// The file that holds module `module`, if any.
+fn file_of(src: &Path, module: &[String]) -> Option<PathBuf> {
+    if module.is_empty() {
+        let lib = src.join("lib.rs");
+        return lib.is_file().then_some(lib);
+    }
+    let mut dir = src.to_path_buf();
+    for part in &module[..module.len() - 1] {
+        dir.push(part);
+    }
+    let name = &module[module.len() - 1];
+    let flat = dir.join(format!("{name}.rs"));
+    let nested = dir.join(name).join("mod.rs");
+    [flat, nested].into_iter().find(|p| p.is_file())
+}
+
+/// The file of the longest module prefix of an absolute path.
+fn resolve(src: &Path, path: &[String]) -> Option<PathBuf> {
+    (0..=path.len())
+        .rev()
+        .find_map(|len| file_of(src, &path[..len]))
+}
+
+/// Makes a path absolute (from the crate root), or `None` for another crate's path.
+fn absolute_path(src: &Path, module: &[String], path: &[String]) -> Option<Vec<String>> {
+    let first = path.first()?;
+    match first.as_str() {
+        "crate" => Some(path[1..].to_vec()),
+        "self" => Some([module, &path[1..]].concat()),
+        "super" => {
+            let supers = path.iter().take_while(|p| *p == "super").count();
+            let base = module.len().checked_sub(supers)?;
+            Some([&module[..base], &path[supers..]].concat())
+        }
+        // A `use` may name a child module of the current one directly.
+        name => {
+            let child = [module, &[name.to_owned()]].concat();
+            file_of(src, &child).map(|_| [module, path].concat())
+        }
+    }
+}
+
+/// Every path a file's code names: each leaf of its `use` trees, and each `crate::`, `super::`
+/// or `self::` path elsewhere.
+fn referenced_paths(code: &str) -> Vec<Vec<String>> {
+    let mut paths = Vec::new();
+    let bytes = code.as_bytes();
+    let mut at = 0;
+    while let Some(offset) = code[at..].find("use ") {
+        let start = at + offset;
+        at = start + 4;
+        if start > 0 && is_ident(bytes[start - 1]) {
+            continue;
+        }
+        let Some(end) = code[at..].find(';') else {
+            break;
+        };
+        use_tree(&code[at..at + end], &mut Vec::new(), &mut paths);
+        at += end;
+    }
+    for (i, _) in code.match_indices("::") {
+        // Walk back over the identifier before the first `::` of a path.
+        let head_start = code[..i]
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .map_or(0, |p| p + 1);
+        let head = &code[head_start..i];
+        let preceded_by_path = code[..head_start].ends_with("::");
+        if preceded_by_path || !matches!(head, "crate" | "super" | "self") {
+            continue;
+        }
+        // `crate::{…}` and the like are `use` groups, expanded above.
+        let tail: String = code[head_start..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == ':')
+            .collect();
+        let segments: Vec<String> = tail
+            .split("::")
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect();
+        if segments.len() > 1 {
+            paths.push(segments);
+        }
+    }
+    paths
+}
+
+/// Expands one `use` tree (`a::b::{c, d::e as f, *}`) into its leaf paths.
+fn use_tree(tree: &str, prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+    let tree = tree.trim();
+    if let Some(inner) = tree.strip_prefix('{').and_then(|t| t.strip_suffix('}')) {
+        for part in split_top_level(inner) {
+            use_tree(part, &mut prefix.clone(), out);
+        }
+        return;
+    }
+    let (head, rest) = match tree.find("::") {
+        Some(i) => (&tree[..i], Some(&tree[i + 2..])),
+        None => (tree, None),
+    };
+    let head = head.split_whitespace().next().unwrap_or("");
+    if head.starts_with('{') {
+        // `::{` opened a group right after the prefix.
+        use_tree(tree, prefix, out);
+        return;
+    }
+    if !head.is_empty() && head != "*" && head != "self" {
+        prefix.push(head.trim_start_matches("::").to_owned());
+    }
+    match rest {
+        Some(rest) => use_tree(rest, prefix, out),
+        None => out.push(prefix.clone()),
+    }
+}
+
+/// Splits at the commas that are not inside braces.
+fn split_top_level(text: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut depth = 0;
+    let mut start = 0;
+    for (i, c) in text.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&text[start..]);
+    parts.into_iter().filter(|p| !p.trim().is_empty()).collect()
+}
+
+/// Removes `//` and `/* */` comments and the contents of string and char literals, keeping the
+/// line structure.
+fn strip_comments(source: &str) -> String {
+    source
+        .lines()
+        .map(strip_comment_and_strings)
+        .collect::<Vec<_>>()
+        .join("\n")
+        .split("/*")
+        .enumerate()
+        .map(|(i, part)| {
+            if i == 0 {
+                part.to_owned()
+            } else {
+                part.split_once("*/")
+                    .map_or(String::new(), |(_, after)| after.to_owned())
+            }
+        })
+        .collect()
+}
+
+/// The code without the items under `#[cfg(test)]` (or `#[cfg(all(test, …))]`), and the names
+/// of the modules such an attribute declares with `mod name;`.
+fn without_test_items(code: &str) -> (String, Vec<String>) {
+    let mut out = String::with_capacity(code.len());
+    let mut test_mods = Vec::new();
+    let mut rest = code;
+    while let Some(i) = rest.find("#[cfg(") {
+        let attr_end = rest[i..].find(']').map_or(rest.len(), |e| i + e + 1);
+        let attr = &rest[i..attr_end];
+        let is_test = attr
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .any(|word| word == "test")
+            && !attr.contains("not(test");
+        out.push_str(&rest[..attr_end]);
+        rest = &rest[attr_end..];
+        if !is_test {
+            continue;
+        }
+        // Skip the item: up to a `;` at depth 0, or to the brace closing its first block.
+        let mut depth = 0;
+        let mut end = rest.len();
+        for (j, c) in rest.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = j + 1;
+                        break;
+                    }
+                }
+                ';' if depth == 0 => {
+                    end = j + 1;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        let item = &rest[..end];
+        let words: Vec<&str> = item.split_whitespace().collect();
+        if let Some(pos) = words.iter().position(|w| *w == "mod")
+            && let Some(name) = words.get(pos + 1)
+            && name.ends_with(';')
+        {
+            test_mods.push(name.trim_end_matches(';').to_owned());
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    (out, test_mods)
+}
+
+/// The strongly connected components of more than one file, each sorted, in order.
+fn cycles(graph: &BTreeMap<PathBuf, BTreeSet<PathBuf>>) -> Vec<Vec<PathBuf>> {
+    // Kosaraju: order by finish time, then collect components on the reversed graph.
+    fn visit<'a>(
+        node: &'a PathBuf,
+        graph: &'a BTreeMap<PathBuf, BTreeSet<PathBuf>>,
+        seen: &mut BTreeSet<&'a PathBuf>,
+        order: &mut Vec<&'a PathBuf>,
+    ) {
+        if !seen.insert(node) {
+            return;
+        }
+        for next in graph.get(node).into_iter().flatten() {
+            visit(next, graph, seen, order);
+        }
+        order.push(node);
+    }
+    let mut seen = BTreeSet::new();
+    let mut order = Vec::new();
+    for node in graph.keys() {
+        visit(node, graph, &mut seen, &mut order);
+    }
+    let mut reversed: BTreeMap<PathBuf, BTreeSet<PathBuf>> = BTreeMap::new();
+    for (from, tos) in graph {
+        for to in tos {
+            reversed.entry(to.clone()).or_default().insert(from.clone());
+        }
+    }
+    let mut assigned = BTreeSet::new();
+    let mut found = Vec::new();
+    for node in order.into_iter().rev() {
+        let mut component = Vec::new();
+        visit(node, &reversed, &mut assigned, &mut component);
+        if component.len() > 1 {
+            component.sort();
+            found.push(component.into_iter().cloned().collect());
+        }
+    }
+    found.sort();
+    found
+}
+
+/// A directory under the system's temp dir, removed when dropped.
+struct TempTree(PathBuf);
+
+impl TempTree {
+    fn new(tag: &str) -> Self {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        let dir =
+            std::env::temp_dir().join(format!("sm-purity-{tag}-{}-{nanos}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        TempTree(dir)
+    }
+
+    fn write(&self, relative: &str, text: &str) {
+        let path = self.0.join(relative);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+}
+
+impl Drop for TempTree {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
 }
 
 fn collect_rust_files(path: &Path, out: &mut Vec<PathBuf>) {

@@ -8,7 +8,10 @@
 //!
 //! Requests carry only `Authorization` (when a key is set) and `Content-Type` (when there is a
 //! body): any other header would need the server's CORS preflight to allow it, and local servers
-//! rarely do. The key goes into that header and nowhere else.
+//! rarely do. The key goes into that header and nowhere else: every text a server sends back
+//! is passed through the core's [`redact`] before it is parsed or becomes a message, and every
+//! error leaves through [`ApiError::redacted`], so a proxy that echoes the header cannot put the
+//! key on the page, in a stored failure or in an export.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
@@ -22,8 +25,9 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, ReadableStreamDefaultReader, ReadableStreamReadResult};
 
 use crate::engine::openai::{
-    ApiError, ChatRequest, ChatResponse, StreamDecoder, StreamEvent, Usage, backoff_delay_ms,
-    classify_http, parse_chat_response, parse_models, rejects_include_usage,
+    ApiError, BodyKind, ChatRequest, ChatResponse, StreamDecoder, StreamEvent, Usage,
+    backoff_delay_ms, body_kind, classify_http_waiting, decode_whole_reply, parse_chat_response,
+    parse_models, redact, rejects_include_usage, server_wait_ms,
 };
 use crate::engine::settings::Endpoint;
 use crate::engine::sse::SseParser;
@@ -61,6 +65,8 @@ pub struct RetryNotice {
 #[derive(Clone, Debug, PartialEq)]
 pub struct StreamReply {
     pub content: String,
+    /// The model's visible reasoning, apart from the answer; empty if none arrived.
+    pub reasoning: String,
     pub finish_reason: Option<String>,
     pub usage: Option<Usage>,
     pub end: StreamEnd,
@@ -104,8 +110,8 @@ impl Client {
         };
         let text = read_text(&response, &attempt, &stop, &self.endpoint)
             .await
-            .map_err(Halt::into_error)?;
-        parse_models(&text)
+            .map_err(|halt| self.scrub(halt.into_error()))?;
+        parse_models(&self.redact(&text)).map_err(|error| self.scrub(error))
     }
 
     /// A non-streaming chat completion. `Ok(None)` means the user stopped it.
@@ -116,15 +122,16 @@ impl Client {
     ) -> Result<Option<ChatResponse>, ApiError> {
         let request = request.clone().streaming(false);
         let opened = self.open(Some(&request), stop).await;
-        let text = match opened {
+        let result = match opened {
             Ok((response, attempt)) => read_text(&response, &attempt, stop, &self.endpoint).await,
             Err(halt) => Err(halt),
         };
-        match text {
-            Ok(text) => parse_chat_response(&text, request.max_tokens).map(Some),
+        match result {
+            Ok(text) => parse_chat_response(&self.redact(&text), request.max_tokens).map(Some),
             Err(Halt::Stopped) => Ok(None),
             Err(Halt::Error(error)) => Err(error),
         }
+        .map_err(|error| self.scrub(error))
     }
 
     /// A streamed chat completion. Each piece of text is passed to `on_delta` as it arrives;
@@ -138,27 +145,69 @@ impl Client {
         let request = request.clone().streaming(true);
         let mut reply = StreamReply {
             content: String::new(),
+            reasoning: String::new(),
             finish_reason: None,
             usage: None,
             end: StreamEnd::Complete,
         };
         match self.open(Some(&request), stop).await {
+            Ok((response, attempt))
+                if body_kind(response.headers().get("content-type").as_deref())
+                    == BodyKind::Whole =>
+            {
+                // The server ignored `stream: true` (plain JSON), or something that is not a
+                // chat server answered; the core decodes the whole body or names it.
+                reply.end = match read_text(&response, &attempt, stop, &self.endpoint).await {
+                    Ok(text) => match decode_whole_reply(&self.redact(&text), request.max_tokens) {
+                        Ok(whole) => {
+                            on_delta(&whole.content);
+                            reply.content = whole.content;
+                            reply.reasoning = whole.reasoning;
+                            reply.finish_reason = whole.finish_reason;
+                            reply.usage = whole.usage;
+                            StreamEnd::Complete
+                        }
+                        Err(error) => StreamEnd::Failed(error),
+                    },
+                    Err(halt) => halt.into_end(),
+                };
+            }
             Ok((response, attempt)) => {
-                let decoder = StreamDecoder::new(request.max_tokens);
+                let mut decoder = StreamDecoder::new(request.max_tokens);
                 reply.end = pump(
                     &response,
                     &attempt,
                     stop,
                     &self.endpoint,
-                    decoder,
+                    &mut decoder,
                     &mut reply,
                     &mut on_delta,
                 )
                 .await;
+                reply.reasoning = decoder.reasoning().to_owned();
             }
             Err(halt) => reply.end = halt.into_end(),
         }
+        if let StreamEnd::Failed(error) = reply.end {
+            reply.end = StreamEnd::Failed(self.scrub(error));
+        }
         reply
+    }
+
+    /// `text` without the key (see [`redact`]).
+    fn redact(&self, text: &str) -> String {
+        match &self.endpoint.api_key {
+            Some(key) => redact(text, key),
+            None => text.to_owned(),
+        }
+    }
+
+    /// `error` without the key in any of its texts.
+    fn scrub(&self, error: ApiError) -> ApiError {
+        match &self.endpoint.api_key {
+            Some(key) => error.redacted(key),
+            None => error,
+        }
     }
 
     /// Sends a request and returns a successful response, retrying 429 and 5xx answers and
@@ -184,29 +233,43 @@ impl Client {
                 .map_err(|e| Halt::Error(ApiError::network(&self.endpoint.base_url, e)))?
                 .send()
                 .await;
-            let response = match sent {
-                Ok(response) => response,
-                Err(error) => return Err(attempt.halt(stop, &self.endpoint, &detail_of(&error))),
+            let error = match sent {
+                Ok(response) if response.ok() => return Ok((response, attempt)),
+                Ok(response) => {
+                    let status = response.status();
+                    // Only readable when the server lists them in Access-Control-Expose-Headers;
+                    // the core also finds the wait in the message ("try again in 7.5s").
+                    let headers = response.headers();
+                    let wait = server_wait_ms(
+                        headers.get("retry-after-ms").as_deref(),
+                        headers.get("retry-after").as_deref(),
+                        now_ms(),
+                    );
+                    let text =
+                        self.redact(&read_text(&response, &attempt, stop, &self.endpoint).await?);
+                    drop(attempt);
+                    if let Some(request) = request
+                        && request.stream
+                        && request.include_usage
+                        && !skips_include_usage(&self.endpoint.base_url)
+                        && rejects_include_usage(status, &text)
+                    {
+                        remember_skips_include_usage(&self.endpoint.base_url);
+                        continue;
+                    }
+                    classify_http_waiting(status, &text, wait)
+                }
+                // A fetch that timed out is retried like a 5xx; Stop and network failures
+                // (CORS, a stopped server) end here.
+                Err(error) => match attempt.halt(stop, &self.endpoint, &detail_of(&error)) {
+                    Halt::Error(error @ ApiError::Timeout { .. }) => error,
+                    halt => return Err(halt),
+                },
             };
-            if response.ok() {
-                return Ok((response, attempt));
-            }
-            let status = response.status();
-            // Only readable when the server lists it in Access-Control-Expose-Headers; the core
-            // also finds the wait in the message ("try again in 7.5s") when it is hidden.
-            let retry_after = response.headers().get("retry-after");
-            let text = read_text(&response, &attempt, stop, &self.endpoint).await?;
-            drop(attempt);
-            if let Some(request) = request
-                && request.stream
-                && request.include_usage
-                && !skips_include_usage(&self.endpoint.base_url)
-                && rejects_include_usage(status, &text)
-            {
-                remember_skips_include_usage(&self.endpoint.base_url);
-                continue;
-            }
-            let error = classify_http(status, &text, retry_after.as_deref(), now_ms());
+            let error = match request {
+                Some(request) => error.for_purpose(request.purpose),
+                None => error,
+            };
             if !error.is_retryable() || retry >= MAX_RETRIES {
                 return Err(Halt::Error(error));
             }
@@ -408,7 +471,7 @@ async fn pump(
     attempt: &Attempt,
     stop: &StopHandle,
     endpoint: &Endpoint,
-    mut decoder: StreamDecoder,
+    decoder: &mut StreamDecoder,
     reply: &mut StreamReply,
     on_delta: &mut impl FnMut(&str),
 ) -> StreamEnd {
@@ -440,8 +503,14 @@ async fn pump(
             parser.push(&js_sys::Uint8Array::new(&read.get_value()).to_vec())
         };
         let mut decoded: Vec<StreamEvent> = events
-            .iter()
-            .flat_map(|event| decoder.decode(event))
+            .into_iter()
+            .flat_map(|mut event| {
+                // Whole events, so a key is never cut in two before it is removed.
+                if let Some(key) = &endpoint.api_key {
+                    event.data = redact(&event.data, key);
+                }
+                decoder.decode(&event)
+            })
             .collect();
         let cut_short = finished && !decoded.contains(&StreamEvent::Done);
         if finished {

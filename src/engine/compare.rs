@@ -1,12 +1,10 @@
 //! Sliding window and full history over the same simulated conversation as a summary-memory
 //! schedule, so the tuner can chart what each strategy sends per turn and in total.
 
-use serde::{Deserialize, Serialize};
-
 use super::schedule::{Schedule, ScheduleInput};
 
 /// One turn of the comparison.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CompareRow {
     pub turn: u32,
     /// The first turn the sliding window still sends (it sends up to `turn`).
@@ -21,7 +19,7 @@ pub struct CompareRow {
 }
 
 /// The three strategies over one conversation.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Comparison {
     pub window_turns: u32,
     pub rows: Vec<CompareRow>,

@@ -1,57 +1,14 @@
-//! Drift tracking: which pinned facts each summary edition still states, the sentence that
-//! states them, and a word-level diff between consecutive editions.
+//! Drift tracking: which pinned facts ([`super::facts`]) each summary edition still states, the
+//! sentence that states them, and a word-level diff between consecutive editions.
 //!
 //! A keyword check alone misses weakening ("a hard rule that he is allergic to equity
 //! instruments" becomes "He avoids equities"), so every track also carries the sentence that
 //! matched, for the UI to show side by side.
 
-use std::ops::Range;
-
-use regex::{Regex, RegexBuilder};
 use similar::{Algorithm, ChangeTag, TextDiff};
 
-use super::extractive::split_sentences;
-
-/// A fact the user wants every summary to keep.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PinnedFact {
-    /// What the UI calls the fact, e.g. "salary" or "no equities".
-    pub label: String,
-    pub pattern: FactPattern,
-}
-
-/// How a fact is recognised in a summary.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum FactPattern {
-    /// Literal text, matched case-insensitively; whitespace runs match any whitespace and a
-    /// hyphen matches any dash, since models often write "fixed‑income" with U+2011.
-    Phrase(String),
-    /// A regular expression in `regex` crate syntax, matched as written (add `(?i)` for case).
-    Regex(String),
-}
-
-/// A validated fact, ready to match.
-#[derive(Clone, Debug)]
-pub struct CompiledFact {
-    pub label: String,
-    regex: Regex,
-}
-
-/// Why a pinned fact cannot be used.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum FactError {
-    /// The label is blank.
-    #[error("A pinned fact needs a label. Give it a short name such as \"salary\".")]
-    EmptyLabel,
-    /// The phrase or pattern is blank.
-    #[error("The pinned fact \"{label}\" has no text to look for. Enter a phrase or a pattern.")]
-    EmptyPattern { label: String },
-    /// The regular expression does not compile.
-    #[error(
-        "The pattern of pinned fact \"{label}\" is not a valid regular expression: {detail}. Fix it, or switch the fact to a plain phrase."
-    )]
-    BadRegex { label: String, detail: String },
-}
+/// Pinned facts live in [`super::facts`]; these paths stay for existing callers.
+pub use super::facts::{CompiledFact, FactError, FactPattern, PinnedFact, compile_facts};
 
 /// Where one fact stands across the editions.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,83 +45,6 @@ pub struct WordDiff {
     pub segments: Vec<DiffSegment>,
     pub added_words: usize,
     pub removed_words: usize,
-}
-
-impl PinnedFact {
-    pub fn phrase(label: impl Into<String>, phrase: impl Into<String>) -> Self {
-        PinnedFact {
-            label: label.into(),
-            pattern: FactPattern::Phrase(phrase.into()),
-        }
-    }
-
-    pub fn regex(label: impl Into<String>, pattern: impl Into<String>) -> Self {
-        PinnedFact {
-            label: label.into(),
-            pattern: FactPattern::Regex(pattern.into()),
-        }
-    }
-
-    /// Checks the fact and builds its matcher.
-    pub fn compile(&self) -> Result<CompiledFact, FactError> {
-        let label = self.label.trim();
-        if label.is_empty() {
-            return Err(FactError::EmptyLabel);
-        }
-        let (source, is_phrase) = match &self.pattern {
-            FactPattern::Phrase(text) => (phrase_pattern(text), true),
-            FactPattern::Regex(text) => (text.clone(), false),
-        };
-        let raw = match &self.pattern {
-            FactPattern::Phrase(text) | FactPattern::Regex(text) => text,
-        };
-        if raw.trim().is_empty() {
-            return Err(FactError::EmptyPattern {
-                label: label.to_owned(),
-            });
-        }
-        let regex = RegexBuilder::new(&source)
-            .case_insensitive(is_phrase)
-            // A user-entered pattern must not be able to exhaust memory in the browser.
-            .size_limit(1 << 20)
-            .build()
-            .map_err(|err| FactError::BadRegex {
-                label: label.to_owned(),
-                detail: err.to_string(),
-            })?;
-        Ok(CompiledFact {
-            label: label.to_owned(),
-            regex,
-        })
-    }
-}
-
-/// Compiles every fact, stopping at the first invalid one.
-pub fn compile_facts(facts: &[PinnedFact]) -> Result<Vec<CompiledFact>, FactError> {
-    facts.iter().map(PinnedFact::compile).collect()
-}
-
-impl CompiledFact {
-    pub fn is_match(&self, text: &str) -> bool {
-        self.regex.is_match(text)
-    }
-
-    /// The byte range of the first match.
-    pub fn find(&self, text: &str) -> Option<Range<usize>> {
-        self.regex.find(text).map(|m| m.range())
-    }
-
-    /// The first sentence of `text` that states the fact.
-    pub fn sentence_in<'a>(&self, text: &'a str) -> Option<&'a str> {
-        split_sentences(text)
-            .into_iter()
-            .find(|sentence| self.is_match(sentence))
-            .or_else(|| {
-                // A match that spans a sentence break still counts as present; show the
-                // whole text rather than nothing.
-                self.is_match(text).then_some(text.trim())
-            })
-    }
 }
 
 /// For each fact, whether each summary edition states it and where it was first lost.
@@ -225,32 +105,6 @@ pub fn edition_diffs(editions: &[&str]) -> Vec<WordDiff> {
         .windows(2)
         .map(|pair| word_diff(pair[0], pair[1]))
         .collect()
-}
-
-/// Builds the regex for a phrase: escaped literal text, with whitespace and dashes loosened.
-fn phrase_pattern(phrase: &str) -> String {
-    let mut pattern = String::new();
-    let mut in_space = false;
-    for ch in phrase.trim().chars() {
-        if ch.is_whitespace() {
-            if !in_space {
-                pattern.push_str(r"\s+");
-            }
-            in_space = true;
-            continue;
-        }
-        in_space = false;
-        if is_dash(ch) {
-            pattern.push_str("[-\u{2010}\u{2011}\u{2012}\u{2013}\u{2014}]");
-        } else {
-            pattern.push_str(&regex::escape(ch.encode_utf8(&mut [0; 4])));
-        }
-    }
-    pattern
-}
-
-fn is_dash(ch: char) -> bool {
-    matches!(ch, '-' | '\u{2010}'..='\u{2014}')
 }
 
 #[cfg(test)]
@@ -324,56 +178,6 @@ mod tests {
                 Some("He avoids equities, preferring fixed‑income.".to_owned()),
             ]
         );
-    }
-
-    #[test]
-    fn phrases_are_loose_about_case_space_and_dashes() {
-        let check = |phrase: &str, text: &str, expect: bool| {
-            let fact = compiled(PinnedFact::phrase("f", phrase));
-            assert_eq!(fact.is_match(text), expect, "{phrase:?} in {text:?}");
-        };
-        check("Hard Rule", "a hard rule that", true);
-        check("hard rule", "a hard\n  rule", true);
-        check("fixed-income", "fixed‑income options", true);
-        check("take-home", "take–home", true);
-        check("₹1,20,000", "earns ₹1,20,000 net", true);
-        // Regex metacharacters in a phrase are literal.
-        check("(23 years)", "retire at 55 (23 years).", true);
-        check("1.5", "135", false);
-        check("hard rule", "hardly a rule", false);
-    }
-
-    #[test]
-    fn invalid_facts_are_reported_clearly() {
-        let check = |fact: PinnedFact, expect: FactError| {
-            assert_eq!(fact.compile().unwrap_err(), expect);
-        };
-        check(PinnedFact::phrase("  ", "x"), FactError::EmptyLabel);
-        check(
-            PinnedFact::phrase("salary", " "),
-            FactError::EmptyPattern {
-                label: "salary".into(),
-            },
-        );
-        let err = PinnedFact::regex("salary", "₹(1,20").compile().unwrap_err();
-        match &err {
-            FactError::BadRegex { label, detail } => {
-                assert_eq!(label, "salary");
-                assert!(detail.contains("unclosed group"), "{detail}");
-            }
-            other => panic!("expected BadRegex, got {other:?}"),
-        }
-        assert!(
-            err.to_string()
-                .contains("switch the fact to a plain phrase")
-        );
-        assert!(
-            compile_facts(&[PinnedFact::phrase("a", "a"), PinnedFact::regex("b", "[")]).is_err()
-        );
-        // Regexes are matched as written: case matters unless the pattern says otherwise.
-        let exact = compiled(PinnedFact::regex("r", "Hard rule"));
-        assert!(!exact.is_match("hard rule"));
-        assert!(compiled(PinnedFact::regex("r", "(?i)Hard rule")).is_match("hard rule"));
     }
 
     fn rebuild(diff: &WordDiff, keep: DiffKind) -> String {

@@ -1,24 +1,21 @@
 //! Editions: every summary that was ever current, kept in order and never overwritten, so that
 //! drift can be traced cycle by cycle and any earlier text can be restored.
 
-use serde::{Deserialize, Serialize};
-
-use super::message::word_count;
+use super::text::word_count;
 
 /// The highest compression level: level 0 is a summary of turns, levels 1 to 3 are ever
 /// shorter rewrites of the summary itself.
 pub const MAX_LEVEL: u8 = 3;
 
 /// A range of turns, counted from 1, both ends included.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TurnRange {
     pub first: u32,
     pub last: u32,
 }
 
 /// Who wrote an edition's text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Provenance {
     /// A summariser model.
     Model,
@@ -31,7 +28,7 @@ pub enum Provenance {
 }
 
 /// One committed summary.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Edition {
     /// Counted from 1, one per committed summary, consecutive.
     pub cycle: u32,

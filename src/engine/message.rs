@@ -24,7 +24,7 @@ impl Role {
 
 /// One message of the conversation. `tokens` is the content's token count, computed once when
 /// the message enters the engine and cached here so no later step recounts it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Message {
     pub role: Role,
     pub content: String,
@@ -41,11 +41,8 @@ pub struct ChatMessage {
     pub content: String,
 }
 
-/// Words as the summariser prompts count them: runs of non-whitespace. Word limits, overrun
-/// flags and the extractive summariser all use this one rule.
-pub fn word_count(text: &str) -> u32 {
-    text.split_whitespace().count() as u32
-}
+/// The one word rule lives in [`super::text`]; this path stays for existing callers.
+pub use super::text::word_count;
 
 /// Counts the tokens of a text. The engine is handed one so that it never depends on where the
 /// vocabulary comes from; tests use [`WordCounter`].

@@ -10,6 +10,7 @@ pub mod demo;
 pub mod drift;
 pub mod edition;
 pub mod extractive;
+pub mod facts;
 pub mod memory;
 pub mod message;
 pub mod openai;
@@ -21,6 +22,7 @@ pub mod session;
 pub mod settings;
 pub mod sse;
 pub mod structured;
+pub mod text;
 
 pub use compare::{CompareRow, Comparison, compare};
 pub use demo::{DemoError, DemoEvent, DemoPlayer, DemoScript, TurnRequest};

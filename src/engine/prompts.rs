@@ -51,6 +51,26 @@ impl PresetId {
             PresetId::Custom => "Custom",
         }
     }
+
+    /// The stable name of the preset in session files and form values, e.g. `financial_advisor`.
+    pub fn slug(self) -> &'static str {
+        match self {
+            PresetId::FinancialAdvisor => "financial_advisor",
+            PresetId::Technical => "technical",
+            PresetId::CustomerSupport => "customer_support",
+            PresetId::Research => "research",
+            PresetId::Generic => "generic",
+            PresetId::Custom => "custom",
+        }
+    }
+
+    /// The preset a [`PresetId::slug`] names, `Custom` included; `None` for any other text.
+    pub fn from_slug(slug: &str) -> Option<PresetId> {
+        PresetId::BUILT_IN
+            .into_iter()
+            .chain([PresetId::Custom])
+            .find(|p| p.slug() == slug)
+    }
 }
 
 impl PromptSpec {
@@ -236,6 +256,28 @@ mod tests {
 
     fn msg(role: Role, text: &str) -> Message {
         Message::new(role, text, &WordCounter, 0)
+    }
+
+    #[test]
+    fn every_preset_round_trips_through_its_slug() {
+        let all = PresetId::BUILT_IN.into_iter().chain([PresetId::Custom]);
+        let slugs: Vec<&str> = all.clone().map(PresetId::slug).collect();
+        assert_eq!(
+            slugs,
+            [
+                "financial_advisor",
+                "technical",
+                "customer_support",
+                "research",
+                "generic",
+                "custom"
+            ]
+        );
+        for id in all {
+            assert_eq!(PresetId::from_slug(id.slug()), Some(id));
+        }
+        assert_eq!(PresetId::from_slug("Generic"), None);
+        assert_eq!(PresetId::from_slug(""), None);
     }
 
     #[test]

@@ -9,13 +9,11 @@
 //! Verbatim turns are always a contiguous run ending with the current turn, so a row stores
 //! its first verbatim turn instead of a list, and 10,000 turns cost linear time.
 
-use serde::{Deserialize, Serialize};
-
 use super::edition::TurnRange;
 use super::policy::{Placement, Policy, Trigger, TriggerView};
 
 /// Tokens of one turn's user message and assistant reply.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TurnSize {
     pub user: u32,
     pub assistant: u32,
@@ -30,7 +28,7 @@ pub const DEFAULT_TURN_SIZE: TurnSize = TurnSize {
 };
 
 /// What to simulate.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScheduleInput {
     pub turns: u32,
     /// Known turn sizes, oldest first. Turns beyond the list use [`DEFAULT_TURN_SIZE`].
@@ -41,7 +39,7 @@ pub struct ScheduleInput {
 }
 
 /// One simulated turn.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ScheduleRow {
     /// The turn, from 1.
     pub turn: u32,
@@ -58,7 +56,7 @@ pub struct ScheduleRow {
 }
 
 /// The dry run of a whole conversation.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Schedule {
     pub rows: Vec<ScheduleRow>,
     /// Summariser calls (fold cycles) in the run.

@@ -5,10 +5,15 @@
 //! key), and asks [`Settings::validate`] or [`Settings::endpoint`] for the checked values before
 //! a request. Numbers are kept as the text the user typed, so a half-typed value is never lost
 //! and the error can quote it.
+//!
+//! The key belongs to the origin it was typed for ([`Settings::key_origin`]): changing the base
+//! URL to another origin, by typing or by a preset, empties the key field
+//! ([`Settings::set_base_url`]), and [`Settings::endpoint`] never hands a key to an origin other
+//! than its own, so no request can carry it elsewhere.
 
 use serde::{Deserialize, Serialize};
 
-use super::openai::{ChatMessage, ChatRequest, Provider};
+use super::openai::{ChatMessage, ChatRequest, Origin, Provider, Purpose};
 
 /// What the Settings form holds. Text fields are stored as typed; [`Settings::validate`] turns
 /// them into a [`ValidSettings`].
@@ -16,8 +21,14 @@ use super::openai::{ChatMessage, ChatRequest, Provider};
 pub struct Settings {
     /// The OpenAI-compatible base URL, e.g. `http://localhost:11434/v1`.
     pub base_url: String,
-    /// Empty when the server needs no key.
+    /// Empty when the server needs no key. Set it with [`Settings::set_api_key`], which binds it
+    /// to the base URL's origin.
     pub api_key: String,
+    /// The origin (`scheme://host:port`) the key was typed for; empty while it is bound to none
+    /// (typed before any valid base URL), and then it goes wherever the base URL points.
+    pub key_origin: String,
+    /// Why the key field was last emptied, for the form's notice; not stored.
+    pub key_withdrawn: Option<KeyWithdrawn>,
     /// Keep the key in localStorage (across browser restarts) instead of sessionStorage.
     pub remember_key: bool,
     pub chat_model: String,
@@ -32,6 +43,29 @@ pub struct Settings {
     pub stream: bool,
     /// The model ids the last "Test connection" returned, offered in the model fields.
     pub models: Vec<String>,
+}
+
+/// The key field was emptied because the base URL moved to another origin.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyWithdrawn {
+    /// The origin the key was typed for.
+    pub from: String,
+    /// The origin the base URL points at now, if it parses.
+    pub to: Option<String>,
+}
+
+impl std::fmt::Display for KeyWithdrawn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let to = self
+            .to
+            .as_deref()
+            .map_or_else(|| "another address".to_owned(), str::to_owned);
+        write!(
+            f,
+            "The API key was cleared: it was typed for {}, and the base URL now points at {to}. A key is only ever sent to the server it was typed for; type the key for this server (or change the base URL back and type it again).",
+            self.from
+        )
+    }
 }
 
 /// The checked connection: what the fetch client needs to reach the server.
@@ -124,6 +158,10 @@ pub struct SettingsRecord {
     pub base_url: String,
     #[serde(default)]
     pub remember_key: bool,
+    /// The origin the stored key belongs to (the key itself is stored elsewhere). Version 1
+    /// records have none; their key is bound to their base URL's origin on load.
+    #[serde(default)]
+    pub key_origin: String,
     #[serde(default)]
     pub chat_model: String,
     #[serde(default)]
@@ -147,6 +185,8 @@ impl Default for Settings {
         Settings {
             base_url: String::new(),
             api_key: String::new(),
+            key_origin: String::new(),
+            key_withdrawn: None,
             remember_key: false,
             chat_model: String::new(),
             summary_model: String::new(),
@@ -166,6 +206,7 @@ impl std::fmt::Debug for Settings {
         f.debug_struct("Settings")
             .field("base_url", &self.base_url)
             .field("api_key", &redacted(&self.api_key))
+            .field("key_origin", &self.key_origin)
             .field("remember_key", &self.remember_key)
             .field("chat_model", &self.chat_model)
             .field("summary_model", &self.summary_model)
@@ -245,9 +286,11 @@ impl Settings {
         match (base_url, timeout_ms) {
             (Ok(base_url), Ok(timeout_ms)) => {
                 let key = self.api_key.trim();
+                let own_origin = self.key_origin.is_empty()
+                    || Origin::parse(&base_url).is_some_and(|o| o.to_string() == self.key_origin);
                 Ok(Endpoint {
                     base_url,
-                    api_key: (!key.is_empty()).then(|| key.to_owned()),
+                    api_key: (!key.is_empty() && own_origin).then(|| key.to_owned()),
                     timeout_ms,
                 })
             }
@@ -257,9 +300,52 @@ impl Settings {
         }
     }
 
-    /// Fills the base URL from a preset.
+    /// Fills the base URL from a preset; like [`Settings::set_base_url`], a key typed for
+    /// another origin is emptied.
     pub fn apply_provider(&mut self, provider: &Provider) {
-        self.base_url = provider.base_url.to_owned();
+        self.set_base_url(provider.base_url.to_owned());
+    }
+
+    /// Sets the base URL as typed. When it no longer points at the origin the key was typed for,
+    /// the key field is emptied (and [`Settings::key_withdrawn`] says why) before any request
+    /// can carry it there.
+    pub fn set_base_url(&mut self, url: String) {
+        self.base_url = url;
+        let now = Origin::parse(&self.base_url).map(|o| o.to_string());
+        if self.api_key.trim().is_empty() {
+            // No key to protect: a key typed next binds to the origin it is typed for.
+            self.key_origin.clear();
+        } else if !self.key_origin.is_empty() && now.as_deref() != Some(self.key_origin.as_str()) {
+            self.key_withdrawn = Some(KeyWithdrawn {
+                from: std::mem::take(&mut self.key_origin),
+                to: now,
+            });
+            self.api_key.clear();
+        }
+    }
+
+    /// Sets the key as typed, bound to the base URL's current origin (to none while the base
+    /// URL is not valid yet).
+    pub fn set_api_key(&mut self, key: String) {
+        self.api_key = key;
+        self.key_withdrawn = None;
+        self.key_origin = if self.api_key.trim().is_empty() {
+            String::new()
+        } else {
+            Origin::parse(&self.base_url)
+                .map(|o| o.to_string())
+                .unwrap_or_default()
+        };
+    }
+
+    /// Binds a key typed before any valid base URL to the origin it is about to be sent to.
+    /// Called when a request goes out, so that a later change of the base URL withdraws it.
+    pub fn bind_key(&mut self) {
+        if self.key_origin.is_empty() && !self.api_key.trim().is_empty() {
+            self.key_origin = Origin::parse(&self.base_url)
+                .map(|o| o.to_string())
+                .unwrap_or_default();
+        }
     }
 
     /// Stores the model list from "Test connection", sorted and without duplicates.
@@ -275,6 +361,7 @@ impl Settings {
             version: SettingsRecord::VERSION,
             base_url: self.base_url.clone(),
             remember_key: self.remember_key,
+            key_origin: self.key_origin.clone(),
             chat_model: self.chat_model.clone(),
             summary_model: self.summary_model.clone(),
             temperature: self.temperature.clone(),
@@ -288,13 +375,24 @@ impl Settings {
 }
 
 impl SettingsRecord {
-    pub const VERSION: u32 = 1;
+    /// Version 2 added `key_origin`.
+    pub const VERSION: u32 = 2;
 
-    /// Rebuilds the form, with the key that was stored separately.
+    /// Rebuilds the form, with the key that was stored separately. A version 1 record's key was
+    /// typed for its base URL, so it is bound to that origin.
     pub fn into_settings(self, api_key: String) -> Settings {
+        let key_origin = if self.version < 2 && !api_key.trim().is_empty() {
+            Origin::parse(&self.base_url)
+                .map(|o| o.to_string())
+                .unwrap_or_default()
+        } else {
+            self.key_origin
+        };
         Settings {
             base_url: self.base_url,
             api_key,
+            key_origin,
+            key_withdrawn: None,
             remember_key: self.remember_key,
             chat_model: self.chat_model,
             summary_model: self.summary_model,
@@ -340,6 +438,7 @@ impl ValidSettings {
     /// once it is complete.
     pub fn summary_request(&self, messages: Vec<ChatMessage>) -> ChatRequest {
         self.request(&self.summary_model, messages)
+            .purpose(Purpose::Summary)
     }
 
     fn request(&self, model: &str, messages: Vec<ChatMessage>) -> ChatRequest {
@@ -689,6 +788,131 @@ mod tests {
         assert_eq!(settings.base_url, "http://localhost:1234/v1");
         assert!(settings.stream);
         assert_eq!(settings.timeout_secs, "60");
+    }
+
+    fn typed(base_url: &str, key: &str) -> Settings {
+        let mut settings = Settings::default();
+        settings.set_base_url(base_url.into());
+        settings.set_api_key(key.into());
+        settings
+    }
+
+    fn sent_key(settings: &Settings) -> Option<String> {
+        settings.endpoint().unwrap().api_key
+    }
+
+    /// Switching the preset or editing the base URL kept the key, so the next request gave it
+    /// to the new origin; a key now belongs to the origin it was typed for.
+    #[test]
+    fn a_key_is_never_sent_to_another_origin() {
+        let a = "http://127.0.0.1:5001/v1";
+        let mut settings = typed(a, "sk-a");
+        assert_eq!(settings.key_origin, "http://127.0.0.1:5001");
+        assert_eq!(sent_key(&settings).as_deref(), Some("sk-a"));
+
+        // Another path on the same origin keeps it; so does another spelling of that origin.
+        settings.set_base_url("HTTP://127.0.0.1:5001/openai/v1/".into());
+        assert_eq!(sent_key(&settings).as_deref(), Some("sk-a"));
+        assert_eq!(settings.key_withdrawn, None);
+
+        // Another port is another origin: the field is emptied, and the notice says why.
+        settings.set_base_url("http://127.0.0.1:5002/v1".into());
+        assert_eq!(settings.api_key, "");
+        assert_eq!(sent_key(&settings), None);
+        let withdrawn = settings.key_withdrawn.clone().unwrap();
+        assert_eq!(withdrawn.from, "http://127.0.0.1:5001");
+        assert_eq!(withdrawn.to.as_deref(), Some("http://127.0.0.1:5002"));
+        assert!(
+            withdrawn
+                .to_string()
+                .contains("type the key for this server")
+        );
+
+        // Going back does not bring it back: it was cleared, not hidden.
+        settings.set_base_url(a.into());
+        assert_eq!(sent_key(&settings), None);
+
+        // A key typed for the new origin belongs to it, and clears the notice.
+        settings.set_api_key("sk-b".into());
+        assert_eq!(settings.key_withdrawn, None);
+        assert_eq!(sent_key(&settings).as_deref(), Some("sk-b"));
+    }
+
+    #[test]
+    fn a_preset_of_another_origin_empties_the_key() {
+        let mut settings = Settings::default();
+        let openai = PROVIDERS.iter().find(|p| p.id == "openai").unwrap();
+        let groq = PROVIDERS.iter().find(|p| p.id == "groq").unwrap();
+        settings.apply_provider(openai);
+        settings.set_api_key("sk-openai".into());
+        settings.apply_provider(openai);
+        assert_eq!(settings.api_key, "sk-openai");
+        settings.apply_provider(groq);
+        assert_eq!(settings.api_key, "");
+        assert_eq!(sent_key(&settings), None);
+        // A look-alike host is another origin too.
+        settings.apply_provider(openai);
+        settings.set_api_key("sk-openai".into());
+        settings.set_base_url("https://api.openai.com.evil.example/v1".into());
+        assert_eq!(sent_key(&settings), None);
+    }
+
+    #[test]
+    fn editing_the_base_url_by_hand_never_lets_the_key_reach_a_half_typed_origin() {
+        let mut settings = typed("http://127.0.0.1:5001/v1", "sk-a");
+        // Retyping the URL character by character passes through other origins.
+        let b = "http://127.0.0.1:5002/v1";
+        for end in 1..=b.len() {
+            settings.set_base_url(b[..end].into());
+            if let Ok(endpoint) = settings.endpoint() {
+                assert_eq!(endpoint.api_key, None, "{}", &b[..end]);
+            }
+        }
+    }
+
+    #[test]
+    fn a_key_typed_before_the_base_url_binds_on_first_use() {
+        let mut settings = Settings::default();
+        settings.set_api_key("sk-early".into());
+        assert_eq!(settings.key_origin, "");
+        settings.set_base_url("http://127.0.0.1:5001/v1".into());
+        assert_eq!(sent_key(&settings).as_deref(), Some("sk-early"));
+        settings.bind_key();
+        assert_eq!(settings.key_origin, "http://127.0.0.1:5001");
+        settings.set_base_url("http://127.0.0.1:5002/v1".into());
+        assert_eq!(sent_key(&settings), None);
+    }
+
+    #[test]
+    fn a_field_set_directly_to_another_origin_still_withholds_the_key() {
+        let mut settings = typed("http://127.0.0.1:5001/v1", "sk-a");
+        settings.base_url = "http://127.0.0.1:5002/v1".into();
+        assert_eq!(settings.api_key, "sk-a");
+        assert_eq!(sent_key(&settings), None);
+    }
+
+    #[test]
+    fn the_keys_origin_is_stored_and_an_older_records_key_binds_to_its_base_url() {
+        let settings = typed("http://127.0.0.1:5001/v1", "sk-a");
+        let json = serde_json::to_string(&settings.to_record()).unwrap();
+        assert!(!json.contains("sk-a"), "{json}");
+        let record: SettingsRecord = serde_json::from_str(&json).unwrap();
+        assert_eq!(record.into_settings("sk-a".into()), settings);
+
+        let old: SettingsRecord =
+            serde_json::from_str(r#"{"version":1,"base_url":"https://api.openai.com/v1"}"#)
+                .unwrap();
+        let mut loaded = old.into_settings("sk-old".into());
+        assert_eq!(loaded.key_origin, "https://api.openai.com:443");
+        loaded.set_base_url("https://api.groq.com/openai/v1".into());
+        assert_eq!(loaded.api_key, "");
+    }
+
+    #[test]
+    fn requests_say_what_they_are_for() {
+        let valid = filled().validate().unwrap();
+        assert_eq!(valid.chat_request(vec![]).purpose, Purpose::Chat);
+        assert_eq!(valid.summary_request(vec![]).purpose, Purpose::Summary);
     }
 
     #[test]

@@ -6,7 +6,6 @@
 //! This module owns the prompt and the validation of the reply. A reply that fails validation
 //! is a failed summariser job; the caller records it and keeps the previous memory.
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::message::{Message, Role};
@@ -24,7 +23,11 @@ Keep every item from the previous memory unless the new turns contradict it.
 Do not add facts that are not in the conversation. Do not wrap the JSON in prose."#;
 
 /// The memory a structured summariser call returns.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// It derives `Serialize` only because [`StructuredMemory::to_json`] writes it into the next
+/// cycle's prompt (the model's own format, in field order); it is never stored, and replies are
+/// read by [`parse_structured`]'s strict hand-written checks rather than by a derive.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct StructuredMemory {
     pub summary: String,
     pub user_name: Option<String>,

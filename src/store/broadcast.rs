@@ -1,6 +1,6 @@
 //! The channel over which open tabs of the app tell each other that a session was saved or
 //! deleted (a `BroadcastChannel`, same origin only). The messages are the core's
-//! [`crate::view::sessions::Broadcast`], encoded as text; what to do about one is the core's
+//! [`crate::app::library::Broadcast`], encoded as text; what to do about one is the core's
 //! decision too. A browser without BroadcastChannel just works alone: the store's revision check
 //! still refuses a stale write.
 

@@ -20,45 +20,7 @@ pub const LIVE_SESSION_KEY: &str = "summary-memory.live-session";
 /// Where the API key lives, in sessionStorage or (opted in) localStorage.
 pub const API_KEY_KEY: &str = "summary-memory.api-key";
 
-/// Why the browser's storage could not be used.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum StoreError {
-    /// The browser refuses storage (private mode, disabled site data, or a sandboxed frame).
-    #[error(
-        "This browser does not allow the page to store data ({0}); settings will last only until the tab closes. Allow site data for this page to keep them."
-    )]
-    Unavailable(&'static str),
-    /// Writing failed, usually because the storage quota is full.
-    #[error(
-        "Could not save the settings: the browser's storage is full or read-only. Delete old sessions or allow more site data."
-    )]
-    WriteFailed,
-    /// The stored settings could not be read back.
-    #[error(
-        "The saved settings could not be read ({0}); the defaults are shown. Saving the form replaces them."
-    )]
-    Corrupt(String),
-    /// IndexedDB cannot be used (private mode, blocked site data, or an old browser).
-    #[error(
-        "Sessions cannot be kept in this browser ({0}); they last until the tab closes. Export them to files, or allow site data for this page."
-    )]
-    NoIndexedDb(String),
-    /// The browser's storage quota is used up.
-    #[error(
-        "The browser's storage is full, so the change was not saved; the last saved copy is kept. Export and delete old sessions, or allow more site data."
-    )]
-    QuotaExceeded,
-    /// Another tab saved this session since this tab loaded it.
-    #[error(
-        "\"{name}\" was changed in another tab, so this tab's change was not saved. Reload to see the newer version."
-    )]
-    Conflict { name: String },
-    /// The save transaction failed and was rolled back.
-    #[error(
-        "Saving failed ({0}); the last saved copy is kept. Try again, or export the session to a file."
-    )]
-    TransactionFailed(String),
-}
+pub use crate::app::storage::StoreError;
 
 /// Reads the settings and the key. No stored settings gives the defaults.
 pub fn load_settings() -> Result<Settings, StoreError> {

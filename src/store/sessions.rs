@@ -25,18 +25,7 @@ pub const DB_NAME: &str = "summary-memory";
 pub const STORE: &str = "sessions";
 const DB_VERSION: u32 = 1;
 
-/// One stored session.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Record {
-    pub id: String,
-    pub name: String,
-    pub updated_ms: u64,
-    pub revision: u64,
-    /// The session in the engine's export format.
-    pub file: String,
-    /// When the session was deleted, for a record kept so the deletion can be undone.
-    pub deleted_ms: Option<u64>,
-}
+pub use crate::app::library::Record;
 
 /// Opens the database (once per page), creating the object store on first use.
 pub async fn open() -> Result<IdbDatabase, StoreError> {

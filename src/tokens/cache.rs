@@ -8,7 +8,8 @@
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
-use super::{Count, Encoding};
+use super::count::Count;
+use super::encoding::Encoding;
 
 /// How often the cache answered, for tests and the benchmark.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -16,7 +16,9 @@
 
 use crate::engine::{Message, Role};
 
-use super::{Count, Encoding, TokenCounter};
+use super::count::Count;
+use super::counter::TokenCounter;
+use super::encoding::Encoding;
 
 /// Framing tokens of every message.
 pub const TOKENS_PER_MESSAGE: u32 = 3;

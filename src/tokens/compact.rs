@@ -5,7 +5,7 @@
 
 pub use sm_bpe::compact::{FormatError, MAGIC};
 
-use super::Encoding;
+use super::encoding::Encoding;
 
 /// Writes the compact form of a vocabulary given as `(rank, bytes)` pairs in any order.
 pub fn encode<'a>(

@@ -1,4 +1,5 @@
-//! The result of counting: exact, estimated, or waiting for the vocabulary.
+//! The result of counting (exact, estimated, or waiting for the vocabulary) and the [`Limits`]
+//! that bound it.
 
 use std::fmt;
 use std::iter::Sum;
@@ -15,7 +16,7 @@ pub enum Count {
     /// Equal to what tiktoken's `encode_ordinary` would return for the text.
     Exact(u32),
     /// Part of the text was too pathological to tokenise within a bounded time (see
-    /// [`super::Limits`]), so this number contains an estimate for it.
+    /// [`Limits`]), so this number contains an estimate for it.
     Estimate(u32),
 }
 
@@ -79,6 +80,23 @@ impl fmt::Display for Count {
             Count::Pending => f.write_str("…"),
             Count::Exact(n) => write!(f, "{n}"),
             Count::Estimate(n) => write!(f, "≈{n}"),
+        }
+    }
+}
+
+/// Bounds that keep counting fast on any input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Pieces (the units tiktoken's regex splits text into before BPE) longer than this are not
+    /// tokenised but estimated. Real text has pieces of a few dozen bytes; only runs such as
+    /// thousands of spaces, of one punctuation mark or of one letter come near this.
+    pub max_piece_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_piece_bytes: 8 * 1024,
         }
     }
 }

@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 use proptest::prelude::*;
 
 use super::*;
-use crate::engine::{Message, Role};
+use crate::engine::{CountTokens, Message, Role};
 use sm_bpe::Splitter;
 
 /// Parsing a vocabulary takes seconds in a debug build, so the tests share one loaded counter.

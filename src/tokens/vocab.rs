@@ -1,7 +1,9 @@
 //! One loaded encoding: `sm-bpe`'s vocabulary (the rank map parsed from the compact file, the
 //! splitter and the per-piece cache, built at opt-level 3), with this module's types around it.
 
-use super::{Count, Encoding, Limits, TokenSpan, TokensError};
+use super::count::{Count, Limits};
+use super::encoding::{Encoding, TokensError};
+use sm_bpe::TokenSpan;
 
 pub(crate) struct Vocabulary(sm_bpe::Vocabulary);
 
@@ -10,7 +12,10 @@ impl Vocabulary {
     pub(crate) fn from_compact(encoding: Encoding, data: &[u8]) -> Result<Self, TokensError> {
         sm_bpe::Vocabulary::from_compact(encoding.name(), encoding.pattern(), data)
             .map(Vocabulary)
-            .map_err(|reason| TokensError::Load { encoding, reason })
+            .map_err(|err| TokensError::Load {
+                encoding,
+                reason: err.to_string(),
+            })
     }
 
     /// Counts `text`, answering repeated multi-token pieces from the per-piece cache.

@@ -136,7 +136,10 @@ impl LiveDriver {
         });
     }
 
+    /// The settings a request goes out with. A key typed before any base URL is bound to the
+    /// origin it is about to reach, so a later change of the base URL withdraws it.
     fn valid(&self) -> Option<ValidSettings> {
+        self.settings.update(Settings::bind_key);
         self.settings.with_untracked(Settings::validate).ok()
     }
 

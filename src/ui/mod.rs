@@ -12,6 +12,7 @@ mod chat;
 mod clock;
 mod editions;
 mod inspect;
+mod library_sync;
 mod live_driver;
 mod offline;
 mod settings;

@@ -23,6 +23,7 @@ pub fn SettingsPanel() -> impl IntoView {
     let test = RwSignal::new(TestState::Idle);
 
     let test_connection = move |_| {
+        settings.update(Settings::bind_key);
         let endpoint = match settings.with_untracked(Settings::endpoint) {
             Ok(endpoint) => endpoint,
             Err(errors) => {
@@ -90,9 +91,12 @@ pub fn SettingsPanel() -> impl IntoView {
             </div>
 
             <TextField id="base-url" label="Base URL" kind="url" placeholder="http://localhost:11434/v1"
-                get=|s| s.base_url.clone() set=|s, v| s.base_url = v />
+                get=|s| s.base_url.clone() set=Settings::set_base_url />
             <TextField id="api-key" label="API key" kind="password" placeholder="empty if the server needs none"
-                get=|s| s.api_key.clone() set=|s, v| s.api_key = v />
+                get=|s| s.api_key.clone() set=Settings::set_api_key />
+            {move || settings.with(|s| s.key_withdrawn.as_ref().map(ToString::to_string)).map(|notice| view! {
+                <p class="warning" data-testid="key-withdrawn" role="status">{notice}</p>
+            })}
             <div class="field checkbox">
                 <input
                     id="remember-key"

@@ -6,6 +6,7 @@ use super::chat::ChatTab;
 use super::editions::EditionsTab;
 use super::inspect::{InspectTab, provide_sessions};
 use super::live_driver::LiveDriver;
+use super::offline::OfflineNotice;
 use super::settings::{SettingsPanel, StoreStatus};
 use super::theme::ThemeToggle;
 use super::tokens::{TokenService, TokensTab};
@@ -100,6 +101,7 @@ pub fn App() -> impl IntoView {
                 .collect_view()}
         </nav>
         <ParamErrors />
+        <OfflineNotice />
         <main id="panel" role="tabpanel" aria-labelledby=move || format!("tab-{}", tab.get().slug())>
             {move || panel(tab.get())}
         </main>

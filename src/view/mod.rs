@@ -11,7 +11,6 @@ pub mod inspect;
 pub mod labels;
 pub mod live;
 pub mod policy;
-pub mod sessions;
 pub mod theme;
 pub mod timeline;
 pub mod tokens;

@@ -1,5 +1,6 @@
 //! End-to-end tests: the release dist in headless Chromium, driven over WebDriver, against a
-//! loopback OpenAI-compatible test server. They assert on what a person sees.
+//! loopback OpenAI-compatible test server, the LiteLLM proxy (`litellm.rs`) and a real model
+//! behind llama-cpp-python's server (`real_model.rs`). They assert on what a person sees.
 //!
 //! Run through `scripts/test.sh`, which builds the dist first. By hand:
 //! `trunk build --release --offline && cargo test --features e2e --test e2e`.
@@ -9,12 +10,17 @@ mod a11y;
 mod demos;
 mod drift_checks;
 mod harness;
+mod litellm;
 mod live;
 mod openai_server;
+mod providers;
+mod pwa;
+mod real_model;
 mod screenshots;
 mod sessions;
 mod settings;
 mod shell;
+mod third_party;
 mod tokens;
 mod tuner;
 mod workbench;

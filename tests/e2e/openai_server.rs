@@ -40,6 +40,24 @@ pub enum Reply {
     },
     /// Never answers (until the client gives up).
     Hang,
+    /// A 400 whose error text echoes the request's Authorization header, as some proxies do.
+    EchoAuthorization,
+    /// A reasoning model's stream: only `reasoning_content` deltas (and `reasoning`, as
+    /// OpenRouter names it), no content, then this finish reason.
+    ReasoningOnly { reasoning: String, finish: String },
+    /// Ignores `stream: true` and answers with an ordinary JSON completion.
+    JsonToStream(String),
+    /// A 200 with a proxy's HTML page.
+    Html,
+    /// Streams `chunks` content chunks of `text`, then a chunk with finish_reason "error" and an
+    /// error object, as OpenRouter does when the upstream provider fails mid-reply.
+    FinishError {
+        text: String,
+        chunks: usize,
+        message: String,
+    },
+    /// 429 with `retry-after-ms` (exposed to the page through CORS), no `retry-after`.
+    RateLimitedMs(u64),
 }
 
 /// One request as the server saw it.
@@ -154,7 +172,7 @@ async fn handle(State(server): State<TestServer>, request: Request) -> Response 
                 {"id": "test-summary", "object": "model"}
             ]
         })),
-        (Method::POST, "/v1/chat/completions") => completion(&server, &body).await,
+        (Method::POST, "/v1/chat/completions") => completion(&server, &body, &headers).await,
         _ => error(404, "not_found", &format!("no route for {path}")),
     };
     response.headers_mut().insert(
@@ -193,7 +211,7 @@ fn preflight(headers: &HeaderMap) -> Response {
     response
 }
 
-async fn completion(server: &TestServer, body: &Value) -> Response {
+async fn completion(server: &TestServer, body: &Value, headers: &HeaderMap) -> Response {
     let (reply, reject_usage, delay) = {
         let mut inner = server.inner.lock().unwrap();
         (
@@ -282,6 +300,68 @@ async fn completion(server: &TestServer, body: &Value) -> Response {
         Reply::Hang => {
             tokio::time::sleep(Duration::from_secs(3600)).await;
             StatusCode::GATEWAY_TIMEOUT.into_response()
+        }
+        Reply::EchoAuthorization => {
+            let sent = headers
+                .get(header::AUTHORIZATION)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("none");
+            error(
+                400,
+                "invalid_request_error",
+                &format!("proxy rejected the request headers: Authorization: {sent}"),
+            )
+        }
+        Reply::ReasoningOnly { reasoning, finish } => {
+            let half = reasoning.len() / 2;
+            let half = (0..=half).rev().find(|&i| reasoning.is_char_boundary(i)).unwrap_or(0);
+            sse(
+                vec![
+                    chunk(&model, json!({"role": "assistant", "content": "", "reasoning_content": &reasoning[..half]}), None),
+                    chunk(&model, json!({"reasoning": &reasoning[half..]}), None),
+                    chunk(&model, json!({}), Some(&finish)),
+                    "data: [DONE]\n\n".to_owned(),
+                ],
+                delay,
+            )
+        }
+        Reply::JsonToStream(text) => Json(json!({
+            "id": "chatcmpl-test",
+            "object": "chat.completion",
+            "model": model,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": usage(prompt_tokens, &text),
+        })),
+        Reply::Html => (
+            [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+            "<!DOCTYPE html><html><head><title>Sign in to the proxy</title></head><body>Access denied</body></html>",
+        )
+            .into_response(),
+        Reply::FinishError {
+            text,
+            chunks: n,
+            message,
+        } => {
+            let mut events = chunks(&model, &text, false, prompt_tokens);
+            events.truncate(n);
+            events.push(format!(
+                "data: {}\n\n",
+                json!({"id": "chatcmpl-test", "object": "chat.completion.chunk", "model": model,
+                       "error": {"code": 502, "message": message},
+                       "choices": [{"index": 0, "delta": {"content": ""}, "finish_reason": "error"}]})
+            ));
+            events.push("data: [DONE]\n\n".to_owned());
+            sse(events, delay)
+        }
+        Reply::RateLimitedMs(ms) => {
+            let mut response = error(429, "rate_limit_exceeded", "Rate limit reached");
+            let h = response.headers_mut();
+            h.insert("retry-after-ms", HeaderValue::from_str(&ms.to_string()).unwrap());
+            h.insert(
+                header::ACCESS_CONTROL_EXPOSE_HEADERS,
+                HeaderValue::from_static("retry-after-ms"),
+            );
+            response
         }
     }
 }

@@ -5,10 +5,10 @@ use std::time::Duration;
 
 use serde_json::Value;
 use summary_memory::engine::edition::Provenance;
-use summary_memory::engine::memory::{CommitMeta, MemoryState};
-use summary_memory::engine::message::{Message, Role, WordCounter};
+use summary_memory::engine::message::WordCounter;
 use summary_memory::engine::policy::{Policy, Trigger};
-use summary_memory::engine::session::{Session, SessionSettings, export, synthetic};
+use summary_memory::engine::session::fixture::Scripted;
+use summary_memory::engine::session::{Session, export, synthetic};
 
 use summary_memory::view::inspect::InspectView;
 
@@ -16,45 +16,17 @@ use crate::harness::{Browser, StoppableApp, TempDir};
 
 /// Three turns under "summarise at 2, keep 1": two editions, turns 1 and 2 folded.
 fn played() -> Session {
-    let mut policy = Policy::new(Trigger::Turns {
-        max_turns: 2,
-        keep: 1,
-    })
-    .unwrap();
-    policy.prompt.must_keep = vec!["no equities".into()];
-    let mut memory = MemoryState::new("You are FinCoach.", policy).unwrap();
-    let summaries = ["Aarav wants no equities.", "Aarav keeps to bonds."];
-    let mut cycle = 0;
-    for t in 1..=3u64 {
-        memory
-            .add_message(Message::new(
-                Role::User,
-                format!("question {t}"),
-                &WordCounter,
-                t,
-            ))
-            .unwrap();
-        let job = memory
-            .add_message(Message::new(
-                Role::Assistant,
-                format!("answer {t}"),
-                &WordCounter,
-                t,
-            ))
-            .unwrap();
-        if let Some(job) = job {
-            let meta = CommitMeta {
-                model: Some("m".into()),
-                provenance: Provenance::Model,
-                at_ms: t,
-            };
-            memory
-                .commit(job.id, summaries[cycle], meta, &WordCounter)
-                .unwrap();
-            cycle += 1;
-        }
+    Scripted {
+        name: "Aarav's plan".into(),
+        summaries: vec![
+            "Aarav wants no equities.".into(),
+            "Aarav keeps to bonds.".into(),
+        ],
+        model: Some("m".into()),
+        provenance: Provenance::Model,
+        ..Scripted::default()
     }
-    Session::new("Aarav's plan", SessionSettings::default(), memory)
+    .play(3)
 }
 
 fn write_file(dir: &TempDir, name: &str, text: &str) -> String {
@@ -275,6 +247,69 @@ async fn an_imported_session_is_listed_inspected_exported_and_kept_across_a_relo
             .unwrap(),
         "Aarav's plan"
     );
+    assert!(browser.console_errors().await.is_empty());
+    browser.close().await;
+}
+
+/// Five turns under "summarise once over 4 verbatim messages": a message-count trigger.
+fn counted() -> Session {
+    Scripted {
+        name: "Counted".into(),
+        policy: Policy::new(Trigger::MessageCount { max_messages: 4 }).unwrap(),
+        summaries: vec!["Summary of the early turns.".into()],
+        model: Some("m".into()),
+        provenance: Provenance::Model,
+        ..Scripted::default()
+    }
+    .play(5)
+}
+
+/// A session recorded under a message-count trigger was replayed as "every N messages", a
+/// different trigger, because the replay's form had no message-count kind.
+#[tokio::test]
+async fn a_message_count_session_replays_under_message_count() {
+    let browser = Browser::new().await;
+    let dir = TempDir::new();
+    let session = counted();
+    let path = write_file(&dir, "counted.json", &export(&session, 5, "0.1.0"));
+    let view = InspectView::new(&session, &WordCounter);
+    let recorded = view.replay(&session, view.trigger.clone()).unwrap();
+    let every = view.replay(&session, Trigger::Every { n: 4 }).unwrap();
+    assert_ne!(
+        recorded.schedule.rows, every.schedule.rows,
+        "the fixture tells the two triggers apart"
+    );
+
+    browser.open("?tab=inspect").await;
+    import(&browser, &path).await;
+    let calls = browser
+        .wait_testid("replay-calls")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(calls, recorded.schedule.calls.to_string());
+    let kind = browser
+        .client
+        .execute(
+            "return document.querySelector(\"[data-testid='replay-trigger']\").value",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(kind.as_str(), Some("messages"));
+    let a = browser.wait_testid("replay-a").await;
+    assert_eq!(a.prop("value").await.unwrap().as_deref(), Some("4"));
+    // Every row fires where the recorded trigger fires, not where "every 4" would.
+    let mut summarised = Vec::new();
+    for row in browser.all_testid("replay-row").await {
+        summarised.push(row.attr("data-summarised-to").await.unwrap().unwrap());
+    }
+    let expect: Vec<String> = recorded.schedule.rows[..summarised.len()]
+        .iter()
+        .map(|r| r.summarised_to.to_string())
+        .collect();
+    assert_eq!(summarised, expect);
     assert!(browser.console_errors().await.is_empty());
     browser.close().await;
 }

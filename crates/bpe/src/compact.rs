@@ -134,3 +134,97 @@ impl<'a> Reader<'a> {
         Ok(slice)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(name: &str, count: u32) -> Vec<u8> {
+        let mut out = MAGIC.to_vec();
+        out.push(name.len() as u8);
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(&count.to_le_bytes());
+        out
+    }
+
+    #[test]
+    fn encode_then_parse_gives_every_rank_back() {
+        let tokens: [(u32, &[u8]); 3] = [(2, b"cd"), (0, b"a"), (1, b"bcd")];
+        let data = encode("toy", tokens).unwrap();
+        // The header, then each rank's length byte and bytes in rank order.
+        let mut expect = header("toy", 3);
+        expect.extend_from_slice(b"\x01a\x03bcd\x02cd");
+        assert_eq!(data, expect);
+        assert_eq!(
+            parse("toy", &data).unwrap(),
+            Parsed {
+                bytes: b"abcdcd".to_vec(),
+                starts: vec![0, 1, 4, 6],
+            }
+        );
+    }
+
+    #[test]
+    fn a_missing_rank_is_written_as_a_gap() {
+        let tokens: [(u32, &[u8]); 2] = [(0, b"x"), (2, b"z")];
+        let parsed = parse("gaps", &encode("gaps", tokens).unwrap()).unwrap();
+        assert_eq!(parsed.starts, vec![0, 1, 1, 2]);
+        assert_eq!(parsed.bytes, b"xz");
+    }
+
+    #[test]
+    fn the_tiny_vocabulary_round_trips() {
+        let parsed = parse("tiny", &crate::tiny::compact()).unwrap();
+        let tokens = crate::tiny::tokens();
+        assert_eq!(parsed.starts.len(), tokens.len() + 1);
+        for (rank, bytes) in tokens {
+            let r = rank as usize;
+            let (start, end) = (parsed.starts[r] as usize, parsed.starts[r + 1] as usize);
+            assert_eq!(&parsed.bytes[start..end], bytes.as_slice(), "rank {rank}");
+        }
+    }
+
+    #[test]
+    fn malformed_files_are_refused_with_their_reason() {
+        let good = encode("toy", [(0u32, b"a".as_slice()), (1, b"bc")]).unwrap();
+        let check = |data: &[u8], expect: FormatError| {
+            assert_eq!(parse("toy", data), Err(expect.clone()), "{data:?}");
+        };
+        check(b"", FormatError::Truncated);
+        check(b"SMVOCAB0\x03toy", FormatError::Magic);
+        check(b"SMVOCAB1", FormatError::Truncated);
+        check(&good[..good.len() - 1], FormatError::Truncated);
+        let mut trailing = good.clone();
+        trailing.extend_from_slice(b"zz");
+        check(&trailing, FormatError::Trailing(2));
+        // A count that promises more ranks than bytes remain is refused before reserving room.
+        let mut liar = header("toy", u32::MAX);
+        liar.extend_from_slice(b"\x01a");
+        check(&liar, FormatError::Truncated);
+        assert_eq!(
+            parse("o200k_base", &good),
+            Err(FormatError::WrongEncoding {
+                expected: "o200k_base".into(),
+                found: "toy".into(),
+            })
+        );
+        assert_eq!(
+            FormatError::WrongEncoding {
+                expected: "o200k_base".into(),
+                found: "toy".into(),
+            }
+            .to_string(),
+            "the file holds toy, not o200k_base"
+        );
+    }
+
+    #[test]
+    fn a_token_over_255_bytes_cannot_be_written() {
+        let long = vec![b'x'; 256];
+        assert_eq!(
+            encode("toy", [(7u32, long.as_slice())]),
+            Err(FormatError::TooLong { rank: 7, len: 256 })
+        );
+        assert!(encode("toy", [(7u32, &long[..255])]).is_ok());
+    }
+}

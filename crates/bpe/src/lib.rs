@@ -21,4 +21,42 @@ mod vocab;
 
 pub use ranks::{Rank, Ranks};
 pub use split::{Pattern, Pieces, Splitter};
-pub use vocab::{Tally, TokenSpan, Vocabulary};
+pub use vocab::{LoadError, Tally, TokenSpan, Vocabulary};
+
+/// A hand-made vocabulary for this crate's tests: every single byte at ranks 0 to 255 (BPE
+/// needs them), then a few merges whose ranks decide the order in which BPE applies them.
+#[cfg(test)]
+mod tiny {
+    use crate::compact;
+
+    /// The merged tokens after the 256 single bytes, in rank order: "ab" is 256, "bc" 257, ...
+    pub const MERGES: &[&str] = &["ab", "bc", "abc", "cd", "he", "ll", "hell", "hello", " w"];
+
+    /// The rank of a merged token of [`MERGES`].
+    pub fn rank(token: &str) -> u32 {
+        256 + MERGES
+            .iter()
+            .position(|t| *t == token)
+            .expect("a tiny token") as u32
+    }
+
+    /// `(rank, bytes)` of every token.
+    pub fn tokens() -> Vec<(u32, Vec<u8>)> {
+        (0..=255u8)
+            .map(|b| (u32::from(b), vec![b]))
+            .chain(
+                MERGES
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| (256 + i as u32, t.as_bytes().to_vec())),
+            )
+            .collect()
+    }
+
+    /// The compact file of the tiny vocabulary, named "tiny".
+    pub fn compact() -> Vec<u8> {
+        let tokens = tokens();
+        compact::encode("tiny", tokens.iter().map(|(r, b)| (*r, b.as_slice())))
+            .expect("the tiny tokens are short")
+    }
+}

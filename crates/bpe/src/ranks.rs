@@ -306,3 +306,89 @@ fn merge_large(ranks: &Ranks, piece: &[u8]) -> Vec<Rank> {
     }
     result
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compact;
+    use crate::tiny::{self, rank};
+
+    fn tiny_ranks() -> Ranks {
+        Ranks::new(compact::parse("tiny", &tiny::compact()).unwrap()).unwrap()
+    }
+
+    fn encode(ranks: &Ranks, piece: &str) -> Vec<Rank> {
+        let mut out = Vec::new();
+        ranks.encode(piece.as_bytes(), &mut out);
+        out
+    }
+
+    #[test]
+    fn the_map_finds_every_token_and_nothing_else() {
+        let ranks = tiny_ranks();
+        for (r, bytes) in tiny::tokens() {
+            assert_eq!(ranks.get(&bytes), Some(r));
+            assert_eq!(ranks.bytes_of(r), bytes.as_slice());
+        }
+        assert_eq!(ranks.get(b"abcd"), None);
+        assert_eq!(ranks.get(b""), None);
+        assert_eq!(ranks.bytes_of(10_000), b"");
+    }
+
+    #[test]
+    fn merges_apply_the_lowest_rank_first() {
+        let ranks = tiny_ranks();
+        let check = |piece: &str, expect: &[Rank]| {
+            assert_eq!(encode(&ranks, piece), expect, "{piece:?}");
+            assert_eq!(ranks.count(piece.as_bytes()), expect.len(), "{piece:?}");
+        };
+        // "ab" (256) merges before "bc" (257); then "ab"+"c" is "abc" (258), which beats "cd".
+        check("abcd", &[rank("abc"), u32::from(b'd')]);
+        // Without the "a", "bc" (257) goes before "cd" (259), leaving "d" alone.
+        check("bcd", &[rank("bc"), u32::from(b'd')]);
+        // "he" and "ll" first, then "hell", then "hello": one token by merges alone.
+        check("hello", &[rank("hello")]);
+        check("helo", &[rank("he"), u32::from(b'l'), u32::from(b'o')]);
+        // On a tie of ranks the leftmost pair merges: "abab" is "ab" twice.
+        check("abab", &[rank("ab"), rank("ab")]);
+        check("x", &[u32::from(b'x')]);
+        check("", &[]);
+    }
+
+    #[test]
+    fn long_pieces_merge_the_same_way_with_the_heap() {
+        let ranks = tiny_ranks();
+        // Past LARGE_PIECE bytes the heap-based merge runs; it must agree with the short one.
+        let piece = "abcd".repeat(40);
+        assert!(piece.len() >= LARGE_PIECE);
+        let long = encode(&ranks, &piece);
+        let short: Vec<Rank> = (0..40).flat_map(|_| encode(&ranks, "abcd")).collect();
+        assert_eq!(long, short);
+        assert_eq!(ranks.count(piece.as_bytes()), 80);
+        let hellos = " whello".repeat(20);
+        assert_eq!(
+            encode(&ranks, &hellos),
+            [rank(" w"), rank("hello")].repeat(20)
+        );
+    }
+
+    #[test]
+    fn a_vocabulary_that_bpe_cannot_use_is_refused() {
+        let mut tokens = tiny::tokens();
+        tokens.push((300, b"ab".to_vec()));
+        let data = compact::encode("t", tokens.iter().map(|(r, b)| (*r, b.as_slice()))).unwrap();
+        assert!(matches!(
+            Ranks::new(compact::parse("t", &data).unwrap()),
+            Err(FormatError::Duplicate { rank: 300 })
+        ));
+        let without_q: Vec<_> = tiny::tokens()
+            .into_iter()
+            .filter(|(_, b)| b != b"q")
+            .collect();
+        let data = compact::encode("t", without_q.iter().map(|(r, b)| (*r, b.as_slice()))).unwrap();
+        assert!(matches!(
+            Ranks::new(compact::parse("t", &data).unwrap()),
+            Err(FormatError::MissingByte(b'q'))
+        ));
+    }
+}

@@ -18,6 +18,7 @@
 
 use std::sync::{Mutex, MutexGuard};
 
+use regex_automata::hybrid::BuildError;
 use regex_automata::hybrid::dfa::{Cache, DFA};
 use regex_automata::{Anchored, Input, MatchKind};
 
@@ -70,7 +71,10 @@ const CL100K_MAIN: &str = concat!(
 );
 
 impl Splitter {
-    pub fn new(pattern: Pattern) -> Result<Self, String> {
+    /// Compiles the lazy DFA for `pattern`. The patterns are constants, so an error here is a
+    /// bug in this crate rather than bad input; it is returned rather than unwrapped so that a
+    /// page shows it instead of trapping.
+    pub fn new(pattern: Pattern) -> Result<Self, Box<BuildError>> {
         let (main, last) = match pattern {
             Pattern::O200k => (O200K_MAIN, r"\s+"),
             Pattern::Cl100k => (CL100K_MAIN, r"\s"),
@@ -80,7 +84,7 @@ impl Splitter {
         let dfa = DFA::builder()
             .configure(DFA::config().match_kind(MatchKind::LeftmostFirst))
             .build_many(&[main, r"\s+\s", last])
-            .map_err(|e| e.to_string())?;
+            .map_err(Box::new)?;
         Ok(Splitter {
             pattern,
             dfa,
@@ -266,4 +270,65 @@ fn ascii_o200k(text: &[u8], start: usize) -> Option<usize> {
         None if end - start >= 2 => end - 1,
         None => end,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(pattern: Pattern, text: &str, expect: &[&str]) {
+        let splitter = Splitter::new(pattern).unwrap();
+        let pieces: Vec<&str> = splitter.pieces(text).map(|r| &text[r]).collect();
+        assert_eq!(pieces, expect, "{pattern:?} on {text:?}");
+    }
+
+    #[test]
+    fn o200k_pieces() {
+        let o = Pattern::O200k;
+        check(o, "Hello world!", &["Hello", " world", "!"]);
+        // A contraction stays with its word, and a capitalised word keeps its capitals.
+        check(o, "I'm here", &["I'm", " here"]);
+        check(o, "HTTPServer", &["HTTPServer"]);
+        check(o, "12345", &["123", "45"]);
+        // `\s+(?!\S)`: a run of spaces gives its last space to the word after it.
+        check(o, "a   b", &["a", "  ", " b"]);
+        check(o, "a  ", &["a", "  "]);
+        check(o, "a \nb", &["a", " \n", "b"]);
+        check(o, "", &[]);
+    }
+
+    #[test]
+    fn cl100k_pieces() {
+        let c = Pattern::Cl100k;
+        check(c, "Hello world!", &["Hello", " world", "!"]);
+        // cl100k splits the contraction off, unlike o200k.
+        check(c, "I'm here", &["I", "'m", " here"]);
+        check(c, "12345", &["123", "45"]);
+        check(c, "a   b", &["a", "  ", " b"]);
+    }
+
+    #[test]
+    fn pieces_tile_the_text() {
+        let text = "  Ünïcödé  text, 42 numbers\r\n\n and   trailing   ";
+        for pattern in [Pattern::O200k, Pattern::Cl100k] {
+            let splitter = Splitter::new(pattern).unwrap();
+            let mut at = 0;
+            for range in splitter.pieces(text) {
+                assert_eq!(range.start, at, "{pattern:?}");
+                assert!(range.end > range.start, "{pattern:?}");
+                at = range.end;
+            }
+            assert_eq!(at, text.len(), "{pattern:?}");
+        }
+    }
+
+    #[test]
+    fn nested_splits_take_their_own_cache() {
+        let splitter = Splitter::new(Pattern::O200k).unwrap();
+        let outer: Vec<_> = splitter
+            .pieces("one two")
+            .map(|r| splitter.pieces("x y").count() + r.len())
+            .collect();
+        assert_eq!(outer, [2 + 3, 2 + 4]);
+    }
 }

@@ -30,6 +30,17 @@ pub struct Tally {
     pub estimated: bool,
 }
 
+/// Why a vocabulary could not be built. The messages are those of the two causes.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum LoadError {
+    /// The compact file is malformed, for another encoding, or not a usable BPE vocabulary.
+    #[error(transparent)]
+    Format(#[from] compact::FormatError),
+    /// The splitter's regex did not compile.
+    #[error(transparent)]
+    Pattern(#[from] Box<regex_automata::hybrid::BuildError>),
+}
+
 pub struct Vocabulary {
     ranks: Ranks,
     splitter: Splitter,
@@ -46,10 +57,10 @@ enum Segment {
 
 impl Vocabulary {
     /// Parses a compact vocabulary (see `compact.rs`) of the encoding named `name`, to be split
-    /// with `pattern`. The error is the reason, for the user.
-    pub fn from_compact(name: &str, pattern: Pattern, data: &[u8]) -> Result<Self, String> {
-        let parsed = compact::parse(name, data).map_err(|e| e.to_string())?;
-        let ranks = Ranks::new(parsed).map_err(|e| e.to_string())?;
+    /// with `pattern`.
+    pub fn from_compact(name: &str, pattern: Pattern, data: &[u8]) -> Result<Self, LoadError> {
+        let parsed = compact::parse(name, data)?;
+        let ranks = Ranks::new(parsed)?;
         let splitter = Splitter::new(pattern)?;
         Ok(Vocabulary {
             ranks,
@@ -253,5 +264,131 @@ impl Hasher for PieceHasher {
     fn finish(&self) -> u64 {
         // The multiply leaves the low bits weakest, and the map picks buckets by them.
         self.0.rotate_left(26)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tiny::{self, rank};
+
+    fn tiny_vocab() -> Vocabulary {
+        Vocabulary::from_compact("tiny", Pattern::O200k, &tiny::compact()).unwrap()
+    }
+
+    const TEXTS: &[&str] = &[
+        "hello world",
+        "abcd abcd bcd hello helo",
+        "  whitespace   runs\n\nand 12345 numbers!!",
+        "Ünïcödé bytes merge byte by byte",
+        "",
+    ];
+
+    #[test]
+    fn counts_follow_the_pieces_and_their_merges() {
+        let vocab = tiny_vocab();
+        // "hello" is one token; " world" is " w" then four single bytes.
+        assert_eq!(
+            vocab.count("hello world", 64),
+            Tally {
+                tokens: 1 + 5,
+                estimated: false
+            }
+        );
+        let spans = vocab.tokens_of("hello world", 64);
+        let tokens: Vec<Option<Rank>> = spans.iter().map(|s| s.token).collect();
+        assert_eq!(tokens[..2], [Some(rank("hello")), Some(rank(" w"))]);
+        assert_eq!(spans[1].bytes, 5..7);
+        assert_eq!(spans.last().unwrap().bytes, 10..11);
+    }
+
+    #[test]
+    fn cached_counts_equal_uncached_ones() {
+        let vocab = tiny_vocab();
+        for round in 0..2 {
+            for text in TEXTS {
+                assert_eq!(
+                    vocab.count(text, 64),
+                    vocab.count_without_piece_cache(text, 64),
+                    "round {round}, {text:?}"
+                );
+                assert_eq!(
+                    vocab.count(text, 64).tokens,
+                    vocab.tokens_of(text, 64).len() as u64,
+                    "{text:?}"
+                );
+            }
+        }
+        assert!(!vocab.piece_cache().map.is_empty());
+        vocab.clear_piece_cache();
+        assert!(vocab.piece_cache().map.is_empty());
+        assert_eq!(vocab.piece_cache().key_bytes, 0);
+    }
+
+    #[test]
+    fn over_long_pieces_are_estimated() {
+        let vocab = tiny_vocab();
+        let run = "ab".repeat(100);
+        let exact = vocab.count(&run, 1000);
+        assert_eq!(
+            exact,
+            Tally {
+                tokens: 100,
+                estimated: false
+            }
+        );
+        let estimate = vocab.count(&run, 50);
+        assert!(estimate.estimated);
+        assert_eq!(estimate.tokens, 100, "a steady run is estimated exactly");
+        let spans = vocab.tokens_of(&run, 50);
+        assert_eq!(
+            spans,
+            [TokenSpan {
+                token: None,
+                bytes: 0..200
+            }]
+        );
+    }
+
+    #[test]
+    fn the_piece_cache_stays_within_its_bounds() {
+        let mut cache = PieceCache::default();
+        for i in 0..MAX_CACHED_PIECES + 10 {
+            cache.insert(format!("p{i}").as_bytes(), i);
+            assert!(cache.map.len() <= MAX_CACHED_PIECES);
+        }
+        // Reaching the entry bound started the cache over, so the newest pieces are there.
+        let last = MAX_CACHED_PIECES + 9;
+        assert_eq!(cache.get(format!("p{last}").as_bytes()), Some(last));
+        assert_eq!(cache.get(b"p0"), None);
+
+        let mut cache = PieceCache::default();
+        let piece = vec![b'k'; MAX_CACHED_PIECE_LEN];
+        for i in 0..(MAX_CACHED_KEY_BYTES / MAX_CACHED_PIECE_LEN) * 2 {
+            let mut key = piece.clone();
+            key[..8].copy_from_slice(&(i as u64).to_le_bytes());
+            cache.insert(&key, i);
+            assert!(cache.key_bytes <= MAX_CACHED_KEY_BYTES);
+            assert_eq!(cache.key_bytes, cache.map.len() * MAX_CACHED_PIECE_LEN);
+        }
+        // A piece over the length bound is never cached.
+        let long = vec![b'z'; MAX_CACHED_PIECE_LEN + 1];
+        cache.insert(&long, 1);
+        assert_eq!(cache.get(&long), None);
+    }
+
+    #[test]
+    fn a_bad_file_says_why() {
+        let err = Vocabulary::from_compact("o200k_base", Pattern::O200k, &tiny::compact())
+            .err()
+            .expect("another encoding's name");
+        assert_eq!(err.to_string(), "the file holds tiny, not o200k_base");
+        let err = Vocabulary::from_compact("tiny", Pattern::O200k, b"nope")
+            .err()
+            .expect("no header");
+        assert!(matches!(
+            err,
+            LoadError::Format(compact::FormatError::Truncated)
+        ));
     }
 }

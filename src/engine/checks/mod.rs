@@ -23,8 +23,8 @@ pub mod snowball;
 pub mod survival;
 mod words;
 
-use crate::engine::drift::PinnedFact;
-use crate::engine::word_count;
+use crate::engine::facts::PinnedFact;
+use crate::engine::text::word_count;
 
 pub use figures::{Currency, Date, Figure, FigureKind, Quantity, Sources, Value};
 pub use rules::{Rule, RuleCheck, RuleSource, Verdict, check_rule};

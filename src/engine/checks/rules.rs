@@ -14,8 +14,8 @@
 //! wants equities" would keep "never suggest equities"); it is a tripwire for the drift the
 //! lesson shows, with its evidence attached, not a judge of meaning.
 
-use crate::engine::drift::{CompiledFact, FactPattern, PinnedFact};
-use crate::engine::extractive::split_sentences;
+use crate::engine::facts::{CompiledFact, FactPattern, PinnedFact};
+use crate::engine::text::split_sentences;
 
 use super::words::{find_phrase, stem, words};
 

@@ -11,7 +11,7 @@
 
 use std::collections::HashSet;
 
-use crate::engine::extractive::split_sentences;
+use crate::engine::text::split_sentences;
 
 use super::figures::{Sources, Value, figures};
 use super::rules::{Pinned, RuleCheck, RuleSource, Verdict};
@@ -191,7 +191,7 @@ fn is_name(word: &str) -> bool {
 mod tests {
     use super::*;
     use crate::engine::checks::rules::compile;
-    use crate::engine::drift::PinnedFact;
+    use crate::engine::facts::PinnedFact;
 
     fn survival(folded: &[&str], edition: &str, facts: &[PinnedFact]) -> Survival {
         let facts = compile(facts);

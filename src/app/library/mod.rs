@@ -1,0 +1,461 @@
+//! The session library: the sessions a browser keeps, with rename, duplicate, delete with undo,
+//! and the bookkeeping that keeps two open tabs from overwriting each other.
+//!
+//! It is pure: ids and timestamps are passed in, and what must be written to storage is returned
+//! as data ([`SaveOp`]); the shell performs it and reports back with [`Library::landed`], which
+//! also says what to broadcast. Every change bumps the entry's `revision`. A write carries the
+//! revision the store last confirmed (`expected`), so the store can refuse a write that is based
+//! on a record another tab has since replaced.
+//!
+//! Beside [`Library`] (this file): `protocol.rs`, the cross-tab messages; `record.rs`, the
+//! stored [`Record`] a write becomes and how one is read back; `sync.rs`, the decisions the
+//! shell's runner asks for (load, a landed write, a remote version, a conflict's answer, import,
+//! export, the live chat kept and resumed); `tab.rs`, [`LibraryTab`], the open session and what
+//! the Inspect tab tells the user ([`Problem`], [`RemoteNotice`]).
+
+use std::collections::BTreeMap;
+
+use thiserror::Error;
+
+use crate::app::live::LiveSession;
+use crate::engine::memory::MemoryState;
+use crate::engine::session::{Session, SessionSettings};
+
+mod protocol;
+mod record;
+mod sync;
+mod tab;
+
+pub use protocol::{Broadcast, Remote, RemoteNotice, SaveOp};
+pub use record::{Record, Unreadable};
+pub use sync::{LiveShape, check_file_size};
+pub use tab::{FileError, LibraryTab, Problem};
+
+/// The name a live chat gets when the library first keeps it.
+pub const LIVE_NAME: &str = "Live chat";
+
+/// One session kept in the library.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    /// Stable id, chosen by the shell when the session is created; unique per browser.
+    pub id: String,
+    pub session: Session,
+    /// When the entry last changed, in milliseconds since the Unix epoch.
+    pub updated_ms: u64,
+    /// Counts the changes made to this entry, from 1.
+    pub revision: u64,
+}
+
+/// How long a deleted session can still be brought back, counted from its deletion: a week.
+/// Older tombstones are removed from storage when the library loads.
+pub const UNDO_KEEP_MS: u64 = 7 * 24 * 60 * 60 * 1000;
+
+/// Why a library operation was refused. Nothing was changed.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum LibraryError {
+    /// No session has this id (it was deleted, perhaps in another tab).
+    #[error("no session with id {0}; it may have been deleted. Reload to see the current list.")]
+    Unknown(String),
+    /// The new name is empty or only spaces.
+    #[error("a session needs a name; type at least one letter")]
+    EmptyName,
+    /// The id is already taken.
+    #[error("a session with id {0} already exists; try again")]
+    DuplicateId(String),
+    /// There is no deleted session to bring back.
+    #[error("nothing to undo")]
+    NothingToUndo,
+}
+
+/// All sessions of this browser, newest first, with at most one deletion that can be undone.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Library {
+    entries: Vec<Entry>,
+    /// The last deleted entry and when it was deleted, so that undo can restore it as it was.
+    tombstone: Option<(Entry, u64)>,
+    /// The revision of each record as the store last confirmed it.
+    stored: BTreeMap<String, u64>,
+    /// Writes not yet performed, oldest first.
+    pending: Vec<SaveOp>,
+}
+
+impl Library {
+    /// A library holding what the store returned: every entry counts as saved.
+    pub fn from_stored(entries: Vec<Entry>) -> Library {
+        Library::from_stored_with_deleted(entries, Vec::new(), 0)
+    }
+
+    /// A library holding what the store returned, the live entries and the ones stored as deleted
+    /// (with their deletion time). The most recent deletion younger than [`UNDO_KEEP_MS`] can
+    /// still be undone; every other deleted record is queued for removal.
+    pub fn from_stored_with_deleted(
+        entries: Vec<Entry>,
+        deleted: Vec<(Entry, u64)>,
+        now_ms: u64,
+    ) -> Library {
+        let stored = entries
+            .iter()
+            .chain(deleted.iter().map(|(e, _)| e))
+            .map(|e| (e.id.clone(), e.revision))
+            .collect();
+        let mut library = Library {
+            entries,
+            stored,
+            ..Library::default()
+        };
+        let mut deleted = deleted;
+        deleted.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.id.cmp(&b.0.id)));
+        for (entry, deleted_ms) in deleted {
+            let fresh = now_ms.saturating_sub(deleted_ms) < UNDO_KEEP_MS;
+            if library.tombstone.is_none() && fresh {
+                library.tombstone = Some((entry, deleted_ms));
+            } else {
+                library.pending.push(SaveOp::Delete {
+                    id: entry.id,
+                    expected: None,
+                });
+            }
+        }
+        library.sort();
+        library
+    }
+
+    /// The sessions, most recently changed first (ties by name, then id, so the order is stable).
+    pub fn list(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    pub fn get(&self, id: &str) -> Option<&Entry> {
+        self.entries.iter().find(|e| e.id == id)
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The name of the session that [`Library::undo_delete`] would bring back.
+    pub fn undoable(&self) -> Option<&str> {
+        self.tombstone
+            .as_ref()
+            .map(|(e, _)| e.session.name.as_str())
+    }
+
+    /// Adds a new session (an import, a duplicate, a fresh chat).
+    pub fn add(&mut self, id: String, session: Session, now_ms: u64) -> Result<(), LibraryError> {
+        if self.get(&id).is_some() {
+            return Err(LibraryError::DuplicateId(id));
+        }
+        let entry = Entry {
+            id,
+            session,
+            updated_ms: now_ms,
+            revision: 1,
+        };
+        self.queue_put(&entry);
+        self.entries.push(entry);
+        self.sort();
+        Ok(())
+    }
+
+    /// Replaces a session's content, e.g. after a chat turn.
+    pub fn update(&mut self, id: &str, session: Session, now_ms: u64) -> Result<(), LibraryError> {
+        self.change(id, now_ms, |s| *s = session)
+    }
+
+    /// Gives a session a new name. Surrounding spaces are dropped.
+    pub fn rename(&mut self, id: &str, name: &str, now_ms: u64) -> Result<(), LibraryError> {
+        let name = name.trim();
+        if name.is_empty() {
+            return Err(LibraryError::EmptyName);
+        }
+        self.change(id, now_ms, |s| s.name = name.to_owned())
+    }
+
+    /// Copies a session under a new id and the name "… (copy)", so that the same conversation
+    /// can be replayed under two policies side by side.
+    pub fn duplicate(&mut self, id: &str, new_id: String, now_ms: u64) -> Result<(), LibraryError> {
+        let mut session = self
+            .get(id)
+            .ok_or_else(|| LibraryError::Unknown(id.to_owned()))?
+            .session
+            .clone();
+        session.name = format!("{} (copy)", session.name);
+        self.add(new_id, session, now_ms)
+    }
+
+    /// Removes a session, keeping it as the tombstone that [`Library::undo_delete`] restores.
+    /// The tombstone is stored (marked deleted), so the undo outlives a reload. A second
+    /// deletion replaces the tombstone, and the older one is removed for good: only the last
+    /// deletion can be undone.
+    pub fn delete(&mut self, id: &str, now_ms: u64) -> Result<(), LibraryError> {
+        let index = self
+            .entries
+            .iter()
+            .position(|e| e.id == id)
+            .ok_or_else(|| LibraryError::Unknown(id.to_owned()))?;
+        let mut entry = self.entries.remove(index);
+        self.dismiss_undo();
+        self.drop_pending(&entry.id);
+        // Being deleted is a change of the stored record, checked against other tabs like any.
+        entry.revision += 1;
+        self.pending.push(SaveOp::Bury {
+            entry: Box::new(entry.clone()),
+            deleted_ms: now_ms,
+            expected: None,
+        });
+        self.tombstone = Some((entry, now_ms));
+        Ok(())
+    }
+
+    /// Brings back the last deleted session as it was, and returns its id.
+    pub fn undo_delete(&mut self) -> Result<String, LibraryError> {
+        let (mut entry, _) = self.tombstone.take().ok_or(LibraryError::NothingToUndo)?;
+        if self.get(&entry.id).is_some() {
+            return Err(LibraryError::DuplicateId(entry.id));
+        }
+        let id = entry.id.clone();
+        entry.revision += 1;
+        self.drop_pending(&id);
+        self.queue_put(&entry);
+        self.entries.push(entry);
+        self.sort();
+        Ok(id)
+    }
+
+    /// Gives up the chance to undo the last deletion, removing its tombstone from storage.
+    pub fn dismiss_undo(&mut self) {
+        if let Some((old, _)) = self.tombstone.take() {
+            self.drop_pending(&old.id);
+            self.pending.push(SaveOp::Delete {
+                id: old.id,
+                expected: None,
+            });
+        }
+    }
+
+    /// Takes the writes to perform, oldest first, each naming the revision the store last
+    /// confirmed. The shell performs them one after another and confirms each before it takes
+    /// the next batch, so `expected` is always what the store holds when no other tab wrote.
+    pub fn take_pending(&mut self) -> Vec<SaveOp> {
+        let mut ops = std::mem::take(&mut self.pending);
+        for op in &mut ops {
+            match op {
+                SaveOp::Put { entry, expected } => *expected = self.stored.get(&entry.id).copied(),
+                SaveOp::Delete { id, expected } => {
+                    *expected = self.stored.get(id.as_str()).copied()
+                }
+                SaveOp::Bury {
+                    entry, expected, ..
+                } => *expected = self.stored.get(&entry.id).copied(),
+            }
+        }
+        ops
+    }
+
+    /// Whether writes are waiting.
+    pub fn has_pending(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    /// The store confirmed a [`SaveOp::Put`] of this revision.
+    pub fn saved(&mut self, id: &str, revision: u64) {
+        self.stored.insert(id.to_owned(), revision);
+    }
+
+    /// The store confirmed a [`SaveOp::Delete`].
+    pub fn removed(&mut self, id: &str) {
+        self.stored.remove(id);
+    }
+
+    fn change(
+        &mut self,
+        id: &str,
+        now_ms: u64,
+        edit: impl FnOnce(&mut Session),
+    ) -> Result<(), LibraryError> {
+        let entry = self
+            .entries
+            .iter_mut()
+            .find(|e| e.id == id)
+            .ok_or_else(|| LibraryError::Unknown(id.to_owned()))?;
+        edit(&mut entry.session);
+        entry.revision += 1;
+        entry.updated_ms = now_ms;
+        let entry = entry.clone();
+        self.queue_put(&entry);
+        self.sort();
+        Ok(())
+    }
+
+    /// Whether this tab holds a change of `id` that storage does not have yet: a write waiting,
+    /// or one that was refused.
+    pub fn unsaved(&self, id: &str) -> bool {
+        let waiting = self.pending.iter().any(|op| match op {
+            SaveOp::Put { entry, .. } | SaveOp::Bury { entry, .. } => entry.id == id,
+            SaveOp::Delete { id: d, .. } => d == id,
+        });
+        let refused = self
+            .get(id)
+            .is_some_and(|e| self.stored.get(id) != Some(&e.revision));
+        waiting || refused
+    }
+
+    /// Decides what another tab's write means here.
+    pub fn remote(&self, message: &Broadcast) -> Remote {
+        let (id, revision) = match message {
+            Broadcast::Saved { id, revision } => (id, Some(*revision)),
+            Broadcast::Deleted { id } => (id, None),
+        };
+        let known = self.stored.get(id.as_str()).copied();
+        let already = match revision {
+            Some(r) => known.is_some_and(|k| k >= r),
+            // A deletion is news only while the session is listed here.
+            None => self.get(id).is_none(),
+        };
+        if already {
+            Remote::Ignore
+        } else if self.unsaved(id) {
+            Remote::Conflict(id.clone())
+        } else {
+            Remote::Reload(id.clone())
+        }
+    }
+
+    /// Takes what storage holds for `id` (read after another tab wrote it): the live entry, or
+    /// nothing when it was deleted there. This tab's unsaved change of it, if any, is dropped.
+    pub fn accept_stored(&mut self, id: &str, stored: Option<Entry>) {
+        self.drop_pending(id);
+        self.entries.retain(|e| e.id != id);
+        if self.tombstone.as_ref().is_some_and(|(e, _)| e.id == id) {
+            self.tombstone = None;
+        }
+        match stored {
+            Some(entry) => {
+                self.stored.insert(id.to_owned(), entry.revision);
+                self.entries.push(entry);
+            }
+            None => {
+                self.stored.remove(id);
+            }
+        }
+        self.sort();
+    }
+
+    /// Keeps this tab's version of `id` as a new session `new_id` named "… (copy)", then takes
+    /// what storage holds for `id`, so neither tab's change is lost.
+    pub fn keep_as_copy(
+        &mut self,
+        id: &str,
+        new_id: String,
+        stored: Option<Entry>,
+        now_ms: u64,
+    ) -> Result<(), LibraryError> {
+        let mine = self
+            .get(id)
+            .ok_or_else(|| LibraryError::Unknown(id.to_owned()))?
+            .session
+            .clone();
+        if self.get(&new_id).is_some() {
+            return Err(LibraryError::DuplicateId(new_id));
+        }
+        self.accept_stored(id, stored);
+        let mut copy = mine;
+        copy.name = format!("{} (copy)", copy.name);
+        self.add(new_id, copy, now_ms)
+    }
+
+    /// Keeps the live chat in the library, saved like any session: its memory, its pinned facts
+    /// and its [`LiveRecord`](crate::engine::session::LiveRecord), added the first time and
+    /// updated after every change. Returns the id it is kept under: `id` while the chat goes on
+    /// from that session, or a new one from `new_id` when it is another conversation (a fresh
+    /// chat, a demo run live, or the saved one was deleted). An empty chat is not kept.
+    pub fn keep_live(
+        &mut self,
+        id: Option<&str>,
+        new_id: impl FnOnce() -> String,
+        live: &LiveSession,
+        now_ms: u64,
+    ) -> Option<String> {
+        let memory = live.memory();
+        if memory.archive().is_empty() {
+            return id.map(str::to_owned);
+        }
+        if let Some(id) = id
+            && let Some(entry) = self.get(id)
+            && continues(&entry.session.memory, memory)
+        {
+            let saved = &entry.session;
+            if saved.memory != *memory
+                || saved.pinned != live.pinned()
+                || saved.live.as_ref() != Some(live.record())
+            {
+                let session = Session {
+                    memory: memory.clone(),
+                    pinned: live.pinned().to_vec(),
+                    live: Some(live.record().clone()),
+                    ..saved.clone()
+                };
+                self.update(id, session, now_ms).ok()?;
+            }
+            return Some(id.to_owned());
+        }
+        let new = new_id();
+        let session = Session {
+            pinned: live.pinned().to_vec(),
+            live: Some(live.record().clone()),
+            ..Session::new(LIVE_NAME, SessionSettings::default(), memory.clone())
+        };
+        self.add(new.clone(), session, now_ms).ok()?;
+        Some(new)
+    }
+
+    /// Drops every write of `id` not performed yet; the write queued next replaces them.
+    fn drop_pending(&mut self, id: &str) {
+        self.pending.retain(|op| match op {
+            SaveOp::Put { entry, .. } | SaveOp::Bury { entry, .. } => entry.id != id,
+            SaveOp::Delete { .. } => true,
+        });
+    }
+
+    /// Queues a put. An earlier put of the same entry that has not been performed yet is
+    /// dropped, since the new one carries everything it did.
+    fn queue_put(&mut self, entry: &Entry) {
+        self.pending
+            .retain(|op| !matches!(op, SaveOp::Put { entry: e, .. } if e.id == entry.id));
+        self.pending.push(SaveOp::Put {
+            entry: Box::new(entry.clone()),
+            expected: None,
+        });
+    }
+
+    fn sort(&mut self) {
+        self.entries.sort_by(|a, b| {
+            b.updated_ms
+                .cmp(&a.updated_ms)
+                .then_with(|| a.session.name.cmp(&b.session.name))
+                .then_with(|| a.id.cmp(&b.id))
+        });
+    }
+}
+
+/// Whether the live memory goes on from the saved one: the same system prompt, and the saved
+/// messages (by role and text; counts may differ) are its first ones.
+pub fn continues(saved: &MemoryState, live: &MemoryState) -> bool {
+    let (old, new) = (saved.archive(), live.archive());
+    saved.system_prompt() == live.system_prompt()
+        && old.len() <= new.len()
+        && old
+            .iter()
+            .zip(new)
+            .all(|(a, b)| a.role == b.role && a.content == b.content)
+}
+
+#[cfg(test)]
+mod tests;
+
+#[cfg(test)]
+mod sync_tests;

@@ -1,0 +1,661 @@
+//! The live summary memory of one conversation.
+//!
+//! [`MemoryState`] never calls a model. When a cycle is due it returns a [`SummaryJob`] as data;
+//! the shell runs it and hands the text back through [`MemoryState::commit`] (or the error
+//! through [`MemoryState::fail`]).
+//!
+//! Rules this module keeps:
+//! - Every message ever added stays in the archive, in order. The verbatim part is always a
+//!   suffix of the archive, so "verbatim = archive minus folded turns" holds by construction.
+//! - At most one job is in flight. Messages keep flowing while it runs: the verbatim part grows,
+//!   and the commit removes exactly the turns the job folded from its front. While a job is in
+//!   flight the trigger is not checked; it is checked again when the job commits, over every
+//!   message that arrived meanwhile.
+//! - A failed or empty result leaves the summary and the verbatim part exactly as they were,
+//!   records a [`Failure`] and keeps the job for [`MemoryState::retry_job`].
+//! - Job ids only grow. A result whose id is not the job in flight (it was overtaken by a manual
+//!   request, an edit, a restore or a retry) is rejected with [`MemoryError::StaleJob`].
+
+//!
+//! Beside this file: [`job`] holds the jobs and failures the state emits and records, [`error`]
+//! its [`MemoryError`], and [`turns`] where turns begin and whether a message is still verbatim.
+
+mod error;
+mod job;
+mod turns;
+
+#[cfg(test)]
+mod tests;
+
+pub use error::MemoryError;
+pub use job::{CommitMeta, Failure, JobKind, SummaryJob};
+pub use turns::{MessageState, starts_turn, turn_starts};
+
+use super::edition::{Edition, EditionDraft, MAX_LEVEL, Provenance, TurnRange};
+use super::message::{ChatMessage, CountTokens, Message, Role};
+use super::policy::{FoldMode, Placement, Policy, PolicyError, SummaryFormat, TriggerView};
+use super::prompts::{compressed_word_limit, render_compress_request, render_fold_request};
+use super::structured::{STRUCTURED_MEMORY_PROMPT, parse_structured, structured_user_content};
+
+/// The header of the summary when it is sent as its own message.
+pub const SUMMARY_HEADER: &str = "CONVERSATION SUMMARY (earlier turns):\n";
+/// The assistant's reply after a [`Placement::UserAck`] summary.
+pub const SUMMARY_ACK: &str = "Understood. I will use this summary of our earlier conversation.";
+
+/// The summary memory of one conversation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemoryState {
+    system_prompt: String,
+    policy: Policy,
+    archive: Vec<Message>,
+    /// Archive index where each turn begins. A turn begins at the first message and at every
+    /// user message that follows an assistant message.
+    turn_starts: Vec<usize>,
+    /// Archive index of the first verbatim message.
+    verbatim_from: usize,
+    /// Turns folded into the summary so far (they are turns 1 to `folded_turns`).
+    folded_turns: u32,
+    summary: Option<String>,
+    summary_tokens: u32,
+    level: u8,
+    editions: Vec<Edition>,
+    failures: Vec<Failure>,
+    in_flight: Option<SummaryJob>,
+    failed: Option<SummaryJob>,
+    next_job_id: u64,
+    /// Archive length at the last trigger check (the periodic trigger counts from there).
+    checked_len: usize,
+}
+
+impl MemoryState {
+    /// An empty conversation.
+    pub fn new(system_prompt: impl Into<String>, policy: Policy) -> Result<Self, PolicyError> {
+        policy.validate()?;
+        Ok(MemoryState {
+            system_prompt: system_prompt.into(),
+            policy,
+            archive: Vec::new(),
+            turn_starts: Vec::new(),
+            verbatim_from: 0,
+            folded_turns: 0,
+            summary: None,
+            summary_tokens: 0,
+            level: 0,
+            editions: Vec::new(),
+            failures: Vec::new(),
+            in_flight: None,
+            failed: None,
+            next_job_id: 1,
+            checked_len: 0,
+        })
+    }
+
+    pub fn system_prompt(&self) -> &str {
+        &self.system_prompt
+    }
+
+    pub fn set_system_prompt(&mut self, text: impl Into<String>) {
+        self.system_prompt = text.into();
+    }
+
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// Replaces the policy. It applies from the next trigger check; nothing is folded now.
+    pub fn set_policy(&mut self, policy: Policy) -> Result<(), PolicyError> {
+        policy.validate()?;
+        self.policy = policy;
+        Ok(())
+    }
+
+    /// Every message, in order, folded or not.
+    pub fn archive(&self) -> &[Message] {
+        &self.archive
+    }
+
+    /// The messages still sent word for word.
+    pub fn verbatim(&self) -> &[Message] {
+        &self.archive[self.verbatim_from..]
+    }
+
+    pub fn summary(&self) -> Option<&str> {
+        self.summary.as_deref()
+    }
+
+    /// Tokens of the current summary, as counted when it was committed.
+    pub fn summary_tokens(&self) -> u32 {
+        self.summary_tokens
+    }
+
+    /// Compression level of the current summary.
+    pub fn level(&self) -> u8 {
+        self.level
+    }
+
+    /// The last turn covered by the summary (0 when nothing is folded).
+    pub fn summarised_to(&self) -> u32 {
+        self.folded_turns
+    }
+
+    pub fn editions(&self) -> &[Edition] {
+        &self.editions
+    }
+
+    pub fn failures(&self) -> &[Failure] {
+        &self.failures
+    }
+
+    pub fn in_flight(&self) -> Option<&SummaryJob> {
+        self.in_flight.as_ref()
+    }
+
+    /// The job that failed last and can be retried.
+    pub fn failed_job(&self) -> Option<&SummaryJob> {
+        self.failed.as_ref()
+    }
+
+    /// Turns begun so far, the incomplete latest turn included.
+    pub fn turn_count(&self) -> u32 {
+        self.turn_starts.len() as u32
+    }
+
+    /// The turn (from 1) that archive message `index` belongs to.
+    pub fn turn_of(&self, index: usize) -> u32 {
+        self.turn_starts.partition_point(|&start| start <= index) as u32
+    }
+
+    /// Whether archive message `index` is verbatim or folded into the summary.
+    pub fn message_state(&self, index: usize) -> MessageState {
+        if index < self.verbatim_from {
+            MessageState::Folded
+        } else {
+            MessageState::Verbatim
+        }
+    }
+
+    /// Adds a user or assistant message. After an assistant reply the trigger is checked, and a
+    /// job is returned when a cycle is due.
+    pub fn add_message(&mut self, message: Message) -> Result<Option<SummaryJob>, MemoryError> {
+        if message.role == Role::System {
+            return Err(MemoryError::SystemMessage);
+        }
+        let is_reply = message.role == Role::Assistant;
+        self.push_message(message);
+        Ok(if is_reply { self.check_trigger() } else { None })
+    }
+
+    /// The context window for the next chat call: the system prompt, the summary where the
+    /// policy places it, then the verbatim messages.
+    pub fn request(&self, counter: &dyn CountTokens) -> Vec<Message> {
+        let at_ms = self.editions.last().map_or(0, |e| e.at_ms);
+        let system = |content: String| Message::new(Role::System, content, counter, 0);
+        let mut out = Vec::with_capacity(self.archive.len() - self.verbatim_from + 3);
+        match (&self.summary, self.policy.placement) {
+            (None, _) => out.push(system(self.system_prompt.clone())),
+            (Some(summary), Placement::SecondSystem) => {
+                out.push(system(self.system_prompt.clone()));
+                out.push(Message::new(
+                    Role::System,
+                    format!("{SUMMARY_HEADER}{summary}"),
+                    counter,
+                    at_ms,
+                ));
+            }
+            (Some(summary), Placement::AppendToSystem) => out.push(system(format!(
+                "{}\n\n{SUMMARY_HEADER}{summary}",
+                self.system_prompt
+            ))),
+            (Some(summary), Placement::UserAck) => {
+                out.push(system(self.system_prompt.clone()));
+                out.push(Message::new(
+                    Role::User,
+                    format!("{SUMMARY_HEADER}{summary}"),
+                    counter,
+                    at_ms,
+                ));
+                out.push(Message::new(Role::Assistant, SUMMARY_ACK, counter, at_ms));
+            }
+        }
+        out.extend_from_slice(self.verbatim());
+        out
+    }
+
+    /// Starts a cycle now, whatever the trigger says; the manual trigger's only way to fold.
+    /// It folds what the trigger would fold if it fired (see
+    /// [`super::policy::Trigger::turns_to_fold_on_request`]) and overtakes any job in flight.
+    pub fn request_summary_now(&mut self) -> Result<SummaryJob, MemoryError> {
+        let (turn_tokens, _) = self.complete_verbatim_turns();
+        let fold = self.policy.trigger.turns_to_fold_on_request(&turn_tokens);
+        if fold == 0 {
+            return Err(MemoryError::NothingToFold);
+        }
+        self.checked_len = self.archive.len();
+        Ok(self.emit_fold(fold))
+    }
+
+    /// Commits a summariser result. Returns the next job when one is due at once (a compression
+    /// of a summary over its budget, or a cycle that messages sent meanwhile made due).
+    pub fn commit(
+        &mut self,
+        job_id: u64,
+        text: &str,
+        meta: CommitMeta,
+        counter: &dyn CountTokens,
+    ) -> Result<Option<SummaryJob>, MemoryError> {
+        let job = self.take_current(job_id)?;
+        let text = text.trim();
+        if text.is_empty() {
+            self.record_failure(job, "the summariser returned an empty summary", meta.at_ms);
+            return Err(MemoryError::EmptySummary { job_id });
+        }
+        // Structured memory is validated before anything changes, and stored in its canonical
+        // JSON form so the next fold can hand it back to the summariser.
+        let canonical;
+        let text = if job.structured {
+            match parse_structured(text) {
+                Ok(memory) => {
+                    canonical = memory.to_json();
+                    canonical.as_str()
+                }
+                Err(error) => {
+                    let reason = error.to_string();
+                    self.record_failure(job, &reason, meta.at_ms);
+                    return Err(MemoryError::InvalidStructured { job_id, reason });
+                }
+            }
+        } else {
+            text
+        };
+        let tokens_out = counter.count(text);
+        let (folded, level) = match job.kind {
+            JobKind::Fold { turns, to, .. } => {
+                self.verbatim_from = to;
+                self.folded_turns = turns.last;
+                (Some(turns), 0)
+            }
+            JobKind::Compress { level } => (None, level),
+        };
+        self.failed = None;
+        self.push_edition(EditionDraft {
+            folded,
+            previous: self.summary.clone(),
+            summary: text.to_owned(),
+            prompt: job
+                .request
+                .first()
+                .map(|m| m.content.clone())
+                .unwrap_or_default(),
+            model: meta.model,
+            tokens_in: job.tokens_in,
+            tokens_out,
+            word_limit: job.word_limit,
+            at_ms: meta.at_ms,
+            provenance: meta.provenance,
+            level,
+            restored_from: None,
+        });
+        self.summary = Some(text.to_owned());
+        self.summary_tokens = tokens_out;
+        self.level = level;
+        Ok(self.next_job_after_change())
+    }
+
+    /// Records that the job in flight failed. The memory is left exactly as it was and the job
+    /// can be retried.
+    pub fn fail(&mut self, job_id: u64, reason: &str, at_ms: u64) -> Result<(), MemoryError> {
+        let job = self.take_current(job_id)?;
+        self.record_failure(job, reason, at_ms);
+        Ok(())
+    }
+
+    /// Issues the failed job again under a new id, rebuilt against the current summary.
+    pub fn retry_job(&mut self) -> Result<SummaryJob, MemoryError> {
+        let failed = self.failed.take().ok_or(MemoryError::NoFailedJob)?;
+        self.reissue(&failed.kind).ok_or(MemoryError::NothingToFold)
+    }
+
+    /// Replaces the summary with the user's own text, as a new edition. A job in flight was
+    /// built on the old text, so it is reissued on the new one and that job is returned.
+    pub fn edit_summary(
+        &mut self,
+        text: &str,
+        at_ms: u64,
+        counter: &dyn CountTokens,
+    ) -> Result<Option<SummaryJob>, MemoryError> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(MemoryError::EmptyEdit);
+        }
+        self.replace_summary(
+            text,
+            Provenance::ManualEdit,
+            None,
+            self.level,
+            at_ms,
+            counter,
+        );
+        Ok(self.reissue_in_flight())
+    }
+
+    /// Brings back the text of edition `cycle` as a new edition. Folded turns stay folded: the
+    /// text comes back, the verbatim part does not change.
+    pub fn restore(
+        &mut self,
+        cycle: u32,
+        at_ms: u64,
+        counter: &dyn CountTokens,
+    ) -> Result<Option<SummaryJob>, MemoryError> {
+        let edition = self
+            .editions
+            .iter()
+            .find(|e| e.cycle == cycle)
+            .ok_or(MemoryError::NoSuchEdition(cycle))?;
+        let (text, level) = (edition.summary.clone(), edition.level);
+        self.replace_summary(
+            &text,
+            Provenance::Restore,
+            Some(cycle),
+            level,
+            at_ms,
+            counter,
+        );
+        Ok(self.reissue_in_flight())
+    }
+
+    /// Rebuilds a memory from stored parts. The caller (the session import) has checked that
+    /// the editions fit the archive; the summary, level and folded turns follow the editions.
+    pub(crate) fn from_parts(
+        system_prompt: String,
+        policy: Policy,
+        archive: Vec<Message>,
+        editions: Vec<Edition>,
+        failures: Vec<Failure>,
+        counter: &dyn CountTokens,
+    ) -> MemoryState {
+        let mut state = MemoryState {
+            system_prompt,
+            policy,
+            archive: Vec::with_capacity(archive.len()),
+            turn_starts: Vec::new(),
+            verbatim_from: 0,
+            folded_turns: 0,
+            summary: None,
+            summary_tokens: 0,
+            level: 0,
+            editions: Vec::new(),
+            failures,
+            in_flight: None,
+            failed: None,
+            next_job_id: 1,
+            checked_len: 0,
+        };
+        for message in archive {
+            state.push_message(message);
+        }
+        state.folded_turns = editions
+            .iter()
+            .filter_map(|e| e.folded)
+            .map(|r| r.last)
+            .max()
+            .unwrap_or(0);
+        state.verbatim_from = state.turn_start(state.folded_turns);
+        if let Some(last) = editions.last() {
+            state.summary = Some(last.summary.clone());
+            state.summary_tokens = counter.count(&last.summary);
+            state.level = last.level;
+        }
+        state.next_job_id = state.failures.iter().map(|f| f.job_id).max().unwrap_or(0) + 1;
+        state.checked_len = state.archive.len();
+        state.editions = editions;
+        state
+    }
+
+    /// Archive index where turn `turn + 1` begins, i.e. just after the first `turn` turns.
+    pub(crate) fn turn_start(&self, turn: u32) -> usize {
+        self.turn_starts
+            .get(turn as usize)
+            .copied()
+            .unwrap_or(self.archive.len())
+    }
+
+    /// Appends to the archive and keeps the turn index, without checking the trigger.
+    fn push_message(&mut self, message: Message) {
+        if starts_turn(self.archive.last().map(|m| m.role), message.role) {
+            self.turn_starts.push(self.archive.len());
+        }
+        self.archive.push(message);
+    }
+
+    /// Tokens of each complete verbatim turn, and the number of messages in them.
+    fn complete_verbatim_turns(&self) -> (Vec<u32>, usize) {
+        let complete = if self
+            .archive
+            .last()
+            .is_some_and(|m| m.role == Role::Assistant)
+        {
+            self.turn_starts.len()
+        } else {
+            self.turn_starts.len().saturating_sub(1)
+        };
+        let first = self.folded_turns as usize;
+        let mut tokens = Vec::with_capacity(complete.saturating_sub(first));
+        let mut messages = 0;
+        for turn in first..complete {
+            let start = self.turn_starts[turn];
+            let end = self.turn_start(turn as u32 + 1);
+            tokens.push(self.archive[start..end].iter().map(|m| m.tokens).sum());
+            messages += end - start;
+        }
+        (tokens, messages)
+    }
+
+    fn check_trigger(&mut self) -> Option<SummaryJob> {
+        if self.in_flight.is_some() {
+            return None;
+        }
+        let (turn_tokens, verbatim_messages) = self.complete_verbatim_turns();
+        let view = TriggerView {
+            turn_tokens: &turn_tokens,
+            verbatim_messages,
+            messages_before: self.checked_len,
+            messages_now: self.archive.len(),
+        };
+        self.checked_len = self.archive.len();
+        match self.policy.trigger.turns_to_fold(&view) {
+            0 => None,
+            fold => Some(self.emit_fold(fold)),
+        }
+    }
+
+    /// After the summary changed: compress it when it is over its budget, otherwise check the
+    /// trigger over whatever arrived while the job ran.
+    fn next_job_after_change(&mut self) -> Option<SummaryJob> {
+        let over_budget = self
+            .policy
+            .summary_budget
+            .is_some_and(|budget| self.summary_tokens > budget);
+        let prose = self.policy.format == SummaryFormat::Prose;
+        if over_budget && prose && self.level < MAX_LEVEL {
+            return Some(self.emit_compress(self.level + 1));
+        }
+        self.check_trigger()
+    }
+
+    fn emit_fold(&mut self, turns: usize) -> SummaryJob {
+        let first = self.folded_turns + 1;
+        let last = self.folded_turns + turns as u32;
+        let from = self.verbatim_from;
+        let to = self.turn_start(last);
+        let spec = &self.policy.prompt;
+        let structured = self.policy.format == SummaryFormat::Structured;
+        let (mut request, tokens_in) = match self.policy.fold {
+            FoldMode::Progressive => {
+                let turns = &self.archive[from..to];
+                let summary_tokens = if self.summary.is_some() {
+                    self.summary_tokens
+                } else {
+                    0
+                };
+                (
+                    render_fold_request(spec, self.summary.as_deref(), turns),
+                    sum_tokens(turns) + summary_tokens,
+                )
+            }
+            FoldMode::RebuildFromArchive => {
+                let turns = &self.archive[..to];
+                (render_fold_request(spec, None, turns), sum_tokens(turns))
+            }
+        };
+        if structured {
+            request = self.structured_request(from, to);
+        }
+        let word_limit = spec.word_limit;
+        let job = SummaryJob {
+            id: self.next_id(),
+            kind: JobKind::Fold {
+                turns: TurnRange { first, last },
+                from,
+                to,
+            },
+            request,
+            previous: self.summary.clone(),
+            tokens_in,
+            word_limit,
+            structured,
+        };
+        self.start(job)
+    }
+
+    /// The structured summariser's request: its own system prompt, then the previous memory
+    /// (progressive) or nothing (rebuild) and the folded turns.
+    fn structured_request(&self, from: usize, to: usize) -> Vec<ChatMessage> {
+        let (previous, turns) = match self.policy.fold {
+            FoldMode::Progressive => (
+                self.summary
+                    .as_deref()
+                    .and_then(|s| parse_structured(s).ok()),
+                &self.archive[from..to],
+            ),
+            FoldMode::RebuildFromArchive => (None, &self.archive[..to]),
+        };
+        vec![
+            ChatMessage {
+                role: Role::System,
+                content: STRUCTURED_MEMORY_PROMPT.to_owned(),
+            },
+            ChatMessage {
+                role: Role::User,
+                content: structured_user_content(previous.as_ref(), turns),
+            },
+        ]
+    }
+
+    fn emit_compress(&mut self, level: u8) -> SummaryJob {
+        let spec = &self.policy.prompt;
+        let summary = self.summary.clone().unwrap_or_default();
+        let request = render_compress_request(spec, &summary, level);
+        let word_limit = compressed_word_limit(spec.word_limit, level);
+        let job = SummaryJob {
+            id: self.next_id(),
+            kind: JobKind::Compress { level },
+            request,
+            previous: self.summary.clone(),
+            tokens_in: self.summary_tokens,
+            word_limit,
+            structured: false,
+        };
+        self.start(job)
+    }
+
+    fn start(&mut self, job: SummaryJob) -> SummaryJob {
+        self.failed = None;
+        self.in_flight = Some(job.clone());
+        job
+    }
+
+    fn next_id(&mut self) -> u64 {
+        let id = self.next_job_id;
+        self.next_job_id += 1;
+        id
+    }
+
+    fn take_current(&mut self, job_id: u64) -> Result<SummaryJob, MemoryError> {
+        match &self.in_flight {
+            Some(job) if job.id == job_id => Ok(self.in_flight.take().expect("checked above")),
+            other => Err(MemoryError::StaleJob {
+                job_id,
+                current: other.as_ref().map(|j| j.id),
+            }),
+        }
+    }
+
+    fn record_failure(&mut self, job: SummaryJob, reason: &str, at_ms: u64) {
+        self.failures.push(Failure {
+            job_id: job.id,
+            kind: job.kind.clone(),
+            reason: reason.to_owned(),
+            at_ms,
+        });
+        self.failed = Some(job);
+    }
+
+    /// Rebuilds a job of the same kind against the current state, unless there is nothing
+    /// left for it to do.
+    fn reissue(&mut self, kind: &JobKind) -> Option<SummaryJob> {
+        match *kind {
+            JobKind::Fold { turns, .. } => match turns.last.saturating_sub(self.folded_turns) {
+                0 => None,
+                fold => Some(self.emit_fold(fold as usize)),
+            },
+            JobKind::Compress { level } if self.summary.is_some() => {
+                Some(self.emit_compress(level))
+            }
+            JobKind::Compress { .. } => None,
+        }
+    }
+
+    fn reissue_in_flight(&mut self) -> Option<SummaryJob> {
+        let kind = self.in_flight.take()?.kind;
+        self.reissue(&kind)
+    }
+
+    fn replace_summary(
+        &mut self,
+        text: &str,
+        provenance: Provenance,
+        restored_from: Option<u32>,
+        level: u8,
+        at_ms: u64,
+        counter: &dyn CountTokens,
+    ) {
+        let tokens = counter.count(text);
+        self.push_edition(EditionDraft {
+            folded: None,
+            previous: self.summary.clone(),
+            summary: text.to_owned(),
+            prompt: String::new(),
+            model: None,
+            tokens_in: 0,
+            tokens_out: tokens,
+            word_limit: compressed_word_limit(self.policy.prompt.word_limit, level)
+                .min(self.policy.prompt.word_limit),
+            at_ms,
+            provenance,
+            level,
+            restored_from,
+        });
+        self.summary = Some(text.to_owned());
+        self.summary_tokens = tokens;
+        self.level = level;
+    }
+
+    fn push_edition(&mut self, draft: EditionDraft) {
+        let cycle = self.editions.len() as u32 + 1;
+        self.editions.push(Edition::from_draft(cycle, draft));
+    }
+}
+
+fn sum_tokens(messages: &[Message]) -> u32 {
+    messages.iter().map(|m| m.tokens).sum()
+}

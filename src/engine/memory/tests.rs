@@ -1,0 +1,569 @@
+//! Tests of the memory engine: cycles, failures, retries, stale jobs, edits and restores.
+
+use super::*;
+use crate::engine::message::WordCounter;
+use crate::engine::policy::Trigger;
+
+const FINCOACH_TURNS: [&str; 6] = [
+    "Hi! I'm Chiru. My monthly take-home salary is ₹1,20,000.",
+    "My monthly expenses are about ₹60,000 for rent, food, and transport.",
+    "I have an FD of ₹50,000 that matures in 3 months. I am risk-averse.",
+    "What is a Systematic Investment Plan and how does it work?",
+    "What are the different types of mutual funds available in India?",
+    "What is my exact monthly take-home salary that I told you at the start?",
+];
+
+fn msg(role: Role, text: &str) -> Message {
+    Message::new(role, text, &WordCounter, 0)
+}
+
+fn meta() -> CommitMeta {
+    CommitMeta {
+        model: Some("test-model".into()),
+        provenance: Provenance::Model,
+        at_ms: 42,
+    }
+}
+
+fn memory(trigger: Trigger) -> MemoryState {
+    MemoryState::new("You are FinCoach.", Policy::new(trigger).unwrap()).unwrap()
+}
+
+fn turns(max_turns: u32, keep: u32) -> Trigger {
+    Trigger::Turns { max_turns, keep }
+}
+
+/// A scripted summariser: names the turns it was given, so tests can see what was folded.
+fn scripted(job: &SummaryJob) -> String {
+    match &job.kind {
+        JobKind::Fold { turns, .. } => format!("Summary of turns 1 to {}.", turns.last),
+        JobKind::Compress { level } => format!("Level {level}."),
+    }
+}
+
+/// Plays one turn; commits any job at once with the scripted summariser.
+fn play(memory: &mut MemoryState, user: &str, reply: &str) -> Vec<Message> {
+    memory.add_message(msg(Role::User, user)).unwrap();
+    let sent = memory.request(&WordCounter);
+    let mut job = memory.add_message(msg(Role::Assistant, reply)).unwrap();
+    while let Some(j) = job {
+        job = memory
+            .commit(j.id, &scripted(&j), meta(), &WordCounter)
+            .unwrap();
+    }
+    sent
+}
+
+#[test]
+fn fincoach_six_turns_send_what_the_seed_sent() {
+    let mut memory = memory(turns(4, 2));
+    let mut sent_counts = Vec::new();
+    let mut summary_sent = Vec::new();
+    for (i, question) in FINCOACH_TURNS.iter().enumerate() {
+        let sent = play(&mut memory, question, &format!("Reply {}.", i + 1));
+        sent_counts.push(sent.len());
+        summary_sent.push(sent.iter().any(|m| m.content.starts_with(SUMMARY_HEADER)));
+    }
+    assert_eq!(sent_counts, [2, 4, 6, 8, 7, 9]);
+    assert_eq!(summary_sent, [false, false, false, false, true, true]);
+    assert_eq!(memory.archive().len(), 12);
+    assert_eq!(memory.editions().len(), 2);
+    assert_eq!(
+        memory.editions()[1].folded,
+        Some(TurnRange { first: 3, last: 4 })
+    );
+    assert_eq!(memory.summary(), Some("Summary of turns 1 to 4."));
+    // The salary from turn 1 is in no verbatim message after the first cycle.
+    assert!(
+        !memory
+            .verbatim()
+            .iter()
+            .any(|m| m.content.contains("1,20,000"))
+    );
+    assert_eq!(memory.verbatim().len(), 4);
+}
+
+#[test]
+fn the_fold_request_uses_the_existing_summary_layout() {
+    let mut memory = memory(turns(2, 1));
+    memory.add_message(msg(Role::User, "a")).unwrap();
+    assert!(
+        memory
+            .add_message(msg(Role::Assistant, "b"))
+            .unwrap()
+            .is_none()
+    );
+    memory.add_message(msg(Role::User, "c")).unwrap();
+    let job = memory
+        .add_message(msg(Role::Assistant, "d"))
+        .unwrap()
+        .unwrap();
+    assert!(
+        job.request[1]
+            .content
+            .starts_with("CONVERSATION TURNS TO SUMMARISE:\nUSER: a\nASSISTANT: b")
+    );
+    assert_eq!(job.tokens_in, 2);
+    memory.commit(job.id, "S1", meta(), &WordCounter).unwrap();
+    memory.add_message(msg(Role::User, "e")).unwrap();
+    let job = memory
+        .add_message(msg(Role::Assistant, "f"))
+        .unwrap()
+        .unwrap();
+    assert!(job.request[1].content.starts_with("EXISTING SUMMARY (from previous turns):\nS1\n\nNEW TURNS TO ADD TO THE SUMMARY:\nUSER: c\nASSISTANT: d"));
+    // Two words of turn 2 plus the one-word previous summary.
+    assert_eq!(job.tokens_in, 3);
+}
+
+#[test]
+fn rebuild_mode_summarises_every_folded_turn_from_the_archive() {
+    let mut policy = Policy::new(turns(2, 1)).unwrap();
+    policy.fold = FoldMode::RebuildFromArchive;
+    let mut memory = MemoryState::new("sys", policy).unwrap();
+    play(&mut memory, "a", "b");
+    play(&mut memory, "c", "d");
+    memory.add_message(msg(Role::User, "e")).unwrap();
+    let job = memory
+        .add_message(msg(Role::Assistant, "f"))
+        .unwrap()
+        .unwrap();
+    assert_eq!(job.previous.as_deref(), Some("Summary of turns 1 to 1."));
+    let user = &job.request[1].content;
+    assert!(
+        user.starts_with(
+            "CONVERSATION TURNS TO SUMMARISE:\nUSER: a\nASSISTANT: b\nUSER: c\nASSISTANT: d"
+        ),
+        "{user}"
+    );
+    assert!(!user.contains("Summary of turns"));
+    assert_eq!(job.tokens_in, 4);
+}
+
+#[test]
+fn failure_and_empty_results_leave_memory_unchanged_and_can_be_retried() {
+    let mut memory = memory(turns(2, 1));
+    play(&mut memory, "a", "b");
+    memory.add_message(msg(Role::User, "c")).unwrap();
+    let job = memory
+        .add_message(msg(Role::Assistant, "d"))
+        .unwrap()
+        .unwrap();
+    let before = (
+        memory.summary().map(str::to_owned),
+        memory.verbatim().to_vec(),
+    );
+
+    memory.fail(job.id, "HTTP 429", 5).unwrap();
+    assert_eq!(
+        (
+            memory.summary().map(str::to_owned),
+            memory.verbatim().to_vec()
+        ),
+        before
+    );
+    assert_eq!(memory.failures()[0].reason, "HTTP 429");
+    assert_eq!(memory.failures()[0].job_id, job.id);
+    assert!(memory.in_flight().is_none());
+
+    let retry = memory.retry_job().unwrap();
+    assert_ne!(retry.id, job.id);
+    assert_eq!(retry.kind, job.kind);
+    assert_eq!(
+        memory.commit(retry.id, "   \n", meta(), &WordCounter),
+        Err(MemoryError::EmptySummary { job_id: retry.id })
+    );
+    assert_eq!(
+        (
+            memory.summary().map(str::to_owned),
+            memory.verbatim().to_vec()
+        ),
+        before
+    );
+    assert_eq!(memory.failures().len(), 2);
+    assert!(memory.editions().is_empty());
+
+    let retry = memory.retry_job().unwrap();
+    memory
+        .commit(retry.id, " Folded. ", meta(), &WordCounter)
+        .unwrap();
+    assert_eq!(memory.summary(), Some("Folded."));
+    assert_eq!(memory.verbatim().len(), 2);
+    assert_eq!(memory.retry_job(), Err(MemoryError::NoFailedJob));
+}
+
+fn structured_memory(trigger: Trigger) -> MemoryState {
+    let mut policy = Policy::new(trigger).unwrap();
+    policy.format = SummaryFormat::Structured;
+    MemoryState::new("You are FinCoach.", policy).unwrap()
+}
+
+#[test]
+fn structured_mode_asks_for_json_and_stores_it_canonically() {
+    let mut memory = structured_memory(turns(2, 1));
+    memory
+        .add_message(msg(Role::User, "I'm Chiru, I earn 1,20,000."))
+        .unwrap();
+    memory.add_message(msg(Role::Assistant, "Noted.")).unwrap();
+    memory
+        .add_message(msg(Role::User, "Never suggest equities."))
+        .unwrap();
+    let job = memory
+        .add_message(msg(Role::Assistant, "Understood."))
+        .unwrap()
+        .unwrap();
+    assert!(job.structured);
+    assert_eq!(job.request[0].content, STRUCTURED_MEMORY_PROMPT);
+    assert!(job.request[1].content.contains("1,20,000"));
+
+    let reply = "```json\n{\"summary\": \"Chiru earns 1,20,000.\", \"user_name\": \"Chiru\", \"preferences\": [], \"facts\": [\"salary 1,20,000\"]}\n```";
+    memory.commit(job.id, reply, meta(), &WordCounter).unwrap();
+    let stored = memory.summary().unwrap();
+    let parsed = parse_structured(stored).unwrap();
+    assert_eq!(parsed.user_name.as_deref(), Some("Chiru"));
+    assert_eq!(
+        stored,
+        parsed.to_json(),
+        "stored in canonical form, without the fence"
+    );
+    assert_eq!(memory.editions().len(), 1);
+
+    // The next progressive fold hands the previous memory back to the summariser.
+    memory.add_message(msg(Role::User, "I am 32.")).unwrap();
+    let next = memory
+        .add_message(msg(Role::Assistant, "Thanks."))
+        .unwrap()
+        .unwrap();
+    assert!(next.request[1].content.contains("\"user_name\": \"Chiru\""));
+}
+
+#[test]
+fn invalid_structured_memory_is_a_failed_job_that_changes_nothing() {
+    let mut memory = structured_memory(turns(2, 1));
+    play(&mut memory, "a", "b");
+    memory.add_message(msg(Role::User, "c")).unwrap();
+    let job = memory
+        .add_message(msg(Role::Assistant, "d"))
+        .unwrap()
+        .unwrap();
+    let verbatim = memory.verbatim().to_vec();
+    let summary = memory.summary().map(str::to_owned);
+    for reply in [
+        "Here is the memory: {}",
+        "{\"summary\": \"\"}",
+        "not json at all",
+    ] {
+        let job = memory.retry_job().unwrap_or_else(|_| job.clone());
+        let result = memory.commit(job.id, reply, meta(), &WordCounter);
+        assert!(
+            matches!(result, Err(MemoryError::InvalidStructured { .. })),
+            "{reply}: {result:?}"
+        );
+        assert_eq!(memory.verbatim(), verbatim.as_slice());
+        assert_eq!(memory.summary().map(str::to_owned), summary);
+        assert!(memory.editions().is_empty());
+    }
+    assert_eq!(memory.failures().len(), 3);
+    assert!(memory.retry_job().is_ok(), "the failed job can be retried");
+}
+
+#[test]
+fn a_late_result_from_an_overtaken_job_is_rejected() {
+    let mut memory = memory(Trigger::Manual { keep: 1 });
+    play(&mut memory, "a", "b");
+    play(&mut memory, "c", "d");
+    let first = memory.request_summary_now().unwrap();
+    let second = memory.request_summary_now().unwrap();
+    assert!(second.id > first.id);
+    let err = memory
+        .commit(first.id, "late", meta(), &WordCounter)
+        .unwrap_err();
+    assert_eq!(
+        err,
+        MemoryError::StaleJob {
+            job_id: first.id,
+            current: Some(second.id)
+        }
+    );
+    assert!(memory.summary().is_none());
+    memory
+        .commit(second.id, "on time", meta(), &WordCounter)
+        .unwrap();
+    assert_eq!(
+        memory.commit(second.id, "twice", meta(), &WordCounter),
+        Err(MemoryError::StaleJob {
+            job_id: second.id,
+            current: None
+        })
+    );
+    assert_eq!(memory.summary(), Some("on time"));
+}
+
+#[test]
+fn messages_keep_flowing_while_a_job_is_in_flight() {
+    let mut memory = memory(turns(2, 1));
+    play(&mut memory, "a", "b");
+    memory.add_message(msg(Role::User, "c")).unwrap();
+    let job = memory
+        .add_message(msg(Role::Assistant, "d"))
+        .unwrap()
+        .unwrap();
+    // Two more turns arrive before the summariser answers; no second job starts.
+    memory.add_message(msg(Role::User, "e")).unwrap();
+    assert!(
+        memory
+            .add_message(msg(Role::Assistant, "f"))
+            .unwrap()
+            .is_none()
+    );
+    memory.add_message(msg(Role::User, "g")).unwrap();
+    assert!(
+        memory
+            .add_message(msg(Role::Assistant, "h"))
+            .unwrap()
+            .is_none()
+    );
+    assert_eq!(memory.verbatim().len(), 8);
+    // The commit removes exactly turn 1 and then checks the trigger over what arrived.
+    let next = memory
+        .commit(job.id, "S", meta(), &WordCounter)
+        .unwrap()
+        .unwrap();
+    assert_eq!(memory.verbatim()[0].content, "c");
+    assert_eq!(
+        next.kind,
+        JobKind::Fold {
+            turns: TurnRange { first: 2, last: 3 },
+            from: 2,
+            to: 6
+        }
+    );
+}
+
+#[test]
+fn manual_request_folds_all_but_the_kept_turns() {
+    let mut memory = memory(Trigger::Manual { keep: 1 });
+    assert_eq!(
+        memory.request_summary_now(),
+        Err(MemoryError::NothingToFold)
+    );
+    for t in ["a", "b", "c"] {
+        play(&mut memory, t, "ok");
+    }
+    assert!(
+        memory.editions().is_empty(),
+        "the manual trigger never fires by itself"
+    );
+    memory.add_message(msg(Role::User, "pending")).unwrap();
+    let job = memory.request_summary_now().unwrap();
+    assert_eq!(
+        job.kind,
+        JobKind::Fold {
+            turns: TurnRange { first: 1, last: 2 },
+            from: 0,
+            to: 4
+        }
+    );
+}
+
+#[test]
+fn placements_put_the_summary_where_the_policy_says() {
+    let mut memory = memory(turns(2, 1));
+    play(&mut memory, "a", "b");
+    play(&mut memory, "c", "d");
+    memory.add_message(msg(Role::User, "e")).unwrap();
+    let shape = |m: &MemoryState| -> Vec<(Role, bool)> {
+        m.request(&WordCounter)
+            .iter()
+            .map(|x| (x.role, x.content.contains("Summary of turns 1 to 1.")))
+            .collect()
+    };
+    use Role::*;
+    assert_eq!(
+        shape(&memory),
+        [
+            (System, false),
+            (System, true),
+            (User, false),
+            (Assistant, false),
+            (User, false)
+        ]
+    );
+    let mut policy = memory.policy().clone();
+    policy.placement = Placement::AppendToSystem;
+    memory.set_policy(policy.clone()).unwrap();
+    assert_eq!(
+        shape(&memory),
+        [
+            (System, true),
+            (User, false),
+            (Assistant, false),
+            (User, false)
+        ]
+    );
+    assert!(
+        memory.request(&WordCounter)[0]
+            .content
+            .starts_with("You are FinCoach.\n\n")
+    );
+    policy.placement = Placement::UserAck;
+    memory.set_policy(policy).unwrap();
+    let request = memory.request(&WordCounter);
+    assert_eq!(
+        shape(&memory),
+        [
+            (System, false),
+            (User, true),
+            (Assistant, false),
+            (User, false),
+            (Assistant, false),
+            (User, false)
+        ]
+    );
+    assert_eq!(request[2].content, SUMMARY_ACK);
+}
+
+#[test]
+fn system_messages_are_refused() {
+    let mut memory = memory(turns(2, 1));
+    assert_eq!(
+        memory.add_message(msg(Role::System, "x")),
+        Err(MemoryError::SystemMessage)
+    );
+    assert!(memory.archive().is_empty());
+}
+
+#[test]
+fn edits_and_restores_make_new_editions_and_reissue_the_job_in_flight() {
+    let mut memory = memory(turns(2, 1));
+    play(&mut memory, "a", "b");
+    play(&mut memory, "c", "d");
+    memory
+        .edit_summary("Hand written.", 7, &WordCounter)
+        .unwrap();
+    let restored = memory.restore(1, 8, &WordCounter).unwrap();
+    assert!(restored.is_none());
+    let cycles: Vec<(u32, Provenance, Option<u32>)> = memory
+        .editions()
+        .iter()
+        .map(|e| (e.cycle, e.provenance, e.restored_from))
+        .collect();
+    assert_eq!(
+        cycles,
+        [
+            (1, Provenance::Model, None),
+            (2, Provenance::ManualEdit, None),
+            (3, Provenance::Restore, Some(1))
+        ]
+    );
+    assert_eq!(memory.summary(), Some("Summary of turns 1 to 1."));
+    assert_eq!(
+        memory.editions()[2].previous.as_deref(),
+        Some("Hand written.")
+    );
+    assert_eq!(
+        memory.restore(9, 9, &WordCounter),
+        Err(MemoryError::NoSuchEdition(9))
+    );
+    assert_eq!(
+        memory.edit_summary(" ", 9, &WordCounter),
+        Err(MemoryError::EmptyEdit)
+    );
+
+    memory.add_message(msg(Role::User, "e")).unwrap();
+    let job = memory
+        .add_message(msg(Role::Assistant, "f"))
+        .unwrap()
+        .unwrap();
+    let reissued = memory
+        .edit_summary("Edited during flight.", 10, &WordCounter)
+        .unwrap()
+        .unwrap();
+    assert!(
+        reissued.request[1]
+            .content
+            .contains("Edited during flight.")
+    );
+    assert!(matches!(
+        memory.commit(job.id, "late", meta(), &WordCounter),
+        Err(MemoryError::StaleJob { .. })
+    ));
+    memory
+        .commit(reissued.id, "Fresh.", meta(), &WordCounter)
+        .unwrap();
+    assert_eq!(
+        memory.editions().last().unwrap().folded,
+        Some(TurnRange { first: 2, last: 2 })
+    );
+}
+
+#[test]
+fn an_over_budget_summary_is_compressed_level_by_level_up_to_three() {
+    let mut policy = Policy::new(turns(2, 1)).unwrap();
+    policy.summary_budget = Some(3);
+    let mut memory = MemoryState::new("sys", policy).unwrap();
+    play(&mut memory, "a", "b");
+    memory.add_message(msg(Role::User, "c")).unwrap();
+    let job = memory
+        .add_message(msg(Role::Assistant, "d"))
+        .unwrap()
+        .unwrap();
+    let mut next = memory
+        .commit(job.id, "one two three four five", meta(), &WordCounter)
+        .unwrap();
+    let mut levels = Vec::new();
+    while let Some(job) = next {
+        let JobKind::Compress { level } = job.kind else {
+            panic!("expected a compression, got {:?}", job.kind);
+        };
+        levels.push(level);
+        // The summariser never gets under the budget, so the engine climbs to the cap.
+        next = memory
+            .commit(job.id, "still far too long", meta(), &WordCounter)
+            .unwrap();
+    }
+    assert_eq!(levels, [1, 2, 3]);
+    let recorded: Vec<u8> = memory.editions().iter().map(|e| e.level).collect();
+    assert_eq!(recorded, [0, 1, 2, 3]);
+    assert_eq!(memory.level(), 3);
+    assert_eq!(memory.editions()[1].word_limit, 40);
+}
+
+#[test]
+fn a_compression_that_fits_stops_climbing() {
+    let mut policy = Policy::new(turns(2, 1)).unwrap();
+    policy.summary_budget = Some(3);
+    let mut memory = MemoryState::new("sys", policy).unwrap();
+    play(&mut memory, "a", "b");
+    memory.add_message(msg(Role::User, "c")).unwrap();
+    let job = memory
+        .add_message(msg(Role::Assistant, "d"))
+        .unwrap()
+        .unwrap();
+    let compress = memory
+        .commit(job.id, "one two three four", meta(), &WordCounter)
+        .unwrap()
+        .unwrap();
+    assert!(
+        memory
+            .commit(compress.id, "short", meta(), &WordCounter)
+            .unwrap()
+            .is_none()
+    );
+    assert_eq!(memory.level(), 1);
+}
+
+#[test]
+fn message_states_and_turn_numbers() {
+    let mut memory = memory(turns(2, 1));
+    play(&mut memory, "a", "b");
+    play(&mut memory, "c", "d");
+    assert_eq!(memory.message_state(1), MessageState::Folded);
+    assert_eq!(memory.message_state(2), MessageState::Verbatim);
+    assert_eq!(memory.turn_of(0), 1);
+    assert_eq!(memory.turn_of(3), 2);
+    assert_eq!(memory.summarised_to(), 1);
+    // Two user messages in a row belong to one turn.
+    memory.add_message(msg(Role::User, "e")).unwrap();
+    memory.add_message(msg(Role::User, "e again")).unwrap();
+    assert_eq!(memory.turn_count(), 3);
+}

@@ -1,0 +1,33 @@
+//! Turns: where each one begins in the archive (a user message after an assistant reply), and
+//! whether a message is still sent verbatim or folded into the summary.
+
+use crate::engine::message::Role;
+
+/// Whether a message is still sent word for word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MessageState {
+    Verbatim,
+    Folded,
+}
+
+/// Whether a message with `role` begins a new turn after a message with `previous`: the first
+/// message does, and so does every user message that follows an assistant reply.
+pub fn starts_turn(previous: Option<Role>, role: Role) -> bool {
+    match previous {
+        None => true,
+        Some(previous) => role == Role::User && previous == Role::Assistant,
+    }
+}
+
+/// Archive index where each turn of `roles` begins.
+pub fn turn_starts(roles: impl IntoIterator<Item = Role>) -> Vec<usize> {
+    let mut previous = None;
+    let mut starts = Vec::new();
+    for (i, role) in roles.into_iter().enumerate() {
+        if starts_turn(previous, role) {
+            starts.push(i);
+        }
+        previous = Some(role);
+    }
+    starts
+}

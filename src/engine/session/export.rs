@@ -1,0 +1,217 @@
+//! Writing sessions: one file or an envelope of many, always of the current [`VERSION`],
+//! converted by hand from the engine's types into `wire`'s.
+
+use super::domain::{LiveRecord, Session, SessionSettings};
+use super::wire::{
+    CallV2, ENVELOPE_FORMAT, EditionV1, EnvelopeV2, FORMAT, FactV2, FailureV1, FileV2, LiveV2,
+    MessageV1, PolicyV1, PromptV1, RangeV1, SessionV2, SettingsV1, TriggerV1, VERSION,
+};
+use crate::engine::edition::{Provenance, TurnRange};
+use crate::engine::facts::{FactPattern, PinnedFact};
+use crate::engine::memory::JobKind;
+use crate::engine::policy::{FoldMode, Placement, Policy, SummaryFormat, Trigger};
+
+/// Writes one session as a file of the current [`VERSION`].
+pub fn export(session: &Session, created_ms: u64, app_version: &str) -> String {
+    let file = to_file(session, created_ms, app_version);
+    serde_json::to_string_pretty(&file).unwrap_or_default()
+}
+
+/// Writes many sessions as one envelope file.
+pub fn export_all(sessions: &[Session], created_ms: u64, app_version: &str) -> String {
+    let envelope = EnvelopeV2 {
+        format: ENVELOPE_FORMAT.into(),
+        version: VERSION,
+        created_ms,
+        app_version: app_version.into(),
+        sessions: sessions
+            .iter()
+            .map(|s| to_file(s, created_ms, app_version))
+            .collect(),
+    };
+    serde_json::to_string_pretty(&envelope).unwrap_or_default()
+}
+
+fn facts_to_v2(facts: &[PinnedFact]) -> Vec<FactV2> {
+    facts
+        .iter()
+        .map(|f| {
+            let (kind, pattern) = match &f.pattern {
+                FactPattern::Phrase(p) => ("phrase", p),
+                FactPattern::Regex(p) => ("regex", p),
+            };
+            FactV2 {
+                label: f.label.clone(),
+                kind: kind.into(),
+                pattern: pattern.clone(),
+            }
+        })
+        .collect()
+}
+
+fn live_to_v2(l: &LiveRecord) -> LiveV2 {
+    LiveV2 {
+        incomplete: l.incomplete.iter().copied().collect(),
+        failed: l.failed.iter().copied().collect(),
+        calls: l
+            .calls
+            .iter()
+            .map(|c| CallV2 {
+                kind: c.kind.label().into(),
+                client_prompt_tokens: c.client_prompt_tokens,
+                api_prompt_tokens: c.api_prompt_tokens,
+                api_completion_tokens: c.api_completion_tokens,
+            })
+            .collect(),
+    }
+}
+
+pub(super) fn settings_to_v1(s: &SessionSettings) -> SettingsV1 {
+    SettingsV1 {
+        base_url: s.base_url.clone(),
+        chat_model: s.chat_model.clone(),
+        summary_model: s.summary_model.clone(),
+        temperature: s.temperature,
+        max_tokens: s.max_tokens,
+        reasoning_effort: s.reasoning_effort.clone(),
+    }
+}
+
+pub(super) fn policy_to_v1(p: &Policy) -> PolicyV1 {
+    let trigger = match p.trigger {
+        Trigger::Turns { max_turns, keep } => TriggerV1 {
+            kind: "turns".into(),
+            max_turns: Some(max_turns),
+            keep: Some(keep),
+            ..TriggerV1::default()
+        },
+        Trigger::Tokens {
+            budget,
+            keep_tokens,
+        } => TriggerV1 {
+            kind: "tokens".into(),
+            budget: Some(budget),
+            keep_tokens: Some(keep_tokens),
+            ..TriggerV1::default()
+        },
+        Trigger::Every { n } => TriggerV1 {
+            kind: "every".into(),
+            n: Some(n),
+            ..TriggerV1::default()
+        },
+        Trigger::MessageCount { max_messages } => TriggerV1 {
+            kind: "messages".into(),
+            max_messages: Some(max_messages),
+            ..TriggerV1::default()
+        },
+        Trigger::Manual { keep } => TriggerV1 {
+            kind: "manual".into(),
+            keep: Some(keep),
+            ..TriggerV1::default()
+        },
+    };
+    PolicyV1 {
+        trigger,
+        placement: match p.placement {
+            Placement::SecondSystem => "second_system",
+            Placement::AppendToSystem => "append_to_system",
+            Placement::UserAck => "user_ack",
+        }
+        .into(),
+        fold: match p.fold {
+            FoldMode::Progressive => "progressive",
+            FoldMode::RebuildFromArchive => "rebuild_from_archive",
+        }
+        .into(),
+        prompt: PromptV1 {
+            preset: p.prompt.preset.slug().into(),
+            text: p.prompt.text.clone(),
+            word_limit: p.prompt.word_limit,
+            must_keep: p.prompt.must_keep.clone(),
+        },
+        format: match p.format {
+            SummaryFormat::Prose => None,
+            SummaryFormat::Structured => Some("structured".into()),
+        },
+        summary_budget: p.summary_budget,
+    }
+}
+
+fn range_to_v1(r: TurnRange) -> RangeV1 {
+    RangeV1 {
+        first: r.first,
+        last: r.last,
+    }
+}
+
+fn to_file(session: &Session, created_ms: u64, app_version: &str) -> FileV2 {
+    let m = &session.memory;
+    FileV2 {
+        format: FORMAT.into(),
+        version: VERSION,
+        created_ms,
+        app_version: app_version.into(),
+        session: SessionV2 {
+            name: session.name.clone(),
+            settings: settings_to_v1(&session.settings),
+            system_prompt: m.system_prompt().to_owned(),
+            policy: policy_to_v1(m.policy()),
+            archive: m
+                .archive()
+                .iter()
+                .map(|msg| MessageV1 {
+                    role: msg.role.as_str().into(),
+                    content: msg.content.clone(),
+                    at_ms: msg.at_ms,
+                })
+                .collect(),
+            editions: m
+                .editions()
+                .iter()
+                .map(|e| EditionV1 {
+                    cycle: e.cycle,
+                    folded: e.folded.map(range_to_v1),
+                    previous: e.previous.clone(),
+                    summary: e.summary.clone(),
+                    prompt: e.prompt.clone(),
+                    model: e.model.clone(),
+                    tokens_in: e.tokens_in,
+                    tokens_out: e.tokens_out,
+                    words: e.words,
+                    word_limit: e.word_limit,
+                    overrun: e.overrun,
+                    at_ms: e.at_ms,
+                    provenance: match e.provenance {
+                        Provenance::Model => "model",
+                        Provenance::Extractive => "extractive",
+                        Provenance::ManualEdit => "manual_edit",
+                        Provenance::Restore => "restore",
+                    }
+                    .into(),
+                    level: e.level,
+                    restored_from: e.restored_from,
+                })
+                .collect(),
+            failures: m
+                .failures()
+                .iter()
+                .map(|f| {
+                    let (kind, turns, level) = match f.kind {
+                        JobKind::Fold { turns, .. } => ("fold", Some(range_to_v1(turns)), None),
+                        JobKind::Compress { level } => ("compress", None, Some(level)),
+                    };
+                    FailureV1 {
+                        job_id: f.job_id,
+                        kind: kind.into(),
+                        turns,
+                        level,
+                        reason: f.reason.clone(),
+                        at_ms: f.at_ms,
+                    }
+                })
+                .collect(),
+            facts: facts_to_v2(&session.pinned),
+            live: session.live.as_ref().map(live_to_v2),
+        },
+    }
+}

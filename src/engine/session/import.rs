@@ -1,0 +1,562 @@
+//! Reading a session file: the size cap before parsing, the format and version check, a plain
+//! `[{role, content}]` array, the conversion of version 1 and 2 into the engine's types, and every invariant the engine relies
+//! on checked after. Nothing is changed when it fails: the result is a new [`Session`] or an
+//! [`ImportError`] that names the JSON path at fault.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+use thiserror::Error;
+
+use super::domain::{CallKind, CallRecord, LiveRecord, Session, SessionSettings};
+use super::migrate::migrate_v0;
+use super::wire::{
+    ENVELOPE_FORMAT, FORMAT, FileV2, LiveV2, MessageV0, PolicyV1, SessionV2, VERSION,
+};
+use crate::engine::edition::{Edition, EditionDraft, MAX_LEVEL, Provenance, TurnRange};
+use crate::engine::facts::PinnedFact;
+use crate::engine::memory::{Failure, JobKind, MemoryState, turn_starts};
+use crate::engine::message::{CountTokens, Message, Role};
+use crate::engine::policy::{FoldMode, Placement, Policy, SummaryFormat, Trigger};
+use crate::engine::prompts::{PresetId, PromptSpec};
+
+/// Files larger than this are refused before parsing, so a huge file cannot exhaust memory.
+pub const MAX_IMPORT_BYTES: usize = 64 * 1024 * 1024;
+
+/// Why a file could not be imported. Nothing was changed.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum ImportError {
+    /// The file is over [`MAX_IMPORT_BYTES`].
+    #[error(
+        "the file is {bytes} bytes, over the {limit}-byte limit; split the export into smaller files"
+    )]
+    TooLarge { bytes: usize, limit: usize },
+    /// The bytes are not JSON.
+    #[error("the file is not valid JSON (line {line}, column {column}): {message}")]
+    Json {
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    /// The JSON is neither a session file, a session list nor a messages array.
+    #[error(
+        "unknown file format {found:?}; expected \"{FORMAT}\", \"{ENVELOPE_FORMAT}\" or an array of {{role, content}} messages"
+    )]
+    UnknownFormat { found: String },
+    /// The file was written by a newer or unknown version of the app.
+    #[error(
+        "session format version {0} is not supported (this app reads versions 0 to 2); update the app"
+    )]
+    UnsupportedVersion(u64),
+    /// A field is missing or has the wrong type.
+    #[error("at {path}: {message}")]
+    Field { path: String, message: String },
+    /// The values parse but contradict each other.
+    #[error("at {path}: {reason}")]
+    Invalid { path: String, reason: String },
+}
+
+/// Reads one session: a session file (version 0, 1 or 2) or a plain `[{role, content}]` array.
+/// An envelope holding exactly one session is accepted too.
+pub fn import(bytes: &[u8], counter: &dyn CountTokens) -> Result<Session, ImportError> {
+    let mut sessions = import_all(bytes, counter)?;
+    if sessions.len() != 1 {
+        return Err(ImportError::Invalid {
+            path: "sessions".into(),
+            reason: format!(
+                "the file holds {} sessions; import it as a session list",
+                sessions.len()
+            ),
+        });
+    }
+    Ok(sessions.remove(0))
+}
+
+/// Reads every session in a file: an envelope, a single session file or a messages array.
+pub fn import_all(bytes: &[u8], counter: &dyn CountTokens) -> Result<Vec<Session>, ImportError> {
+    if bytes.len() > MAX_IMPORT_BYTES {
+        return Err(ImportError::TooLarge {
+            bytes: bytes.len(),
+            limit: MAX_IMPORT_BYTES,
+        });
+    }
+    let value: Value = serde_json::from_slice(bytes).map_err(|e| ImportError::Json {
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
+    })?;
+    match &value {
+        Value::Array(_) => Ok(vec![from_messages_array(value, counter)?]),
+        Value::Object(map) => match map.get("format").and_then(Value::as_str) {
+            Some(ENVELOPE_FORMAT) => {
+                check_version(map.get("version"), "version", VERSION)?;
+                let Some(Value::Array(items)) = map.get("sessions") else {
+                    return Err(ImportError::Field {
+                        path: "sessions".into(),
+                        message: "expected an array of sessions".into(),
+                    });
+                };
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, item)| {
+                        from_file_value(item.clone(), &format!("sessions[{i}]"), counter)
+                    })
+                    .collect()
+            }
+            Some(FORMAT) => Ok(vec![from_file_value(value, "", counter)?]),
+            other => Err(ImportError::UnknownFormat {
+                found: other.unwrap_or("(none)").to_owned(),
+            }),
+        },
+        _ => Err(ImportError::UnknownFormat {
+            found: "(not an object or array)".into(),
+        }),
+    }
+}
+
+fn check_version(found: Option<&Value>, path: &str, newest: u64) -> Result<u64, ImportError> {
+    let version = found
+        .and_then(Value::as_u64)
+        .ok_or_else(|| ImportError::Field {
+            path: path.to_owned(),
+            message: "expected a version number".into(),
+        })?;
+    if version > newest {
+        return Err(ImportError::UnsupportedVersion(version));
+    }
+    Ok(version)
+}
+
+fn join(prefix: &str, path: &str) -> String {
+    match (prefix.is_empty(), path.is_empty() || path == ".") {
+        (true, _) => path.to_owned(),
+        (false, true) => prefix.to_owned(),
+        (false, false) => format!("{prefix}.{path}"),
+    }
+}
+
+fn typed<T: serde::de::DeserializeOwned>(value: Value, prefix: &str) -> Result<T, ImportError> {
+    serde_path_to_error::deserialize(value).map_err(|e| ImportError::Field {
+        path: join(prefix, &e.path().to_string()),
+        message: e.inner().to_string(),
+    })
+}
+
+fn from_file_value(
+    value: Value,
+    prefix: &str,
+    counter: &dyn CountTokens,
+) -> Result<Session, ImportError> {
+    let version = check_version(value.get("version"), &join(prefix, "version"), VERSION)?;
+    let file: FileV2 = match version {
+        0 => migrate_v0(typed(value, prefix)?),
+        // Version 1 is version 2 without `facts` and `live`, which default to none.
+        _ => typed(value, prefix)?,
+    };
+    if file.format != FORMAT {
+        return Err(ImportError::UnknownFormat { found: file.format });
+    }
+    from_session_v2(file.session, &join(prefix, "session"), counter)
+}
+
+fn parse_role(role: &str, path: &str) -> Result<Role, ImportError> {
+    match role {
+        "system" => Ok(Role::System),
+        "user" => Ok(Role::User),
+        "assistant" => Ok(Role::Assistant),
+        other => Err(ImportError::Invalid {
+            path: path.to_owned(),
+            reason: format!("unknown role {other:?}; expected user or assistant"),
+        }),
+    }
+}
+
+fn invalid(path: String, reason: impl Into<String>) -> ImportError {
+    ImportError::Invalid {
+        path,
+        reason: reason.into(),
+    }
+}
+
+fn from_session_v2(
+    s: SessionV2,
+    prefix: &str,
+    counter: &dyn CountTokens,
+) -> Result<Session, ImportError> {
+    let policy = policy_from_v1(s.policy, &join(prefix, "policy"))?;
+    let mut archive = Vec::with_capacity(s.archive.len());
+    for (i, m) in s.archive.into_iter().enumerate() {
+        let path = join(prefix, &format!("archive[{i}].role"));
+        match parse_role(&m.role, &path)? {
+            Role::System => {
+                return Err(invalid(path, "system messages belong in system_prompt"));
+            }
+            role => archive.push(Message::new(role, m.content, counter, m.at_ms)),
+        }
+    }
+    let starts = turn_starts(archive.iter().map(|m| m.role));
+    let turns = starts.len() as u32;
+    let last_complete = archive.last().is_none_or(|m| m.role == Role::Assistant);
+    let complete_turns = if last_complete {
+        turns
+    } else {
+        turns.saturating_sub(1)
+    };
+
+    let mut editions = Vec::with_capacity(s.editions.len());
+    let mut folded_to = 0u32;
+    let mut previous_summary: Option<String> = None;
+    for (i, e) in s.editions.into_iter().enumerate() {
+        let at = |field: &str| join(prefix, &format!("editions[{i}].{field}"));
+        if e.cycle as usize != i + 1 {
+            return Err(invalid(
+                at("cycle"),
+                format!("edition cycles must run 1, 2, 3, ...; expected {}", i + 1),
+            ));
+        }
+        if let Some(r) = e.folded {
+            if r.first != folded_to + 1 || r.last < r.first {
+                return Err(invalid(
+                    at("folded"),
+                    format!(
+                        "folded turns {}..={} must continue right after turn {folded_to}",
+                        r.first, r.last
+                    ),
+                ));
+            }
+            if r.last > complete_turns {
+                return Err(invalid(
+                    at("folded"),
+                    format!(
+                        "folds up to turn {} but the archive holds {complete_turns} complete turns",
+                        r.last
+                    ),
+                ));
+            }
+            folded_to = r.last;
+        }
+        if e.summary.trim().is_empty() {
+            return Err(invalid(
+                at("summary"),
+                "an edition's summary cannot be empty",
+            ));
+        }
+        if e.previous != previous_summary {
+            return Err(invalid(
+                at("previous"),
+                "must equal the summary of the edition before it",
+            ));
+        }
+        if e.level > MAX_LEVEL {
+            return Err(invalid(
+                at("level"),
+                format!("levels run from 0 to {MAX_LEVEL}"),
+            ));
+        }
+        let provenance = match e.provenance.as_str() {
+            "model" => Provenance::Model,
+            "extractive" => Provenance::Extractive,
+            "manual_edit" => Provenance::ManualEdit,
+            "restore" => Provenance::Restore,
+            other => {
+                return Err(invalid(
+                    at("provenance"),
+                    format!(
+                        "unknown provenance {other:?}; expected model, extractive, manual_edit or restore"
+                    ),
+                ));
+            }
+        };
+        if let Some(from) = e.restored_from
+            && (provenance != Provenance::Restore || from == 0 || from > e.cycle.saturating_sub(1))
+        {
+            return Err(invalid(
+                at("restored_from"),
+                "only a restore names an edition, and it must be an earlier one",
+            ));
+        }
+        previous_summary = Some(e.summary.clone());
+        editions.push(Edition::from_draft(
+            e.cycle,
+            EditionDraft {
+                folded: e.folded.map(|r| TurnRange {
+                    first: r.first,
+                    last: r.last,
+                }),
+                previous: e.previous,
+                summary: e.summary,
+                prompt: e.prompt,
+                model: e.model,
+                tokens_in: e.tokens_in,
+                tokens_out: e.tokens_out,
+                word_limit: e.word_limit,
+                at_ms: e.at_ms,
+                provenance,
+                level: e.level,
+                restored_from: e.restored_from,
+            },
+        ));
+    }
+
+    let start_of = |turn: u32| starts.get(turn as usize).copied().unwrap_or(archive.len());
+    let mut failures = Vec::with_capacity(s.failures.len());
+    for (i, f) in s.failures.into_iter().enumerate() {
+        let at = |field: &str| join(prefix, &format!("failures[{i}].{field}"));
+        let kind = match (f.kind.as_str(), f.turns, f.level) {
+            ("fold", Some(r), _) if r.first >= 1 && r.first <= r.last && r.last <= turns => {
+                JobKind::Fold {
+                    turns: TurnRange {
+                        first: r.first,
+                        last: r.last,
+                    },
+                    from: start_of(r.first - 1),
+                    to: start_of(r.last),
+                }
+            }
+            ("compress", _, Some(level)) if (1..=MAX_LEVEL).contains(&level) => {
+                JobKind::Compress { level }
+            }
+            _ => {
+                return Err(invalid(
+                    at("kind"),
+                    "expected a fold with turns inside the archive, or a compress with a level from 1 to 3",
+                ));
+            }
+        };
+        failures.push(Failure {
+            job_id: f.job_id,
+            kind,
+            reason: f.reason,
+            at_ms: f.at_ms,
+        });
+    }
+
+    let mut pinned = Vec::with_capacity(s.facts.len());
+    for (i, f) in s.facts.into_iter().enumerate() {
+        let at = join(prefix, &format!("facts[{i}]"));
+        let fact = match f.kind.as_str() {
+            "phrase" => PinnedFact::phrase(f.label, f.pattern),
+            "regex" => PinnedFact::regex(f.label, f.pattern),
+            other => {
+                return Err(invalid(
+                    join(&at, "kind"),
+                    format!("unknown fact kind {other:?}; expected phrase or regex"),
+                ));
+            }
+        };
+        fact.compile().map_err(|e| invalid(at, e.to_string()))?;
+        pinned.push(fact);
+    }
+    let live = s
+        .live
+        .map(|l| live_from_v2(l, &archive, &join(prefix, "live")))
+        .transpose()?;
+
+    let settings = SessionSettings {
+        base_url: s.settings.base_url,
+        chat_model: s.settings.chat_model,
+        summary_model: s.settings.summary_model,
+        temperature: s.settings.temperature,
+        max_tokens: s.settings.max_tokens,
+        reasoning_effort: s.settings.reasoning_effort,
+    };
+    let memory = MemoryState::from_parts(
+        s.system_prompt,
+        policy,
+        archive,
+        editions,
+        failures,
+        counter,
+    );
+    Ok(Session {
+        name: s.name,
+        settings,
+        memory,
+        pinned,
+        live,
+    })
+}
+
+/// Checks that every marked reply is an assistant message of the archive, and that a reply cut
+/// short by a failure is marked incomplete too.
+fn live_from_v2(l: LiveV2, archive: &[Message], prefix: &str) -> Result<LiveRecord, ImportError> {
+    let replies = |indices: Vec<usize>, field: &str| -> Result<BTreeSet<usize>, ImportError> {
+        indices
+            .into_iter()
+            .enumerate()
+            .map(|(i, index)| match archive.get(index) {
+                Some(m) if m.role == Role::Assistant => Ok(index),
+                _ => Err(invalid(
+                    join(prefix, &format!("{field}[{i}]")),
+                    format!("message {index} is not an assistant reply in the archive"),
+                )),
+            })
+            .collect()
+    };
+    let incomplete = replies(l.incomplete, "incomplete")?;
+    let failed = replies(l.failed, "failed")?;
+    if let Some((i, _)) = failed
+        .iter()
+        .enumerate()
+        .find(|(_, index)| !incomplete.contains(index))
+    {
+        return Err(invalid(
+            join(prefix, &format!("failed[{i}]")),
+            "a reply cut short by a failure must be listed as incomplete too",
+        ));
+    }
+    let calls = l
+        .calls
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let kind = match c.kind.as_str() {
+                "chat" => CallKind::Chat,
+                "summary" => CallKind::Summary,
+                other => {
+                    return Err(invalid(
+                        join(prefix, &format!("calls[{i}].kind")),
+                        format!("unknown call kind {other:?}; expected chat or summary"),
+                    ));
+                }
+            };
+            Ok(CallRecord {
+                kind,
+                client_prompt_tokens: c.client_prompt_tokens,
+                api_prompt_tokens: c.api_prompt_tokens,
+                api_completion_tokens: c.api_completion_tokens,
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(LiveRecord {
+        incomplete,
+        failed,
+        calls,
+    })
+}
+
+fn policy_from_v1(p: PolicyV1, prefix: &str) -> Result<Policy, ImportError> {
+    let t = &p.trigger;
+    let need = |value: Option<u32>, field: &str| {
+        value.ok_or_else(|| ImportError::Field {
+            path: join(prefix, &format!("trigger.{field}")),
+            message: format!("a {} trigger needs {field}", t.kind),
+        })
+    };
+    let trigger = match t.kind.as_str() {
+        "turns" => Trigger::Turns {
+            max_turns: need(t.max_turns, "max_turns")?,
+            keep: need(t.keep, "keep")?,
+        },
+        "tokens" => Trigger::Tokens {
+            budget: need(t.budget, "budget")?,
+            keep_tokens: need(t.keep_tokens, "keep_tokens")?,
+        },
+        "every" => Trigger::Every { n: need(t.n, "n")? },
+        "messages" => Trigger::MessageCount {
+            max_messages: need(t.max_messages, "max_messages")?,
+        },
+        "manual" => Trigger::Manual {
+            keep: t.keep.unwrap_or(0),
+        },
+        other => {
+            return Err(invalid(
+                join(prefix, "trigger.kind"),
+                format!(
+                    "unknown trigger {other:?}; expected turns, tokens, every, messages or manual"
+                ),
+            ));
+        }
+    };
+    let placement = match p.placement.as_str() {
+        "second_system" => Placement::SecondSystem,
+        "append_to_system" => Placement::AppendToSystem,
+        "user_ack" => Placement::UserAck,
+        other => {
+            return Err(invalid(
+                join(prefix, "placement"),
+                format!(
+                    "unknown placement {other:?}; expected second_system, append_to_system or user_ack"
+                ),
+            ));
+        }
+    };
+    let fold = match p.fold.as_str() {
+        "progressive" => FoldMode::Progressive,
+        "rebuild_from_archive" => FoldMode::RebuildFromArchive,
+        other => {
+            return Err(invalid(
+                join(prefix, "fold"),
+                format!(
+                    "unknown fold mode {other:?}; expected progressive or rebuild_from_archive"
+                ),
+            ));
+        }
+    };
+    let format = match p.format.as_deref() {
+        None | Some("prose") => SummaryFormat::Prose,
+        Some("structured") => SummaryFormat::Structured,
+        Some(other) => {
+            return Err(invalid(
+                join(prefix, "format"),
+                format!("unknown summary format {other:?}; expected prose or structured"),
+            ));
+        }
+    };
+    let preset = PresetId::from_slug(&p.prompt.preset).ok_or_else(|| {
+        invalid(
+            join(prefix, "prompt.preset"),
+            format!("unknown preset {:?}", p.prompt.preset),
+        )
+    })?;
+    let policy = Policy {
+        trigger,
+        placement,
+        fold,
+        prompt: PromptSpec {
+            preset,
+            text: p.prompt.text,
+            word_limit: p.prompt.word_limit,
+            must_keep: p.prompt.must_keep,
+        },
+        format,
+        summary_budget: p.summary_budget,
+    };
+    policy
+        .validate()
+        .map_err(|e| invalid(prefix.to_owned(), e.to_string()))?;
+    Ok(policy)
+}
+
+fn from_messages_array(value: Value, counter: &dyn CountTokens) -> Result<Session, ImportError> {
+    let messages: Vec<MessageV0> = typed(value, "")?;
+    let mut system = Vec::new();
+    let mut archive = Vec::new();
+    for (i, m) in messages.into_iter().enumerate() {
+        let path = format!("[{i}].role");
+        match parse_role(&m.role, &path)? {
+            Role::System if archive.is_empty() => system.push(m.content),
+            Role::System => {
+                return Err(ImportError::Invalid {
+                    path,
+                    reason: "a system message may only lead the conversation".into(),
+                });
+            }
+            role => archive.push(Message::new(role, m.content, counter, 0)),
+        }
+    }
+    let memory = MemoryState::from_parts(
+        system.join("\n\n"),
+        Policy::default(),
+        archive,
+        Vec::new(),
+        Vec::new(),
+        counter,
+    );
+    Ok(Session::new(
+        "Imported conversation",
+        SessionSettings::default(),
+        memory,
+    ))
+}

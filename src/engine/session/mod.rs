@@ -1,0 +1,38 @@
+//! The session file: its own versioned types, converted by hand to and from the engine's, so
+//! that changing an engine type never silently changes what is on disk.
+//!
+//! Import is a pure function: it caps the size before parsing, parses, migrates older versions,
+//! checks every invariant the engine relies on, and returns a new value or an [`ImportError`]
+//! that names the JSON path at fault. Nothing is changed when it fails.
+//!
+//! What a file does not hold: an API key (the settings have no field for one), a job in flight
+//! (it is transient; the trigger is checked again on the next reply), and derived numbers such
+//! as token counts and word counts (recounted on import, so a file cannot lie about them).
+//!
+//! Versions: 0 was a bare message list and a summary; 1 added the policy, the editions and the
+//! failures; 2 adds the pinned facts and, for the live chat, the [`LiveRecord`] (which replies
+//! are incomplete, which were cut short by a failed request, and the record of model calls).
+//! A version-1 file is a version-2 file without those two fields, so it reads as "no facts
+//! pinned" and "not a live chat". An older app refuses a version-2 file with
+//! [`ImportError::UnsupportedVersion`] instead of silently dropping its facts.
+//!
+//! One concept per file: [`domain`] holds what the app keeps ([`Session`], [`LiveRecord`],
+//! [`CallRecord`]); `wire` the versioned on-disk types; `import` reading a file (size cap,
+//! version check, invariant checks) and `migrate` the older shapes (version 0, plain message
+//! arrays); `export` writing one; [`fixture`] the sessions tests and benchmarks build.
+
+pub mod domain;
+mod export;
+pub mod fixture;
+mod import;
+mod migrate;
+mod wire;
+
+#[cfg(test)]
+mod tests;
+
+pub use domain::{CallKind, CallRecord, LiveRecord, Session, SessionSettings};
+pub use export::{export, export_all};
+pub use fixture::synthetic;
+pub use import::{ImportError, MAX_IMPORT_BYTES, import, import_all};
+pub use wire::{ENVELOPE_FORMAT, FORMAT, VERSION};

@@ -1,0 +1,436 @@
+//! Tests of the session format: round trips, migrations, and damaged files refused with the
+//! path at fault.
+
+use serde_json::{Value, json};
+
+use super::*;
+use crate::engine::edition::Provenance;
+use crate::engine::facts::PinnedFact;
+use crate::engine::memory::MemoryState;
+use crate::engine::message::WordCounter;
+use crate::engine::policy::{Placement, Policy, SummaryFormat, Trigger};
+use fixture::Scripted;
+
+/// The shared scripted session with a failure, a manual edit and a restore: four turns under
+/// "summarise at 2, keep 1" (user-ack placement), the second job failing once before it commits.
+fn played() -> Session {
+    let mut policy = Policy::new(Trigger::Turns {
+        max_turns: 2,
+        keep: 1,
+    })
+    .unwrap();
+    policy.placement = Placement::UserAck;
+    let mut session = Scripted {
+        name: "Chiru".into(),
+        policy,
+        turn: |t| (format!("q{t}"), format!("a{t}")),
+        summaries: vec!["S2".into(), "S3".into(), "S4".into()],
+        model: Some("m".into()),
+        provenance: Provenance::Model,
+        fail: Some((2, "timeout".into())),
+        ..Scripted::default()
+    }
+    .play(4);
+    let memory = &mut session.memory;
+    memory.edit_summary("By hand.", 10, &WordCounter).unwrap();
+    memory.restore(1, 11, &WordCounter).unwrap();
+    session.pinned = vec![
+        PinnedFact::phrase("first summary", "S1"),
+        PinnedFact::regex("hand", r"(?i)by\s+hand"),
+    ];
+    session
+}
+
+/// `played()` as the live chat: reply 3 (index 5) cut short by a failure, reply 4 stopped.
+fn played_live() -> Session {
+    Session {
+        live: Some(LiveRecord {
+            incomplete: [5, 7].into(),
+            failed: [5].into(),
+            calls: vec![
+                CallRecord {
+                    kind: CallKind::Chat,
+                    client_prompt_tokens: 12,
+                    api_prompt_tokens: Some(14),
+                    api_completion_tokens: Some(3),
+                },
+                CallRecord {
+                    kind: CallKind::Summary,
+                    client_prompt_tokens: 30,
+                    api_prompt_tokens: None,
+                    api_completion_tokens: None,
+                },
+            ],
+        }),
+        ..played()
+    }
+}
+
+fn file_json(session: &Session) -> Value {
+    serde_json::from_str(&export(session, 1, "0.1.0")).unwrap()
+}
+
+fn import_value(value: &Value) -> Result<Session, ImportError> {
+    import(value.to_string().as_bytes(), &WordCounter)
+}
+
+#[test]
+fn export_then_import_gives_the_same_conversation() {
+    let session = played();
+    let back = import(export(&session, 1, "0.1.0").as_bytes(), &WordCounter).unwrap();
+    assert_eq!(back.name, session.name);
+    assert_eq!(back.settings, session.settings);
+    let (a, b) = (&session.memory, &back.memory);
+    assert_eq!(a.archive(), b.archive());
+    assert_eq!(a.verbatim(), b.verbatim());
+    assert_eq!(a.editions(), b.editions());
+    assert_eq!(a.failures(), b.failures());
+    assert_eq!(a.summary(), b.summary());
+    assert_eq!(a.policy(), b.policy());
+    assert_eq!(a.system_prompt(), b.system_prompt());
+    assert_eq!(b.summarised_to(), 3);
+    assert_eq!(back.pinned, session.pinned);
+    assert_eq!(back.live, None);
+}
+
+#[test]
+fn pinned_facts_and_the_live_record_survive_export_and_import() {
+    let session = played_live();
+    let text = export(&session, 1, "0.1.0");
+    let back = import(text.as_bytes(), &WordCounter).unwrap();
+    assert_eq!(back.pinned, session.pinned);
+    assert_eq!(back.live, session.live);
+    // Exporting what was imported writes the same file again.
+    assert_eq!(export(&back, 1, "0.1.0"), text);
+    let value = file_json(&session);
+    assert_eq!(
+        value["session"]["facts"][1],
+        json!({"label": "hand", "kind": "regex", "pattern": r"(?i)by\s+hand"})
+    );
+    assert_eq!(value["session"]["live"]["incomplete"], json!([5, 7]));
+    // A session that is not the live chat writes no live part at all.
+    assert!(file_json(&played())["session"].get("live").is_none());
+    let envelope = export_all(&[session.clone(), played()], 1, "0.1.0");
+    let both = import_all(envelope.as_bytes(), &WordCounter).unwrap();
+    assert_eq!(
+        (both[0].live.as_ref(), both[1].live.as_ref()),
+        (session.live.as_ref(), None)
+    );
+}
+
+#[test]
+fn version_1_files_are_read_with_no_facts_and_no_live_part() {
+    // What the previous version of the app wrote: no `facts`, no `live`, version 1.
+    let mut value = file_json(&played_live());
+    value["version"] = json!(1);
+    let session = value["session"].as_object_mut().unwrap();
+    session.remove("facts");
+    session.remove("live");
+    let back = import_value(&value).unwrap();
+    assert!(back.pinned.is_empty());
+    assert_eq!(back.live, None);
+    assert_eq!(back.memory.archive(), played().memory.archive());
+    assert_eq!(back.memory.editions(), played().memory.editions());
+    // Saved again, it is a version-2 file.
+    assert_eq!(file_json(&back)["version"], 2);
+    let mut envelope: Value = serde_json::from_str(&export_all(&[played()], 1, "0.1.0")).unwrap();
+    envelope["version"] = json!(1);
+    envelope["sessions"][0]["version"] = json!(1);
+    assert!(import_value(&envelope).is_ok());
+}
+
+#[test]
+fn damaged_facts_and_live_parts_name_what_is_wrong() {
+    let refused = |damage: &dyn Fn(&mut Value), path: &str| {
+        let mut value = file_json(&played_live());
+        damage(&mut value);
+        match import_value(&value) {
+            Err(ImportError::Invalid { path: p, .. }) | Err(ImportError::Field { path: p, .. }) => {
+                assert_eq!(p, path)
+            }
+            other => panic!("expected an error at {path}, got {other:?}"),
+        }
+    };
+    refused(
+        &|v| v["session"]["facts"][1]["pattern"] = json!("(unclosed"),
+        "session.facts[1]",
+    );
+    refused(
+        &|v| v["session"]["facts"][0]["label"] = json!(" "),
+        "session.facts[0]",
+    );
+    refused(
+        &|v| v["session"]["facts"][0]["kind"] = json!("glob"),
+        "session.facts[0].kind",
+    );
+    refused(
+        &|v| v["session"]["live"]["incomplete"] = json!([4]),
+        "session.live.incomplete[0]",
+    );
+    refused(
+        &|v| v["session"]["live"]["incomplete"] = json!([5, 99]),
+        "session.live.incomplete[1]",
+    );
+    refused(
+        &|v| v["session"]["live"]["failed"] = json!([3]),
+        "session.live.failed[0]",
+    );
+    refused(
+        &|v| v["session"]["live"]["calls"][1]["kind"] = json!("embed"),
+        "session.live.calls[1].kind",
+    );
+}
+
+#[test]
+fn the_file_is_versioned_and_holds_no_api_key() {
+    let value = file_json(&played());
+    assert_eq!(value["format"], FORMAT);
+    assert_eq!(value["version"], 2);
+    assert_eq!(value["app_version"], "0.1.0");
+    assert!(!value.to_string().to_lowercase().contains("api_key"));
+    assert!(value["session"]["settings"].get("base_url").is_some());
+}
+
+#[test]
+fn the_summary_format_survives_export_and_older_files_read_as_prose() {
+    let mut session = played();
+    let mut policy = session.memory.policy().clone();
+    policy.format = SummaryFormat::Structured;
+    session.memory = MemoryState::new("You are FinCoach.", policy).unwrap();
+    let mut value = file_json(&session);
+    assert_eq!(value["session"]["policy"]["format"], "structured");
+    let back = import_value(&value).unwrap();
+    assert_eq!(back.memory.policy().format, SummaryFormat::Structured);
+
+    value["session"]["policy"]
+        .as_object_mut()
+        .unwrap()
+        .remove("format");
+    let back = import_value(&value).unwrap();
+    assert_eq!(back.memory.policy().format, SummaryFormat::Prose);
+
+    value["session"]["policy"]["format"] = "yaml".into();
+    let err = import_value(&value).unwrap_err().to_string();
+    assert!(
+        err.contains("format") && err.contains("prose or structured"),
+        "{err}"
+    );
+}
+
+#[test]
+fn many_sessions_round_trip_through_an_envelope() {
+    let sessions = vec![played(), played()];
+    let text = export_all(&sessions, 5, "0.1.0");
+    let back = import_all(text.as_bytes(), &WordCounter).unwrap();
+    assert_eq!(back.len(), 2);
+    assert_eq!(back[1].memory.archive(), sessions[1].memory.archive());
+    let err = import(text.as_bytes(), &WordCounter).unwrap_err();
+    assert!(matches!(err, ImportError::Invalid { ref path, .. } if path == "sessions"));
+}
+
+#[test]
+fn a_plain_messages_array_becomes_a_new_session() {
+    let array = json!([
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "hello"},
+        {"role": "user", "content": "bye"}
+    ]);
+    let session = import_value(&array).unwrap();
+    assert_eq!(session.memory.system_prompt(), "Be brief.");
+    assert_eq!(session.memory.archive().len(), 3);
+    assert_eq!(session.memory.verbatim().len(), 3);
+    assert!(session.memory.editions().is_empty());
+    let late_system = json!([{"role": "user", "content": "a"}, {"role": "system", "content": "b"}]);
+    assert!(matches!(
+        import_value(&late_system),
+        Err(ImportError::Invalid { ref path, .. }) if path == "[1].role"
+    ));
+}
+
+#[test]
+fn version_0_files_are_migrated() {
+    let v0 = json!({
+        "format": FORMAT,
+        "version": 0,
+        "name": "Old",
+        "system_prompt": "sys",
+        "messages": [
+            {"role": "user", "content": "q"},
+            {"role": "assistant", "content": "a"}
+        ],
+        "summary": "Earlier talk."
+    });
+    let session = import_value(&v0).unwrap();
+    assert_eq!(session.name, "Old");
+    assert_eq!(session.memory.archive().len(), 2);
+    assert_eq!(session.memory.verbatim().len(), 2);
+    assert_eq!(session.memory.summary(), Some("Earlier talk."));
+    let edition = &session.memory.editions()[0];
+    assert_eq!(
+        (edition.cycle, edition.provenance, edition.folded),
+        (1, Provenance::Restore, None)
+    );
+    assert_eq!(session.memory.policy(), &Policy::default());
+    assert_eq!((session.pinned.len(), session.live.is_none()), (0, true));
+}
+
+/// Checks that a damaged file is refused with an error naming `path`.
+fn check_refused(damage: impl FnOnce(&mut Value), path: &str) {
+    let mut value = file_json(&played());
+    damage(&mut value);
+    match import_value(&value) {
+        Err(ImportError::Invalid { path: p, .. }) | Err(ImportError::Field { path: p, .. }) => {
+            assert_eq!(p, path)
+        }
+        other => panic!("expected an error at {path}, got {other:?}"),
+    }
+}
+
+#[test]
+fn damaged_files_name_what_is_wrong() {
+    check_refused(
+        |v| v["session"]["archive"][2]["role"] = json!("robot"),
+        "session.archive[2].role",
+    );
+    check_refused(
+        |v| v["session"]["archive"][0]["role"] = json!("system"),
+        "session.archive[0].role",
+    );
+    check_refused(
+        |v| v["session"]["archive"][1]["content"] = json!(7),
+        "session.archive[1].content",
+    );
+    check_refused(
+        |v| v["session"]["editions"][1]["cycle"] = json!(5),
+        "session.editions[1].cycle",
+    );
+    check_refused(
+        |v| v["session"]["editions"][1]["folded"] = json!({"first": 1, "last": 2}),
+        "session.editions[1].folded",
+    );
+    check_refused(
+        |v| v["session"]["editions"][2]["folded"] = json!({"first": 4, "last": 9}),
+        "session.editions[2].folded",
+    );
+    check_refused(
+        |v| v["session"]["editions"][2]["previous"] = json!("x"),
+        "session.editions[2].previous",
+    );
+    check_refused(
+        |v| v["session"]["editions"][0]["level"] = json!(4),
+        "session.editions[0].level",
+    );
+    check_refused(
+        |v| v["session"]["editions"][0]["provenance"] = json!("magic"),
+        "session.editions[0].provenance",
+    );
+    check_refused(
+        |v| v["session"]["editions"][0]["summary"] = json!(" "),
+        "session.editions[0].summary",
+    );
+    check_refused(
+        |v| v["session"]["policy"]["trigger"]["keep"] = json!(2),
+        "session.policy",
+    );
+    check_refused(
+        |v| v["session"]["policy"]["placement"] = json!("top"),
+        "session.policy.placement",
+    );
+    check_refused(
+        |v| v["session"]["failures"][0]["turns"] = json!({"first": 1, "last": 99}),
+        "session.failures[0].kind",
+    );
+    check_refused(
+        |v| {
+            v["session"].as_object_mut().unwrap().remove("archive");
+        },
+        "session",
+    );
+}
+
+#[test]
+fn folds_cannot_claim_an_incomplete_turn() {
+    let mut value = file_json(&played());
+    // Drop the final assistant reply: turn 4 is no longer complete, yet nothing folds it.
+    value["session"]["archive"].as_array_mut().unwrap().pop();
+    assert!(import_value(&value).is_ok());
+    // Now drop turn 3's reply as well; the editions still claim turn 3 was folded.
+    let archive = value["session"]["archive"].as_array_mut().unwrap();
+    archive.truncate(5);
+    assert!(matches!(
+        import_value(&value),
+        Err(ImportError::Invalid { ref path, .. }) if path == "session.editions[2].folded"
+    ));
+}
+
+#[test]
+fn wrong_format_version_size_and_syntax_are_refused() {
+    let mut value = file_json(&played());
+    value["version"] = json!(3);
+    assert_eq!(
+        import_value(&value).unwrap_err(),
+        ImportError::UnsupportedVersion(3)
+    );
+    value["format"] = json!("something-else");
+    assert!(matches!(
+        import_value(&value),
+        Err(ImportError::UnknownFormat { .. })
+    ));
+    assert!(matches!(
+        import(b"{ not json", &WordCounter),
+        Err(ImportError::Json { line: 1, .. })
+    ));
+    assert!(matches!(
+        import(b"42", &WordCounter),
+        Err(ImportError::UnknownFormat { .. })
+    ));
+    let huge = vec![b' '; MAX_IMPORT_BYTES + 1];
+    assert_eq!(
+        import(&huge, &WordCounter).unwrap_err(),
+        ImportError::TooLarge {
+            bytes: MAX_IMPORT_BYTES + 1,
+            limit: MAX_IMPORT_BYTES
+        }
+    );
+}
+
+#[test]
+fn token_and_word_counts_are_recounted_not_trusted() {
+    let mut value = file_json(&played());
+    value["session"]["editions"][0]["words"] = json!(999);
+    value["session"]["editions"][0]["overrun"] = json!(true);
+    let session = import_value(&value).unwrap();
+    assert_eq!(session.memory.editions()[0].words, 1);
+    assert!(!session.memory.editions()[0].overrun);
+    assert_eq!(session.memory.archive()[0].tokens, 1);
+}
+
+#[test]
+fn the_scripted_fixture_plays_its_script() {
+    let session = played();
+    let summaries: Vec<&str> = session
+        .memory
+        .editions()
+        .iter()
+        .map(|e| e.summary.as_str())
+        .collect();
+    assert_eq!(summaries, ["S2", "S3", "S4", "By hand.", "S2"]);
+    let failures = session.memory.failures();
+    assert_eq!(failures.len(), 1);
+    assert_eq!(
+        (failures[0].reason.as_str(), failures[0].at_ms),
+        ("timeout", 3)
+    );
+    assert_eq!(session.memory.archive().len(), 8);
+    assert_eq!(session.memory.archive()[6].content, "q4");
+    // Past the last scripted summary, the last one answers every further job.
+    let long = Scripted::default().play(5);
+    assert!(long.memory.editions().len() > 1);
+    assert!(
+        long.memory
+            .editions()
+            .iter()
+            .all(|e| e.summary == "Summary.")
+    );
+}

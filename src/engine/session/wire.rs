@@ -1,0 +1,187 @@
+//! The on-disk types of the session file. They change only with a new [`VERSION`] and a
+//! migration; `import` and `export` convert them by hand to and from the engine's types, so a
+//! refactor of the engine never changes what is on disk.
+
+use serde::{Deserialize, Serialize};
+
+/// The `format` of one session file.
+pub const FORMAT: &str = "summary-memory-session";
+/// The `format` of a file holding many sessions.
+pub const ENVELOPE_FORMAT: &str = "summary-memory-sessions";
+/// The version this build writes.
+pub const VERSION: u64 = 2;
+
+#[derive(Serialize, Deserialize)]
+pub(super) struct EnvelopeV2 {
+    pub(super) format: String,
+    pub(super) version: u64,
+    pub(super) created_ms: u64,
+    pub(super) app_version: String,
+    pub(super) sessions: Vec<FileV2>,
+}
+
+#[derive(Serialize, Deserialize)]
+pub(super) struct FileV2 {
+    pub(super) format: String,
+    pub(super) version: u64,
+    pub(super) created_ms: u64,
+    pub(super) app_version: String,
+    pub(super) session: SessionV2,
+}
+
+#[derive(Serialize, Deserialize)]
+pub(super) struct SessionV2 {
+    pub(super) name: String,
+    pub(super) settings: SettingsV1,
+    pub(super) system_prompt: String,
+    pub(super) policy: PolicyV1,
+    pub(super) archive: Vec<MessageV1>,
+    pub(super) editions: Vec<EditionV1>,
+    #[serde(default)]
+    pub(super) failures: Vec<FailureV1>,
+    /// Since version 2; a version-1 file has none.
+    #[serde(default)]
+    pub(super) facts: Vec<FactV2>,
+    /// Since version 2, and only for the live chat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) live: Option<LiveV2>,
+}
+
+#[derive(Serialize, Deserialize)]
+pub(super) struct FactV2 {
+    pub(super) label: String,
+    /// `phrase` or `regex`.
+    pub(super) kind: String,
+    pub(super) pattern: String,
+}
+
+#[derive(Serialize, Deserialize, Default)]
+pub(super) struct LiveV2 {
+    /// Archive indices, ascending.
+    #[serde(default)]
+    pub(super) incomplete: Vec<usize>,
+    #[serde(default)]
+    pub(super) failed: Vec<usize>,
+    #[serde(default)]
+    pub(super) calls: Vec<CallV2>,
+}
+
+#[derive(Serialize, Deserialize)]
+pub(super) struct CallV2 {
+    /// `chat` or `summary`.
+    pub(super) kind: String,
+    pub(super) client_prompt_tokens: u32,
+    pub(super) api_prompt_tokens: Option<u32>,
+    pub(super) api_completion_tokens: Option<u32>,
+}
+
+#[derive(Serialize, Deserialize)]
+pub(super) struct SettingsV1 {
+    pub(super) base_url: String,
+    pub(super) chat_model: String,
+    pub(super) summary_model: String,
+    pub(super) temperature: f64,
+    pub(super) max_tokens: u32,
+    pub(super) reasoning_effort: Option<String>,
+}
+
+#[derive(Serialize, Deserialize)]
+pub(super) struct PolicyV1 {
+    pub(super) trigger: TriggerV1,
+    pub(super) placement: String,
+    pub(super) fold: String,
+    pub(super) prompt: PromptV1,
+    /// `prose` or `structured`; files written before structured memory existed omit it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) format: Option<String>,
+    pub(super) summary_budget: Option<u32>,
+}
+
+#[derive(Serialize, Deserialize, Default)]
+pub(super) struct TriggerV1 {
+    pub(super) kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) max_turns: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) keep: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) budget: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) keep_tokens: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) n: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) max_messages: Option<u32>,
+}
+
+#[derive(Serialize, Deserialize)]
+pub(super) struct PromptV1 {
+    pub(super) preset: String,
+    pub(super) text: String,
+    pub(super) word_limit: u32,
+    pub(super) must_keep: Vec<String>,
+}
+
+#[derive(Serialize, Deserialize)]
+pub(super) struct MessageV1 {
+    pub(super) role: String,
+    pub(super) content: String,
+    #[serde(default)]
+    pub(super) at_ms: u64,
+}
+
+#[derive(Serialize, Deserialize, Clone, Copy)]
+pub(super) struct RangeV1 {
+    pub(super) first: u32,
+    pub(super) last: u32,
+}
+
+#[derive(Serialize, Deserialize)]
+pub(super) struct EditionV1 {
+    pub(super) cycle: u32,
+    pub(super) folded: Option<RangeV1>,
+    pub(super) previous: Option<String>,
+    pub(super) summary: String,
+    pub(super) prompt: String,
+    pub(super) model: Option<String>,
+    pub(super) tokens_in: u32,
+    pub(super) tokens_out: u32,
+    /// Written for readers of the file; recounted on import.
+    #[serde(default)]
+    pub(super) words: u32,
+    pub(super) word_limit: u32,
+    /// Written for readers of the file; recomputed on import.
+    #[serde(default)]
+    pub(super) overrun: bool,
+    pub(super) at_ms: u64,
+    pub(super) provenance: String,
+    pub(super) level: u8,
+    pub(super) restored_from: Option<u32>,
+}
+
+#[derive(Serialize, Deserialize)]
+pub(super) struct FailureV1 {
+    pub(super) job_id: u64,
+    /// `fold` or `compress`.
+    pub(super) kind: String,
+    pub(super) turns: Option<RangeV1>,
+    pub(super) level: Option<u8>,
+    pub(super) reason: String,
+    pub(super) at_ms: u64,
+}
+
+/// Version 0: the first shape, a bare list of messages and the latest summary, with no
+/// editions, policy or settings.
+#[derive(Deserialize)]
+pub(super) struct SessionV0 {
+    pub(super) name: String,
+    pub(super) system_prompt: String,
+    pub(super) messages: Vec<MessageV0>,
+    pub(super) summary: Option<String>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct MessageV0 {
+    pub(super) role: String,
+    pub(super) content: String,
+}

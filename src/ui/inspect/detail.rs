@@ -1,0 +1,88 @@
+//! One session in the Inspect tab, read-only: its system prompt, the pinned and must-keep facts
+//! of the latest edition, every edition, the replay (`replay.rs`) and the archive, each long
+//! list a [`VirtualList`].
+
+use leptos::prelude::*;
+
+use crate::app::library::Entry;
+use crate::ui::library_sync::{Sessions, counter};
+use crate::ui::virtual_list::VirtualList;
+use crate::view::inspect::InspectView;
+
+/// The open session, read-only.
+#[component]
+pub fn SessionDetail() -> impl IntoView {
+    let Sessions { library, tab, .. } = expect_context::<Sessions>();
+    let selected = Memo::new(move |_| tab.with(|t| t.selected().map(str::to_owned)));
+    let entry = Memo::new(move |_| {
+        selected
+            .get()
+            .and_then(|id| library.with(|l| l.get(&id).cloned()))
+    });
+    move || {
+        entry.get().map(|entry| {
+            let view = InspectView::new(&entry.session, &counter());
+            view! { <Detail entry view /> }
+        })
+    }
+}
+
+#[component]
+fn Detail(entry: Entry, view: InspectView) -> impl IntoView {
+    let facts = view.facts.clone();
+    let replay_view = view.clone();
+    let session = entry.session.clone();
+    let (editions, messages) = (view.editions.len(), view.messages.len());
+    // Rows are drawn from here as they scroll into view, never all at once.
+    let shown = StoredValue::new(view.clone());
+    view! {
+        <article class="session" data-testid="session-detail">
+            <h3>{view.name.clone()}</h3>
+            <p class="system">
+                <strong>"System prompt: "</strong>{view.system_prompt.clone()}
+            </p>
+            {(!facts.is_empty()).then(|| view! {
+                <section class="facts">
+                    <h4>"Must-keep and pinned facts in the latest edition"</h4>
+                    {facts.into_iter().map(|f| {
+                        let lost = f.first_lost.map(|c| format!(" (first lost in edition {c})")).unwrap_or_default();
+                        view! {
+                            <span class="fact" class:lost=!f.kept data-testid="fact" data-fact=f.phrase.clone() data-kept=f.kept.to_string()>
+                                {if f.kept { "✓ " } else { "✗ " }}{f.phrase.clone()}{lost}
+                            </span>
+                        }
+                    }).collect_view()}
+                </section>
+            })}
+            <h4>{format!("Editions ({})", editions)}</h4>
+            <VirtualList count=editions estimate=220 class="editions" label="Editions" row=move |i| {
+                let e = shown.with_value(|v| v.editions[i].clone());
+                let folded = e.folded_turns.map(|(a, b)| format!("Folded turns {a}–{b}")).unwrap_or_else(|| format!("No turns folded ({})", e.provenance));
+                view! {
+                    <div class="edition" role="listitem" data-testid="edition" data-cycle=e.cycle data-overrun=e.overrun.to_string()>
+                        <h5>{format!("Edition {}", e.cycle)}</h5>
+                        <div class="before"><span class="label">"Before"</span><p data-testid="edition-before">{e.before}</p></div>
+                        <div class="folded"><span class="label">{folded}</span><pre data-testid="edition-folded">{e.folded}</pre></div>
+                        <div class="after"><span class="label">"After"</span><p data-testid="edition-after">{e.after}</p></div>
+                        <p class="words" class:overrun=e.overrun>
+                            <span data-testid="edition-words">{e.words}</span>{format!(" / {} words", e.word_limit)}
+                            {e.overrun.then_some(" — over the limit")}
+                        </p>
+                    </div>
+                }
+            } />
+            <super::replay::Replay view=replay_view session />
+            <h4>{format!("Archive ({} turns)", view.turns)}</h4>
+            <VirtualList count=messages estimate=64 class="archive" label="Archive" row=move |i| {
+                let m = shown.with_value(|v| v.messages[i].clone());
+                let meta = format!("turn {} · {} · {} tokens{}", m.turn, m.role.as_str(), m.tokens, if m.state == "folded" { " · folded" } else { "" });
+                view! {
+                    <div class=format!("message {}", m.role.as_str()) role="listitem" data-testid="message" data-role=m.role.as_str() data-state=m.state data-turn=m.turn>
+                        <span class="meta">{meta}</span>
+                        <p>{m.content}</p>
+                    </div>
+                }
+            } />
+        </article>
+    }
+}

@@ -1,0 +1,131 @@
+//! The session list of the Inspect tab: one [`SessionItem`] per session (open, rename,
+//! duplicate, delete), the undo notice after a deletion (it reappears after a reload), and the
+//! notice when another tab changed a session.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::app::library::{Library, LibraryError, LibraryTab};
+use crate::ui::library_sync::{self as sync, Sessions, new_id, now_ms};
+
+/// The sessions, newest change first, or a line saying there are none.
+#[component]
+pub fn SessionList() -> impl IntoView {
+    let Sessions { library, .. } = expect_context::<Sessions>();
+    let ids = Memo::new(move |_| {
+        library.with(|l| l.list().iter().map(|e| e.id.clone()).collect::<Vec<_>>())
+    });
+    view! {
+        <ul class="session-list">
+            <For each=move || ids.get() key=|id| id.clone() let:id>
+                <SessionItem id />
+            </For>
+        </ul>
+        {move || ids.with(Vec::is_empty).then(|| view! {
+            <p class="empty">"No sessions yet. Import a file, or chat in the Chat tab."</p>
+        })}
+    }
+}
+
+/// "Deleted “…”. Undo / Dismiss", while the last deletion can be undone.
+#[component]
+pub fn UndoNotice() -> impl IntoView {
+    let Sessions { library, tab, .. } = expect_context::<Sessions>();
+    let undoable = Memo::new(move |_| library.with(|l| l.undoable().map(str::to_owned)));
+    move || {
+        undoable.get().map(|name| view! {
+            <p class="undo">
+                {format!("Deleted \u{201c}{name}\u{201d}. ")}
+                <button data-testid="undo-delete" on:click=move |_| {
+                    if let Some(Ok(id)) = library.try_update(Library::undo_delete) {
+                        tab.update(|t| t.open(id));
+                    }
+                }>"Undo"</button>
+                " "
+                <button data-testid="undo-dismiss" on:click=move |_| library.update(Library::dismiss_undo)>"Dismiss"</button>
+            </p>
+        })
+    }
+}
+
+/// The notice that another tab changed a session; with this tab's change unsaved, it offers
+/// "Reload" or "Keep mine as a copy".
+#[component]
+pub fn RemoteNoticeView() -> impl IntoView {
+    let sessions = expect_context::<Sessions>();
+    let tab = sessions.tab;
+    let notice = Memo::new(move |_| tab.with(|t| t.remote().cloned()));
+    move || {
+        notice.get().map(|notice| {
+            let unsaved = notice.unsaved;
+            let id = StoredValue::new(notice.id.clone());
+            view! {
+                <p class="notice" data-testid="remote-notice" role="status">
+                    {notice.text()}
+                    {unsaved.then(|| view! {
+                        " "
+                        <button data-testid="remote-reload" on:click=move |_| {
+                            spawn_local(sync::resolve(sessions, id.get_value(), false));
+                        }>"Reload"</button>
+                        " "
+                        <button data-testid="remote-keep-copy" on:click=move |_| {
+                            spawn_local(sync::resolve(sessions, id.get_value(), true));
+                        }>"Keep mine as a copy"</button>
+                    })}
+                    " "
+                    <button data-testid="remote-dismiss" on:click=move |_| tab.update(LibraryTab::dismiss_remote)>"OK"</button>
+                </p>
+            }
+        })
+    }
+}
+
+/// One row of the session list: open, rename, duplicate, delete.
+#[component]
+fn SessionItem(id: String) -> impl IntoView {
+    let Sessions { library, tab, .. } = expect_context::<Sessions>();
+    let id = StoredValue::new(id);
+    let summary = Memo::new(move |_| {
+        library.with(|l| {
+            l.get(&id.get_value()).map(|e| {
+                (
+                    e.session.name.clone(),
+                    e.session.memory.turn_count(),
+                    e.session.memory.editions().len(),
+                )
+            })
+        })
+    });
+    let open = move || tab.with(|t| t.selected() == Some(id.get_value().as_str()));
+    let report = move |result: Option<Result<(), LibraryError>>| {
+        if let Some(result) = result {
+            tab.update(|t| t.report_result(result));
+        }
+    };
+    view! {
+        <li data-testid="session-item" data-id=id.get_value() class:open=open>
+            {move || summary.get().map(|(name, turns, editions)| view! {
+                <button class="open" on:click=move |_| tab.update(|t| t.open(id.get_value()))>
+                    <strong data-testid="session-name">{name.clone()}</strong>
+                    {format!(" · {turns} turns · {editions} editions")}
+                </button>
+                <input
+                    aria-label="Session name"
+                    data-testid="session-rename"
+                    prop:value=name
+                    on:change=move |ev| {
+                        let name = event_target_value(&ev);
+                        report(library.try_update(|l| l.rename(&id.get_value(), &name, now_ms())));
+                    }
+                />
+            })}
+            <button data-testid="session-duplicate" on:click=move |_| {
+                report(library.try_update(|l| l.duplicate(&id.get_value(), new_id(), now_ms())));
+            }>"Duplicate"</button>
+            <button data-testid="session-delete" on:click=move |_| {
+                tab.update(|t| t.deleting(&id.get_value()));
+                report(library.try_update(|l| l.delete(&id.get_value(), now_ms())));
+            }>"Delete"</button>
+        </li>
+    }
+}

