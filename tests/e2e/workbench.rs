@@ -28,6 +28,14 @@ async fn drift_played_in_editions(browser: &Browser) -> DemoPlayer {
 async fn changing_the_trigger_in_the_panel_moves_the_summary_cycle() {
     let browser = Browser::new().await;
     browser.open("?demo=fincoach").await;
+    // The demo is replayed with exact counts once the vocabulary arrives; edit the panel after
+    // that, so the edit and the recount never race on a loaded machine.
+    browser
+        .wait_until(
+            "performance.getEntriesByName('sm-vocab-loaded-o200k_base').length > 0",
+            "the o200k_base vocabulary to load",
+        )
+        .await;
     // Summarise at 2 turns while keeping 2 is invalid: the panel says so and nothing applies.
     browser.type_into("policy-max_turns", "2").await;
     let error = browser.wait_testid("param-error").await;
