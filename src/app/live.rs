@@ -300,6 +300,22 @@ impl LiveSession {
         Ok(())
     }
 
+    /// Starts a summary cycle now, whatever the trigger says (the manual trigger's Summarise
+    /// now, or an early fold under any trigger), and returns the job to send to the
+    /// summariser. Refused while a reply is arriving or a summary is being written, and when
+    /// no complete turn is left to fold.
+    pub fn summarise_now(&mut self) -> Result<SummaryJob, LiveError> {
+        if self.streaming.is_some() {
+            return Err(LiveError::Busy);
+        }
+        if self.summarising.is_some() {
+            return Err(LiveError::Summarising);
+        }
+        let job = self.memory.request_summary_now()?;
+        self.summarising = Some(job.id);
+        Ok(job)
+    }
+
     /// Archives the user's message, then returns the messages to send to the chat model.
     pub fn send(
         &mut self,

@@ -6,7 +6,7 @@ use thiserror::Error;
 
 use crate::app::live::{LiveError, LiveSession};
 use crate::app::rows::{MessageRow, rows_of};
-use crate::engine::demo::{DemoError, DemoPlayer};
+use crate::engine::demo::{DemoError, DemoPlayer, DemoSummariser, Writer};
 use crate::engine::drift::PinnedFact;
 use crate::engine::memory::MemoryState;
 use crate::engine::message::CountTokens;
@@ -39,6 +39,12 @@ pub trait OnScreen {
     /// The conversation's own error, shown when the last action raised none: the live chat's
     /// failed request, which waits for Retry.
     fn own_error(&self) -> Option<String>;
+
+    /// Which offline summariser wrote edition `cycle`, for a demo; `None` when the edition's
+    /// provenance says it all (a model's, a hand edit, a restore).
+    fn writer(&self, _cycle: u32) -> Option<Writer> {
+        None
+    }
 
     /// Applies a new policy and pinned facts from the next reply on; refused, with nothing
     /// changed, when either is invalid.
@@ -95,7 +101,16 @@ impl OnScreen for DemoPlayer {
     }
 
     fn summariser(&self) -> &'static str {
-        "built-in extractive (offline, no model call)"
+        match DemoPlayer::summariser(self) {
+            DemoSummariser::Scripted => {
+                "scripted editions written for this demo (offline; the built-in extractive summariser where the script does not cover a fold)"
+            }
+            DemoSummariser::Extractive => "built-in extractive (offline, no model call)",
+        }
+    }
+
+    fn writer(&self, cycle: u32) -> Option<Writer> {
+        DemoPlayer::writer(self, cycle)
     }
 
     fn own_error(&self) -> Option<String> {

@@ -1,55 +1,29 @@
 //! The trigger form of Inspect's replay: a kind and two numbers, read from the engine's
 //! [`Trigger`] that a session was recorded under and turned back into one as the user edits.
-//! [`ReplayForm::of`] is the one mapping from a trigger to the form, so every trigger kind,
-//! message count included, replays as itself.
+//! The kinds, their fields and labels are the shared [`TriggerKind`] table; [`ReplayForm::of`]
+//! is the one mapping from a trigger to the form, so every trigger kind, message count
+//! included, replays as itself.
 
-use crate::engine::policy::Trigger;
+use crate::engine::policy::{Trigger, TriggerKind};
 
-/// The trigger kinds the replay offers, one per [`Trigger`] variant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ReplayKind {
-    Turns,
-    Tokens,
-    Every,
-    Messages,
-    Manual,
-}
+/// The replay offers every trigger kind, from the one table the link, the policy panel and the
+/// Tuner use.
+pub type ReplayKind = TriggerKind;
 
-impl ReplayKind {
-    /// In the order the select lists them.
-    pub const ALL: [ReplayKind; 5] = [
-        ReplayKind::Turns,
-        ReplayKind::Tokens,
-        ReplayKind::Every,
-        ReplayKind::Messages,
-        ReplayKind::Manual,
-    ];
+/// The parameters the form's second number holds; every other parameter is its first.
+const SECOND: [&str; 2] = ["keep", "keep_tokens"];
 
-    /// The option's value and text, as [`Trigger::slug`] names the kind.
-    pub fn slug(self) -> &'static str {
-        match self {
-            ReplayKind::Turns => "turns",
-            ReplayKind::Tokens => "tokens",
-            ReplayKind::Every => "every",
-            ReplayKind::Messages => "messages",
-            ReplayKind::Manual => "manual",
-        }
-    }
-
-    pub fn from_slug(slug: &str) -> Option<ReplayKind> {
-        ReplayKind::ALL.into_iter().find(|k| k.slug() == slug)
-    }
-
-    /// The labels of the form's two number fields; "(unused)" for one the kind ignores.
-    pub fn labels(self) -> (&'static str, &'static str) {
-        match self {
-            ReplayKind::Turns => ("Summarise at (turns)", "Keep verbatim (turns)"),
-            ReplayKind::Tokens => ("Token budget", "Keep verbatim (tokens)"),
-            ReplayKind::Every => ("Every N messages", "(unused)"),
-            ReplayKind::Messages => ("Over N messages", "(unused)"),
-            ReplayKind::Manual => ("(unused)", "Keep verbatim (turns)"),
-        }
-    }
+/// The labels of the form's two number fields, from the kind's own fields; "(unused)" for one
+/// the kind ignores.
+pub fn labels(kind: ReplayKind) -> (&'static str, &'static str) {
+    let fields = kind.fields();
+    let find = |second: bool| {
+        fields
+            .iter()
+            .find(|f| SECOND.contains(&f.param) == second)
+            .map_or("(unused)", |f| f.label)
+    };
+    (find(false), find(true))
 }
 
 /// What the replay's form holds: the kind and its two numbers, `a` and `b`.
@@ -66,36 +40,31 @@ const UNUSED_A: u32 = 4;
 impl ReplayForm {
     /// The form showing `trigger`, the one the session was recorded under.
     pub fn of(trigger: &Trigger) -> ReplayForm {
-        let (kind, a, b) = match *trigger {
-            Trigger::Turns { max_turns, keep } => (ReplayKind::Turns, max_turns, keep),
-            Trigger::Tokens {
-                budget,
-                keep_tokens,
-            } => (ReplayKind::Tokens, budget, keep_tokens),
-            Trigger::Every { n } => (ReplayKind::Every, n, 0),
-            Trigger::MessageCount { max_messages } => (ReplayKind::Messages, max_messages, 0),
-            Trigger::Manual { keep } => (ReplayKind::Manual, UNUSED_A, keep),
+        let mut form = ReplayForm {
+            kind: trigger.kind(),
+            a: UNUSED_A,
+            b: 0,
         };
-        ReplayForm { kind, a, b }
+        for (param, value) in trigger.params() {
+            if SECOND.contains(&param) {
+                form.b = value;
+            } else {
+                form.a = value;
+            }
+        }
+        form
     }
 
     /// The trigger the form describes. It is checked by the replay, which names what is
     /// invalid.
     pub fn trigger(&self) -> Trigger {
-        let (a, b) = (self.a, self.b);
-        match self.kind {
-            ReplayKind::Turns => Trigger::Turns {
-                max_turns: a,
-                keep: b,
-            },
-            ReplayKind::Tokens => Trigger::Tokens {
-                budget: a,
-                keep_tokens: b,
-            },
-            ReplayKind::Every => Trigger::Every { n: a },
-            ReplayKind::Messages => Trigger::MessageCount { max_messages: a },
-            ReplayKind::Manual => Trigger::Manual { keep: b },
-        }
+        self.kind.build(|param| {
+            if SECOND.contains(&param) {
+                self.b
+            } else {
+                self.a
+            }
+        })
     }
 }
 
@@ -106,6 +75,27 @@ mod tests {
     use crate::engine::policy::Policy;
     use crate::engine::session::{Session, SessionSettings};
     use crate::view::inspect::InspectView;
+
+    #[test]
+    fn the_form_labels_come_from_the_shared_trigger_fields() {
+        assert_eq!(
+            labels(ReplayKind::Turns),
+            ("Summarise at (turns)", "Keep verbatim (turns)")
+        );
+        assert_eq!(
+            labels(ReplayKind::Tokens),
+            ("Token budget", "Keep verbatim (tokens)")
+        );
+        assert_eq!(labels(ReplayKind::Every), ("Every N messages", "(unused)"));
+        assert_eq!(
+            labels(ReplayKind::Messages),
+            ("Over N messages", "(unused)")
+        );
+        assert_eq!(
+            labels(ReplayKind::Manual),
+            ("(unused)", "Keep verbatim (turns)")
+        );
+    }
 
     #[test]
     fn every_trigger_kind_replays_as_itself() {
@@ -160,7 +150,7 @@ mod tests {
         let view = InspectView::new(&session, &WordCounter);
         let form = ReplayForm::of(&view.trigger);
         assert_eq!(form.kind, ReplayKind::Messages);
-        assert_eq!(form.kind.labels().0, "Over N messages");
+        assert_eq!(labels(form.kind).0, "Over N messages");
         let replayed = view.replay(&session, form.trigger()).unwrap();
         let recorded = view.replay(&session, trigger).unwrap();
         assert_eq!(replayed.schedule.calls, recorded.schedule.calls);

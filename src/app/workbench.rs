@@ -5,7 +5,7 @@
 use crate::app::live::{LiveAction, LiveSession};
 use crate::app::on_screen::{ChatError, EditionsShape, OnScreen};
 use crate::app::policy_form::{PolicyEdit, PolicyForm};
-use crate::engine::demo::{DemoPlayer, DemoScript};
+use crate::engine::demo::{DemoPlayer, DemoScript, DemoSummariser};
 use crate::engine::message::CountTokens;
 use crate::engine::policy::Policy;
 use crate::route::{DemoKind, Route};
@@ -22,6 +22,9 @@ pub struct Workbench {
     pub error: Option<ChatError>,
     /// The side panel's policy form, showing the policy of the conversation on screen.
     pub policy: PolicyForm,
+    /// Which offline summariser answers the demos' summary jobs: the scripted editions by
+    /// default, which drift as a model's do; the extractive baseline on request.
+    demo_summariser: DemoSummariser,
 }
 
 impl Default for Workbench {
@@ -33,6 +36,7 @@ impl Default for Workbench {
             live,
             error: None,
             policy,
+            demo_summariser: DemoSummariser::Scripted,
         }
     }
 }
@@ -90,7 +94,7 @@ impl Workbench {
 
     /// Loads a demo at its start, replacing whatever was loaded.
     pub fn load(&mut self, kind: DemoKind) {
-        match DemoPlayer::new(script_for(kind)) {
+        match DemoPlayer::with_summariser(script_for(kind), self.demo_summariser) {
             Ok(player) => {
                 self.demo = Some(player);
                 self.error = None;
@@ -223,6 +227,52 @@ impl Workbench {
         // demo as the user left it, counted as it was: nothing the user did is lost.
         if let Ok(replayed) = player.recounted(counter) {
             self.demo = Some(replayed);
+        }
+    }
+
+    /// The summariser the demos use.
+    pub fn demo_summariser(&self) -> DemoSummariser {
+        self.demo_summariser
+    }
+
+    /// Chooses the demos' summariser. A demo already played is played again to the step it
+    /// had reached, with the user's changes in their places, so its editions are the new
+    /// summariser's; when that replay cannot be done the demo stays as it was, with the reason
+    /// shown.
+    pub fn set_demo_summariser(&mut self, summariser: DemoSummariser, counter: &dyn CountTokens) {
+        self.demo_summariser = summariser;
+        let Some(player) = &self.demo else {
+            return;
+        };
+        match player.replayed(summariser, counter) {
+            Ok(replayed) => {
+                self.demo = Some(replayed);
+                self.error = None;
+            }
+            Err(error) => self.error = Some(error.into()),
+        }
+    }
+
+    /// Summarise now: folds what the trigger would fold if it fired, whatever it says. A demo
+    /// prints the edition at once; the live chat returns the summariser request to perform.
+    /// A refusal (nothing to fold, a reply still due) is kept in `error`.
+    pub fn summarise_now(&mut self, counter: &dyn CountTokens) -> Option<LiveAction> {
+        self.error = None;
+        match self.demo.as_mut() {
+            Some(player) => {
+                let result = player
+                    .summarise_now()
+                    .and_then(|()| player.next(counter).map(|_| ()));
+                self.error = result.err().map(ChatError::from);
+                None
+            }
+            None => match self.live.summarise_now() {
+                Ok(job) => Some(LiveAction::Summary(job)),
+                Err(error) => {
+                    self.error = Some(error.into());
+                    None
+                }
+            },
         }
     }
 

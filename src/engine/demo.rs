@@ -22,7 +22,46 @@ use super::memory::{CommitMeta, JobKind, MemoryError, MemoryState, MessageState,
 use super::message::{CountTokens, Message, Role};
 use super::policy::{FoldMode, Placement, Policy, PolicyError, Trigger};
 use super::prompts::{PresetId, PromptSpec};
+use super::scripted::scripted_editions;
 use super::structured::{StructuredMemory, parse_structured};
+
+/// Which offline summariser answers a demo's summary jobs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum DemoSummariser {
+    /// The scripted abstractive editions of [`super::scripted`], which drift as a model's do;
+    /// a job the script does not cover (another fold, a compression, structured memory) falls
+    /// back to the extractive summariser.
+    Scripted,
+    /// The built-in extractive summariser: the baseline, which copies sentences.
+    #[default]
+    Extractive,
+}
+
+impl DemoSummariser {
+    pub const ALL: [DemoSummariser; 2] = [DemoSummariser::Scripted, DemoSummariser::Extractive];
+
+    /// The value of a select option and of an edition's `data-summariser`.
+    pub fn slug(self) -> &'static str {
+        match self {
+            DemoSummariser::Scripted => "scripted",
+            DemoSummariser::Extractive => "extractive",
+        }
+    }
+
+    pub fn from_slug(slug: &str) -> Option<DemoSummariser> {
+        DemoSummariser::ALL.into_iter().find(|s| s.slug() == slug)
+    }
+}
+
+/// Which summariser wrote one edition of a demo.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Writer {
+    pub cycle: u32,
+    pub summariser: DemoSummariser,
+    /// The scripted summariser was chosen, but the script does not cover this job, so the
+    /// extractive one wrote it.
+    pub fell_back: bool,
+}
 
 /// A scripted conversation and the memory settings it is played with.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,6 +97,8 @@ pub enum DemoEvent {
     /// The user replaced the summary by hand (edited, or restored an earlier edition's text),
     /// which printed edition `cycle`.
     SummaryReplaced { cycle: u32 },
+    /// The user pressed Summarise now after `turn` turns; the next step commits the cycle.
+    SummaryRequested { turn: u32 },
 }
 
 /// The chat request sent at one turn: what the model saw when it wrote that turn's reply.
@@ -85,6 +126,9 @@ pub enum DemoError {
     /// The engine refused a scripted step.
     #[error("the demo stopped: {0}; press Reset to start it again")]
     Memory(#[from] MemoryError),
+    /// Summarise now was pressed while the turn's scripted reply was still due.
+    #[error("the reply to this turn is still due; press Step first, then Summarise now")]
+    ReplyDue,
 }
 
 /// Steps a [`DemoScript`] through a [`MemoryState`].
@@ -104,6 +148,10 @@ pub struct DemoPlayer {
     /// What the user did to the demo, in order: one entry per `PolicyChanged` and
     /// `SummaryReplaced` event, holding what [`DemoPlayer::recounted`] needs to do it again.
     actions: Vec<UserAction>,
+    /// Which summariser answers the next jobs.
+    summariser: DemoSummariser,
+    /// Who wrote each edition a summary job committed, in order.
+    writers: Vec<Writer>,
 }
 
 /// A change the user made to a demo between its scripted steps.
@@ -112,6 +160,7 @@ enum UserAction {
     Policy(Policy, Vec<PinnedFact>),
     Restore(u32),
     Edit(String),
+    SummariseNow,
 }
 
 /// Demo timestamps advance by this much per step; the engine reads no clock, and a fixed
@@ -200,7 +249,45 @@ impl DemoPlayer {
             requests: Vec::new(),
             events: Vec::new(),
             actions: Vec::new(),
+            summariser: DemoSummariser::default(),
+            writers: Vec::new(),
         })
+    }
+
+    /// A player at the start of `script` whose summary jobs `summariser` answers.
+    pub fn with_summariser(
+        script: DemoScript,
+        summariser: DemoSummariser,
+    ) -> Result<DemoPlayer, DemoError> {
+        let mut player = DemoPlayer::new(script)?;
+        player.summariser = summariser;
+        Ok(player)
+    }
+
+    /// The summariser that answers this demo's summary jobs.
+    pub fn summariser(&self) -> DemoSummariser {
+        self.summariser
+    }
+
+    /// Who wrote the edition of `cycle`, when a summary job of this demo committed it (not a
+    /// restore or a hand edit).
+    pub fn writer(&self, cycle: u32) -> Option<Writer> {
+        self.writers.iter().find(|w| w.cycle == cycle).copied()
+    }
+
+    /// Starts a summary cycle now, whatever the trigger says (the manual trigger's Summarise
+    /// now, or an early fold under any trigger); the next step commits it. Refused while the
+    /// scripted reply of the turn asked is still due, or when there is nothing to fold.
+    pub fn summarise_now(&mut self) -> Result<(), DemoError> {
+        if self.awaiting_reply {
+            return Err(DemoError::ReplyDue);
+        }
+        self.pending = Some(self.memory.request_summary_now()?);
+        self.actions.push(UserAction::SummariseNow);
+        self.events.push(DemoEvent::SummaryRequested {
+            turn: self.asked as u32,
+        });
+        Ok(())
     }
 
     pub fn script(&self) -> &DemoScript {
@@ -276,7 +363,26 @@ impl DemoPlayer {
     pub fn next(&mut self, counter: &dyn CountTokens) -> Result<Option<DemoEvent>, DemoError> {
         let at_ms = self.next_ms();
         let event = if let Some(job) = self.pending.take() {
-            let text = extractive_summary(&self.memory, &job, &self.facts);
+            let cycle = self.memory.editions().last().map_or(0, |e| e.cycle) + 1;
+            let scripted = match self.summariser {
+                DemoSummariser::Scripted => self.scripted_text(&job, cycle),
+                DemoSummariser::Extractive => None,
+            };
+            let writer = Writer {
+                cycle,
+                summariser: if scripted.is_some() {
+                    DemoSummariser::Scripted
+                } else {
+                    DemoSummariser::Extractive
+                },
+                fell_back: self.summariser == DemoSummariser::Scripted && scripted.is_none(),
+            };
+            let text = match scripted {
+                Some(text) => text.to_owned(),
+                None => extractive_summary(&self.memory, &job, &self.facts),
+            };
+            // The scripted text stands in for a model's paraphrase; the edition records no
+            // model, and `writer` says which summariser it was.
             let meta = CommitMeta {
                 model: None,
                 provenance: Provenance::Extractive,
@@ -288,6 +394,10 @@ impl DemoPlayer {
                 .editions()
                 .last()
                 .expect("a commit adds an edition");
+            self.writers.push(Writer {
+                cycle: edition.cycle,
+                ..writer
+            });
             DemoEvent::Summarised {
                 cycle: edition.cycle,
                 folded: edition.folded,
@@ -371,17 +481,31 @@ impl DemoPlayer {
     /// counts move a cycle so that an action no longer applies (a restored edition that was
     /// never printed), the replay stops with that error and the caller keeps this player.
     pub fn recounted(&self, counter: &dyn CountTokens) -> Result<DemoPlayer, DemoError> {
-        let mut replayed = DemoPlayer::new(self.script.clone())?;
+        self.replayed(self.summariser, counter)
+    }
+
+    /// The same demo played again from the start, as [`DemoPlayer::recounted`] does, with
+    /// `summariser` answering its summary jobs: the same steps and the user's changes in their
+    /// places, so the editions are what that summariser would have written.
+    pub fn replayed(
+        &self,
+        summariser: DemoSummariser,
+        counter: &dyn CountTokens,
+    ) -> Result<DemoPlayer, DemoError> {
+        let mut replayed = DemoPlayer::with_summariser(self.script.clone(), summariser)?;
         let mut actions = self.actions.iter();
         for event in &self.events {
             match event {
-                DemoEvent::PolicyChanged { .. } | DemoEvent::SummaryReplaced { .. } => {
+                DemoEvent::PolicyChanged { .. }
+                | DemoEvent::SummaryReplaced { .. }
+                | DemoEvent::SummaryRequested { .. } => {
                     match actions.next().expect("one action per user event") {
                         UserAction::Policy(policy, facts) => {
                             replayed.set_policy(policy.clone(), facts.clone())?
                         }
                         UserAction::Restore(cycle) => replayed.restore(*cycle, counter)?,
                         UserAction::Edit(text) => replayed.edit_summary(text, counter)?,
+                        UserAction::SummariseNow => replayed.summarise_now()?,
                     }
                 }
                 _ => {
@@ -400,6 +524,25 @@ impl DemoPlayer {
 }
 
 impl DemoPlayer {
+    /// The script's text for this job, when the script has one for exactly this fold: the
+    /// same cycle folding the same turns, into every earlier edition the script wrote too.
+    fn scripted_text(&self, job: &SummaryJob, cycle: u32) -> Option<&'static str> {
+        let JobKind::Fold { turns, .. } = job.kind else {
+            return None;
+        };
+        if job.structured || self.memory.policy().fold != FoldMode::Progressive {
+            return None;
+        }
+        let earlier_scripted = (1..cycle).all(|c| {
+            self.writer(c)
+                .is_some_and(|w| w.summariser == DemoSummariser::Scripted)
+        });
+        scripted_editions(self.script.slug)
+            .iter()
+            .find(|e| e.cycle == cycle && e.folds == turns && earlier_scripted)
+            .map(|e| e.text)
+    }
+
     fn next_ms(&self) -> u64 {
         (self.events.len() as u64 + 1) * STEP_MS
     }
@@ -568,6 +711,118 @@ mod tests {
         let mut player = DemoPlayer::new(script).unwrap();
         player.play_all(&WordCounter).unwrap();
         player
+    }
+
+    fn writers(player: &DemoPlayer) -> Vec<(DemoSummariser, bool)> {
+        player
+            .editions()
+            .iter()
+            .map(|e| {
+                let w = player.writer(e.cycle).unwrap();
+                (w.summariser, w.fell_back)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_scripted_summariser_prints_the_script_under_the_demo_policy() {
+        for script in DemoScript::all() {
+            let slug = script.slug;
+            let mut player = DemoPlayer::with_summariser(script, DemoSummariser::Scripted).unwrap();
+            player.play_all(&WordCounter).unwrap();
+            let texts: Vec<&str> = player
+                .editions()
+                .iter()
+                .map(|e| e.summary.as_str())
+                .collect();
+            let script: Vec<&str> = scripted_editions(slug).iter().map(|e| e.text).collect();
+            assert_eq!(texts, script, "{slug}");
+            assert!(
+                writers(&player)
+                    .iter()
+                    .all(|&w| w == (DemoSummariser::Scripted, false))
+            );
+        }
+        // The FinCoach script overruns its limit in edition 2, which the edition records.
+        let mut player =
+            DemoPlayer::with_summariser(DemoScript::fincoach(), DemoSummariser::Scripted).unwrap();
+        player.play_all(&WordCounter).unwrap();
+        assert!(player.editions()[1].overrun && !player.editions()[0].overrun);
+        // The extractive baseline is the plain player's.
+        let extractive = played(DemoScript::drift());
+        assert!(
+            writers(&extractive)
+                .iter()
+                .all(|&w| w == (DemoSummariser::Extractive, false))
+        );
+    }
+
+    #[test]
+    fn a_fold_the_script_does_not_cover_falls_back_to_extractive_and_says_so() {
+        let mut script = DemoScript::drift();
+        // Three turns per cycle: the script's first edition folds turns 1-2, not 1-3.
+        script.policy.trigger = Trigger::Turns {
+            max_turns: 3,
+            keep: 0,
+        };
+        let mut player = DemoPlayer::with_summariser(script, DemoSummariser::Scripted).unwrap();
+        player.play_all(&WordCounter).unwrap();
+        assert_eq!(player.editions().len(), 2);
+        assert!(
+            writers(&player)
+                .iter()
+                .all(|&w| w == (DemoSummariser::Extractive, true))
+        );
+        // Replayed with the other summariser, the same steps print the script's editions.
+        let mut player =
+            DemoPlayer::with_summariser(DemoScript::drift(), DemoSummariser::Extractive).unwrap();
+        for _ in 0..5 {
+            player.next(&WordCounter).unwrap();
+        }
+        let replayed = player
+            .replayed(DemoSummariser::Scripted, &WordCounter)
+            .unwrap();
+        assert_eq!(replayed.events(), player.events());
+        assert_eq!(
+            replayed.editions()[0].summary,
+            scripted_editions("drift")[0].text
+        );
+        assert_eq!(replayed.summariser(), DemoSummariser::Scripted);
+    }
+
+    #[test]
+    fn summarise_now_folds_under_a_manual_policy_and_survives_a_recount() {
+        let mut script = DemoScript::fincoach();
+        script.policy.trigger = Trigger::Manual { keep: 1 };
+        let mut player = DemoPlayer::new(script).unwrap();
+        player.play_all(&WordCounter).unwrap();
+        assert!(
+            player.editions().is_empty(),
+            "a manual policy never fires by itself"
+        );
+        let mut player = DemoPlayer::new(player.script().clone()).unwrap();
+        player.next(&WordCounter).unwrap();
+        assert_eq!(player.summarise_now(), Err(DemoError::ReplyDue));
+        player.next(&WordCounter).unwrap();
+        assert!(matches!(
+            player.summarise_now(),
+            Err(DemoError::Memory(MemoryError::NothingToFold))
+        ));
+        for _ in 0..4 {
+            player.next(&WordCounter).unwrap();
+        }
+        player.summarise_now().unwrap();
+        let event = player.next(&WordCounter).unwrap();
+        assert_eq!(
+            event,
+            Some(DemoEvent::Summarised {
+                cycle: 1,
+                folded: Some(TurnRange { first: 1, last: 2 })
+            })
+        );
+        let again = player.recounted(&WordCounter).unwrap();
+        assert_eq!(again.events(), player.events());
+        assert_eq!(again.editions(), player.editions());
     }
 
     /// Twice the words: a counter that disagrees with `WordCounter` on every text.

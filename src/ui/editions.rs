@@ -7,7 +7,9 @@ use super::clock::now_ms;
 use super::tokens::TokenService;
 use crate::app::workbench::Workbench;
 use crate::engine::drift::DiffKind;
-use crate::view::editions::{EditionCard, cards_on_screen, diff_class, fact_table};
+use crate::view::editions::{
+    EditionCard, SnowballBar, cards_on_screen, diff_class, fact_table, snowball_bars,
+};
 use crate::view::timeline::{Mark, Rewrite, Timeline};
 
 /// Milliseconds between two steps of the rewrite animation.
@@ -23,6 +25,7 @@ pub fn EditionsTab() -> impl IntoView {
     let cards = Memo::new(move |_| printed.with(|_| workbench.with_untracked(cards_on_screen)));
     let title = Memo::new(move |_| workbench.with(|w| w.demo().map(|p| p.script().title)));
     let unfinished = Memo::new(move |_| workbench.with(|w| w.demo().is_some_and(|p| !p.is_done())));
+    let budget = Memo::new(move |_| workbench.with(|w| w.current_policy().summary_budget));
 
     view! {
         <section class="panel editions" data-testid="panel-editions">
@@ -61,7 +64,8 @@ pub fn EditionsTab() -> impl IntoView {
             }}
             {move || {
                 let cards = cards.get();
-                (!cards.is_empty()).then(|| view! { <Timeline cards /> })
+                let bars = snowball_bars(&cards, budget.get());
+                (!cards.is_empty()).then(|| view! { <Timeline cards bars /> })
             }}
         </section>
     }
@@ -69,7 +73,7 @@ pub fn EditionsTab() -> impl IntoView {
 
 /// The stepper, the fact table and the editions themselves.
 #[component]
-fn Timeline(cards: Vec<EditionCard>) -> impl IntoView {
+fn Timeline(cards: Vec<EditionCard>, bars: Vec<SnowballBar>) -> impl IntoView {
     let facts = fact_table(&cards);
     view! {
         <Rewriter cards=cards.clone() />
@@ -79,8 +83,9 @@ fn Timeline(cards: Vec<EditionCard>) -> impl IntoView {
                     .iter()
                     .map(|c| {
                         view! {
-                            <li class:overrun=c.overrun>
+                            <li class:overrun=c.overrun data-overrun=c.overrun.to_string()>
                                 <a href=format!("#edition-{}", c.cycle)>{c.headline.clone()}</a>
+                                {c.overrun.then(|| view! { <span class="overrun-mark">" · over the word limit"</span> })}
                             </li>
                         }
                     })
@@ -110,7 +115,38 @@ fn Timeline(cards: Vec<EditionCard>) -> impl IntoView {
                 </table>
             </div>
         })}
+        <SnowballChart bars />
         {cards.into_iter().map(|card| view! { <EditionView card /> }).collect_view()}
+    }
+}
+
+/// The snowball guard: the summary's tokens per cycle as a row of bars, with its warnings.
+#[component]
+fn SnowballChart(bars: Vec<SnowballBar>) -> impl IntoView {
+    let warnings: Vec<String> = bars
+        .iter()
+        .flat_map(|b| {
+            b.warnings
+                .iter()
+                .map(move |w| format!("Edition {}: {w}", b.cycle))
+        })
+        .collect();
+    view! {
+        <section class="snowball card" data-testid="snowball" aria-label="Summary tokens per cycle">
+            <h3>"Summary tokens per cycle"</h3>
+            <ol class="snowball-bars">
+                {bars.into_iter().map(|b| view! {
+                    <li data-testid="snowball-bar" data-cycle=b.cycle data-tokens=b.tokens class:warn=!b.warnings.is_empty()>
+                        <span class="label">{format!("Ed. {}", b.cycle)}</span>
+                        <span class="bar" style=format!("width: {}%", b.percent.max(2))></span>
+                        <span class="value">{format!("{} tokens", b.tokens)}</span>
+                    </li>
+                }).collect_view()}
+            </ol>
+            {warnings.into_iter().map(|w| view! {
+                <p class="warning" data-testid="snowball-warning">{format!("Snowball: {w}.")}</p>
+            }).collect_view()}
+        </section>
     }
 }
 
@@ -141,9 +177,12 @@ fn EditionView(card: EditionCard) -> impl IntoView {
             data-testid="edition"
             data-cycle=card.cycle
             data-overrun=card.overrun.to_string()
+            data-level=card.level
+            data-summariser=card.summariser
         >
             <h3 class="headline">{card.headline.clone()}</h3>
             <p class="dateline">{dateline}</p>
+            <p class="written-by" data-testid="edition-writer">{card.written_by.clone()}</p>
             <div class="edition-columns">
                 <section class="column" data-testid="edition-before">
                     <h4>"Yesterday"</h4>
@@ -202,14 +241,63 @@ fn EditionView(card: EditionCard) -> impl IntoView {
                             data-testid="fact"
                             data-fact=fact.phrase.clone()
                             data-kept=fact.kept.to_string()
+                            data-weakened=fact.weakened.to_string()
+                            class:weakened=fact.weakened
                             title=fact.sentence.clone().unwrap_or_default()
                         >
                             {text}
+                            {fact.weakened.then(|| view! { <span class="weakened-label">" · weakened"</span> })}
                         </li>
                     }
                 }).collect_view()}
             </ul>
+            <EditionChecksView card=card.clone() />
         </article>
+    }
+}
+
+/// The checks on one edition: its text with unsourced figures marked, the weakened rules, the
+/// overrun and survival by kind.
+#[component]
+fn EditionChecksView(card: EditionCard) -> impl IntoView {
+    let unsourced = card.marked.iter().filter(|(_, u)| *u).count();
+    let summary = match unsourced {
+        0 => "Every figure in this edition is in the archive.".to_owned(),
+        1 => "1 figure in this edition is in no archived message (marked).".to_owned(),
+        n => format!("{n} figures in this edition are in no archived message (marked)."),
+    };
+    view! {
+        <section class="checks" data-testid="edition-checks" aria-label="Checks on this edition">
+            <h4>"Checks"</h4>
+            <p class="checked-text">
+                {card.marked.iter().map(|(text, unsourced)| {
+                    let text = text.clone();
+                    if *unsourced {
+                        view! {
+                            <mark class="unsourced" data-testid="unsourced-figure" title="No archived message holds this figure">{text}</mark>
+                        }.into_any()
+                    } else {
+                        view! { <span>{text}</span> }.into_any()
+                    }
+                }).collect_view()}
+            </p>
+            <p class="note">{summary}</p>
+            {card.overrun_note.clone().map(|n| view! { <p class="note overrun" data-testid="overrun-note">{format!("Over the limit: {n}.")}</p> })}
+            {card.weakened_notes.iter().map(|n| view! { <p class="note weakened" data-testid="weakened-note">{n.clone()}</p> }).collect_view()}
+            <table class="survival" data-testid="survival">
+                <caption>"What the folded turns said, still held"</caption>
+                <thead><tr><th scope="col">"Kind"</th><th scope="col">"Held"</th><th scope="col">"Dropped"</th></tr></thead>
+                <tbody>
+                    {card.survival.iter().map(|row| view! {
+                        <tr data-kind=row.kind>
+                            <th scope="row">{row.kind}</th>
+                            <td>{format!("{} of {}", row.held, row.total)}</td>
+                            <td>{row.missing.join(", ")}</td>
+                        </tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+        </section>
     }
 }
 

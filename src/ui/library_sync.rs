@@ -9,6 +9,7 @@ use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
+use super::clock::now_ms;
 use super::tokens::{AppCounter, LoadState, TokenService};
 
 use crate::app::library::{
@@ -293,10 +294,6 @@ fn download(filename: &str, text: &str) -> Result<(), StoreError> {
 /// (a view that counts with it is recomputed when the vocabulary arrives).
 pub fn counter() -> AppCounter {
     AppCounter
-}
-
-pub fn now_ms() -> u64 {
-    js_sys::Date::now() as u64
 }
 
 /// A new session id: the time and a random part, so two tabs never pick the same one.

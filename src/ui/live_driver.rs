@@ -104,6 +104,29 @@ impl LiveDriver {
         true
     }
 
+    /// Summarise now, for the conversation on screen: a demo prints the edition at once; the
+    /// live chat's summariser request is performed here (it needs a valid endpoint, and does
+    /// nothing without one).
+    pub fn summarise_now(&self) {
+        let counter = self.counter;
+        if !self.workbench.with_untracked(Workbench::is_live) {
+            self.workbench.update(|w| {
+                w.summarise_now(&counter);
+            });
+            return;
+        }
+        let Some(valid) = self.valid() else {
+            return;
+        };
+        if let Some(action) = self
+            .workbench
+            .try_update(|w| w.summarise_now(&counter))
+            .flatten()
+        {
+            self.start(valid, action);
+        }
+    }
+
     /// Stops the chat reply arriving now, if any.
     pub fn stop(&self) {
         self.stop.with_value(|slot| {

@@ -9,7 +9,10 @@ use crate::engine::message::Role;
 
 use super::labels::{role_label, turns_label};
 use crate::app::workbench::Workbench;
-use crate::engine::demo::DemoPlayer;
+use crate::engine::checks::{
+    DEFAULT_GROWTH_RUN, EditionChecks, EditionInput, SnowballWarning, check_editions, snowball,
+};
+use crate::engine::demo::{DemoPlayer, DemoSummariser, Writer};
 
 /// One edition, ready to render.
 #[derive(Clone, Debug, PartialEq)]
@@ -36,7 +39,41 @@ pub struct EditionCard {
     pub compression: Option<String>,
     pub level: u8,
     pub provenance: &'static str,
+    /// What `data-summariser` carries: `scripted`, `extractive`, `model`, or `manual` for a
+    /// hand edit (a restore carries its source edition's).
+    pub summariser: &'static str,
+    /// Which summariser wrote it, in words, e.g. "Written by the scripted summariser".
+    pub written_by: String,
     pub facts: Vec<FactBadge>,
+    /// The edition's text cut at its unsourced figures: (piece, whether it is one).
+    pub marked: Vec<(String, bool)>,
+    /// Figures, names, dates and rules of the folded turns, and how many the edition holds.
+    pub survival: Vec<SurvivalRow>,
+    /// E.g. "96 words, 16 over the 80-word limit: a limit in a prompt is a request".
+    pub overrun_note: Option<String>,
+    /// A note per rule that the edition weakened: its words may pass while its force is gone.
+    pub weakened_notes: Vec<String>,
+}
+
+/// One kind of fact of the folded turns, for the survival table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SurvivalRow {
+    /// "figures", "names", "dates", "rules".
+    pub kind: &'static str,
+    pub held: usize,
+    pub total: usize,
+    /// What the edition no longer holds, as written in the turns.
+    pub missing: Vec<String>,
+}
+
+/// One bar of the snowball chart: the summary's tokens at one cycle.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SnowballBar {
+    pub cycle: u32,
+    pub tokens: u32,
+    /// Share of the largest cycle, 0 to 100, for the bar's width.
+    pub percent: u32,
+    pub warnings: Vec<String>,
 }
 
 /// Whether an edition states one pinned fact.
@@ -46,6 +83,8 @@ pub struct FactBadge {
     /// What `data-fact` carries: the phrase, or the pattern of a regex fact.
     pub phrase: String,
     pub kept: bool,
+    /// The fact belongs to a rule this edition weakened: its words may match, its force is gone.
+    pub weakened: bool,
     /// E.g. "kept", "lost in edition 2", "not stated yet".
     pub status: String,
     /// The sentence of this edition that states it.
@@ -69,7 +108,15 @@ pub fn fact_table(cards: &[EditionCard]) -> Vec<FactRow> {
             label: first.facts[f].label.clone(),
             cells: cards
                 .iter()
-                .map(|c| (c.facts[f].kept, c.facts[f].status.clone()))
+                .map(|c| {
+                    let fact = &c.facts[f];
+                    let status = if fact.weakened {
+                        format!("{} · rule weakened", fact.status)
+                    } else {
+                        fact.status.clone()
+                    };
+                    (fact.kept && !fact.weakened, status)
+                })
                 .collect(),
         })
         .collect()
@@ -77,18 +124,91 @@ pub fn fact_table(cards: &[EditionCard]) -> Vec<FactRow> {
 
 /// Every edition of a demo, oldest first.
 pub fn edition_cards(player: &DemoPlayer) -> Vec<EditionCard> {
-    cards_of(player.memory(), player.pinned())
+    cards_with(player.memory(), player.pinned(), |c| player.writer(c))
 }
 
 /// Every edition of the conversation on screen, oldest first, with its pinned-fact badges.
 pub fn cards_on_screen(workbench: &Workbench) -> Vec<EditionCard> {
     let shown = workbench.on_screen();
-    cards_of(shown.memory(), shown.pinned())
+    cards_with(shown.memory(), shown.pinned(), |c| shown.writer(c))
 }
 
 /// Every edition of a memory, oldest first, with a badge for each pinned fact: a demo's or the
 /// live chat's. A fact that does not compile gets no badge (the policy panel refuses those).
 pub fn cards_of(memory: &MemoryState, pinned: &[PinnedFact]) -> Vec<EditionCard> {
+    cards_with(memory, pinned, |_| None)
+}
+
+/// The checks of every edition of `memory`, each against the messages archived when it was
+/// written and the turns folded by then (see [`check_editions`]).
+pub fn edition_checks(memory: &MemoryState, pinned: &[PinnedFact]) -> Vec<EditionChecks> {
+    let archive: Vec<&str> = memory
+        .archive()
+        .iter()
+        .map(|m| m.content.as_str())
+        .collect();
+    let mut folded_to = 0;
+    let inputs: Vec<EditionInput<'_>> = memory
+        .editions()
+        .iter()
+        .map(|edition| {
+            if let Some(range) = edition.folded {
+                folded_to = folded_to.max(range.last);
+            }
+            let archived = memory
+                .archive()
+                .iter()
+                .take_while(|m| m.at_ms <= edition.at_ms)
+                .count();
+            let folded = (0..memory.archive().len())
+                .take_while(|&i| memory.turn_of(i) <= folded_to)
+                .count();
+            EditionInput {
+                text: &edition.summary,
+                archived: archived.max(folded),
+                folded,
+                word_limit: edition.word_limit,
+            }
+        })
+        .collect();
+    check_editions(&archive, &inputs, pinned)
+}
+
+/// The snowball chart of the cards: the summary's tokens per cycle, with a warning where it
+/// grew [`DEFAULT_GROWTH_RUN`] cycles running or passed `budget`.
+pub fn snowball_bars(cards: &[EditionCard], budget: Option<u32>) -> Vec<SnowballBar> {
+    let tokens: Vec<u32> = cards.iter().map(|c| c.tokens_out).collect();
+    let largest = tokens.iter().copied().max().unwrap_or(0).max(1);
+    snowball(&tokens, budget, DEFAULT_GROWTH_RUN)
+        .into_iter()
+        .zip(cards)
+        .map(|(point, card)| SnowballBar {
+            cycle: card.cycle,
+            tokens: point.tokens,
+            percent: point.tokens * 100 / largest,
+            warnings: point
+                .warnings
+                .iter()
+                .map(|w| match w {
+                    SnowballWarning::Growing { cycles } => {
+                        format!("the summary grew {cycles} cycles running")
+                    }
+                    SnowballWarning::OverBudget { tokens, budget } => {
+                        format!("{tokens} tokens, over its budget of {budget}")
+                    }
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// [`cards_of`], with `writer` saying which offline summariser wrote each cycle of a demo.
+pub fn cards_with(
+    memory: &MemoryState,
+    pinned: &[PinnedFact],
+    writer: impl Fn(u32) -> Option<Writer>,
+) -> Vec<EditionCard> {
+    let checks = edition_checks(memory, pinned);
     let pinned: Vec<&PinnedFact> = pinned.iter().filter(|f| f.compile().is_ok()).collect();
     let compiled: Vec<_> = pinned.iter().filter_map(|f| f.compile().ok()).collect();
     let summaries: Vec<&str> = memory
@@ -109,13 +229,125 @@ pub fn cards_of(memory: &MemoryState, pinned: &[PinnedFact]) -> Vec<EditionCard>
                     label: track.label.clone(),
                     phrase: crate::app::policy_form::fact_source(fact).to_owned(),
                     kept: track.kept[i],
+                    weakened: checks[i].weakened(&track.label),
                     status: fact_status(&track.kept, i),
                     sentence: track.sentences[i].clone(),
                 })
                 .collect();
-            card(memory, edition, facts)
+            let mut card = card(memory, edition, facts);
+            let source = match (edition.provenance, edition.restored_from) {
+                (Provenance::Restore, Some(from)) => memory
+                    .editions()
+                    .iter()
+                    .find(|e| e.cycle == from)
+                    .unwrap_or(edition),
+                _ => edition,
+            };
+            (card.summariser, card.written_by) = written_by(source, writer(source.cycle));
+            if edition.provenance == Provenance::Restore {
+                card.written_by = format!("{} (restored)", card.written_by);
+            }
+            checked(&mut card, &checks[i]);
+            card
         })
         .collect()
+}
+
+/// The `data-summariser` slug and the words for who wrote `edition`.
+fn written_by(edition: &Edition, writer: Option<Writer>) -> (&'static str, String) {
+    match (edition.provenance, writer) {
+        (Provenance::ManualEdit, _) => ("manual", "Edited by hand".to_owned()),
+        (Provenance::Model, _) => (
+            "model",
+            match &edition.model {
+                Some(model) => format!("Written by the summariser model {model}"),
+                None => "Written by the summariser model".to_owned(),
+            },
+        ),
+        (_, Some(w)) if w.summariser == DemoSummariser::Scripted => (
+            "scripted",
+            "Written by the scripted summariser (the demo's own abstractive editions, offline)"
+                .to_owned(),
+        ),
+        (_, Some(w)) if w.fell_back => (
+            "extractive",
+            "Written by the extractive summariser: the script has no edition for this fold, so the baseline wrote it"
+                .to_owned(),
+        ),
+        _ => (
+            "extractive",
+            "Written by the built-in extractive summariser (it copies sentences)".to_owned(),
+        ),
+    }
+}
+
+/// Adds the edition's checks to its card.
+fn checked(card: &mut EditionCard, checks: &EditionChecks) {
+    let mut marked = Vec::new();
+    let mut at = 0;
+    for figure in &checks.unsourced {
+        if figure.span.start < at || figure.span.end > card.text.len() {
+            continue;
+        }
+        if figure.span.start > at {
+            marked.push((card.text[at..figure.span.start].to_owned(), false));
+        }
+        marked.push((card.text[figure.span.clone()].to_owned(), true));
+        at = figure.span.end;
+    }
+    if at < card.text.len() {
+        marked.push((card.text[at..].to_owned(), false));
+    }
+    card.marked = marked;
+    let s = &checks.survival;
+    card.survival = [
+        ("figures", &s.figures),
+        ("names", &s.names),
+        ("dates", &s.dates),
+        ("rules", &s.rules),
+    ]
+    .into_iter()
+    .map(|(kind, k)| SurvivalRow {
+        kind,
+        held: k.held(),
+        total: k.total(),
+        missing: k.missing().map(|i| i.text.clone()).collect(),
+    })
+    .collect();
+    card.overrun_note = checks.overrun.map(|o| {
+        format!(
+            "{} words, {} over the {}-word limit: a limit in a prompt is a request, not a guarantee",
+            o.words,
+            o.words - o.limit,
+            o.limit
+        )
+    });
+    card.weakened_notes = checks
+        .rules
+        .iter()
+        .filter(|r| r.verdict == crate::engine::checks::Verdict::Weakened)
+        .map(|r| {
+            let pinned = if r.rule.pinned.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " The keyword check on {} may still pass while the meaning changed.",
+                    r.rule
+                        .pinned
+                        .iter()
+                        .map(|l| format!("\"{l}\""))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            };
+            let soft = if r.soft_found.is_empty() {
+                String::new()
+            } else {
+                format!(" (now: \"{}\")", r.soft_found.join("\", \""))
+            };
+            format!("Weakened rule: \"{}\"{soft}.{pinned}", r.rule.text)
+        })
+        .collect();
 }
 
 /// The headline of an edition.
@@ -193,7 +425,13 @@ fn card(memory: &MemoryState, edition: &Edition, facts: Vec<FactBadge>) -> Editi
         compression: compression(edition.tokens_in, edition.tokens_out),
         level: edition.level,
         provenance: provenance_label(edition.provenance),
+        summariser: "extractive",
+        written_by: String::new(),
         facts,
+        marked: Vec::new(),
+        survival: Vec::new(),
+        overrun_note: None,
+        weakened_notes: Vec::new(),
     }
 }
 
@@ -310,6 +548,95 @@ mod tests {
             }
             assert_eq!(card.facts.len(), 3);
         }
+    }
+
+    fn scripted_cards(script: DemoScript) -> Vec<EditionCard> {
+        let mut player = DemoPlayer::with_summariser(script, DemoSummariser::Scripted).unwrap();
+        player.play_all(&WordCounter).unwrap();
+        edition_cards(&player)
+    }
+
+    #[test]
+    fn scripted_drift_cards_show_the_rule_weakened_while_the_keyword_is_kept() {
+        let cards = scripted_cards(DemoScript::drift());
+        let badges = |card: &EditionCard| -> Vec<(String, bool, bool)> {
+            card.facts
+                .iter()
+                .map(|f| (f.label.clone(), f.kept, f.weakened))
+                .collect()
+        };
+        let s = |l: &str, k, w| (l.to_owned(), k, w);
+        assert_eq!(
+            badges(&cards[0]),
+            [
+                s("equity", true, false),
+                s("hard rule", true, false),
+                s("never suggest", true, false)
+            ]
+        );
+        assert_eq!(
+            badges(&cards[1]),
+            [
+                s("equity", true, true),
+                s("hard rule", false, true),
+                s("never suggest", false, true)
+            ]
+        );
+        assert_eq!(cards[1].facts[1].status, "lost in edition 2");
+        assert!(cards[1].weakened_notes[0].contains("meaning changed"));
+        assert!(cards.iter().all(|c| c.summariser == "scripted"));
+        assert!(cards[0].written_by.contains("scripted"));
+        // Nothing invented: the marked text is the edition's text with no figure marked.
+        for card in &cards {
+            assert!(card.marked.iter().all(|(_, unsourced)| !unsourced));
+            let rebuilt: String = card.marked.iter().map(|(t, _)| t.as_str()).collect();
+            assert_eq!(rebuilt, card.text);
+            assert_eq!(card.survival.len(), 4);
+        }
+        // The summary grows every cycle: the snowball guard warns at cycle 3.
+        let bars = snowball_bars(&cards, None);
+        assert!(bars[1].warnings.is_empty());
+        assert_eq!(bars[2].warnings, ["the summary grew 2 cycles running"]);
+        assert_eq!(bars.iter().map(|b| b.percent).max(), Some(100));
+        assert_eq!(
+            snowball_bars(&cards, Some(1))[0].warnings[0],
+            format!("{} tokens, over its budget of 1", cards[0].tokens_out)
+        );
+    }
+
+    #[test]
+    fn scripted_fincoach_cards_mark_the_invented_figures_and_the_overrun() {
+        let cards = scripted_cards(DemoScript::fincoach());
+        let marked: Vec<&str> = cards[1]
+            .marked
+            .iter()
+            .filter(|(_, unsourced)| *unsourced)
+            .map(|(t, _)| t.as_str())
+            .collect();
+        assert_eq!(marked, ["₹25,000", "₹15,000", "25 %"]);
+        let rebuilt: String = cards[1].marked.iter().map(|(t, _)| t.as_str()).collect();
+        assert_eq!(rebuilt, cards[1].text);
+        assert!(cards[1].overrun);
+        assert!(
+            cards[1]
+                .overrun_note
+                .as_deref()
+                .unwrap()
+                .contains("80-word limit")
+        );
+        assert_eq!(cards[0].overrun_note, None);
+        let figures = &cards[1].survival[0];
+        assert_eq!((figures.kind, figures.held), ("figures", 6));
+        assert_eq!(figures.missing, ["6", "₹10,000", "5th"]);
+        // The extractive baseline invents nothing.
+        let baseline = cards_of_extractive();
+        assert!(baseline.iter().all(|c| c.summariser == "extractive"
+            && c.marked.iter().all(|(_, u)| !u)
+            && c.overrun_note.is_none()));
+    }
+
+    fn cards_of_extractive() -> Vec<EditionCard> {
+        cards(DemoScript::fincoach())
     }
 
     #[test]

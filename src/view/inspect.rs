@@ -5,7 +5,7 @@
 //! Everything here is computed from the session alone, so inspecting needs no endpoint, no key
 //! and no network.
 
-use crate::app::rows::{MessageRow, rows_of};
+use crate::app::rows::{MessageRow, RowState, rows_of};
 use crate::engine::compare::{Comparison, compare};
 use crate::engine::drift::{PinnedFact, compile_facts, fact_presence};
 use crate::engine::message::{CountTokens, Role, word_count};
@@ -25,8 +25,8 @@ pub struct MessageView {
     pub role: Role,
     pub content: String,
     pub tokens: u32,
-    /// `verbatim` or `folded`, as the `data-state` hook spells it.
-    pub state: &'static str,
+    /// Verbatim or folded; [`RowState::slug`] spells it as the `data-state` hook does.
+    pub state: RowState,
 }
 
 impl From<MessageRow> for MessageView {
@@ -35,7 +35,7 @@ impl From<MessageRow> for MessageView {
             turn: row.turn,
             role: row.role,
             tokens: row.tokens.unwrap_or_default(),
-            state: row.state.slug(),
+            state: row.state,
             content: row.content,
         }
     }
@@ -336,7 +336,7 @@ mod tests {
         let rows: Vec<(u32, &str, &str)> = view
             .messages
             .iter()
-            .map(|m| (m.turn, m.role.as_str(), m.state))
+            .map(|m| (m.turn, m.role.as_str(), m.state.slug()))
             .collect();
         assert_eq!(view.turns, 4);
         assert_eq!(rows[0], (1, "user", "folded"));

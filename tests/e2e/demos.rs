@@ -3,6 +3,7 @@
 
 use fantoccini::Locator;
 use fantoccini::elements::Element;
+use summary_memory::engine::demo::DemoSummariser;
 use summary_memory::engine::{DemoPlayer, DemoScript, WordCounter};
 
 use crate::harness::Browser;
@@ -31,9 +32,10 @@ async fn messages(browser: &Browser) -> Vec<(String, String, String)> {
     out
 }
 
-/// The engine's own run of a demo, to compare the page against.
+/// The engine's own run of a demo with the page's default summariser (the scripted one), to
+/// compare the page against.
 fn played(script: DemoScript) -> DemoPlayer {
-    let mut player = DemoPlayer::new(script).unwrap();
+    let mut player = DemoPlayer::with_summariser(script, DemoSummariser::Scripted).unwrap();
     player.play_all(&WordCounter).unwrap();
     player
 }

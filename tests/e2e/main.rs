@@ -8,6 +8,7 @@
 
 mod a11y;
 mod demos;
+mod drift_checks;
 mod harness;
 mod litellm;
 mod live;

@@ -2,6 +2,7 @@
 //! each edition.
 
 use fantoccini::Locator;
+use summary_memory::engine::demo::DemoSummariser;
 use summary_memory::engine::{DemoPlayer, DemoScript, Policy, Trigger, WordCounter};
 
 use crate::harness::Browser;
@@ -17,7 +18,8 @@ async fn drift_played_in_editions(browser: &Browser) -> DemoPlayer {
             "three editions",
         )
         .await;
-    let mut engine = DemoPlayer::new(DemoScript::drift()).unwrap();
+    let mut engine =
+        DemoPlayer::with_summariser(DemoScript::drift(), DemoSummariser::Scripted).unwrap();
     engine.play_all(&WordCounter).unwrap();
     engine
 }
@@ -26,6 +28,14 @@ async fn drift_played_in_editions(browser: &Browser) -> DemoPlayer {
 async fn changing_the_trigger_in_the_panel_moves_the_summary_cycle() {
     let browser = Browser::new().await;
     browser.open("?demo=fincoach").await;
+    // The demo is replayed with exact counts once the vocabulary arrives; edit the panel after
+    // that, so the edit and the recount never race on a loaded machine.
+    browser
+        .wait_until(
+            "performance.getEntriesByName('sm-vocab-loaded-o200k_base').length > 0",
+            "the o200k_base vocabulary to load",
+        )
+        .await;
     // Summarise at 2 turns while keeping 2 is invalid: the panel says so and nothing applies.
     browser.type_into("policy-max_turns", "2").await;
     let error = browser.wait_testid("param-error").await;
@@ -60,7 +70,8 @@ async fn changing_the_trigger_in_the_panel_moves_the_summary_cycle() {
         .await;
     browser.click_testid("play-all").await;
 
-    let mut engine = DemoPlayer::new(DemoScript::fincoach()).unwrap();
+    let mut engine =
+        DemoPlayer::with_summariser(DemoScript::fincoach(), DemoSummariser::Scripted).unwrap();
     let policy = Policy {
         trigger: Trigger::Turns {
             max_turns: 2,

@@ -133,3 +133,69 @@ fn a_refused_edit_says_why_and_an_accepted_one_clears_the_error() {
         .unwrap();
     assert_eq!(workbench.error, None);
 }
+
+#[test]
+fn demos_default_to_the_scripted_summariser_and_switch_by_replaying() {
+    use crate::engine::demo::DemoSummariser;
+    use crate::engine::scripted::scripted_editions;
+    let mut workbench = Workbench::from_route(&Route::parse("?demo=drift"));
+    assert_eq!(workbench.demo_summariser(), DemoSummariser::Scripted);
+    for _ in 0..10 {
+        workbench.step(&WordCounter);
+    }
+    let texts = |w: &Workbench| -> Vec<String> {
+        w.demo()
+            .unwrap()
+            .editions()
+            .iter()
+            .map(|e| e.summary.clone())
+            .collect()
+    };
+    let script: Vec<String> = scripted_editions("drift")
+        .iter()
+        .take(2)
+        .map(|e| e.text.to_owned())
+        .collect();
+    assert_eq!(texts(&workbench), script);
+    let events = workbench.demo().unwrap().events().to_vec();
+    workbench.set_demo_summariser(DemoSummariser::Extractive, &WordCounter);
+    assert_eq!(workbench.demo().unwrap().events(), events.as_slice());
+    assert_ne!(texts(&workbench), script);
+    assert!(workbench.on_screen().summariser().contains("extractive"));
+    // A demo loaded later keeps the choice.
+    workbench.load(DemoKind::FinCoach);
+    assert_eq!(
+        workbench.demo().unwrap().summariser(),
+        DemoSummariser::Extractive
+    );
+    assert_eq!(workbench.error, None);
+}
+
+#[test]
+fn summarise_now_prints_a_demo_edition_and_asks_the_live_summariser() {
+    let mut workbench = Workbench::from_route(&Route::parse("?demo=fincoach"));
+    // Nothing to fold yet: the refusal is shown, nothing changes.
+    assert_eq!(workbench.summarise_now(&WordCounter), None);
+    assert!(workbench.error.is_some());
+    for _ in 0..6 {
+        workbench.step(&WordCounter);
+    }
+    assert!(workbench.demo().unwrap().editions().is_empty());
+    assert_eq!(workbench.summarise_now(&WordCounter), None);
+    assert_eq!(workbench.error, None);
+    assert_eq!(workbench.demo().unwrap().editions().len(), 1);
+
+    let mut live = Workbench::default();
+    for turn in 0..3u64 {
+        live.live.send("hello there", turn, &WordCounter).unwrap();
+        live.live
+            .finish(ReplyEnd::Complete("hi".into()), turn, &WordCounter);
+    }
+    match live.summarise_now(&WordCounter) {
+        Some(LiveAction::Summary(job)) => assert!(live.live.is_summarising() && job.id > 0),
+        other => panic!("expected a summary job, got {other:?}"),
+    }
+    // A second press while that job runs is refused.
+    assert_eq!(live.summarise_now(&WordCounter), None);
+    assert!(live.error.is_some());
+}

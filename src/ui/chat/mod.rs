@@ -14,6 +14,7 @@ mod window;
 use leptos::prelude::*;
 
 use crate::app::workbench::{Workbench, script_for};
+use crate::engine::demo::DemoSummariser;
 use crate::engine::settings::Settings;
 use crate::route::{DemoKind, Route};
 use crate::view::chat::{context_window, policy_panel, progress};
@@ -51,6 +52,19 @@ pub fn ChatTab() -> impl IntoView {
     let run_live = move |_| {
         if driver.run_live() {
             route.update(|r| r.demo = None);
+        }
+    };
+    let summariser = Memo::new(move |_| workbench.with(|w| w.demo_summariser().slug()));
+    let pick_summariser = move |ev: leptos::ev::Event| {
+        let value = event_target_value(&ev);
+        match DemoSummariser::from_slug(&value) {
+            Some(chosen) => workbench.update(|w| w.set_demo_summariser(chosen, &counter)),
+            // The live endpoint writes the summaries of a demo run live.
+            None => {
+                if driver.run_live() {
+                    route.update(|r| r.demo = None);
+                }
+            }
         }
     };
     let pick = move |ev: leptos::ev::Event| {
@@ -108,6 +122,29 @@ pub fn ChatTab() -> impl IntoView {
                 >
                     "Run live"
                 </button>
+                <label>
+                    "Summariser"
+                    <select data-testid="demo-summariser" on:change=pick_summariser>
+                        <option value="scripted" selected=move || summariser.get() == "scripted">
+                            "Scripted (abstractive, drifts like a model)"
+                        </option>
+                        <option value="extractive" selected=move || summariser.get() == "extractive">
+                            "Extractive (the baseline, copies sentences)"
+                        </option>
+                        <option value="model" disabled=move || kind.get().is_none() || !valid.get()>
+                            "Your endpoint (runs the demo live)"
+                        </option>
+                    </select>
+                </label>
+                <button
+                    type="button"
+                    data-testid="summarise-now"
+                    title="Fold the turns the trigger would fold now, whatever it says"
+                    disabled=move || live.get() && !valid.get()
+                    on:click=move |_| driver.summarise_now()
+                >
+                    "Summarise now"
+                </button>
                 <button
                     type="button"
                     data-testid="reset"
@@ -136,6 +173,14 @@ pub fn ChatTab() -> impl IntoView {
                     })
             }}
             {move || {
+                (kind.get().is_some() && !valid.get()).then(|| view! {
+                    <p class="hint" data-testid="no-endpoint">
+                        "No endpoint is configured, so a model cannot write this demo's summaries: set one in Settings to offer \"Your endpoint\". "
+                        "The scripted and extractive summarisers run offline."
+                    </p>
+                })
+            }}
+            {move || {
                 error
                     .get()
                     .map(|e| view! { <p class="error" data-testid="error" role="alert">{e}</p> })
@@ -147,7 +192,7 @@ pub fn ChatTab() -> impl IntoView {
                         view! {
                             <p class="hint">
                                 "Pick a demo to play a scripted conversation through the memory engine. "
-                                "The summaries come from the built-in extractive summariser, so nothing is sent anywhere. "
+                                "Its summaries come from the scripted summariser (or the extractive baseline, your choice), so nothing is sent anywhere. "
                                 "Without a demo, the chat below talks to the endpoint set in Settings."
                             </p>
                         }

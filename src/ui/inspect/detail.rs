@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 
 use crate::app::library::Entry;
+use crate::app::rows::RowState;
 use crate::ui::library_sync::{Sessions, counter};
 use crate::ui::virtual_list::VirtualList;
 use crate::view::inspect::InspectView;
@@ -75,9 +76,9 @@ fn Detail(entry: Entry, view: InspectView) -> impl IntoView {
             <h4>{format!("Archive ({} turns)", view.turns)}</h4>
             <VirtualList count=messages estimate=64 class="archive" label="Archive" row=move |i| {
                 let m = shown.with_value(|v| v.messages[i].clone());
-                let meta = format!("turn {} · {} · {} tokens{}", m.turn, m.role.as_str(), m.tokens, if m.state == "folded" { " · folded" } else { "" });
+                let meta = format!("turn {} · {} · {} tokens{}", m.turn, m.role.as_str(), m.tokens, if m.state == RowState::Folded { " · folded" } else { "" });
                 view! {
-                    <div class=format!("message {}", m.role.as_str()) role="listitem" data-testid="message" data-role=m.role.as_str() data-state=m.state data-turn=m.turn>
+                    <div class=format!("message {}", m.role.as_str()) role="listitem" data-testid="message" data-role=m.role.as_str() data-state=m.state.slug() data-turn=m.turn>
                         <span class="meta">{meta}</span>
                         <p>{m.content}</p>
                     </div>

@@ -6,7 +6,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::app::library::{Library, LibraryError, LibraryTab};
-use crate::ui::library_sync::{self as sync, Sessions, new_id, now_ms};
+use crate::ui::clock::now_ms;
+use crate::ui::library_sync::{self as sync, Sessions, new_id};
 
 /// The sessions, newest change first, or a line saying there are none.
 #[component]

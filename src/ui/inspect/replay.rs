@@ -5,7 +5,7 @@
 
 use leptos::prelude::*;
 
-use crate::app::replay::{ReplayForm, ReplayKind};
+use crate::app::replay::{ReplayForm, ReplayKind, labels};
 use crate::engine::session::Session;
 use crate::ui::chat::WindowView;
 use crate::ui::tuner::TokensChart;
@@ -32,7 +32,7 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
         };
         view.with_value(|v| session.with_value(|s| v.replay(s, form.trigger())))
     });
-    let labels = Memo::new(move |_| kind.get().labels());
+    let labels = Memo::new(move |_| labels(kind.get()));
     let number = |signal: RwSignal<u32>| {
         move |ev: leptos::ev::Event| {
             if let Ok(n) = event_target_value(&ev).trim().parse() {

@@ -164,6 +164,9 @@ pub fn describe_event(event: &DemoEvent) -> String {
         DemoEvent::SummaryReplaced { cycle } => {
             format!("Edition {cycle} printed: the summary was replaced by hand.")
         }
+        DemoEvent::SummaryRequested { turn } => {
+            format!("Summarise now after turn {turn}: the next step prints the edition.")
+        }
     }
 }
 
