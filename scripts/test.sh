@@ -28,7 +28,7 @@ cargo clippy --target wasm32-unknown-unknown --lib --bins --test browser -- -D w
 cargo clippy --target wasm32-unknown-unknown -p sm-bpe -- -D warnings
 
 step "tier a: native tests of the pure core"
-cargo test
+cargo test --workspace
 
 step "tier b: browser-only modules in headless Chromium (wasm-bindgen-test)"
 CHROMEDRIVER=$(command -v chromedriver) WASM_BINDGEN_TEST_TIMEOUT=120 \

@@ -7,7 +7,6 @@
 //! and the dry run ([`crate::engine::schedule`]) call it, so the tuner can never disagree with
 //! what a session does.
 
-use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::prompts::{PresetId, PromptSpec};
@@ -15,8 +14,7 @@ use super::prompts::{PresetId, PromptSpec};
 /// When a summary cycle fires and what it folds. Every trigger is checked after an assistant
 /// reply, when the latest turn is complete, and only ever folds whole turns from the oldest end
 /// of the verbatim part.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Trigger {
     /// Fires once the verbatim part holds at least `max_turns` complete turns, and folds all of
     /// them but the last `keep` (the notebook's `max_turns_before_summary` and
@@ -41,8 +39,7 @@ pub enum Trigger {
 }
 
 /// Where the summary goes in the request.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Placement {
     /// A second system message right after the system prompt (the notebook's choice).
     #[default]
@@ -55,8 +52,7 @@ pub enum Placement {
 }
 
 /// How a cycle builds the new summary.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum FoldMode {
     /// The old summary plus the newly folded turns go to the summariser (the notebook's
     /// EXISTING SUMMARY / NEW TURNS layout). Cheap, but drift compounds from cycle to cycle.
@@ -68,8 +64,7 @@ pub enum FoldMode {
 }
 
 /// What the summariser is asked to write.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SummaryFormat {
     /// One paragraph of prose within the prompt's word limit.
     #[default]
@@ -82,14 +77,13 @@ pub enum SummaryFormat {
 }
 
 /// Everything that shapes summary memory for one session.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Policy {
     pub trigger: Trigger,
     pub placement: Placement,
     pub fold: FoldMode,
     pub prompt: PromptSpec,
     /// Prose or structured memory. Absent in older saved policies, which were all prose.
-    #[serde(default)]
     pub format: SummaryFormat,
     /// Token budget of the summary itself. When a committed summary is larger, the engine asks
     /// for a compression one level up (hierarchical summarisation). `None` turns that off.

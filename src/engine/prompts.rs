@@ -3,13 +3,11 @@
 //! A preset names the facts that must survive a cycle. A generic "summarise this" leaves that
 //! choice to the model, and drift starts with what the model thinks is unimportant.
 
-use serde::{Deserialize, Serialize};
 
 use super::message::{ChatMessage, Message, Role};
 
 /// The built-in presets.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PresetId {
     FinancialAdvisor,
     Technical,
@@ -22,7 +20,7 @@ pub enum PresetId {
 
 /// The prompt a policy uses: where it started, its editable text, the word limit and the facts
 /// that must survive. The rendered system message joins all three.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PromptSpec {
     pub preset: PresetId,
     pub text: String,

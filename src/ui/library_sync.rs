@@ -10,7 +10,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
 use super::clock::now_ms;
-use super::tokens::{AppCounter, LoadState, TokenService};
+use super::tokens::{LoadState, SharedCounter, TokenService};
 
 use crate::app::library::{
     Broadcast, Entry, FileError, Library, LibraryTab, LiveShape, Remote, check_file_size,
@@ -31,6 +31,8 @@ pub struct Sessions {
     pub tab: RwSignal<LibraryTab>,
     /// The stored sessions have been read (the live chat is kept only from then on).
     pub loaded: RwSignal<bool>,
+    /// The app's token service: stored and imported sessions are counted with its counter.
+    pub tokens: TokenService,
 }
 
 /// Creates the library, loads it from IndexedDB, saves every change, and shares it as context.
@@ -43,6 +45,7 @@ pub fn provide_sessions(tokens: TokenService) -> Sessions {
         library: RwSignal::new(Library::default()),
         tab: RwSignal::new(LibraryTab::default()),
         loaded: RwSignal::new(false),
+        tokens,
     };
     provide_context(sessions);
     let started = StoredValue::new(false);
@@ -89,7 +92,7 @@ pub async fn load(sessions: Sessions) {
     };
     let skipped = sessions
         .library
-        .try_update(|l| l.load(records, &counter(), now_ms()))
+        .try_update(|l| l.load(records, &sessions.tokens.counter(), now_ms()))
         .flatten();
     sessions.loaded.set(true);
     if let Some(problem) = skipped {
@@ -100,7 +103,7 @@ pub async fn load(sessions: Sessions) {
 /// The user's answer to a conflict: take the stored version, keeping this tab's as a copy
 /// when `keep_copy`.
 pub async fn resolve(sessions: Sessions, id: String, keep_copy: bool) {
-    match read_entry(&id).await {
+    match read_entry(&id, &sessions.tokens.counter()).await {
         Ok(stored) => {
             let copy_id = keep_copy.then(new_id);
             let result = sessions
@@ -129,9 +132,15 @@ pub async fn import_file(sessions: Sessions, file: web_sys::File) {
             return;
         }
     };
-    let imported = sessions
-        .library
-        .try_update(|l| l.import(&name, text.as_bytes(), &counter(), new_id, now_ms()));
+    let imported = sessions.library.try_update(|l| {
+        l.import(
+            &name,
+            text.as_bytes(),
+            &sessions.tokens.counter(),
+            new_id,
+            now_ms(),
+        )
+    });
     match imported {
         Some(Ok(first)) => sessions.tab.update(|t| t.imported(first)),
         Some(Err(e)) => sessions.tab.update(|t| t.report(e)),
@@ -231,7 +240,7 @@ fn on_broadcast(sessions: Sessions, message: &Broadcast) {
     match sessions.library.with_untracked(|l| l.remote(message)) {
         Remote::Ignore => {}
         Remote::Reload(id) => spawn_local(async move {
-            match read_entry(&id).await {
+            match read_entry(&id, &sessions.tokens.counter()).await {
                 Ok(stored) => {
                     if let Some(notice) =
                         sessions.library.try_update(|l| l.take_remote(&id, stored))
@@ -258,9 +267,9 @@ fn show_remote(sessions: Sessions, notice: crate::app::library::RemoteNotice) {
 }
 
 /// The stored version of one session; `None` when it was deleted.
-async fn read_entry(id: &str) -> Result<Option<Entry>, StoreError> {
+async fn read_entry(id: &str, counter: &SharedCounter) -> Result<Option<Entry>, StoreError> {
     match db::get(id).await? {
-        Some(record) => record.read_current(&counter()),
+        Some(record) => record.read_current(counter),
         None => Ok(None),
     }
 }
@@ -288,12 +297,6 @@ fn download(filename: &str, text: &str) -> Result<(), StoreError> {
     // The click has started the download; the URL is no longer needed.
     let _ = web_sys::Url::revoke_object_url(&url);
     Ok(())
-}
-
-/// Token counts for imported messages: exact once the vocabulary is loaded, an estimate before
-/// (a view that counts with it is recomputed when the vocabulary arrives).
-pub fn counter() -> AppCounter {
-    AppCounter
 }
 
 /// A new session id: the time and a random part, so two tabs never pick the same one.

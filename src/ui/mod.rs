@@ -24,7 +24,7 @@ pub mod url;
 mod virtual_list;
 
 pub use shell::App;
-pub use tokens::{AppCounter, LoadState, SharedCounter, TokenService};
+pub use tokens::{LoadState, SharedCounter, TokenService};
 
 /// Mounts the app on `<body>`. Called by `main` and nothing else.
 pub fn start() {

@@ -60,12 +60,10 @@ impl TokenService {
         }
     }
 
-    /// Creates the app's service, shares it through context and makes it the one that
-    /// [`AppCounter`] counts with. Called once, at the App root.
+    /// Creates the app's service and shares it through context. Called once, at the App root.
     pub fn provide(encoding: Encoding) -> TokenService {
         let service = TokenService::new(encoding);
         provide_context(service);
-        APP_SERVICE.with(|s| s.set(Some(service)));
         service
     }
 
@@ -198,33 +196,6 @@ impl CountTokens for SharedCounter {
             .counter
             .with_value(|c| c.count_with(encoding, text).value())
             .unwrap_or_else(|| rough_estimate(text))
-    }
-}
-
-thread_local! {
-    /// The service [`TokenService::provide`] created, for [`AppCounter`] only. The wasm app has
-    /// one thread and one root.
-    static APP_SERVICE: std::cell::Cell<Option<TokenService>> = const { std::cell::Cell::new(None) };
-}
-
-/// The counter Inspect (`ui/inspect.rs`) still counts with: [`SharedCounter`]'s counts, from
-/// the service found through a thread-local, and counting inside a memo or a view subscribes it
-/// to vocabulary loads. Chat, Editions and the App root use [`TokenService::counter`] and read
-/// [`TokenService::generation`] explicitly instead; once Inspect does too, this type and the
-/// thread-local go.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct AppCounter;
-
-impl CountTokens for AppCounter {
-    fn count(&self, text: &str) -> u32 {
-        match APP_SERVICE.with(std::cell::Cell::get) {
-            Some(service) => {
-                let encoding = service.encoding.get_untracked();
-                service.with(|c| c.count_with(encoding, text).value())
-            }
-            None => None,
-        }
-        .unwrap_or_else(|| rough_estimate(text))
     }
 }
 

@@ -6,14 +6,19 @@ use leptos::prelude::*;
 
 use crate::app::library::Entry;
 use crate::app::rows::RowState;
-use crate::ui::library_sync::{Sessions, counter};
+use crate::ui::library_sync::Sessions;
 use crate::ui::virtual_list::VirtualList;
 use crate::view::inspect::InspectView;
 
 /// The open session, read-only.
 #[component]
 pub fn SessionDetail() -> impl IntoView {
-    let Sessions { library, tab, .. } = expect_context::<Sessions>();
+    let Sessions {
+        library,
+        tab,
+        tokens,
+        ..
+    } = expect_context::<Sessions>();
     let selected = Memo::new(move |_| tab.with(|t| t.selected().map(str::to_owned)));
     let entry = Memo::new(move |_| {
         selected
@@ -21,8 +26,10 @@ pub fn SessionDetail() -> impl IntoView {
             .and_then(|id| library.with(|l| l.get(&id).cloned()))
     });
     move || {
+        // Reading the generation recounts the session when a vocabulary arrives.
+        tokens.generation();
         entry.get().map(|entry| {
-            let view = InspectView::new(&entry.session, &counter());
+            let view = InspectView::new(&entry.session, &tokens.counter());
             view! { <Detail entry view /> }
         })
     }
