@@ -324,7 +324,9 @@ mod client {
 
     #[wasm_bindgen_test]
     async fn a_silent_server_times_out() {
-        install(json!([{ "hang": true }]));
+        // A timed-out request is retried like a 5xx, so the server stays silent for every
+        // attempt; the last timeout is what the caller sees.
+        install(json!([{ "hang": true }, { "hang": true }, { "hang": true }]));
         let result = Client::new(endpoint("hang", 300))
             .complete(&request(), &StopHandle::new())
             .await;

@@ -3,7 +3,6 @@
 //! A preset names the facts that must survive a cycle. A generic "summarise this" leaves that
 //! choice to the model, and drift starts with what the model thinks is unimportant.
 
-
 use super::message::{ChatMessage, Message, Role};
 
 /// The built-in presets.
