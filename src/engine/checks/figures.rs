@@ -297,7 +297,7 @@ impl fmt::Display for Value {
 }
 
 /// Month names for display, January first.
-const MONTHS: [&str; 12] = [
+pub(super) const MONTHS: [&str; 12] = [
     "January",
     "February",
     "March",

@@ -13,7 +13,7 @@ use std::collections::HashSet;
 
 use crate::engine::text::split_sentences;
 
-use super::figures::{Sources, Value, figures};
+use super::figures::{MONTHS, Sources, Value, figures};
 use super::rules::{Pinned, RuleCheck, RuleSource, Verdict};
 use super::words::raw_words;
 
@@ -164,27 +164,11 @@ fn item_key(value: &Value) -> Value {
 
 /// A capitalised word that names something: not "I", not a month (dates are their own kind).
 fn is_name(word: &str) -> bool {
-    const NOT_NAMES: &[&str] = &[
-        "I",
-        "I'm",
-        "I've",
-        "I'll",
-        "I'd",
-        "January",
-        "February",
-        "March",
-        "April",
-        "May",
-        "June",
-        "July",
-        "August",
-        "September",
-        "October",
-        "November",
-        "December",
-    ];
+    const NOT_NAMES: &[&str] = &["I", "I'm", "I've", "I'll", "I'd"];
+    let word = word.replace('\u{2019}', "'");
     word.chars().next().is_some_and(char::is_uppercase)
-        && !NOT_NAMES.contains(&word.replace('\u{2019}', "'").as_str())
+        && !NOT_NAMES.contains(&word.as_str())
+        && !MONTHS.contains(&word.as_str())
 }
 
 #[cfg(test)]
