@@ -267,6 +267,20 @@ impl Browser {
             .unwrap()
     }
 
+    /// Sets an input's whole value the way pasting it would: the value, then one `input` event.
+    pub async fn set_field(&self, id: &str, value: &str) {
+        self.wait_testid(id).await;
+        self.client
+            .execute(
+                "const input = document.querySelector(`[data-testid='${arguments[0]}']`); \
+                 input.value = arguments[1]; \
+                 input.dispatchEvent(new Event('input', { bubbles: true }));",
+                vec![serde_json::json!(id), serde_json::json!(value)],
+            )
+            .await
+            .unwrap();
+    }
+
     /// Clears the field with `data-testid=id` and types `text` into it, as a person would.
     pub async fn type_into(&self, id: &str, text: &str) {
         let input = self.wait_testid(id).await;

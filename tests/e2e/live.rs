@@ -44,17 +44,7 @@ pub(crate) async fn connect(browser: &Browser, setup: Setup<'_>) {
     fields.extend(setup.timeout.map(|t| ("timeout", t)));
     fields.extend(setup.max_tokens.map(|m| ("max-tokens", m)));
     for (testid, value) in fields {
-        browser.wait_testid(testid).await;
-        browser
-            .client
-            .execute(
-                "const input = document.querySelector(`[data-testid='${arguments[0]}']`); \
-                 input.value = arguments[1]; \
-                 input.dispatchEvent(new Event('input', { bubbles: true }));",
-                vec![json!(testid), json!(value)],
-            )
-            .await
-            .unwrap();
+        browser.set_field(testid, value).await;
     }
     if !setup.stream {
         browser.click_testid("stream").await;

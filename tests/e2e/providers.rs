@@ -13,21 +13,6 @@ use crate::live::{
 };
 use crate::openai_server::{Reply, TestServer};
 
-/// Sets a Settings field the way typing a whole value would: the value, then one input event.
-async fn set_field(browser: &Browser, testid: &str, value: &str) {
-    browser.wait_testid(testid).await;
-    browser
-        .client
-        .execute(
-            "const input = document.querySelector(`[data-testid='${arguments[0]}']`); \
-             input.value = arguments[1]; \
-             input.dispatchEvent(new Event('input', { bubbles: true }));",
-            vec![json!(testid), json!(value)],
-        )
-        .await
-        .unwrap();
-}
-
 async fn press_test_connection(browser: &Browser) {
     browser.click_testid("test-connection").await;
     browser
@@ -58,13 +43,13 @@ async fn a_key_typed_for_one_origin_never_reaches_another() {
     assert_ne!(a.base_url, b.base_url);
     let browser = Browser::new().await;
     browser.open("?tab=settings").await;
-    set_field(&browser, "base-url", &a.base_url).await;
-    set_field(&browser, "api-key", KEY).await;
+    browser.set_field("base-url", &a.base_url).await;
+    browser.set_field("api-key", KEY).await;
     press_test_connection(&browser).await;
     browser.wait_testid("models-found").await;
     assert_eq!(authorizations(&a), [format!("Bearer {KEY}")]);
 
-    set_field(&browser, "base-url", &b.base_url).await;
+    browser.set_field("base-url", &b.base_url).await;
     let notice = browser
         .wait_testid("key-withdrawn")
         .await

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::harness::{Browser, TempDir, free_port};
 
@@ -311,17 +311,7 @@ pub async fn fetched(browser: &Browser, path_end: &str) -> Vec<Fetched> {
 /// Sets Settings fields the way typing would (value plus an input event).
 pub async fn fill(browser: &Browser, fields: &[(&str, &str)]) {
     for (testid, value) in fields {
-        browser.wait_testid(testid).await;
-        browser
-            .client
-            .execute(
-                "const input = document.querySelector(`[data-testid='${arguments[0]}']`); \
-                 input.value = arguments[1]; \
-                 input.dispatchEvent(new Event('input', { bubbles: true }));",
-                vec![json!(testid), json!(value)],
-            )
-            .await
-            .unwrap();
+        browser.set_field(testid, value).await;
     }
 }
 
