@@ -281,6 +281,14 @@ async fn a_message_count_session_replays_under_message_count() {
     );
 
     browser.open("?tab=inspect").await;
+    // The open session is recounted (and redrawn) once the vocabulary arrives: import after
+    // that, so no element read below is replaced while it is read.
+    browser
+        .wait_until(
+            "performance.getEntriesByName('sm-vocab-loaded-o200k_base').length > 0",
+            "the o200k_base vocabulary to load",
+        )
+        .await;
     import(&browser, &path).await;
     let calls = browser
         .wait_testid("replay-calls")
