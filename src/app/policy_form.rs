@@ -1,15 +1,27 @@
 //! The memory policy as the Chat side panel edits it: the trigger and its parameters as typed,
-//! the prompt preset, the pinned facts, the summary placement and format.
+//! the fold mode, the summary budget, the prompt (preset, then its text, word limit and
+//! must-keep list, each editable, with a reset to the preset), the pinned facts, the summary
+//! placement and format; and the summariser's own generation settings ([`SummarySetting`]),
+//! which live in [`Settings`] because they belong to the endpoint, not to one conversation.
 //!
-//! The form keeps what the user typed even when it is invalid, says why, and yields a policy only
-//! when every value works together; the caller applies that policy to the session, so an invalid
-//! value never reaches the engine. The numbers are checked like the Tuner's link parameters and
-//! the trigger by the same [`crate::engine::policy::Trigger::validate`].
+//! The form keeps what the user typed even when it is invalid, says why beside the field, and
+//! yields a policy only when every value works together; the caller applies that policy to the
+//! session, so an invalid value never reaches the engine. The numbers are checked like the
+//! Tuner's link parameters and the trigger by the same
+//! [`crate::engine::policy::Trigger::validate`]. None of it is in the link.
 
 use crate::engine::drift::{FactPattern, PinnedFact};
-use crate::engine::policy::{Placement, Policy, SummaryFormat, TRIGGER_FIELDS, TriggerKind};
+use crate::engine::policy::{
+    FoldMode, Placement, Policy, SummaryFormat, TRIGGER_FIELDS, TriggerKind,
+};
 use crate::engine::prompts::{PresetId, PromptSpec};
+use crate::engine::settings::{REASONING_EFFORTS, SUMMARY_EFFORT_OFF, Settings, SettingsError};
 use crate::route::MAX_PARAM;
+
+/// The largest word limit the form accepts: well past any summary worth the name.
+pub const MAX_WORD_LIMIT: u32 = 5_000;
+/// The longest must-keep list the form accepts.
+pub const MAX_MUST_KEEP: usize = 30;
 
 /// One change the user made in the panel.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -20,6 +32,15 @@ pub enum PolicyEdit {
     Preset(PresetId),
     Placement(Placement),
     Format(SummaryFormat),
+    Fold(FoldMode),
+    /// The summary's token budget as typed; empty turns hierarchical compression off.
+    SummaryBudget(String),
+    /// The prompt's text, its word limit as typed, and its must-keep list (one item a line).
+    PromptText(String),
+    WordLimit(String),
+    MustKeep(String),
+    /// The prompt's text, word limit and must-keep list back to the chosen preset's.
+    ResetPrompt,
     /// The text of the fact about to be pinned.
     NewFact(String),
     AddFact,
@@ -34,6 +55,15 @@ pub struct PolicyForm {
     /// switching the kind back finds the old values).
     numbers: Vec<(&'static str, String)>,
     pub preset: PresetId,
+    pub fold: FoldMode,
+    /// The summary budget as typed; empty is off.
+    pub summary_budget: String,
+    /// The prompt's text as typed.
+    pub prompt_text: String,
+    /// The word limit as typed.
+    pub word_limit: String,
+    /// The must-keep list as typed, one item a line.
+    pub must_keep: String,
     pub placement: Placement,
     pub format: SummaryFormat,
     pub facts: Vec<PinnedFact>,
@@ -41,10 +71,26 @@ pub struct PolicyForm {
     pub new_fact: String,
     /// Why the last fact could not be pinned.
     pub fact_error: Option<String>,
-    /// The policy the form was read from, for what the panel does not edit (fold mode, summary
-    /// budget, a custom prompt).
+    /// The policy the form was read from, for what the panel does not edit.
     base: Policy,
 }
+
+/// A field of the panel that is not a trigger number, by its `policy-{name}` hook.
+pub const PROMPT_FIELDS: [&str; 4] = ["summary_budget", "prompt", "word_limit", "must_keep"];
+
+/// The fold modes, as (value, slug, label).
+pub const FOLDS: [(FoldMode, &str, &str); 2] = [
+    (
+        FoldMode::Progressive,
+        "progressive",
+        "Progressive: the old summary plus the new turns",
+    ),
+    (
+        FoldMode::RebuildFromArchive,
+        "rebuild",
+        "Rebuilt from the archive every cycle",
+    ),
+];
 
 /// The placement choices, as (value, label).
 pub const PLACEMENTS: [(Placement, &str, &str); 3] = [
@@ -88,17 +134,111 @@ impl PolicyForm {
                 slot.1 = value.to_string();
             }
         }
-        PolicyForm {
+        let mut form = PolicyForm {
             kind: policy.trigger.kind(),
             numbers,
             preset: policy.prompt.preset,
+            fold: policy.fold,
+            summary_budget: policy
+                .summary_budget
+                .map(|b| b.to_string())
+                .unwrap_or_default(),
+            prompt_text: String::new(),
+            word_limit: String::new(),
+            must_keep: String::new(),
             placement: policy.placement,
             format: policy.format,
             facts: facts.to_vec(),
             new_fact: String::new(),
             fact_error: None,
             base: policy.clone(),
+        };
+        form.show_prompt(&policy.prompt);
+        form
+    }
+
+    /// Fills the prompt's fields from `spec`.
+    fn show_prompt(&mut self, spec: &PromptSpec) {
+        self.prompt_text = spec.text.clone();
+        self.word_limit = spec.word_limit.to_string();
+        self.must_keep = spec.must_keep.join("\n");
+    }
+
+    /// Whether the prompt's fields differ from the chosen preset's, so "reset to preset" has
+    /// something to do (an invalid value counts as a difference).
+    pub fn prompt_edited(&self) -> bool {
+        self.prompt_spec()
+            .is_none_or(|spec| spec != PromptSpec::from_preset(self.preset))
+    }
+
+    /// Why field `name` (one of [`PROMPT_FIELDS`]) cannot be used, or `None` when it can.
+    pub fn field_error(&self, name: &str) -> Option<String> {
+        match name {
+            "summary_budget" => self.summary_budget_value().err(),
+            "prompt" => self
+                .prompt_text
+                .trim()
+                .is_empty()
+                .then(|| "The prompt is empty: write the summariser's instructions, or reset to the preset.".to_owned()),
+            "word_limit" => self.word_limit_value().err(),
+            "must_keep" => {
+                let items = self.must_keep_items().len();
+                (items > MAX_MUST_KEEP).then(|| {
+                    format!("The must-keep list has {items} items; keep at most {MAX_MUST_KEEP}, one a line.")
+                })
+            }
+            _ => None,
         }
+    }
+
+    fn summary_budget_value(&self) -> Result<Option<u32>, String> {
+        let raw = self.summary_budget.trim();
+        if raw.is_empty() {
+            return Ok(None);
+        }
+        raw.parse::<u32>()
+            .ok()
+            .filter(|n| (1..=MAX_PARAM).contains(n))
+            .map(Some)
+            .ok_or_else(|| {
+                format!(
+                    "Summary budget \"{raw}\" is not valid: expected a whole number of tokens from 1 to {MAX_PARAM}, or empty to turn compression off."
+                )
+            })
+    }
+
+    fn word_limit_value(&self) -> Result<u32, String> {
+        let raw = self.word_limit.trim();
+        raw.parse::<u32>()
+            .ok()
+            .filter(|n| (1..=MAX_WORD_LIMIT).contains(n))
+            .ok_or_else(|| {
+                format!(
+                    "Word limit \"{raw}\" is not valid: expected a whole number of words from 1 to {MAX_WORD_LIMIT}."
+                )
+            })
+    }
+
+    fn must_keep_items(&self) -> Vec<String> {
+        self.must_keep
+            .lines()
+            .map(|l| l.trim().trim_start_matches(['-', '*', '•']).trim())
+            .filter(|l| !l.is_empty())
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// The prompt the fields describe, when they are valid.
+    fn prompt_spec(&self) -> Option<PromptSpec> {
+        let valid = ["prompt", "word_limit", "must_keep"]
+            .iter()
+            .all(|f| self.field_error(f).is_none());
+        valid.then(|| PromptSpec {
+            preset: self.preset,
+            text: self.prompt_text.trim().to_owned(),
+            word_limit: self.word_limit_value().unwrap_or(1),
+            must_keep: self.must_keep_items(),
+        })
     }
 
     /// What was typed in a number field.
@@ -131,7 +271,17 @@ impl PolicyForm {
                     slot.1 = raw;
                 }
             }
-            PolicyEdit::Preset(preset) => self.preset = preset,
+            // A preset brings its own text, word limit and must-keep list, replacing any edit.
+            PolicyEdit::Preset(preset) => {
+                self.preset = preset;
+                self.show_prompt(&PromptSpec::from_preset(preset));
+            }
+            PolicyEdit::Fold(fold) => self.fold = fold,
+            PolicyEdit::SummaryBudget(raw) => self.summary_budget = raw,
+            PolicyEdit::PromptText(raw) => self.prompt_text = raw,
+            PolicyEdit::WordLimit(raw) => self.word_limit = raw,
+            PolicyEdit::MustKeep(raw) => self.must_keep = raw,
+            PolicyEdit::ResetPrompt => self.show_prompt(&PromptSpec::from_preset(self.preset)),
             PolicyEdit::Placement(placement) => self.placement = placement,
             PolicyEdit::Format(format) => self.format = format,
             PolicyEdit::NewFact(text) => {
@@ -163,13 +313,33 @@ impl PolicyForm {
         self.build().ok()
     }
 
-    /// Why the values cannot be used now, or `None` when they can.
+    /// Why the trigger's values cannot be used now, or `None` when they can. The other fields
+    /// say why beside themselves ([`PolicyForm::field_error`]).
     pub fn error(&self) -> Option<String> {
-        self.build().err()
+        self.trigger_policy().err()
     }
 
     /// The policy and facts the values describe.
     pub fn build(&self) -> Result<(Policy, Vec<PinnedFact>), String> {
+        let mut policy = self.trigger_policy()?;
+        let errors: Vec<String> = PROMPT_FIELDS
+            .iter()
+            .filter_map(|f| self.field_error(f))
+            .collect();
+        if !errors.is_empty() {
+            return Err(format!("{} Nothing was changed.", errors.join(" ")));
+        }
+        policy.fold = self.fold;
+        policy.summary_budget = self.summary_budget_value()?;
+        policy.prompt = self.prompt_spec().expect("every prompt field is valid");
+        policy
+            .validate()
+            .map_err(|error| format!("{error}. Nothing was changed."))?;
+        Ok((policy, self.facts.clone()))
+    }
+
+    /// The base policy with the trigger, placement and format of the form, checked.
+    fn trigger_policy(&self) -> Result<Policy, String> {
         let mut bad = Vec::new();
         let mut n = |param: &str| -> u32 {
             let raw = self.number(param);
@@ -192,13 +362,10 @@ impl PolicyForm {
         policy.trigger = trigger;
         policy.placement = self.placement;
         policy.format = self.format;
-        if self.preset != self.base.prompt.preset {
-            policy.prompt = PromptSpec::from_preset(self.preset);
-        }
-        policy.validate().map_err(|error| {
+        policy.trigger.validate().map_err(|error| {
             format!("The trigger parameters do not work together: {error}. Nothing was changed.")
         })?;
-        Ok((policy, self.facts.clone()))
+        Ok(policy)
     }
 }
 
@@ -206,6 +373,107 @@ impl PolicyForm {
 pub fn fact_source(fact: &PinnedFact) -> &str {
     let (FactPattern::Phrase(source) | FactPattern::Regex(source)) = &fact.pattern;
     source
+}
+
+/// One of the summariser's own generation settings, as the policy panel's `summary-settings`
+/// block edits it in [`Settings`]. An empty field uses the chat's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SummarySetting {
+    MaxTokens,
+    Temperature,
+    ReasoningEffort,
+}
+
+impl SummarySetting {
+    pub const ALL: [SummarySetting; 3] = [
+        SummarySetting::MaxTokens,
+        SummarySetting::Temperature,
+        SummarySetting::ReasoningEffort,
+    ];
+
+    /// The field's `data-testid`: `summary-max_tokens`, `summary-temperature`,
+    /// `summary-reasoning_effort`.
+    pub fn testid(self) -> &'static str {
+        match self {
+            SummarySetting::MaxTokens => "summary-max_tokens",
+            SummarySetting::Temperature => "summary-temperature",
+            SummarySetting::ReasoningEffort => "summary-reasoning_effort",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            SummarySetting::MaxTokens => "max_tokens",
+            SummarySetting::Temperature => "Temperature (0 to 2)",
+            SummarySetting::ReasoningEffort => "reasoning_effort",
+        }
+    }
+
+    /// The choices of a select, as (value, label); empty for a text field.
+    pub fn choices(self) -> Vec<(&'static str, &'static str)> {
+        match self {
+            SummarySetting::ReasoningEffort => {
+                let mut out = vec![("", "As the chat"), (SUMMARY_EFFORT_OFF, "Not sent")];
+                out.extend(REASONING_EFFORTS.iter().map(|l| (*l, *l)));
+                out
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// What was typed.
+    pub fn value(self, settings: &Settings) -> String {
+        match self {
+            SummarySetting::MaxTokens => settings.summary_max_tokens.clone(),
+            SummarySetting::Temperature => settings.summary_temperature.clone(),
+            SummarySetting::ReasoningEffort => settings.summary_reasoning_effort.clone(),
+        }
+    }
+
+    /// Keeps what was typed, valid or not; [`SummarySetting::error`] says what is wrong.
+    pub fn set(self, settings: &mut Settings, value: String) {
+        match self {
+            SummarySetting::MaxTokens => settings.summary_max_tokens = value,
+            SummarySetting::Temperature => settings.summary_temperature = value,
+            SummarySetting::ReasoningEffort => settings.summary_reasoning_effort = value,
+        }
+    }
+
+    /// Why the typed value cannot be sent, or `None` when it can.
+    pub fn error(self, settings: &Settings) -> Option<String> {
+        let errors = settings.summary_overrides().err()?;
+        errors
+            .into_iter()
+            .find(|e| match e {
+                SettingsError::Summary(inner) => matches!(
+                    (self, inner.as_ref()),
+                    (SummarySetting::MaxTokens, SettingsError::MaxTokens(_))
+                        | (SummarySetting::Temperature, SettingsError::Temperature(_))
+                        | (
+                            SummarySetting::ReasoningEffort,
+                            SettingsError::ReasoningEffort(_)
+                        )
+                ),
+                _ => false,
+            })
+            .map(|e| e.to_string())
+    }
+
+    /// What the field sends when it is empty, in words.
+    pub fn placeholder(self) -> &'static str {
+        "as the chat"
+    }
+}
+
+pub fn fold_slug(fold: FoldMode) -> &'static str {
+    FOLDS
+        .iter()
+        .find(|f| f.0 == fold)
+        .map_or("progressive", |f| f.1)
+}
+
+pub fn fold_from_slug(slug: &str) -> Option<FoldMode> {
+    FOLDS.iter().find(|f| f.1 == slug).map(|f| f.0)
 }
 
 pub fn placement_slug(placement: Placement) -> &'static str {
@@ -353,6 +621,305 @@ mod tests {
     }
 
     #[test]
+    fn fold_mode_and_summary_budget_reach_the_policy_and_a_bad_budget_is_explained() {
+        let mut form = form();
+        assert_eq!(
+            (form.fold, form.summary_budget.as_str()),
+            (FoldMode::Progressive, "")
+        );
+        let (policy, _) = form
+            .edit(PolicyEdit::Fold(FoldMode::RebuildFromArchive))
+            .unwrap();
+        assert_eq!(policy.fold, FoldMode::RebuildFromArchive);
+        let (policy, _) = form.edit(PolicyEdit::SummaryBudget(" 40 ".into())).unwrap();
+        assert_eq!(policy.summary_budget, Some(40));
+        for bad in ["0", "-3", "lots", "100001"] {
+            assert_eq!(
+                form.edit(PolicyEdit::SummaryBudget(bad.into())),
+                None,
+                "{bad}"
+            );
+            let error = form.field_error("summary_budget").unwrap();
+            assert!(
+                error.contains(&format!("\"{bad}\" is not valid")),
+                "{error}"
+            );
+            assert!(error.contains("empty to turn compression off"), "{error}");
+            assert_eq!(form.summary_budget, bad, "what was typed stays");
+            // A bad budget is said beside its own field, not as a trigger error.
+            assert_eq!(form.error(), None);
+        }
+        let (policy, _) = form.edit(PolicyEdit::SummaryBudget(String::new())).unwrap();
+        assert_eq!(policy.summary_budget, None);
+        // The form shows a policy's own fold and budget.
+        let shown = PolicyForm::from_policy(
+            &Policy {
+                fold: FoldMode::RebuildFromArchive,
+                summary_budget: Some(25),
+                ..Policy::default()
+            },
+            &[],
+        );
+        assert_eq!(
+            (shown.fold, shown.summary_budget.as_str()),
+            (FoldMode::RebuildFromArchive, "25")
+        );
+    }
+
+    #[test]
+    fn the_prompt_starts_from_the_preset_is_edited_and_reset() {
+        let mut form = form();
+        let preset = PromptSpec::from_preset(PresetId::FinancialAdvisor);
+        assert_eq!(form.prompt_text, preset.text);
+        assert_eq!(form.word_limit, "80");
+        assert_eq!(form.must_keep.lines().count(), preset.must_keep.len());
+        assert!(!form.prompt_edited());
+        // The source's exercise: a must-keep item added, one a line.
+        let list = format!("{}\n  - no equity, ever  \n\n", form.must_keep);
+        let (policy, _) = form.edit(PolicyEdit::MustKeep(list)).unwrap();
+        assert_eq!(policy.prompt.must_keep.last().unwrap(), "no equity, ever");
+        assert_eq!(policy.prompt.must_keep.len(), preset.must_keep.len() + 1);
+        assert!(policy.prompt.is_edited() && form.prompt_edited());
+        let (policy, _) = form.edit(PolicyEdit::WordLimit("60".into())).unwrap();
+        assert_eq!(policy.prompt.word_limit, 60);
+        let (policy, _) = form
+            .edit(PolicyEdit::PromptText("Summarise tersely.".into()))
+            .unwrap();
+        assert_eq!(policy.prompt.text, "Summarise tersely.");
+        assert_eq!(
+            policy.prompt.preset,
+            PresetId::FinancialAdvisor,
+            "it remembers where it started"
+        );
+        // Reset brings the preset back, whole.
+        let (policy, _) = form.edit(PolicyEdit::ResetPrompt).unwrap();
+        assert_eq!(policy.prompt, preset);
+        assert!(!form.prompt_edited());
+        // Another preset replaces an edit with that preset's prompt.
+        form.edit(PolicyEdit::WordLimit("33".into()));
+        let (policy, _) = form.edit(PolicyEdit::Preset(PresetId::Research)).unwrap();
+        assert_eq!(policy.prompt, PromptSpec::from_preset(PresetId::Research));
+        assert_eq!(form.word_limit, "150");
+        // An edited prompt is shown as it is when the form is read again.
+        let mut edited = Policy::default();
+        edited.prompt.must_keep = vec!["a".into(), "b".into()];
+        let shown = PolicyForm::from_policy(&edited, &[]);
+        assert_eq!(shown.must_keep, "a\nb");
+        assert!(shown.prompt_edited());
+    }
+
+    #[test]
+    fn an_invalid_prompt_field_is_kept_explained_beside_it_and_changes_nothing() {
+        let mut form = form();
+        assert_eq!(form.edit(PolicyEdit::PromptText("   ".into())), None);
+        assert!(
+            form.field_error("prompt")
+                .unwrap()
+                .contains("The prompt is empty")
+        );
+        assert!(form.prompt_edited(), "reset is offered");
+        form.edit(PolicyEdit::ResetPrompt);
+        assert_eq!(form.field_error("prompt"), None);
+        for bad in ["0", "ten", "5001", ""] {
+            assert_eq!(form.edit(PolicyEdit::WordLimit(bad.into())), None, "{bad}");
+            let error = form.field_error("word_limit").unwrap();
+            assert!(
+                error.contains("expected a whole number of words from 1 to 5000"),
+                "{error}"
+            );
+            assert_eq!(form.word_limit, bad);
+        }
+        form.edit(PolicyEdit::WordLimit("80".into()));
+        let long: String = (0..31).map(|i| format!("item {i}\n")).collect();
+        assert_eq!(form.edit(PolicyEdit::MustKeep(long)), None);
+        assert!(form.field_error("must_keep").unwrap().contains("31 items"));
+        let build = form.build().unwrap_err();
+        assert!(build.contains("Nothing was changed"), "{build}");
+        // An empty must-keep list is allowed: the prompt then names no facts.
+        let (policy, _) = form.edit(PolicyEdit::MustKeep(" \n".into())).unwrap();
+        assert!(policy.prompt.must_keep.is_empty());
+        assert_eq!(form.field_error("nope"), None);
+    }
+
+    #[test]
+    fn the_summarisers_settings_keep_what_was_typed_and_say_what_is_wrong() {
+        let mut settings = Settings::default();
+        for field in SummarySetting::ALL {
+            assert_eq!(field.value(&settings), "");
+            assert_eq!(field.error(&settings), None, "empty is the chat's value");
+            assert!(field.testid().starts_with("summary-"));
+        }
+        SummarySetting::MaxTokens.set(&mut settings, "1000".into());
+        SummarySetting::Temperature.set(&mut settings, "warm".into());
+        assert_eq!(SummarySetting::MaxTokens.error(&settings), None);
+        let error = SummarySetting::Temperature.error(&settings).unwrap();
+        assert!(
+            error.contains("\"warm\"") && error.contains("summariser"),
+            "{error}"
+        );
+        assert_eq!(SummarySetting::Temperature.value(&settings), "warm");
+        SummarySetting::ReasoningEffort.set(&mut settings, "huge".into());
+        assert!(
+            SummarySetting::ReasoningEffort
+                .error(&settings)
+                .unwrap()
+                .contains("\"huge\"")
+        );
+        assert!(
+            SummarySetting::Temperature.error(&settings).is_some(),
+            "each says its own"
+        );
+        SummarySetting::ReasoningEffort.set(&mut settings, SUMMARY_EFFORT_OFF.into());
+        assert_eq!(SummarySetting::ReasoningEffort.error(&settings), None);
+        // The select offers "as the chat", "not sent" and every level.
+        let choices = SummarySetting::ReasoningEffort.choices();
+        assert_eq!(choices[0].0, "");
+        assert_eq!(choices[1].0, SUMMARY_EFFORT_OFF);
+        assert_eq!(choices.len(), 2 + REASONING_EFFORTS.len());
+        assert!(SummarySetting::MaxTokens.choices().is_empty());
+    }
+
+    /// Plays a demo to its end after `edits` in the panel, with `summariser`, and returns its
+    /// editions.
+    fn played_after(
+        kind: crate::route::DemoKind,
+        summariser: crate::engine::demo::DemoSummariser,
+        edits: Vec<PolicyEdit>,
+    ) -> (
+        crate::app::workbench::Workbench,
+        Vec<crate::engine::edition::Edition>,
+    ) {
+        use crate::engine::message::WordCounter;
+        let mut workbench = crate::app::workbench::Workbench::default();
+        workbench.set_demo_summariser(summariser, &WordCounter);
+        workbench.load(kind);
+        for edit in edits {
+            workbench.edit_policy(edit);
+        }
+        assert_eq!(workbench.error, None);
+        workbench.play_all(&WordCounter);
+        assert_eq!(workbench.error, None);
+        let editions = workbench.demo().unwrap().editions().to_vec();
+        (workbench, editions)
+    }
+
+    fn with_item(kind: crate::route::DemoKind, item: &str) -> PolicyEdit {
+        let script = crate::app::workbench::script_for(kind);
+        let mut list = script.policy.prompt.must_keep.join("\n");
+        list.push('\n');
+        list.push_str(item);
+        PolicyEdit::MustKeep(list)
+    }
+
+    #[test]
+    fn an_edited_must_keep_list_changes_the_next_demo_edition() {
+        use crate::engine::demo::DemoSummariser::{Extractive, Scripted};
+        use crate::route::DemoKind::{Drift, FinCoach};
+        // The extractive summariser ranks the new item's sentences first.
+        let (_, plain) = played_after(FinCoach, Extractive, vec![]);
+        let (_, edited) = played_after(
+            FinCoach,
+            Extractive,
+            vec![with_item(FinCoach, "SIPs and mutual funds")],
+        );
+        assert_eq!(plain.len(), edited.len());
+        assert_ne!(plain[1].summary, edited[1].summary);
+        assert!(
+            edited[1]
+                .summary
+                .contains("Systematic Investment Plan (SIP) puts")
+        );
+        assert!(
+            !plain[1]
+                .summary
+                .contains("Systematic Investment Plan (SIP) puts")
+        );
+        // Emptying the list changes it too: the preset's items were ranking sentences.
+        let (_, emptied) =
+            played_after(Drift, Extractive, vec![PolicyEdit::MustKeep(String::new())]);
+        let (_, drift) = played_after(Drift, Extractive, vec![]);
+        assert_ne!(emptied[0].summary, drift[0].summary);
+        // The scripted editions were written for the preset: an edited prompt has the
+        // extractive summariser write, and the writer says so.
+        let (workbench, scripted) = played_after(Drift, Scripted, vec![]);
+        assert!((1..=3).all(|c| workbench.on_screen().writer(c).unwrap().summariser == Scripted));
+        let (workbench, edited) = played_after(
+            Drift,
+            Scripted,
+            vec![with_item(Drift, "hard rules the user stated")],
+        );
+        assert_ne!(scripted[0].summary, edited[0].summary);
+        let writer = workbench.on_screen().writer(1).unwrap();
+        assert!(
+            writer.summariser == Extractive && writer.fell_back,
+            "{writer:?}"
+        );
+        // Reset to the preset brings the scripted editions back.
+        let (workbench, reset) = played_after(
+            Drift,
+            Scripted,
+            vec![
+                with_item(Drift, "hard rules the user stated"),
+                PolicyEdit::ResetPrompt,
+            ],
+        );
+        assert_eq!(reset[0].summary, scripted[0].summary);
+        assert_eq!(
+            workbench.on_screen().writer(1).unwrap().summariser,
+            Scripted
+        );
+    }
+
+    #[test]
+    fn a_small_summary_budget_compresses_the_demo_summary_up_to_level_three() {
+        use crate::engine::demo::DemoSummariser::Scripted;
+        use crate::route::DemoKind::Drift;
+        let (_, plain) = played_after(Drift, Scripted, vec![]);
+        assert!(plain.iter().all(|e| e.level == 0));
+        let (_, budgeted) = played_after(
+            Drift,
+            Scripted,
+            vec![PolicyEdit::SummaryBudget("20".into())],
+        );
+        let levels: Vec<u8> = budgeted.iter().map(|e| e.level).collect();
+        assert!(
+            levels.contains(&1) && levels.iter().all(|&l| l <= 3),
+            "{levels:?}"
+        );
+        // A compression folds no turns and halves the word limit of its level.
+        let first = budgeted.iter().find(|e| e.level == 1).unwrap();
+        assert_eq!(first.folded, None);
+        assert_eq!(first.word_limit, 40);
+    }
+
+    #[test]
+    fn a_rebuild_reads_the_archive_and_its_editions_say_so() {
+        use crate::engine::demo::DemoSummariser::Extractive;
+        use crate::route::DemoKind::Drift;
+        let (_, progressive) = played_after(Drift, Extractive, vec![]);
+        let (workbench, rebuilt) = played_after(
+            Drift,
+            Extractive,
+            vec![PolicyEdit::Fold(FoldMode::RebuildFromArchive)],
+        );
+        assert!(progressive.iter().all(|e| !e.rebuilt));
+        assert!(rebuilt.iter().all(|e| e.rebuilt));
+        // Edition 2 read turns 1-4 of the archive, not edition 1's summary plus turns 3-4.
+        assert_ne!(rebuilt[1].tokens_in, progressive[1].tokens_in);
+        let archive = workbench.demo().unwrap().memory().archive();
+        let turns_1_to_4: u32 = archive[..8].iter().map(|m| m.tokens).sum();
+        assert_eq!(rebuilt[1].tokens_in, turns_1_to_4);
+        assert_eq!(
+            crate::view::editions::headline(&rebuilt[1]),
+            "Edition 2 · turns 3–4 folded, rebuilt from the archive (turns 1–4 read, no earlier summary)"
+        );
+        assert_eq!(
+            crate::view::editions::headline(&progressive[1]),
+            "Edition 2 · turns 3–4 folded"
+        );
+    }
+
+    #[test]
     fn every_choice_round_trips_through_its_slug() {
         for kind in TriggerKind::ALL {
             assert_eq!(TriggerKind::from_slug(kind.slug()), Some(kind));
@@ -369,6 +936,15 @@ mod tests {
             assert_eq!(placement_from_slug(slug), Some(placement));
             assert_eq!(placement_slug(placement), slug);
         }
+        for (fold, slug, _) in FOLDS {
+            assert_eq!(fold_from_slug(slug), Some(fold));
+            assert_eq!(fold_slug(fold), slug);
+        }
+        assert_eq!(
+            FOLDS.map(|f| f.1),
+            ["progressive", "rebuild"],
+            "the policy-fold hook's options"
+        );
         for (format, slug, _) in FORMATS {
             assert_eq!(format_from_slug(slug), Some(format));
             assert_eq!(format_slug(format), slug);

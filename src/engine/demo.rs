@@ -530,7 +530,10 @@ impl DemoPlayer {
         let JobKind::Fold { turns, .. } = job.kind else {
             return None;
         };
-        if job.structured || self.memory.policy().fold != FoldMode::Progressive {
+        // The script was written for the preset's prompt under a progressive fold: an edited
+        // prompt or a rebuild asks for an edition it does not have.
+        let policy = self.memory.policy();
+        if job.structured || policy.fold != FoldMode::Progressive || policy.prompt.is_edited() {
             return None;
         }
         let earlier_scripted = (1..cycle).all(|c| {
@@ -577,17 +580,29 @@ pub fn extractive_summary(
         }
     });
     let previous = previous.as_deref();
+    // The prompt's must-keep list ranks sentences too, after the pinned facts it is checked for.
+    let ranking: Vec<CompiledFact> = facts
+        .iter()
+        .cloned()
+        .chain(memory.policy().prompt.must_keep_cues())
+        .collect();
+    let facts_for_ranking = ranking.as_slice();
     let result = match job.kind {
         JobKind::Fold { from, to, .. } => match memory.policy().fold {
-            FoldMode::Progressive => {
-                extractive::summarise(previous, &memory.archive()[from..to], facts, &options)
-            }
+            FoldMode::Progressive => extractive::summarise(
+                previous,
+                &memory.archive()[from..to],
+                facts_for_ranking,
+                &options,
+            ),
             // A rebuild reads every folded turn from the archive and no earlier summary.
             FoldMode::RebuildFromArchive => {
-                extractive::summarise(None, &memory.archive()[..to], facts, &options)
+                extractive::summarise(None, &memory.archive()[..to], facts_for_ranking, &options)
             }
         },
-        JobKind::Compress { .. } => extractive::summarise(previous, &[], facts, &options),
+        JobKind::Compress { .. } => {
+            extractive::summarise(previous, &[], facts_for_ranking, &options)
+        }
     };
     if !job.structured {
         return result.text;

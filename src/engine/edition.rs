@@ -55,6 +55,9 @@ pub struct Edition {
     pub level: u8,
     /// For a restore, the cycle whose text came back.
     pub restored_from: Option<u32>,
+    /// Rebuilt from the archive ([`crate::engine::policy::FoldMode::RebuildFromArchive`]): the
+    /// summariser read every folded turn so far and not the previous summary.
+    pub rebuilt: bool,
 }
 
 /// What a new edition records, before it gets its cycle number and word statistics.
@@ -72,6 +75,7 @@ pub struct EditionDraft {
     pub provenance: Provenance,
     pub level: u8,
     pub restored_from: Option<u32>,
+    pub rebuilt: bool,
 }
 
 impl TurnRange {
@@ -106,6 +110,7 @@ impl Edition {
             provenance: draft.provenance,
             level: draft.level.min(MAX_LEVEL),
             restored_from: draft.restored_from,
+            rebuilt: draft.rebuilt,
         }
     }
 }
@@ -137,6 +142,7 @@ mod tests {
             provenance: Provenance::Model,
             level: 0,
             restored_from: None,
+            rebuilt: false,
         }
     }
 

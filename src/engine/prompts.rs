@@ -2,7 +2,15 @@
 //!
 //! A preset names the facts that must survive a cycle. A generic "summarise this" leaves that
 //! choice to the model, and drift starts with what the model thinks is unimportant.
+//!
+//! A policy's prompt starts as a preset and can be edited (text, word limit, must-keep list);
+//! [`PromptSpec::is_edited`] says when it no longer is the preset, which is when the demos'
+//! scripted editions (written for the preset) stop applying. The offline extractive summariser
+//! cannot read instructions, so it reads the must-keep list as ranking cues
+//! ([`PromptSpec::must_keep_cues`]): a sentence that mentions an item's words is kept first, and
+//! an item about rules also ranks the sentences that state one ("never", "always", "must").
 
+use super::facts::{CompiledFact, PinnedFact};
 use super::message::{ChatMessage, Message, Role};
 
 /// The built-in presets.
@@ -155,6 +163,37 @@ impl PromptSpec {
         }
     }
 
+    /// Whether the text, word limit or must-keep list differ from the preset it started from.
+    pub fn is_edited(&self) -> bool {
+        *self != PromptSpec::from_preset(self.preset)
+    }
+
+    /// The must-keep list as ranking cues for the extractive summariser: one cue per item,
+    /// matching a sentence that holds any of the item's content words (a plural matches its
+    /// singular), and, for an item about rules, any sentence that states a rule. An item of
+    /// stop words only gives no cue.
+    pub fn must_keep_cues(&self) -> Vec<CompiledFact> {
+        self.must_keep
+            .iter()
+            .filter_map(|item| {
+                let mut words: Vec<String> = content_words(item)
+                    .into_iter()
+                    .map(|w| regex::escape(&w))
+                    .collect();
+                if words.iter().any(|w| w.starts_with("rule")) {
+                    words.extend(RULE_WORDS.iter().map(|w| (*w).to_owned()));
+                }
+                if words.is_empty() {
+                    return None;
+                }
+                let pattern = format!(r"(?i)\b(?:{})", words.join("|"));
+                PinnedFact::regex(format!("must keep: {}", item.trim()), pattern)
+                    .compile()
+                    .ok()
+            })
+            .collect()
+    }
+
     /// The summariser's system message: the prompt text, the facts that must survive and the
     /// word limit.
     pub fn render_system(&self) -> String {
@@ -172,6 +211,36 @@ impl PromptSpec {
         ));
         out
     }
+}
+
+/// The words of a sentence that state a rule, as the drift checks read them.
+const RULE_WORDS: [&str; 6] = ["never", "always", "must", "don't", "do not", "avoid"];
+
+/// Words of a must-keep item too common to say what it is about.
+const STOP_WORDS: [&str; 28] = [
+    "about", "also", "and", "any", "are", "been", "each", "from", "gave", "given", "have", "into",
+    "made", "other", "said", "shared", "stated", "that", "the", "their", "them", "they", "this",
+    "user", "what", "when", "with", "worded",
+];
+
+/// The content words of a must-keep item, lower-cased, four letters or more, a final plural
+/// "s" dropped, each once.
+fn content_words(item: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for word in item.split(|c: char| !c.is_alphanumeric()) {
+        let lower = word.to_lowercase();
+        if lower.chars().count() < 4 || STOP_WORDS.contains(&lower.as_str()) {
+            continue;
+        }
+        let stem = match lower.strip_suffix('s') {
+            Some(stem) if !stem.ends_with('s') && stem.chars().count() >= 3 => stem.to_owned(),
+            _ => lower,
+        };
+        if !out.contains(&stem) {
+            out.push(stem);
+        }
+    }
+    out
 }
 
 /// Renders turns as the summariser reads them: one `USER: ...` or `ASSISTANT: ...` line each.
@@ -315,6 +384,48 @@ mod tests {
             "EXISTING SUMMARY (from previous turns):\nOld.\n\nNEW TURNS TO ADD TO THE SUMMARY:\n\
              USER: Hi\nASSISTANT: Hello\n\nProduce an updated summary that incorporates both."
         );
+    }
+
+    #[test]
+    fn a_prompt_is_edited_once_it_differs_from_its_preset() {
+        let mut spec = PromptSpec::from_preset(PresetId::FinancialAdvisor);
+        assert!(!spec.is_edited());
+        spec.word_limit = 60;
+        assert!(spec.is_edited());
+        let mut spec = PromptSpec::from_preset(PresetId::Technical);
+        spec.must_keep.push("deadlines".into());
+        assert!(spec.is_edited());
+        spec.must_keep.pop();
+        assert!(!spec.is_edited());
+        spec.text.push_str(" Be brief.");
+        assert!(spec.is_edited());
+    }
+
+    #[test]
+    fn must_keep_items_become_cues_on_their_content_words() {
+        let spec = PromptSpec {
+            must_keep: vec![
+                "salary and monthly expenses".into(),
+                "hard rules the user stated".into(),
+                "the and with".into(),
+                "SIPs".into(),
+            ],
+            ..PromptSpec::from_preset(PresetId::Generic)
+        };
+        let cues = spec.must_keep_cues();
+        assert_eq!(cues.len(), 3, "an item of stop words gives no cue");
+        let matches = |i: usize, text: &str| cues[i].is_match(text);
+        assert!(matches(0, "My Salary is 1,20,000."));
+        assert!(matches(0, "Expenses are 60,000."));
+        assert!(!matches(0, "I am risk-averse."));
+        // An item about rules also finds a rule stated without the word "rule".
+        assert!(matches(1, "One hard rule: never suggest equities."));
+        assert!(matches(1, "Never suggest equities."));
+        assert!(!matches(1, "I will open a PPF account."));
+        // A plural item finds its singular, and the match is on word starts.
+        assert!(matches(2, "An SIP invests monthly."));
+        assert!(!matches(2, "Gossip."));
+        assert!(cues[0].label.contains("salary and monthly expenses"));
     }
 
     #[test]

@@ -43,6 +43,13 @@ pub struct Settings {
     pub stream: bool,
     /// The model ids the last "Test connection" returned, offered in the model fields.
     pub models: Vec<String>,
+    /// The summariser's own generation settings (edited in the Chat tab's policy panel): every
+    /// summary request uses them, as the source sets them per call. Each is empty for the
+    /// chat's value.
+    pub summary_temperature: String,
+    pub summary_max_tokens: String,
+    /// Empty for the chat's value; [`SUMMARY_EFFORT_OFF`] leaves the field out.
+    pub summary_reasoning_effort: String,
 }
 
 /// The key field was emptied because the base URL moved to another origin.
@@ -89,7 +96,21 @@ pub struct ValidSettings {
     pub max_tokens: Option<u32>,
     pub reasoning_effort: Option<String>,
     pub stream: bool,
+    /// What summary requests are generated with: the summariser's own values over the chat's.
+    pub summary: Generation,
 }
+
+/// The generation settings of one kind of request; `None` leaves a field out of the request.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Generation {
+    pub temperature: Option<f64>,
+    pub max_tokens: Option<u32>,
+    pub reasoning_effort: Option<String>,
+}
+
+/// The summariser's `reasoning_effort` value that sends no `reasoning_effort` at all, even
+/// when the chat sends one.
+pub const SUMMARY_EFFORT_OFF: &str = "off";
 
 /// Which model setting an error is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -136,6 +157,9 @@ pub enum SettingsError {
         levels = REASONING_EFFORTS.join(", ")
     )]
     ReasoningEffort(String),
+    /// One of the summariser's own generation settings is invalid (the inner error says which).
+    #[error("The summariser's own setting: {0}")]
+    Summary(Box<SettingsError>),
     /// The timeout is not a whole number of seconds in range.
     #[error(
         "The request timeout must be a whole number of seconds from 1 to {MAX_TIMEOUT_SECS} (got {0:?})."
@@ -178,6 +202,13 @@ pub struct SettingsRecord {
     pub stream: bool,
     #[serde(default)]
     pub models: Vec<String>,
+    /// The summariser's own generation settings; absent in older records (the chat's values).
+    #[serde(default)]
+    pub summary_temperature: String,
+    #[serde(default)]
+    pub summary_max_tokens: String,
+    #[serde(default)]
+    pub summary_reasoning_effort: String,
 }
 
 impl Default for Settings {
@@ -196,6 +227,9 @@ impl Default for Settings {
             timeout_secs: default_timeout_text(),
             stream: true,
             models: Vec::new(),
+            summary_temperature: String::new(),
+            summary_max_tokens: String::new(),
+            summary_reasoning_effort: String::new(),
         }
     }
 }
@@ -216,6 +250,9 @@ impl std::fmt::Debug for Settings {
             .field("timeout_secs", &self.timeout_secs)
             .field("stream", &self.stream)
             .field("models", &self.models)
+            .field("summary_temperature", &self.summary_temperature)
+            .field("summary_max_tokens", &self.summary_max_tokens)
+            .field("summary_reasoning_effort", &self.summary_reasoning_effort)
             .finish()
     }
 }
@@ -235,30 +272,21 @@ impl Settings {
             "" => chat_model,
             named => named,
         };
-        let temperature = optional(&self.temperature, |text| {
-            text.parse::<f64>()
-                .ok()
-                .filter(|t| (0.0..=2.0).contains(t))
-                .ok_or_else(|| SettingsError::Temperature(text.to_owned()))
-        });
-        let max_tokens = optional(&self.max_tokens, |text| {
-            text.parse::<u32>()
-                .ok()
-                .filter(|n| (1..=MAX_TOKENS_LIMIT).contains(n))
-                .ok_or_else(|| SettingsError::MaxTokens(text.to_owned()))
-        });
-        let reasoning_effort = optional(&self.reasoning_effort, |text| {
-            let level = text.to_ascii_lowercase();
-            if REASONING_EFFORTS.contains(&level.as_str()) {
-                Ok(level)
-            } else {
-                Err(SettingsError::ReasoningEffort(text.to_owned()))
-            }
-        });
+        let temperature = optional(&self.temperature, parse_temperature);
+        let max_tokens = optional(&self.max_tokens, parse_max_tokens);
+        let reasoning_effort = optional(&self.reasoning_effort, parse_effort);
+        let summary = self.summary_overrides();
         match (endpoint, temperature, max_tokens, reasoning_effort) {
             (Some(endpoint), Ok(temperature), Ok(max_tokens), Ok(reasoning_effort))
-                if errors.is_empty() =>
+                if errors.is_empty() && summary.is_ok() =>
             {
+                let (summary_temperature, summary_max_tokens, summary_effort) =
+                    summary.expect("checked above");
+                let summary = Generation {
+                    temperature: summary_temperature.unwrap_or(temperature),
+                    max_tokens: summary_max_tokens.unwrap_or(max_tokens),
+                    reasoning_effort: summary_effort.unwrap_or_else(|| reasoning_effort.clone()),
+                };
                 Ok(ValidSettings {
                     endpoint,
                     chat_model: chat_model.to_owned(),
@@ -267,14 +295,47 @@ impl Settings {
                     max_tokens,
                     reasoning_effort,
                     stream: self.stream,
+                    summary,
                 })
             }
             (_, temperature, max_tokens, reasoning_effort) => {
                 errors.extend(temperature.err());
                 errors.extend(max_tokens.err());
                 errors.extend(reasoning_effort.err());
+                errors.extend(summary.err().into_iter().flatten());
                 Err(errors)
             }
+        }
+    }
+
+    /// The summariser's own values: for each field, `None` when it is empty (the chat's value
+    /// applies) and `Some` of what summary requests send otherwise; every invalid field is an
+    /// error, wrapped in [`SettingsError::Summary`].
+    #[allow(clippy::type_complexity)]
+    pub fn summary_overrides(
+        &self,
+    ) -> Result<
+        (
+            Option<Option<f64>>,
+            Option<Option<u32>>,
+            Option<Option<String>>,
+        ),
+        Vec<SettingsError>,
+    > {
+        let wrap = |e: SettingsError| SettingsError::Summary(Box::new(e));
+        let temperature = optional(&self.summary_temperature, parse_temperature).map_err(wrap);
+        let max_tokens = optional(&self.summary_max_tokens, parse_max_tokens).map_err(wrap);
+        let effort = optional(&self.summary_reasoning_effort, |text| {
+            if text.eq_ignore_ascii_case(SUMMARY_EFFORT_OFF) {
+                Ok(None)
+            } else {
+                parse_effort(text).map(Some)
+            }
+        })
+        .map_err(wrap);
+        match (temperature, max_tokens, effort) {
+            (Ok(t), Ok(m), Ok(e)) => Ok((t.map(Some), m.map(Some), e)),
+            (t, m, e) => Err(t.err().into_iter().chain(m.err()).chain(e.err()).collect()),
         }
     }
 
@@ -370,6 +431,9 @@ impl Settings {
             timeout_secs: self.timeout_secs.clone(),
             stream: self.stream,
             models: self.models.clone(),
+            summary_temperature: self.summary_temperature.clone(),
+            summary_max_tokens: self.summary_max_tokens.clone(),
+            summary_reasoning_effort: self.summary_reasoning_effort.clone(),
         }
     }
 }
@@ -402,6 +466,9 @@ impl SettingsRecord {
             timeout_secs: self.timeout_secs,
             stream: self.stream,
             models: self.models,
+            summary_temperature: self.summary_temperature,
+            summary_max_tokens: self.summary_max_tokens,
+            summary_reasoning_effort: self.summary_reasoning_effort,
         }
     }
 }
@@ -434,11 +501,14 @@ impl ValidSettings {
             .streaming(self.stream)
     }
 
-    /// A summariser request: the summary model, never streamed, since the summary is only used
-    /// once it is complete.
+    /// A summariser request: the summary model with the summariser's own generation settings,
+    /// never streamed, since the summary is only used once it is complete.
     pub fn summary_request(&self, messages: Vec<ChatMessage>) -> ChatRequest {
-        self.request(&self.summary_model, messages)
-            .purpose(Purpose::Summary)
+        let mut request = ChatRequest::new(&self.summary_model, messages).purpose(Purpose::Summary);
+        request.temperature = self.summary.temperature;
+        request.max_tokens = self.summary.max_tokens;
+        request.reasoning_effort = self.summary.reasoning_effort.clone();
+        request
     }
 
     fn request(&self, model: &str, messages: Vec<ChatMessage>) -> ChatRequest {
@@ -510,6 +580,29 @@ fn parse_timeout(raw: &str) -> Result<u64, SettingsError> {
         .filter(|s| (1..=MAX_TIMEOUT_SECS).contains(s))
         .map(|s| s * 1000)
         .ok_or_else(|| SettingsError::Timeout(text.to_owned()))
+}
+
+fn parse_temperature(text: &str) -> Result<f64, SettingsError> {
+    text.parse::<f64>()
+        .ok()
+        .filter(|t| (0.0..=2.0).contains(t))
+        .ok_or_else(|| SettingsError::Temperature(text.to_owned()))
+}
+
+fn parse_max_tokens(text: &str) -> Result<u32, SettingsError> {
+    text.parse::<u32>()
+        .ok()
+        .filter(|n| (1..=MAX_TOKENS_LIMIT).contains(n))
+        .ok_or_else(|| SettingsError::MaxTokens(text.to_owned()))
+}
+
+fn parse_effort(text: &str) -> Result<String, SettingsError> {
+    let level = text.to_ascii_lowercase();
+    if REASONING_EFFORTS.contains(&level.as_str()) {
+        Ok(level)
+    } else {
+        Err(SettingsError::ReasoningEffort(text.to_owned()))
+    }
 }
 
 /// Parses an optional field: empty means "not set".
@@ -913,6 +1006,114 @@ mod tests {
         let valid = filled().validate().unwrap();
         assert_eq!(valid.chat_request(vec![]).purpose, Purpose::Chat);
         assert_eq!(valid.summary_request(vec![]).purpose, Purpose::Summary);
+    }
+
+    #[test]
+    fn summary_requests_use_the_summarisers_own_settings_over_the_chats() {
+        // Empty fields: the chat's values, as before the summariser had settings of its own.
+        let valid = filled().validate().unwrap();
+        let request = valid.summary_request(vec![]);
+        assert_eq!(
+            (
+                request.temperature,
+                request.max_tokens,
+                request.reasoning_effort
+            ),
+            (Some(0.3), Some(512), Some("low".into()))
+        );
+        let settings = Settings {
+            summary_temperature: " 0 ".into(),
+            summary_max_tokens: "1000".into(),
+            summary_reasoning_effort: "HIGH".into(),
+            ..filled()
+        };
+        let valid = settings.validate().unwrap();
+        let summary = valid.summary_request(vec![]);
+        assert_eq!(
+            (
+                summary.temperature,
+                summary.max_tokens,
+                summary.reasoning_effort.clone()
+            ),
+            (Some(0.0), Some(1000), Some("high".into()))
+        );
+        let body = summary.to_value();
+        assert_eq!(body["max_tokens"], 1000);
+        assert_eq!(body["reasoning_effort"], "high");
+        // The chat keeps its own.
+        let chat = valid.chat_request(vec![]);
+        assert_eq!(
+            (chat.temperature, chat.max_tokens, chat.reasoning_effort),
+            (Some(0.3), Some(512), Some("low".into()))
+        );
+        // "off" leaves reasoning_effort out of summary requests only.
+        let settings = Settings {
+            summary_reasoning_effort: "off".into(),
+            ..filled()
+        };
+        let valid = settings.validate().unwrap();
+        assert_eq!(valid.summary_request(vec![]).reasoning_effort, None);
+        assert!(
+            valid
+                .summary_request(vec![])
+                .to_value()
+                .get("reasoning_effort")
+                .is_none()
+        );
+        assert_eq!(
+            valid.chat_request(vec![]).reasoning_effort,
+            Some("low".into())
+        );
+    }
+
+    #[test]
+    fn invalid_summariser_settings_are_named_and_keep_what_was_typed() {
+        let settings = Settings {
+            summary_temperature: "hot".into(),
+            summary_max_tokens: "0".into(),
+            summary_reasoning_effort: "extreme".into(),
+            ..filled()
+        };
+        let errors = settings.validate().unwrap_err();
+        assert_eq!(errors.len(), 3, "{errors:?}");
+        let text: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        assert!(
+            text[0].starts_with("The summariser's own setting: Temperature"),
+            "{text:?}"
+        );
+        assert!(text[0].contains("\"hot\""), "{text:?}");
+        assert!(
+            text[1].contains("max_tokens must be a whole number"),
+            "{text:?}"
+        );
+        assert!(text[2].contains("\"extreme\""), "{text:?}");
+        assert_eq!(settings.summary_temperature, "hot");
+    }
+
+    #[test]
+    fn the_summarisers_settings_are_stored_and_an_older_record_has_none() {
+        let settings = Settings {
+            summary_max_tokens: "1000".into(),
+            summary_reasoning_effort: "off".into(),
+            ..filled()
+        };
+        let json = serde_json::to_string(&settings.to_record()).unwrap();
+        let record: SettingsRecord = serde_json::from_str(&json).unwrap();
+        let back = record.into_settings(settings.api_key.clone());
+        assert_eq!(back.summary_max_tokens, "1000");
+        assert_eq!(back.summary_reasoning_effort, "off");
+        let old: SettingsRecord = serde_json::from_str(
+            r#"{"version":2,"base_url":"http://127.0.0.1:1/v1","max_tokens":"64"}"#,
+        )
+        .unwrap();
+        let loaded = old.into_settings(String::new());
+        assert_eq!(
+            (
+                loaded.summary_temperature.as_str(),
+                loaded.summary_max_tokens.as_str()
+            ),
+            ("", "")
+        );
     }
 
     #[test]

@@ -271,7 +271,7 @@ fn written_by(edition: &Edition, writer: Option<Writer>) -> (&'static str, Strin
         ),
         (_, Some(w)) if w.fell_back => (
             "extractive",
-            "Written by the extractive summariser: the script has no edition for this fold, so the baseline wrote it"
+            "Written by the extractive summariser: the script has no edition for this fold under this policy (an edited prompt or a rebuild from the archive), so the baseline wrote it"
                 .to_owned(),
         ),
         _ => (
@@ -353,6 +353,11 @@ fn checked(card: &mut EditionCard, checks: &EditionChecks) {
 /// The headline of an edition.
 pub fn headline(edition: &Edition) -> String {
     let what = match (edition.folded, edition.provenance) {
+        (Some(range), _) if edition.rebuilt => format!(
+            "{} folded, rebuilt from the archive ({} read, no earlier summary)",
+            turns_label(range.first, range.last),
+            turns_label(1, range.last)
+        ),
         (Some(range), _) => format!("{} folded", turns_label(range.first, range.last)),
         (None, Provenance::ManualEdit) => "edited by hand".to_owned(),
         (None, Provenance::Restore) => match edition.restored_from {

@@ -21,6 +21,8 @@ pub struct SummaryJob {
     pub word_limit: u32,
     /// The result must be structured memory JSON (see [`SummaryFormat::Structured`]).
     pub structured: bool,
+    /// A fold that reads every folded turn from the archive and no previous summary.
+    pub from_archive: bool,
 }
 
 /// What a job does.

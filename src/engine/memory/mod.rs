@@ -294,6 +294,7 @@ impl MemoryState {
             provenance: meta.provenance,
             level,
             restored_from: None,
+            rebuilt: job.from_archive,
         });
         self.summary = Some(text.to_owned());
         self.summary_tokens = tokens_out;
@@ -523,6 +524,7 @@ impl MemoryState {
             tokens_in,
             word_limit,
             structured,
+            from_archive: self.policy.fold == FoldMode::RebuildFromArchive,
         };
         self.start(job)
     }
@@ -564,6 +566,7 @@ impl MemoryState {
             tokens_in: self.summary_tokens,
             word_limit,
             structured: false,
+            from_archive: false,
         };
         self.start(job)
     }
@@ -644,6 +647,7 @@ impl MemoryState {
             provenance,
             level,
             restored_from,
+            rebuilt: false,
         });
         self.summary = Some(text.to_owned());
         self.summary_tokens = tokens;

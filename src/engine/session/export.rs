@@ -190,6 +190,7 @@ fn to_file(session: &Session, created_ms: u64, app_version: &str) -> FileV2 {
                     .into(),
                     level: e.level,
                     restored_from: e.restored_from,
+                    rebuilt: e.rebuilt,
                 })
                 .collect(),
             failures: m

@@ -295,6 +295,7 @@ fn from_session_v2(
                 provenance,
                 level: e.level,
                 restored_from: e.restored_from,
+                rebuilt: e.rebuilt,
             },
         ));
     }

@@ -29,6 +29,7 @@ pub(super) fn migrate_v0(old: SessionV0) -> FileV2 {
             provenance: "restore".into(),
             level: 0,
             restored_from: None,
+            rebuilt: false,
         })
         .into_iter()
         .collect();

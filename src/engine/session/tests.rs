@@ -434,3 +434,36 @@ fn the_scripted_fixture_plays_its_script() {
             .all(|e| e.summary == "Summary.")
     );
 }
+
+#[test]
+fn a_rebuilt_edition_is_marked_in_the_file_and_older_files_read_as_progressive() {
+    let mut policy = Policy::new(Trigger::Turns {
+        max_turns: 2,
+        keep: 1,
+    })
+    .unwrap();
+    policy.fold = crate::engine::policy::FoldMode::RebuildFromArchive;
+    let session = Scripted {
+        policy,
+        turn: |t| (format!("q{t}"), format!("a{t}")),
+        summaries: vec!["S2".into(), "S3".into()],
+        ..Scripted::default()
+    }
+    .play(3);
+    assert!(session.memory.editions().iter().all(|e| e.rebuilt));
+    let mut value = file_json(&session);
+    assert_eq!(value["session"]["editions"][0]["rebuilt"], true);
+    let back = import_value(&value).unwrap();
+    assert!(back.memory.editions().iter().all(|e| e.rebuilt));
+    // A progressive edition writes no field, and a file without it reads as progressive.
+    assert!(
+        file_json(&played())["session"]["editions"][0]
+            .get("rebuilt")
+            .is_none()
+    );
+    for edition in value["session"]["editions"].as_array_mut().unwrap() {
+        edition.as_object_mut().unwrap().remove("rebuilt");
+    }
+    let back = import_value(&value).unwrap();
+    assert!(back.memory.editions().iter().all(|e| !e.rebuilt));
+}

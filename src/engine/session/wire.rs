@@ -157,6 +157,9 @@ pub(super) struct EditionV1 {
     pub(super) provenance: String,
     pub(super) level: u8,
     pub(super) restored_from: Option<u32>,
+    /// Absent in older files and for progressive editions: only a rebuild writes it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(super) rebuilt: bool,
 }
 
 #[derive(Serialize, Deserialize)]

@@ -1,17 +1,29 @@
-//! The side panel's policy editor, and the rest of the policy in use, read-only.
+//! The side panel's policy editor, the summariser's own generation settings, and the rest of
+//! the policy in use, read-only.
 
 use leptos::prelude::*;
 
 use crate::app::policy_form::{
-    FORMATS, PLACEMENTS, PolicyEdit, fact_source, format_from_slug, placement_from_slug,
-    preset_from_slug, preset_slug,
+    FOLDS, FORMATS, PLACEMENTS, PolicyEdit, SummarySetting, fact_source, fold_from_slug,
+    format_from_slug, placement_from_slug, preset_from_slug, preset_slug,
 };
 use crate::app::workbench::Workbench;
 use crate::engine::policy::TriggerKind;
+use crate::engine::settings::Settings;
 use crate::view::chat::PolicyPanel;
 
-/// The editable part of the policy: trigger and parameters, preset, placement, format and
-/// pinned facts. Every valid change applies to the conversation on screen from its next reply.
+/// A field's own error, shown beside it, as `policy-{field}-error`.
+fn field_error(workbench: RwSignal<Workbench>, field: &'static str) -> impl IntoView {
+    move || {
+        workbench
+            .with(|w| w.policy.field_error(field))
+            .map(|e| view! { <p class="field-error" data-testid=format!("policy-{field}-error") role="alert">{e}</p> })
+    }
+}
+
+/// The editable part of the policy: trigger and parameters, fold mode, summary budget, the
+/// prompt (preset, text, word limit, must-keep list), placement, format and pinned facts.
+/// Every valid change applies to the conversation on screen from its next reply.
 #[component]
 pub(super) fn PolicyEditor() -> impl IntoView {
     let workbench = expect_context::<RwSignal<Workbench>>();
@@ -25,6 +37,8 @@ pub(super) fn PolicyEditor() -> impl IntoView {
     let presets = Memo::new(move |_| workbench.with(|w| w.policy.presets()));
     let placement = Memo::new(move |_| workbench.with(|w| w.policy.placement));
     let format = Memo::new(move |_| workbench.with(|w| w.policy.format));
+    let fold = Memo::new(move |_| workbench.with(|w| w.policy.fold));
+    let prompt_edited = Memo::new(move |_| workbench.with(|w| w.policy.prompt_edited()));
     view! {
         <section class="card policy-editor" aria-label="Memory policy" data-testid="policy-editor">
             <h3>"Memory policy"</h3>
@@ -73,6 +87,35 @@ pub(super) fn PolicyEditor() -> impl IntoView {
                         .map(|e| view! { <p class="param-error" data-testid="param-error" role="alert">{e}</p> })
                 }}
                 <label>
+                    "Each cycle"
+                    <select
+                        data-testid="policy-fold"
+                        on:change=move |ev| {
+                            if let Some(f) = fold_from_slug(&event_target_value(&ev)) {
+                                edit(PolicyEdit::Fold(f));
+                            }
+                        }
+                    >
+                        {FOLDS
+                            .into_iter()
+                            .map(|(f, slug, label)| view! { <option value=slug selected=move || fold.get() == f>{label}</option> })
+                            .collect_view()}
+                    </select>
+                </label>
+                <label class="number">
+                    <span>"Summary budget (tokens; empty: off)"</span>
+                    <input
+                        type="number"
+                        min="1"
+                        placeholder="off"
+                        data-testid="policy-summary_budget"
+                        prop:value=move || workbench.with(|w| w.policy.summary_budget.clone())
+                        on:input=move |ev| edit(PolicyEdit::SummaryBudget(event_target_value(&ev)))
+                    />
+                </label>
+                <p class="hint">"A summary over its budget is compressed a level up (levels 1 to 3), each level with half the words."</p>
+                {field_error(workbench, "summary_budget")}
+                <label>
                     "Prompt preset"
                     <select
                         data-testid="policy-preset"
@@ -91,6 +134,52 @@ pub(super) fn PolicyEditor() -> impl IntoView {
                         }}
                     </select>
                 </label>
+                <label>
+                    "Summariser prompt"
+                    <textarea
+                        rows="5"
+                        data-testid="policy-prompt"
+                        prop:value=move || workbench.with(|w| w.policy.prompt_text.clone())
+                        on:input=move |ev| edit(PolicyEdit::PromptText(event_target_value(&ev)))
+                    ></textarea>
+                </label>
+                {field_error(workbench, "prompt")}
+                <label class="number">
+                    <span>"Word limit"</span>
+                    <input
+                        type="number"
+                        min="1"
+                        data-testid="policy-word_limit"
+                        prop:value=move || workbench.with(|w| w.policy.word_limit.clone())
+                        on:input=move |ev| edit(PolicyEdit::WordLimit(event_target_value(&ev)))
+                    />
+                </label>
+                {field_error(workbench, "word_limit")}
+                <label>
+                    "Must keep (one a line)"
+                    <textarea
+                        rows="5"
+                        data-testid="policy-must_keep"
+                        prop:value=move || workbench.with(|w| w.policy.must_keep.clone())
+                        on:input=move |ev| edit(PolicyEdit::MustKeep(event_target_value(&ev)))
+                    ></textarea>
+                </label>
+                {field_error(workbench, "must_keep")}
+                <p class="hint" data-testid="policy-prompt-state">
+                    {move || if prompt_edited.get() {
+                        "Edited from the preset: the demos' scripted editions were written for the preset, so the extractive summariser writes instead, ranking the must-keep items first."
+                    } else {
+                        "The preset's prompt, as shipped."
+                    }}
+                </p>
+                <button
+                    type="button"
+                    data-testid="policy-prompt-reset"
+                    disabled=move || !prompt_edited.get()
+                    on:click=move |_| edit(PolicyEdit::ResetPrompt)
+                >
+                    "Reset to preset"
+                </button>
                 <label>
                     "Summary placement"
                     <select
@@ -176,7 +265,75 @@ pub(super) fn PolicyEditor() -> impl IntoView {
                     .get()
                     .map(|e| view! { <p class="error" data-testid="fact-error" role="alert">{e}</p> })
             }}
+            <SummarySettings />
         </section>
+    }
+}
+
+/// The summariser's own generation settings, separate from the chat's: kept with the
+/// endpoint's settings (they apply to every summary request), edited here beside the policy.
+#[component]
+fn SummarySettings() -> impl IntoView {
+    let settings = expect_context::<RwSignal<Settings>>();
+    view! {
+        <fieldset class="summary-settings" data-testid="summary-settings">
+            <legend>"Summariser generation"</legend>
+            <p class="hint">"Sent with every summary request to your endpoint; an empty field uses the chat's value from Settings."</p>
+            {SummarySetting::ALL
+                .into_iter()
+                .map(|field| {
+                    let id = field.testid();
+                    let input = if field.choices().is_empty() {
+                        view! {
+                            <input
+                                id=id
+                                type="text"
+                                inputmode="decimal"
+                                autocomplete="off"
+                                data-testid=id
+                                placeholder=field.placeholder()
+                                prop:value=move || settings.with(|s| field.value(s))
+                                on:input=move |ev| {
+                                    let value = event_target_value(&ev);
+                                    settings.update(|s| field.set(s, value));
+                                }
+                            />
+                        }
+                        .into_any()
+                    } else {
+                        view! {
+                            <select
+                                id=id
+                                data-testid=id
+                                prop:value=move || settings.with(|s| field.value(s))
+                                on:change=move |ev| {
+                                    let value = event_target_value(&ev);
+                                    settings.update(|s| field.set(s, value));
+                                }
+                            >
+                                {field
+                                    .choices()
+                                    .into_iter()
+                                    .map(|(value, label)| view! { <option value=value>{label}</option> })
+                                    .collect_view()}
+                            </select>
+                        }
+                        .into_any()
+                    };
+                    view! {
+                        <label class="number" for=id>
+                            <span>{field.label()}</span>
+                            {input}
+                        </label>
+                        {move || {
+                            settings
+                                .with(|s| field.error(s))
+                                .map(|e| view! { <p class="field-error" data-testid=format!("{id}-error") role="alert">{e}</p> })
+                        }}
+                    }
+                })
+                .collect_view()}
+        </fieldset>
     }
 }
 
