@@ -306,14 +306,13 @@ async fn fold_mode_rebuild_builds_each_edition_from_the_archive() {
         .select_by_value("rebuild")
         .await
         .unwrap();
-    let policy = browser.wait_testid("policy").await;
+    browser.wait_testid("policy").await;
     browser
         .wait_until(
             "document.querySelector('[data-testid=policy]').textContent.includes('rebuilt from every folded turn')",
             "the policy in use to say rebuild",
         )
         .await;
-    drop(policy);
     let cards = play_editions(
         &browser,
         "document.querySelectorAll('[data-testid=edition]').length === 3",
