@@ -13,6 +13,7 @@ pub mod extractive;
 pub mod facts;
 pub mod memory;
 pub mod message;
+pub mod models;
 pub mod openai;
 pub mod policy;
 pub mod prompts;

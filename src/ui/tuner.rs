@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 
 use crate::engine::compare::{CompareRow, Comparison};
+use crate::engine::models::{MODEL_WINDOWS, model_of};
 use crate::route::{Route, TriggerKind};
 use crate::view::chart::{LineChart, Series, format_tokens};
 use crate::view::tuner::{DEFAULT_TURNS, Tuner, TunerRun};
@@ -44,6 +45,7 @@ pub fn TunerTab() -> impl IntoView {
                             .collect_view()}
                     </select>
                 </label>
+                {move || (kind.get() == TriggerKind::Window).then(|| view! { <ModelWindowPicker /> })}
                 {move || {
                     kind.get()
                         .fields()
@@ -55,6 +57,52 @@ pub fn TunerTab() -> impl IntoView {
             </form>
             {move || tuner.with(|t| t.outcome.clone()).ok().map(|run| view! { <RunView run /> })}
         </section>
+    }
+}
+
+/// The context window's presets: picking a model sets the window (which stays editable).
+#[component]
+fn ModelWindowPicker() -> impl IntoView {
+    let route = expect_context::<RwSignal<Route>>();
+    let context = move || {
+        route
+            .with(|r| r.number("context"))
+            .unwrap_or_else(|| TriggerKind::default_of("context"))
+    };
+    view! {
+        <label>
+            "Model"
+            <select
+                data-testid="model-window"
+                on:change=move |ev| {
+                    let raw = event_target_value(&ev);
+                    if !raw.is_empty() {
+                        route.update(|r| r.set_number("context", &raw));
+                    }
+                }
+            >
+                <option value="" selected=move || model_of(context()).is_none()>"Other (type the window)"</option>
+                {MODEL_WINDOWS
+                    .iter()
+                    .map(|m| {
+                        let value = m.context.to_string();
+                        let model = m.model;
+                        view! {
+                            <option
+                                value=value
+                                selected=move || model_of(context()).is_some_and(|p| p.model == model)
+                            >
+                                {if m.also.is_empty() {
+                                    format!("{model} ({} tokens)", m.context)
+                                } else {
+                                    format!("{model}, {} ({} tokens)", m.also.join(", "), m.context)
+                                }}
+                            </option>
+                        }
+                    })
+                    .collect_view()}
+            </select>
+        </label>
     }
 }
 
@@ -81,7 +129,11 @@ fn RunView(run: TunerRun) -> impl IntoView {
     let calls = run.schedule.calls;
     let last = run.comparison.rows.last().cloned();
     let window_turns = run.comparison.window_turns;
+    let loop_risk = run.loop_risk;
     view! {
+        {loop_risk.map(|risk| view! {
+            <p class="warning" role="alert" data-testid="loop-warning">{risk.to_string()}</p>
+        })}
         <p class="calls">
             "Summariser calls: " <strong data-testid="summariser-calls">{calls}</strong>
             {last.map(|l| view! {

@@ -38,6 +38,13 @@ pub fn describe_trigger(trigger: &Trigger) -> String {
             format!("over {max_messages} verbatim messages, keeping the latest turn")
         }
         Trigger::Manual { keep } => format!("manual: summarise on request, keep the last {keep}"),
+        Trigger::Window {
+            context,
+            fire_pct,
+            keep_pct,
+        } => format!(
+            "{fire_pct}% of a {context}-token window: summarise once the request passes it, keep the newest {keep_pct}% verbatim"
+        ),
     }
 }
 

@@ -2,7 +2,7 @@
 //! conversation under sliding-window memory and full history.
 
 use crate::engine::compare::{Comparison, compare};
-use crate::engine::policy::{Policy, PolicyError, TRIGGER_FIELDS, Trigger};
+use crate::engine::policy::{LoopRisk, Policy, PolicyError, TRIGGER_FIELDS, Trigger};
 use crate::engine::schedule::{Schedule, ScheduleInput, schedule};
 use crate::route::{Route, TriggerKind};
 
@@ -31,6 +31,9 @@ pub struct Tuner {
 pub struct TunerRun {
     pub schedule: Schedule,
     pub comparison: Comparison,
+    /// A window policy whose fixed part (the assumed system prompt and summary) plus the turns
+    /// it keeps already reaches its threshold: it would fold after every turn.
+    pub loop_risk: Option<LoopRisk>,
 }
 
 impl Tuner {
@@ -48,9 +51,11 @@ impl Tuner {
                 let schedule = schedule(&policy, &input);
                 let window = window_turns(&policy.trigger);
                 let comparison = compare(&input, window, &schedule);
+                let fixed = u64::from(input.system_tokens) + u64::from(input.summary_tokens);
                 TunerRun {
                     schedule,
                     comparison,
+                    loop_risk: policy.trigger.loop_risk(fixed),
                 }
             });
         Tuner {
@@ -94,6 +99,34 @@ mod tests {
             .iter()
             .map(|r| (r.turn, r.summarised_to, r.verbatim_list()))
             .collect()
+    }
+
+    #[test]
+    fn a_window_whose_fixed_part_reaches_the_threshold_warns_of_a_loop_and_does_loop() {
+        // 300 system + 150 summary + 30% of 1,000 kept = 750 ≥ 70% of 1,000.
+        let tuner = Tuner::from_route(&Route::parse(
+            "?trigger=window&context=1000&fire_pct=70&keep_pct=30&turns=12",
+        ));
+        let run = tuner.outcome.expect("valid parameters");
+        let risk = run.loop_risk.expect("a loop is foreseen");
+        assert_eq!(risk.threshold, 700);
+        // It is real: once a first cycle ran, every later turn fires again.
+        let fired: Vec<bool> = run
+            .schedule
+            .rows
+            .iter()
+            .map(|r| r.folds.is_some())
+            .collect();
+        let first = fired
+            .iter()
+            .position(|&f| f)
+            .expect("it folds at some turn");
+        assert!(fired[first + 1..].iter().all(|&f| f), "{fired:?}");
+        // A roomier window does not warn.
+        let calm = Tuner::from_route(&Route::parse(
+            "?trigger=window&context=8192&fire_pct=80&keep_pct=30&turns=12",
+        ));
+        assert_eq!(calm.outcome.unwrap().loop_risk, None);
     }
 
     #[test]

@@ -148,3 +148,66 @@ async fn every_trigger_kind_can_be_chosen() {
     assert!(chart.is_ok(), "the token chart is drawn");
     browser.close().await;
 }
+
+/// The fraction-of-the-window trigger: a model preset sets the window, and a policy whose fixed
+/// part (system prompt and summary) plus what it keeps already reaches the threshold is named a
+/// compaction loop, while the table shows it folding on every turn.
+#[tokio::test]
+async fn the_window_trigger_picks_a_model_and_warns_of_a_compaction_loop() {
+    let browser = Browser::new().await;
+    browser.open("?tab=tuner&turns=12").await;
+    browser
+        .wait_testid("trigger")
+        .await
+        .select_by_value("window")
+        .await
+        .unwrap();
+    let model = browser.wait_testid("model-window").await;
+    model.select_by_value("128000").await.unwrap();
+    browser
+        .wait_until(
+            "location.search.includes('trigger=window') && location.search.includes('context=128000')",
+            "the window trigger and gpt-4o's window in the link",
+        )
+        .await;
+    // A 128k window never fills in twelve small turns: no call, no warning.
+    assert_eq!(calls(&browser).await, "0");
+    assert_eq!(browser.count_testid("loop-warning").await, 0);
+
+    // A 1,000-token window folding at 70% and keeping 30%: 300 system + 150 summary + 300 kept.
+    browser.set_field("context", "1000").await;
+    browser.set_field("fire_pct", "70").await;
+    browser
+        .wait_until(
+            "document.querySelector('[data-testid=loop-warning]')?.textContent.includes('compaction loop')",
+            "the loop warning",
+        )
+        .await;
+    let folds = browser
+        .client
+        .execute(
+            "return [...document.querySelectorAll('[data-testid=schedule-row]')].map(r => r.classList.contains('fires'));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let folds: Vec<bool> = serde_json::from_value(folds).unwrap();
+    let first = folds
+        .iter()
+        .position(|&f| f)
+        .expect("the window policy folds");
+    assert!(
+        folds[first..].iter().all(|&f| f),
+        "after its first cycle it folds on every turn: {folds:?}"
+    );
+    // Keeping less of the window ends the loop and the warning.
+    browser.set_field("keep_pct", "5").await;
+    browser
+        .wait_until(
+            "!document.querySelector('[data-testid=loop-warning]')",
+            "the warning to go",
+        )
+        .await;
+    assert!(browser.console_errors().await.is_empty());
+    browser.close().await;
+}
