@@ -97,6 +97,7 @@ pub struct Route {
     pub context: Option<u32>,
     pub fire_pct: Option<u32>,
     pub keep_pct: Option<u32>,
+    pub keep_turns: Option<u32>,
     pub turns: Option<u32>,
     pub demo: Option<DemoKind>,
     /// One entry per known parameter whose value could not be used.
@@ -130,7 +131,7 @@ pub const MAX_PARAM: u32 = 100_000;
 pub const MAX_CONTEXT: u32 = 2_000_000;
 
 /// The parameters that hold whole numbers.
-pub const NUMERIC_PARAMS: [&str; 9] = [
+pub const NUMERIC_PARAMS: [&str; 10] = [
     "max_turns",
     "keep",
     "budget",
@@ -139,6 +140,7 @@ pub const NUMERIC_PARAMS: [&str; 9] = [
     "context",
     "fire_pct",
     "keep_pct",
+    "keep_turns",
     "turns",
 ];
 
@@ -212,6 +214,7 @@ impl Route {
             ("context", self.context),
             ("fire_pct", self.fire_pct),
             ("keep_pct", self.keep_pct),
+            ("keep_turns", self.keep_turns),
             ("turns", self.turns),
         ] {
             if let Some(n) = value {
@@ -255,6 +258,7 @@ impl Route {
             "context" => self.context,
             "fire_pct" => self.fire_pct,
             "keep_pct" => self.keep_pct,
+            "keep_turns" => self.keep_turns,
             "turns" => self.turns,
             _ => None,
         }
@@ -278,6 +282,7 @@ impl Route {
             "context" => &mut self.context,
             "fire_pct" => &mut self.fire_pct,
             "keep_pct" => &mut self.keep_pct,
+            "keep_turns" => &mut self.keep_turns,
             _ => &mut self.turns,
         }
     }

@@ -15,6 +15,7 @@ pub mod memory;
 pub mod message;
 pub mod models;
 pub mod openai;
+pub mod peers;
 pub mod policy;
 pub mod prompts;
 pub mod schedule;

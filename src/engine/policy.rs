@@ -40,12 +40,15 @@ pub enum Trigger {
     /// LibreChat's `token_ratio` 0.8, LlamaIndex at 0.75, Gemini CLI at 0.5): fires when the
     /// whole request (system prompt, summary and verbatim turns) passes `fire_pct` percent of a
     /// `context`-token window, and folds the oldest whole turns until the verbatim turns fit in
-    /// `keep_pct` percent of it. Like the token trigger it never splits a turn and always keeps
-    /// the latest one. See [`Trigger::loop_risk`] for a policy that would fold on every turn.
+    /// `keep_pct` percent of it, or, when `keep_turns` is not 0, keeps the newest `keep_turns`
+    /// turns instead (LibreChat keeps turns, Gemini CLI a share). Like the token trigger it
+    /// never splits a turn and always keeps the latest one. See [`Trigger::loop_risk`] for a
+    /// policy that would fold on every turn.
     Window {
         context: u32,
         fire_pct: u32,
         keep_pct: u32,
+        keep_turns: u32,
     },
 }
 
@@ -181,6 +184,7 @@ impl Trigger {
                 context,
                 fire_pct,
                 keep_pct,
+                keep_turns,
             } => {
                 if context == 0 {
                     Err(PolicyError::ZeroContext)
@@ -194,7 +198,7 @@ impl Trigger {
                         field: "keep",
                         value: keep_pct,
                     })
-                } else if keep_pct >= fire_pct {
+                } else if keep_turns == 0 && keep_pct >= fire_pct {
                     Err(PolicyError::KeepPctNotBelowFire { fire_pct, keep_pct })
                 } else {
                     Ok(())
@@ -249,7 +253,7 @@ impl Trigger {
             Trigger::Window { .. } => {
                 let verbatim: u64 = view.turn_tokens.iter().map(|&t| u64::from(t)).sum();
                 if view.fixed_tokens + verbatim > self.window_threshold() {
-                    fold_until_fits(view.turn_tokens, verbatim, self.window_keep())
+                    self.turns_to_fold_on_request(view.turn_tokens)
                 } else {
                     0
                 }
@@ -279,18 +283,24 @@ impl Trigger {
 
     /// A compaction loop foreseen: with the window trigger, when the part of the request a cycle
     /// cannot shrink (system prompt and summary, `fixed_tokens`) plus the turns it keeps
-    /// already reaches the threshold, every turn fires another cycle. Other triggers count the
+    /// already reaches the threshold, every turn fires another cycle. Kept turns are weighed at
+    /// `turn_tokens` each when the trigger keeps a number of turns. Other triggers count the
     /// verbatim turns only and cannot loop this way.
-    pub fn loop_risk(&self, fixed_tokens: u64) -> Option<LoopRisk> {
+    pub fn loop_risk(&self, fixed_tokens: u64, turn_tokens: u64) -> Option<LoopRisk> {
+        let Trigger::Window { keep_turns, .. } = *self else {
+            return None;
+        };
         let threshold = self.window_threshold();
-        let kept = self.window_keep();
-        (matches!(self, Trigger::Window { .. }) && fixed_tokens + kept >= threshold).then_some(
-            LoopRisk {
-                fixed_tokens,
-                kept_tokens: kept,
-                threshold,
-            },
-        )
+        let kept = if keep_turns > 0 {
+            u64::from(keep_turns) * turn_tokens
+        } else {
+            self.window_keep()
+        };
+        (fixed_tokens + kept >= threshold).then_some(LoopRisk {
+            fixed_tokens,
+            kept_tokens: kept,
+            threshold,
+        })
     }
 
     /// How many turns a cycle the user asks for folds: what the trigger would fold if it fired
@@ -307,10 +317,11 @@ impl Trigger {
                 fold_until_fits(turn_tokens, total, u64::from(keep_tokens))
             }
             Trigger::Every { .. } | Trigger::MessageCount { .. } => turns.saturating_sub(1),
-            Trigger::Window { .. } => {
+            Trigger::Window { keep_turns: 0, .. } => {
                 let total = turn_tokens.iter().map(|&t| u64::from(t)).sum();
                 fold_until_fits(turn_tokens, total, self.window_keep())
             }
+            Trigger::Window { keep_turns, .. } => turns.saturating_sub(keep_turns as usize),
         }
     }
 
@@ -346,10 +357,12 @@ impl Trigger {
                 context,
                 fire_pct,
                 keep_pct,
+                keep_turns,
             } => vec![
                 ("context", context),
                 ("fire_pct", fire_pct),
                 ("keep_pct", keep_pct),
+                ("keep_turns", keep_turns),
             ],
         }
     }
@@ -389,7 +402,7 @@ pub struct TriggerField {
 }
 
 /// Every number field a trigger kind can have.
-pub const TRIGGER_FIELDS: [TriggerField; 9] = [
+pub const TRIGGER_FIELDS: [TriggerField; 10] = [
     TriggerField {
         param: "max_turns",
         label: "Summarise at (turns)",
@@ -443,6 +456,12 @@ pub const TRIGGER_FIELDS: [TriggerField; 9] = [
         label: "Keep verbatim (% of the window)",
         default: 30,
         slider_max: 100,
+    },
+    TriggerField {
+        param: "keep_turns",
+        label: "Or keep verbatim (turns; 0 keeps the share)",
+        default: 0,
+        slider_max: 50,
     },
 ];
 
@@ -527,7 +546,7 @@ impl TriggerKind {
             TriggerKind::Every => &["every"],
             TriggerKind::Messages => &["max_messages"],
             TriggerKind::Manual => &["keep"],
-            TriggerKind::Window => &["context", "fire_pct", "keep_pct"],
+            TriggerKind::Window => &["context", "fire_pct", "keep_pct", "keep_turns"],
         };
         TRIGGER_FIELDS
             .into_iter()
@@ -566,6 +585,7 @@ impl TriggerKind {
                 context: value("context"),
                 fire_pct: value("fire_pct"),
                 keep_pct: value("keep_pct"),
+                keep_turns: value("keep_turns"),
             },
         }
     }
@@ -720,6 +740,7 @@ mod tests {
             context: 1_000,
             fire_pct: 80,
             keep_pct: 30,
+            keep_turns: 0,
         };
         let fold = |turns: &[u32], fixed| window.turns_to_fold(&window_view(turns, fixed));
         // 700 tokens of turns: under the threshold alone...
@@ -734,6 +755,27 @@ mod tests {
         assert_eq!(fold(&[10, 900], 0), 1);
         // On request it folds to the kept share whatever the threshold says.
         assert_eq!(window.turns_to_fold_on_request(&[200, 200, 100]), 1);
+        // Keeping turns instead of a share: the newest two stay, whatever their size.
+        let by_turns = Trigger::Window {
+            context: 1_000,
+            fire_pct: 80,
+            keep_pct: 30,
+            keep_turns: 2,
+        };
+        let fold = |turns: &[u32], fixed| by_turns.turns_to_fold(&window_view(turns, fixed));
+        assert_eq!(fold(&[200, 200, 200, 300], 0), 2);
+        assert_eq!(fold(&[200, 200, 200, 100], 0), 0);
+        // With turns kept, the share may be anything: it is not used.
+        assert!(
+            Trigger::Window {
+                context: 1_000,
+                fire_pct: 80,
+                keep_pct: 100,
+                keep_turns: 2,
+            }
+            .validate()
+            .is_ok()
+        );
     }
 
     #[test]
@@ -742,9 +784,10 @@ mod tests {
             context: 1_000,
             fire_pct: 80,
             keep_pct: 30,
+            keep_turns: 0,
         };
-        assert_eq!(window.loop_risk(499), None);
-        let risk = window.loop_risk(500).expect("500 + 300 reaches 800");
+        assert_eq!(window.loop_risk(499, 100), None);
+        let risk = window.loop_risk(500, 100).expect("500 + 300 reaches 800");
         assert_eq!((risk.kept_tokens, risk.threshold), (300, 800));
         assert!(risk.to_string().contains("compaction loop"), "{risk}");
         // Triggers that count the verbatim turns alone never loop on a large system prompt.
@@ -753,9 +796,18 @@ mod tests {
                 max_turns: 4,
                 keep: 2
             }
-            .loop_risk(1_000_000),
+            .loop_risk(1_000_000, 100),
             None
         );
+        // Keeping turns, the kept part is weighed by the typical turn.
+        let by_turns = Trigger::Window {
+            context: 1_000,
+            fire_pct: 80,
+            keep_pct: 30,
+            keep_turns: 3,
+        };
+        assert_eq!(by_turns.loop_risk(500, 99), None);
+        assert!(by_turns.loop_risk(500, 100).is_some());
         // And the loop it foresees happens: with a 550-token fixed part, each new 100-token
         // turn after the kept 300 fires again.
         let turns = [150, 150, 100];
@@ -817,6 +869,7 @@ mod tests {
                     context: 0,
                     fire_pct: 80,
                     keep_pct: 30,
+                    keep_turns: 0,
                 },
                 Some(PolicyError::ZeroContext),
             ),
@@ -825,6 +878,7 @@ mod tests {
                     context: 8_192,
                     fire_pct: 120,
                     keep_pct: 30,
+                    keep_turns: 0,
                 },
                 Some(PolicyError::PercentOutOfRange {
                     field: "the fold threshold",
@@ -836,6 +890,7 @@ mod tests {
                     context: 8_192,
                     fire_pct: 50,
                     keep_pct: 50,
+                    keep_turns: 0,
                 },
                 Some(PolicyError::KeepPctNotBelowFire {
                     fire_pct: 50,

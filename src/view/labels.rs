@@ -42,8 +42,17 @@ pub fn describe_trigger(trigger: &Trigger) -> String {
             context,
             fire_pct,
             keep_pct,
+            keep_turns: 0,
         } => format!(
             "{fire_pct}% of a {context}-token window: summarise once the request passes it, keep the newest {keep_pct}% verbatim"
+        ),
+        Trigger::Window {
+            context,
+            fire_pct,
+            keep_turns,
+            ..
+        } => format!(
+            "{fire_pct}% of a {context}-token window: summarise once the request passes it, keep the last {keep_turns} turns"
         ),
     }
 }

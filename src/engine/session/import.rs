@@ -464,6 +464,7 @@ fn policy_from_v1(p: PolicyV1, prefix: &str) -> Result<Policy, ImportError> {
             context: need(t.context, "context")?,
             fire_pct: need(t.fire_pct, "fire_pct")?,
             keep_pct: need(t.keep_pct, "keep_pct")?,
+            keep_turns: t.keep_turns.unwrap_or(0),
         },
         other => {
             return Err(invalid(

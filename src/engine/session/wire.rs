@@ -118,6 +118,8 @@ pub(super) struct TriggerV1 {
     pub(super) fire_pct: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) keep_pct: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) keep_turns: Option<u32>,
 }
 
 #[derive(Serialize, Deserialize)]
