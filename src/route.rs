@@ -94,6 +94,10 @@ pub struct Route {
     pub budget: Option<u32>,
     pub keep_tokens: Option<u32>,
     pub every: Option<u32>,
+    pub context: Option<u32>,
+    pub fire_pct: Option<u32>,
+    pub keep_pct: Option<u32>,
+    pub keep_turns: Option<u32>,
     pub turns: Option<u32>,
     pub demo: Option<DemoKind>,
     /// One entry per known parameter whose value could not be used.
@@ -122,15 +126,32 @@ impl fmt::Display for ParamError {
 /// and the tuner would simulate for a needlessly long time.
 pub const MAX_PARAM: u32 = 100_000;
 
+/// The largest context window a link accepts (two million tokens: the largest windows offered
+/// today are about one million).
+pub const MAX_CONTEXT: u32 = 2_000_000;
+
 /// The parameters that hold whole numbers.
-pub const NUMERIC_PARAMS: [&str; 6] = [
+pub const NUMERIC_PARAMS: [&str; 10] = [
     "max_turns",
     "keep",
     "budget",
     "keep_tokens",
     "every",
+    "context",
+    "fire_pct",
+    "keep_pct",
+    "keep_turns",
     "turns",
 ];
+
+/// The largest value numeric parameter `param` accepts, and how an error says so.
+fn range_of(param: &str) -> (u32, &'static str) {
+    match param {
+        "context" => (MAX_CONTEXT, "a whole number from 0 to 2000000"),
+        "fire_pct" | "keep_pct" => (100, "a whole number from 0 to 100 (percent)"),
+        _ => (MAX_PARAM, "a whole number from 0 to 100000"),
+    }
+}
 
 impl Route {
     /// Parses a query string, with or without its leading `?`.
@@ -152,17 +173,20 @@ impl Route {
                     .filter(|k| TriggerKind::LINKED.contains(k))
                 {
                     Some(kind) => route.trigger = Some(kind),
-                    None => route.reject(&key, value, "one of turns, tokens, every, manual"),
+                    None => {
+                        route.reject(&key, value, "one of turns, tokens, window, every, manual")
+                    }
                 },
                 "demo" => match DemoKind::from_slug(value) {
                     Some(demo) => route.demo = Some(demo),
                     None => route.reject(&key, value, "fincoach or drift"),
                 },
                 name if NUMERIC_PARAMS.contains(&name) => {
-                    let parsed = value.parse::<u32>().ok().filter(|n| *n <= MAX_PARAM);
+                    let (max, expected) = range_of(name);
+                    let parsed = value.parse::<u32>().ok().filter(|n| *n <= max);
                     match parsed {
                         Some(n) => *route.number_mut(&key) = Some(n),
-                        None => route.reject(&key, value, "a whole number from 0 to 100000"),
+                        None => route.reject(&key, value, expected),
                     }
                 }
                 _ => {}
@@ -187,6 +211,10 @@ impl Route {
             ("budget", self.budget),
             ("keep_tokens", self.keep_tokens),
             ("every", self.every),
+            ("context", self.context),
+            ("fire_pct", self.fire_pct),
+            ("keep_pct", self.keep_pct),
+            ("keep_turns", self.keep_turns),
             ("turns", self.turns),
         ] {
             if let Some(n) = value {
@@ -212,9 +240,10 @@ impl Route {
             *self.number_mut(param) = None;
             return;
         }
-        match raw.parse::<u32>().ok().filter(|n| *n <= MAX_PARAM) {
+        let (max, expected) = range_of(param);
+        match raw.parse::<u32>().ok().filter(|n| *n <= max) {
             Some(n) => *self.number_mut(param) = Some(n),
-            None => self.reject(param, raw, "a whole number from 0 to 100000"),
+            None => self.reject(param, raw, expected),
         }
     }
 
@@ -226,6 +255,10 @@ impl Route {
             "budget" => self.budget,
             "keep_tokens" => self.keep_tokens,
             "every" => self.every,
+            "context" => self.context,
+            "fire_pct" => self.fire_pct,
+            "keep_pct" => self.keep_pct,
+            "keep_turns" => self.keep_turns,
             "turns" => self.turns,
             _ => None,
         }
@@ -246,6 +279,10 @@ impl Route {
             "budget" => &mut self.budget,
             "keep_tokens" => &mut self.keep_tokens,
             "every" => &mut self.every,
+            "context" => &mut self.context,
+            "fire_pct" => &mut self.fire_pct,
+            "keep_pct" => &mut self.keep_pct,
+            "keep_turns" => &mut self.keep_turns,
             _ => &mut self.turns,
         }
     }
@@ -356,6 +393,17 @@ mod tests {
             assert_eq!(route.trigger, Some(kind));
             assert_eq!(Route::parse(&route.to_query()), route);
         }
+        let route = Route::parse("?trigger=window&context=128000&fire_pct=90&keep_pct=20");
+        assert_eq!(route.context, Some(128_000));
+        assert_eq!(
+            route.to_query(),
+            "trigger=window&context=128000&fire_pct=90&keep_pct=20"
+        );
+        // Percentages stop at 100; a window may be far larger than other numbers.
+        let route = Route::parse("?fire_pct=101&context=1047576");
+        assert_eq!(route.fire_pct, None);
+        assert_eq!(route.context, Some(1_047_576));
+        assert!(route.errors[0].to_string().contains("percent"));
         // A link has no max_messages parameter, so it cannot name a message-count trigger.
         let route = Route::parse("?trigger=messages");
         assert_eq!(route.trigger, None);

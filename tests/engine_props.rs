@@ -28,6 +28,21 @@ fn trigger() -> impl Strategy<Value = Trigger> {
         (1u32..12).prop_map(|n| Trigger::Every { n }),
         (2u32..14).prop_map(|max_messages| Trigger::MessageCount { max_messages }),
         (0u32..4).prop_map(|keep| Trigger::Manual { keep }),
+        (50u32..3_000, 2u32..=100, 0u32..4)
+            .prop_flat_map(|(context, fire, keep_turns)| (
+                Just(context),
+                Just(fire),
+                1..fire,
+                Just(keep_turns)
+            ))
+            .prop_map(
+                |(context, fire_pct, keep_pct, keep_turns)| Trigger::Window {
+                    context,
+                    fire_pct,
+                    keep_pct,
+                    keep_turns
+                }
+            ),
     ]
 }
 
@@ -121,6 +136,7 @@ proptest! {
     #[test]
     fn dry_run_agrees_with_the_live_engine(policy in policy(), turns in conversation(40)) {
         let mut memory = MemoryState::new(SYSTEM, policy.clone()).unwrap();
+        memory.count_system_prompt(&WordCounter);
         let input = ScheduleInput {
             turns: turns.len() as u32,
             sizes: turns.iter().map(|&(user, assistant)| TurnSize { user, assistant }).collect(),

@@ -375,6 +375,8 @@ impl LiveSession {
         if failed {
             self.kept.failed.insert(index);
         }
+        // The window trigger weighs the whole request, so count its fixed part exactly.
+        self.memory.count_system_prompt(counter);
         let added = self
             .memory
             .add_message(Message::new(Role::Assistant, text, counter, at_ms));

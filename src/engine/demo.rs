@@ -405,6 +405,8 @@ impl DemoPlayer {
         } else if self.awaiting_reply {
             let (_, reply) = self.script.turns[self.asked - 1];
             let message = Message::new(Role::Assistant, reply, counter, at_ms);
+            // The window trigger weighs the whole request, so count its fixed part exactly.
+            self.memory.count_system_prompt(counter);
             self.pending = self.memory.add_message(message)?;
             self.awaiting_reply = false;
             DemoEvent::Replied {

@@ -36,6 +36,20 @@ pub enum Trigger {
     /// Never fires by itself; a cycle runs only when the user asks for one, and then folds all
     /// verbatim turns but the last `keep`.
     Manual { keep: u32 },
+    /// A fraction of the model's context window, as most agents now compact (Codex at 90%,
+    /// LibreChat's `token_ratio` 0.8, LlamaIndex at 0.75, Gemini CLI at 0.5): fires when the
+    /// whole request (system prompt, summary and verbatim turns) passes `fire_pct` percent of a
+    /// `context`-token window, and folds the oldest whole turns until the verbatim turns fit in
+    /// `keep_pct` percent of it, or, when `keep_turns` is not 0, keeps the newest `keep_turns`
+    /// turns instead (LibreChat keeps turns, Gemini CLI a share). Like the token trigger it
+    /// never splits a turn and always keeps the latest one. See [`Trigger::loop_risk`] for a
+    /// policy that would fold on every turn.
+    Window {
+        context: u32,
+        fire_pct: u32,
+        keep_pct: u32,
+        keep_turns: u32,
+    },
 }
 
 /// Where the summary goes in the request.
@@ -121,6 +135,17 @@ pub enum PolicyError {
     /// An empty prompt leaves the summariser without instructions.
     #[error("the summariser prompt is empty; pick a preset or write a prompt")]
     EmptyPrompt,
+    /// A window trigger needs a window.
+    #[error("the context window must be at least 1 token")]
+    ZeroContext,
+    /// A percentage of the window outside 1 to 100.
+    #[error("{field} ({value}%) must be between 1 and 100 percent of the window")]
+    PercentOutOfRange { field: &'static str, value: u32 },
+    /// Keeping as much of the window as the threshold would fold nothing.
+    #[error(
+        "keep ({keep_pct}%) must be below the fold threshold ({fire_pct}%); lower keep or raise the threshold"
+    )]
+    KeepPctNotBelowFire { fire_pct: u32, keep_pct: u32 },
     /// A zero summary budget would compress every summary straight to the top level.
     #[error("the summary token budget must be at least 1, or turned off")]
     ZeroSummaryBudget,
@@ -155,6 +180,30 @@ impl Trigger {
                 }
             }
             Trigger::Every { n: 0 } => Err(PolicyError::ZeroPeriod),
+            Trigger::Window {
+                context,
+                fire_pct,
+                keep_pct,
+                keep_turns,
+            } => {
+                if context == 0 {
+                    Err(PolicyError::ZeroContext)
+                } else if !(1..=100).contains(&fire_pct) {
+                    Err(PolicyError::PercentOutOfRange {
+                        field: "the fold threshold",
+                        value: fire_pct,
+                    })
+                } else if !(1..=100).contains(&keep_pct) {
+                    Err(PolicyError::PercentOutOfRange {
+                        field: "keep",
+                        value: keep_pct,
+                    })
+                } else if keep_turns == 0 && keep_pct >= fire_pct {
+                    Err(PolicyError::KeepPctNotBelowFire { fire_pct, keep_pct })
+                } else {
+                    Ok(())
+                }
+            }
             Trigger::MessageCount { max_messages } if max_messages < 2 => {
                 Err(PolicyError::MessageCountTooSmall(max_messages))
             }
@@ -201,7 +250,57 @@ impl Trigger {
                 }
             }
             Trigger::Manual { .. } => 0,
+            Trigger::Window { .. } => {
+                let verbatim: u64 = view.turn_tokens.iter().map(|&t| u64::from(t)).sum();
+                if view.fixed_tokens + verbatim > self.window_threshold() {
+                    self.turns_to_fold_on_request(view.turn_tokens)
+                } else {
+                    0
+                }
+            }
         }
+    }
+
+    /// Tokens of the window trigger's threshold (0 for other triggers).
+    fn window_threshold(&self) -> u64 {
+        match *self {
+            Trigger::Window {
+                context, fire_pct, ..
+            } => u64::from(context) * u64::from(fire_pct) / 100,
+            _ => 0,
+        }
+    }
+
+    /// Tokens of verbatim turns the window trigger keeps after a cycle (0 for other triggers).
+    fn window_keep(&self) -> u64 {
+        match *self {
+            Trigger::Window {
+                context, keep_pct, ..
+            } => u64::from(context) * u64::from(keep_pct) / 100,
+            _ => 0,
+        }
+    }
+
+    /// A compaction loop foreseen: with the window trigger, when the part of the request a cycle
+    /// cannot shrink (system prompt and summary, `fixed_tokens`) plus the turns it keeps
+    /// already reaches the threshold, every turn fires another cycle. Kept turns are weighed at
+    /// `turn_tokens` each when the trigger keeps a number of turns. Other triggers count the
+    /// verbatim turns only and cannot loop this way.
+    pub fn loop_risk(&self, fixed_tokens: u64, turn_tokens: u64) -> Option<LoopRisk> {
+        let Trigger::Window { keep_turns, .. } = *self else {
+            return None;
+        };
+        let threshold = self.window_threshold();
+        let kept = if keep_turns > 0 {
+            u64::from(keep_turns) * turn_tokens
+        } else {
+            self.window_keep()
+        };
+        (fixed_tokens + kept >= threshold).then_some(LoopRisk {
+            fixed_tokens,
+            kept_tokens: kept,
+            threshold,
+        })
     }
 
     /// How many turns a cycle the user asks for folds: what the trigger would fold if it fired
@@ -218,6 +317,11 @@ impl Trigger {
                 fold_until_fits(turn_tokens, total, u64::from(keep_tokens))
             }
             Trigger::Every { .. } | Trigger::MessageCount { .. } => turns.saturating_sub(1),
+            Trigger::Window { keep_turns: 0, .. } => {
+                let total = turn_tokens.iter().map(|&t| u64::from(t)).sum();
+                fold_until_fits(turn_tokens, total, self.window_keep())
+            }
+            Trigger::Window { keep_turns, .. } => turns.saturating_sub(keep_turns as usize),
         }
     }
 
@@ -234,6 +338,7 @@ impl Trigger {
             Trigger::Every { .. } => TriggerKind::Every,
             Trigger::MessageCount { .. } => TriggerKind::Messages,
             Trigger::Manual { .. } => TriggerKind::Manual,
+            Trigger::Window { .. } => TriggerKind::Window,
         }
     }
 
@@ -248,6 +353,17 @@ impl Trigger {
             Trigger::Every { n } => vec![("every", n)],
             Trigger::MessageCount { max_messages } => vec![("max_messages", max_messages)],
             Trigger::Manual { keep } => vec![("keep", keep)],
+            Trigger::Window {
+                context,
+                fire_pct,
+                keep_pct,
+                keep_turns,
+            } => vec![
+                ("context", context),
+                ("fire_pct", fire_pct),
+                ("keep_pct", keep_pct),
+                ("keep_turns", keep_turns),
+            ],
         }
     }
 
@@ -270,6 +386,7 @@ pub enum TriggerKind {
     Every,
     Messages,
     Manual,
+    Window,
 }
 
 /// One number field of a trigger kind.
@@ -285,7 +402,7 @@ pub struct TriggerField {
 }
 
 /// Every number field a trigger kind can have.
-pub const TRIGGER_FIELDS: [TriggerField; 6] = [
+pub const TRIGGER_FIELDS: [TriggerField; 10] = [
     TriggerField {
         param: "max_turns",
         label: "Summarise at (turns)",
@@ -322,13 +439,62 @@ pub const TRIGGER_FIELDS: [TriggerField; 6] = [
         default: 8,
         slider_max: 100,
     },
+    TriggerField {
+        param: "context",
+        label: "Context window (tokens)",
+        default: 8_192,
+        slider_max: 200_000,
+    },
+    TriggerField {
+        param: "fire_pct",
+        label: "Fold at (% of the window)",
+        default: 80,
+        slider_max: 100,
+    },
+    TriggerField {
+        param: "keep_pct",
+        label: "Keep verbatim (% of the window)",
+        default: 30,
+        slider_max: 100,
+    },
+    TriggerField {
+        param: "keep_turns",
+        label: "Or keep verbatim (turns; 0 keeps the share)",
+        default: 0,
+        slider_max: 50,
+    },
 ];
+
+/// The part of a request a cycle cannot shrink, already at the window trigger's threshold
+/// together with what it keeps: such a policy folds after every turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LoopRisk {
+    /// System prompt and summary.
+    pub fixed_tokens: u64,
+    /// The verbatim turns a cycle keeps (at most).
+    pub kept_tokens: u64,
+    /// Where the trigger fires.
+    pub threshold: u64,
+}
+
+impl std::fmt::Display for LoopRisk {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "compaction loop: the system prompt and summary ({} tokens) plus the kept turns (up to {}) \
+             reach the threshold ({} tokens), so every turn would fold again; raise the threshold, \
+             keep less, or give the summary a smaller budget",
+            self.fixed_tokens, self.kept_tokens, self.threshold
+        )
+    }
+}
 
 impl TriggerKind {
     /// Every kind, in the order the policy panel offers them.
-    pub const ALL: [TriggerKind; 5] = [
+    pub const ALL: [TriggerKind; 6] = [
         TriggerKind::Turns,
         TriggerKind::Tokens,
+        TriggerKind::Window,
         TriggerKind::Every,
         TriggerKind::Messages,
         TriggerKind::Manual,
@@ -336,9 +502,10 @@ impl TriggerKind {
 
     /// The kinds a link's `?trigger=` can name, and so the Tuner offers (a link has no
     /// `max_messages` parameter).
-    pub const LINKED: [TriggerKind; 4] = [
+    pub const LINKED: [TriggerKind; 5] = [
         TriggerKind::Turns,
         TriggerKind::Tokens,
+        TriggerKind::Window,
         TriggerKind::Every,
         TriggerKind::Manual,
     ];
@@ -351,6 +518,7 @@ impl TriggerKind {
             TriggerKind::Every => "every",
             TriggerKind::Messages => "messages",
             TriggerKind::Manual => "manual",
+            TriggerKind::Window => "window",
         }
     }
 
@@ -366,6 +534,7 @@ impl TriggerKind {
             TriggerKind::Every => "Every N messages",
             TriggerKind::Messages => "Over N verbatim messages",
             TriggerKind::Manual => "Manual",
+            TriggerKind::Window => "Fraction of the context window",
         }
     }
 
@@ -377,6 +546,7 @@ impl TriggerKind {
             TriggerKind::Every => &["every"],
             TriggerKind::Messages => &["max_messages"],
             TriggerKind::Manual => &["keep"],
+            TriggerKind::Window => &["context", "fire_pct", "keep_pct", "keep_turns"],
         };
         TRIGGER_FIELDS
             .into_iter()
@@ -411,6 +581,12 @@ impl TriggerKind {
             TriggerKind::Manual => Trigger::Manual {
                 keep: value("keep"),
             },
+            TriggerKind::Window => Trigger::Window {
+                context: value("context"),
+                fire_pct: value("fire_pct"),
+                keep_pct: value("keep_pct"),
+                keep_turns: value("keep_turns"),
+            },
         }
     }
 
@@ -431,6 +607,9 @@ pub struct TriggerView<'a> {
     pub messages_before: usize,
     /// Messages in the whole conversation now.
     pub messages_now: usize,
+    /// Tokens of the part of the next request that is not a verbatim turn: the system prompt
+    /// and the summary (the window trigger counts the whole request).
+    pub fixed_tokens: u64,
 }
 
 impl Policy {
@@ -502,6 +681,7 @@ mod tests {
             verbatim_messages: turn_tokens.len() * 2,
             messages_before: before,
             messages_now: now,
+            fixed_tokens: 0,
         }
     }
 
@@ -544,6 +724,94 @@ mod tests {
             2,
         );
         check(Trigger::Manual { keep: 0 }, &[1, 1, 1, 1, 1], 8, 10, 0);
+    }
+
+    fn window_view(turn_tokens: &[u32], fixed_tokens: u64) -> TriggerView<'_> {
+        TriggerView {
+            fixed_tokens,
+            ..view(turn_tokens, 0, turn_tokens.len() * 2)
+        }
+    }
+
+    #[test]
+    fn the_window_trigger_counts_the_whole_request_and_keeps_its_share() {
+        // A 1,000-token window, fold past 80% (800 tokens), keep the newest 30% (300 tokens).
+        let window = Trigger::Window {
+            context: 1_000,
+            fire_pct: 80,
+            keep_pct: 30,
+            keep_turns: 0,
+        };
+        let fold = |turns: &[u32], fixed| window.turns_to_fold(&window_view(turns, fixed));
+        // 700 tokens of turns: under the threshold alone...
+        assert_eq!(fold(&[200, 200, 200, 100], 0), 0);
+        // ...but over it with a 150-token system prompt: fold until 300 tokens of turns are left.
+        assert_eq!(fold(&[200, 200, 200, 100], 150), 2);
+        // Exactly at the threshold does not fire; one token more does.
+        assert_eq!(fold(&[400, 300], 100), 0);
+        assert_eq!(fold(&[400, 301], 100), 1);
+        // The latest turn is never folded, however large.
+        assert_eq!(fold(&[900], 0), 0);
+        assert_eq!(fold(&[10, 900], 0), 1);
+        // On request it folds to the kept share whatever the threshold says.
+        assert_eq!(window.turns_to_fold_on_request(&[200, 200, 100]), 1);
+        // Keeping turns instead of a share: the newest two stay, whatever their size.
+        let by_turns = Trigger::Window {
+            context: 1_000,
+            fire_pct: 80,
+            keep_pct: 30,
+            keep_turns: 2,
+        };
+        let fold = |turns: &[u32], fixed| by_turns.turns_to_fold(&window_view(turns, fixed));
+        assert_eq!(fold(&[200, 200, 200, 300], 0), 2);
+        assert_eq!(fold(&[200, 200, 200, 100], 0), 0);
+        // With turns kept, the share may be anything: it is not used.
+        assert!(
+            Trigger::Window {
+                context: 1_000,
+                fire_pct: 80,
+                keep_pct: 100,
+                keep_turns: 2,
+            }
+            .validate()
+            .is_ok()
+        );
+    }
+
+    #[test]
+    fn a_window_policy_whose_fixed_part_passes_its_threshold_is_a_loop() {
+        let window = Trigger::Window {
+            context: 1_000,
+            fire_pct: 80,
+            keep_pct: 30,
+            keep_turns: 0,
+        };
+        assert_eq!(window.loop_risk(499, 100), None);
+        let risk = window.loop_risk(500, 100).expect("500 + 300 reaches 800");
+        assert_eq!((risk.kept_tokens, risk.threshold), (300, 800));
+        assert!(risk.to_string().contains("compaction loop"), "{risk}");
+        // Triggers that count the verbatim turns alone never loop on a large system prompt.
+        assert_eq!(
+            Trigger::Turns {
+                max_turns: 4,
+                keep: 2
+            }
+            .loop_risk(1_000_000, 100),
+            None
+        );
+        // Keeping turns, the kept part is weighed by the typical turn.
+        let by_turns = Trigger::Window {
+            context: 1_000,
+            fire_pct: 80,
+            keep_pct: 30,
+            keep_turns: 3,
+        };
+        assert_eq!(by_turns.loop_risk(500, 99), None);
+        assert!(by_turns.loop_risk(500, 100).is_some());
+        // And the loop it foresees happens: with a 550-token fixed part, each new 100-token
+        // turn after the kept 300 fires again.
+        let turns = [150, 150, 100];
+        assert_eq!(window.turns_to_fold(&window_view(&turns, 550)), 1);
     }
 
     #[test]
@@ -596,6 +864,39 @@ mod tests {
                 None,
             ),
             (Trigger::Manual { keep: 0 }, None),
+            (
+                Trigger::Window {
+                    context: 0,
+                    fire_pct: 80,
+                    keep_pct: 30,
+                    keep_turns: 0,
+                },
+                Some(PolicyError::ZeroContext),
+            ),
+            (
+                Trigger::Window {
+                    context: 8_192,
+                    fire_pct: 120,
+                    keep_pct: 30,
+                    keep_turns: 0,
+                },
+                Some(PolicyError::PercentOutOfRange {
+                    field: "the fold threshold",
+                    value: 120,
+                }),
+            ),
+            (
+                Trigger::Window {
+                    context: 8_192,
+                    fire_pct: 50,
+                    keep_pct: 50,
+                    keep_turns: 0,
+                },
+                Some(PolicyError::KeepPctNotBelowFire {
+                    fire_pct: 50,
+                    keep_pct: 50,
+                }),
+            ),
         ];
         for (trigger, expect) in cases {
             assert_eq!(Policy::new(trigger.clone()).err(), expect, "{trigger:?}");

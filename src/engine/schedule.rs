@@ -150,6 +150,12 @@ pub fn schedule(policy: &Policy, input: &ScheduleInput) -> Schedule {
             verbatim_messages: 2 * (t - folded),
             messages_before: 2 * (t - 1),
             messages_now: 2 * t,
+            fixed_tokens: u64::from(input.system_tokens)
+                + if summary {
+                    u64::from(input.summary_tokens)
+                } else {
+                    0
+                },
         };
         let fold = trigger.turns_to_fold(&view);
         rows.push(ScheduleRow {

@@ -3,9 +3,13 @@
 use leptos::prelude::*;
 
 use crate::engine::compare::{CompareRow, Comparison};
+use crate::engine::models::{MODEL_WINDOWS, model_of};
+use crate::engine::peers::{PEER_PRESETS, PolicyOutcome, Prices};
 use crate::route::{Route, TriggerKind};
 use crate::view::chart::{LineChart, Series, format_tokens};
-use crate::view::tuner::{DEFAULT_TURNS, Tuner, TunerRun};
+use crate::view::tuner::{
+    DEFAULT_TURNS, Tuner, TunerRun, compare_policies, comparison_window, csv_link,
+};
 
 #[component]
 pub fn TunerTab() -> impl IntoView {
@@ -44,6 +48,7 @@ pub fn TunerTab() -> impl IntoView {
                             .collect_view()}
                     </select>
                 </label>
+                {move || (kind.get() == TriggerKind::Window).then(|| view! { <ModelWindowPicker /> })}
                 {move || {
                     kind.get()
                         .fields()
@@ -54,7 +59,208 @@ pub fn TunerTab() -> impl IntoView {
                 <NumberField param="turns" label="Turns to simulate" default=DEFAULT_TURNS max=200 />
             </form>
             {move || tuner.with(|t| t.outcome.clone()).ok().map(|run| view! { <RunView run /> })}
+            <ComparePolicies />
         </section>
+    }
+}
+
+/// Colour classes of the comparison chart's lines, in order (www/style.css).
+const SERIES_CLASSES: [&str; 9] = ["p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8"];
+
+/// Other systems' policies beside the Tuner's own, on the same simulated conversation: a table
+/// (with an estimated cost from editable prices, and a CSV download) and one line each.
+#[component]
+fn ComparePolicies() -> impl IntoView {
+    let route = expect_context::<RwSignal<Route>>();
+    let chosen = RwSignal::new(Vec::<&'static str>::new());
+    let price_in = RwSignal::new(2.5_f64);
+    let price_out = RwSignal::new(10.0_f64);
+    let outcomes = Memo::new(move |_| {
+        let prices = Prices {
+            input_per_million: price_in.get(),
+            output_per_million: price_out.get(),
+        };
+        chosen.with(|c| route.with(|r| compare_policies(r, c, prices)))
+    });
+    let price = |signal: RwSignal<f64>, id: &'static str, label: &'static str| {
+        view! {
+            <label class="number">
+                <span>{label}</span>
+                <input type="number" min="0" step="0.01" data-testid=id
+                    prop:value=move || signal.get().to_string()
+                    on:input=move |ev| {
+                        if let Ok(v) = event_target_value(&ev).trim().parse::<f64>()
+                            && v.is_finite()
+                            && v >= 0.0
+                        {
+                            signal.set(v);
+                        }
+                    } />
+            </label>
+        }
+    };
+    view! {
+        <section class="compare" aria-labelledby="compare-heading">
+            <h3 id="compare-heading">"Compare with other systems"</h3>
+            <p class="hint">
+                "Each preset reproduces a system's documented policy (when it fires, what it keeps, "
+                "where the summary goes), not its prompt or model, on the conversation above at a "
+                {move || route.with(comparison_window).to_string()}
+                "-token window (pick a model under the window trigger, or set ?context=)."
+            </p>
+            <fieldset class="presets">
+                <legend>"Policies"</legend>
+                {PEER_PRESETS.iter().map(|p| {
+                    let slug = p.slug;
+                    view! {
+                        <label class="preset" title=p.source>
+                            <input type="checkbox" data-testid="compare-preset" data-preset=slug
+                                prop:checked=move || chosen.with(|c| c.contains(&slug))
+                                on:change=move |ev| {
+                                    let on = event_target_checked(&ev);
+                                    chosen.update(|c| {
+                                        c.retain(|s| *s != slug);
+                                        if on {
+                                            c.push(slug);
+                                        }
+                                    });
+                                } />
+                            {p.system}
+                        </label>
+                    }
+                }).collect_view()}
+            </fieldset>
+            <div class="controls">
+                {price(price_in, "price-in", "Input price ($ per million tokens)")}
+                {price(price_out, "price-out", "Output price ($ per million tokens)")}
+            </div>
+            {move || outcomes.with(|rows| view! { <CompareTable rows=rows.clone() /> })}
+        </section>
+    }
+}
+
+#[component]
+fn CompareTable(rows: Vec<PolicyOutcome>) -> impl IntoView {
+    let link = csv_link(&rows);
+    let chart = LineChart::new(
+        rows.iter()
+            .zip(SERIES_CLASSES.iter().cycle())
+            .map(|(row, class)| Series {
+                label: "",
+                class,
+                values: row.schedule.rows.iter().map(|r| r.tokens as f64).collect(),
+            })
+            .collect(),
+        960.0,
+        260.0,
+    );
+    let notes: Vec<(String, &'static str)> = rows
+        .iter()
+        .filter_map(|r| {
+            PEER_PRESETS
+                .iter()
+                .find(|p| p.system == r.label)
+                .and_then(|p| p.approximation.map(|a| (r.label.clone(), a)))
+        })
+        .collect();
+    view! {
+        <div class="table-wrap">
+            <table class="compare-table">
+                <thead>
+                    <tr>
+                        <th scope="col">"Policy"</th>
+                        <th scope="col">"Summariser calls"</th>
+                        <th scope="col">"Tokens sent (chat + summariser)"</th>
+                        <th scope="col">"Largest request"</th>
+                        <th scope="col">"First folds after turn"</th>
+                        <th scope="col">"Turns over the window"</th>
+                        <th scope="col">"Estimated cost"</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    {rows.iter().zip(SERIES_CLASSES.iter().cycle()).map(|(r, class)| view! {
+                        <tr data-testid="compare-row" data-policy=r.label.clone()>
+                            <th scope="row"><span class=format!("key {class}")>"■ "</span>{r.label.clone()}</th>
+                            <td>{r.calls}</td>
+                            <td>{r.tokens_in}</td>
+                            <td>{r.largest}</td>
+                            <td>{r.first_fold.map_or("never".to_owned(), |t| t.to_string())}</td>
+                            <td>{r.over_window}</td>
+                            <td>{format!("${:.4}", r.cost)}</td>
+                        </tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+        </div>
+        {(!notes.is_empty()).then(|| view! {
+            <ul class="hint">
+                {notes.into_iter().map(|(system, note)| view! { <li>{system} ": " {note}</li> }).collect_view()}
+            </ul>
+        })}
+        <figure class="chart" data-testid="compare-chart">
+            <svg viewBox=format!("0 0 {} {}", chart.width, chart.height) role="img"
+                aria-label="Tokens sent per request under each policy compared">
+                {chart.ticks.iter().map(|(y, label)| view! {
+                    <line class="grid" x1="48" x2=chart.width.to_string() y1=y.to_string() y2=y.to_string() />
+                    <text class="tick" x="42" y=(y + 4.0).to_string() text-anchor="end">{label.clone()}</text>
+                }).collect_view()}
+                {chart.lines.iter().map(|(series, points)| view! {
+                    <polyline class=format!("line {}", series.class) points=points.clone() fill="none" />
+                }).collect_view()}
+            </svg>
+            <figcaption>"Tokens per request, one line per policy (colours as in the table)."</figcaption>
+        </figure>
+        <p>
+            <a data-testid="compare-csv" href=link download="summary-memory-policies.csv">
+                "Download the table as CSV"
+            </a>
+        </p>
+    }
+}
+
+/// The context window's presets: picking a model sets the window (which stays editable).
+#[component]
+fn ModelWindowPicker() -> impl IntoView {
+    let route = expect_context::<RwSignal<Route>>();
+    let context = move || {
+        route
+            .with(|r| r.number("context"))
+            .unwrap_or_else(|| TriggerKind::default_of("context"))
+    };
+    view! {
+        <label>
+            "Model"
+            <select
+                data-testid="model-window"
+                on:change=move |ev| {
+                    let raw = event_target_value(&ev);
+                    if !raw.is_empty() {
+                        route.update(|r| r.set_number("context", &raw));
+                    }
+                }
+            >
+                <option value="" selected=move || model_of(context()).is_none()>"Other (type the window)"</option>
+                {MODEL_WINDOWS
+                    .iter()
+                    .map(|m| {
+                        let value = m.context.to_string();
+                        let model = m.model;
+                        view! {
+                            <option
+                                value=value
+                                selected=move || model_of(context()).is_some_and(|p| p.model == model)
+                            >
+                                {if m.also.is_empty() {
+                                    format!("{model} ({} tokens)", m.context)
+                                } else {
+                                    format!("{model}, {} ({} tokens)", m.also.join(", "), m.context)
+                                }}
+                            </option>
+                        }
+                    })
+                    .collect_view()}
+            </select>
+        </label>
     }
 }
 
@@ -81,7 +287,11 @@ fn RunView(run: TunerRun) -> impl IntoView {
     let calls = run.schedule.calls;
     let last = run.comparison.rows.last().cloned();
     let window_turns = run.comparison.window_turns;
+    let loop_risk = run.loop_risk;
     view! {
+        {loop_risk.map(|risk| view! {
+            <p class="warning" role="alert" data-testid="loop-warning">{risk.to_string()}</p>
+        })}
         <p class="calls">
             "Summariser calls: " <strong data-testid="summariser-calls">{calls}</strong>
             {last.map(|l| view! {

@@ -38,6 +38,22 @@ pub fn describe_trigger(trigger: &Trigger) -> String {
             format!("over {max_messages} verbatim messages, keeping the latest turn")
         }
         Trigger::Manual { keep } => format!("manual: summarise on request, keep the last {keep}"),
+        Trigger::Window {
+            context,
+            fire_pct,
+            keep_pct,
+            keep_turns: 0,
+        } => format!(
+            "{fire_pct}% of a {context}-token window: summarise once the request passes it, keep the newest {keep_pct}% verbatim"
+        ),
+        Trigger::Window {
+            context,
+            fire_pct,
+            keep_turns,
+            ..
+        } => format!(
+            "{fire_pct}% of a {context}-token window: summarise once the request passes it, keep the last {keep_turns} turns"
+        ),
     }
 }
 

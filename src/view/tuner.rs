@@ -2,7 +2,8 @@
 //! conversation under sliding-window memory and full history.
 
 use crate::engine::compare::{Comparison, compare};
-use crate::engine::policy::{Policy, PolicyError, TRIGGER_FIELDS, Trigger};
+use crate::engine::peers::{PolicyOutcome, Prices, outcome, preset, to_csv};
+use crate::engine::policy::{LoopRisk, Policy, PolicyError, TRIGGER_FIELDS, Trigger};
 use crate::engine::schedule::{Schedule, ScheduleInput, schedule};
 use crate::route::{Route, TriggerKind};
 
@@ -31,6 +32,9 @@ pub struct Tuner {
 pub struct TunerRun {
     pub schedule: Schedule,
     pub comparison: Comparison,
+    /// A window policy whose fixed part (the assumed system prompt and summary) plus the turns
+    /// it keeps already reaches its threshold: it would fold after every turn.
+    pub loop_risk: Option<LoopRisk>,
 }
 
 impl Tuner {
@@ -48,9 +52,11 @@ impl Tuner {
                 let schedule = schedule(&policy, &input);
                 let window = window_turns(&policy.trigger);
                 let comparison = compare(&input, window, &schedule);
+                let fixed = u64::from(input.system_tokens) + u64::from(input.summary_tokens);
                 TunerRun {
                     schedule,
                     comparison,
+                    loop_risk: policy.trigger.loop_risk(fixed, typical_turn(&input)),
                 }
             });
         Tuner {
@@ -59,6 +65,54 @@ impl Tuner {
             outcome,
         }
     }
+}
+
+/// The label of the Tuner's own policy in the comparison table.
+pub const THIS_POLICY: &str = "this policy";
+
+/// The comparison of the Tuner's own policy (when its parameters are valid) and the chosen
+/// presets of other systems over the Tuner's simulated conversation, at the window the link
+/// sets (the window trigger's default otherwise).
+pub fn compare_policies(route: &Route, presets: &[&str], prices: Prices) -> Vec<PolicyOutcome> {
+    let turns = route
+        .turns
+        .unwrap_or(DEFAULT_TURNS)
+        .min(MAX_TURNS_SIMULATED);
+    let input = ScheduleInput::uniform(turns);
+    let context = comparison_window(route);
+    let own = trigger_from_route(route)
+        .and_then(Policy::new)
+        .ok()
+        .map(|policy| outcome(THIS_POLICY, &policy, &input, context, prices));
+    own.into_iter()
+        .chain(
+            presets
+                .iter()
+                .filter_map(|slug| preset(slug))
+                .map(|p| outcome(p.system, &p.policy(context), &input, context, prices)),
+        )
+        .collect()
+}
+
+/// The window the comparison measures against.
+pub fn comparison_window(route: &Route) -> u32 {
+    route
+        .number("context")
+        .filter(|&c| c > 0)
+        .unwrap_or_else(|| TriggerKind::default_of("context"))
+}
+
+/// The comparison as a CSV file in a `data:` link, for a download link.
+pub fn csv_link(outcomes: &[PolicyOutcome]) -> String {
+    let csv = to_csv(outcomes);
+    let encoded = percent_encoding::utf8_percent_encode(&csv, percent_encoding::NON_ALPHANUMERIC);
+    format!("data:text/csv;charset=utf-8,{encoded}")
+}
+
+/// Tokens of a typical turn of the simulated conversation (its first turn's size).
+fn typical_turn(input: &ScheduleInput) -> u64 {
+    let size = input.size(1);
+    u64::from(size.user) + u64::from(size.assistant)
 }
 
 /// The trigger a route asks for, with defaults for absent numbers.
@@ -94,6 +148,69 @@ mod tests {
             .iter()
             .map(|r| (r.turn, r.summarised_to, r.verbatim_list()))
             .collect()
+    }
+
+    #[test]
+    fn a_window_whose_fixed_part_reaches_the_threshold_warns_of_a_loop_and_does_loop() {
+        // 300 system + 150 summary + 30% of 1,000 kept = 750 ≥ 70% of 1,000.
+        let tuner = Tuner::from_route(&Route::parse(
+            "?trigger=window&context=1000&fire_pct=70&keep_pct=30&turns=12",
+        ));
+        let run = tuner.outcome.expect("valid parameters");
+        let risk = run.loop_risk.expect("a loop is foreseen");
+        assert_eq!(risk.threshold, 700);
+        // It is real: once a first cycle ran, every later turn fires again.
+        let fired: Vec<bool> = run
+            .schedule
+            .rows
+            .iter()
+            .map(|r| r.folds.is_some())
+            .collect();
+        let first = fired
+            .iter()
+            .position(|&f| f)
+            .expect("it folds at some turn");
+        assert!(fired[first + 1..].iter().all(|&f| f), "{fired:?}");
+        // A roomier window does not warn.
+        let calm = Tuner::from_route(&Route::parse(
+            "?trigger=window&context=8192&fire_pct=80&keep_pct=30&turns=12",
+        ));
+        assert_eq!(calm.outcome.unwrap().loop_risk, None);
+    }
+
+    #[test]
+    fn the_comparison_holds_this_policy_then_each_chosen_preset() {
+        let prices = Prices {
+            input_per_million: 1.0,
+            output_per_million: 4.0,
+        };
+        let route = Route::parse("?tab=tuner&turns=30");
+        let rows = compare_policies(
+            &route,
+            &["gemini-cli", "openai-cookbook-session", "nope"],
+            prices,
+        );
+        let labels: Vec<&str> = rows.iter().map(|r| r.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                THIS_POLICY,
+                "Gemini CLI",
+                "OpenAI cookbook SummarizingSession"
+            ]
+        );
+        assert!(rows.iter().all(|r| r.schedule.rows.len() == 30));
+        // The link decodes back to the CSV.
+        let link = csv_link(&rows);
+        let body = link.strip_prefix("data:text/csv;charset=utf-8,").unwrap();
+        let decoded = percent_encoding::percent_decode_str(body)
+            .decode_utf8()
+            .unwrap();
+        assert_eq!(decoded, to_csv(&rows));
+        // Invalid parameters leave the presets alone.
+        let bad = Route::parse("?trigger=turns&max_turns=2&keep=5");
+        let rows = compare_policies(&bad, &["gemini-cli"], prices);
+        assert_eq!(rows.len(), 1);
     }
 
     #[test]

@@ -148,3 +148,151 @@ async fn every_trigger_kind_can_be_chosen() {
     assert!(chart.is_ok(), "the token chart is drawn");
     browser.close().await;
 }
+
+/// The fraction-of-the-window trigger: a model preset sets the window, and a policy whose fixed
+/// part (system prompt and summary) plus what it keeps already reaches the threshold is named a
+/// compaction loop, while the table shows it folding on every turn.
+#[tokio::test]
+async fn the_window_trigger_picks_a_model_and_warns_of_a_compaction_loop() {
+    let browser = Browser::new().await;
+    browser.open("?tab=tuner&turns=12").await;
+    browser
+        .wait_testid("trigger")
+        .await
+        .select_by_value("window")
+        .await
+        .unwrap();
+    let model = browser.wait_testid("model-window").await;
+    model.select_by_value("128000").await.unwrap();
+    browser
+        .wait_until(
+            "location.search.includes('trigger=window') && location.search.includes('context=128000')",
+            "the window trigger and gpt-4o's window in the link",
+        )
+        .await;
+    // A 128k window never fills in twelve small turns: no call, no warning.
+    assert_eq!(calls(&browser).await, "0");
+    assert_eq!(browser.count_testid("loop-warning").await, 0);
+
+    // A 1,000-token window folding at 70% and keeping 30%: 300 system + 150 summary + 300 kept.
+    browser.set_field("context", "1000").await;
+    browser.set_field("fire_pct", "70").await;
+    browser
+        .wait_until(
+            "document.querySelector('[data-testid=loop-warning]')?.textContent.includes('compaction loop')",
+            "the loop warning",
+        )
+        .await;
+    let folds = browser
+        .client
+        .execute(
+            "return [...document.querySelectorAll('[data-testid=schedule-row]')].map(r => r.classList.contains('fires'));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let folds: Vec<bool> = serde_json::from_value(folds).unwrap();
+    let first = folds
+        .iter()
+        .position(|&f| f)
+        .expect("the window policy folds");
+    assert!(
+        folds[first..].iter().all(|&f| f),
+        "after its first cycle it folds on every turn: {folds:?}"
+    );
+    // Keeping less of the window ends the loop and the warning.
+    browser.set_field("keep_pct", "5").await;
+    browser
+        .wait_until(
+            "!document.querySelector('[data-testid=loop-warning]')",
+            "the warning to go",
+        )
+        .await;
+    assert!(browser.console_errors().await.is_empty());
+    browser.close().await;
+}
+
+/// Three other systems' presets beside the Tuner's policy: a table row and a chart line each,
+/// prices that change the cost, and the table as a CSV download.
+#[tokio::test]
+async fn three_presets_compared_show_a_row_and_a_line_each_and_download_as_csv() {
+    let browser = Browser::new().await;
+    browser
+        .open("?tab=tuner&trigger=window&context=8192&turns=120")
+        .await;
+    for slug in ["gemini-cli", "codex-cli", "openai-cookbook-session"] {
+        browser
+            .client
+            .find(Locator::Css(&format!(
+                "[data-testid=compare-preset][data-preset='{slug}']"
+            )))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+    }
+    browser
+        .wait_until(
+            "document.querySelectorAll('[data-testid=compare-row]').length === 4",
+            "this policy and three presets in the table",
+        )
+        .await;
+    let lines = browser
+        .client
+        .execute(
+            "return document.querySelectorAll('[data-testid=compare-chart] polyline').length;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(lines, 4, "one line per policy");
+    let cell = |policy: &str, column: usize| {
+        format!(
+            "return document.querySelector(`[data-testid=compare-row][data-policy='{policy}']`).children[{column}].textContent;"
+        )
+    };
+    // The cookbook folds after its fourth turn; at 8,192 tokens Gemini's half-window fires
+    // before Codex's 90%.
+    let first = |policy: &'static str| {
+        let browser = &browser;
+        let script = cell(policy, 4);
+        async move {
+            let text = browser.client.execute(&script, vec![]).await.unwrap();
+            text.as_str().unwrap().to_owned()
+        }
+    };
+    assert_eq!(first("OpenAI cookbook SummarizingSession").await, "4");
+    let gemini: u32 = first("Gemini CLI").await.parse().unwrap();
+    let codex: u32 = first("Codex CLI").await.parse().unwrap();
+    assert!(gemini < codex, "gemini {gemini}, codex {codex}");
+    // Free tokens cost nothing.
+    browser.set_field("price-in", "0").await;
+    browser.set_field("price-out", "0").await;
+    browser
+        .wait_until(
+            "[...document.querySelectorAll('[data-testid=compare-row]')].every(r => r.children[6].textContent === '$0.0000')",
+            "every cost to be zero",
+        )
+        .await;
+    let href = browser
+        .wait_testid("compare-csv")
+        .await
+        .attr("href")
+        .await
+        .unwrap()
+        .unwrap();
+    let body = href
+        .strip_prefix("data:text/csv;charset=utf-8,")
+        .expect("a CSV data link");
+    let csv = percent_encoding::percent_decode_str(body)
+        .decode_utf8()
+        .unwrap()
+        .into_owned();
+    let rows: Vec<&str> = csv.lines().collect();
+    assert!(rows[0].starts_with("policy,summariser calls"), "{csv}");
+    assert_eq!(rows.len(), 5, "a header and four policies: {csv}");
+    assert!(rows.iter().any(|r| r.starts_with("Gemini CLI,")));
+    assert!(browser.console_errors().await.is_empty());
+    browser.close().await;
+}

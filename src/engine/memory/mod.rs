@@ -37,6 +37,15 @@ use super::policy::{FoldMode, Placement, Policy, PolicyError, SummaryFormat, Tri
 use super::prompts::{compressed_word_limit, render_compress_request, render_fold_request};
 use super::structured::{STRUCTURED_MEMORY_PROMPT, parse_structured, structured_user_content};
 
+/// Four bytes a token, rounded up: the estimate for text not yet counted.
+struct ByteEstimate;
+
+impl CountTokens for ByteEstimate {
+    fn count(&self, text: &str) -> u32 {
+        u32::try_from(text.len().div_ceil(4)).unwrap_or(u32::MAX)
+    }
+}
+
 /// The header of the summary when it is sent as its own message.
 pub const SUMMARY_HEADER: &str = "CONVERSATION SUMMARY (earlier turns):\n";
 /// The assistant's reply after a [`Placement::UserAck`] summary.
@@ -46,6 +55,11 @@ pub const SUMMARY_ACK: &str = "Understood. I will use this summary of our earlie
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MemoryState {
     system_prompt: String,
+    /// Tokens of the request's messages before the verbatim part (the system prompt and the
+    /// summary as placed), for the window trigger. Exact after anything that takes a counter
+    /// (a commit, an edit, a restore, [`MemoryState::count_system_prompt`]); after a new
+    /// system prompt or policy it is estimated at four bytes a token until then.
+    fixed_tokens: u64,
     policy: Policy,
     archive: Vec<Message>,
     /// Archive index where each turn begins. A turn begins at the first message and at every
@@ -71,8 +85,10 @@ impl MemoryState {
     /// An empty conversation.
     pub fn new(system_prompt: impl Into<String>, policy: Policy) -> Result<Self, PolicyError> {
         policy.validate()?;
+        let system_prompt = system_prompt.into();
         Ok(MemoryState {
-            system_prompt: system_prompt.into(),
+            fixed_tokens: u64::from(ByteEstimate.count(&system_prompt)),
+            system_prompt,
             policy,
             archive: Vec::new(),
             turn_starts: Vec::new(),
@@ -96,6 +112,27 @@ impl MemoryState {
 
     pub fn set_system_prompt(&mut self, text: impl Into<String>) {
         self.system_prompt = text.into();
+        self.refresh_fixed(&ByteEstimate);
+    }
+
+    /// Counts the part of the request before the verbatim messages exactly (after a new system
+    /// prompt or policy it is an estimate until the next commit, edit or restore).
+    pub fn count_system_prompt(&mut self, counter: &dyn CountTokens) {
+        self.refresh_fixed(counter);
+    }
+
+    /// Tokens of the request's messages before the verbatim part: the system prompt and the
+    /// summary as the policy places them.
+    pub fn fixed_tokens(&self) -> u64 {
+        self.fixed_tokens
+    }
+
+    fn refresh_fixed(&mut self, counter: &dyn CountTokens) {
+        self.fixed_tokens = self
+            .request_prefix(counter)
+            .iter()
+            .map(|m| u64::from(m.tokens))
+            .sum();
     }
 
     pub fn policy(&self) -> &Policy {
@@ -106,6 +143,7 @@ impl MemoryState {
     pub fn set_policy(&mut self, policy: Policy) -> Result<(), PolicyError> {
         policy.validate()?;
         self.policy = policy;
+        self.refresh_fixed(&ByteEstimate);
         Ok(())
     }
 
@@ -188,6 +226,13 @@ impl MemoryState {
     /// The context window for the next chat call: the system prompt, the summary where the
     /// policy places it, then the verbatim messages.
     pub fn request(&self, counter: &dyn CountTokens) -> Vec<Message> {
+        let mut out = self.request_prefix(counter);
+        out.extend_from_slice(self.verbatim());
+        out
+    }
+
+    /// The request's messages before the verbatim part.
+    fn request_prefix(&self, counter: &dyn CountTokens) -> Vec<Message> {
         let at_ms = self.editions.last().map_or(0, |e| e.at_ms);
         let system = |content: String| Message::new(Role::System, content, counter, 0);
         let mut out = Vec::with_capacity(self.archive.len() - self.verbatim_from + 3);
@@ -217,7 +262,6 @@ impl MemoryState {
                 out.push(Message::new(Role::Assistant, SUMMARY_ACK, counter, at_ms));
             }
         }
-        out.extend_from_slice(self.verbatim());
         out
     }
 
@@ -299,6 +343,7 @@ impl MemoryState {
         self.summary = Some(text.to_owned());
         self.summary_tokens = tokens_out;
         self.level = level;
+        self.refresh_fixed(counter);
         Ok(self.next_job_after_change())
     }
 
@@ -375,6 +420,7 @@ impl MemoryState {
         counter: &dyn CountTokens,
     ) -> MemoryState {
         let mut state = MemoryState {
+            fixed_tokens: 0,
             system_prompt,
             policy,
             archive: Vec::with_capacity(archive.len()),
@@ -408,6 +454,7 @@ impl MemoryState {
         }
         state.next_job_id = state.failures.iter().map(|f| f.job_id).max().unwrap_or(0) + 1;
         state.checked_len = state.archive.len();
+        state.refresh_fixed(counter);
         state.editions = editions;
         state
     }
@@ -461,6 +508,7 @@ impl MemoryState {
             verbatim_messages,
             messages_before: self.checked_len,
             messages_now: self.archive.len(),
+            fixed_tokens: self.fixed_tokens(),
         };
         self.checked_len = self.archive.len();
         match self.policy.trigger.turns_to_fold(&view) {
@@ -652,6 +700,7 @@ impl MemoryState {
         self.summary = Some(text.to_owned());
         self.summary_tokens = tokens;
         self.level = level;
+        self.refresh_fixed(counter);
     }
 
     fn push_edition(&mut self, draft: EditionDraft) {

@@ -109,6 +109,19 @@ pub(super) fn policy_to_v1(p: &Policy) -> PolicyV1 {
             keep: Some(keep),
             ..TriggerV1::default()
         },
+        Trigger::Window {
+            context,
+            fire_pct,
+            keep_pct,
+            keep_turns,
+        } => TriggerV1 {
+            kind: "window".into(),
+            context: Some(context),
+            fire_pct: Some(fire_pct),
+            keep_pct: Some(keep_pct),
+            keep_turns: (keep_turns > 0).then_some(keep_turns),
+            ..TriggerV1::default()
+        },
     };
     PolicyV1 {
         trigger,

@@ -461,11 +461,17 @@ fn policy_from_v1(p: PolicyV1, prefix: &str) -> Result<Policy, ImportError> {
         "manual" => Trigger::Manual {
             keep: t.keep.unwrap_or(0),
         },
+        "window" => Trigger::Window {
+            context: need(t.context, "context")?,
+            fire_pct: need(t.fire_pct, "fire_pct")?,
+            keep_pct: need(t.keep_pct, "keep_pct")?,
+            keep_turns: t.keep_turns.unwrap_or(0),
+        },
         other => {
             return Err(invalid(
                 join(prefix, "trigger.kind"),
                 format!(
-                    "unknown trigger {other:?}; expected turns, tokens, every, messages or manual"
+                    "unknown trigger {other:?}; expected turns, tokens, window, every, messages or manual"
                 ),
             ));
         }

@@ -112,6 +112,14 @@ pub(super) struct TriggerV1 {
     pub(super) n: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) max_messages: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) context: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) fire_pct: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) keep_pct: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) keep_turns: Option<u32>,
 }
 
 #[derive(Serialize, Deserialize)]

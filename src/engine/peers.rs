@@ -1,0 +1,421 @@
+//! Other systems' compaction policies as presets, and the table that compares any number of
+//! policies on one conversation.
+//!
+//! Each preset reproduces a system's *documented policy* (when it fires, what it keeps verbatim,
+//! where the summary goes) in this engine's terms, over the same dry run as the Tuner. It does
+//! not reproduce the system's prompt, model or token counter. Where a system's rule has no exact
+//! counterpart here the preset says how it is approximated (`approximation`). Sources are the
+//! ones `PEERS.md` lists, cited on each preset.
+
+use super::policy::{Placement, Policy, Trigger};
+use super::schedule::{Schedule, ScheduleInput, schedule};
+
+/// One system's policy, for a model whose window is `context` tokens.
+#[derive(Clone, Copy, Debug)]
+pub struct PeerPreset {
+    /// Stable name, used by the page's hooks (`data-preset`).
+    pub slug: &'static str,
+    pub system: &'static str,
+    /// Where the documented values come from.
+    pub source: &'static str,
+    /// How the preset departs from the documented policy, if it does.
+    pub approximation: Option<&'static str>,
+    build: fn(context: u32) -> Policy,
+}
+
+impl PeerPreset {
+    /// The preset's policy for a window of `context` tokens.
+    pub fn policy(&self, context: u32) -> Policy {
+        (self.build)(context.max(1))
+    }
+}
+
+fn with(trigger: Trigger, placement: Placement) -> Policy {
+    let mut policy = Policy::new(trigger.clone()).unwrap_or_else(|error| {
+        // A preset whose numbers do not validate is a bug in this table: the tests build every
+        // preset at every window the Tuner offers.
+        unreachable!("preset trigger {trigger:?} is invalid: {error}")
+    });
+    policy.placement = placement;
+    policy
+}
+
+/// The percentage of `context` that `tokens` is, rounded up and kept within 1..=`below - 1`.
+fn pct_of(tokens: u32, context: u32, below: u32) -> u32 {
+    let pct = (u64::from(tokens) * 100).div_ceil(u64::from(context.max(1)));
+    (pct as u32).clamp(1, below.saturating_sub(1).max(1))
+}
+
+/// A fraction of a window, at least one token.
+fn share(context: u32, num: u64, den: u64) -> u32 {
+    ((u64::from(context) * num / den) as u32).max(1)
+}
+
+/// The presets, in the order the page offers them.
+pub const PEER_PRESETS: [PeerPreset; 8] = [
+    PeerPreset {
+        slug: "langchain-summary-buffer",
+        system: "LangChain ConversationSummaryBufferMemory",
+        source: "langchain-ai/langchain libs/langchain/langchain/memory/summary_buffer.py (max_token_limit = 2000)",
+        approximation: None,
+        build: |_| {
+            with(
+                Trigger::Tokens {
+                    budget: 2_000,
+                    keep_tokens: 2_000,
+                },
+                Placement::SecondSystem,
+            )
+        },
+    },
+    PeerPreset {
+        slug: "langchain-v1-middleware",
+        system: "LangChain v1 SummarizationMiddleware",
+        source: "langchain-ai/langchain libs/langchain_v1/langchain/agents/middleware/summarization.py (keep = 20 messages; the documented example triggers at 4,000 tokens)",
+        approximation: Some(
+            "the summary is a human message; shown as a user message with an acknowledgement",
+        ),
+        // 100% of a 4,000-token "window" is the absolute 4,000-token trigger.
+        build: |_| {
+            with(
+                Trigger::Window {
+                    context: 4_000,
+                    fire_pct: 100,
+                    keep_pct: 1,
+                    keep_turns: 10,
+                },
+                Placement::UserAck,
+            )
+        },
+    },
+    PeerPreset {
+        slug: "llamaindex-summary-buffer",
+        system: "LlamaIndex ChatSummaryMemoryBuffer",
+        source: "llama-index-core memory/chat_summary_memory_buffer.py (token_limit = 0.75 × the context window)",
+        approximation: None,
+        build: |context| {
+            let limit = share(context, 3, 4);
+            with(
+                Trigger::Tokens {
+                    budget: limit,
+                    keep_tokens: limit,
+                },
+                Placement::SecondSystem,
+            )
+        },
+    },
+    PeerPreset {
+        slug: "openai-cookbook-session",
+        system: "OpenAI cookbook SummarizingSession",
+        source: "cookbook.openai.com examples/agents_sdk/session_memory (context_limit = 3 user turns, keep_last_n_turns = 2, summary ≤ 200 words)",
+        approximation: Some("the summary is a user and assistant pair, as here"),
+        build: |_| {
+            let mut policy = with(
+                Trigger::Turns {
+                    max_turns: 4,
+                    keep: 2,
+                },
+                Placement::UserAck,
+            );
+            policy.prompt.word_limit = 200;
+            policy
+        },
+    },
+    PeerPreset {
+        slug: "codex-cli",
+        system: "Codex CLI",
+        source: "openai/codex codex-rs/core/src/compact.rs (90% of the window; the user's messages up to 20,000 tokens are kept)",
+        approximation: Some(
+            "Codex keeps the user's own messages (up to 20,000 tokens); here the newest turns up to that size",
+        ),
+        build: |context| {
+            with(
+                Trigger::Window {
+                    context,
+                    fire_pct: 90,
+                    keep_pct: pct_of(20_000, context, 90),
+                    keep_turns: 0,
+                },
+                Placement::UserAck,
+            )
+        },
+    },
+    PeerPreset {
+        slug: "claude-code",
+        system: "Claude Code auto-compact",
+        source: "anthropics/claude-code issues #31806, #24589 (documented at about 95% of the window)",
+        approximation: Some(
+            "what stays verbatim and where the summary goes are not documented; the latest turn is kept and the summary is a second system message",
+        ),
+        build: |context| {
+            with(
+                Trigger::Window {
+                    context,
+                    fire_pct: 95,
+                    keep_pct: 1,
+                    keep_turns: 1,
+                },
+                Placement::SecondSystem,
+            )
+        },
+    },
+    PeerPreset {
+        slug: "gemini-cli",
+        system: "Gemini CLI",
+        source: "google-gemini/gemini-cli chatCompressionService.ts (0.5 of the window in code, 0.7 in the docs; the newest 30% kept)",
+        approximation: Some(
+            "the summary is an XML state snapshot; shown as a user message with an acknowledgement",
+        ),
+        build: |context| {
+            with(
+                Trigger::Window {
+                    context,
+                    fire_pct: 50,
+                    keep_pct: 30,
+                    keep_turns: 0,
+                },
+                Placement::UserAck,
+            )
+        },
+    },
+    PeerPreset {
+        slug: "librechat",
+        system: "LibreChat",
+        source: "librechat.ai summarization configuration (trigger token_ratio 0.8, 3 assistant turns kept, maxSummaryTokens 4096)",
+        approximation: Some("old tool output is trimmed there; this engine keeps every message"),
+        build: |context| {
+            let mut policy = with(
+                Trigger::Window {
+                    context,
+                    fire_pct: 80,
+                    keep_pct: 1,
+                    keep_turns: 3,
+                },
+                Placement::SecondSystem,
+            );
+            policy.summary_budget = Some(4_096);
+            policy
+        },
+    },
+];
+
+/// The preset named `slug`.
+pub fn preset(slug: &str) -> Option<&'static PeerPreset> {
+    PEER_PRESETS.iter().find(|p| p.slug == slug)
+}
+
+/// Prices per million tokens, as the user types them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Prices {
+    pub input_per_million: f64,
+    pub output_per_million: f64,
+}
+
+/// Tokens the summariser's instructions are assumed to take in a dry run (the built-in prompts
+/// are 60 to 110 tokens).
+pub const ASSUMED_PROMPT_TOKENS: u64 = 100;
+
+/// One policy's run over the conversation, as the comparison table shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PolicyOutcome {
+    pub label: String,
+    pub schedule: Schedule,
+    /// Summariser calls.
+    pub calls: u32,
+    /// Tokens of every chat request plus every summariser request.
+    pub tokens_in: u64,
+    /// Tokens written: the chat's replies and the summaries.
+    pub tokens_out: u64,
+    /// The largest chat request.
+    pub largest: u64,
+    /// The turn after whose reply the first cycle runs, if one does.
+    pub first_fold: Option<u32>,
+    /// Turns whose chat request is larger than the window.
+    pub over_window: u32,
+    pub cost: f64,
+}
+
+/// Runs `policy` over `input` and sums what the table shows. A cycle's summariser request is
+/// the instructions, the old summary (progressive folds) and the folded turns, or every turn
+/// folded so far (a rebuild from the archive); it writes `input.summary_tokens`.
+pub fn outcome(
+    label: impl Into<String>,
+    policy: &Policy,
+    input: &ScheduleInput,
+    context: u32,
+    prices: Prices,
+) -> PolicyOutcome {
+    use super::policy::FoldMode;
+    let run = schedule(policy, input);
+    let turn_tokens = |turn: u32| {
+        let size = input.size(turn);
+        u64::from(size.user) + u64::from(size.assistant)
+    };
+    let mut summariser_in = 0u64;
+    let mut had_summary = false;
+    for fold in run.rows.iter().filter_map(|r| r.folds) {
+        let first = match policy.fold {
+            FoldMode::Progressive => fold.first,
+            FoldMode::RebuildFromArchive => 1,
+        };
+        let old = if had_summary && policy.fold == FoldMode::Progressive {
+            u64::from(input.summary_tokens)
+        } else {
+            0
+        };
+        summariser_in +=
+            ASSUMED_PROMPT_TOKENS + old + (first..=fold.last).map(turn_tokens).sum::<u64>();
+        had_summary = true;
+    }
+    let replies: u64 = (1..=input.turns)
+        .map(|t| u64::from(input.size(t).assistant))
+        .sum();
+    let tokens_in = run.total_tokens + summariser_in;
+    let tokens_out = replies + u64::from(run.calls) * u64::from(input.summary_tokens);
+    let cost = tokens_in as f64 / 1e6 * prices.input_per_million
+        + tokens_out as f64 / 1e6 * prices.output_per_million;
+    PolicyOutcome {
+        label: label.into(),
+        calls: run.calls,
+        tokens_in,
+        tokens_out,
+        largest: run.rows.iter().map(|r| r.tokens).max().unwrap_or(0),
+        first_fold: run.rows.iter().find(|r| r.folds.is_some()).map(|r| r.turn),
+        over_window: run
+            .rows
+            .iter()
+            .filter(|r| r.tokens > u64::from(context))
+            .count() as u32,
+        cost,
+        schedule: run,
+    }
+}
+
+/// The table as CSV (RFC 4180: a header row, fields quoted where they hold a comma or quote).
+pub fn to_csv(outcomes: &[PolicyOutcome]) -> String {
+    let quote = |field: &str| {
+        if field.contains([',', '"', '\n']) {
+            format!("\"{}\"", field.replace('"', "\"\""))
+        } else {
+            field.to_owned()
+        }
+    };
+    let mut out = String::from(
+        "policy,summariser calls,tokens in,tokens out,largest request,first fold after turn,turns over the window,estimated cost\r\n",
+    );
+    for o in outcomes {
+        out.push_str(&format!(
+            "{},{},{},{},{},{},{},{:.4}\r\n",
+            quote(&o.label),
+            o.calls,
+            o.tokens_in,
+            o.tokens_out,
+            o.largest,
+            o.first_fold.map_or(String::new(), |t| t.to_string()),
+            o.over_window,
+            o.cost
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::models::MODEL_WINDOWS;
+
+    const FREE: Prices = Prices {
+        input_per_million: 0.0,
+        output_per_million: 0.0,
+    };
+
+    #[test]
+    fn every_preset_builds_a_valid_policy_at_every_offered_window() {
+        for preset in PEER_PRESETS {
+            for context in MODEL_WINDOWS
+                .iter()
+                .map(|m| m.context)
+                .chain([1, 1_000, 4_096])
+            {
+                assert!(
+                    preset.policy(context).validate().is_ok(),
+                    "{} at {context}",
+                    preset.slug
+                );
+            }
+            assert!(!preset.source.is_empty());
+        }
+        let mut slugs: Vec<_> = PEER_PRESETS.iter().map(|p| p.slug).collect();
+        slugs.sort_unstable();
+        slugs.dedup();
+        assert_eq!(slugs.len(), PEER_PRESETS.len(), "slugs are unique");
+    }
+
+    #[test]
+    fn presets_fire_where_their_documentation_says() {
+        // 1,200 turns of 120 tokens (144,000 in all) against gpt-4o's 128,000-token window.
+        let context = 128_000;
+        let input = ScheduleInput::uniform(1_200);
+        let run = |slug| {
+            let policy = preset(slug).unwrap().policy(context);
+            outcome(slug, &policy, &input, context, FREE)
+        };
+        // The cookbook folds after its fourth turn (more than three user turns).
+        assert_eq!(run("openai-cookbook-session").first_fold, Some(4));
+        // Gemini CLI at half the window fires well before Codex at 90%.
+        let (gemini, codex) = (run("gemini-cli"), run("codex-cli"));
+        let (g, c) = (gemini.first_fold.unwrap(), codex.first_fold.unwrap());
+        assert!(g < c, "gemini {g}, codex {c}");
+        // Each first fires on the turn whose reply takes the request past its share: the fold is
+        // decided after the reply, so that turn's whole size (its 90-token reply too) counts.
+        for (outcome, pct) in [(&gemini, 50), (&codex, 90)] {
+            let threshold = u64::from(context) * pct / 100;
+            let turn = outcome.first_fold.unwrap() as usize;
+            let rows = &outcome.schedule.rows;
+            assert!(rows[turn - 1].tokens + 90 > threshold, "{}", outcome.label);
+            assert!(rows[turn - 2].tokens + 90 <= threshold, "{}", outcome.label);
+        }
+        // Claude Code at 95% never folds before Codex at 90%.
+        assert!(run("claude-code").first_fold.is_none_or(|t| t > c));
+    }
+
+    #[test]
+    fn the_table_sums_chat_and_summariser_tokens_and_prices_them() {
+        let input = ScheduleInput::uniform(10);
+        let policy = Policy::default();
+        let prices = Prices {
+            input_per_million: 2.5,
+            output_per_million: 10.0,
+        };
+        let row = outcome("4/2", &policy, &input, 1_000, prices);
+        let run = schedule(&policy, &input);
+        assert_eq!(row.calls, run.calls);
+        // Four progressive folds of two turns each (240 tokens), all but the first with the old
+        // 150-token summary, each with the prompt.
+        let summariser = 4 * (ASSUMED_PROMPT_TOKENS + 240) + 3 * 150;
+        assert_eq!(row.tokens_in, run.total_tokens + summariser);
+        assert_eq!(row.tokens_out, 10 * 90 + 4 * 150);
+        let cost = row.tokens_in as f64 * 2.5e-6 + row.tokens_out as f64 * 10e-6;
+        assert!((row.cost - cost).abs() < 1e-12);
+        assert_eq!(row.first_fold, Some(4));
+        // No request of ten small turns passes 1,000 tokens under 4/2; full history would.
+        assert_eq!(row.over_window, 0);
+        // A rebuild reads every folded turn again, so it costs more input.
+        let rebuild = Policy {
+            fold: crate::engine::policy::FoldMode::RebuildFromArchive,
+            ..Policy::default()
+        };
+        assert!(outcome("r", &rebuild, &input, 1_000, prices).tokens_in > row.tokens_in);
+    }
+
+    #[test]
+    fn csv_has_a_header_and_quotes_what_needs_it() {
+        let input = ScheduleInput::uniform(4);
+        let row = outcome("a, \"b\"", &Policy::default(), &input, 1_000, FREE);
+        let csv = to_csv(&[row]);
+        let lines: Vec<&str> = csv.split("\r\n").collect();
+        assert!(lines[0].starts_with("policy,summariser calls"));
+        assert!(lines[1].starts_with("\"a, \"\"b\"\"\",1,"), "{}", lines[1]);
+        assert_eq!(lines.len(), 3, "header, one row, and the final line break");
+    }
+}
