@@ -13,6 +13,7 @@ mod harness;
 mod litellm;
 mod live;
 mod openai_server;
+mod persistence;
 mod providers;
 mod pwa;
 mod real_model;

@@ -302,7 +302,7 @@ fn a_live_chat_exported_imported_and_resumed_is_the_same_chat() {
     // Kept in the library as the shell keeps it, written as the store writes it, read back.
     let mut library = Library::default();
     let id = library
-        .keep_live(None, || "live".into(), &session, 6)
+        .keep_live(None, || "live".into(), &session, 6, &C)
         .unwrap();
     let kept = &library.get(&id).unwrap().session;
     let file = export(kept, 6, "test");
