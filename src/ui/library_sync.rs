@@ -14,7 +14,7 @@ use super::tokens::{LoadState, SharedCounter, TokenService};
 
 use crate::app::library::{
     Broadcast, Entry, FileError, Library, LibraryTab, LiveAfterConflict, LiveSaves, LiveShape,
-    Remote, SaveWhen, check_file_size, warn_on_leave,
+    Remote, SaveOp, SaveWhen, check_file_size, warn_on_leave,
 };
 use crate::app::storage::StoreError;
 use crate::store::sessions as db;
@@ -242,6 +242,7 @@ fn keep_live_chat(sessions: Sessions, workbench: RwSignal<Workbench>) {
     let shape = Memo::new(move |_| workbench.with(|w| LiveShape::of(&w.live)));
     // Bumped by the timer a throttled save sets, so the save is asked for again.
     let again = RwSignal::new(0u32);
+    let timer = StoredValue::new(false);
     Effect::new(move |_| {
         again.track();
         if !sessions.loaded.get() {
@@ -254,12 +255,18 @@ fn keep_live_chat(sessions: Sessions, workbench: RwSignal<Workbench>) {
         });
         match when {
             Some(SaveWhen::Now) => keep_now(sessions, workbench),
-            Some(SaveWhen::After(ms)) => {
+            // One timer at a time: the pieces that arrive meanwhile are saved with it.
+            Some(SaveWhen::After(ms)) if !timer.get_value() => {
+                timer.set_value(true);
                 set_timeout(
-                    move || again.update(|n| *n = n.wrapping_add(1)),
+                    move || {
+                        timer.set_value(false);
+                        again.update(|n| *n = n.wrapping_add(1));
+                    },
                     std::time::Duration::from_millis(ms),
                 );
             }
+            Some(SaveWhen::After(_)) => {}
             Some(SaveWhen::Nothing) | None => {}
         }
     });
@@ -356,7 +363,9 @@ async fn drain(sessions: Sessions) {
                     {
                         broadcast::post(&message.encode());
                     }
-                    if sessions.tab.with_untracked(|t| t.store_failure().is_some()) {
+                    // A put that lands shows there is room again; a removal needs none.
+                    let stored = !matches!(op, SaveOp::Delete { .. });
+                    if stored && sessions.tab.with_untracked(|t| t.store_failure().is_some()) {
                         sessions.tab.update(LibraryTab::write_landed);
                         // The alert's undo offer depends on the library's quota state.
                         sessions.library.update(|_| {});

@@ -356,6 +356,12 @@ async fn the_draft_survives_a_tab_switch_and_a_reload() {
         "half a thought"
     );
     // Sending takes the draft.
+    browser
+        .wait_until(
+            "!document.querySelector(\"[data-testid='send']\").disabled",
+            "Send to be enabled",
+        )
+        .await;
     browser.click_testid("send").await;
     wait_settled(&browser, 2).await;
     browser.client.refresh().await.unwrap();
@@ -615,7 +621,7 @@ async fn an_unreadable_settings_record_is_said_and_the_remembered_key_is_kept() 
     browser
         .client
         .execute(
-            "localStorage.setItem('summary-memory.settings', '{\"version\":2,\"base_url\":\"https://api.openai.com/v1\",\"chat_model\":42');
+            "localStorage.setItem('summary-memory.settings', '{\"version\":2,\"base_url\":\"https://api.openai.com/v1\",\"chat_model\":42}');
              localStorage.setItem('summary-memory.api-key', 'sk-remembered');",
             vec![],
         )
