@@ -12,10 +12,6 @@ use crate::api::Client;
 use crate::engine::openai::{PROVIDERS, detect_provider};
 use crate::engine::settings::{REASONING_EFFORTS, Settings};
 
-/// The result of the last storage write, shown under the form when it failed.
-#[derive(Clone, Copy)]
-pub struct StoreStatus(pub RwSignal<Option<String>>);
-
 /// The Settings tab panel.
 #[component]
 pub fn SettingsPanel() -> impl IntoView {

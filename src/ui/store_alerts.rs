@@ -10,9 +10,13 @@ use leptos::prelude::*;
 
 use super::inspect::RemoteNoticeView;
 use super::library_sync::{self as sync, Sessions};
-use super::settings::StoreStatus;
 use crate::app::library::Library;
 use crate::route::{Route, Tab};
+
+/// Why the settings could not be saved (or storage cannot be used at all), shown above every
+/// tab; `None` while saving works.
+#[derive(Clone, Copy)]
+pub struct StoreStatus(pub RwSignal<Option<String>>);
 
 /// Why the stored settings were unreadable at start, if they were.
 #[derive(Clone, Copy)]
