@@ -138,7 +138,8 @@ pub fn summary_text(reply: Result<Option<String>, ApiError>) -> Result<String, S
 /// streamed piece, and equal for two states the library would store alike.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LiveShape {
-    /// A reply or a summary is being written: the chat is not saved mid-reply.
+    /// A reply or a summary is being written (the library saves the chat all the same, a reply
+    /// as it arrives: `app::library::LiveShape`).
     pub busy: bool,
     /// Messages, editions and failures.
     counts: (usize, usize, usize),

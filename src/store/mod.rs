@@ -1,4 +1,6 @@
-//! Browser persistence: the settings in localStorage, the API key where the user chose.
+//! Browser persistence: the settings in localStorage (an unreadable record is kept aside and
+//! never costs the key: [`load_settings_kept`]), the chat box's draft, the API key where the
+//! user chose.
 //!
 //! Architecture invariant: the key is stored apart from the other settings, in sessionStorage
 //! (gone when the tab closes) unless the user ticked "remember on this device"; only then does

@@ -1,7 +1,11 @@
 //! The session library's runner: it creates the app-wide library ([`provide_sessions`]) and only
 //! performs. It reads IndexedDB, performs the writes the pure [`Library`] queues (one transaction
 //! each), posts and hears the cross-tab `BroadcastChannel`, reads imported files, offers exports
-//! as Blob downloads, and keeps the live chat in the library; every result goes back into
+//! as Blob downloads, and keeps the live chat in the library (every change at once, a reply as
+//! it arrives as often as [`LiveSaves`] allows, and before each chat request goes out:
+//! [`stored_before_request`]); it asks the browser to warn before the page is left while
+//! [`warn_on_leave`] says something is unsaved. A failed load or write is kept as the storage
+//! failure every tab shows, and the app goes on in memory. Every result goes back into
 //! [`Library`] or [`LibraryTab`], which decide what follows (see `app/library/sync.rs`).
 
 use leptos::prelude::*;

@@ -462,7 +462,7 @@ fn the_shape_changes_with_what_the_library_keeps_but_not_with_a_streamed_piece()
     assert!(!empty.busy);
     session.send("hello", 1, &C).unwrap();
     let sending = session.shape();
-    assert!(sending.busy, "never saved mid-reply");
+    assert!(sending.busy, "a reply is on its way");
     assert_ne!(sending, empty);
     session.delta("Hi");
     assert_eq!(session.shape(), sending, "a streamed piece is no change");
