@@ -138,7 +138,8 @@ pub fn summary_text(reply: Result<Option<String>, ApiError>) -> Result<String, S
 /// streamed piece, and equal for two states the library would store alike.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LiveShape {
-    /// A reply or a summary is being written: the chat is not saved mid-reply.
+    /// A reply or a summary is being written (the library saves the chat all the same, a reply
+    /// as it arrives: `app::library::LiveShape`).
     pub busy: bool,
     /// Messages, editions and failures.
     counts: (usize, usize, usize),
@@ -577,6 +578,45 @@ impl LiveSession {
             })
             .map(|(_, m)| ChatMessage::from(m))
             .collect()
+    }
+}
+
+/// What persistence needs of a live chat (the library keeps it as it streams, and offers what
+/// a reload cut off); kept apart from the request logic above.
+impl LiveSession {
+    /// The reply arriving now, as far as it has arrived.
+    pub fn streaming_text(&self) -> Option<&str> {
+        self.streaming.as_deref()
+    }
+
+    /// [`LiveSession::resume`] after a reload, offering what the reload cut off: a user message
+    /// with no reply, or a reply kept as it was streaming (marked failed, so incomplete), offers
+    /// Retry of the reply; a summary that the last reply made due, and that no edition holds,
+    /// is offered again as a failed job that Retry runs. Nothing is committed twice: the trigger
+    /// is checked against the turns still verbatim.
+    pub fn resume_after_reload(session: &Session, at_ms: u64) -> LiveSession {
+        let mut live = LiveSession::resume(session);
+        let archive = live.memory.archive();
+        let Some(last) = archive.last() else {
+            return live;
+        };
+        let cut = last.role == Role::User || live.kept.failed.contains(&(archive.len() - 1));
+        if cut {
+            live.error = Some(
+                "The reply to your last message did not finish before the page was closed or reloaded; what had arrived is kept, marked incomplete. Press Retry to ask again."
+                    .to_owned(),
+            );
+            live.redo = Some(Redo::Reply);
+        } else if let Some(job) = live.memory.recheck_trigger() {
+            let reason = "the page was closed or reloaded while the summary was being written";
+            if live.memory.fail(job.id, reason, at_ms).is_ok() {
+                live.error = Some(format!(
+                    "The summary could not be written: {reason}. The conversation and its memory are unchanged; press Retry to write the summary again."
+                ));
+                live.redo = Some(Redo::Summary);
+            }
+        }
+        live
     }
 }
 

@@ -23,7 +23,7 @@ pub enum StoreError {
     WriteFailed,
     /// The stored settings could not be read back.
     #[error(
-        "The saved settings could not be read ({0}); the defaults are shown. Saving the form replaces them."
+        "The saved settings could not be read ({0}). The fields that could be read are kept and the rest are back to their defaults; your API key is kept. Check the form, especially the base URL, which the key is sent to."
     )]
     Corrupt(String),
     /// IndexedDB cannot be used (private mode, blocked site data, or an old browser).

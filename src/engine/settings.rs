@@ -473,6 +473,61 @@ impl SettingsRecord {
     }
 }
 
+/// The settings read back from storage, with what went wrong if the record was unreadable.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReadSettings {
+    pub settings: Settings,
+    /// Why the stored record could not be read whole; the settings then hold every field that
+    /// could be read, the defaults for the rest, and the key all the same.
+    pub unreadable: Option<String>,
+}
+
+impl SettingsRecord {
+    /// Reads the stored record `text` with the key stored beside it (`key_remembered`: it was
+    /// found in localStorage, where only "remember on this device" puts it). A record that does
+    /// not parse never costs the user their key or the fields that are still readable: each
+    /// field is read on its own, the rest are the defaults, and a remembered key stays
+    /// remembered (saving the form would otherwise move it out of localStorage). The error says
+    /// what was unreadable.
+    pub fn read(text: &str, api_key: String, key_remembered: bool) -> ReadSettings {
+        match serde_json::from_str::<SettingsRecord>(text) {
+            Ok(record) => ReadSettings {
+                settings: record.into_settings(api_key),
+                unreadable: None,
+            },
+            Err(error) => {
+                let mut settings = salvage(text).into_settings(api_key);
+                settings.remember_key |= key_remembered;
+                ReadSettings {
+                    settings,
+                    unreadable: Some(error.to_string()),
+                }
+            }
+        }
+    }
+}
+
+/// The fields of an unreadable record that read on their own, as a version 1 record unless its
+/// version is readable (so a key with no readable origin is bound to the base URL's).
+fn salvage(text: &str) -> SettingsRecord {
+    let mut kept = serde_json::Map::new();
+    if let Ok(serde_json::Value::Object(fields)) = serde_json::from_str(text) {
+        for (name, value) in fields {
+            let mut one = serde_json::Map::new();
+            one.insert("version".into(), serde_json::Value::from(1));
+            one.insert(name.clone(), value.clone());
+            if serde_json::from_value::<SettingsRecord>(serde_json::Value::Object(one)).is_ok() {
+                kept.insert(name, value);
+            }
+        }
+    }
+    kept.entry("version").or_insert(serde_json::Value::from(1));
+    serde_json::from_value(serde_json::Value::Object(kept)).unwrap_or(SettingsRecord {
+        version: 1,
+        ..Settings::default().to_record()
+    })
+}
+
 impl Endpoint {
     /// The full URL of an API path such as `models` or `chat/completions`.
     pub fn url(&self, path: &str) -> String {
@@ -817,6 +872,56 @@ mod tests {
             },
             vec![SettingsError::Temperature("NaN".into())],
         );
+    }
+
+    /// An unreadable settings record used to reset the form to the defaults, and the save that
+    /// followed moved a remembered key out of localStorage, so the key was lost at the next
+    /// visit. Now every readable field and the key are kept, and the key stays remembered.
+    #[test]
+    fn an_unreadable_settings_record_keeps_the_key_and_every_readable_field() {
+        let mut good = Settings {
+            base_url: "https://api.groq.com/openai/v1".into(),
+            chat_model: "llama".into(),
+            remember_key: true,
+            ..Settings::default()
+        };
+        good.set_api_key("sk-1".into());
+        let text = serde_json::to_string(&good.to_record()).unwrap();
+        let read = SettingsRecord::read(&text, "sk-1".into(), true);
+        assert_eq!(read.unreadable, None);
+        assert_eq!(read.settings.chat_model, "llama");
+
+        // A field of the wrong type: that field is lost, nothing else.
+        let broken = text.replace("\"llama\"", "42");
+        let read = SettingsRecord::read(&broken, "sk-1".into(), true);
+        assert!(read.unreadable.is_some());
+        let s = &read.settings;
+        assert_eq!(
+            (
+                s.base_url.as_str(),
+                s.chat_model.as_str(),
+                s.api_key.as_str()
+            ),
+            ("https://api.groq.com/openai/v1", "", "sk-1")
+        );
+        assert!(s.remember_key);
+        assert_eq!(s.key_origin, "https://api.groq.com:443");
+        assert!(
+            s.endpoint().unwrap().api_key.is_some(),
+            "the key still works"
+        );
+
+        // Not JSON at all: the defaults, but the key kept where it was found.
+        let read = SettingsRecord::read("{not json", "sk-1".into(), true);
+        assert!(read.unreadable.unwrap().contains("line 1"));
+        assert_eq!(read.settings.api_key, "sk-1");
+        assert!(
+            read.settings.remember_key,
+            "a remembered key stays remembered"
+        );
+        let read = SettingsRecord::read("{not json", "sk-2".into(), false);
+        assert!(!read.settings.remember_key);
+        assert_eq!(read.settings.api_key, "sk-2");
     }
 
     #[test]

@@ -1,4 +1,6 @@
-//! Browser persistence: the settings in localStorage, the API key where the user chose.
+//! Browser persistence: the settings in localStorage (an unreadable record is kept aside and
+//! never costs the key: [`load_settings_kept`]), the chat box's draft, the API key where the
+//! user chose.
 //!
 //! Architecture invariant: the key is stored apart from the other settings, in sessionStorage
 //! (gone when the tab closes) unless the user ticked "remember on this device"; only then does
@@ -19,6 +21,10 @@ pub const SETTINGS_KEY: &str = "summary-memory.settings";
 pub const LIVE_SESSION_KEY: &str = "summary-memory.live-session";
 /// Where the API key lives, in sessionStorage or (opted in) localStorage.
 pub const API_KEY_KEY: &str = "summary-memory.api-key";
+/// A settings record that could not be read, kept as it was before the form replaced it.
+pub const UNREADABLE_SETTINGS_KEY: &str = "summary-memory.settings.unreadable";
+/// The chat box's draft, so it survives a tab switch, a reload and a closed tab.
+pub const DRAFT_KEY: &str = "summary-memory.draft";
 
 pub use crate::app::storage::StoreError;
 
@@ -39,6 +45,68 @@ pub fn load_settings() -> Result<Settings, StoreError> {
     let record: SettingsRecord =
         serde_json::from_str(&text).map_err(|error| StoreError::Corrupt(error.to_string()))?;
     Ok(record.into_settings(key))
+}
+
+/// Reads the settings and the key for the app: like [`load_settings`], but an unreadable record
+/// never costs the key or the fields still readable ([`SettingsRecord::read`]); it is kept under
+/// [`UNREADABLE_SETTINGS_KEY`] before the form's next save replaces it, and the error says so.
+/// Storage that cannot be used at all gives the defaults and that error.
+pub fn load_settings_kept() -> (Settings, Option<StoreError>) {
+    let Ok(local) = local() else {
+        let key = session()
+            .ok()
+            .and_then(|s| read(&s, API_KEY_KEY).ok().flatten())
+            .unwrap_or_default();
+        return (
+            Settings {
+                api_key: key,
+                ..Settings::default()
+            },
+            Some(StoreError::Unavailable("localStorage is blocked")),
+        );
+    };
+    let remembered = read(&local, API_KEY_KEY).ok().flatten();
+    let key_remembered = remembered.is_some();
+    let key = remembered
+        .or(session()
+            .ok()
+            .and_then(|s| read(&s, API_KEY_KEY).ok().flatten()))
+        .unwrap_or_default();
+    let Some(text) = read(&local, SETTINGS_KEY).ok().flatten() else {
+        return (
+            Settings {
+                api_key: key,
+                ..Settings::default()
+            },
+            None,
+        );
+    };
+    let read_back = SettingsRecord::read(&text, key, key_remembered);
+    let error = read_back.unreadable.map(|reason| {
+        let _ = write(&local, UNREADABLE_SETTINGS_KEY, &text);
+        StoreError::Corrupt(reason)
+    });
+    (read_back.settings, error)
+}
+
+/// The chat box's draft, empty when there is none or storage is blocked.
+pub fn load_draft() -> String {
+    local()
+        .ok()
+        .and_then(|l| read(&l, DRAFT_KEY).ok().flatten())
+        .unwrap_or_default()
+}
+
+/// Keeps the chat box's draft; an empty draft is removed. A refused write is ignored: the draft
+/// is still in the box.
+pub fn save_draft(text: &str) {
+    if let Ok(local) = local() {
+        let _ = if text.is_empty() {
+            remove(&local, DRAFT_KEY)
+        } else {
+            write(&local, DRAFT_KEY, text)
+        };
+    }
 }
 
 /// The library session the live chat was last kept in, if any.

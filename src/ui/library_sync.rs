@@ -1,7 +1,11 @@
 //! The session library's runner: it creates the app-wide library ([`provide_sessions`]) and only
 //! performs. It reads IndexedDB, performs the writes the pure [`Library`] queues (one transaction
 //! each), posts and hears the cross-tab `BroadcastChannel`, reads imported files, offers exports
-//! as Blob downloads, and keeps the live chat in the library; every result goes back into
+//! as Blob downloads, and keeps the live chat in the library (every change at once, a reply as
+//! it arrives as often as [`LiveSaves`] allows, and before each chat request goes out:
+//! [`stored_before_request`]); it asks the browser to warn before the page is left while
+//! [`warn_on_leave`] says something is unsaved. A failed load or write is kept as the storage
+//! failure every tab shows, and the app goes on in memory. Every result goes back into
 //! [`Library`] or [`LibraryTab`], which decide what follows (see `app/library/sync.rs`).
 
 use leptos::prelude::*;
@@ -13,7 +17,8 @@ use super::clock::now_ms;
 use super::tokens::{LoadState, SharedCounter, TokenService};
 
 use crate::app::library::{
-    Broadcast, Entry, FileError, Library, LibraryTab, LiveShape, Remote, check_file_size,
+    Broadcast, Entry, FileError, Library, LibraryTab, LiveAfterConflict, LiveSaves, LiveShape,
+    Remote, SaveOp, SaveWhen, check_file_size, warn_on_leave,
 };
 use crate::app::storage::StoreError;
 use crate::store::sessions as db;
@@ -33,6 +38,14 @@ pub struct Sessions {
     pub loaded: RwSignal<bool>,
     /// The app's token service: stored and imported sessions are counted with its counter.
     pub tokens: TokenService,
+    /// Writes are being performed now.
+    writing: RwSignal<bool>,
+    /// The library session the live chat is kept in.
+    live_id: StoredValue<Option<String>>,
+    /// The throttle on saving the live chat while a reply arrives.
+    live_saves: StoredValue<LiveSaves>,
+    /// The app's chat state, when there is one (the live chat is kept from it).
+    workbench: Option<RwSignal<Workbench>>,
 }
 
 /// Creates the library, loads it from IndexedDB, saves every change, and shares it as context.
@@ -41,11 +54,16 @@ pub struct Sessions {
 /// vocabulary (or has failed to get it, and counts are marked estimates): a session read
 /// before would keep rough counts after the vocabulary arrived.
 pub fn provide_sessions(tokens: TokenService) -> Sessions {
+    let workbench = use_context::<RwSignal<Workbench>>();
     let sessions = Sessions {
         library: RwSignal::new(Library::default()),
         tab: RwSignal::new(LibraryTab::default()),
         loaded: RwSignal::new(false),
         tokens,
+        writing: RwSignal::new(false),
+        live_id: StoredValue::new(store::live_session_id()),
+        live_saves: StoredValue::new(LiveSaves::default()),
+        workbench,
     };
     provide_context(sessions);
     let started = StoredValue::new(false);
@@ -59,26 +77,50 @@ pub fn provide_sessions(tokens: TokenService) -> Sessions {
             spawn_local(load(sessions));
         }
     });
-    if let Some(workbench) = use_context::<RwSignal<Workbench>>() {
+    if let Some(workbench) = workbench {
         keep_live_chat(sessions, workbench);
+        warn_before_leaving(sessions, workbench);
     }
     broadcast::listen(move |text| {
         if let Some(message) = Broadcast::decode(&text) {
             on_broadcast(sessions, &message);
         }
     });
-    let busy = StoredValue::new(false);
     Effect::new(move |_| {
         let pending = sessions.library.with(Library::has_pending);
-        if pending && !busy.get_value() {
-            busy.set_value(true);
+        if pending && !sessions.writing.get_untracked() {
+            sessions.writing.set(true);
             spawn_local(async move {
                 drain(sessions).await;
-                busy.set_value(false);
+                sessions.writing.set(false);
             });
         }
     });
     sessions
+}
+
+/// Keeps the live chat now (as the save effect would), then waits until its write has landed
+/// or failed: the live driver awaits this before a chat request goes out, so the user's message
+/// is stored before its request is sent. Before the library has loaded there is nothing to
+/// wait for (the chat is kept once it has).
+pub async fn stored_before_request(sessions: Sessions) {
+    let Some(workbench) = sessions.workbench else {
+        return;
+    };
+    if !sessions.loaded.get_untracked() {
+        return;
+    }
+    keep_now(sessions, workbench);
+    // The write loop picks the queued write up on the next tick; wait for it to finish. A
+    // write that cannot land (no IndexedDB, a full disk) fails quickly and is shown.
+    for _ in 0..250 {
+        let waiting = sessions.writing.get_untracked()
+            || sessions.library.with_untracked(Library::has_pending);
+        if !waiting {
+            return;
+        }
+        gloo_timers::future::TimeoutFuture::new(20).await;
+    }
 }
 
 /// Reads the stored sessions into the library, in place of what it holds.
@@ -86,7 +128,10 @@ pub async fn load(sessions: Sessions) {
     let records = match db::load_all().await {
         Ok(records) => records,
         Err(e) => {
-            sessions.tab.update(|t| t.report(e));
+            sessions.tab.update(|t| t.store_failed(e));
+            // The app goes on in memory: the live chat is still kept in the library (and
+            // exported from it), and each change tries the write again.
+            sessions.loaded.set(true);
             return;
         }
     };
@@ -101,19 +146,51 @@ pub async fn load(sessions: Sessions) {
 }
 
 /// The user's answer to a conflict: take the stored version, keeping this tab's as a copy
-/// when `keep_copy`.
+/// when `keep_copy`. When the session is the live chat's, the chat on screen follows: it
+/// becomes the stored version, or is kept in the copy from now on.
 pub async fn resolve(sessions: Sessions, id: String, keep_copy: bool) {
     match read_entry(&id, &sessions.tokens.counter()).await {
         Ok(stored) => {
             let copy_id = keep_copy.then(new_id);
             let result = sessions
                 .library
-                .try_update(|l| l.resolve(&id, stored, copy_id, now_ms()))
+                .try_update(|l| l.resolve(&id, stored, copy_id.clone(), now_ms()))
                 .unwrap_or(Ok(()));
+            if result.is_ok()
+                && let Some(workbench) = sessions.workbench
+            {
+                let live_id = sessions.live_id.get_value();
+                let after = workbench.with_untracked(|w| {
+                    sessions.library.with_untracked(|l| {
+                        l.live_after_conflict(live_id.as_deref(), &id, copy_id.as_deref(), &w.live)
+                    })
+                });
+                match after {
+                    LiveAfterConflict::Unchanged => {}
+                    LiveAfterConflict::Resume(live) => {
+                        sessions.live_saves.set_value(LiveSaves::default());
+                        workbench.update(|w| w.set_live(*live));
+                    }
+                    LiveAfterConflict::KeptIn(copy) => remember_live_id(sessions, copy),
+                }
+            }
             sessions.tab.update(|t| t.resolved(result));
         }
         Err(e) => sessions.tab.update(|t| t.report(e)),
     }
+}
+
+/// Offers the stored records that were skipped as unreadable as one download, exactly as
+/// stored, and returns the text for the preview.
+pub fn export_unreadable(sessions: Sessions) -> String {
+    let text = sessions
+        .tab
+        .with_untracked(LibraryTab::skipped_raw)
+        .unwrap_or_default();
+    if let Err(e) = download("summary-memory-unreadable.json", &text) {
+        sessions.tab.update(|t| t.report(e));
+    }
+    text
 }
 
 /// Reads a file the user chose or dropped, and imports every session in it.
@@ -163,30 +240,38 @@ pub fn export(sessions: Sessions) -> String {
 }
 
 /// Saves the Chat tab's live conversation into the library after every change (once the
-/// library has loaded, and never mid-reply), and resumes it after a reload.
+/// library has loaded), a reply as it arrives at most every half second ([`LiveSaves`]), and
+/// resumes it after a reload.
 fn keep_live_chat(sessions: Sessions, workbench: RwSignal<Workbench>) {
-    let live_id = StoredValue::new(store::live_session_id());
     let shape = Memo::new(move |_| workbench.with(|w| LiveShape::of(&w.live)));
+    // Bumped by the timer a throttled save sets, so the save is asked for again.
+    let again = RwSignal::new(0u32);
+    let timer = StoredValue::new(false);
     Effect::new(move |_| {
-        let settled = shape.with(LiveShape::settled);
-        if !settled || !sessions.loaded.get() {
+        again.track();
+        if !sessions.loaded.get() {
             return;
         }
-        let id = live_id.get_value();
-        let kept = workbench
-            .with_untracked(|w| {
-                sessions
-                    .library
-                    .try_update(|l| l.keep_live(id.as_deref(), new_id, &w.live, now_ms()))
-            })
-            .flatten();
-        if kept != id
-            && let Some(kept) = kept
-        {
-            if let Err(e) = store::set_live_session_id(&kept) {
-                sessions.tab.update(|t| t.report(e));
+        let when = shape.with(|shape| {
+            sessions
+                .live_saves
+                .try_update_value(|s| s.decide(shape, now_ms()))
+        });
+        match when {
+            Some(SaveWhen::Now) => keep_now(sessions, workbench),
+            // One timer at a time: the pieces that arrive meanwhile are saved with it.
+            Some(SaveWhen::After(ms)) if !timer.get_value() => {
+                timer.set_value(true);
+                set_timeout(
+                    move || {
+                        timer.set_value(false);
+                        again.update(|n| *n = n.wrapping_add(1));
+                    },
+                    std::time::Duration::from_millis(ms),
+                );
             }
-            live_id.set_value(Some(kept));
+            Some(SaveWhen::After(_)) => {}
+            Some(SaveWhen::Nothing) | None => {}
         }
     });
     // Once loaded: an empty live chat resumes the one the library kept.
@@ -194,16 +279,71 @@ fn keep_live_chat(sessions: Sessions, workbench: RwSignal<Workbench>) {
         if !sessions.loaded.get() {
             return;
         }
-        let id = live_id.get_value();
+        let id = sessions.live_id.get_value();
         let resumed = workbench.with_untracked(|w| {
             sessions
                 .library
-                .with_untracked(|l| l.resume(id.as_deref(), &w.live))
+                .with_untracked(|l| l.resume(id.as_deref(), &w.live, now_ms()))
         });
         if let Some(live) = resumed {
             workbench.update(|w| w.set_live(live));
         }
     });
+}
+
+/// Keeps the live chat in the library as it is now.
+fn keep_now(sessions: Sessions, workbench: RwSignal<Workbench>) {
+    let id = sessions.live_id.get_value();
+    let counter = sessions.tokens.counter();
+    let kept = workbench
+        .with_untracked(|w| {
+            sessions
+                .library
+                .try_update(|l| l.keep_live(id.as_deref(), new_id, &w.live, now_ms(), &counter))
+        })
+        .flatten();
+    if kept != id
+        && let Some(kept) = kept
+    {
+        remember_live_id(sessions, kept);
+    }
+}
+
+fn remember_live_id(sessions: Sessions, id: String) {
+    if let Err(e) = store::set_live_session_id(&id) {
+        sessions.tab.update(|t| t.report(e));
+    }
+    sessions.live_id.set_value(Some(id));
+}
+
+/// Asks the browser to warn before the page is left while something is unsaved
+/// ([`warn_on_leave`]), and only then.
+fn warn_before_leaving(sessions: Sessions, workbench: RwSignal<Workbench>) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let listener = wasm_bindgen::closure::Closure::<dyn FnMut(web_sys::Event)>::new(
+        move |event: web_sys::Event| {
+            let warn = workbench.with_untracked(|w| {
+                sessions.library.with_untracked(|l| {
+                    warn_on_leave(l, sessions.writing.get_untracked(), &LiveShape::of(&w.live))
+                })
+            });
+            if warn {
+                event.prevent_default();
+                // Older browsers ask for a return value as well.
+                let _ = js_sys::Reflect::set(
+                    &event,
+                    &wasm_bindgen::JsValue::from_str("returnValue"),
+                    &wasm_bindgen::JsValue::from_str(""),
+                );
+            }
+        },
+    );
+    let _ =
+        window.add_event_listener_with_callback("beforeunload", listener.as_ref().unchecked_ref());
+    // The listener lives as long as the page.
+    listener.forget();
 }
 
 /// Performs the library's pending writes one at a time until none are left.
@@ -227,8 +367,18 @@ async fn drain(sessions: Sessions) {
                     {
                         broadcast::post(&message.encode());
                     }
+                    // A put that lands shows there is room again; a removal needs none.
+                    let stored = !matches!(op, SaveOp::Delete { .. });
+                    if stored && sessions.tab.with_untracked(|t| t.store_failure().is_some()) {
+                        sessions.tab.update(LibraryTab::write_landed);
+                        // The alert's undo offer depends on the library's quota state.
+                        sessions.library.update(|_| {});
+                    }
                 }
-                Err(e) => sessions.tab.update(|t| t.write_failed(&op, e)),
+                Err(e) => {
+                    sessions.library.update(|l| l.write_failed(&e));
+                    sessions.tab.update(|t| t.write_failed(&op, e));
+                }
             }
         }
     }
@@ -245,6 +395,7 @@ fn on_broadcast(sessions: Sessions, message: &Broadcast) {
                     if let Some(notice) =
                         sessions.library.try_update(|l| l.take_remote(&id, stored))
                     {
+                        follow_live(sessions, &id);
                         show_remote(sessions, notice);
                     }
                 }
@@ -255,6 +406,25 @@ fn on_broadcast(sessions: Sessions, message: &Broadcast) {
             let notice = sessions.library.with_untracked(|l| l.conflict_notice(&id));
             show_remote(sessions, notice);
         }
+    }
+}
+
+/// Another tab's version of `id` was taken with nothing unsaved here: when it is the live
+/// chat's session, the chat on screen shows it too (unless a reply is arriving), so the next
+/// change goes on from it rather than forking a new session.
+fn follow_live(sessions: Sessions, id: &str) {
+    let Some(workbench) = sessions.workbench else {
+        return;
+    };
+    let live_id = sessions.live_id.get_value();
+    let after = workbench.with_untracked(|w| {
+        sessions
+            .library
+            .with_untracked(|l| l.live_after_conflict(live_id.as_deref(), id, None, &w.live))
+    });
+    if let LiveAfterConflict::Resume(live) = after {
+        sessions.live_saves.set_value(LiveSaves::default());
+        workbench.update(|w| w.set_live(*live));
     }
 }
 

@@ -19,6 +19,7 @@ use crate::engine::message::ChatMessage;
 use crate::engine::settings::{Settings, ValidSettings};
 
 use super::clock::now_ms;
+use super::library_sync::{Sessions, stored_before_request};
 use super::tokens::SharedCounter;
 
 /// Starts and stops the live chat's requests. Created once at the App root and shared through
@@ -30,6 +31,8 @@ pub struct LiveDriver {
     counter: SharedCounter,
     /// Stops the chat request in flight.
     stop: StoredValue<Option<StopHandle>, LocalStorage>,
+    /// The session library, which stores the user's message before its request goes out.
+    sessions: Option<Sessions>,
 }
 
 impl LiveDriver {
@@ -44,6 +47,7 @@ impl LiveDriver {
             settings,
             counter,
             stop: StoredValue::new_local(None),
+            sessions: use_context::<Sessions>(),
         };
         provide_context(driver);
         driver
@@ -151,6 +155,10 @@ impl LiveDriver {
     async fn drive(self, valid: ValidSettings, action: LiveAction) {
         let mut next = Some(action);
         while let Some(action) = next.take() {
+            // The user's message is stored before its request is sent (ARCHITECTURE.md).
+            if let (LiveAction::Reply(_), Some(sessions)) = (&action, self.sessions) {
+                stored_before_request(sessions).await;
+            }
             next = match action {
                 LiveAction::Reply(request) => self.reply(&valid, request).await,
                 LiveAction::Summary(job) => self.summary(&valid, job).await,

@@ -17,6 +17,7 @@ mod live_driver;
 mod offline;
 mod settings;
 mod shell;
+mod store_alerts;
 mod theme;
 mod tokens;
 mod tuner;

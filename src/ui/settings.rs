@@ -7,19 +7,15 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use super::store_alerts::SettingsUnreadable;
 use crate::api::Client;
 use crate::engine::openai::{PROVIDERS, detect_provider};
 use crate::engine::settings::{REASONING_EFFORTS, Settings};
-
-/// The result of the last storage write, shown under the form when it failed.
-#[derive(Clone, Copy)]
-pub struct StoreStatus(pub RwSignal<Option<String>>);
 
 /// The Settings tab panel.
 #[component]
 pub fn SettingsPanel() -> impl IntoView {
     let settings = expect_context::<RwSignal<Settings>>();
-    let store_status = expect_context::<StoreStatus>().0;
     let test = RwSignal::new(TestState::Idle);
 
     let test_connection = move |_| {
@@ -183,9 +179,8 @@ pub fn SettingsPanel() -> impl IntoView {
                     </div>
                 })
             }}
-            {move || store_status.get().map(|message| view! {
-                <p class="warning" data-testid="store-error" role="alert">{message}</p>
-            })}
+            // A failed save of the settings is shown above every tab (`store_alerts.rs`).
+            <SettingsUnreadable />
         </section>
     }
 }

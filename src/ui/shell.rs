@@ -7,13 +7,14 @@ use super::editions::EditionsTab;
 use super::inspect::{InspectTab, provide_sessions};
 use super::live_driver::LiveDriver;
 use super::offline::OfflineNotice;
-use super::settings::{SettingsPanel, StoreStatus};
+use super::settings::SettingsPanel;
+use super::store_alerts::{SettingsLoadError, StoreAlertRegion, StoreStatus};
 use super::theme::ThemeToggle;
 use super::tokens::{TokenService, TokensTab};
 use super::tuner::TunerTab;
 use super::url::{current_query, replace_query};
+use crate::app::storage::StoreError;
 use crate::app::workbench::Workbench;
-use crate::engine::settings::Settings;
 use crate::route::{Route, Tab};
 use crate::store;
 use crate::tokens::Encoding;
@@ -38,16 +39,20 @@ pub fn App() -> impl IntoView {
         replace_query(&query);
     });
 
-    // The settings are read from storage once, here, and every change is mirrored back. A
-    // storage problem is shown in the Settings tab; the app keeps working with the form's values.
-    let (loaded, load_error) = match store::load_settings() {
-        Ok(settings) => (settings, None),
-        Err(error) => (Settings::default(), Some(error.to_string())),
+    // The settings are read from storage once, here, and every change is mirrored back. An
+    // unreadable record is said in the Settings tab (the key and every readable field kept);
+    // storage that cannot be used is a storage failure, shown above every tab. The app keeps
+    // working with the form's values.
+    let (loaded, load_error) = store::load_settings_kept();
+    let (unreadable, unusable) = match load_error {
+        Some(error @ StoreError::Corrupt(_)) => (Some(error.to_string()), None),
+        other => (None, other.map(|e| e.to_string())),
     };
     let settings = RwSignal::new(loaded);
-    let store_status = StoreStatus(RwSignal::new(load_error));
+    let store_status = StoreStatus(RwSignal::new(unusable));
     provide_context(settings);
     provide_context(store_status);
+    provide_context(SettingsLoadError(RwSignal::new(unreadable)));
     Effect::new(move |_| {
         let saved = settings.with(store::save_settings);
         if let Err(error) = saved {
@@ -102,6 +107,7 @@ pub fn App() -> impl IntoView {
         </nav>
         <ParamErrors />
         <OfflineNotice />
+        <StoreAlertRegion />
         <main id="panel" role="tabpanel" aria-labelledby=move || format!("tab-{}", tab.get().slug())>
             {move || panel(tab.get())}
         </main>

@@ -13,6 +13,7 @@ mod harness;
 mod litellm;
 mod live;
 mod openai_server;
+mod persistence;
 mod policy_controls;
 mod providers;
 mod pwa;

@@ -15,7 +15,7 @@ use summary_memory::view::inspect::InspectView;
 use crate::harness::{Browser, StoppableApp, TempDir};
 
 /// Three turns under "summarise at 2, keep 1": two editions, turns 1 and 2 folded.
-fn played() -> Session {
+pub(crate) fn played() -> Session {
     Scripted {
         name: "Aarav's plan".into(),
         summaries: vec![
@@ -29,13 +29,13 @@ fn played() -> Session {
     .play(3)
 }
 
-fn write_file(dir: &TempDir, name: &str, text: &str) -> String {
+pub(crate) fn write_file(dir: &TempDir, name: &str, text: &str) -> String {
     let path = dir.0.join(name);
     std::fs::write(&path, text).unwrap();
     path.display().to_string()
 }
 
-async fn import(browser: &Browser, path: &str) {
+pub(crate) async fn import(browser: &Browser, path: &str) {
     browser
         .wait_testid("import-file")
         .await
@@ -44,11 +44,11 @@ async fn import(browser: &Browser, path: &str) {
         .unwrap();
 }
 
-async fn count(browser: &Browser, testid: &str) -> usize {
+pub(crate) async fn count(browser: &Browser, testid: &str) -> usize {
     browser.all_testid(testid).await.len()
 }
 
-async fn wait_count(browser: &Browser, testid: &str, n: usize) {
+pub(crate) async fn wait_count(browser: &Browser, testid: &str, n: usize) {
     browser
         .wait_until(
             &format!("document.querySelectorAll(\"[data-testid='{testid}']\").length === {n}"),
@@ -58,7 +58,7 @@ async fn wait_count(browser: &Browser, testid: &str, n: usize) {
 }
 
 /// Waits until IndexedDB holds `n` session records (the app has opened the database by then).
-async fn wait_stored(browser: &Browser, n: u64) {
+pub(crate) async fn wait_stored(browser: &Browser, n: u64) {
     let script = "const done = arguments[arguments.length - 1];
         const open = indexedDB.open('summary-memory');
         open.onerror = () => done(-1);
@@ -113,7 +113,7 @@ async fn wait_one_record(browser: &Browser, deleted: bool) {
 }
 
 /// The text of the last export, from the hidden preview the Inspect tab keeps.
-async fn exported(browser: &Browser) -> String {
+pub(crate) async fn exported(browser: &Browser) -> String {
     browser
         .wait_until(
             "document.querySelector(\"[data-testid='export-preview']\").textContent.length > 0",

@@ -19,7 +19,8 @@ use thiserror::Error;
 
 use crate::app::live::LiveSession;
 use crate::engine::memory::MemoryState;
-use crate::engine::session::{Session, SessionSettings};
+use crate::engine::message::{CountTokens, Message, Role};
+use crate::engine::session::{LiveRecord, Session, SessionSettings};
 
 mod protocol;
 mod record;
@@ -28,8 +29,11 @@ mod tab;
 
 pub use protocol::{Broadcast, Remote, RemoteNotice, SaveOp};
 pub use record::{Record, Unreadable};
-pub use sync::{LiveShape, check_file_size};
-pub use tab::{FileError, LibraryTab, Problem};
+pub use sync::{
+    LiveAfterConflict, LiveSaves, LiveShape, STREAM_SAVE_BYTES, STREAM_SAVE_MS, SaveWhen,
+    check_file_size, warn_on_leave,
+};
+pub use tab::{FileError, LibraryTab, Problem, StoreAlert};
 
 /// The name a live chat gets when the library first keeps it.
 pub const LIVE_NAME: &str = "Live chat";
@@ -49,6 +53,15 @@ pub struct Entry {
 /// How long a deleted session can still be brought back, counted from its deletion: a week.
 /// Older tombstones are removed from storage when the library loads.
 pub const UNDO_KEEP_MS: u64 = 7 * 24 * 60 * 60 * 1000;
+
+/// The last deletion, which undo brings back.
+#[derive(Clone, Debug, PartialEq)]
+struct Tombstone {
+    entry: Entry,
+    /// Whether the record is kept in storage marked deleted (so the undo survives a reload and
+    /// its space is held until dismissed) or was removed, the undo living in this tab's memory.
+    stored: bool,
+}
 
 /// Why a library operation was refused. Nothing was changed.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
@@ -71,8 +84,11 @@ pub enum LibraryError {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Library {
     entries: Vec<Entry>,
-    /// The last deleted entry and when it was deleted, so that undo can restore it as it was.
-    tombstone: Option<(Entry, u64)>,
+    /// The last deleted entry, so that undo can restore it as it was.
+    tombstone: Option<Tombstone>,
+    /// The last write failed because the browser's storage is full: a deletion then removes the
+    /// record at once (its undo is kept in this tab only), so deleting frees space.
+    quota_full: bool,
     /// The revision of each record as the store last confirmed it.
     stored: BTreeMap<String, u64>,
     /// Writes not yet performed, oldest first.
@@ -108,7 +124,10 @@ impl Library {
         for (entry, deleted_ms) in deleted {
             let fresh = now_ms.saturating_sub(deleted_ms) < UNDO_KEEP_MS;
             if library.tombstone.is_none() && fresh {
-                library.tombstone = Some((entry, deleted_ms));
+                library.tombstone = Some(Tombstone {
+                    entry,
+                    stored: true,
+                });
             } else {
                 library.pending.push(SaveOp::Delete {
                     id: entry.id,
@@ -141,7 +160,38 @@ impl Library {
     pub fn undoable(&self) -> Option<&str> {
         self.tombstone
             .as_ref()
-            .map(|(e, _)| e.session.name.as_str())
+            .map(|t| t.entry.session.name.as_str())
+    }
+
+    /// The name of the deleted session whose record storage still holds for its undo: the space
+    /// that dismissing the undo frees.
+    pub fn undo_holds_space(&self) -> Option<&str> {
+        self.tombstone
+            .as_ref()
+            .filter(|t| t.stored)
+            .map(|t| t.entry.session.name.as_str())
+    }
+
+    /// Whether the last write failed on a full storage quota (see [`Library::write_failed`]).
+    pub fn quota_full(&self) -> bool {
+        self.quota_full
+    }
+
+    /// A write failed: on a full quota, later deletions remove their record at once.
+    pub fn write_failed(&mut self, error: &crate::app::storage::StoreError) {
+        if *error == crate::app::storage::StoreError::QuotaExceeded {
+            self.quota_full = true;
+        }
+    }
+
+    /// Whether this tab holds anything storage does not: a write waiting, or a session whose
+    /// write was refused (or never possible). What the page warns about before it is left.
+    pub fn unsaved_any(&self) -> bool {
+        !self.pending.is_empty()
+            || self
+                .entries
+                .iter()
+                .any(|e| self.stored.get(&e.id) != Some(&e.revision))
     }
 
     /// Adds a new session (an import, a duplicate, a fresh chat).
@@ -188,9 +238,11 @@ impl Library {
     }
 
     /// Removes a session, keeping it as the tombstone that [`Library::undo_delete`] restores.
-    /// The tombstone is stored (marked deleted), so the undo outlives a reload. A second
-    /// deletion replaces the tombstone, and the older one is removed for good: only the last
-    /// deletion can be undone.
+    /// The tombstone is stored (the same record, marked deleted, not a copy), so the undo
+    /// outlives a reload. A second deletion replaces the tombstone, and the older one is removed
+    /// for good: only the last deletion can be undone. When the storage quota is full
+    /// ([`Library::quota_full`]) the record is removed at once, so deleting frees its space, and
+    /// the undo is kept in this tab only (until a reload).
     pub fn delete(&mut self, id: &str, now_ms: u64) -> Result<(), LibraryError> {
         let index = self
             .entries
@@ -202,24 +254,36 @@ impl Library {
         self.drop_pending(&entry.id);
         // Being deleted is a change of the stored record, checked against other tabs like any.
         entry.revision += 1;
-        self.pending.push(SaveOp::Bury {
-            entry: Box::new(entry.clone()),
-            deleted_ms: now_ms,
-            expected: None,
-        });
-        self.tombstone = Some((entry, now_ms));
+        let stored = !self.quota_full;
+        if stored {
+            self.pending.push(SaveOp::Bury {
+                entry: Box::new(entry.clone()),
+                deleted_ms: now_ms,
+                expected: None,
+            });
+        } else {
+            self.pending.push(SaveOp::Delete {
+                id: entry.id.clone(),
+                expected: None,
+            });
+        }
+        self.tombstone = Some(Tombstone { entry, stored });
         Ok(())
     }
 
     /// Brings back the last deleted session as it was, and returns its id.
     pub fn undo_delete(&mut self) -> Result<String, LibraryError> {
-        let (mut entry, _) = self.tombstone.take().ok_or(LibraryError::NothingToUndo)?;
+        let Tombstone { mut entry, .. } =
+            self.tombstone.take().ok_or(LibraryError::NothingToUndo)?;
         if self.get(&entry.id).is_some() {
             return Err(LibraryError::DuplicateId(entry.id));
         }
         let id = entry.id.clone();
         entry.revision += 1;
         self.drop_pending(&id);
+        // A removal still waiting (a deletion under a full quota) must not follow the put back.
+        self.pending
+            .retain(|op| !matches!(op, SaveOp::Delete { id: d, .. } if *d == id));
         self.queue_put(&entry);
         self.entries.push(entry);
         self.sort();
@@ -228,10 +292,10 @@ impl Library {
 
     /// Gives up the chance to undo the last deletion, removing its tombstone from storage.
     pub fn dismiss_undo(&mut self) {
-        if let Some((old, _)) = self.tombstone.take() {
-            self.drop_pending(&old.id);
+        if let Some(Tombstone { entry, .. }) = self.tombstone.take() {
+            self.drop_pending(&entry.id);
             self.pending.push(SaveOp::Delete {
-                id: old.id,
+                id: entry.id,
                 expected: None,
             });
         }
@@ -261,12 +325,14 @@ impl Library {
         !self.pending.is_empty()
     }
 
-    /// The store confirmed a [`SaveOp::Put`] of this revision.
+    /// The store confirmed a [`SaveOp::Put`] of this revision: there was room for it.
     pub fn saved(&mut self, id: &str, revision: u64) {
         self.stored.insert(id.to_owned(), revision);
+        self.quota_full = false;
     }
 
-    /// The store confirmed a [`SaveOp::Delete`].
+    /// The store confirmed a [`SaveOp::Delete`]. A removal needs no space, so it says nothing
+    /// about whether the quota is still full.
     pub fn removed(&mut self, id: &str) {
         self.stored.remove(id);
     }
@@ -330,7 +396,7 @@ impl Library {
     pub fn accept_stored(&mut self, id: &str, stored: Option<Entry>) {
         self.drop_pending(id);
         self.entries.retain(|e| e.id != id);
-        if self.tombstone.as_ref().is_some_and(|(e, _)| e.id == id) {
+        if self.tombstone.as_ref().is_some_and(|t| t.entry.id == id) {
             self.tombstone = None;
         }
         match stored {
@@ -370,33 +436,37 @@ impl Library {
 
     /// Keeps the live chat in the library, saved like any session: its memory, its pinned facts
     /// and its [`LiveRecord`](crate::engine::session::LiveRecord), added the first time and
-    /// updated after every change. Returns the id it is kept under: `id` while the chat goes on
-    /// from that session, or a new one from `new_id` when it is another conversation (a fresh
-    /// chat, a demo run live, or the saved one was deleted). An empty chat is not kept.
+    /// updated after every change. A reply still arriving is kept as far as it has arrived, as
+    /// an assistant message marked failed (so incomplete, and left out of later requests): a
+    /// reload then shows it and offers Retry ([`LiveSession::resume_after_reload`]). Returns the
+    /// id it is kept under: `id` while the chat goes on from that session, or a new one from
+    /// `new_id` when it is another conversation (a fresh chat, a demo run live, or the saved one
+    /// was deleted). An empty chat is not kept.
     pub fn keep_live(
         &mut self,
         id: Option<&str>,
         new_id: impl FnOnce() -> String,
         live: &LiveSession,
         now_ms: u64,
+        counter: &dyn CountTokens,
     ) -> Option<String> {
-        let memory = live.memory();
-        if memory.archive().is_empty() {
+        if live.memory().archive().is_empty() {
             return id.map(str::to_owned);
         }
+        let (memory, record) = snapshot(live, now_ms, counter);
         if let Some(id) = id
             && let Some(entry) = self.get(id)
-            && continues(&entry.session.memory, memory)
+            && continues_kept(&entry.session, &memory)
         {
             let saved = &entry.session;
-            if saved.memory != *memory
+            if saved.memory != memory
                 || saved.pinned != live.pinned()
-                || saved.live.as_ref() != Some(live.record())
+                || saved.live.as_ref() != Some(&record)
             {
                 let session = Session {
-                    memory: memory.clone(),
+                    memory,
                     pinned: live.pinned().to_vec(),
-                    live: Some(live.record().clone()),
+                    live: Some(record),
                     ..saved.clone()
                 };
                 self.update(id, session, now_ms).ok()?;
@@ -406,8 +476,8 @@ impl Library {
         let new = new_id();
         let session = Session {
             pinned: live.pinned().to_vec(),
-            live: Some(live.record().clone()),
-            ..Session::new(LIVE_NAME, SessionSettings::default(), memory.clone())
+            live: Some(record),
+            ..Session::new(LIVE_NAME, SessionSettings::default(), memory)
         };
         self.add(new.clone(), session, now_ms).ok()?;
         Some(new)
@@ -440,6 +510,56 @@ impl Library {
                 .then_with(|| a.id.cmp(&b.id))
         });
     }
+}
+
+/// What the library stores of the live chat now: its memory and record, with a reply still
+/// arriving added as an assistant message marked failed. The memory is a copy; a summary the
+/// copy's trigger would start is never sent.
+pub fn snapshot(
+    live: &LiveSession,
+    now_ms: u64,
+    counter: &dyn CountTokens,
+) -> (MemoryState, LiveRecord) {
+    let mut memory = live.memory().clone();
+    let mut record = live.record().clone();
+    if let Some(text) = live.streaming_text().filter(|t| !t.trim().is_empty()) {
+        let index = memory.archive().len();
+        let partial = Message::new(Role::Assistant, text, counter, now_ms);
+        if memory.add_message(partial).is_ok() {
+            record.incomplete.insert(index);
+            record.failed.insert(index);
+        }
+    }
+    (memory, record)
+}
+
+/// Whether the live memory goes on from the saved session: [`continues`], or the saved session
+/// ends with a reply kept while it was arriving (marked failed), which the live chat has since
+/// finished, or dropped when nothing but spaces arrived.
+pub fn continues_kept(saved: &Session, live: &MemoryState) -> bool {
+    if continues(&saved.memory, live) {
+        return true;
+    }
+    let old = saved.memory.archive();
+    let Some((last, before)) = old.split_last() else {
+        return false;
+    };
+    let streamed = last.role == Role::Assistant
+        && saved
+            .live
+            .as_ref()
+            .is_some_and(|r| r.failed.contains(&before.len()));
+    let new = live.archive();
+    streamed
+        && saved.memory.system_prompt() == live.system_prompt()
+        && before.len() <= new.len()
+        && before
+            .iter()
+            .zip(new)
+            .all(|(a, b)| a.role == b.role && a.content == b.content)
+        && new
+            .get(before.len())
+            .is_none_or(|m| m.role == Role::Assistant)
 }
 
 /// Whether the live memory goes on from the saved one: the same system prompt, and the saved

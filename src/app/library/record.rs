@@ -23,12 +23,15 @@ pub struct Record {
     pub deleted_ms: Option<u64>,
 }
 
-/// A stored record that no longer imports. It is skipped, and left in storage untouched.
+/// A stored record that no longer imports. It is skipped, and left in storage untouched; its
+/// text is kept so the user can export it as it is stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Unreadable {
     /// The record's name, as stored beside the file.
     pub name: String,
     pub error: ImportError,
+    /// The stored text, exactly as read.
+    pub file: String,
 }
 
 impl fmt::Display for Unreadable {
@@ -46,16 +49,18 @@ impl Record {
             name: entry.session.name.clone(),
             updated_ms: entry.updated_ms,
             revision: entry.revision,
-            file: session::export(&entry.session, entry.updated_ms, app_version),
+            // Compact, not the indented export: a third smaller or more in storage.
+            file: session::export_compact(&entry.session, entry.updated_ms, app_version),
             deleted_ms,
         }
     }
 
     /// Reads the record back: the entry (named as the record is, which a rename changes without
     /// rewriting the name inside the file) and, for a tombstone, when it was deleted. Counts are
-    /// recounted with `counter`, never trusted.
+    /// recounted with `counter`, never trusted. The import's size cap does not apply: what the
+    /// app stored must read back, however long the chat grew.
     pub fn read(self, counter: &dyn CountTokens) -> Result<(Entry, Option<u64>), Unreadable> {
-        match session::import(self.file.as_bytes(), counter) {
+        match session::import_stored(self.file.as_bytes(), counter) {
             Ok(mut session) => {
                 session.name = self.name;
                 let entry = Entry {
@@ -69,6 +74,7 @@ impl Record {
             Err(error) => Err(Unreadable {
                 name: self.name,
                 error,
+                file: self.file,
             }),
         }
     }

@@ -154,13 +154,55 @@ impl Library {
     }
 
     /// The live chat to resume after a reload: the session `id` the library kept it in, while the
-    /// chat on screen is still empty (a chat already under way is never replaced).
-    pub fn resume(&self, id: Option<&str>, live: &LiveSession) -> Option<LiveSession> {
+    /// chat on screen is still empty (a chat already under way is never replaced), with what the
+    /// reload cut off offered again ([`LiveSession::resume_after_reload`]).
+    pub fn resume(&self, id: Option<&str>, live: &LiveSession, at_ms: u64) -> Option<LiveSession> {
         let entry = self.get(id?)?;
         live.memory()
             .archive()
             .is_empty()
-            .then(|| LiveSession::resume(&entry.session))
+            .then(|| LiveSession::resume_after_reload(&entry.session, at_ms))
+    }
+}
+
+/// What becomes of the live chat on screen once the user answered a conflict about the session
+/// it is kept in.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LiveAfterConflict {
+    /// The conflict was about another session, or the other tab deleted this one (the chat goes
+    /// on and is kept anew): nothing to do.
+    Unchanged,
+    /// "Reload": the chat on screen becomes the other tab's version.
+    Resume(Box<LiveSession>),
+    /// "Keep mine as a copy": the chat on screen is kept in the copy from now on.
+    KeptIn(String),
+}
+
+impl Library {
+    /// After [`Library::resolve`] of `id` (with `copy_id` when the user kept theirs as a copy):
+    /// what the live chat on screen does when `live_id` is the session it is kept in. A chat
+    /// whose reply is still arriving is not replaced.
+    pub fn live_after_conflict(
+        &self,
+        live_id: Option<&str>,
+        id: &str,
+        copy_id: Option<&str>,
+        live: &LiveSession,
+    ) -> LiveAfterConflict {
+        if live_id != Some(id) {
+            return LiveAfterConflict::Unchanged;
+        }
+        match copy_id {
+            Some(copy) if self.get(copy).is_some() => LiveAfterConflict::KeptIn(copy.to_owned()),
+            Some(_) => LiveAfterConflict::Unchanged,
+            None => match self.get(id) {
+                // Plain resume, offering no Retry: the other tab may still be writing the reply.
+                Some(entry) if !live.is_busy() => {
+                    LiveAfterConflict::Resume(Box::new(LiveSession::resume(&entry.session)))
+                }
+                _ => LiveAfterConflict::Unchanged,
+            },
+        }
     }
 }
 
@@ -179,13 +221,19 @@ pub fn check_file_size(file: &str, bytes: u64) -> Result<(), FileError> {
     Ok(())
 }
 
+/// How often a reply that is arriving is saved: at most every [`STREAM_SAVE_MS`], or sooner once
+/// [`STREAM_SAVE_BYTES`] more have arrived, and always when it ends (the end is a change of the
+/// archive).
+pub const STREAM_SAVE_MS: u64 = 500;
+pub const STREAM_SAVE_BYTES: usize = 4096;
+
 /// What a change of the live chat worth saving looks like, cheap to take and compare on every
 /// streamed piece: the archive, editions and failures by count, the summary by length, the
-/// policy, the pinned facts and the live record by count. A streamed piece changes none of
-/// them, so the library is not rewritten while a reply arrives.
+/// policy, the pinned facts, the live record by count, and the reply arriving by length.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LiveShape {
-    busy: bool,
+    /// How much of the reply arriving has arrived, in bytes.
+    streamed: Option<usize>,
     memory: (usize, usize, usize),
     summary: Option<usize>,
     policy: Policy,
@@ -198,7 +246,7 @@ impl LiveShape {
         let m = live.memory();
         let kept = live.record();
         LiveShape {
-            busy: live.is_streaming() || live.is_summarising(),
+            streamed: live.streaming_text().map(str::len),
             memory: (m.archive().len(), m.editions().len(), m.failures().len()),
             summary: m.summary().map(str::len),
             policy: m.policy().clone(),
@@ -207,9 +255,74 @@ impl LiveShape {
         }
     }
 
-    /// Whether the chat may be saved now: no reply or summary is being written, so the saved
-    /// session holds no half of one.
-    pub fn settled(&self) -> bool {
-        !self.busy
+    /// Whether a reply is arriving: what has arrived since the last save is not stored yet.
+    pub fn streaming(&self) -> bool {
+        self.streamed.is_some()
     }
+
+    /// Whether `other` differs from this shape only in how much of the reply has arrived.
+    fn only_streamed_differs(&self, other: &LiveShape) -> bool {
+        self.streamed.is_some()
+            && other.streamed.is_some()
+            && LiveShape {
+                streamed: None,
+                ..self.clone()
+            } == LiveShape {
+                streamed: None,
+                ..other.clone()
+            }
+    }
+}
+
+/// When to save the live chat next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SaveWhen {
+    /// Now: a change, or enough of the reply arrived.
+    Now,
+    /// Only more of the reply arrived, too soon after the last save: ask again in this many
+    /// milliseconds (nothing else may arrive meanwhile, if the stream stalls).
+    After(u64),
+    /// Nothing changed since the last save.
+    Nothing,
+}
+
+/// The throttle on saving the live chat: every change is saved at once (the user's message
+/// before its request goes out), a reply arriving at most every [`STREAM_SAVE_MS`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LiveSaves {
+    last: Option<(LiveShape, u64)>,
+}
+
+impl LiveSaves {
+    /// Decides whether to save the chat of `shape` at `now_ms`; a [`SaveWhen::Now`] counts as
+    /// saved.
+    pub fn decide(&mut self, shape: &LiveShape, now_ms: u64) -> SaveWhen {
+        let when = match &self.last {
+            None => SaveWhen::Now,
+            Some((last, _)) if last == shape => SaveWhen::Nothing,
+            Some((last, at)) if last.only_streamed_differs(shape) => {
+                let grown = shape
+                    .streamed
+                    .unwrap_or(0)
+                    .saturating_sub(last.streamed.unwrap_or(0));
+                let elapsed = now_ms.saturating_sub(*at);
+                if elapsed >= STREAM_SAVE_MS || grown >= STREAM_SAVE_BYTES {
+                    SaveWhen::Now
+                } else {
+                    SaveWhen::After(STREAM_SAVE_MS - elapsed)
+                }
+            }
+            Some(_) => SaveWhen::Now,
+        };
+        if when == SaveWhen::Now {
+            self.last = Some((shape.clone(), now_ms));
+        }
+        when
+    }
+}
+
+/// Whether leaving the page now loses something, so it should warn (`beforeunload`): a write
+/// waiting, in flight or refused, or a reply arriving, whose latest part is not stored yet.
+pub fn warn_on_leave(library: &Library, writing: bool, live: &LiveShape) -> bool {
+    writing || library.unsaved_any() || live.streaming()
 }

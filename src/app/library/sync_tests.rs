@@ -33,6 +33,18 @@ fn names(library: &Library) -> Vec<&str> {
         .collect()
 }
 
+/// The library a reload reads: every entry written as the store writes it, and loaded back.
+fn reloaded(library: &Library) -> Library {
+    let records = library
+        .list()
+        .iter()
+        .map(|e| Record::of(e, None, "test"))
+        .collect();
+    let mut back = Library::default();
+    assert_eq!(back.load(records, &WordCounter, 1), None);
+    back
+}
+
 /// Performs every pending write as a store nobody else writes to would, through `landed`.
 fn land_all(library: &mut Library) -> Vec<Broadcast> {
     let ops = library.take_pending();
@@ -429,34 +441,445 @@ fn the_export_holds_the_open_session_or_else_every_session() {
     assert_eq!(gone.unwrap().len(), 2);
 }
 
+/// The save effect used to skip the live chat while a reply streamed, so a reload mid-reply lost
+/// the reply and, before its request ended, the user's message too. Now every change is saved at
+/// once, and the reply as it arrives, throttled.
 #[test]
-fn a_change_of_the_live_chat_is_what_is_saved_never_a_streamed_piece() {
+fn a_change_of_the_live_chat_is_saved_at_once_and_a_streamed_reply_at_most_twice_a_second() {
     let mut live = LiveSession::default();
+    let mut saves = LiveSaves::default();
     let empty = LiveShape::of(&live);
-    assert!(empty.settled());
+    assert_eq!(saves.decide(&empty, 0), SaveWhen::Now);
+    assert_eq!(saves.decide(&empty, 10), SaveWhen::Nothing);
     live.send("hi", 1, &WordCounter).unwrap();
     let asked = LiveShape::of(&live);
     assert_ne!(
         asked, empty,
         "the user's message is archived before the request"
     );
-    assert!(!asked.settled(), "a reply is on its way");
-    live.delta("hel");
-    live.delta("lo");
     assert_eq!(
-        LiveShape::of(&live),
-        asked,
-        "streamed pieces change nothing saved"
+        saves.decide(&asked, 20),
+        SaveWhen::Now,
+        "saved before the reply"
+    );
+    live.delta("hel");
+    assert_eq!(
+        saves.decide(&LiveShape::of(&live), 120),
+        SaveWhen::After(400),
+        "a streamed piece soon after a save waits for the rest of the half second"
+    );
+    live.delta("lo");
+    assert_eq!(saves.decide(&LiveShape::of(&live), 520), SaveWhen::Now);
+    live.delta(&"x".repeat(STREAM_SAVE_BYTES));
+    assert_eq!(
+        saves.decide(&LiveShape::of(&live), 530),
+        SaveWhen::Now,
+        "a burst is saved without waiting"
     );
     live.finish(ReplyEnd::Complete("hello".into()), 2, &WordCounter);
     let answered = LiveShape::of(&live);
-    assert!(answered.settled());
-    assert_ne!(answered, asked);
+    assert_eq!(
+        saves.decide(&answered, 540),
+        SaveWhen::Now,
+        "the end at once"
+    );
     // Pinning a fact changes nothing in the memory, and is a change all the same.
     let policy = live.memory().policy().clone();
     live.set_policy(policy, vec![PinnedFact::phrase("hi", "hi")])
         .unwrap();
     assert_ne!(LiveShape::of(&live), answered);
+    assert_eq!(saves.decide(&LiveShape::of(&live), 541), SaveWhen::Now);
+}
+
+/// A reload mid-reply used to lose the turn. The library now keeps the user's message before
+/// the request, and the reply as far as it arrived, in the same session, marked incomplete;
+/// the chat resumed after the reload shows both and offers Retry, and the finished reply
+/// replaces the partial one in that same session.
+#[test]
+fn a_reply_kept_while_it_streams_resumes_marked_incomplete_with_retry() {
+    let mut live = LiveSession::default();
+    let mut library = Library::default();
+    live.send("plan my savings", 1, &WordCounter).unwrap();
+    let id = library.keep_live(None, || "live".into(), &live, 1, &WordCounter);
+    let kept = &library.get("live").unwrap().session;
+    assert_eq!(
+        kept.memory.archive().len(),
+        1,
+        "the message alone, before any reply"
+    );
+    assert_eq!(kept.memory.archive()[0].content, "plan my savings");
+    let ops = library.take_pending();
+    assert!(matches!(&ops[..], [SaveOp::Put { .. }]), "{ops:?}");
+    for op in &ops {
+        library.landed(op);
+    }
+
+    live.delta("Start with an ");
+    assert_eq!(
+        library.keep_live(id.as_deref(), || "other".into(), &live, 2, &WordCounter),
+        id
+    );
+    live.delta("emergency fund");
+    assert_eq!(
+        library.keep_live(id.as_deref(), || "other".into(), &live, 3, &WordCounter),
+        id,
+        "a longer partial reply goes on in the same session"
+    );
+    let kept = library.get("live").unwrap().session.clone();
+    assert_eq!(library.len(), 1);
+    assert_eq!(
+        kept.memory.archive()[1].content,
+        "Start with an emergency fund"
+    );
+    assert_eq!(kept.live.as_ref().unwrap().failed, [1].into());
+
+    // The page closes here. Read back as the store reads it, the chat shows both messages,
+    // the reply incomplete, and Retry asks for the whole reply again without the cut one.
+    let back = import(export(&kept, 3, "test").as_bytes(), &WordCounter).unwrap();
+    let mut resumed = reloaded(&library)
+        .resume(id.as_deref(), &LiveSession::default(), 4)
+        .unwrap();
+    assert_eq!(LiveSession::resume_after_reload(&back, 4), resumed);
+    let rows = resumed.rows();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[1].state, crate::app::rows::RowState::Incomplete);
+    assert_eq!(resumed.redo(), Some(&crate::app::live::Redo::Reply));
+    assert!(resumed.error().unwrap().contains("Retry"));
+    let crate::app::live::LiveAction::Reply(request) = resumed.retry(&WordCounter).unwrap() else {
+        panic!("Retry asks for the reply");
+    };
+    assert!(
+        request.iter().all(|m| !m.content.contains("emergency")),
+        "the cut reply is not sent"
+    );
+
+    // Without the reload, the finished reply replaces the partial one in the same session.
+    live.finish(
+        ReplyEnd::Complete("Start with an emergency fund.".into()),
+        5,
+        &WordCounter,
+    );
+    assert_eq!(
+        library.keep_live(id.as_deref(), || "other".into(), &live, 5, &WordCounter),
+        id
+    );
+    let done = &library.get("live").unwrap().session;
+    assert_eq!(&done.memory, live.memory());
+    assert_eq!(done.live.as_ref(), Some(live.record()));
+    assert_eq!(library.len(), 1);
+}
+
+/// A message whose reply never arrived (the page closed before any of it) is offered again too.
+#[test]
+fn a_message_with_no_reply_resumes_with_retry() {
+    let mut live = LiveSession::default();
+    live.send("hello?", 1, &WordCounter).unwrap();
+    let mut library = Library::default();
+    let id = library.keep_live(None, || "live".into(), &live, 1, &WordCounter);
+    let resumed = library
+        .resume(id.as_deref(), &LiveSession::default(), 2)
+        .unwrap();
+    assert_eq!(resumed.memory().archive().len(), 1);
+    assert_eq!(resumed.redo(), Some(&crate::app::live::Redo::Reply));
+    // A chat that ended normally offers nothing.
+    let mut done = LiveSession::default();
+    done.send("hi", 1, &WordCounter).unwrap();
+    done.finish(ReplyEnd::Complete("hello".into()), 2, &WordCounter);
+    let mut library = Library::default();
+    let id = library.keep_live(None, || "live".into(), &done, 2, &WordCounter);
+    let resumed = library
+        .resume(id.as_deref(), &LiveSession::default(), 3)
+        .unwrap();
+    assert_eq!((resumed.redo(), resumed.error()), (None, None));
+}
+
+/// A summary that was being written when the page closed used to be forgotten until the next
+/// reply. After the reload it is offered again (Retry runs it), exactly once: a summary that
+/// was committed before the page closed is not offered, so nothing is committed twice.
+#[test]
+fn a_summary_in_flight_at_a_reload_is_offered_again_and_committed_once() {
+    let mut live = LiveSession::default();
+    let mut job = None;
+    for n in 1..=4 {
+        live.send(&format!("question {n}"), n, &WordCounter)
+            .unwrap();
+        job = live.finish(ReplyEnd::Complete(format!("answer {n}")), n, &WordCounter);
+    }
+    let job = job.expect("the fourth turn makes a summary due");
+    assert!(live.is_summarising());
+    let mut library = Library::default();
+    let id = library.keep_live(None, || "live".into(), &live, 5, &WordCounter);
+    let kept = library.get("live").unwrap().session.clone();
+    assert!(kept.memory.editions().is_empty());
+
+    // Reloaded mid-summary: the summary is offered again, and Retry runs it.
+    let mut resumed = reloaded(&library)
+        .resume(id.as_deref(), &LiveSession::default(), 6)
+        .unwrap();
+    assert_eq!(resumed.redo(), Some(&crate::app::live::Redo::Summary));
+    assert!(
+        resumed.error().unwrap().contains("reloaded"),
+        "{:?}",
+        resumed.error()
+    );
+    let crate::app::live::LiveAction::Summary(again) = resumed.retry(&WordCounter).unwrap() else {
+        panic!("Retry runs the summary");
+    };
+    assert_eq!(again.kind, job.kind, "the same turns are folded");
+    resumed.summary_done(again.id, Ok("A summary.".into()), "m", 7, &WordCounter);
+    assert_eq!(resumed.memory().editions().len(), 1);
+
+    // Kept after the commit and reloaded again: nothing is due, and nothing is offered.
+    let mut library = Library::default();
+    let id = library.keep_live(None, || "live".into(), &resumed, 8, &WordCounter);
+    let after = reloaded(&library)
+        .resume(id.as_deref(), &LiveSession::default(), 9)
+        .unwrap();
+    assert_eq!((after.redo(), after.error()), (None, None));
+    assert_eq!(after.memory().editions().len(), 1);
+    assert!(!after.is_summarising());
+}
+
+/// Leaving the page warned never; now it warns exactly while something is not stored.
+#[test]
+fn leaving_warns_only_while_something_is_unsaved() {
+    let mut library = Library::default();
+    let mut live = LiveSession::default();
+    assert!(!warn_on_leave(&library, false, &LiveShape::of(&live)));
+    assert!(
+        warn_on_leave(&library, true, &LiveShape::of(&live)),
+        "a write in flight"
+    );
+    library.add("a".into(), session("A"), 1).unwrap();
+    assert!(
+        warn_on_leave(&library, false, &LiveShape::of(&live)),
+        "a write waiting"
+    );
+    let ops = library.take_pending();
+    assert!(
+        warn_on_leave(&library, false, &LiveShape::of(&live)),
+        "taken but not landed (refused, or no storage at all)"
+    );
+    for op in &ops {
+        library.landed(op);
+    }
+    assert!(!warn_on_leave(&library, false, &LiveShape::of(&live)));
+    live.send("hi", 1, &WordCounter).unwrap();
+    assert!(
+        warn_on_leave(&library, false, &LiveShape::of(&live)),
+        "a reply arriving"
+    );
+    live.finish(ReplyEnd::Complete("hello".into()), 2, &WordCounter);
+    assert!(!warn_on_leave(&library, false, &LiveShape::of(&live)));
+}
+
+/// A storage failure used to be shown only in Inspect. It is now the alert of every tab, says
+/// what to do, stays until a write lands, and is not shown twice in Inspect.
+#[test]
+fn a_storage_failure_is_the_alert_of_every_tab_until_a_write_lands() {
+    let library = Library::default();
+    let put = SaveOp::Put {
+        entry: Box::new(entry("s", "Mine", 2)),
+        expected: Some(1),
+    };
+    let mut tab = LibraryTab::default();
+    assert_eq!(tab.store_alert(&library), None);
+    tab.write_failed(&put, StoreError::QuotaExceeded);
+    let alert = tab.store_alert(&library).unwrap();
+    assert!(alert.text.contains("storage is full"), "{}", alert.text);
+    assert!(alert.text.contains("export"), "{}", alert.text);
+    assert!(!alert.dismiss_undo);
+    assert_eq!(tab.problem_here(), None, "shown once, above the tab");
+    tab.report(LibraryError::EmptyName);
+    assert!(tab.problem_here().is_some(), "other problems are Inspect's");
+    assert!(tab.store_alert(&library).is_some(), "the alert persists");
+    tab.write_landed();
+    assert_eq!(tab.store_alert(&library), None);
+
+    // No IndexedDB at all is a storage failure too, shown from the start.
+    let mut tab = LibraryTab::default();
+    tab.store_failed(StoreError::NoIndexedDb(
+        "this browser has no IndexedDB".into(),
+    ));
+    let alert = tab.store_alert(&library).unwrap();
+    assert!(alert.text.contains("cannot be kept"), "{}", alert.text);
+    // A refused burial is not a storage failure but a choice that a reload settles.
+    let mut tab = LibraryTab::default();
+    let bury = SaveOp::Bury {
+        entry: Box::new(entry("s", "Mine", 2)),
+        deleted_ms: 3,
+        expected: Some(1),
+    };
+    tab.write_failed(
+        &bury,
+        StoreError::Conflict {
+            name: "Mine".into(),
+        },
+    );
+    assert_eq!(tab.store_alert(&library), None);
+    assert!(tab.offers_reload());
+}
+
+/// Deleting to free space used to free nothing: the tombstone kept the whole record until the
+/// undo was dismissed. On a full disk a deletion now removes the record at once (the undo stays
+/// in this tab), and the alert offers to dismiss an undo that still holds a record.
+#[test]
+fn on_a_full_disk_a_deletion_frees_its_record_and_a_held_undo_is_offered_for_dismissal() {
+    let mut library = Library::from_stored(vec![
+        entry("a", "A", 1),
+        entry("b", "B", 1),
+        entry("c", "C", 1),
+    ]);
+    library.delete("a", 5).unwrap();
+    let ops = library.take_pending();
+    assert!(
+        matches!(&ops[..], [SaveOp::Bury { .. }]),
+        "undo across reloads, normally"
+    );
+    for op in &ops {
+        library.landed(op);
+    }
+    assert_eq!(library.undo_holds_space(), Some("A"));
+
+    // The disk fills up: the alert names the held undo and offers to dismiss it.
+    library.write_failed(&StoreError::QuotaExceeded);
+    assert!(library.quota_full());
+    let mut tab = LibraryTab::default();
+    tab.write_failed(
+        &SaveOp::Put {
+            entry: Box::new(entry("b", "B", 2)),
+            expected: Some(1),
+        },
+        StoreError::QuotaExceeded,
+    );
+    let alert = tab.store_alert(&library).unwrap();
+    assert!(alert.dismiss_undo);
+    assert!(alert.text.contains("\u{201c}A\u{201d}"), "{}", alert.text);
+
+    // Deleting now removes the record (the older tombstone goes too), keeping the undo here.
+    library.delete("b", 6).unwrap();
+    let ops = library.take_pending();
+    assert_eq!(
+        ops,
+        [
+            SaveOp::Delete {
+                id: "a".into(),
+                expected: Some(2)
+            },
+            SaveOp::Delete {
+                id: "b".into(),
+                expected: Some(1)
+            },
+        ]
+    );
+    for op in &ops {
+        library.landed(op);
+    }
+    assert!(
+        library.quota_full(),
+        "a removal needs no room, so it says nothing of the quota"
+    );
+    assert_eq!(library.undoable(), Some("B"));
+    assert_eq!(library.undo_holds_space(), None, "nothing held in storage");
+    // The undo puts it back as a new record.
+    assert_eq!(library.undo_delete().unwrap(), "b");
+    let ops = library.take_pending();
+    assert!(
+        matches!(&ops[..], [SaveOp::Put { entry, expected: None }] if entry.id == "b"),
+        "{ops:?}"
+    );
+    library.landed(&ops[0]);
+    assert!(!library.quota_full(), "a put landed: there is room again");
+    // An undo before the removal was performed takes the removal back too.
+    library.write_failed(&StoreError::QuotaExceeded);
+    library.delete("c", 7).unwrap();
+    library.undo_delete().unwrap();
+    let ops = library.take_pending();
+    assert!(
+        matches!(&ops[..], [SaveOp::Put { entry, expected: Some(1) }] if entry.id == "c"),
+        "{ops:?}"
+    );
+}
+
+/// The store held the indented export, read back under the import's 64 MiB cap: a session that
+/// grew past it once stored could never be read again. Records are now compact and read with
+/// no cap; one that does not read is kept as stored, to be exported as it is.
+#[test]
+fn a_stored_session_is_compact_and_always_reads_back_or_exports_raw() {
+    let kept = entry("a", "Alpha", 1);
+    let record = Record::of(&kept, None, "test");
+    assert!(!record.file.contains("\n"), "compact");
+    assert!(record.file.len() < export(&kept.session, kept.updated_ms, "test").len());
+    assert_eq!(record.clone().read(&WordCounter), Ok((kept.clone(), None)));
+
+    // A message made longer than the import cap inside the stored text, as a long chat grows.
+    let long = "a".repeat(crate::engine::session::MAX_IMPORT_BYTES);
+    let big = Record {
+        file: record.file.replacen("\"hello\"", &format!("\"{long}\""), 1),
+        ..record.clone()
+    };
+    assert!(big.file.len() > crate::engine::session::MAX_IMPORT_BYTES);
+    let (back, _) = big
+        .read(&WordCounter)
+        .expect("what the app stored reads back");
+    assert_eq!(back.session.memory.archive()[1].content.len(), long.len());
+
+    let broken = Record {
+        file: "{\"format\": \"summary-memory-session\", \"version\": 99}".into(),
+        ..Record::of(&kept, None, "test")
+    };
+    let mut library = Library::default();
+    let problem = library.load(vec![broken.clone()], &WordCounter, 1).unwrap();
+    let mut tab = LibraryTab::default();
+    tab.report(problem);
+    assert_eq!(tab.skipped_raw().as_deref(), Some(broken.file.as_str()));
+}
+
+/// With two tabs on the live chat, the later tab's refused write offered "reload / keep mine as
+/// a copy" only in Inspect, and neither choice moved the chat on screen: it forked a new session
+/// on its next change. Now "Reload" shows the stored version in the chat, and "Keep mine" keeps
+/// the chat on screen in the copy from then on.
+#[test]
+fn answering_a_conflict_about_the_live_chat_moves_the_chat_on_screen() {
+    let mut mine = LiveSession::default();
+    mine.send("mine", 1, &WordCounter).unwrap();
+    mine.finish(ReplyEnd::Complete("ok".into()), 2, &WordCounter);
+    let mut library = Library::default();
+    let id = library
+        .keep_live(None, || "live".into(), &mine, 2, &WordCounter)
+        .unwrap();
+    let mut theirs = library.get(&id).unwrap().clone();
+    let mut other = LiveSession::default();
+    other.send("theirs", 1, &WordCounter).unwrap();
+    other.finish(ReplyEnd::Complete("fine".into()), 2, &WordCounter);
+    theirs.session.memory = other.memory().clone();
+    theirs.revision = 5;
+
+    let mut reload = library.clone();
+    reload.resolve(&id, Some(theirs.clone()), None, 3).unwrap();
+    let LiveAfterConflict::Resume(shown) = reload.live_after_conflict(Some(&id), &id, None, &mine)
+    else {
+        panic!("the chat on screen becomes the stored version");
+    };
+    assert_eq!(shown.memory(), other.memory());
+    assert_eq!(
+        reload.live_after_conflict(Some("elsewhere"), &id, None, &mine),
+        LiveAfterConflict::Unchanged
+    );
+
+    let mut copy = library.clone();
+    copy.resolve(&id, Some(theirs), Some("copy".into()), 3)
+        .unwrap();
+    assert_eq!(
+        copy.live_after_conflict(Some(&id), &id, Some("copy"), &mine),
+        LiveAfterConflict::KeptIn("copy".into())
+    );
+    assert_eq!(
+        copy.keep_live(Some("copy"), || "fork".into(), &mine, 4, &WordCounter)
+            .as_deref(),
+        Some("copy"),
+        "the chat goes on in the copy, no fork"
+    );
 }
 
 #[test]
@@ -465,17 +888,17 @@ fn the_kept_live_chat_is_resumed_only_into_an_empty_chat() {
     chat.send("hi", 1, &WordCounter).unwrap();
     chat.finish(ReplyEnd::Stopped("hel".into()), 2, &WordCounter);
     let mut library = Library::default();
-    let id = library.keep_live(None, || "live".into(), &chat, 3);
+    let id = library.keep_live(None, || "live".into(), &chat, 3, &WordCounter);
     let empty = LiveSession::default();
-    let resumed = library.resume(id.as_deref(), &empty).unwrap();
+    let resumed = library.resume(id.as_deref(), &empty, 9).unwrap();
     assert_eq!(
         (resumed.memory(), resumed.record()),
         (chat.memory(), chat.record())
     );
     assert!(
-        library.resume(id.as_deref(), &chat).is_none(),
+        library.resume(id.as_deref(), &chat, 9).is_none(),
         "a chat under way stays"
     );
-    assert!(library.resume(None, &empty).is_none());
-    assert!(library.resume(Some("deleted"), &empty).is_none());
+    assert!(library.resume(None, &empty, 9).is_none());
+    assert!(library.resume(Some("deleted"), &empty, 9).is_none());
 }

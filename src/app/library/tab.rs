@@ -77,12 +77,26 @@ impl From<FileError> for Problem {
     }
 }
 
-/// The Inspect tab's own state: the open session, the problem on screen, the remote notice.
+/// The Inspect tab's own state: the open session, the problem on screen, the remote notice, and
+/// the storage failure every tab shows.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LibraryTab {
     selected: Option<String>,
     problem: Option<Problem>,
     remote: Option<RemoteNotice>,
+    /// The last storage failure, until a write lands: shown on every tab ([`StoreAlert`]).
+    store: Option<StoreError>,
+}
+
+/// The storage alert shown on every tab while the session library cannot be saved: what failed
+/// and what to do. The app goes on in memory, the next change tries the write again, and Export
+/// works from memory, so the alert always offers it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoreAlert {
+    pub text: String,
+    /// Storage is full and a deleted session's undo still holds its record: dismissing the
+    /// undo frees that space.
+    pub dismiss_undo: bool,
 }
 
 impl LibraryTab {
@@ -93,6 +107,73 @@ impl LibraryTab {
 
     pub fn problem(&self) -> Option<&Problem> {
         self.problem.as_ref()
+    }
+
+    /// The problem Inspect shows itself: [`LibraryTab::problem`], unless it is the storage
+    /// failure that the app-wide alert already shows.
+    pub fn problem_here(&self) -> Option<&Problem> {
+        match (&self.problem, &self.store) {
+            (Some(Problem::Store(e)), Some(s)) if e == s => None,
+            (problem, _) => problem.as_ref(),
+        }
+    }
+
+    /// The storage failure in force, if any.
+    pub fn store_failure(&self) -> Option<&StoreError> {
+        self.store.as_ref()
+    }
+
+    /// Storage failed (a write, or IndexedDB as a whole): the alert every tab shows, and the
+    /// problem Inspect would show.
+    pub fn store_failed(&mut self, error: StoreError) {
+        self.store = Some(error.clone());
+        self.report(error);
+    }
+
+    /// A write landed: storage works again, and its alert goes.
+    pub fn write_landed(&mut self) {
+        if let Some(error) = self.store.take()
+            && self.problem == Some(Problem::Store(error))
+        {
+            self.problem = None;
+        }
+    }
+
+    /// The alert to show on every tab, given the library (for its undo): what failed, and what
+    /// to do about it.
+    pub fn store_alert(&self, library: &Library) -> Option<StoreAlert> {
+        let error = self.store.as_ref()?;
+        let mut text = error.to_string();
+        let full = *error == StoreError::QuotaExceeded;
+        let held = library.undo_holds_space().filter(|_| full);
+        if let Some(name) = held {
+            text.push_str(&format!(
+                " The deleted session \u{201c}{name}\u{201d} still takes its space until its undo is dismissed."
+            ));
+        }
+        if full {
+            text.push_str(" Until then, a deletion frees its space at once.");
+        }
+        text.push_str(" Nothing is lost while this tab stays open; export now to keep a copy.");
+        Some(StoreAlert {
+            text,
+            dismiss_undo: held.is_some(),
+        })
+    }
+
+    /// The text of the stored records that were skipped as unreadable, exactly as stored, to be
+    /// exported as they are (one after another, a line apart).
+    pub fn skipped_raw(&self) -> Option<String> {
+        match &self.problem {
+            Some(Problem::Skipped(records)) => Some(
+                records
+                    .iter()
+                    .map(|r| r.file.as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ),
+            _ => None,
+        }
     }
 
     /// The notice about another tab's change of a session this tab lists.
@@ -154,7 +235,9 @@ impl LibraryTab {
                     unsaved: true,
                 });
             }
-            (error, _) => self.report(error),
+            // A refused burial or removal: the alert here offers a reload.
+            (error @ StoreError::Conflict { .. }, _) => self.report(error),
+            (error, _) => self.store_failed(error),
         }
     }
 

@@ -327,17 +327,23 @@ fn the_live_chat_is_kept_as_one_session_while_it_goes_on() {
         format!("live{ids}")
     };
     // Nothing is kept before the first message.
-    assert_eq!(library.keep_live(None, &mut fresh, &live, 1), None);
+    assert_eq!(
+        library.keep_live(None, &mut fresh, &live, 1, &WordCounter),
+        None
+    );
     assert!(library.is_empty());
     let sent = live.send("hi", 2, &WordCounter).unwrap();
-    let id = library.keep_live(None, &mut fresh, &live, 2);
+    let id = library.keep_live(None, &mut fresh, &live, 2, &WordCounter);
     assert_eq!(id.as_deref(), Some("live1"));
     assert_eq!(names(&library), [LIVE_NAME]);
     live.finish(ReplyEnd::Stopped("hel".into()), 3, &WordCounter);
     live.record_call(CallKind::Chat, &sent, None, &WordCounter);
     library.rename("live1", "My chat", 3).unwrap();
     store_all(&mut library);
-    assert_eq!(library.keep_live(id.as_deref(), &mut fresh, &live, 4), id);
+    assert_eq!(
+        library.keep_live(id.as_deref(), &mut fresh, &live, 4, &WordCounter),
+        id
+    );
     let kept = library.get("live1").unwrap();
     assert_eq!((kept.session.name.as_str(), kept.revision), ("My chat", 3));
     assert_eq!(&kept.session.memory, live.memory());
@@ -345,13 +351,19 @@ fn the_live_chat_is_kept_as_one_session_while_it_goes_on() {
     assert_eq!(kept.session.live.as_ref().unwrap().incomplete, [1].into());
     // The same state again writes nothing.
     store_all(&mut library);
-    assert_eq!(library.keep_live(id.as_deref(), &mut fresh, &live, 5), id);
+    assert_eq!(
+        library.keep_live(id.as_deref(), &mut fresh, &live, 5, &WordCounter),
+        id
+    );
     assert!(!library.has_pending());
     // Pinning a fact changes nothing in the memory, and is saved all the same.
     let policy = live.memory().policy().clone();
     live.set_policy(policy, vec![PinnedFact::phrase("hi", "hi")])
         .unwrap();
-    assert_eq!(library.keep_live(id.as_deref(), &mut fresh, &live, 6), id);
+    assert_eq!(
+        library.keep_live(id.as_deref(), &mut fresh, &live, 6, &WordCounter),
+        id
+    );
     assert_eq!(library.get("live1").unwrap().session.pinned, live.pinned());
     assert_eq!(library.get("live1").unwrap().revision, 4);
 
@@ -360,7 +372,7 @@ fn the_live_chat_is_kept_as_one_session_while_it_goes_on() {
     other.send("something else", 6, &WordCounter).unwrap();
     assert_eq!(
         library
-            .keep_live(id.as_deref(), &mut fresh, &other, 6)
+            .keep_live(id.as_deref(), &mut fresh, &other, 6, &WordCounter)
             .as_deref(),
         Some("live2")
     );

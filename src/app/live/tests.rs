@@ -302,7 +302,7 @@ fn a_live_chat_exported_imported_and_resumed_is_the_same_chat() {
     // Kept in the library as the shell keeps it, written as the store writes it, read back.
     let mut library = Library::default();
     let id = library
-        .keep_live(None, || "live".into(), &session, 6)
+        .keep_live(None, || "live".into(), &session, 6, &C)
         .unwrap();
     let kept = &library.get(&id).unwrap().session;
     let file = export(kept, 6, "test");
@@ -462,7 +462,7 @@ fn the_shape_changes_with_what_the_library_keeps_but_not_with_a_streamed_piece()
     assert!(!empty.busy);
     session.send("hello", 1, &C).unwrap();
     let sending = session.shape();
-    assert!(sending.busy, "never saved mid-reply");
+    assert!(sending.busy, "a reply is on its way");
     assert_ne!(sending, empty);
     session.delta("Hi");
     assert_eq!(session.shape(), sending, "a streamed piece is no change");

@@ -265,6 +265,21 @@ impl MemoryState {
         out
     }
 
+    /// Checks the trigger again over the last reply, for a conversation read back from storage
+    /// whose check may have been cut off (the page closed while the summary it made due was
+    /// being written). A cycle already committed is not due again: the trigger only looks at the
+    /// turns still verbatim. Returns the job when one is due.
+    pub fn recheck_trigger(&mut self) -> Option<SummaryJob> {
+        if self
+            .archive
+            .last()
+            .is_some_and(|m| m.role == Role::Assistant)
+        {
+            self.checked_len = self.checked_len.min(self.archive.len() - 1);
+        }
+        self.check_trigger()
+    }
+
     /// Starts a cycle now, whatever the trigger says; the manual trigger's only way to fold.
     /// It folds what the trigger would fold if it fired (see
     /// [`super::policy::Trigger::turns_to_fold_on_request`]) and overtakes any job in flight.

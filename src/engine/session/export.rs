@@ -17,6 +17,13 @@ pub fn export(session: &Session, created_ms: u64, app_version: &str) -> String {
     serde_json::to_string_pretty(&file).unwrap_or_default()
 }
 
+/// Writes one session as [`export`] does, without the indentation: the form the browser
+/// stores, a third smaller or more, which reads back the same.
+pub fn export_compact(session: &Session, created_ms: u64, app_version: &str) -> String {
+    let file = to_file(session, created_ms, app_version);
+    serde_json::to_string(&file).unwrap_or_default()
+}
+
 /// Writes many sessions as one envelope file.
 pub fn export_all(sessions: &[Session], created_ms: u64, app_version: &str) -> String {
     let envelope = EnvelopeV2 {

@@ -80,6 +80,23 @@ pub fn import_all(bytes: &[u8], counter: &dyn CountTokens) -> Result<Vec<Session
             limit: MAX_IMPORT_BYTES,
         });
     }
+    import_any(bytes, counter)
+}
+
+/// Reads one session the app itself stored, with no size cap: the cap guards against files from
+/// elsewhere, and what this app wrote must always read back, however long the chat grew.
+pub fn import_stored(bytes: &[u8], counter: &dyn CountTokens) -> Result<Session, ImportError> {
+    let mut sessions = import_any(bytes, counter)?;
+    if sessions.len() != 1 {
+        return Err(ImportError::Invalid {
+            path: "sessions".into(),
+            reason: format!("the record holds {} sessions", sessions.len()),
+        });
+    }
+    Ok(sessions.remove(0))
+}
+
+fn import_any(bytes: &[u8], counter: &dyn CountTokens) -> Result<Vec<Session>, ImportError> {
     let value: Value = serde_json::from_slice(bytes).map_err(|e| ImportError::Json {
         line: e.line(),
         column: e.column(),

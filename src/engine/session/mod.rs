@@ -32,7 +32,7 @@ mod wire;
 mod tests;
 
 pub use domain::{CallKind, CallRecord, LiveRecord, Session, SessionSettings};
-pub use export::{export, export_all};
+pub use export::{export, export_all, export_compact};
 pub use fixture::synthetic;
-pub use import::{ImportError, MAX_IMPORT_BYTES, import, import_all};
+pub use import::{ImportError, MAX_IMPORT_BYTES, import, import_all, import_stored};
 pub use wire::{ENVELOPE_FORMAT, FORMAT, VERSION};

@@ -13,7 +13,13 @@ pub(super) fn Composer() -> impl IntoView {
     let workbench = expect_context::<RwSignal<Workbench>>();
     let settings = expect_context::<RwSignal<Settings>>();
     let driver = LiveDriver::from_context();
-    let draft = RwSignal::new(String::new());
+    // The draft is kept in storage as it is typed, so it survives a tab switch (which rebuilds
+    // this component), a reload and a closed tab; a message taken by Send clears it.
+    let draft = RwSignal::new(crate::store::load_draft());
+    let set_draft = move |text: String| {
+        crate::store::save_draft(&text);
+        draft.set(text);
+    };
     let live = Memo::new(move |_| workbench.with(Workbench::is_live));
     let valid = Memo::new(move |_| settings.with(|s| s.validate().is_ok()));
     let streaming = Memo::new(move |_| workbench.with(|w| w.live.is_streaming()));
@@ -23,7 +29,7 @@ pub(super) fn Composer() -> impl IntoView {
 
     let send = move || {
         if driver.send(&draft.get_untracked()) {
-            draft.set(String::new());
+            set_draft(String::new());
         }
     };
     let retry = move || driver.retry();
@@ -63,7 +69,7 @@ pub(super) fn Composer() -> impl IntoView {
                     }
                 }
                 prop:value=move || draft.get()
-                on:input=move |ev| draft.set(event_target_value(&ev))
+                on:input=move |ev| set_draft(event_target_value(&ev))
                 on:keydown=keydown
             ></textarea>
             <button type="submit" data-testid="send" disabled=move || !enabled() || busy.get()>

@@ -14,6 +14,7 @@ use leptos::task::spawn_local;
 pub use super::library_sync::provide_sessions;
 use super::library_sync::{self as sync, Sessions};
 use crate::app::library::LibraryTab;
+pub use list::RemoteNoticeView;
 
 /// The Inspect tab panel.
 #[component]
@@ -89,18 +90,29 @@ pub fn InspectTab() -> impl IntoView {
     }
 }
 
-/// The last storage, import or library problem, with "Reload sessions" when a reload settles it.
+/// The last import or library problem (a storage failure is shown above every tab instead),
+/// with "Reload sessions" when a reload settles it, and "Export them as stored" for records
+/// that could not be read.
 #[component]
 fn ProblemAlert() -> impl IntoView {
     let sessions = expect_context::<Sessions>();
     let tab = sessions.tab;
-    let text = Memo::new(move |_| tab.with(|t| t.problem().map(ToString::to_string)));
+    let text = Memo::new(move |_| tab.with(|t| t.problem_here().map(ToString::to_string)));
     let offers_reload = Memo::new(move |_| tab.with(LibraryTab::offers_reload));
+    let skipped = Memo::new(move |_| tab.with(|t| t.skipped_raw().is_some()));
+    let raw = RwSignal::new(String::new());
     move || {
         text.get().map(|text| {
             view! {
                 <p class="error" data-testid="error" role="alert">
                     {text}
+                    {move || skipped.get().then(|| view! {
+                        " "
+                        <button data-testid="export-unreadable" on:click=move |_| {
+                            raw.set(sync::export_unreadable(sessions));
+                        }>"Export them as stored"</button>
+                        <output data-testid="unreadable-preview" hidden>{move || raw.get()}</output>
+                    })}
                     {move || offers_reload.get().then(|| view! {
                         " "
                         <button data-testid="reload" on:click=move |_| {

@@ -1,0 +1,681 @@
+//! Nothing typed or received is lost: a reload mid-reply or mid-summary, leaving the page, the
+//! chat box's draft, storage that fails (a full disk, no IndexedDB at all), deleting to free
+//! space, a stored record that does not read, two tabs on one live chat, and an unreadable
+//! settings record. Storage failures are simulated in the page, injected before the app's
+//! scripts run through the DevTools Protocol.
+
+use std::time::Duration;
+
+use fantoccini::wd::WebDriverCompatibleCommand;
+use serde_json::{Value, json};
+use summary_memory::engine::session::{export, export_all};
+
+use crate::harness::{Browser, TempDir};
+use crate::live::{Setup, absent, connect, messages, send, text, wait_settled};
+use crate::openai_server::{Reply, TestServer};
+use crate::sessions::{exported, import, played, wait_count, wait_stored, write_file};
+
+/// chromedriver's `goog/cdp/execute` endpoint, which fantoccini has no method for.
+#[derive(Debug)]
+struct Cdp(Value);
+
+impl WebDriverCompatibleCommand for Cdp {
+    fn endpoint(
+        &self,
+        base: &url::Url,
+        session: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base.join(&format!(
+            "session/{}/goog/cdp/execute",
+            session.unwrap_or_default()
+        ))
+    }
+
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        (http::Method::POST, Some(self.0.to_string()))
+    }
+}
+
+/// Runs `source` in every page this browser loads from now on, before the page's own scripts.
+async fn before_every_page(browser: &Browser, source: &str) {
+    browser
+        .client
+        .issue_cmd(Cdp(json!({
+            "cmd": "Page.addScriptToEvaluateOnNewDocument",
+            "params": { "source": source }
+        })))
+        .await
+        .unwrap();
+}
+
+/// `IDBObjectStore.prototype.put` throws `QuotaExceededError` while `window.__diskFull` is
+/// true (from the start when `full`), as a browser whose storage quota is used up does.
+fn full_disk(full: bool) -> String {
+    format!(
+        "window.__diskFull = {full};
+         const realPut = IDBObjectStore.prototype.put;
+         IDBObjectStore.prototype.put = function (...args) {{
+             if (window.__diskFull) {{
+                 throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+             }}
+             return realPut.apply(this, args);
+         }};"
+    )
+}
+
+/// Reloads the page as a crash or a closed tab would lose it: without the "leave the page?"
+/// prompt the app asks for while something is unsaved (a capturing listener on the window runs
+/// before the app's and stops it).
+async fn reload_regardless(browser: &Browser) {
+    browser
+        .client
+        .execute(
+            "window.addEventListener('beforeunload', (e) => e.stopImmediatePropagation(), true);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    browser.client.refresh().await.unwrap();
+    browser.wait_testid("tab-chat").await;
+}
+
+/// Whether the app asks to warn before the page is left now.
+async fn warns_on_leave(browser: &Browser) -> bool {
+    let value = browser
+        .client
+        .execute(
+            "const e = new Event('beforeunload', { cancelable: true }); \
+             window.dispatchEvent(e); return e.defaultPrevented;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    value == Value::Bool(true)
+}
+
+/// The app-wide storage alert's text, checked to be an alert.
+async fn store_alert(browser: &Browser) -> String {
+    let alert = browser.wait_testid("store-error").await;
+    assert_eq!(alert.attr("role").await.unwrap().as_deref(), Some("alert"));
+    alert.text().await.unwrap()
+}
+
+/// Every stored record as (name, deleted, file).
+async fn records(browser: &Browser) -> Vec<(String, bool, String)> {
+    let script = "const done = arguments[arguments.length - 1];
+        const open = indexedDB.open('summary-memory');
+        open.onerror = () => done([]);
+        open.onsuccess = () => {
+            try {
+                const all = open.result.transaction('sessions').objectStore('sessions').getAll();
+                all.onsuccess = () => {
+                    open.result.close();
+                    done(all.result.map((r) => [r.name, r.deleted_ms !== undefined, r.file]));
+                };
+                all.onerror = () => done([]);
+            } catch (e) { done([]); }
+        };";
+    let value = browser.client.execute_async(script, vec![]).await.unwrap();
+    serde_json::from_value(value).unwrap()
+}
+
+async fn wait_records(browser: &Browser, want: usize) -> Vec<(String, bool, String)> {
+    let deadline = std::time::Instant::now() + crate::harness::PATIENCE;
+    loop {
+        let got = records(browser).await;
+        if got.len() == want {
+            return got;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "IndexedDB never held {want} records: {:?}",
+            got.iter().map(|r| (&r.0, r.1)).collect::<Vec<_>>()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn wait_message_count(browser: &Browser, n: usize) {
+    browser
+        .wait_until(
+            &format!("document.querySelectorAll(\"[data-testid='message']\").length === {n}"),
+            &format!("{n} messages"),
+        )
+        .await;
+}
+
+const REPLY: &str = "Start with an emergency fund of three months of spending, then pay off the \
+    card with the highest rate, then put a fixed share of each salary into a broad index fund, \
+    and look at the plan again once a year or whenever your income changes.";
+
+#[tokio::test]
+async fn a_reload_mid_reply_keeps_the_message_and_what_had_arrived_and_offers_retry() {
+    let server = TestServer::start().await;
+    server.chunk_delay(Duration::from_millis(120));
+    server.script([text(REPLY), text("A short answer.")]);
+    let browser = Browser::new().await;
+    connect(&browser, Setup::new(&server.base_url)).await;
+    send(&browser, "plan my savings").await;
+    browser
+        .wait_until(
+            "(document.querySelector(\"[data-state='streaming'] .content\") || {textContent: ''})\
+             .textContent.length > 30",
+            "part of the reply",
+        )
+        .await;
+    assert!(
+        warns_on_leave(&browser).await,
+        "a reply arriving is unsaved"
+    );
+    // The reply is saved as it arrives, at most every half second: let one save land.
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let before = messages(&browser).await[1].2.clone();
+    reload_regardless(&browser).await;
+    server.chunk_delay(Duration::ZERO);
+
+    wait_message_count(&browser, 2).await;
+    let shown = messages(&browser).await;
+    assert_eq!(
+        (
+            shown[0].0.as_str(),
+            shown[0].1.as_str(),
+            shown[0].2.as_str()
+        ),
+        ("user", "verbatim", "plan my savings")
+    );
+    assert_eq!(
+        (shown[1].0.as_str(), shown[1].1.as_str()),
+        ("assistant", "incomplete")
+    );
+    let partial = shown[1].2.trim();
+    assert!(partial.len() >= 30, "{partial:?}");
+    assert!(REPLY.starts_with(partial), "{partial:?}");
+    assert!(before.trim().starts_with(partial) || partial.starts_with(before.trim()));
+    let error = crate::live::error_text(&browser).await;
+    assert!(error.contains("Retry"), "{error}");
+    browser.click_testid("retry").await;
+    wait_settled(&browser, 3).await;
+    let shown = messages(&browser).await;
+    assert_eq!(shown[2].2, "A short answer.");
+    // The retried request did not send the cut reply.
+    let last = server
+        .requests()
+        .into_iter()
+        .rev()
+        .find(|r| r.method == "POST")
+        .unwrap();
+    assert!(
+        !last.body.to_string().contains("emergency"),
+        "{}",
+        last.body
+    );
+    assert!(browser.console_errors().await.is_empty());
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn the_users_message_is_stored_before_its_request_is_sent() {
+    let server = TestServer::start().await;
+    server.script([Reply::Hang, text("Here it is.")]);
+    let browser = Browser::new().await;
+    connect(&browser, Setup::new(&server.base_url)).await;
+    send(&browser, "are you there?").await;
+    // The request reaches the server (and hangs there): the message must already be stored.
+    let deadline = std::time::Instant::now() + crate::harness::PATIENCE;
+    while server.requests().iter().all(|r| r.method != "POST") {
+        assert!(std::time::Instant::now() < deadline, "no request");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let stored = records(&browser).await;
+    assert_eq!(stored.len(), 1, "{stored:?}");
+    assert!(stored[0].2.contains("are you there?"), "{}", stored[0].2);
+    reload_regardless(&browser).await;
+    wait_message_count(&browser, 1).await;
+    assert_eq!(messages(&browser).await[0].2, "are you there?");
+    browser.click_testid("retry").await;
+    wait_settled(&browser, 2).await;
+    assert_eq!(messages(&browser).await[1].2, "Here it is.");
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn a_summary_cut_off_by_a_reload_is_offered_again_and_committed_once() {
+    let server = TestServer::start().await;
+    // Four turns make the default trigger (4 turns, keep 2) fire; the summary then hangs.
+    server.script([
+        text("one"),
+        text("two"),
+        text("three"),
+        text("four"),
+        Reply::Hang,
+        text("The user asked four questions."),
+    ]);
+    let browser = Browser::new().await;
+    connect(&browser, Setup::new(&server.base_url)).await;
+    for (n, q) in ["q1", "q2", "q3", "q4"].into_iter().enumerate() {
+        send(&browser, q).await;
+        wait_settled(&browser, 2 * (n + 1)).await;
+    }
+    let deadline = std::time::Instant::now() + crate::harness::PATIENCE;
+    while server
+        .requests()
+        .iter()
+        .filter(|r| r.method == "POST")
+        .count()
+        < 5
+    {
+        assert!(std::time::Instant::now() < deadline, "no summary request");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    reload_regardless(&browser).await;
+    wait_message_count(&browser, 8).await;
+    let error = crate::live::error_text(&browser).await;
+    assert!(error.contains("summary"), "{error}");
+    assert!(absent(&browser, "summary").await);
+    browser.click_testid("retry").await;
+    let summary = browser.wait_testid("summary").await.text().await.unwrap();
+    assert!(summary.contains("four questions"), "{summary}");
+    // Reloaded again once the edition is stored: nothing is offered, nothing runs twice.
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    reload_regardless(&browser).await;
+    browser.wait_testid("summary").await;
+    wait_message_count(&browser, 8).await;
+    assert!(absent(&browser, "retry").await);
+    browser.click_testid("tab-editions").await;
+    browser.wait_testid("edition").await;
+    assert_eq!(browser.count_testid("edition").await, 1);
+    assert_eq!(
+        server
+            .requests()
+            .iter()
+            .filter(|r| r.method == "POST")
+            .count(),
+        6,
+        "no request after the reload"
+    );
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn leaving_the_page_warns_only_while_something_is_unsaved() {
+    let server = TestServer::start().await;
+    server.chunk_delay(Duration::from_millis(100));
+    server.script([text(REPLY)]);
+    let browser = Browser::new().await;
+    before_every_page(&browser, &full_disk(false)).await;
+    connect(&browser, Setup::new(&server.base_url)).await;
+    assert!(!warns_on_leave(&browser).await, "nothing to lose");
+    send(&browser, "plan my savings").await;
+    browser.wait_testid("stop").await;
+    assert!(warns_on_leave(&browser).await, "a reply is arriving");
+    wait_settled(&browser, 2).await;
+    browser
+        .wait_until(
+            "(() => { const e = new Event('beforeunload', { cancelable: true }); \
+             window.dispatchEvent(e); return !e.defaultPrevented; })()",
+            "the finished reply to be stored",
+        )
+        .await;
+    // A change the full disk refuses is unsaved, and leaving warns again.
+    browser
+        .client
+        .execute("window.__diskFull = true;", vec![])
+        .await
+        .unwrap();
+    browser.click_testid("tab-chat").await;
+    browser.set_field("fact-input", "savings").await;
+    browser.click_testid("fact-add").await;
+    store_alert(&browser).await;
+    assert!(warns_on_leave(&browser).await, "a refused write");
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn the_draft_survives_a_tab_switch_and_a_reload() {
+    let server = TestServer::start().await;
+    let browser = Browser::new().await;
+    connect(&browser, Setup::new(&server.base_url)).await;
+    browser
+        .wait_testid("chat-input")
+        .await
+        .send_keys("half a thought")
+        .await
+        .unwrap();
+    let draft = "return document.querySelector(\"[data-testid='chat-input']\").value";
+    browser.click_testid("tab-tuner").await;
+    browser.click_testid("tab-chat").await;
+    browser.wait_testid("chat-input").await;
+    assert_eq!(
+        browser.client.execute(draft, vec![]).await.unwrap(),
+        "half a thought"
+    );
+    browser.client.refresh().await.unwrap();
+    browser.wait_testid("chat-input").await;
+    assert_eq!(
+        browser.client.execute(draft, vec![]).await.unwrap(),
+        "half a thought"
+    );
+    // Sending takes the draft.
+    browser
+        .wait_until(
+            "!document.querySelector(\"[data-testid='send']\").disabled",
+            "Send to be enabled",
+        )
+        .await;
+    browser.click_testid("send").await;
+    wait_settled(&browser, 2).await;
+    browser.client.refresh().await.unwrap();
+    wait_message_count(&browser, 2).await;
+    assert_eq!(browser.client.execute(draft, vec![]).await.unwrap(), "");
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn a_full_disk_is_an_alert_on_every_tab_the_app_goes_on_and_export_still_works() {
+    let browser = Browser::new().await;
+    before_every_page(&browser, &full_disk(true)).await;
+    let dir = TempDir::new();
+    let path = write_file(&dir, "aarav.json", &export(&played(), 5, "0.1.0"));
+    browser.open("?tab=inspect").await;
+    import(&browser, &path).await;
+    wait_count(&browser, "session-item", 1).await;
+    let alert = store_alert(&browser).await;
+    assert!(alert.contains("storage is full"), "{alert}");
+    assert!(alert.contains("xport"), "says to export: {alert}");
+    assert!(
+        absent(&browser, "error").await,
+        "shown once, not again in Inspect"
+    );
+    for tab in ["tab-chat", "tab-editions", "tab-settings"] {
+        browser.click_testid(tab).await;
+        assert!(store_alert(&browser).await.contains("storage is full"));
+    }
+    browser.wait_testid("store-export").await;
+    // Export works from memory.
+    browser.click_testid("tab-inspect").await;
+    browser.click_testid("export").await;
+    assert!(exported(&browser).await.contains("Aarav's plan"));
+    // Room again: the next change writes, and the alert goes.
+    browser
+        .client
+        .execute("window.__diskFull = false;", vec![])
+        .await
+        .unwrap();
+    browser.set_field("session-rename", "Kept").await;
+    browser
+        .client
+        .execute(
+            "document.querySelector(\"[data-testid='session-rename']\")\
+             .dispatchEvent(new Event('change', { bubbles: true }));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    wait_stored(&browser, 1).await;
+    browser
+        .wait_until(
+            "!document.querySelector(\"[data-testid='store-error']\")",
+            "the alert to go",
+        )
+        .await;
+    assert_eq!(records(&browser).await[0].0, "Kept");
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn with_no_indexeddb_the_alert_shows_at_start_and_the_live_chat_works_in_memory() {
+    let server = TestServer::start().await;
+    let browser = Browser::new().await;
+    before_every_page(
+        &browser,
+        "Object.defineProperty(window, 'indexedDB', { value: undefined, configurable: true });",
+    )
+    .await;
+    connect(&browser, Setup::new(&server.base_url)).await;
+    let alert = store_alert(&browser).await;
+    assert!(alert.contains("cannot be kept"), "{alert}");
+    send(&browser, "hello there").await;
+    wait_settled(&browser, 2).await;
+    assert!(store_alert(&browser).await.contains("cannot be kept"));
+    browser.click_testid("tab-inspect").await;
+    wait_count(&browser, "session-item", 1).await;
+    browser.click_testid("export").await;
+    assert!(exported(&browser).await.contains("hello there"));
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn on_a_full_disk_deleting_frees_space_and_a_held_undo_can_be_dismissed() {
+    let browser = Browser::new().await;
+    before_every_page(&browser, &full_disk(false)).await;
+    let dir = TempDir::new();
+    let mut second = played();
+    second.name = "Second".into();
+    let path = write_file(
+        &dir,
+        "two.json",
+        &export_all(&[played(), second], 5, "0.1.0"),
+    );
+    browser.open("?tab=inspect").await;
+    import(&browser, &path).await;
+    wait_count(&browser, "session-item", 2).await;
+    wait_stored(&browser, 2).await;
+    // A deletion keeps the record, marked deleted, for its undo across reloads.
+    browser.click_testid("session-delete").await;
+    browser.wait_testid("undo-delete").await;
+    let deadline = std::time::Instant::now() + crate::harness::PATIENCE;
+    while !records(&browser).await.iter().any(|r| r.1) {
+        assert!(std::time::Instant::now() < deadline, "no tombstone");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // The disk fills up: a change is refused, and the alert offers to free the undo's space.
+    browser
+        .client
+        .execute("window.__diskFull = true;", vec![])
+        .await
+        .unwrap();
+    browser.set_field("session-rename", "Renamed").await;
+    browser
+        .client
+        .execute(
+            "document.querySelector(\"[data-testid='session-rename']\")\
+             .dispatchEvent(new Event('change', { bubbles: true }));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let alert = store_alert(&browser).await;
+    assert!(alert.contains("until its undo is dismissed"), "{alert}");
+    browser.click_testid("store-dismiss-undo").await;
+    let left = wait_records(&browser, 1).await;
+    assert!(!left[0].1, "the tombstone is gone");
+    // Deleting now removes the record at once; the undo stays offered in this tab.
+    browser.click_testid("session-delete").await;
+    wait_records(&browser, 0).await;
+    browser.wait_testid("undo-delete").await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn a_stored_session_is_compact_and_one_that_does_not_read_can_be_exported_as_stored() {
+    let browser = Browser::new().await;
+    let dir = TempDir::new();
+    let path = write_file(&dir, "aarav.json", &export(&played(), 5, "0.1.0"));
+    browser.open("?tab=inspect").await;
+    import(&browser, &path).await;
+    let stored = wait_records(&browser, 1).await;
+    assert!(
+        !stored[0].2.contains('\n'),
+        "compact, not the indented export"
+    );
+    // A record that this app cannot read (as if damaged) is skipped, named, and offered as is.
+    let broken = "{\"format\": \"summary-memory-session\", \"version\": 99, \"note\": \"kept\"}";
+    let planted = browser
+        .client
+        .execute_async(
+            "const done = arguments[arguments.length - 1];
+             const open = indexedDB.open('summary-memory');
+             open.onsuccess = () => {
+                 const store = open.result.transaction('sessions', 'readwrite').objectStore('sessions');
+                 const put = store.put({ id: 'broken', name: 'Damaged', updated_ms: 1, revision: 1, file: arguments[0] });
+                 put.onsuccess = () => { open.result.close(); done(true); };
+                 put.onerror = () => done(false);
+             };
+             open.onerror = () => done(false);",
+            vec![Value::from(broken)],
+        )
+        .await
+        .unwrap();
+    assert_eq!(planted, Value::Bool(true));
+    browser.client.refresh().await.unwrap();
+    browser.wait_testid("tab-chat").await;
+    let error = browser.wait_testid("error").await.text().await.unwrap();
+    assert!(error.contains("Damaged"), "{error}");
+    browser.click_testid("export-unreadable").await;
+    browser
+        .wait_until(
+            "document.querySelector(\"[data-testid='unreadable-preview']\").textContent.length > 0",
+            "the raw export",
+        )
+        .await;
+    let raw = browser
+        .client
+        .execute(
+            "return document.querySelector(\"[data-testid='unreadable-preview']\").textContent",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(raw, broken);
+    wait_count(&browser, "session-item", 1).await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn a_refused_write_of_the_live_chat_offers_the_choice_in_chat() {
+    let server = TestServer::start().await;
+    let browser = Browser::new().await;
+    connect(&browser, Setup::new(&server.base_url)).await;
+    send(&browser, "one").await;
+    wait_settled(&browser, 2).await;
+    wait_stored(&browser, 1).await;
+    // Another tab saves the live chat behind this one's back (its broadcast lost).
+    let bump = "const done = arguments[arguments.length - 1];
+        const open = indexedDB.open('summary-memory');
+        open.onsuccess = () => {
+            const store = open.result.transaction('sessions', 'readwrite').objectStore('sessions');
+            const all = store.getAll();
+            all.onsuccess = () => {
+                const r = all.result[0];
+                r.revision += 5;
+                const put = store.put(r);
+                put.onsuccess = () => { open.result.close(); done(true); };
+                put.onerror = () => done(false);
+            };
+        };
+        open.onerror = () => done(false);";
+    // Let the write of the reply land first.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(
+        browser.client.execute_async(bump, vec![]).await.unwrap(),
+        Value::Bool(true)
+    );
+    send(&browser, "two").await;
+    wait_settled(&browser, 4).await;
+    let notice = browser
+        .wait_testid("remote-notice")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(notice.contains("another tab"), "{notice}");
+    browser.wait_testid("remote-reload").await;
+    browser.click_testid("remote-keep-copy").await;
+    browser
+        .wait_until(
+            "!document.querySelector(\"[data-testid='remote-notice']\")",
+            "the notice to go",
+        )
+        .await;
+    // The chat goes on in the copy: one more message makes no third session.
+    send(&browser, "three").await;
+    wait_settled(&browser, 6).await;
+    wait_stored(&browser, 2).await;
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let stored = records(&browser).await;
+    assert_eq!(
+        stored.len(),
+        2,
+        "{:?}",
+        stored.iter().map(|r| &r.0).collect::<Vec<_>>()
+    );
+    let copy = stored.iter().find(|r| r.0.ends_with("(copy)")).unwrap();
+    assert!(copy.2.contains("three"), "the copy has the chat on screen");
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn an_unreadable_settings_record_is_said_and_the_remembered_key_is_kept() {
+    let browser = Browser::new().await;
+    browser.open("?tab=settings").await;
+    browser
+        .client
+        .execute(
+            "localStorage.setItem('summary-memory.settings', '{\"version\":2,\"base_url\":\"https://api.openai.com/v1\",\"chat_model\":42}');
+             localStorage.setItem('summary-memory.api-key', 'sk-remembered');",
+            vec![],
+        )
+        .await
+        .unwrap();
+    browser.client.refresh().await.unwrap();
+    let alert = browser.wait_testid("settings-unreadable").await;
+    assert_eq!(alert.attr("role").await.unwrap().as_deref(), Some("alert"));
+    let text = alert.text().await.unwrap();
+    assert!(text.contains("could not be read"), "{text}");
+    assert!(text.contains("key is kept"), "{text}");
+    let value = |id: &str| format!("return document.querySelector(\"[data-testid='{id}']\").value");
+    assert_eq!(
+        browser
+            .client
+            .execute(&value("api-key"), vec![])
+            .await
+            .unwrap(),
+        "sk-remembered"
+    );
+    assert_eq!(
+        browser
+            .client
+            .execute(&value("base-url"), vec![])
+            .await
+            .unwrap(),
+        "https://api.openai.com/v1"
+    );
+    // The form's save after the load keeps the key where it was, so the next visit has it.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    browser.client.refresh().await.unwrap();
+    browser.wait_testid("api-key").await;
+    assert_eq!(
+        browser
+            .client
+            .execute(
+                "return localStorage.getItem('summary-memory.api-key')",
+                vec![]
+            )
+            .await
+            .unwrap(),
+        "sk-remembered"
+    );
+    assert_eq!(
+        browser
+            .client
+            .execute(&value("api-key"), vec![])
+            .await
+            .unwrap(),
+        "sk-remembered"
+    );
+    assert!(
+        absent(&browser, "settings-unreadable").await,
+        "read whole now"
+    );
+    browser.close().await;
+}
