@@ -70,7 +70,8 @@ pub(super) fn Composer() -> impl IntoView {
                 "Send"
             </button>
             {move || {
-                streaming
+                // Stop ends a summary being written too.
+                busy
                     .get()
                     .then(|| {
                         view! {
