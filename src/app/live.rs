@@ -207,6 +207,8 @@ pub struct LiveShape {
     pinned: Vec<PinnedFact>,
     /// Incomplete replies, failed replies and model calls.
     record: (usize, usize, usize),
+    /// The messages left out of the requests.
+    excluded: Vec<usize>,
 }
 
 impl LiveSession {
@@ -676,6 +678,7 @@ impl LiveSession {
             policy: m.policy().clone(),
             pinned: self.pinned.clone(),
             record: (kept.incomplete.len(), kept.failed.len(), kept.calls.len()),
+            excluded: m.excluded().collect(),
         }
     }
 

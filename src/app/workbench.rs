@@ -82,8 +82,17 @@ impl Workbench {
     pub fn error_shown(&self) -> Option<String> {
         self.error
             .as_ref()
+            .filter(|error| !self.outlived(error))
             .map(ToString::to_string)
             .or_else(|| self.on_screen().own_error())
+    }
+
+    /// A refusal that only held while the live chat was busy, shown no longer once it is not.
+    fn outlived(&self, error: &ChatError) -> bool {
+        matches!(
+            error,
+            ChatError::Live(LiveError::SummaryRunning | LiveError::StillRunning | LiveError::Busy)
+        ) && !self.live.is_busy()
     }
 
     /// Whether Retry is offered: the live chat is on screen, something failed, and nothing is

@@ -719,3 +719,20 @@ fn a_summary_may_take_far_longer_than_a_chat_reply() {
     assert_eq!(summary_timeout_ms(120_000), 480_000);
     assert_eq!(summary_timeout_ms(u64::MAX), u64::MAX);
 }
+
+/// Leaving a message out of the requests is a change the library keeps (so a reload does
+/// not send it again), and sending it again is one too.
+#[test]
+fn leaving_a_message_out_changes_the_shape() {
+    let mut session = LiveSession::default();
+    play(&mut session, 1);
+    let before = session.shape();
+    session.set_excluded(0, true).unwrap();
+    let left_out = session.shape();
+    assert_ne!(left_out, before);
+    session.set_excluded(0, false).unwrap();
+    assert_eq!(session.shape(), before);
+    // Not while a reply arrives: its request was built already.
+    session.send("more", 2, &C).unwrap();
+    assert_eq!(session.set_excluded(0, true), Err(LiveError::Busy));
+}

@@ -256,6 +256,12 @@ fn send_while_a_summary_runs_keeps_the_reason_and_sends_nothing() {
             .contains("A summary is being written")
     );
     assert_eq!(workbench.live.memory().archive().len(), 8);
+    // Once the summary is in, the refusal is no longer shown.
+    let job = workbench.live.memory().in_flight().unwrap().id;
+    workbench
+        .live
+        .summary_done(job, Ok("S.".into()), "m", 10, &WordCounter);
+    assert_eq!(workbench.error_shown(), None);
     // A demo on screen sends nothing either.
     workbench.load(DemoKind::Drift);
     assert_eq!(workbench.send("next", 9, &WordCounter), None);
