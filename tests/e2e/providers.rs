@@ -294,20 +294,28 @@ async fn a_reply_that_only_reasoned_shows_its_reasoning_beside_the_error() {
     let server = TestServer::start().await;
     server.script([Reply::ReasoningOnly {
         reasoning: "Let me weigh every option before answering.".into(),
-        finish: "length".into(),
+        finish: "stop".into(),
     }]);
     let browser = Browser::new().await;
     connect(&browser, Setup::new(&server.base_url)).await;
     send(&browser, "please answer").await;
     let error = error_text(&browser).await;
     assert!(error.contains("only reasoned"), "{error}");
-    let reasoning = browser.wait_testid("reasoning").await;
-    assert_eq!(reasoning.prop("open").await.unwrap().as_deref(), Some("false"));
-    assert_eq!(
-        reasoning.find(fantoccini::Locator::Css(".reasoning-text")).await.unwrap()
-            .prop("textContent").await.unwrap().as_deref(),
-        Some("Let me weigh every option before answering.")
-    );
+    browser.wait_testid("reasoning").await;
+    let shown = browser
+        .client
+        .execute(
+            "const r = document.querySelector(\"[data-testid='reasoning']\"); \
+             return [r.open, r.querySelector('summary').textContent, \
+                     r.querySelector('.reasoning-text').textContent];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let (open, label, text): (bool, String, String) = serde_json::from_value(shown).unwrap();
+    assert!(!open, "collapsed by default");
+    assert!(label.contains("no answer"), "{label}");
+    assert_eq!(text, "Let me weigh every option before answering.");
     // No empty assistant message was archived; Retry is offered and clears it.
     assert_eq!(messages(&browser).await.len(), 1);
     browser.click_testid("retry").await;

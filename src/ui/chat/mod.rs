@@ -64,6 +64,10 @@ pub fn ChatTab() -> impl IntoView {
             None => {
                 if driver.run_live() {
                     route.update(|r| r.demo = None);
+                } else {
+                    // Refused: the picker shows the summariser in use again.
+                    event_target::<leptos::web_sys::HtmlSelectElement>(&ev)
+                        .set_value(summariser.get_untracked());
                 }
             }
         }
