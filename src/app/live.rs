@@ -715,9 +715,10 @@ impl LiveSession {
         self.record_call(CallKind::Summary, &job.request, usage, counter);
         let result = match (self.retry_wait.take(), reply) {
             // Stop pressed during the wait before a retry: the failure that caused it stands.
-            (Some(wait), Ok(None)) if at_ms < wait.until_ms => {
-                Err(format!("{} Retries cancelled", wait.reason.trim_end_matches('.')))
-            }
+            (Some(wait), Ok(None)) if at_ms < wait.until_ms => Err(format!(
+                "{} Retries cancelled",
+                wait.reason.trim_end_matches('.')
+            )),
             (_, Err(error @ ApiError::ContextTooLong { .. })) => {
                 self.too_long = Some(Purpose::Summary);
                 Err(error.to_string())

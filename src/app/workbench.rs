@@ -164,7 +164,11 @@ impl Workbench {
     /// Leaves archive message `index` of the live chat out of the requests, or sends it
     /// again. A refusal is kept in `error`.
     pub fn set_excluded(&mut self, index: usize, excluded: bool) {
-        self.error = self.live.set_excluded(index, excluded).err().map(Into::into);
+        self.error = self
+            .live
+            .set_excluded(index, excluded)
+            .err()
+            .map(Into::into);
     }
 
     /// The way out of a chat request too long for the context window: leaves the longest

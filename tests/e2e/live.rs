@@ -979,7 +979,10 @@ async fn stop_ends_a_summary_being_written_and_retry_writes_it() {
     four_turns(&browser).await;
     browser.click_testid("stop").await;
     let error = error_text(&browser).await;
-    assert!(error.contains("The summary could not be written"), "{error}");
+    assert!(
+        error.contains("The summary could not be written"),
+        "{error}"
+    );
     assert!(error.contains("stopped"), "{error}");
     assert!(absent(&browser, "summary").await);
     browser.click_testid("retry").await;
@@ -1010,7 +1013,10 @@ async fn a_summary_retry_counts_down_and_can_be_cancelled() {
     assert!(first.contains("Rate limit"), "{first}");
     assert!(first.contains("attempt 2 of 3"), "{first}");
     let seconds = |text: &str| -> u64 {
-        let after = text.split("Retrying in ").nth(1).unwrap_or_else(|| panic!("{text}"));
+        let after = text
+            .split("Retrying in ")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{text}"));
         after.split(' ').next().unwrap().parse().unwrap()
     };
     let at_first = seconds(&first);
@@ -1027,7 +1033,10 @@ async fn a_summary_retry_counts_down_and_can_be_cancelled() {
         .await;
     browser.click_testid("cancel-retry").await;
     let error = error_text(&browser).await;
-    assert!(error.contains("The summary could not be written"), "{error}");
+    assert!(
+        error.contains("The summary could not be written"),
+        "{error}"
+    );
     assert!(error.contains("Retries cancelled"), "{error}");
     assert!(absent(&browser, "retry-status").await);
     assert_eq!(posts(&server).len(), 5, "no attempt after the cancel");

@@ -276,7 +276,7 @@ async fn a_reasoning_models_reply_shows_its_reasoning_collapsed_apart_from_the_a
             )
             .await
             .unwrap();
-        assert_eq!(reasoning_of(&browser, 1).await.unwrap().0, true);
+        assert!(reasoning_of(&browser, 1).await.unwrap().0, "opened");
         send(&browser, "again").await;
         wait_settled(&browser, 4).await;
         let second = posts(&server)[1].to_string();
@@ -499,5 +499,29 @@ async fn a_request_too_long_can_leave_the_longest_message_out_and_take_it_back()
         user_messages(&posts(&server)[3]),
         [long.as_str(), "short question", "third"]
     );
+    browser.close().await;
+}
+
+/// The same rule for Send: once the base URL names another origin, the chat's next request
+/// goes there without the key that was typed for the first one.
+#[tokio::test]
+async fn a_send_after_the_origin_changed_carries_no_key() {
+    let a = TestServer::start().await;
+    let b = TestServer::start().await;
+    let browser = Browser::new().await;
+    connect(&browser, Setup::new(&a.base_url)).await;
+    send(&browser, "to a").await;
+    wait_settled(&browser, 2).await;
+    assert_eq!(authorizations(&a), [format!("Bearer {KEY}")]);
+    browser.click_testid("tab-settings").await;
+    browser.set_field("base-url", &b.base_url).await;
+    browser.wait_testid("key-withdrawn").await;
+    browser.click_testid("tab-chat").await;
+    send(&browser, "to b").await;
+    wait_settled(&browser, 4).await;
+    assert_eq!(messages(&browser).await[3].2, "You said: to b");
+    assert_eq!(posts(&b).len(), 1);
+    assert_eq!(authorizations(&b), Vec::<String>::new(), "B got a key");
+    assert_eq!(authorizations(&a).len(), 1, "nothing more went to A");
     browser.close().await;
 }

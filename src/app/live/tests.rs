@@ -569,7 +569,12 @@ fn a_chat_request_too_long_offers_folding_and_leaving_a_message_out() {
     assert!(matches!(end, ReplyEnd::TooLong(_)));
     session.finish(end, 2, &C);
     assert_eq!(session.too_long(), Some(Purpose::Chat));
-    assert!(session.error().unwrap().contains("The chat request is too long"));
+    assert!(
+        session
+            .error()
+            .unwrap()
+            .contains("The chat request is too long")
+    );
     assert_eq!(session.redo(), Some(&Redo::Reply));
     // The longest message still sent is the pasted one, at archive index 6, turn 4.
     assert_eq!(session.longest_sent(), Some((6, 4, 9)));
@@ -581,7 +586,10 @@ fn a_chat_request_too_long_offers_folding_and_leaving_a_message_out() {
         panic!("Retry redoes the reply");
     };
     assert_eq!(session.too_long(), None);
-    assert!(sent.iter().all(|m| !m.content.contains("pasted")), "{sent:?}");
+    assert!(
+        sent.iter().all(|m| !m.content.contains("pasted")),
+        "{sent:?}"
+    );
     // The archive keeps it, and it can be sent again.
     assert_eq!(
         session.memory().archive()[6].content,
@@ -635,10 +643,7 @@ fn send_is_refused_while_a_summary_is_being_written() {
     let mut session = LiveSession::default();
     let job = play(&mut session, 4).unwrap();
     assert!(session.is_summarising());
-    assert_eq!(
-        session.send("next", 5, &C),
-        Err(LiveError::SummaryRunning)
-    );
+    assert_eq!(session.send("next", 5, &C), Err(LiveError::SummaryRunning));
     assert_eq!(session.memory().archive().len(), 8);
     session.summary_done(job.id, Ok("S.".into()), "m", 6, &C);
     assert!(session.send("next", 7, &C).is_ok());

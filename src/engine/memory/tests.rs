@@ -580,7 +580,13 @@ fn an_excluded_message_stays_in_the_archive_but_no_request_sends_it() {
     let contents = |sent: &[Message]| sent.iter().map(|m| m.content.clone()).collect::<Vec<_>>();
     assert_eq!(
         contents(&memory.request(&WordCounter))[1..],
-        ["a long paste of logs", "I read them", "short question", "short answer", "next"]
+        [
+            "a long paste of logs",
+            "I read them",
+            "short question",
+            "short answer",
+            "next"
+        ]
     );
 
     memory.set_excluded(0, true).unwrap();

@@ -90,7 +90,8 @@ pub fn ChatTab() -> impl IntoView {
     let can_fold = Memo::new(move |_| workbench.with(|w| w.live.memory().can_fold_now()));
     let longest = Memo::new(move |_| workbench.with(|w| w.live.longest_sent()));
     let clock = driver.clock();
-    let retry_pending = Memo::new(move |_| workbench.with(|w| w.is_live() && w.live.retry_wait().is_some()));
+    let retry_pending =
+        Memo::new(move |_| workbench.with(|w| w.is_live() && w.live.retry_wait().is_some()));
 
     view! {
         <section class="panel chat" data-testid="panel-chat">
