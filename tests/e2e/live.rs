@@ -937,7 +937,7 @@ async fn a_slow_summary_is_waited_for_and_enter_does_not_send_meanwhile() {
     connect(&browser, setup).await;
     four_turns(&browser).await;
     // The summary is being written: Stop is offered, and Enter keeps the message in the box.
-    browser.wait_testid("stop").await;
+    browser.wait_testid("stop-summary").await;
     let input = browser.wait_testid("chat-input").await;
     input.send_keys("question 5").await.unwrap();
     input.send_keys("\u{E007}").await.unwrap();
@@ -977,7 +977,7 @@ async fn stop_ends_a_summary_being_written_and_retry_writes_it() {
     let browser = Browser::new().await;
     connect(&browser, Setup::new(&server.base_url)).await;
     four_turns(&browser).await;
-    browser.click_testid("stop").await;
+    browser.click_testid("stop-summary").await;
     let error = error_text(&browser).await;
     assert!(
         error.contains("The summary could not be written"),
