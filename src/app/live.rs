@@ -6,7 +6,7 @@
 //! back in ([`LiveSession::delta`], [`LiveSession::finish`], [`LiveSession::summary_done`]). The
 //! user's message goes into the archive before the request leaves, so a failure never loses it.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
 use thiserror::Error;
 
@@ -16,7 +16,7 @@ use crate::engine::drift::{FactError, PinnedFact, compile_facts};
 use crate::engine::edition::Provenance;
 use crate::engine::memory::{CommitMeta, MemoryError, MemoryState, SummaryJob};
 use crate::engine::message::{ChatMessage, CountTokens, Message, Role};
-use crate::engine::openai::{ApiError, Usage};
+use crate::engine::openai::{ApiError, Purpose, Usage};
 use crate::engine::policy::{Policy, PolicyError};
 use crate::engine::session::{LiveRecord, Session};
 
@@ -43,6 +43,33 @@ pub struct LiveSession {
     queue: VecDeque<String>,
     /// The facts the user pinned for this conversation.
     pinned: Vec<PinnedFact>,
+    /// The model's visible reasoning for the reply arriving now, then for each archived reply
+    /// (by archive index). Shown apart from the answer and never sent back; not saved with the
+    /// chat, so a reload shows the answers without it.
+    reasoning_now: String,
+    reasoning: BTreeMap<usize, String>,
+    /// The reasoning of the last reply that brought no answer text, shown beside its error.
+    unanswered: Option<String>,
+    /// Which request was too long for the model's context window, while its error waits for
+    /// Retry: the chat offers fold now and leaving a message out.
+    too_long: Option<Purpose>,
+    /// The wait before the next attempt of a request that failed in a retryable way.
+    retry_wait: Option<RetryWait>,
+}
+
+/// A request waiting to be sent again after a retryable failure (a 429, a 5xx, a timeout).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RetryWait {
+    /// The chat request or the summariser's.
+    pub purpose: Purpose,
+    /// The attempt about to be made, counted from 1 (so 2 for the first retry).
+    pub attempt: u32,
+    /// How many attempts are made in all.
+    pub attempts: u32,
+    /// When the next attempt goes out, on the shell's clock.
+    pub until_ms: u64,
+    /// Why the last attempt failed.
+    pub reason: String,
 }
 
 /// What Retry would do.
@@ -72,6 +99,9 @@ pub enum ReplyEnd {
     Stopped(String),
     /// The request failed (the error's message), with any text received before it did.
     Failed { partial: String, error: String },
+    /// The request was longer than the model's context window (the error's message); nothing
+    /// of a reply arrived.
+    TooLong(String),
 }
 
 /// Why a live action cannot be taken now.
@@ -86,6 +116,17 @@ pub enum LiveError {
     /// Retry was pressed with nothing to redo.
     #[error("There is nothing to retry.")]
     NothingToRetry,
+    /// Send was pressed (or Enter) while the summariser is writing the next edition.
+    #[error(
+        "A summary is being written; your message stays in the box. Send it once the summary is in, or press Stop."
+    )]
+    SummaryRunning,
+    /// A demo was picked or run live while the live chat still waits for its endpoint: the
+    /// old request's reply would land in the new conversation.
+    #[error(
+        "The live chat is still waiting for a reply or a summary; press Stop first, then pick a demo or run one live."
+    )]
+    StillRunning,
     /// Restore or Edit was pressed while the summariser is writing the next edition.
     #[error("A summary is being written; wait for it to finish, then restore or edit.")]
     Summarising,
@@ -116,8 +157,18 @@ impl ReplyEnd {
         match reply {
             Ok(Some(text)) => ReplyEnd::Complete(text),
             Ok(None) => ReplyEnd::Stopped(String::new()),
-            Err(error) => ReplyEnd::Failed {
-                partial: String::new(),
+            Err(error) => ReplyEnd::of_error(String::new(), &error),
+        }
+    }
+
+    /// How a request that failed with `error` ended, with the text that arrived before it.
+    pub fn of_error(partial: String, error: &ApiError) -> ReplyEnd {
+        match error {
+            ApiError::ContextTooLong { .. } if partial.is_empty() => {
+                ReplyEnd::TooLong(error.to_string())
+            }
+            _ => ReplyEnd::Failed {
+                partial,
                 error: error.to_string(),
             },
         }
@@ -134,6 +185,15 @@ pub fn summary_text(reply: Result<Option<String>, ApiError>) -> Result<String, S
     }
 }
 
+/// How long a summariser request may take, given the chat's timeout. A summary is not
+/// streamed, so nothing arrives until the whole text is written, which takes a slow local
+/// model far longer than the first words of a chat reply: it gets four times the chat's
+/// timeout, and never less than five minutes. Stop ends it sooner.
+pub fn summary_timeout_ms(chat_timeout_ms: u64) -> u64 {
+    const FLOOR_MS: u64 = 5 * 60 * 1000;
+    chat_timeout_ms.saturating_mul(4).max(FLOOR_MS)
+}
+
 /// What the library compares to tell whether the live chat changed: cheap to compute on every
 /// streamed piece, and equal for two states the library would store alike.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -148,6 +208,8 @@ pub struct LiveShape {
     pinned: Vec<PinnedFact>,
     /// Incomplete replies, failed replies and model calls.
     record: (usize, usize, usize),
+    /// The messages left out of the requests.
+    excluded: Vec<usize>,
 }
 
 impl LiveSession {
@@ -331,6 +393,9 @@ impl LiveSession {
         if self.streaming.is_some() {
             return Err(LiveError::Busy);
         }
+        if self.summarising.is_some() {
+            return Err(LiveError::SummaryRunning);
+        }
         self.memory
             .add_message(Message::new(Role::User, text, counter, at_ms))?;
         Ok(self.start_reply(counter))
@@ -352,8 +417,28 @@ impl LiveSession {
         counter: &dyn CountTokens,
     ) -> Option<SummaryJob> {
         self.streaming = None;
-        let failed = matches!(end, ReplyEnd::Failed { .. });
+        let reasoning = std::mem::take(&mut self.reasoning_now);
+        let end = match (self.retry_wait.take(), end) {
+            // Stop pressed while a failed request waited to be sent again: the user gave up
+            // on the retries, so the failure stands and Retry is offered.
+            (Some(wait), ReplyEnd::Stopped(text)) if text.is_empty() && at_ms < wait.until_ms => {
+                ReplyEnd::Failed {
+                    partial: text,
+                    error: format!("{} Retries cancelled.", wait.reason),
+                }
+            }
+            (_, end) => end,
+        };
+        let failed = matches!(end, ReplyEnd::Failed { .. } | ReplyEnd::TooLong(_));
         let (text, complete, error) = match end {
+            // A reply that finished with no text is never archived as an empty message.
+            ReplyEnd::Complete(text) if text.trim().is_empty() => {
+                let error = ApiError::NoAnswer {
+                    finish_reason: None,
+                    reasoned: !reasoning.trim().is_empty(),
+                };
+                (text, false, Some(error.to_string()))
+            }
             ReplyEnd::Complete(text) => (text, true, None),
             ReplyEnd::Stopped(text) => {
                 // Stop ends a scripted run too: the user took over.
@@ -361,15 +446,23 @@ impl LiveSession {
                 (text, false, None)
             }
             ReplyEnd::Failed { partial, error } => (partial, false, Some(error)),
+            ReplyEnd::TooLong(error) => {
+                self.too_long = Some(Purpose::Chat);
+                (String::new(), false, Some(error))
+            }
         };
         if let Some(error) = error {
             self.error = Some(error);
             self.redo = Some(Redo::Reply);
         }
         if text.trim().is_empty() {
+            self.unanswered = (!reasoning.trim().is_empty()).then_some(reasoning);
             return None;
         }
         let index = self.memory.archive().len();
+        if !reasoning.trim().is_empty() {
+            self.reasoning.insert(index, reasoning);
+        }
         if !complete {
             self.kept.incomplete.insert(index);
         }
@@ -474,10 +567,89 @@ impl LiveSession {
         }
     }
 
+    /// The model's visible reasoning for the reply arriving now (the shell passes what the
+    /// stream decoder gathered); it is kept with the reply once archived.
+    pub fn reasoned(&mut self, text: &str) {
+        if self.streaming.is_some() {
+            self.reasoning_now = text.to_owned();
+        }
+    }
+
+    /// The reasoning of the last reply that brought no answer text, while its error shows.
+    pub fn unanswered_reasoning(&self) -> Option<&str> {
+        self.unanswered.as_deref()
+    }
+
+    /// Which request was too long for the model's context window, while its error waits for
+    /// Retry.
+    pub fn too_long(&self) -> Option<Purpose> {
+        self.too_long
+    }
+
+    /// Leaves archive message `index` out of every later request, or sends it again; the
+    /// archive keeps it either way. Refused while a reply is arriving (its request was built
+    /// already) and for a message already folded into the summary.
+    pub fn set_excluded(&mut self, index: usize, excluded: bool) -> Result<(), LiveError> {
+        if self.streaming.is_some() {
+            return Err(LiveError::Busy);
+        }
+        self.memory.set_excluded(index, excluded)?;
+        Ok(())
+    }
+
+    /// The way out of a chat request too long for the context window that leaves a message
+    /// out: the longest verbatim message still sent, as (archive index, turn, tokens).
+    pub fn longest_sent(&self) -> Option<(usize, u32, u32)> {
+        let memory = &self.memory;
+        let first = memory.archive().len() - memory.verbatim().len();
+        memory
+            .verbatim()
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (first + i, m))
+            .filter(|(index, _)| !memory.is_excluded(*index) && !self.kept.failed.contains(index))
+            // The first of equally long messages, the oldest.
+            .min_by_key(|(index, m)| (std::cmp::Reverse(m.tokens), *index))
+            .map(|(index, m)| (index, memory.turn_of(index), m.tokens))
+    }
+
+    /// The shell's client is waiting `delay_ms` before attempt `attempt` of `attempts` of a
+    /// request, after `reason`. Shown until the request ends.
+    pub fn retrying(&mut self, wait: RetryWait) {
+        self.retry_wait = Some(wait);
+    }
+
+    /// The wait before a retry, if one is pending.
+    pub fn retry_wait(&self) -> Option<&RetryWait> {
+        self.retry_wait.as_ref()
+    }
+
+    /// What the chat says about a pending retry at `now_ms`: "The summary request failed
+    /// (...). Retrying in 4 s, attempt 2 of 3." Once the wait is over, that the attempt is out.
+    pub fn retry_status(&self, now_ms: u64) -> Option<String> {
+        let wait = self.retry_wait.as_ref()?;
+        let which = match wait.purpose {
+            Purpose::Chat => "The chat request",
+            Purpose::Summary => "The summary request",
+        };
+        let reason = wait.reason.trim_end_matches('.');
+        let when = match wait.until_ms.saturating_sub(now_ms) {
+            0 => "Retrying now".to_owned(),
+            left => format!("Retrying in {} s", left.div_ceil(1000)),
+        };
+        Some(format!(
+            "{which} failed: {reason}. {when}, attempt {} of {}.",
+            wait.attempt, wait.attempts
+        ))
+    }
+
     /// Every archived message, and the reply arriving now.
     pub fn rows(&self) -> Vec<MessageRow> {
         let memory = &self.memory;
         let mut rows = rows_of(memory, |index| self.kept.incomplete.contains(&index));
+        for row in &mut rows {
+            row.reasoning = self.reasoning.get(&row.index).cloned();
+        }
         if let Some(reply) = &self.streaming {
             rows.push(MessageRow {
                 index: rows.len(),
@@ -486,6 +658,8 @@ impl LiveSession {
                 tokens: None,
                 state: RowState::Streaming,
                 turn: memory.turn_count(),
+                reasoning: (!self.reasoning_now.is_empty()).then(|| self.reasoning_now.clone()),
+                excluded: false,
             });
         }
         rows
@@ -507,6 +681,7 @@ impl LiveSession {
             policy: m.policy().clone(),
             pinned: self.pinned.clone(),
             record: (kept.incomplete.len(), kept.failed.len(), kept.calls.len()),
+            excluded: m.excluded().collect(),
         }
     }
 
@@ -541,7 +716,19 @@ impl LiveSession {
         counter: &dyn CountTokens,
     ) -> Option<LiveAction> {
         self.record_call(CallKind::Summary, &job.request, usage, counter);
-        match self.summary_done(job.id, summary_text(reply), model, at_ms, counter) {
+        let result = match (self.retry_wait.take(), reply) {
+            // Stop pressed during the wait before a retry: the failure that caused it stands.
+            (Some(wait), Ok(None)) if at_ms < wait.until_ms => Err(format!(
+                "{} Retries cancelled",
+                wait.reason.trim_end_matches('.')
+            )),
+            (_, Err(error @ ApiError::ContextTooLong { .. })) => {
+                self.too_long = Some(Purpose::Summary);
+                Err(error.to_string())
+            }
+            (_, reply) => summary_text(reply),
+        };
+        match self.summary_done(job.id, result, model, at_ms, counter) {
             Some(next) => Some(LiveAction::Summary(next)),
             None => self.next_queued(at_ms, counter).map(LiveAction::Reply),
         }
@@ -557,6 +744,11 @@ impl LiveSession {
             redo: None,
             queue: VecDeque::new(),
             pinned: Vec::new(),
+            reasoning_now: String::new(),
+            reasoning: BTreeMap::new(),
+            unanswered: None,
+            too_long: None,
+            retry_wait: None,
         }
     }
 
@@ -564,19 +756,16 @@ impl LiveSession {
     fn start_reply(&mut self, counter: &dyn CountTokens) -> Vec<ChatMessage> {
         self.error = None;
         self.redo = None;
+        self.too_long = None;
+        self.unanswered = None;
+        self.reasoning_now.clear();
         self.streaming = Some(String::new());
-        let request = self.memory.request(counter);
-        // The request ends with the verbatim messages, which are the archive's tail; a reply
-        // a failed request cut short is left out of it.
-        let archive = self.memory.archive().len();
-        let first_verbatim = request.len() - self.memory.verbatim().len();
-        request
+        // A reply a failed request cut short is left out, as are the messages the user left
+        // out.
+        self.memory
+            .request_leaving_out(counter, |index| self.kept.failed.contains(&index))
             .iter()
-            .enumerate()
-            .filter(|(i, _)| {
-                *i < first_verbatim || !self.kept.failed.contains(&(archive + i - request.len()))
-            })
-            .map(|(_, m)| ChatMessage::from(m))
+            .map(ChatMessage::from)
             .collect()
     }
 }

@@ -15,6 +15,10 @@ pub struct MessageRow {
     pub tokens: Option<u32>,
     pub state: RowState,
     pub turn: u32,
+    /// The model's visible reasoning behind this reply, when it showed any (live chat only).
+    pub reasoning: Option<String>,
+    /// Left out of the requests by the user; the archive keeps it.
+    pub excluded: bool,
 }
 
 /// The state a message is shown in.
@@ -103,6 +107,8 @@ pub fn rows_of(memory: &MemoryState, incomplete: impl Fn(usize) -> bool) -> Vec<
                 state => state.into(),
             },
             turn: memory.turn_of(index),
+            reasoning: None,
+            excluded: memory.is_excluded(index),
         })
         .collect()
 }

@@ -2,7 +2,7 @@
 //! endpoint, the last error and the policy panel's form. The shell keeps one [`Workbench`] in a
 //! signal at the root; Chat, Editions and Inspect change it only through its methods.
 
-use crate::app::live::{LiveAction, LiveSession};
+use crate::app::live::{LiveAction, LiveError, LiveSession};
 use crate::app::on_screen::{ChatError, EditionsShape, OnScreen};
 use crate::app::policy_form::{PolicyEdit, PolicyForm};
 use crate::engine::demo::{DemoPlayer, DemoScript, DemoSummariser};
@@ -82,8 +82,17 @@ impl Workbench {
     pub fn error_shown(&self) -> Option<String> {
         self.error
             .as_ref()
+            .filter(|error| !self.outlived(error))
             .map(ToString::to_string)
             .or_else(|| self.on_screen().own_error())
+    }
+
+    /// A refusal that only held while the live chat was busy, shown no longer once it is not.
+    fn outlived(&self, error: &ChatError) -> bool {
+        matches!(
+            error,
+            ChatError::Live(LiveError::SummaryRunning | LiveError::StillRunning | LiveError::Busy)
+        ) && !self.live.is_busy()
     }
 
     /// Whether Retry is offered: the live chat is on screen, something failed, and nothing is
@@ -107,6 +116,70 @@ impl Workbench {
         self.sync_policy();
     }
 
+    /// The demo picker: loads `kind` (or, with `None`, goes back to the live chat). Refused
+    /// while the live chat waits for a reply or a summary, so that its request cannot end in
+    /// whatever conversation comes next; returns whether the pick was taken, and keeps the
+    /// refusal in `error`.
+    pub fn pick(&mut self, kind: Option<DemoKind>) -> bool {
+        match kind {
+            Some(_) if self.live.is_busy() => {
+                self.error = Some(LiveError::StillRunning.into());
+                false
+            }
+            Some(kind) => {
+                self.load(kind);
+                true
+            }
+            None => {
+                self.unload();
+                true
+            }
+        }
+    }
+
+    /// The message box's Send (and Enter): archives the user's message and returns the chat
+    /// request to perform. Refused while a demo is on screen, a reply is arriving or a summary
+    /// is being written; the refusal is kept in `error` and the draft stays in the box.
+    pub fn send(
+        &mut self,
+        text: &str,
+        at_ms: u64,
+        counter: &dyn CountTokens,
+    ) -> Option<LiveAction> {
+        if !self.is_live() {
+            return None;
+        }
+        match self.live.send(text, at_ms, counter) {
+            Ok(messages) => {
+                self.error = None;
+                Some(LiveAction::Reply(messages))
+            }
+            Err(error) => {
+                self.error = Some(error.into());
+                None
+            }
+        }
+    }
+
+    /// Leaves archive message `index` of the live chat out of the requests, or sends it
+    /// again. A refusal is kept in `error`.
+    pub fn set_excluded(&mut self, index: usize, excluded: bool) {
+        self.error = self
+            .live
+            .set_excluded(index, excluded)
+            .err()
+            .map(Into::into);
+    }
+
+    /// The way out of a chat request too long for the context window: leaves the longest
+    /// message still sent out of the requests (the archive keeps it; the row says so and can
+    /// send it again).
+    pub fn exclude_longest(&mut self) {
+        if let Some((index, _, _)) = self.live.longest_sent() {
+            self.set_excluded(index, true);
+        }
+    }
+
     /// Unloads the demo, back to the live chat.
     pub fn unload(&mut self) {
         self.demo = None;
@@ -126,6 +199,11 @@ impl Workbench {
     /// perform; `None` without a demo, or when the demo cannot run (the reason is in `error`).
     pub fn run_live(&mut self, at_ms: u64, counter: &dyn CountTokens) -> Option<LiveAction> {
         let script = self.demo.as_ref()?.script().clone();
+        // The live chat's request in flight would feed its reply into the new conversation.
+        if self.live.is_busy() {
+            self.error = Some(LiveError::StillRunning.into());
+            return None;
+        }
         match LiveSession::from_script(&script) {
             Ok(session) => {
                 self.unload();

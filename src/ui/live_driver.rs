@@ -11,11 +11,14 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::api::{Client, StopHandle, StreamEnd};
-use crate::app::live::{LiveAction, ReplyEnd};
+use gloo_timers::future::TimeoutFuture;
+
+use crate::api::{Client, MAX_RETRIES, RetryNotice, StopHandle, StreamEnd};
+use crate::app::live::{LiveAction, ReplyEnd, RetryWait, summary_timeout_ms};
 use crate::app::workbench::Workbench;
 use crate::engine::memory::SummaryJob;
 use crate::engine::message::ChatMessage;
+use crate::engine::openai::Purpose;
 use crate::engine::settings::{Settings, ValidSettings};
 
 use super::clock::now_ms;
@@ -29,10 +32,12 @@ pub struct LiveDriver {
     workbench: RwSignal<Workbench>,
     settings: RwSignal<Settings>,
     counter: SharedCounter,
-    /// Stops the chat request in flight.
+    /// Stops the request in flight, the chat's or the summariser's, and a wait before a retry.
     stop: StoredValue<Option<StopHandle>, LocalStorage>,
     /// The session library, which stores the user's message before its request goes out.
     sessions: Option<Sessions>,
+    /// The shell's clock while a retry is pending, ticking so the countdown can be read.
+    clock: RwSignal<u64>,
 }
 
 impl LiveDriver {
@@ -48,6 +53,7 @@ impl LiveDriver {
             counter,
             stop: StoredValue::new_local(None),
             sessions: use_context::<Sessions>(),
+            clock: RwSignal::new(now_ms()),
         };
         provide_context(driver);
         driver
@@ -66,15 +72,20 @@ impl LiveDriver {
         let counter = self.counter;
         let sent = self
             .workbench
-            .try_update(|w| w.live.send(text, now_ms(), &counter))
-            .and_then(Result::ok);
+            .try_update(|w| w.send(text, now_ms(), &counter))
+            .flatten();
         match sent {
-            Some(messages) => {
-                self.start(valid, LiveAction::Reply(messages));
+            Some(action) => {
+                self.start(valid, action);
                 true
             }
             None => false,
         }
+    }
+
+    /// The clock the retry countdown is read against.
+    pub fn clock(&self) -> Signal<u64> {
+        self.clock.into()
     }
 
     /// Redoes what failed. A refused retry leaves its reason in the session's error.
@@ -105,7 +116,8 @@ impl LiveDriver {
         if let Some(action) = first {
             self.start(valid, action);
         }
-        true
+        // A refusal (a request of the live chat still running) leaves the demo on screen.
+        self.workbench.with_untracked(Workbench::is_live)
     }
 
     /// Summarise now, for the conversation on screen: a demo prints the edition at once; the
@@ -131,7 +143,8 @@ impl LiveDriver {
         }
     }
 
-    /// Stops the chat reply arriving now, if any.
+    /// Stops the request in flight (the chat reply arriving now, or the summary being written),
+    /// or cancels the wait before its next attempt.
     pub fn stop(&self) {
         self.stop.with_value(|slot| {
             if let Some(handle) = slot {
@@ -149,6 +162,31 @@ impl LiveDriver {
 
     fn start(self, valid: ValidSettings, action: LiveAction) {
         spawn_local(self.drive(valid, action));
+    }
+
+    /// A client that tells the session about each wait before a retry, and keeps the clock
+    /// ticking through it so the countdown moves.
+    fn client(&self, endpoint: crate::engine::settings::Endpoint, purpose: Purpose) -> Client {
+        let (workbench, clock) = (self.workbench, self.clock);
+        Client::new(endpoint).on_retry(move |notice: &RetryNotice| {
+            let until_ms = now_ms() + notice.delay_ms;
+            workbench.update(|w| {
+                w.live.retrying(RetryWait {
+                    purpose,
+                    attempt: notice.retry + 1,
+                    attempts: MAX_RETRIES + 1,
+                    until_ms,
+                    reason: notice.error.to_string(),
+                })
+            });
+            clock.set(now_ms());
+            spawn_local(async move {
+                while now_ms() < until_ms {
+                    TimeoutFuture::new(250).await;
+                    clock.set(now_ms());
+                }
+            });
+        })
     }
 
     /// Performs `action` and whatever the session asks for after it, until it asks for nothing.
@@ -170,10 +208,10 @@ impl LiveDriver {
     async fn reply(&self, valid: &ValidSettings, request: Vec<ChatMessage>) -> Option<LiveAction> {
         let stop = StopHandle::new();
         self.stop.set_value(Some(stop.clone()));
-        let client = Client::new(valid.endpoint.clone());
+        let client = self.client(valid.endpoint.clone(), Purpose::Chat);
         let chat = valid.chat_request(request.clone());
         let workbench = self.workbench;
-        let (end, usage) = if valid.stream {
+        let (end, usage, reasoning) = if valid.stream {
             let reply = client
                 .stream(&chat, &stop, |piece| {
                     workbench.update(|w| w.live.delta(piece))
@@ -182,21 +220,26 @@ impl LiveDriver {
             let end = match reply.end {
                 StreamEnd::Complete => ReplyEnd::Complete(reply.content),
                 StreamEnd::Stopped => ReplyEnd::Stopped(reply.content),
-                StreamEnd::Failed(error) => ReplyEnd::Failed {
-                    partial: reply.content,
-                    error: error.to_string(),
-                },
+                StreamEnd::Failed(error) => ReplyEnd::of_error(reply.content, &error),
             };
-            (end, reply.usage)
+            (end, reply.usage, reply.reasoning)
         } else {
             let reply = client.complete(&chat, &stop).await;
             let usage = reply.as_ref().ok().flatten().and_then(|r| r.usage);
+            let reasoning = reply
+                .as_ref()
+                .ok()
+                .flatten()
+                .map(|r| r.reasoning.clone())
+                .unwrap_or_default();
             (
                 ReplyEnd::of_completion(reply.map(|r| r.map(|r| r.content))),
                 usage,
+                reasoning,
             )
         };
         self.stop.set_value(None);
+        workbench.update(|w| w.live.reasoned(&reasoning));
         let counter = self.counter;
         workbench
             .try_update(|w| {
@@ -208,9 +251,16 @@ impl LiveDriver {
 
     /// Runs a summariser job through the same endpoint with the summary model.
     async fn summary(&self, valid: &ValidSettings, job: SummaryJob) -> Option<LiveAction> {
-        let client = Client::new(valid.endpoint.clone());
+        // Not streamed, so nothing arrives until the whole summary is written: a slow local
+        // model gets a timeout it can meet, and Stop ends it sooner.
+        let mut endpoint = valid.endpoint.clone();
+        endpoint.timeout_ms = summary_timeout_ms(endpoint.timeout_ms);
+        let client = self.client(endpoint, Purpose::Summary);
         let request = valid.summary_request(job.request.clone());
-        let reply = client.complete(&request, &StopHandle::new()).await;
+        let stop = StopHandle::new();
+        self.stop.set_value(Some(stop.clone()));
+        let reply = client.complete(&request, &stop).await;
+        self.stop.set_value(None);
         let usage = reply.as_ref().ok().flatten().and_then(|r| r.usage);
         let reply = reply.map(|r| r.map(|r| r.content));
         let counter = self.counter;

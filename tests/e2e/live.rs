@@ -896,3 +896,189 @@ async fn the_live_chats_editions_are_shown_and_restore_and_edit_reach_the_chat()
     assert!(browser.console_errors().await.is_empty());
     browser.close().await;
 }
+
+/// Plays four echoed turns; under the default 4/2 policy the summary is then due, and the
+/// next scripted reply answers it.
+async fn four_turns(browser: &Browser) {
+    for n in 1..=3 {
+        send(browser, &format!("question {n}")).await;
+        wait_settled(browser, 2 * n).await;
+    }
+    send(browser, "question 4").await;
+    browser
+        .wait_until(
+            "document.querySelectorAll(\"[data-testid='message']\").length === 8 && \
+             !document.querySelector(\"[data-state='streaming']\")",
+            "the fourth reply",
+        )
+        .await;
+}
+
+/// A summary is not streamed, so a slow local model sends nothing until it has written it
+/// all: the chat's timeout cut it off and every retry did the same. Meanwhile Enter sent the
+/// next message, racing the commit. The summary now has a timeout it can meet, and Enter
+/// waits.
+#[tokio::test]
+async fn a_slow_summary_is_waited_for_and_enter_does_not_send_meanwhile() {
+    let server = TestServer::start().await;
+    server.script([
+        text("a1"),
+        text("a2"),
+        text("a3"),
+        text("a4"),
+        Reply::DelayedText {
+            text: "The slow model's summary.".into(),
+            delay: Duration::from_secs(5),
+        },
+    ]);
+    let browser = Browser::new().await;
+    let mut setup = Setup::new(&server.base_url);
+    setup.timeout = Some("2");
+    connect(&browser, setup).await;
+    four_turns(&browser).await;
+    // The summary is being written: Stop is offered, and Enter keeps the message in the box.
+    browser.wait_testid("stop-summary").await;
+    let input = browser.wait_testid("chat-input").await;
+    input.send_keys("question 5").await.unwrap();
+    input.send_keys("\u{E007}").await.unwrap();
+    let error = error_text(&browser).await;
+    assert!(error.contains("A summary is being written"), "{error}");
+    assert_eq!(
+        input.prop("value").await.unwrap().as_deref(),
+        Some("question 5")
+    );
+    assert_eq!(posts(&server).len(), 5);
+    let summary = browser.wait_testid("summary").await.text().await.unwrap();
+    assert_eq!(summary, "The slow model's summary.");
+    wait_settled(&browser, 8).await;
+    assert_eq!(posts(&server).len(), 5, "the summary was asked once");
+    // Once it is in, Enter sends.
+    input.send_keys("\u{E007}").await.unwrap();
+    wait_settled(&browser, 10).await;
+    assert_eq!(messages(&browser).await[9].2, "You said: question 5");
+    browser.close().await;
+}
+
+/// A summary could not be stopped: Stop now ends it, the failure is recorded, and Retry
+/// writes it.
+#[tokio::test]
+async fn stop_ends_a_summary_being_written_and_retry_writes_it() {
+    let server = TestServer::start().await;
+    server.script([
+        text("a1"),
+        text("a2"),
+        text("a3"),
+        text("a4"),
+        Reply::DelayedText {
+            text: "never seen".into(),
+            delay: Duration::from_secs(60),
+        },
+    ]);
+    let browser = Browser::new().await;
+    connect(&browser, Setup::new(&server.base_url)).await;
+    four_turns(&browser).await;
+    browser.click_testid("stop-summary").await;
+    let error = error_text(&browser).await;
+    assert!(
+        error.contains("The summary could not be written"),
+        "{error}"
+    );
+    assert!(error.contains("stopped"), "{error}");
+    assert!(absent(&browser, "summary").await);
+    browser.click_testid("retry").await;
+    let summary = browser.wait_testid("summary").await.text().await.unwrap();
+    assert!(summary.starts_with("You said:"), "{summary}");
+    assert_eq!(posts(&server).len(), 6);
+    browser.close().await;
+}
+
+/// Retries waited in silence: the chat now says what failed, counts down to the next attempt,
+/// and offers to cancel, which leaves the failure with Retry.
+#[tokio::test]
+async fn a_summary_retry_counts_down_and_can_be_cancelled() {
+    let server = TestServer::start().await;
+    server.script([
+        text("a1"),
+        text("a2"),
+        text("a3"),
+        text("a4"),
+        Reply::RateLimitedMs(9_000),
+    ]);
+    let browser = Browser::new().await;
+    connect(&browser, Setup::new(&server.base_url)).await;
+    four_turns(&browser).await;
+    let status = browser.wait_testid("retry-status").await;
+    let first = status.text().await.unwrap();
+    assert!(first.contains("The summary request failed"), "{first}");
+    assert!(first.contains("Rate limit"), "{first}");
+    assert!(first.contains("attempt 2 of 3"), "{first}");
+    let seconds = |text: &str| -> u64 {
+        let after = text
+            .split("Retrying in ")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{text}"));
+        after.split(' ').next().unwrap().parse().unwrap()
+    };
+    let at_first = seconds(&first);
+    assert!((1..=9).contains(&at_first), "{first}");
+    // The countdown moves.
+    browser
+        .wait_until(
+            &format!(
+                "(document.querySelector(\"[data-testid='retry-status']\") || {{}}).textContent \
+                 && !document.querySelector(\"[data-testid='retry-status']\").textContent.includes('Retrying in {at_first} s')"
+            ),
+            "the countdown to move",
+        )
+        .await;
+    browser.click_testid("cancel-retry").await;
+    let error = error_text(&browser).await;
+    assert!(
+        error.contains("The summary could not be written"),
+        "{error}"
+    );
+    assert!(error.contains("Retries cancelled"), "{error}");
+    assert!(absent(&browser, "retry-status").await);
+    assert_eq!(posts(&server).len(), 5, "no attempt after the cancel");
+    browser.click_testid("retry").await;
+    browser.wait_testid("summary").await;
+    assert_eq!(posts(&server).len(), 6);
+    browser.close().await;
+}
+
+/// Picking a demo while a live reply streamed let the reply's request run on under whatever
+/// came next (Run live then mixed its deltas into the new conversation). The pick is refused
+/// until the reply is in, or stopped.
+#[tokio::test]
+async fn a_demo_pick_while_a_reply_streams_is_refused_until_stop() {
+    let server = TestServer::start().await;
+    server.chunk_delay(Duration::from_millis(150));
+    server.script([text(&"a slowly streamed reply ".repeat(10))]);
+    let browser = Browser::new().await;
+    connect(&browser, Setup::new(&server.base_url)).await;
+    send(&browser, "tell me slowly").await;
+    browser
+        .wait_until(
+            "document.querySelector(\"[data-state='streaming'] .content\") && \
+             document.querySelector(\"[data-state='streaming'] .content\").textContent.length > 0",
+            "the reply to start",
+        )
+        .await;
+    let picker = browser.wait_testid("demo-picker").await;
+    picker.select_by_value("fincoach").await.unwrap();
+    let error = error_text(&browser).await;
+    assert!(error.contains("press Stop first"), "{error}");
+    assert_eq!(picker.prop("value").await.unwrap().as_deref(), Some(""));
+    // Still the live chat, still streaming into it.
+    assert_eq!(messages(&browser).await[0].2, "tell me slowly");
+    browser.click_testid("stop").await;
+    wait_settled(&browser, 2).await;
+    picker.select_by_value("fincoach").await.unwrap();
+    browser
+        .wait_until(
+            "document.querySelector(\"[data-testid='progress']\")",
+            "the demo to load",
+        )
+        .await;
+    browser.close().await;
+}

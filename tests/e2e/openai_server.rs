@@ -58,6 +58,12 @@ pub enum Reply {
     },
     /// 429 with `retry-after-ms` (exposed to the page through CORS), no `retry-after`.
     RateLimitedMs(u64),
+    /// A reasoning model's streamed reply: `reasoning_content` deltas, then this answer text
+    /// (or, not streamed, both in one message).
+    ReasonedText { reasoning: String, text: String },
+    /// Answers with this text only after `delay`, as a slow local model writing a summary
+    /// (nothing is sent before then, streamed or not).
+    DelayedText { text: String, delay: Duration },
 }
 
 /// One request as the server saw it.
@@ -352,6 +358,34 @@ async fn completion(server: &TestServer, body: &Value, headers: &HeaderMap) -> R
             ));
             events.push("data: [DONE]\n\n".to_owned());
             sse(events, delay)
+        }
+        Reply::ReasonedText { reasoning, text } if stream => {
+            let mut events = vec![
+                chunk(&model, json!({"role": "assistant", "content": "", "reasoning_content": &reasoning}), None),
+            ];
+            events.extend(chunks(&model, &text, include_usage, prompt_tokens));
+            sse(events, delay)
+        }
+        Reply::ReasonedText { reasoning, text } => Json(json!({
+            "id": "chatcmpl-test",
+            "object": "chat.completion",
+            "model": model,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text, "reasoning_content": reasoning}, "finish_reason": "stop"}],
+            "usage": usage(prompt_tokens, &text),
+        })),
+        Reply::DelayedText { text, delay: wait } => {
+            tokio::time::sleep(wait).await;
+            if stream {
+                sse(chunks(&model, &text, include_usage, prompt_tokens), delay)
+            } else {
+                Json(json!({
+                    "id": "chatcmpl-test",
+                    "object": "chat.completion",
+                    "model": model,
+                    "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                    "usage": usage(prompt_tokens, &text),
+                }))
+            }
         }
         Reply::RateLimitedMs(ms) => {
             let mut response = error(429, "rate_limit_exceeded", "Rate limit reached");

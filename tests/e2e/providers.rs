@@ -224,3 +224,304 @@ async fn retry_after_ms_is_waited_out() {
     );
     browser.close().await;
 }
+
+/// The row of the assistant message at `index` among the messages shown: its reasoning
+/// element's (open, label, text), if it has one.
+async fn reasoning_of(browser: &Browser, index: usize) -> Option<(bool, String, String)> {
+    let value = browser
+        .client
+        .execute(
+            "const m = document.querySelectorAll(\"[data-testid='message']\")[arguments[0]]; \
+             const r = m && m.querySelector(\"[data-testid='reasoning']\"); \
+             return r ? [r.open, r.querySelector('summary').textContent, \
+                         r.querySelector('.reasoning-text').textContent] : null;",
+            vec![json!(index)],
+        )
+        .await
+        .unwrap();
+    serde_json::from_value(value).unwrap()
+}
+
+/// A reasoning model's reasoning was dropped: it is shown in the reply's row, collapsed and
+/// labelled, apart from the answer, and never sent back to the model.
+#[tokio::test]
+async fn a_reasoning_models_reply_shows_its_reasoning_collapsed_apart_from_the_answer() {
+    for stream in [true, false] {
+        let server = TestServer::start().await;
+        server.script([Reply::ReasonedText {
+            reasoning: "The user greets me, so I greet back.".into(),
+            text: "Hello to you too.".into(),
+        }]);
+        let browser = Browser::new().await;
+        let mut setup = Setup::new(&server.base_url);
+        setup.stream = stream;
+        connect(&browser, setup).await;
+        send(&browser, "hello").await;
+        wait_settled(&browser, 2).await;
+        let shown = messages(&browser).await;
+        assert_eq!(shown[1].2, "Hello to you too.", "stream {stream}");
+        let (open, label, reasoning) = reasoning_of(&browser, 1)
+            .await
+            .unwrap_or_else(|| panic!("no reasoning shown (stream {stream})"));
+        assert!(!open, "collapsed by default");
+        assert!(label.contains("Reasoning"), "{label}");
+        assert_eq!(reasoning, "The user greets me, so I greet back.");
+        assert_eq!(reasoning_of(&browser, 0).await, None, "not on the question");
+        // Opening it shows the text; the answer stays as it was.
+        browser
+            .client
+            .execute(
+                "document.querySelector(\"[data-testid='reasoning'] summary\").click()",
+                vec![],
+            )
+            .await
+            .unwrap();
+        assert!(reasoning_of(&browser, 1).await.unwrap().0, "opened");
+        send(&browser, "again").await;
+        wait_settled(&browser, 4).await;
+        let second = posts(&server)[1].to_string();
+        assert!(
+            !second.contains("greet back"),
+            "the reasoning went back: {second}"
+        );
+        browser.close().await;
+    }
+}
+
+/// A reply that only reasoned showed the error, but the reasoning itself was lost.
+#[tokio::test]
+async fn a_reply_that_only_reasoned_shows_its_reasoning_beside_the_error() {
+    let server = TestServer::start().await;
+    server.script([Reply::ReasoningOnly {
+        reasoning: "Let me weigh every option before answering.".into(),
+        finish: "stop".into(),
+    }]);
+    let browser = Browser::new().await;
+    connect(&browser, Setup::new(&server.base_url)).await;
+    send(&browser, "please answer").await;
+    let error = error_text(&browser).await;
+    assert!(error.contains("only reasoned"), "{error}");
+    browser.wait_testid("reasoning").await;
+    let shown = browser
+        .client
+        .execute(
+            "const r = document.querySelector(\"[data-testid='reasoning']\"); \
+             return [r.open, r.querySelector('summary').textContent, \
+                     r.querySelector('.reasoning-text').textContent];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let (open, label, text): (bool, String, String) = serde_json::from_value(shown).unwrap();
+    assert!(!open, "collapsed by default");
+    assert!(label.contains("no answer"), "{label}");
+    assert_eq!(text, "Let me weigh every option before answering.");
+    // No empty assistant message was archived; Retry is offered and clears it.
+    assert_eq!(messages(&browser).await.len(), 1);
+    browser.click_testid("retry").await;
+    wait_settled(&browser, 2).await;
+    assert_eq!(messages(&browser).await[1].2, "You said: please answer");
+    assert!(crate::live::absent(&browser, "reasoning").await);
+    browser.close().await;
+}
+
+/// An ordinary completion with empty content (no reasoning, finish "stop") archived nothing
+/// and said nothing: the user's message sat there unanswered, with no Retry.
+#[tokio::test]
+async fn an_empty_reply_is_never_archived_silently() {
+    let mut case = failure(
+        "empty",
+        vec![text("")],
+        &["No answer text arrived", "max_tokens", "reasoning_effort"],
+    );
+    case.stream = false;
+    check_failure(case).await;
+}
+
+/// Provider detection matched substrings, so a look-alike host was taken for OpenAI.
+#[tokio::test]
+async fn a_look_alike_host_is_not_taken_for_the_provider() {
+    let browser = Browser::new().await;
+    browser.open("?tab=settings").await;
+    let provider = || async {
+        browser
+            .wait_testid("provider")
+            .await
+            .prop("value")
+            .await
+            .unwrap()
+            .unwrap_or_default()
+    };
+    browser
+        .set_field("base-url", "https://api.openai.com/v1")
+        .await;
+    assert_eq!(provider().await, "openai");
+    browser
+        .set_field("base-url", "https://api.openai.com.evil.example/v1")
+        .await;
+    assert_eq!(provider().await, "");
+    browser.close().await;
+}
+
+fn context_overflow() -> Reply {
+    Reply::Status {
+        status: 400,
+        body: json!({"error": {
+            "message": "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.",
+            "type": "invalid_request_error", "code": "context_length_exceeded"}}),
+        retry_after: None,
+    }
+}
+
+/// The user messages of a recorded request body.
+fn user_messages(body: &serde_json::Value) -> Vec<String> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .map(|m| m["content"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// A chat request too long for the context window was named, but the only way out was to
+/// start again: Fold now runs the summary cycle early, and Retry then sends the summary in
+/// place of the folded turns.
+#[tokio::test]
+async fn a_request_too_long_can_be_folded_now_and_retried() {
+    let server = TestServer::start().await;
+    server.script([text("a1"), text("a2"), text("a3"), context_overflow()]);
+    let browser = Browser::new().await;
+    connect(&browser, Setup::new(&server.base_url)).await;
+    for n in 1..=3 {
+        send(&browser, &format!("question {n}")).await;
+        wait_settled(&browser, 2 * n).await;
+    }
+    send(&browser, "question 4").await;
+    let error = error_text(&browser).await;
+    assert!(error.contains("The chat request is too long"), "{error}");
+    assert!(error.contains("by 808 tokens"), "{error}");
+    browser.wait_testid("exclude-longest").await;
+    browser.click_testid("fold-now").await;
+    browser.wait_testid("summary").await;
+    wait_settled(&browser, 7).await;
+    let bodies = posts(&server);
+    assert_eq!(bodies.len(), 5);
+    assert_eq!(bodies[4]["model"], "test-summary");
+    browser.click_testid("retry").await;
+    wait_settled(&browser, 8).await;
+    assert_eq!(messages(&browser).await[7].2, "You said: question 4");
+    let bodies = posts(&server);
+    assert_eq!(
+        user_messages(&bodies[3]),
+        ["question 1", "question 2", "question 3", "question 4"]
+    );
+    // Turn 1 travels inside the summary now (the 4/2 policy keeps two turns).
+    assert_eq!(
+        user_messages(&bodies[5]),
+        ["question 2", "question 3", "question 4"]
+    );
+    assert!(bodies[5].to_string().contains("CONVERSATION SUMMARY"));
+    assert!(crate::live::absent(&browser, "error").await);
+    browser.close().await;
+}
+
+/// (data-excluded, marker text) of every message row.
+async fn exclusions(browser: &Browser) -> Vec<(String, bool)> {
+    let value = browser
+        .client
+        .execute(
+            "return [...document.querySelectorAll(\"[data-testid='message']\")].map(m => \
+             [m.dataset.excluded, m.textContent.includes('left out of the requests')])",
+            vec![],
+        )
+        .await
+        .unwrap();
+    serde_json::from_value(value).unwrap()
+}
+
+/// The other way out: the longest message is left out of the request (the archive keeps it,
+/// its row says so) and can be sent again from its row.
+#[tokio::test]
+async fn a_request_too_long_can_leave_the_longest_message_out_and_take_it_back() {
+    let long = "a long pasted log line ".repeat(40).trim().to_owned();
+    let server = TestServer::start().await;
+    server.script([text("noted"), context_overflow()]);
+    let browser = Browser::new().await;
+    connect(&browser, Setup::new(&server.base_url)).await;
+    browser.set_field("chat-input", &long).await;
+    browser.click_testid("send").await;
+    wait_settled(&browser, 2).await;
+    send(&browser, "short question").await;
+    error_text(&browser).await;
+    let label = browser
+        .wait_testid("exclude-longest")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(label.contains("turn 1"), "{label}");
+    browser.click_testid("exclude-longest").await;
+    browser
+        .wait_until(
+            "document.querySelector(\"[data-testid='message']\").dataset.excluded === 'true'",
+            "the long message to be marked as left out",
+        )
+        .await;
+    assert_eq!(
+        exclusions(&browser).await,
+        [
+            ("true".to_owned(), true),
+            ("false".to_owned(), false),
+            ("false".to_owned(), false)
+        ]
+    );
+    browser.click_testid("retry").await;
+    wait_settled(&browser, 4).await;
+    let bodies = posts(&server);
+    assert_eq!(user_messages(&bodies[2]), ["short question"]);
+    // Still in the archive and on the page, word for word.
+    assert_eq!(messages(&browser).await[0].2, long);
+
+    // Its row sends it again.
+    let toggle = browser.all_testid("exclude-message").await;
+    assert_eq!(toggle[0].text().await.unwrap(), "Send again");
+    toggle[0].click().await.unwrap();
+    browser
+        .wait_until(
+            "document.querySelector(\"[data-testid='message']\").dataset.excluded === 'false'",
+            "the long message to be sent again",
+        )
+        .await;
+    send(&browser, "third").await;
+    wait_settled(&browser, 6).await;
+    assert_eq!(
+        user_messages(&posts(&server)[3]),
+        [long.as_str(), "short question", "third"]
+    );
+    browser.close().await;
+}
+
+/// The same rule for Send: once the base URL names another origin, the chat's next request
+/// goes there without the key that was typed for the first one.
+#[tokio::test]
+async fn a_send_after_the_origin_changed_carries_no_key() {
+    let a = TestServer::start().await;
+    let b = TestServer::start().await;
+    let browser = Browser::new().await;
+    connect(&browser, Setup::new(&a.base_url)).await;
+    send(&browser, "to a").await;
+    wait_settled(&browser, 2).await;
+    assert_eq!(authorizations(&a), [format!("Bearer {KEY}")]);
+    browser.click_testid("tab-settings").await;
+    browser.set_field("base-url", &b.base_url).await;
+    browser.wait_testid("key-withdrawn").await;
+    browser.click_testid("tab-chat").await;
+    send(&browser, "to b").await;
+    wait_settled(&browser, 4).await;
+    assert_eq!(messages(&browser).await[3].2, "You said: to b");
+    assert_eq!(posts(&b).len(), 1);
+    assert_eq!(authorizations(&b), Vec::<String>::new(), "B got a key");
+    assert_eq!(authorizations(&a).len(), 1, "nothing more went to A");
+    browser.close().await;
+}

@@ -483,3 +483,261 @@ fn the_shape_changes_with_what_the_library_keeps_but_not_with_a_streamed_piece()
     ));
     assert_eq!(session.shape(), shape);
 }
+
+/// A reasoning model's reply showed only its answer, and its reasoning was dropped: it is now
+/// kept with the reply it belongs to, apart from the answer, and never sent back.
+#[test]
+fn a_replys_reasoning_is_kept_apart_from_its_answer_and_never_sent() {
+    let mut session = LiveSession::default();
+    session.send("what is 2 + 2?", 1, &C).unwrap();
+    session.delta("4");
+    session.reasoned("Two and two make four.");
+    assert_eq!(
+        session.rows()[1].reasoning.as_deref(),
+        Some("Two and two make four.")
+    );
+    session.finish(ReplyEnd::Complete("4".into()), 2, &C);
+    let rows = session.rows();
+    assert_eq!(rows[1].content, "4");
+    assert_eq!(rows[1].reasoning.as_deref(), Some("Two and two make four."));
+    assert_eq!(rows[0].reasoning, None);
+    let next = session.send("and 3 + 3?", 3, &C).unwrap();
+    assert!(
+        next.iter().all(|m| !m.content.contains("Two and two")),
+        "{next:?}"
+    );
+    // A reply without reasoning shows none.
+    session.finish(ReplyEnd::Complete("6".into()), 4, &C);
+    assert_eq!(session.rows()[3].reasoning, None);
+}
+
+/// A reply that finished with no text at all (an empty completion, no reasoning) archived
+/// nothing and said nothing: it is now an error with the fix, and Retry is offered.
+#[test]
+fn a_reply_with_no_text_is_never_archived_silently() {
+    let mut session = LiveSession::default();
+    session.send("hello", 1, &C).unwrap();
+    session.finish(ReplyEnd::Complete("  ".into()), 2, &C);
+    assert_eq!(session.memory().archive().len(), 1);
+    let error = session.error().expect("the empty reply is reported");
+    assert!(error.contains("No answer text arrived"), "{error}");
+    assert!(error.contains("max_tokens"), "{error}");
+    assert_eq!(session.redo(), Some(&Redo::Reply));
+    assert_eq!(session.unanswered_reasoning(), None);
+
+    // Reasoning with no answer: the error says so, and the reasoning is kept to be shown.
+    session.retry(&C).unwrap();
+    session.reasoned("Let me think.");
+    session.finish(
+        ReplyEnd::of_error(
+            String::new(),
+            &ApiError::NoAnswer {
+                finish_reason: Some("length".into()),
+                reasoned: true,
+            },
+        ),
+        3,
+        &C,
+    );
+    assert_eq!(session.memory().archive().len(), 1);
+    assert!(session.error().unwrap().contains("only reasoned"));
+    assert_eq!(session.unanswered_reasoning(), Some("Let me think."));
+    // Retry starts afresh.
+    session.retry(&C).unwrap();
+    assert_eq!(session.unanswered_reasoning(), None);
+}
+
+fn context_error(purpose: Purpose) -> ApiError {
+    ApiError::ContextTooLong {
+        purpose: Some(purpose),
+        requested: Some(9000),
+        limit: Some(8192),
+        message: "maximum context length is 8192 tokens".into(),
+    }
+}
+
+/// A chat request too long for the context window offered no way out: the session now says
+/// which request it was, and leaving a message out or folding early makes the retry smaller.
+#[test]
+fn a_chat_request_too_long_offers_folding_and_leaving_a_message_out() {
+    let mut session = LiveSession::default();
+    play(&mut session, 3);
+    session
+        .send("a very long pasted text of many many words", 1, &C)
+        .unwrap();
+    let end = ReplyEnd::of_error(String::new(), &context_error(Purpose::Chat));
+    assert!(matches!(end, ReplyEnd::TooLong(_)));
+    session.finish(end, 2, &C);
+    assert_eq!(session.too_long(), Some(Purpose::Chat));
+    assert!(
+        session
+            .error()
+            .unwrap()
+            .contains("The chat request is too long")
+    );
+    assert_eq!(session.redo(), Some(&Redo::Reply));
+    // The longest message still sent is the pasted one, at archive index 6, turn 4.
+    assert_eq!(session.longest_sent(), Some((6, 4, 9)));
+    assert!(session.memory().can_fold_now());
+
+    session.set_excluded(6, true).unwrap();
+    assert!(session.rows()[6].excluded);
+    let LiveAction::Reply(sent) = session.retry(&C).unwrap() else {
+        panic!("Retry redoes the reply");
+    };
+    assert_eq!(session.too_long(), None);
+    assert!(
+        sent.iter().all(|m| !m.content.contains("pasted")),
+        "{sent:?}"
+    );
+    // The archive keeps it, and it can be sent again.
+    assert_eq!(
+        session.memory().archive()[6].content,
+        "a very long pasted text of many many words"
+    );
+    session.finish(ReplyEnd::Complete("ok".into()), 3, &C);
+    session.set_excluded(6, false).unwrap();
+    assert!(!session.rows()[6].excluded);
+}
+
+/// Fold now after a chat request was too long: the summary cycle runs early, and Retry then
+/// sends the summary in place of the folded turns.
+#[test]
+fn folding_now_after_a_request_too_long_makes_the_retry_smaller() {
+    let mut session = LiveSession::default();
+    play(&mut session, 3);
+    let before = session.send("question 4", 1, &C).unwrap();
+    session.finish(ReplyEnd::TooLong("too long".into()), 2, &C);
+    let job = session.summarise_now().unwrap();
+    assert_eq!(
+        session.summary_ended(&job, Ok(Some("S.".into())), None, "m", 3, &C),
+        None
+    );
+    assert_eq!(session.redo(), Some(&Redo::Reply), "the reply is still due");
+    let LiveAction::Reply(after) = session.retry(&C).unwrap() else {
+        panic!("Retry redoes the reply");
+    };
+    assert!(after.len() < before.len(), "{after:?}");
+    assert!(after.iter().any(|m| m.content.contains("S.")));
+}
+
+#[test]
+fn a_summary_request_too_long_is_named_as_the_summarisers() {
+    let mut session = LiveSession::default();
+    let job = play(&mut session, 4).unwrap();
+    session.summary_ended(&job, Err(context_error(Purpose::Summary)), None, "m", 5, &C);
+    assert_eq!(session.too_long(), Some(Purpose::Summary));
+    assert!(
+        session
+            .error()
+            .unwrap()
+            .contains("The summariser's request is too long")
+    );
+    assert_eq!(session.redo(), Some(&Redo::Summary));
+}
+
+/// Enter sent a message while a summary was being written, so the new turn raced the commit:
+/// Send is refused then, and the message stays with the user.
+#[test]
+fn send_is_refused_while_a_summary_is_being_written() {
+    let mut session = LiveSession::default();
+    let job = play(&mut session, 4).unwrap();
+    assert!(session.is_summarising());
+    assert_eq!(session.send("next", 5, &C), Err(LiveError::SummaryRunning));
+    assert_eq!(session.memory().archive().len(), 8);
+    session.summary_done(job.id, Ok("S.".into()), "m", 6, &C);
+    assert!(session.send("next", 7, &C).is_ok());
+}
+
+fn wait(purpose: Purpose, until_ms: u64) -> RetryWait {
+    RetryWait {
+        purpose,
+        attempt: 2,
+        attempts: 3,
+        until_ms,
+        reason: "The server failed (HTTP 503): busy. Try again in a moment.".into(),
+    }
+}
+
+/// Retries were silent: the chat said nothing for the seconds a retry waited. The session now
+/// says what failed, when the next attempt goes and which attempt it is.
+#[test]
+fn a_pending_retry_counts_down_and_ends_with_the_request() {
+    let mut session = LiveSession::default();
+    let job = play(&mut session, 4).unwrap();
+    assert_eq!(session.retry_status(0), None);
+    session.retrying(wait(Purpose::Summary, 10_000));
+    assert_eq!(
+        session.retry_status(6_500).as_deref(),
+        Some(
+            "The summary request failed: The server failed (HTTP 503): busy. Try again in a moment. Retrying in 4 s, attempt 2 of 3."
+        )
+    );
+    assert!(
+        session
+            .retry_status(10_000)
+            .unwrap()
+            .contains("Retrying now, attempt 2 of 3")
+    );
+    session.summary_ended(&job, Ok(Some("S.".into())), None, "m", 11_000, &C);
+    assert_eq!(session.retry_status(11_000), None);
+    assert_eq!(session.memory().summary(), Some("S."));
+}
+
+/// Cancelling the wait before a retry ended the request like a user's Stop, which for a chat
+/// reply with no text said nothing and offered no Retry: the failure that caused the wait now
+/// stands, and Retry is offered.
+#[test]
+fn cancelling_a_retry_keeps_the_failure_and_offers_retry() {
+    let mut session = LiveSession::default();
+    session.send("hello", 1, &C).unwrap();
+    session.retrying(wait(Purpose::Chat, 5_000));
+    session.finish(ReplyEnd::Stopped(String::new()), 2_000, &C);
+    let error = session.error().unwrap();
+    assert!(error.contains("HTTP 503"), "{error}");
+    assert!(error.contains("Retries cancelled"), "{error}");
+    assert_eq!(session.redo(), Some(&Redo::Reply));
+    assert_eq!(session.retry_wait(), None);
+
+    // The same for a summary.
+    let mut session = LiveSession::default();
+    let job = play(&mut session, 4).unwrap();
+    session.retrying(wait(Purpose::Summary, 5_000));
+    session.summary_ended(&job, Ok(None), None, "m", 2_000, &C);
+    let error = session.error().unwrap();
+    assert!(error.contains("HTTP 503"), "{error}");
+    assert!(error.contains("Retries cancelled"), "{error}");
+    assert_eq!(session.redo(), Some(&Redo::Summary));
+
+    // A Stop after the wait, while the attempt runs, is the user's ordinary Stop.
+    let mut session = LiveSession::default();
+    session.send("hello", 1, &C).unwrap();
+    session.retrying(wait(Purpose::Chat, 5_000));
+    session.finish(ReplyEnd::Stopped(String::new()), 6_000, &C);
+    assert_eq!(session.error(), None);
+}
+
+#[test]
+fn a_summary_may_take_far_longer_than_a_chat_reply() {
+    assert_eq!(summary_timeout_ms(60_000), 300_000);
+    assert_eq!(summary_timeout_ms(2_000), 300_000);
+    assert_eq!(summary_timeout_ms(120_000), 480_000);
+    assert_eq!(summary_timeout_ms(u64::MAX), u64::MAX);
+}
+
+/// Leaving a message out of the requests is a change the library keeps (so a reload does
+/// not send it again), and sending it again is one too.
+#[test]
+fn leaving_a_message_out_changes_the_shape() {
+    let mut session = LiveSession::default();
+    play(&mut session, 1);
+    let before = session.shape();
+    session.set_excluded(0, true).unwrap();
+    let left_out = session.shape();
+    assert_ne!(left_out, before);
+    session.set_excluded(0, false).unwrap();
+    assert_eq!(session.shape(), before);
+    // Not while a reply arrives: its request was built already.
+    session.send("more", 2, &C).unwrap();
+    assert_eq!(session.set_excluded(0, true), Err(LiveError::Busy));
+}

@@ -199,3 +199,91 @@ fn summarise_now_prints_a_demo_edition_and_asks_the_live_summariser() {
     assert_eq!(live.summarise_now(&WordCounter), None);
     assert!(live.error.is_some());
 }
+
+/// Run live or a demo pick while the live chat's reply was streaming replaced the live chat
+/// under the request in flight, whose deltas then landed in the new conversation: both are
+/// refused until that request ends (or the user presses Stop).
+#[test]
+fn a_demo_pick_or_run_live_waits_for_the_live_request_in_flight() {
+    let mut workbench = Workbench::default();
+    assert!(workbench.send("hello", 1, &WordCounter).is_some());
+    assert!(workbench.live.is_streaming());
+    assert!(!workbench.pick(Some(DemoKind::FinCoach)));
+    assert!(workbench.is_live(), "the live chat stays on screen");
+    let refusal = workbench.error_shown().unwrap();
+    assert!(refusal.contains("press Stop first"), "{refusal}");
+    // Going back to the live chat is always allowed.
+    assert!(workbench.pick(None));
+
+    // A demo loaded before the reply started: Run live is refused while it streams.
+    workbench.live.delta("Hi");
+    workbench.load(DemoKind::FinCoach);
+    assert_eq!(workbench.run_live(2, &WordCounter), None);
+    assert!(!workbench.is_live(), "the demo stays");
+    assert_eq!(workbench.live.memory().archive()[0].content, "hello");
+    assert!(workbench.live.is_streaming());
+
+    // Once the reply is in, both work.
+    workbench
+        .live
+        .finish(ReplyEnd::Complete("Hi".into()), 3, &WordCounter);
+    assert!(workbench.run_live(4, &WordCounter).is_some());
+    assert!(workbench.is_live());
+    // The demo run live is streaming its first reply now.
+    assert!(!workbench.pick(Some(DemoKind::Drift)));
+    workbench
+        .live
+        .finish(ReplyEnd::Stopped("Hel".into()), 5, &WordCounter);
+    assert!(workbench.pick(Some(DemoKind::Drift)));
+    assert_eq!(workbench.demo_kind(), Some(DemoKind::Drift));
+}
+
+#[test]
+fn send_while_a_summary_runs_keeps_the_reason_and_sends_nothing() {
+    let mut workbench = Workbench::default();
+    for n in 0..4 {
+        workbench.send(&format!("q{n}"), n, &WordCounter).unwrap();
+        workbench
+            .live
+            .finish(ReplyEnd::Complete(format!("a{n}")), n, &WordCounter);
+    }
+    assert!(workbench.live.is_summarising());
+    assert_eq!(workbench.send("next", 9, &WordCounter), None);
+    assert!(
+        workbench
+            .error_shown()
+            .unwrap()
+            .contains("A summary is being written")
+    );
+    assert_eq!(workbench.live.memory().archive().len(), 8);
+    // Once the summary is in, the refusal is no longer shown.
+    let job = workbench.live.memory().in_flight().unwrap().id;
+    workbench
+        .live
+        .summary_done(job, Ok("S.".into()), "m", 10, &WordCounter);
+    assert_eq!(workbench.error_shown(), None);
+    // A demo on screen sends nothing either.
+    workbench.load(DemoKind::Drift);
+    assert_eq!(workbench.send("next", 9, &WordCounter), None);
+}
+
+#[test]
+fn leaving_the_longest_message_out_marks_its_row_and_can_be_undone() {
+    let mut workbench = Workbench::default();
+    workbench.send("short", 1, &WordCounter).unwrap();
+    workbench.live.finish(
+        ReplyEnd::Complete("a much longer reply than the question".into()),
+        2,
+        &WordCounter,
+    );
+    workbench.exclude_longest();
+    let rows = workbench.on_screen().rows();
+    assert_eq!(
+        rows.iter().map(|r| r.excluded).collect::<Vec<_>>(),
+        [false, true]
+    );
+    workbench.set_excluded(1, false);
+    assert!(!workbench.on_screen().rows()[1].excluded);
+    workbench.set_excluded(7, true);
+    assert!(workbench.error_shown().unwrap().contains("no message 7"));
+}

@@ -38,6 +38,14 @@ pub enum MemoryError {
     /// A hand-edited summary must hold some text.
     #[error("the edited summary is empty; write some text or restore an earlier edition")]
     EmptyEdit,
+    /// Exclude or include named a message the archive does not hold.
+    #[error("there is no message {0} in the conversation")]
+    NoSuchMessage(usize),
+    /// A folded message is not sent anyway; the summary speaks for it.
+    #[error(
+        "message {0} is already folded into the summary, so no request sends it; edit the summary instead"
+    )]
+    AlreadyFolded(usize),
     /// The policy cannot be used.
     #[error("invalid policy: {0}")]
     Policy(#[from] PolicyError),

@@ -15,6 +15,10 @@
 //!   records a [`Failure`] and keeps the job for [`MemoryState::retry_job`].
 //! - Job ids only grow. A result whose id is not the job in flight (it was overtaken by a manual
 //!   request, an edit, a restore or a retry) is rejected with [`MemoryError::StaleJob`].
+//! - A message can be left out of the requests ([`MemoryState::set_excluded`]), to get a
+//!   conversation back under the model's context window: it stays in the archive (and so in
+//!   every export) and in the turn it belongs to, but no chat request and no summariser request
+//!   sends it until it is included again.
 
 //!
 //! Beside this file: [`job`] holds the jobs and failures the state emits and records, [`error`]
@@ -30,6 +34,8 @@ mod tests;
 pub use error::MemoryError;
 pub use job::{CommitMeta, Failure, JobKind, SummaryJob};
 pub use turns::{MessageState, starts_turn, turn_starts};
+
+use std::collections::BTreeSet;
 
 use super::edition::{Edition, EditionDraft, MAX_LEVEL, Provenance, TurnRange};
 use super::message::{ChatMessage, CountTokens, Message, Role};
@@ -79,6 +85,8 @@ pub struct MemoryState {
     next_job_id: u64,
     /// Archive length at the last trigger check (the periodic trigger counts from there).
     checked_len: usize,
+    /// Archive indices of the messages no request sends (see [`MemoryState::set_excluded`]).
+    excluded: BTreeSet<usize>,
 }
 
 impl MemoryState {
@@ -103,6 +111,7 @@ impl MemoryState {
             failed: None,
             next_job_id: 1,
             checked_len: 0,
+            excluded: BTreeSet::new(),
         })
     }
 
@@ -224,10 +233,27 @@ impl MemoryState {
     }
 
     /// The context window for the next chat call: the system prompt, the summary where the
-    /// policy places it, then the verbatim messages.
+    /// policy places it, then the verbatim messages that are not excluded.
     pub fn request(&self, counter: &dyn CountTokens) -> Vec<Message> {
+        self.request_leaving_out(counter, |_| false)
+    }
+
+    /// [`MemoryState::request`], also leaving out the verbatim messages whose archive index
+    /// `leave_out` names (the live chat's replies cut short by a failure).
+    pub fn request_leaving_out(
+        &self,
+        counter: &dyn CountTokens,
+        leave_out: impl Fn(usize) -> bool,
+    ) -> Vec<Message> {
         let mut out = self.request_prefix(counter);
-        out.extend_from_slice(self.verbatim());
+        out.extend(
+            self.verbatim()
+                .iter()
+                .enumerate()
+                .map(|(i, m)| (self.verbatim_from + i, m))
+                .filter(|(index, _)| !self.excluded.contains(index) && !leave_out(*index))
+                .map(|(_, m)| m.clone()),
+        );
         out
     }
 
@@ -280,6 +306,42 @@ impl MemoryState {
         self.check_trigger()
     }
 
+    /// Leaves archive message `index` out of every later request (`excluded` true), or sends
+    /// it again (false). The archive keeps it either way. Refused for a message that is not in
+    /// the archive or is already folded into the summary, which no chat request sends.
+    pub fn set_excluded(&mut self, index: usize, excluded: bool) -> Result<(), MemoryError> {
+        if index >= self.archive.len() {
+            return Err(MemoryError::NoSuchMessage(index));
+        }
+        if excluded && self.message_state(index) == MessageState::Folded {
+            return Err(MemoryError::AlreadyFolded(index));
+        }
+        if excluded {
+            self.excluded.insert(index);
+        } else {
+            self.excluded.remove(&index);
+        }
+        Ok(())
+    }
+
+    /// Whether archive message `index` is left out of the requests.
+    pub fn is_excluded(&self, index: usize) -> bool {
+        self.excluded.contains(&index)
+    }
+
+    /// The archive indices left out of the requests, ascending.
+    pub fn excluded(&self) -> impl Iterator<Item = usize> + '_ {
+        self.excluded.iter().copied()
+    }
+
+    /// The messages of `range` that a summariser request sends: the excluded ones left out.
+    fn sent(&self, range: std::ops::Range<usize>) -> Vec<Message> {
+        range
+            .filter(|index| !self.excluded.contains(index))
+            .map(|index| self.archive[index].clone())
+            .collect()
+    }
+
     /// Starts a cycle now, whatever the trigger says; the manual trigger's only way to fold.
     /// It folds what the trigger would fold if it fired (see
     /// [`super::policy::Trigger::turns_to_fold_on_request`]) and overtakes any job in flight.
@@ -291,6 +353,13 @@ impl MemoryState {
         }
         self.checked_len = self.archive.len();
         Ok(self.emit_fold(fold))
+    }
+
+    /// Whether [`MemoryState::request_summary_now`] would find a turn to fold: what the chat
+    /// offers as "fold now" when a request is too long.
+    pub fn can_fold_now(&self) -> bool {
+        let (turn_tokens, _) = self.complete_verbatim_turns();
+        self.policy.trigger.turns_to_fold_on_request(&turn_tokens) > 0
     }
 
     /// Commits a summariser result. Returns the next job when one is due at once (a compression
@@ -451,6 +520,7 @@ impl MemoryState {
             failed: None,
             next_job_id: 1,
             checked_len: 0,
+            excluded: BTreeSet::new(),
         };
         for message in archive {
             state.push_message(message);
@@ -555,20 +625,20 @@ impl MemoryState {
         let structured = self.policy.format == SummaryFormat::Structured;
         let (mut request, tokens_in) = match self.policy.fold {
             FoldMode::Progressive => {
-                let turns = &self.archive[from..to];
+                let turns = self.sent(from..to);
                 let summary_tokens = if self.summary.is_some() {
                     self.summary_tokens
                 } else {
                     0
                 };
                 (
-                    render_fold_request(spec, self.summary.as_deref(), turns),
-                    sum_tokens(turns) + summary_tokens,
+                    render_fold_request(spec, self.summary.as_deref(), &turns),
+                    sum_tokens(&turns) + summary_tokens,
                 )
             }
             FoldMode::RebuildFromArchive => {
-                let turns = &self.archive[..to];
-                (render_fold_request(spec, None, turns), sum_tokens(turns))
+                let turns = self.sent(0..to);
+                (render_fold_request(spec, None, &turns), sum_tokens(&turns))
             }
         };
         if structured {
@@ -600,9 +670,9 @@ impl MemoryState {
                 self.summary
                     .as_deref()
                     .and_then(|s| parse_structured(s).ok()),
-                &self.archive[from..to],
+                self.sent(from..to),
             ),
-            FoldMode::RebuildFromArchive => (None, &self.archive[..to]),
+            FoldMode::RebuildFromArchive => (None, self.sent(0..to)),
         };
         vec![
             ChatMessage {
@@ -611,7 +681,7 @@ impl MemoryState {
             },
             ChatMessage {
                 role: Role::User,
-                content: structured_user_content(previous.as_ref(), turns),
+                content: structured_user_content(previous.as_ref(), &turns),
             },
         ]
     }

@@ -567,3 +567,73 @@ fn message_states_and_turn_numbers() {
     memory.add_message(msg(Role::User, "e again")).unwrap();
     assert_eq!(memory.turn_count(), 3);
 }
+
+/// A message too long for the model's context window had no way out but deleting the chat:
+/// an excluded message stays in the archive, and neither the chat request nor the summariser
+/// request sends it until it is included again.
+#[test]
+fn an_excluded_message_stays_in_the_archive_but_no_request_sends_it() {
+    let mut memory = memory(Trigger::Manual { keep: 0 });
+    play(&mut memory, "a long paste of logs", "I read them");
+    play(&mut memory, "short question", "short answer");
+    memory.add_message(msg(Role::User, "next")).unwrap();
+    let contents = |sent: &[Message]| sent.iter().map(|m| m.content.clone()).collect::<Vec<_>>();
+    assert_eq!(
+        contents(&memory.request(&WordCounter))[1..],
+        [
+            "a long paste of logs",
+            "I read them",
+            "short question",
+            "short answer",
+            "next"
+        ]
+    );
+
+    memory.set_excluded(0, true).unwrap();
+    assert!(memory.is_excluded(0));
+    assert_eq!(memory.excluded().collect::<Vec<_>>(), [0]);
+    assert_eq!(
+        contents(&memory.request(&WordCounter))[1..],
+        ["I read them", "short question", "short answer", "next"]
+    );
+    assert_eq!(
+        contents(&memory.request_leaving_out(&WordCounter, |i| i == 3))[1..],
+        ["I read them", "short question", "next"]
+    );
+    // The archive, what an export writes, keeps every message.
+    assert_eq!(memory.archive().len(), 5);
+    assert_eq!(memory.archive()[0].content, "a long paste of logs");
+    // The turn it belongs to is still a turn.
+    assert_eq!(memory.turn_of(1), 1);
+
+    // The summariser does not read it either.
+    let job = memory.request_summary_now().unwrap();
+    let asked = &job.request[1].content;
+    assert!(!asked.contains("a long paste of logs"), "{asked}");
+    assert!(asked.contains("I read them"), "{asked}");
+    assert_eq!(job.tokens_in, 3 + 2 + 2);
+    memory.commit(job.id, "S", meta(), &WordCounter).unwrap();
+    // Folded now: excluding it changes nothing a request sends, so it is refused.
+    assert_eq!(
+        memory.set_excluded(1, true),
+        Err(MemoryError::AlreadyFolded(1))
+    );
+    assert_eq!(
+        memory.set_excluded(9, true),
+        Err(MemoryError::NoSuchMessage(9))
+    );
+    memory.set_excluded(0, false).unwrap();
+    assert!(!memory.is_excluded(0));
+}
+
+#[test]
+fn including_a_message_again_sends_it_again() {
+    let mut memory = memory(Trigger::Manual { keep: 0 });
+    play(&mut memory, "one", "two");
+    memory.set_excluded(1, true).unwrap();
+    assert_eq!(memory.request(&WordCounter).len(), 2);
+    memory.set_excluded(1, false).unwrap();
+    let sent = memory.request(&WordCounter);
+    assert_eq!(sent.len(), 3);
+    assert_eq!(sent[2].content, "two");
+}

@@ -231,6 +231,7 @@ fn to_file(session: &Session, created_ms: u64, app_version: &str) -> FileV2 {
                     }
                 })
                 .collect(),
+            excluded: m.excluded().collect(),
             facts: facts_to_v2(&session.pinned),
             live: session.live.as_ref().map(live_to_v2),
         },

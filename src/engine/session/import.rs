@@ -379,7 +379,7 @@ fn from_session_v2(
         max_tokens: s.settings.max_tokens,
         reasoning_effort: s.settings.reasoning_effort,
     };
-    let memory = MemoryState::from_parts(
+    let mut memory = MemoryState::from_parts(
         s.system_prompt,
         policy,
         archive,
@@ -387,6 +387,11 @@ fn from_session_v2(
         failures,
         counter,
     );
+    for index in s.excluded {
+        memory
+            .set_excluded(index, true)
+            .map_err(|e| invalid(join(prefix, "excluded"), e.to_string()))?;
+    }
     Ok(Session {
         name: s.name,
         settings,

@@ -54,6 +54,7 @@ pub(super) fn migrate_v0(old: SessionV0) -> FileV2 {
                 .collect(),
             editions,
             failures: Vec::new(),
+            excluded: Vec::new(),
             facts: Vec::new(),
             live: None,
         },

@@ -467,3 +467,26 @@ fn a_rebuilt_edition_is_marked_in_the_file_and_older_files_read_as_progressive()
     let back = import_value(&value).unwrap();
     assert!(back.memory.editions().iter().all(|e| !e.rebuilt));
 }
+
+/// A message the user left out of the requests was sent again after a reload: the file now
+/// keeps which messages are left out (the messages themselves are in the archive as ever).
+#[test]
+fn messages_left_out_of_the_requests_stay_left_out_after_export_and_import() {
+    let mut session = played();
+    session.memory.set_excluded(6, true).unwrap();
+    let value = file_json(&session);
+    assert_eq!(value["session"]["excluded"], json!([6]));
+    assert_eq!(value["session"]["archive"].as_array().unwrap().len(), 8);
+    let back = import_value(&value).unwrap();
+    assert_eq!(back.memory.excluded().collect::<Vec<_>>(), [6]);
+    assert_eq!(back.memory.archive(), session.memory.archive());
+    // None left out writes nothing.
+    assert!(file_json(&played())["session"].get("excluded").is_none());
+    // A folded message or one past the archive is refused, with the path at fault.
+    for index in [0, 8] {
+        let mut damaged = value.clone();
+        damaged["session"]["excluded"] = json!([index]);
+        let error = import_value(&damaged).unwrap_err().to_string();
+        assert!(error.contains("excluded"), "{error}");
+    }
+}

@@ -39,6 +39,10 @@ pub(super) struct SessionV2 {
     pub(super) editions: Vec<EditionV1>,
     #[serde(default)]
     pub(super) failures: Vec<FailureV1>,
+    /// Archive indices the user left out of the requests, ascending; absent when none are
+    /// (a build that predates it reads the file with every message sent).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(super) excluded: Vec<usize>,
     /// Since version 2; a version-1 file has none.
     #[serde(default)]
     pub(super) facts: Vec<FactV2>,

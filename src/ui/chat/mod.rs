@@ -15,6 +15,7 @@ use leptos::prelude::*;
 
 use crate::app::workbench::{Workbench, script_for};
 use crate::engine::demo::DemoSummariser;
+use crate::engine::openai::Purpose;
 use crate::engine::settings::Settings;
 use crate::route::{DemoKind, Route};
 use crate::view::chat::{context_window, policy_panel, progress};
@@ -63,18 +64,34 @@ pub fn ChatTab() -> impl IntoView {
             None => {
                 if driver.run_live() {
                     route.update(|r| r.demo = None);
+                } else {
+                    // Refused: the picker shows the summariser in use again.
+                    event_target::<leptos::web_sys::HtmlSelectElement>(&ev)
+                        .set_value(summariser.get_untracked());
                 }
             }
         }
     };
     let pick = move |ev: leptos::ev::Event| {
         let chosen = DemoKind::from_slug(&event_target_value(&ev));
-        workbench.update(|w| match chosen {
-            Some(kind) => w.load(kind),
-            None => w.unload(),
-        });
-        route.update(|r| r.demo = chosen);
+        if workbench.try_update(|w| w.pick(chosen)).unwrap_or(false) {
+            route.update(|r| r.demo = chosen);
+        } else {
+            // Refused (the live chat still waits for its endpoint): the picker shows what is
+            // on screen again.
+            let shown = kind.get_untracked().map_or("", DemoKind::slug);
+            event_target::<leptos::web_sys::HtmlSelectElement>(&ev).set_value(shown);
+        }
     };
+    // The way out of a chat request too long for the model's context window.
+    let too_long = Memo::new(move |_| {
+        workbench.with(|w| w.is_live() && w.live.too_long() == Some(Purpose::Chat))
+    });
+    let can_fold = Memo::new(move |_| workbench.with(|w| w.live.memory().can_fold_now()));
+    let longest = Memo::new(move |_| workbench.with(|w| w.live.longest_sent()));
+    let clock = driver.clock();
+    let retry_pending =
+        Memo::new(move |_| workbench.with(|w| w.is_live() && w.live.retry_wait().is_some()));
 
     view! {
         <section class="panel chat" data-testid="panel-chat">
@@ -185,6 +202,48 @@ pub fn ChatTab() -> impl IntoView {
                     .get()
                     .map(|e| view! { <p class="error" data-testid="error" role="alert">{e}</p> })
             }}
+            {move || {
+                too_long
+                    .get()
+                    .then(|| {
+                        view! {
+                            <div class="way-out" role="group" aria-label="Make the request fit">
+                                {can_fold.get().then(|| view! {
+                                    <button
+                                        type="button"
+                                        data-testid="fold-now"
+                                        title="Fold the oldest turns into the summary now, then press Retry"
+                                        on:click=move |_| driver.summarise_now()
+                                    >
+                                        "Fold now"
+                                    </button>
+                                })}
+                                {longest.get().map(|(_, turn, tokens)| view! {
+                                    <button
+                                        type="button"
+                                        data-testid="exclude-longest"
+                                        title="Leave the longest message out of the requests; the archive keeps it, and its row can send it again"
+                                        on:click=move |_| workbench.update(Workbench::exclude_longest)
+                                    >
+                                        {format!("Leave out the longest message (turn {turn}, {tokens} tokens)")}
+                                    </button>
+                                })}
+                                <span class="hint">"then press Retry."</span>
+                            </div>
+                        }
+                    })
+            }}
+            <Show when=move || retry_pending.get()>
+                <p class="retry-status" role="status">
+                    <span data-testid="retry-status">
+                        {move || workbench.with(|w| w.live.retry_status(clock.get())).unwrap_or_default()}
+                    </span>
+                    " "
+                    <button type="button" data-testid="cancel-retry" on:click=move |_| driver.stop()>
+                        "Cancel retries"
+                    </button>
+                </p>
+            </Show>
             {move || {
                 kind.get()
                     .is_none()
