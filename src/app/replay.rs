@@ -1,10 +1,21 @@
-//! The trigger form of Inspect's replay: a kind and two numbers, read from the engine's
-//! [`Trigger`] that a session was recorded under and turned back into one as the user edits.
-//! The kinds, their fields and labels are the shared [`TriggerKind`] table; [`ReplayForm::of`]
-//! is the one mapping from a trigger to the form, so every trigger kind, message count
-//! included, replays as itself.
+//! Inspect's replay. [`ReplayForm`] is its trigger form: a kind and two numbers, read from the
+//! engine's [`Trigger`] that a session was recorded under and turned back into one as the user
+//! edits. The kinds, their fields and labels are the shared [`TriggerKind`] table;
+//! [`ReplayForm::of`] is the one mapping from a trigger to the form, so every trigger kind,
+//! message count included, replays as itself. [`ReplayPolicy`] is the rest of the policy a
+//! replay can change (placement, fold mode, prompt preset, word limit, summary budget, and the
+//! numbers a kind has beyond two), and [`replay_offline`] plays the session's own messages again
+//! under it with the built-in extractive summariser, into a new session: the original is never
+//! changed.
 
-use crate::engine::policy::{Trigger, TriggerKind};
+use crate::engine::demo::extractive_summary;
+use crate::engine::edition::Provenance;
+use crate::engine::facts::compile_facts;
+use crate::engine::memory::{CommitMeta, MemoryError, MemoryState, SummaryJob};
+use crate::engine::message::{CountTokens, Message, Role};
+use crate::engine::policy::{FoldMode, Placement, Policy, PolicyError, Trigger, TriggerKind};
+use crate::engine::prompts::{PresetId, PromptSpec};
+use crate::engine::session::Session;
 
 /// The replay offers every trigger kind, from the one table the link, the policy panel and the
 /// Tuner use.
@@ -40,32 +51,185 @@ const UNUSED_A: u32 = 4;
 impl ReplayForm {
     /// The form showing `trigger`, the one the session was recorded under.
     pub fn of(trigger: &Trigger) -> ReplayForm {
-        let mut form = ReplayForm {
-            kind: trigger.kind(),
-            a: UNUSED_A,
-            b: 0,
-        };
-        for (param, value) in trigger.params() {
-            if SECOND.contains(&param) {
-                form.b = value;
-            } else {
-                form.a = value;
-            }
+        let kind = trigger.kind();
+        let (a, b) = form_params(kind);
+        ReplayForm {
+            kind,
+            a: a.and_then(|p| trigger.param(p)).unwrap_or(UNUSED_A),
+            b: b.and_then(|p| trigger.param(p)).unwrap_or(0),
         }
-        form
     }
 
-    /// The trigger the form describes. It is checked by the replay, which names what is
-    /// invalid.
+    /// The trigger the form describes; a number the form does not hold is at its default. It
+    /// is checked by the replay, which names what is invalid.
     pub fn trigger(&self) -> Trigger {
+        let (a, b) = form_params(self.kind);
         self.kind.build(|param| {
-            if SECOND.contains(&param) {
+            if Some(param) == a {
+                self.a
+            } else if Some(param) == b {
                 self.b
             } else {
-                self.a
+                TriggerKind::default_of(param)
             }
         })
     }
+}
+
+/// The parameters the form's two numbers hold for `kind`: its first field that is not a keep,
+/// and its keep field.
+fn form_params(kind: ReplayKind) -> (Option<&'static str>, Option<&'static str>) {
+    let fields = kind.fields();
+    let find = |second: bool| {
+        fields
+            .iter()
+            .find(|f| SECOND.contains(&f.param) == second)
+            .map(|f| f.param)
+    };
+    (find(false), find(true))
+}
+
+/// The whole policy a replay runs under, beside its trigger form.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplayPolicy {
+    pub trigger: ReplayForm,
+    /// Numbers of the kind beyond the form's two (the window trigger's share and turns), by
+    /// parameter name.
+    pub extra: Vec<(&'static str, u32)>,
+    pub placement: Placement,
+    pub fold: FoldMode,
+    pub preset: PresetId,
+    pub word_limit: u32,
+    /// `None` turns hierarchical compression off.
+    pub summary_budget: Option<u32>,
+}
+
+impl ReplayPolicy {
+    /// The form showing `policy`, the one the session was recorded under.
+    pub fn of(policy: &Policy) -> ReplayPolicy {
+        let trigger = ReplayForm::of(&policy.trigger);
+        let (a, b) = form_params(trigger.kind);
+        let extra = policy
+            .trigger
+            .params()
+            .into_iter()
+            .filter(|(param, _)| Some(*param) != a && Some(*param) != b)
+            .collect();
+        ReplayPolicy {
+            trigger,
+            extra,
+            placement: policy.placement,
+            fold: policy.fold,
+            preset: policy.prompt.preset,
+            word_limit: policy.prompt.word_limit,
+            summary_budget: policy.summary_budget,
+        }
+    }
+
+    /// The policy the form describes, starting from `recorded`: the prompt's text is the
+    /// recorded one while the preset stays, the chosen preset's once it changes.
+    pub fn policy(&self, recorded: &Policy) -> Result<Policy, PolicyError> {
+        let form = self.trigger;
+        let trigger = form.kind.build(|param| {
+            self.extra
+                .iter()
+                .find(|(p, _)| *p == param)
+                .map(|(_, v)| *v)
+                .or_else(|| form.trigger().param(param))
+                .unwrap_or_else(|| TriggerKind::default_of(param))
+        });
+        let mut prompt = if self.preset == recorded.prompt.preset {
+            recorded.prompt.clone()
+        } else {
+            PromptSpec::from_preset(self.preset)
+        };
+        prompt.word_limit = self.word_limit;
+        let policy = Policy {
+            trigger,
+            placement: self.placement,
+            fold: self.fold,
+            prompt,
+            format: recorded.format,
+            summary_budget: self.summary_budget,
+        };
+        policy.validate()?;
+        Ok(policy)
+    }
+
+    /// Sets a number of the kind beyond the form's two.
+    pub fn set_extra(&mut self, param: &'static str, value: u32) {
+        self.extra.retain(|(p, _)| *p != param);
+        self.extra.push((param, value));
+    }
+
+    /// The value of a number beyond the form's two, or its default.
+    pub fn extra(&self, param: &str) -> u32 {
+        self.extra
+            .iter()
+            .find(|(p, _)| *p == param)
+            .map_or_else(|| TriggerKind::default_of(param), |(_, v)| *v)
+    }
+
+    /// The kind's fields that the form's two numbers do not hold.
+    pub fn extra_fields(&self) -> Vec<crate::engine::policy::TriggerField> {
+        let (a, b) = form_params(self.trigger.kind);
+        self.trigger
+            .kind
+            .fields()
+            .into_iter()
+            .filter(|f| Some(f.param) != a && Some(f.param) != b)
+            .collect()
+    }
+}
+
+/// Why an offline replay could not run.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ReplayError {
+    #[error("{0}")]
+    Policy(#[from] PolicyError),
+    #[error("the replay stopped: {0}")]
+    Memory(#[from] MemoryError),
+    #[error("this session has no messages to replay")]
+    Empty,
+}
+
+/// Plays `session`'s archived messages again under `policy`, each summary written by the
+/// built-in extractive summariser (which ranks the session's pinned facts and the prompt's
+/// must-keep list first), into a new session named after the original. The original is not
+/// touched; messages keep their text, counts and times.
+pub fn replay_offline(
+    session: &Session,
+    policy: Policy,
+    counter: &dyn CountTokens,
+    name: impl Into<String>,
+) -> Result<Session, ReplayError> {
+    if session.memory.archive().is_empty() {
+        return Err(ReplayError::Empty);
+    }
+    let facts = compile_facts(&session.pinned).unwrap_or_default();
+    let mut memory =
+        MemoryState::new(session.memory.system_prompt(), policy).map_err(ReplayError::Policy)?;
+    memory.count_system_prompt(counter);
+    for message in session.memory.archive() {
+        let at_ms = message.at_ms;
+        let copy = Message::new(message.role, message.content.clone(), counter, at_ms);
+        if message.role == Role::System {
+            continue;
+        }
+        let mut job: Option<SummaryJob> = memory.add_message(copy)?;
+        while let Some(j) = job {
+            let text = extractive_summary(&memory, &j, &facts);
+            let meta = CommitMeta {
+                model: None,
+                provenance: Provenance::Extractive,
+                at_ms,
+            };
+            job = memory.commit(j.id, &text, meta, counter)?;
+        }
+    }
+    let mut replayed = Session::new(name, session.settings.clone(), memory);
+    replayed.pinned = session.pinned.clone();
+    Ok(replayed)
 }
 
 #[cfg(test)]
@@ -162,5 +326,93 @@ mod tests {
         // What the old form ran instead fires on other turns.
         let every = view.replay(&session, Trigger::Every { n: 4 }).unwrap();
         assert_ne!(every.schedule.rows, replayed.schedule.rows);
+    }
+
+    /// Twelve turns under 8/4: two editions.
+    fn twelve_turns() -> Session {
+        crate::engine::session::synthetic(12)
+    }
+
+    #[test]
+    fn the_whole_policy_round_trips_through_the_form_for_every_kind() {
+        for kind in TriggerKind::ALL {
+            let mut policy = Policy::new(kind.with_defaults()).unwrap();
+            policy.placement = Placement::UserAck;
+            policy.fold = FoldMode::RebuildFromArchive;
+            policy.summary_budget = Some(120);
+            let form = ReplayPolicy::of(&policy);
+            assert_eq!(form.policy(&policy).unwrap(), policy, "{kind:?}");
+        }
+        // The window trigger's share and turns are the numbers beyond the form's two.
+        let form = ReplayPolicy::of(&Policy::new(TriggerKind::Window.with_defaults()).unwrap());
+        let extra: Vec<&str> = form.extra_fields().iter().map(|f| f.param).collect();
+        assert_eq!(extra, ["fire_pct", "keep_pct", "keep_turns"]);
+        assert!(
+            ReplayPolicy::of(&Policy::default())
+                .extra_fields()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_changed_preset_brings_its_prompt_and_an_invalid_value_is_named() {
+        let recorded = Policy::default();
+        let mut form = ReplayPolicy::of(&recorded);
+        assert_eq!(form.policy(&recorded).unwrap().prompt, recorded.prompt);
+        form.preset = PresetId::Technical;
+        form.word_limit = 55;
+        let policy = form.policy(&recorded).unwrap();
+        assert_eq!(
+            policy.prompt.text,
+            PromptSpec::from_preset(PresetId::Technical).text
+        );
+        assert_eq!(policy.prompt.word_limit, 55);
+        form.word_limit = 0;
+        assert_eq!(form.policy(&recorded), Err(PolicyError::ZeroWordLimit));
+    }
+
+    #[test]
+    fn an_offline_replay_writes_new_editions_into_a_new_session() {
+        let session = twelve_turns();
+        let before = session.clone();
+        let recorded = session.memory.policy().clone();
+        let mut form = ReplayPolicy::of(&recorded);
+        form.trigger = ReplayForm {
+            kind: TriggerKind::Turns,
+            a: 2,
+            b: 1,
+        };
+        form.placement = Placement::UserAck;
+        form.fold = FoldMode::RebuildFromArchive;
+        let policy = form.policy(&recorded).unwrap();
+        let replayed = replay_offline(&session, policy.clone(), &WordCounter, "replay").unwrap();
+        assert_eq!(session, before, "the original is never changed");
+        assert_eq!(replayed.name, "replay");
+        assert_eq!(replayed.memory.policy(), &policy);
+        // Every message is archived again, in order, with its text.
+        let texts = |s: &Session| -> Vec<String> {
+            s.memory
+                .archive()
+                .iter()
+                .map(|m| m.content.clone())
+                .collect()
+        };
+        assert_eq!(texts(&replayed), texts(&session));
+        // 2/1 over twelve turns folds after every turn from the second: more cycles than 8/4.
+        let editions = replayed.memory.editions();
+        assert_eq!(editions.len(), 11);
+        assert!(
+            editions
+                .iter()
+                .all(|e| e.provenance == Provenance::Extractive)
+        );
+        assert!(editions.len() > session.memory.editions().len());
+        // The request places the summary as a user message with an acknowledgement.
+        let request = replayed.memory.request(&WordCounter);
+        assert_eq!(request[1].role, Role::User);
+        assert_eq!(request[2].content, crate::engine::memory::SUMMARY_ACK);
+        // An exported replay imports again.
+        let file = crate::engine::session::export(&replayed, 1, "test");
+        assert!(crate::engine::session::import(file.as_bytes(), &WordCounter).is_ok());
     }
 }

@@ -152,12 +152,17 @@ impl InspectView {
         let mut policy: Policy = session.memory.policy().clone();
         policy.trigger = trigger;
         policy.validate()?;
-        let schedule = schedule(&policy, &self.sizes);
+        Ok(self.replay_policy(&policy))
+    }
+
+    /// The same dry run under a whole policy (its trigger and placement shape each request).
+    pub fn replay_policy(&self, policy: &Policy) -> Replay {
+        let schedule = schedule(policy, &self.sizes);
         let comparison = compare(&self.sizes, window_turns(&policy.trigger), &schedule);
-        Ok(Replay {
+        Replay {
             schedule,
             comparison,
-        })
+        }
     }
 
     /// What the replayed request of `turn` held, as the Chat tab's stacked bar draws it: the

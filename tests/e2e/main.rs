@@ -18,6 +18,7 @@ mod policy_controls;
 mod providers;
 mod pwa;
 mod real_model;
+mod replay;
 mod screenshots;
 mod sessions;
 mod settings;

@@ -1,68 +1,219 @@
-//! The replay of one session under a trigger the user edits: a dry run over its recorded turn
+//! The replay of one session under a policy the user edits: a dry run over its recorded turn
 //! sizes, with the tokens-per-request chart, the context window of any turn and one row per
-//! turn. The form is the app's [`ReplayForm`], read from the trigger the session was recorded
-//! under.
+//! turn, and an offline replay of its messages with the extractive summariser whose editions
+//! can be kept as a new session. The form is the app's [`ReplayPolicy`], read from the policy
+//! the session was recorded under.
 
 use leptos::prelude::*;
 
-use crate::app::replay::{ReplayForm, ReplayKind, labels};
+use crate::app::replay::{ReplayForm, ReplayKind, ReplayPolicy, labels, replay_offline};
+use crate::engine::policy::{FoldMode, Placement};
+use crate::engine::prompts::PresetId;
 use crate::engine::session::Session;
 use crate::ui::chat::WindowView;
+use crate::ui::clock::now_ms;
+use crate::ui::library_sync::{Sessions, new_id};
 use crate::ui::tuner::TokensChart;
 use crate::ui::virtual_list::VirtualList;
 use crate::view::inspect::InspectView;
+use crate::view::labels::{fold_label, placement_label};
 
-/// A dry run of this conversation, with its real turn sizes, under a trigger the user edits.
+/// The placements and fold modes the form offers, with their values.
+const PLACEMENTS: [(Placement, &str); 3] = [
+    (Placement::SecondSystem, "second_system"),
+    (Placement::AppendToSystem, "append_to_system"),
+    (Placement::UserAck, "user_ack"),
+];
+const FOLDS: [(FoldMode, &str); 2] = [
+    (FoldMode::Progressive, "progressive"),
+    (FoldMode::RebuildFromArchive, "rebuild"),
+];
+
+/// A dry run of this conversation, with its real turn sizes, under a policy the user edits,
+/// and an offline replay of its messages under that policy into a new session.
 #[component]
 pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
-    let start = ReplayForm::of(&view.trigger);
-    let kind = RwSignal::new(start.kind);
+    let recorded = session.memory.policy().clone();
+    let start = ReplayPolicy::of(&recorded);
+    let form = RwSignal::new(start.clone());
+    let kind = Memo::new(move |_| form.with(|f| f.trigger.kind));
     let turns = view.turns;
     // The turn whose request the stacked bar shows: the last one to start with.
     let at = RwSignal::new(turns.max(1));
-    let a = RwSignal::new(start.a);
-    let b = RwSignal::new(start.b);
     let view = StoredValue::new(view);
     let session = StoredValue::new(session);
+    let recorded = StoredValue::new(recorded);
+    let policy = Memo::new(move |_| form.with(|f| recorded.with_value(|r| f.policy(r))));
     let outcome = Memo::new(move |_| {
-        let form = ReplayForm {
-            kind: kind.get(),
-            a: a.get(),
-            b: b.get(),
-        };
-        view.with_value(|v| session.with_value(|s| v.replay(s, form.trigger())))
+        policy
+            .get()
+            .map(|p| view.with_value(|v| v.replay_policy(&p)))
     });
     let labels = Memo::new(move |_| labels(kind.get()));
-    let number = |signal: RwSignal<u32>| {
+    let sessions = use_context::<Sessions>();
+    // The offline replay's new session, once run, and whether it was saved.
+    let replayed = RwSignal::new(None::<Result<Session, String>>);
+    let saved = RwSignal::new(false);
+    let number = |set: fn(&mut ReplayPolicy, u32)| {
         move |ev: leptos::ev::Event| {
             if let Ok(n) = event_target_value(&ev).trim().parse() {
-                signal.set(n);
+                form.update(|f| set(f, n));
+                replayed.set(None);
             }
         }
     };
+    let at_input = move |ev: leptos::ev::Event| {
+        if let Ok(n) = event_target_value(&ev).trim().parse() {
+            at.set(n);
+        }
+    };
+    let run = move |_| {
+        let Some(sessions) = sessions else { return };
+        let counter = sessions.tokens.counter();
+        let outcome = policy.get().map_err(|e| e.to_string()).and_then(|p| {
+            session.with_value(|s| {
+                let name = format!("{} (replayed)", s.name);
+                replay_offline(s, p, &counter, name).map_err(|e| e.to_string())
+            })
+        });
+        saved.set(false);
+        replayed.set(Some(outcome));
+    };
+    let save = move |_| {
+        let (Some(sessions), Some(Ok(new))) = (sessions, replayed.get_untracked()) else {
+            return;
+        };
+        let added = sessions
+            .library
+            .try_update(|l| l.add(new_id(), new, now_ms()).is_ok())
+            .unwrap_or(false);
+        saved.set(added);
+    };
+    let recorded_preset = start.preset;
     view! {
         <section class="replay">
             <h4>"Replay under another policy"</h4>
-            <p class="hint">"A dry run over this session's real per-turn token counts; nothing is sent."</p>
+            <p class="hint">"A dry run over this session's real per-turn token counts; nothing is sent. "
+                "Replay it offline to see the editions the built-in extractive summariser would write under this policy, and keep them as a new session (this one is never changed)."</p>
             <form class="controls" on:submit=|ev| ev.prevent_default()>
                 <label>"Trigger "
                     <select data-testid="replay-trigger" on:change=move |ev| {
                         if let Some(k) = ReplayKind::from_slug(&event_target_value(&ev)) {
-                            kind.set(k);
+                            form.update(|f| f.trigger = ReplayForm::of(&k.with_defaults()));
+                            replayed.set(None);
                         }
                     }>
                         {ReplayKind::ALL.into_iter().map(|k| view! {
-                            <option value=k.slug() selected=k == start.kind>{k.slug()}</option>
+                            <option value=k.slug() selected=k == start.trigger.kind>{k.slug()}</option>
                         }).collect_view()}
                     </select>
                 </label>
                 <label>{move || labels.get().0}" "
-                    <input type="number" min="0" data-testid="replay-a" prop:value=move || a.get().to_string() on:input=number(a) />
+                    <input type="number" min="0" data-testid="replay-a" prop:value=move || form.with(|f| f.trigger.a.to_string()) on:input=number(|f, n| f.trigger.a = n) />
                 </label>
                 <label>{move || labels.get().1}" "
-                    <input type="number" min="0" data-testid="replay-b" prop:value=move || b.get().to_string() on:input=number(b) />
+                    <input type="number" min="0" data-testid="replay-b" prop:value=move || form.with(|f| f.trigger.b.to_string()) on:input=number(|f, n| f.trigger.b = n) />
+                </label>
+                {move || form.with(|f| f.extra_fields()).into_iter().map(|field| {
+                    let param = field.param;
+                    view! {
+                        <label>{field.label}" "
+                            <input type="number" min="0" data-testid=format!("replay-{param}")
+                                prop:value=move || form.with(|f| f.extra(param).to_string())
+                                on:input=move |ev| {
+                                    if let Ok(n) = event_target_value(&ev).trim().parse() {
+                                        form.update(|f| f.set_extra(param, n));
+                                        replayed.set(None);
+                                    }
+                                } />
+                        </label>
+                    }
+                }).collect_view()}
+                <label>"Summary placement "
+                    <select data-testid="replay-placement" on:change=move |ev| {
+                        let value = event_target_value(&ev);
+                        if let Some((p, _)) = PLACEMENTS.iter().find(|(_, v)| *v == value) {
+                            form.update(|f| f.placement = *p);
+                            replayed.set(None);
+                        }
+                    }>
+                        {PLACEMENTS.iter().map(|(p, v)| view! {
+                            <option value=*v selected=*p == start.placement>{placement_label(*p)}</option>
+                        }).collect_view()}
+                    </select>
+                </label>
+                <label>"Fold mode "
+                    <select data-testid="replay-fold" on:change=move |ev| {
+                        let value = event_target_value(&ev);
+                        if let Some((m, _)) = FOLDS.iter().find(|(_, v)| *v == value) {
+                            form.update(|f| f.fold = *m);
+                            replayed.set(None);
+                        }
+                    }>
+                        {FOLDS.iter().map(|(m, v)| view! {
+                            <option value=*v selected=*m == start.fold>{fold_label(*m)}</option>
+                        }).collect_view()}
+                    </select>
+                </label>
+                <label>"Prompt preset "
+                    <select data-testid="replay-preset" on:change=move |ev| {
+                        if let Some(p) = PresetId::from_slug(&event_target_value(&ev)) {
+                            form.update(|f| f.preset = p);
+                            replayed.set(None);
+                        }
+                    }>
+                        {PresetId::BUILT_IN.into_iter().chain((!PresetId::BUILT_IN.contains(&recorded_preset)).then_some(recorded_preset)).map(|p| view! {
+                            <option value=p.slug() selected=p == recorded_preset>{p.label()}</option>
+                        }).collect_view()}
+                    </select>
+                </label>
+                <label>"Word limit "
+                    <input type="number" min="1" data-testid="replay-word_limit" prop:value=move || form.with(|f| f.word_limit.to_string()) on:input=number(|f, n| f.word_limit = n) />
+                </label>
+                <label>"Summary budget (tokens; empty for none) "
+                    <input type="number" min="1" data-testid="replay-summary_budget"
+                        prop:value=move || form.with(|f| f.summary_budget.map(|b| b.to_string()).unwrap_or_default())
+                        on:input=move |ev| {
+                            let raw = event_target_value(&ev);
+                            let raw = raw.trim();
+                            let budget = if raw.is_empty() { Some(None) } else { raw.parse().ok().map(Some) };
+                            if let Some(budget) = budget {
+                                form.update(|f| f.summary_budget = budget);
+                                replayed.set(None);
+                            }
+                        } />
                 </label>
             </form>
+            <p>
+                <button type="button" data-testid="replay-run" on:click=run disabled=move || policy.with(|p| p.is_err())>
+                    "Replay offline (extractive summariser)"
+                </button>
+            </p>
+            {move || replayed.get().map(|result| match result {
+                Err(reason) => view! { <p class="param-error" role="alert" data-testid="replay-error">{reason}</p> }.into_any(),
+                Ok(new) => {
+                    let editions = new.memory.editions().to_vec();
+                    let count = editions.len();
+                    view! {
+                        <div class="replayed" data-testid="replay-result">
+                            <p>{format!("The replay wrote {count} editions.")}" "
+                                <button type="button" data-testid="replay-save" on:click=save disabled=move || saved.get()>
+                                    "Save as a new session"
+                                </button>
+                                {move || saved.get().then(|| view! { <span role="status" data-testid="replay-saved">" Saved as a new session in the list."</span> })}
+                            </p>
+                            <ol class="replay-editions">
+                                {editions.into_iter().map(|e| view! {
+                                    <li data-testid="replay-edition" data-cycle=e.cycle data-level=e.level data-rebuilt=e.rebuilt.to_string()>
+                                        <p class="meta">{format!("Edition {} · {} words of {}{}", e.cycle, e.words, e.word_limit, if e.level > 0 { format!(" · level {}", e.level) } else { String::new() })}</p>
+                                        <p>{e.summary.clone()}</p>
+                                    </li>
+                                }).collect_view()}
+                            </ol>
+                        </div>
+                    }.into_any()
+                }
+            })}
             {move || match outcome.get() {
                 Err(reason) => view! { <p class="param-error" role="alert" data-testid="replay-error">{reason.to_string()}</p> }.into_any(),
                 Ok(run) => view! {
@@ -74,7 +225,7 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
                     />
                     <label class="number">"Context window at turn "
                         <input type="number" min="1" max=turns.to_string() data-testid="replay-turn"
-                            prop:value=move || at.get().to_string() on:input=number(at) />
+                            prop:value=move || at.get().to_string() on:input=at_input />
                     </label>
                     {
                         let run = run.clone();
