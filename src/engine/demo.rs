@@ -1074,6 +1074,36 @@ mod tests {
     }
 
     #[test]
+    fn a_demo_in_topic_sections_files_each_fact_under_its_topic() {
+        use crate::engine::sections::parse_sections;
+        let mut script = DemoScript::drift();
+        script.policy.format = SummaryFormat::Topics;
+        let mut player = DemoPlayer::with_summariser(script, DemoSummariser::Scripted).unwrap();
+        player.play_all(&WordCounter).unwrap();
+        assert_eq!(player.editions().len(), 3);
+        for edition in player.editions() {
+            // The script is prose, so the extractive summariser wrote the sections.
+            let writer = player.writer(edition.cycle).unwrap();
+            assert_eq!((writer.summariser, writer.fell_back), (DemoSummariser::Extractive, true));
+            let sections = parse_sections(&edition.summary);
+            let headings: Vec<&str> = sections.iter().map(|s| s.heading).collect();
+            assert!(headings.contains(&"Rules"), "{headings:?}");
+            let rules = sections.iter().find(|s| s.heading == "Rules").unwrap();
+            assert!(rules.body.contains("never suggest"), "{}", rules.body);
+            assert!(edition.words <= edition.word_limit, "{}", edition.summary);
+        }
+        // The summariser request asked for the sections.
+        let mut script = DemoScript::drift();
+        script.policy.format = SummaryFormat::Topics;
+        let mut player = DemoPlayer::new(script).unwrap();
+        while player.pending_job().is_none() {
+            player.next(&WordCounter).unwrap();
+        }
+        let system = &player.pending_job().unwrap().request[0].content;
+        assert!(system.ends_with(crate::engine::sections::TOPIC_SECTIONS_INSTRUCTION));
+    }
+
+    #[test]
     fn restore_and_edit_print_new_editions_and_become_the_summary() {
         let mut player = played(DemoScript::drift());
         let first = player.editions()[0].summary.clone();

@@ -526,6 +526,46 @@ mod tests {
     }
 
     #[test]
+    fn topic_sections_group_the_same_sentences_under_their_topics() {
+        use crate::engine::sections::{TOPICS, parse_sections};
+        let facts = vec![PinnedFact::phrase("salary", "1,20,000").compile().unwrap()];
+        let turns = fincoach();
+        for limit in [20, 40, 80, 200] {
+            let options = ExtractiveOptions {
+                word_limit: limit,
+                ..ExtractiveOptions::default()
+            };
+            let prose = summarise(None, &turns[..4], &facts, &options);
+            let topics = summarise_topics(None, &turns[..4], &facts, &options);
+            assert!(topics.word_count() <= limit, "{limit}: {}", topics.text);
+            let sections = parse_sections(&topics.text);
+            assert!(!sections.is_empty(), "{}", topics.text);
+            // Headings come from the topic table, in its order, each once.
+            let order: Vec<usize> = sections
+                .iter()
+                .map(|s| TOPICS.iter().position(|t| t.name == s.heading).unwrap())
+                .collect();
+            assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}");
+            // Every kept sentence is in the text once, and the salary is kept first.
+            for kept in &topics.kept {
+                assert_eq!(topics.text.matches(kept.text.as_str()).count(), 1);
+            }
+            assert!(topics.text.contains("1,20,000"));
+            // The headings cost words, so topics never keep more than prose does.
+            assert!(topics.kept.len() <= prose.kept.len());
+        }
+        // Folding into a sectioned summary reads its sentences, not its heading lines.
+        let options = ExtractiveOptions::default();
+        let first = summarise_topics(None, &turns[..2], &facts, &options);
+        let next = summarise_topics(Some(&first.text), &turns[2..4], &facts, &options);
+        assert!(next.text.contains("1,20,000"));
+        assert!(!next.text.contains("## ##") && !next.text.contains("spending Chiru"));
+        for section in parse_sections(&next.text) {
+            assert!(!section.body.contains("##"), "{}", section.body);
+        }
+    }
+
+    #[test]
     fn scores_prefer_facts() {
         let check = |sentence: &str, expect: i32| {
             assert_eq!(fact_score(sentence, &[]), expect, "{sentence:?}");

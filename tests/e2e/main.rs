@@ -14,6 +14,7 @@ mod litellm;
 mod live;
 mod openai_server;
 mod providers;
+mod real_demo;
 mod pwa;
 mod real_model;
 mod screenshots;
