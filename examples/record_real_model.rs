@@ -21,7 +21,7 @@
 use std::error::Error;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use summary_memory::engine::demo::DemoScript;
+use summary_memory::engine::demo::{DemoScript, written_sources};
 use summary_memory::engine::edition::Provenance;
 use summary_memory::engine::memory::{CommitMeta, MemoryState};
 use summary_memory::engine::message::{ChatMessage, Message, Role, WordCounter};
@@ -46,7 +46,11 @@ fn main() -> Result<(), Box<dyn Error>> {
     let var = |name: &str| std::env::var(name).map_err(|_| format!("{name} is not set"));
     let base_url = var("SM_RECORD_BASE_URL")?;
     let model_file = var("SM_RECORD_MODEL_FILE")?;
-    let file = model_file.rsplit('/').next().unwrap_or(&model_file).to_owned();
+    let file = model_file
+        .rsplit('/')
+        .next()
+        .unwrap_or(&model_file)
+        .to_owned();
     let settings = RecordedSettings {
         temperature: SETTINGS_TEMPERATURE,
         seed: SEED,
@@ -83,14 +87,18 @@ fn main() -> Result<(), Box<dyn Error>> {
         eprintln!("record: {}", script.slug);
         recording.runs.push(record(&client, &script, &label)?);
     }
-    recording.check()?;
+    recording.check(&written_sources())?;
     std::fs::write(var("SM_RECORD_OUT")?, recording.to_json())?;
     Ok(())
 }
 
 /// Plays one demo's user messages through the model, with the demo's policy deciding when the
 /// model is asked for a summary.
-fn record(client: &Client, script: &DemoScript, label: &str) -> Result<RecordedRun, Box<dyn Error>> {
+fn record(
+    client: &Client,
+    script: &DemoScript,
+    label: &str,
+) -> Result<RecordedRun, Box<dyn Error>> {
     let counter = WordCounter;
     let mut memory = MemoryState::new(script.system_prompt, script.policy.clone())?;
     let mut run = RecordedRun {

@@ -173,7 +173,11 @@ impl Route {
                 },
                 "demo" => match DemoKind::from_slug(value) {
                     Some(demo) => route.demo = Some(demo),
-                    None => route.reject(&key, value, "fincoach, drift, real135m or real135m_fincoach"),
+                    None => route.reject(
+                        &key,
+                        value,
+                        "fincoach, drift, real135m or real135m_fincoach",
+                    ),
                 },
                 name if NUMERIC_PARAMS.contains(&name) => {
                     let parsed = value.parse::<u32>().ok().filter(|n| *n <= MAX_PARAM);

@@ -22,7 +22,7 @@ use super::memory::{CommitMeta, JobKind, MemoryError, MemoryState, MessageState,
 use super::message::{CountTokens, Message, Role};
 use super::policy::{FoldMode, Placement, Policy, PolicyError, SummaryFormat, Trigger};
 use super::prompts::{PresetId, PromptSpec};
-use super::recording::{RecordedRun, shipped};
+use super::recording::{RECORDING_JSON, RecordedRun, Recording, Source};
 use super::scripted::scripted_editions;
 use super::structured::{StructuredMemory, parse_structured};
 
@@ -695,9 +695,36 @@ pub fn extractive_summary(
     .to_json()
 }
 
+/// The recording the app ships, parsed once and checked against the written demos. A native
+/// test checks the file, so a failure here means the build embedded a file that test rejects.
+pub fn shipped() -> &'static Recording {
+    static SHIPPED: std::sync::LazyLock<Recording> = std::sync::LazyLock::new(|| {
+        Recording::parse(RECORDING_JSON, &written_sources())
+            .expect("the shipped recording is checked by its tests")
+    });
+    &SHIPPED
+}
+
+/// The written demos as a recording's possible sources (a recorded demo is built from the
+/// recording, so it is none).
+pub fn written_sources() -> Vec<Source<'static>> {
+    DemoScript::all()
+        .into_iter()
+        .map(|d| Source {
+            slug: d.slug,
+            users: d.turns.iter().map(|t| t.0).collect(),
+        })
+        .collect()
+}
+
 /// The demo of the recorded run played from `source`'s user messages: its policy and pinned
 /// facts, the recorded replies in place of the written ones.
-fn recorded(source: DemoScript, slug: &'static str, title: &'static str, blurb: &'static str) -> DemoScript {
+fn recorded(
+    source: DemoScript,
+    slug: &'static str,
+    title: &'static str,
+    blurb: &'static str,
+) -> DemoScript {
     let run = shipped()
         .run(source.slug)
         .expect("the shipped recording has a run of each written demo");
@@ -1084,7 +1111,10 @@ mod tests {
         for edition in player.editions() {
             // The script is prose, so the extractive summariser wrote the sections.
             let writer = player.writer(edition.cycle).unwrap();
-            assert_eq!((writer.summariser, writer.fell_back), (DemoSummariser::Extractive, true));
+            assert_eq!(
+                (writer.summariser, writer.fell_back),
+                (DemoSummariser::Extractive, true)
+            );
             let sections = parse_sections(&edition.summary);
             let headings: Vec<&str> = sections.iter().map(|s| s.heading).collect();
             assert!(headings.contains(&"Rules"), "{headings:?}");

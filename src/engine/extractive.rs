@@ -133,7 +133,11 @@ pub fn summarise_topics(
         if sections.is_empty() {
             text.to_owned()
         } else {
-            sections.iter().map(|s| s.body).collect::<Vec<_>>().join(" ")
+            sections
+                .iter()
+                .map(|s| s.body)
+                .collect::<Vec<_>>()
+                .join(" ")
         }
     });
     let candidates = candidates(previous.as_deref(), folded, facts);

@@ -8,13 +8,14 @@
 //! the replies and editions are the model's own, with nothing scripted. Nobody edits the file by
 //! hand: running the script again replaces it.
 //!
-//! [`Recording::check`] holds a recording to what the demo player needs: each run's user
+//! This file knows nothing of the demos (`engine::demo` builds the recorded ones from it, and
+//! parses the shipped copy). [`Recording::check`] holds a recording to what the demo player
+//! needs: each run's user
 //! messages are its source demo's, word for word, and each edition folds turns that exist and
 //! was written after them.
 
 use serde::{Deserialize, Serialize};
 
-use super::demo::DemoScript;
 use super::edition::TurnRange;
 
 /// The file the app ships, written by `scripts/record-real-model.sh`.
@@ -117,6 +118,13 @@ impl From<Folds> for TurnRange {
     }
 }
 
+/// A demo a run may be played from: its link name and its user messages in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Source<'a> {
+    pub slug: &'a str,
+    pub users: Vec<&'a str>,
+}
+
 /// Why a recording cannot be played.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum RecordingError {
@@ -139,11 +147,11 @@ pub enum RecordingError {
 }
 
 impl Recording {
-    /// Parses a recording and checks it (see [`Recording::check`]).
-    pub fn parse(text: &str) -> Result<Recording, RecordingError> {
+    /// Parses a recording and checks it against `sources` (see [`Recording::check`]).
+    pub fn parse(text: &str, sources: &[Source<'_>]) -> Result<Recording, RecordingError> {
         let recording: Recording =
             serde_json::from_str(text).map_err(|e| RecordingError::Parse(e.to_string()))?;
-        recording.check()?;
+        recording.check(sources)?;
         Ok(recording)
     }
 
@@ -154,24 +162,23 @@ impl Recording {
         text
     }
 
-    /// Each run's user messages are its source demo's in order and number; editions are
-    /// numbered from 1, each written after the turns it folds, the folds consecutive and within
-    /// the run.
-    pub fn check(&self) -> Result<(), RecordingError> {
+    /// Each run's user messages are those of the demo in `sources` it names, in order and
+    /// number; editions are numbered from 1, each written after the turns it folds, the folds
+    /// consecutive and within the run.
+    pub fn check(&self, sources: &[Source<'_>]) -> Result<(), RecordingError> {
         for run in &self.runs {
-            // Only the written demos: a recorded one is built from this recording.
-            let source = DemoScript::all()
-                .into_iter()
-                .find(|d| d.slug == run.source)
+            let source = sources
+                .iter()
+                .find(|s| s.slug == run.source)
                 .ok_or_else(|| RecordingError::UnknownSource(run.source.clone()))?;
             let mismatch = |turn| RecordingError::TurnMismatch {
                 run: run.source.clone(),
                 turn,
             };
-            if run.turns.len() != source.turns.len() {
-                return Err(mismatch(run.turns.len().min(source.turns.len()) + 1));
+            if run.turns.len() != source.users.len() {
+                return Err(mismatch(run.turns.len().min(source.users.len()) + 1));
             }
-            for (i, (turn, (user, _))) in run.turns.iter().zip(&source.turns).enumerate() {
+            for (i, (turn, user)) in run.turns.iter().zip(&source.users).enumerate() {
                 if turn.user != *user {
                     return Err(mismatch(i + 1));
                 }
@@ -218,170 +225,5 @@ impl Recording {
             "{} ({}, {}, temperature {})",
             self.model.name, self.model.quantisation, self.model.server, self.settings.temperature
         )
-    }
-}
-
-/// The recording the app ships, parsed once. The file is checked by a native test, so a
-/// failure here means the build embedded a file that test rejects.
-pub fn shipped() -> &'static Recording {
-    static SHIPPED: std::sync::LazyLock<Recording> = std::sync::LazyLock::new(|| {
-        Recording::parse(RECORDING_JSON).expect("the shipped recording is checked by its tests")
-    });
-    &SHIPPED
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::engine::checks::Verdict;
-    use crate::engine::demo::{DemoPlayer, DemoSummariser};
-    use crate::engine::edition::Provenance;
-    use crate::engine::message::WordCounter;
-    use crate::engine::checks::{EditionChecks, check_edition};
-
-    /// The checks of each edition of a played recorded demo, against the messages archived
-    /// and folded when it was written.
-    fn edition_checks(player: &DemoPlayer) -> Vec<EditionChecks> {
-        let run = player.script().recording().unwrap();
-        let archive: Vec<&str> = player
-            .memory()
-            .archive()
-            .iter()
-            .map(|m| m.content.as_str())
-            .collect();
-        run.editions
-            .iter()
-            .map(|e| {
-                let archived = &archive[..2 * e.after_turn as usize];
-                let folded = &archive[..2 * e.folds.map_or(0, |f| f.last) as usize];
-                check_edition(&e.text, archived, folded, player.pinned(), 80)
-            })
-            .collect()
-    }
-
-    #[test]
-    fn the_shipped_recording_parses_and_matches_the_demos() {
-        let recording = Recording::parse(RECORDING_JSON).unwrap();
-        assert!(recording.note.contains("do not edit by hand"));
-        assert_eq!(recording.model.quantisation, "Q4_1");
-        assert!(recording.model.name.contains("135M"), "{:?}", recording.model);
-        assert!(recording.model.server.starts_with("llama-cpp-python "));
-        assert_eq!(recording.settings.temperature, 0.0);
-        let sources: Vec<&str> = recording.runs.iter().map(|r| r.source.as_str()).collect();
-        assert_eq!(sources, ["drift", "fincoach"]);
-        for run in &recording.runs {
-            let demo = DemoScript::from_slug(&run.source).unwrap();
-            let users: Vec<&str> = run.turns.iter().map(|t| t.user.as_str()).collect();
-            let expect: Vec<&str> = demo.turns.iter().map(|t| t.0).collect();
-            assert_eq!(users, expect, "{}", run.source);
-            assert!(run.turns.iter().all(|t| !t.reply.trim().is_empty()));
-        }
-        // Written back, the file is what the recorder writes: nobody edited it by hand.
-        assert_eq!(recording.to_json(), RECORDING_JSON);
-    }
-
-    #[test]
-    fn a_recording_that_does_not_fit_its_demo_is_refused() {
-        let good = Recording::parse(RECORDING_JSON).unwrap();
-        let mut bad = good.clone();
-        bad.runs[0].turns[1].user.push('!');
-        assert!(matches!(
-            bad.check(),
-            Err(RecordingError::TurnMismatch { turn: 2, .. })
-        ));
-        let mut bad = good.clone();
-        bad.runs[0].turns.pop();
-        assert!(bad.check().is_err());
-        let mut bad = good.clone();
-        bad.runs[0].source = "nope".into();
-        assert_eq!(bad.check(), Err(RecordingError::UnknownSource("nope".into())));
-        let mut bad = good.clone();
-        bad.runs[0].editions[0].folds = Some(Folds { first: 2, last: 3 });
-        assert!(matches!(bad.check(), Err(RecordingError::BadEdition { cycle: 1, .. })));
-        let mut bad = good.clone();
-        bad.runs[0].editions[0].after_turn = 99;
-        assert!(bad.check().is_err());
-        let mut bad = good;
-        bad.runs[0].editions[1].cycle = 7;
-        assert!(bad.check().is_err());
-        assert!(matches!(
-            Recording::parse("{\"note\": 1}"),
-            Err(RecordingError::Parse(_))
-        ));
-    }
-
-    #[test]
-    fn the_recorded_demos_play_the_models_replies_and_editions() {
-        for script in DemoScript::recorded() {
-            let run = script.recording().unwrap();
-            let mut player = DemoPlayer::with_summariser(script.clone(), DemoSummariser::Scripted)
-                .unwrap();
-            player.play_all(&WordCounter).unwrap();
-            let replies: Vec<&str> = player
-                .memory()
-                .archive()
-                .iter()
-                .skip(1)
-                .step_by(2)
-                .map(|m| m.content.as_str())
-                .collect();
-            let recorded: Vec<&str> = run.turns.iter().map(|t| t.reply.as_str()).collect();
-            assert_eq!(replies, recorded, "{}", script.slug);
-            // The editions are the recorded ones, at the cycles and folds they were written.
-            assert_eq!(player.editions().len(), run.editions.len());
-            for (edition, recorded) in player.editions().iter().zip(&run.editions) {
-                assert_eq!(edition.summary, recorded.text);
-                assert_eq!(edition.folded, recorded.folds.map(TurnRange::from));
-                assert_eq!(edition.provenance, Provenance::Model);
-                assert_eq!(edition.model.as_deref(), Some(shipped().model_label().as_str()));
-                let writer = player.writer(edition.cycle).unwrap();
-                assert_eq!(writer.summariser, DemoSummariser::Recorded);
-                assert_eq!(writer.summariser.slug(), "model");
-            }
-            // The extractive baseline over the same recorded replies is a choice too.
-            let extractive = player
-                .replayed(DemoSummariser::Extractive, &WordCounter)
-                .unwrap();
-            assert!(
-                extractive
-                    .editions()
-                    .iter()
-                    .all(|e| e.provenance == Provenance::Extractive)
-            );
-        }
-    }
-
-    /// What the model did, read through the checks (structure, not its words): by the second
-    /// edition of each run the salary of turn 1 is gone, the hard rule of the drift run is
-    /// never kept as a rule, and the summaries hold figures no message holds.
-    #[test]
-    fn the_checks_find_what_the_real_model_lost_and_invented() {
-        let played = |script: DemoScript| {
-            let mut player = DemoPlayer::with_summariser(script, DemoSummariser::Scripted).unwrap();
-            player.play_all(&WordCounter).unwrap();
-            player
-        };
-        let drift = played(DemoScript::real_135m());
-        let tracks = drift.fact_tracks();
-        let equity = tracks.iter().find(|t| t.label == "never suggest").unwrap();
-        assert!(equity.kept.iter().all(|k| !k), "{:?}", equity.kept);
-        let checks = edition_checks(&drift);
-        assert!(checks.iter().all(|c| c.rules.iter().all(|r| r.verdict != Verdict::Kept)));
-        let salary = |player: &DemoPlayer| -> Vec<bool> {
-            player
-                .editions()
-                .iter()
-                .map(|e| e.summary.contains("1,20,000"))
-                .collect()
-        };
-        assert!(!salary(&drift)[1], "the drift run's second edition lost the salary");
-        let invented: usize = checks.iter().map(|c| c.unsourced.len()).sum();
-        assert!(invented > 0, "the model's summaries hold figures no message holds");
-
-        let fincoach = played(DemoScript::real_135m_fincoach());
-        assert!(salary(&fincoach).iter().all(|held| !held));
-        // So the reply at turn 6 cannot give the salary back.
-        let last = fincoach.memory().archive().last().unwrap();
-        assert!(!last.content.contains("1,20,000"));
     }
 }

@@ -48,7 +48,14 @@ pub const TOPICS: [Topic; 6] = [
     Topic {
         name: "Profile",
         stems: &[
-            "name", "years old", "age ", "i'm ", "risk", "averse", "lives", "live in",
+            "name",
+            "years old",
+            "age ",
+            "i'm ",
+            "risk",
+            "averse",
+            "lives",
+            "live in",
         ],
     },
     Topic {
@@ -133,7 +140,9 @@ pub fn parse_sections(summary: &str) -> Vec<Section<'_>> {
         sections.push(section(summary, "", 0..first, 0..first));
     }
     for (i, (line, heading)) in headings.iter().enumerate() {
-        let end = headings.get(i + 1).map_or(summary.len(), |next| next.0.start);
+        let end = headings
+            .get(i + 1)
+            .map_or(summary.len(), |next| next.0.start);
         sections.push(section(summary, heading, line.start..end, line.end..end));
     }
     sections
@@ -210,7 +219,10 @@ mod tests {
     fn sections_are_read_from_their_heading_lines() {
         check(
             "## Income\nEarns ₹1,20,000.\n\n## Rules\nNever suggest equities.",
-            &[("Income", "Earns ₹1,20,000."), ("Rules", "Never suggest equities.")],
+            &[
+                ("Income", "Earns ₹1,20,000."),
+                ("Rules", "Never suggest equities."),
+            ],
         );
         // Text before the first heading is a section with no heading; one to three #s and bold
         // headings are accepted; an empty section is kept, with an empty body.
@@ -231,21 +243,42 @@ mod tests {
 
     #[test]
     fn rendered_sections_parse_back() {
-        let text = render_sections([("Rules", " Never suggest equities. "), ("Goals", "Retire by 55.")]);
-        assert_eq!(text, "## Rules\nNever suggest equities.\n\n## Goals\nRetire by 55.");
+        let text = render_sections([
+            ("Rules", " Never suggest equities. "),
+            ("Goals", "Retire by 55."),
+        ]);
+        assert_eq!(
+            text,
+            "## Rules\nNever suggest equities.\n\n## Goals\nRetire by 55."
+        );
         check(
             &text,
-            &[("Rules", "Never suggest equities."), ("Goals", "Retire by 55.")],
+            &[
+                ("Rules", "Never suggest equities."),
+                ("Goals", "Retire by 55."),
+            ],
         );
     }
 
     #[test]
     fn sentences_are_filed_under_their_topic() {
         let name = |s: &str| TOPICS[topic_of(s)].name;
-        assert_eq!(name("One hard rule: never suggest equity instruments."), "Rules");
-        assert_eq!(name("My monthly take-home salary is ₹1,20,000."), "Income and spending");
-        assert_eq!(name("I have an FD of ₹50,000 that matures in 3 months."), "Savings and investments");
-        assert_eq!(name("I am 32 years old and I want to retire by 55."), "Goals and plans");
+        assert_eq!(
+            name("One hard rule: never suggest equity instruments."),
+            "Rules"
+        );
+        assert_eq!(
+            name("My monthly take-home salary is ₹1,20,000."),
+            "Income and spending"
+        );
+        assert_eq!(
+            name("I have an FD of ₹50,000 that matures in 3 months."),
+            "Savings and investments"
+        );
+        assert_eq!(
+            name("I am 32 years old and I want to retire by 55."),
+            "Goals and plans"
+        );
         assert_eq!(name("Hello there."), "Other");
         // A stem counts at the start of a word only: "fund" in "refund" does not.
         assert_eq!(name("A refund arrived."), "Other");

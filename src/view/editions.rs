@@ -276,7 +276,11 @@ pub fn cards_with(
                 card.written_by = format!("{} (restored)", card.written_by);
             }
             checked(&mut card, &checks[i]);
-            sectioned(&mut card, &sections[i], i.checked_sub(1).map(|p| &sections[p][..]));
+            sectioned(
+                &mut card,
+                &sections[i],
+                i.checked_sub(1).map(|p| &sections[p][..]),
+            );
             card
         })
         .collect()
@@ -615,7 +619,11 @@ mod tests {
             edited.section_losses
         );
         // A prose edition has no sections.
-        assert!(self::cards(DemoScript::drift()).iter().all(|c| c.sections.is_empty()));
+        assert!(
+            self::cards(DemoScript::drift())
+                .iter()
+                .all(|c| c.sections.is_empty())
+        );
     }
 
     #[test]

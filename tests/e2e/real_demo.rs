@@ -26,10 +26,15 @@ async fn the_real_135m_demo_plays_offline_with_the_models_editions_and_their_che
     let browser = Browser::new().await;
     browser.open("?demo=real135m").await;
     let picker = browser.wait_testid("demo-picker").await;
-    assert_eq!(picker.prop("value").await.unwrap().as_deref(), Some("real135m"));
+    assert_eq!(
+        picker.prop("value").await.unwrap().as_deref(),
+        Some("real135m")
+    );
     let option = browser
         .client
-        .find(Locator::Css("[data-testid=demo-summariser] option[value=scripted]"))
+        .find(Locator::Css(
+            "[data-testid=demo-summariser] option[value=scripted]",
+        ))
         .await
         .unwrap();
     assert!(option.text().await.unwrap().contains("Recorded"));
@@ -53,14 +58,24 @@ async fn the_real_135m_demo_plays_offline_with_the_models_editions_and_their_che
         let writer = &inside(edition, "edition-writer").await[0];
         let text = writer.text().await.unwrap();
         assert!(text.contains("SmolLM2-135M-Instruct"), "{text}");
-        assert!(text.contains("Q4_1") && text.contains("llama-cpp-python"), "{text}");
+        assert!(
+            text.contains("Q4_1") && text.contains("llama-cpp-python"),
+            "{text}"
+        );
         // The checks run on the model's text: a survival table, and a badge per pinned fact.
         assert_eq!(inside(edition, "edition-checks").await.len(), 1);
         assert_eq!(inside(edition, "survival").await.len(), 1);
         let badges = inside(edition, "fact").await;
-        assert_eq!(badges.len(), 3, "one badge per pinned fact of the drift demo");
+        assert_eq!(
+            badges.len(),
+            3,
+            "one badge per pinned fact of the drift demo"
+        );
         for badge in &badges {
-            assert!(matches!(attr(badge, "data-kept").await.as_str(), "true" | "false"));
+            assert!(matches!(
+                attr(badge, "data-kept").await.as_str(),
+                "true" | "false"
+            ));
         }
     }
     // What the recording holds, read through the checks: the model's summaries carry figures
@@ -69,7 +84,9 @@ async fn the_real_135m_demo_plays_offline_with_the_models_editions_and_their_che
     let last = &editions[2];
     let mut lost = 0;
     for badge in inside(last, "fact").await {
-        if attr(&badge, "data-kept").await == "false" || attr(&badge, "data-weakened").await == "true" {
+        if attr(&badge, "data-kept").await == "false"
+            || attr(&badge, "data-weakened").await == "true"
+        {
             lost += 1;
         }
     }

@@ -10,8 +10,8 @@ use crate::engine::facts::PinnedFact;
 use crate::engine::sections::parse_sections;
 use crate::engine::text::word_count;
 
-use super::rules::{Verdict, check_rule};
 use super::EditionChecks;
+use super::rules::{Verdict, check_rule};
 
 /// The checks of one section of an edition.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -107,15 +107,15 @@ pub fn section_losses(previous: &[SectionCheck], current: &[SectionCheck]) -> Ve
             if *verdict != Verdict::Kept || losses.iter().any(|l| &l.what == rule) {
                 continue;
             }
-            let now = current
+            let mut now = current
                 .iter()
                 .flat_map(|s| &s.rules)
                 .filter(|(r, _)| r == rule)
                 .map(|(_, v)| *v);
-            let kind = now.fold(Some(LossKind::RuleLost), |kind, v| match v {
+            let kind = now.try_fold(LossKind::RuleLost, |kind, v| match v {
                 Verdict::Kept => None,
-                Verdict::Weakened => kind.map(|_| LossKind::RuleWeakened),
-                Verdict::Lost => kind,
+                Verdict::Weakened => Some(LossKind::RuleWeakened),
+                Verdict::Lost => Some(kind),
             });
             if let Some(kind) = kind {
                 losses.push(SectionLoss {
@@ -204,7 +204,10 @@ mod tests {
         assert!(section_losses(&before, &moved).is_empty());
         // Dropped altogether, the rule is lost.
         let gone = sections("## Income\nChiru earns ₹1,20,000.");
-        let kinds: Vec<LossKind> = section_losses(&before, &gone).iter().map(|l| l.kind).collect();
+        let kinds: Vec<LossKind> = section_losses(&before, &gone)
+            .iter()
+            .map(|l| l.kind)
+            .collect();
         assert_eq!(kinds, [LossKind::Fact, LossKind::RuleLost]);
     }
 }

@@ -501,7 +501,9 @@ fn policy_from_v1(p: PolicyV1, prefix: &str) -> Result<Policy, ImportError> {
         Some(other) => {
             return Err(invalid(
                 join(prefix, "format"),
-                format!("unknown summary format {other:?}; expected prose or structured (or topics, for topic sections)"),
+                format!(
+                    "unknown summary format {other:?}; expected prose or structured (or topics, for topic sections)"
+                ),
             ));
         }
     };
