@@ -137,3 +137,33 @@ async fn the_topic_format_prints_editions_in_sections_shown_on_the_cards() {
     assert!(errors.is_empty(), "console errors: {errors:#?}");
     browser.close().await;
 }
+
+#[tokio::test]
+async fn the_real_135m_fincoach_demo_shows_the_salary_lost_from_the_summaries() {
+    let browser = Browser::new().await;
+    browser.open("?demo=real135m_fincoach&tab=editions").await;
+    browser.click_testid("play-all-editions").await;
+    browser
+        .wait_until(
+            "document.querySelectorAll('[data-testid=edition]').length === 2",
+            "the two recorded editions",
+        )
+        .await;
+    for edition in browser.all_testid("edition").await {
+        assert_eq!(attr(&edition, "data-summariser").await, "model");
+        let mut salary = None;
+        for badge in inside(&edition, "fact").await {
+            if attr(&badge, "data-fact").await == "1,20,000" {
+                salary = Some(attr(&badge, "data-kept").await);
+            }
+        }
+        assert_eq!(
+            salary.as_deref(),
+            Some("false"),
+            "the salary badge says lost"
+        );
+    }
+    let errors = browser.console_errors().await;
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+    browser.close().await;
+}
