@@ -66,20 +66,37 @@ pub use crate::engine::policy::TriggerKind;
 pub enum DemoKind {
     FinCoach,
     Drift,
+    /// The drift conversation as a real 135M model answered and summarised it (recorded).
+    Real135m,
+    /// The FinCoach six turns as the same model answered and summarised them (recorded).
+    Real135mFinCoach,
 }
 
 impl DemoKind {
+    /// Every bundled demo, in the order the picker lists them.
+    pub const ALL: [DemoKind; 4] = [
+        DemoKind::FinCoach,
+        DemoKind::Drift,
+        DemoKind::Real135m,
+        DemoKind::Real135mFinCoach,
+    ];
+
     pub fn slug(self) -> &'static str {
         match self {
             DemoKind::FinCoach => "fincoach",
             DemoKind::Drift => "drift",
+            DemoKind::Real135m => "real135m",
+            DemoKind::Real135mFinCoach => "real135m_fincoach",
         }
     }
 
     pub fn from_slug(slug: &str) -> Option<DemoKind> {
-        [DemoKind::FinCoach, DemoKind::Drift]
-            .into_iter()
-            .find(|d| d.slug() == slug)
+        DemoKind::ALL.into_iter().find(|d| d.slug() == slug)
+    }
+
+    /// Played from the recorded real-model run rather than written for the app.
+    pub fn is_recorded(self) -> bool {
+        matches!(self, DemoKind::Real135m | DemoKind::Real135mFinCoach)
     }
 }
 
@@ -179,7 +196,11 @@ impl Route {
                 },
                 "demo" => match DemoKind::from_slug(value) {
                     Some(demo) => route.demo = Some(demo),
-                    None => route.reject(&key, value, "fincoach or drift"),
+                    None => route.reject(
+                        &key,
+                        value,
+                        "fincoach, drift, real135m or real135m_fincoach",
+                    ),
                 },
                 name if NUMERIC_PARAMS.contains(&name) => {
                     let (max, expected) = range_of(name);

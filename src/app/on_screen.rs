@@ -102,10 +102,14 @@ impl OnScreen for DemoPlayer {
 
     fn summariser(&self) -> &'static str {
         match DemoPlayer::summariser(self) {
+            DemoSummariser::Scripted if self.script().recording().is_some() => {
+                "the editions a real model wrote in the recorded run, named on each edition card (offline, no model call)"
+            }
             DemoSummariser::Scripted => {
                 "scripted editions written for this demo (offline; the built-in extractive summariser where the script does not cover a fold)"
             }
             DemoSummariser::Extractive => "built-in extractive (offline, no model call)",
+            DemoSummariser::Recorded => "a real model's recorded editions (offline)",
         }
     }
 

@@ -112,12 +112,17 @@ pub const PLACEMENTS: [(Placement, &str, &str); 3] = [
 ];
 
 /// The format choices, as (value, slug, label).
-pub const FORMATS: [(SummaryFormat, &str, &str); 2] = [
+pub const FORMATS: [(SummaryFormat, &str, &str); 3] = [
     (SummaryFormat::Prose, "prose", "Prose paragraph"),
     (
         SummaryFormat::Structured,
         "structured",
         "Structured (JSON memory)",
+    ),
+    (
+        SummaryFormat::Topics,
+        "topics",
+        "Topic sections (one short section per topic)",
     ),
 ];
 

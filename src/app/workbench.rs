@@ -367,6 +367,8 @@ pub fn script_for(kind: DemoKind) -> DemoScript {
     match kind {
         DemoKind::FinCoach => DemoScript::fincoach(),
         DemoKind::Drift => DemoScript::drift(),
+        DemoKind::Real135m => DemoScript::real_135m(),
+        DemoKind::Real135mFinCoach => DemoScript::real_135m_fincoach(),
     }
 }
 

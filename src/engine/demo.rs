@@ -20,8 +20,9 @@ use super::edition::{Edition, Provenance, TurnRange};
 use super::extractive::{self, ExtractiveOptions};
 use super::memory::{CommitMeta, JobKind, MemoryError, MemoryState, MessageState, SummaryJob};
 use super::message::{CountTokens, Message, Role};
-use super::policy::{FoldMode, Placement, Policy, PolicyError, Trigger};
+use super::policy::{FoldMode, Placement, Policy, PolicyError, SummaryFormat, Trigger};
 use super::prompts::{PresetId, PromptSpec};
+use super::recording::{RECORDING_JSON, RecordedRun, Recording, Source};
 use super::scripted::scripted_editions;
 use super::structured::{StructuredMemory, parse_structured};
 
@@ -35,6 +36,10 @@ pub enum DemoSummariser {
     /// The built-in extractive summariser: the baseline, which copies sentences.
     #[default]
     Extractive,
+    /// A real model's summaries, recorded once (`engine::recording`): what answers a recorded
+    /// demo's jobs when [`DemoSummariser::Scripted`] is chosen. Never chosen by itself, so it is
+    /// not in [`DemoSummariser::ALL`]; it is what [`Writer`] says of such an edition.
+    Recorded,
 }
 
 impl DemoSummariser {
@@ -45,6 +50,7 @@ impl DemoSummariser {
         match self {
             DemoSummariser::Scripted => "scripted",
             DemoSummariser::Extractive => "extractive",
+            DemoSummariser::Recorded => "model",
         }
     }
 
@@ -211,14 +217,49 @@ impl DemoScript {
         }
     }
 
-    /// Both demos, in the order the picker lists them.
+    /// The drift conversation as SmolLM2-135M-Instruct answered and summarised it: the replies
+    /// and editions are the recorded run's (`engine::recording`), the policy and pinned facts
+    /// the drift demo's.
+    pub fn real_135m() -> DemoScript {
+        recorded(
+            DemoScript::drift(),
+            "real135m",
+            "A real 135M model: the drift run",
+            "SmolLM2-135M-Instruct's own replies and summaries of the drift conversation, recorded once at temperature 0: read what the checks find on each edition.",
+        )
+    }
+
+    /// The FinCoach six turns as SmolLM2-135M-Instruct answered and summarised them.
+    pub fn real_135m_fincoach() -> DemoScript {
+        recorded(
+            DemoScript::fincoach(),
+            "real135m_fincoach",
+            "A real 135M model: FinCoach",
+            "SmolLM2-135M-Instruct's own replies and summaries of the FinCoach six turns, recorded once at temperature 0: does the summary still hold the salary at turn 6?",
+        )
+    }
+
+    /// The two demos written for this app, in the order the picker lists them.
     pub fn all() -> [DemoScript; 2] {
         [DemoScript::fincoach(), DemoScript::drift()]
     }
 
-    /// The demo with this link name.
+    /// The demos played from the recorded real-model run, in the order the picker lists them.
+    pub fn recorded() -> [DemoScript; 2] {
+        [DemoScript::real_135m(), DemoScript::real_135m_fincoach()]
+    }
+
+    /// The demo with this link name, written or recorded.
     pub fn from_slug(slug: &str) -> Option<DemoScript> {
-        DemoScript::all().into_iter().find(|d| d.slug == slug)
+        DemoScript::all()
+            .into_iter()
+            .find(|d| d.slug == slug)
+            .or_else(|| DemoScript::recorded().into_iter().find(|d| d.slug == slug))
+    }
+
+    /// The recorded run this demo plays, when it is one of [`DemoScript::recorded`].
+    pub fn recording(&self) -> Option<&'static RecordedRun> {
+        recorded_source(self.slug).and_then(|source| shipped().run(source))
     }
 
     /// Each pinned fact as (label, the phrase or pattern it looks for), for display.
@@ -364,29 +405,41 @@ impl DemoPlayer {
         let at_ms = self.next_ms();
         let event = if let Some(job) = self.pending.take() {
             let cycle = self.memory.editions().last().map_or(0, |e| e.cycle) + 1;
-            let scripted = match self.summariser {
-                DemoSummariser::Scripted => self.scripted_text(&job, cycle),
-                DemoSummariser::Extractive => None,
+            // A recorded demo's own editions come first; the scripted ones stand in for a
+            // model's where there is no recording.
+            let written = match self.summariser {
+                DemoSummariser::Scripted => self
+                    .recorded_text(&job, cycle)
+                    .map(|text| (text, DemoSummariser::Recorded))
+                    .or_else(|| {
+                        self.scripted_text(&job, cycle)
+                            .map(|text| (text, DemoSummariser::Scripted))
+                    }),
+                _ => None,
             };
             let writer = Writer {
                 cycle,
-                summariser: if scripted.is_some() {
-                    DemoSummariser::Scripted
-                } else {
-                    DemoSummariser::Extractive
-                },
-                fell_back: self.summariser == DemoSummariser::Scripted && scripted.is_none(),
+                summariser: written.map_or(DemoSummariser::Extractive, |(_, by)| by),
+                fell_back: self.summariser == DemoSummariser::Scripted && written.is_none(),
             };
-            let text = match scripted {
-                Some(text) => text.to_owned(),
+            let text = match written {
+                Some((text, _)) => text.to_owned(),
                 None => extractive_summary(&self.memory, &job, &self.facts),
             };
-            // The scripted text stands in for a model's paraphrase; the edition records no
-            // model, and `writer` says which summariser it was.
-            let meta = CommitMeta {
-                model: None,
-                provenance: Provenance::Extractive,
-                at_ms,
+            // The scripted text stands in for a model's paraphrase, so its edition records no
+            // model and `writer` says which summariser it was; a recorded text is the model's,
+            // and its edition names the model.
+            let meta = match writer.summariser {
+                DemoSummariser::Recorded => CommitMeta {
+                    model: Some(shipped().model_label()),
+                    provenance: Provenance::Model,
+                    at_ms,
+                },
+                _ => CommitMeta {
+                    model: None,
+                    provenance: Provenance::Extractive,
+                    at_ms,
+                },
             };
             self.pending = self.memory.commit(job.id, &text, meta, counter)?;
             let edition = self
@@ -532,20 +585,49 @@ impl DemoPlayer {
         let JobKind::Fold { turns, .. } = job.kind else {
             return None;
         };
-        // The script was written for the preset's prompt under a progressive fold: an edited
-        // prompt or a rebuild asks for an edition it does not have.
+        // The script and the recording are prose, written for the preset's prompt under a
+        // progressive fold: another format, an edited prompt or a rebuild asks for an edition
+        // they do not have.
         let policy = self.memory.policy();
-        if job.structured || policy.fold != FoldMode::Progressive || policy.prompt.is_edited() {
+        if policy.format != SummaryFormat::Prose
+            || policy.fold != FoldMode::Progressive
+            || policy.prompt.is_edited()
+        {
             return None;
         }
-        let earlier_scripted = (1..cycle).all(|c| {
-            self.writer(c)
-                .is_some_and(|w| w.summariser == DemoSummariser::Scripted)
-        });
+        let earlier_scripted = self.earlier_all(cycle, DemoSummariser::Scripted);
         scripted_editions(self.script.slug)
             .iter()
             .find(|e| e.cycle == cycle && e.folds == turns && earlier_scripted)
             .map(|e| e.text)
+    }
+
+    /// The recorded model's text for this job, when this demo is recorded and the recording
+    /// has exactly this job: the same cycle folding the same turns (or the same compression),
+    /// into every earlier edition the recording wrote too.
+    fn recorded_text(&self, job: &SummaryJob, cycle: u32) -> Option<&'static str> {
+        let run = self.script.recording()?;
+        // The script and the recording are prose, written for a progressive fold.
+        let policy = self.memory.policy();
+        if policy.format != SummaryFormat::Prose || policy.fold != FoldMode::Progressive {
+            return None;
+        }
+        if !self.earlier_all(cycle, DemoSummariser::Recorded) {
+            return None;
+        }
+        let folds = match job.kind {
+            JobKind::Fold { turns, .. } => Some(turns),
+            JobKind::Compress { .. } => None,
+        };
+        run.editions
+            .iter()
+            .find(|e| e.cycle == cycle && e.folds.map(TurnRange::from) == folds)
+            .map(|e| e.text.as_str())
+    }
+
+    /// Every edition before `cycle` was written by `summariser` through a summary job.
+    fn earlier_all(&self, cycle: u32, summariser: DemoSummariser) -> bool {
+        (1..cycle).all(|c| self.writer(c).is_some_and(|w| w.summariser == summariser))
     }
 
     fn next_ms(&self) -> u64 {
@@ -588,23 +670,23 @@ pub fn extractive_summary(
         .cloned()
         .chain(memory.policy().prompt.must_keep_cues())
         .collect();
-    let facts_for_ranking = ranking.as_slice();
+    let facts = ranking.as_slice();
+    // Topic sections file the same sentences under their topics.
+    let summarise = match memory.policy().format {
+        SummaryFormat::Topics => extractive::summarise_topics,
+        _ => extractive::summarise,
+    };
     let result = match job.kind {
         JobKind::Fold { from, to, .. } => match memory.policy().fold {
-            FoldMode::Progressive => extractive::summarise(
-                previous,
-                &memory.archive()[from..to],
-                facts_for_ranking,
-                &options,
-            ),
+            FoldMode::Progressive => {
+                summarise(previous, &memory.archive()[from..to], facts, &options)
+            }
             // A rebuild reads every folded turn from the archive and no earlier summary.
             FoldMode::RebuildFromArchive => {
-                extractive::summarise(None, &memory.archive()[..to], facts_for_ranking, &options)
+                summarise(None, &memory.archive()[..to], facts, &options)
             }
         },
-        JobKind::Compress { .. } => {
-            extractive::summarise(previous, &[], facts_for_ranking, &options)
-        }
+        JobKind::Compress { .. } => summarise(previous, &[], facts, &options),
     };
     if !job.structured {
         return result.text;
@@ -625,6 +707,61 @@ pub fn extractive_summary(
         ..StructuredMemory::default()
     }
     .to_json()
+}
+
+/// The recording the app ships, parsed once and checked against the written demos. A native
+/// test checks the file, so a failure here means the build embedded a file that test rejects.
+pub fn shipped() -> &'static Recording {
+    static SHIPPED: std::sync::LazyLock<Recording> = std::sync::LazyLock::new(|| {
+        Recording::parse(RECORDING_JSON, &written_sources())
+            .expect("the shipped recording is checked by its tests")
+    });
+    &SHIPPED
+}
+
+/// The written demos as a recording's possible sources (a recorded demo is built from the
+/// recording, so it is none).
+pub fn written_sources() -> Vec<Source<'static>> {
+    DemoScript::all()
+        .into_iter()
+        .map(|d| Source {
+            slug: d.slug,
+            users: d.turns.iter().map(|t| t.0).collect(),
+        })
+        .collect()
+}
+
+/// The demo of the recorded run played from `source`'s user messages: its policy and pinned
+/// facts, the recorded replies in place of the written ones.
+fn recorded(
+    source: DemoScript,
+    slug: &'static str,
+    title: &'static str,
+    blurb: &'static str,
+) -> DemoScript {
+    let run = shipped()
+        .run(source.slug)
+        .expect("the shipped recording has a run of each written demo");
+    DemoScript {
+        slug,
+        title,
+        blurb,
+        turns: run
+            .turns
+            .iter()
+            .map(|t| (t.user.as_str(), t.reply.as_str()))
+            .collect(),
+        ..source
+    }
+}
+
+/// The written demo whose user messages a recorded demo plays.
+fn recorded_source(slug: &str) -> Option<&'static str> {
+    match slug {
+        "real135m" => Some("drift"),
+        "real135m_fincoach" => Some("fincoach"),
+        _ => None,
+    }
 }
 
 /// The demos' system prompt, after the seed's FinCoach agent.
@@ -975,6 +1112,39 @@ mod tests {
         assert!(memory.facts.iter().any(|f| f.contains("1,20,000")));
         // The second cycle folded into the first one's paragraph, not into its JSON.
         assert!(!memory.summary.contains('{'));
+    }
+
+    #[test]
+    fn a_demo_in_topic_sections_files_each_fact_under_its_topic() {
+        use crate::engine::sections::parse_sections;
+        let mut script = DemoScript::drift();
+        script.policy.format = SummaryFormat::Topics;
+        let mut player = DemoPlayer::with_summariser(script, DemoSummariser::Scripted).unwrap();
+        player.play_all(&WordCounter).unwrap();
+        assert_eq!(player.editions().len(), 3);
+        for edition in player.editions() {
+            // The script is prose, so the extractive summariser wrote the sections.
+            let writer = player.writer(edition.cycle).unwrap();
+            assert_eq!(
+                (writer.summariser, writer.fell_back),
+                (DemoSummariser::Extractive, true)
+            );
+            let sections = parse_sections(&edition.summary);
+            let headings: Vec<&str> = sections.iter().map(|s| s.heading).collect();
+            assert!(headings.contains(&"Rules"), "{headings:?}");
+            let rules = sections.iter().find(|s| s.heading == "Rules").unwrap();
+            assert!(rules.body.contains("never suggest"), "{}", rules.body);
+            assert!(edition.words <= edition.word_limit, "{}", edition.summary);
+        }
+        // The summariser request asked for the sections.
+        let mut script = DemoScript::drift();
+        script.policy.format = SummaryFormat::Topics;
+        let mut player = DemoPlayer::new(script).unwrap();
+        while player.pending_job().is_none() {
+            player.next(&WordCounter).unwrap();
+        }
+        let system = &player.pending_job().unwrap().request[0].content;
+        assert!(system.ends_with(crate::engine::sections::TOPIC_SECTIONS_INSTRUCTION));
     }
 
     #[test]

@@ -12,6 +12,7 @@ use regex::Regex;
 
 use super::facts::CompiledFact;
 use super::message::{Message, Role};
+use super::sections::{TOPICS, parse_sections, render_sections, topic_of};
 use super::text::word_count;
 
 /// Sentence splitting moved to [`super::text`]; this path stays for existing callers.
@@ -99,34 +100,11 @@ pub fn summarise(
     options: &ExtractiveOptions,
 ) -> ExtractiveSummary {
     let candidates = candidates(previous, folded, facts);
-    let limit = options.word_limit;
-    let mut ranked: Vec<usize> = (0..candidates.len())
-        .filter(|&i| candidates[i].score >= 0)
-        .collect();
-    // Ties go to the shorter sentence (more facts per word), then to the earlier one.
-    ranked.sort_by_key(|&i| (-candidates[i].score, candidates[i].words, i));
-
-    let mut chosen = vec![false; candidates.len()];
-    for &index in &ranked {
-        chosen[index] = true;
-        if rendered_words(&candidates, &chosen, options.attribution) > limit {
-            chosen[index] = false;
-        }
-    }
-
-    if limit > 0
-        && !chosen.contains(&true)
-        && let Some(&best) = ranked.first()
-    {
-        return truncated_summary(&candidates, best, options);
-    }
-
-    let kept: Vec<KeptSentence> = candidates
-        .iter()
-        .zip(&chosen)
-        .filter(|&(_, &keep)| keep)
-        .map(|(c, _)| c.to_kept())
-        .collect();
+    let rendered = |chosen: &[bool]| rendered_words(&candidates, chosen, options.attribution);
+    let Some(chosen) = select(&candidates, options.word_limit, rendered) else {
+        return truncated_summary(&candidates, best_ranked(&candidates), options);
+    };
+    let kept = kept_of(&candidates, &chosen);
     let text = render(
         kept.iter().map(|k| (k.speaker, k.text.as_str())),
         options.attribution,
@@ -137,6 +115,124 @@ pub fn summarise(
         kept,
         truncated: false,
     }
+}
+
+/// [`summarise`] in topic sections ([`crate::engine::sections`]): the same sentences chosen
+/// the same way, filed under their topic and written as one `## topic` section each, in the
+/// order of [`TOPICS`]; the headings count against the word limit. A previous summary's
+/// heading lines are dropped before its sentences are read, so every sentence is filed by its
+/// own words, the same way every cycle.
+pub fn summarise_topics(
+    previous: Option<&str>,
+    folded: &[Message],
+    facts: &[CompiledFact],
+    options: &ExtractiveOptions,
+) -> ExtractiveSummary {
+    let previous = previous.map(|text| {
+        let sections = parse_sections(text);
+        if sections.is_empty() {
+            text.to_owned()
+        } else {
+            sections
+                .iter()
+                .map(|s| s.body)
+                .collect::<Vec<_>>()
+                .join(" ")
+        }
+    });
+    let candidates = candidates(previous.as_deref(), folded, facts);
+    let topics: Vec<usize> = candidates.iter().map(|c| topic_of(&c.text)).collect();
+    let rendered = |chosen: &[bool]| {
+        (0..TOPICS.len())
+            .map(|topic| {
+                let in_topic: Vec<bool> = chosen
+                    .iter()
+                    .zip(&topics)
+                    .map(|(&keep, &t)| keep && t == topic)
+                    .collect();
+                match in_topic.contains(&true) {
+                    true => {
+                        words(TOPICS[topic].name)
+                            + 1
+                            + rendered_words(&candidates, &in_topic, options.attribution)
+                    }
+                    false => 0,
+                }
+            })
+            .sum()
+    };
+    let Some(chosen) = select(&candidates, options.word_limit, rendered) else {
+        return truncated_summary(&candidates, best_ranked(&candidates), options);
+    };
+    let kept = kept_of(&candidates, &chosen);
+    let bodies: Vec<(&str, String)> = (0..TOPICS.len())
+        .filter_map(|topic| {
+            let sentences: Vec<&Candidate> = candidates
+                .iter()
+                .zip(&chosen)
+                .zip(&topics)
+                .filter(|&((_, &keep), &t)| keep && t == topic)
+                .map(|((c, _), _)| c)
+                .collect();
+            (!sentences.is_empty()).then(|| {
+                let body = render(
+                    sentences.iter().map(|c| (c.speaker, c.text.as_str())),
+                    options.attribution,
+                );
+                (TOPICS[topic].name, body)
+            })
+        })
+        .collect();
+    ExtractiveSummary {
+        dropped: candidates.len() - kept.len(),
+        text: render_sections(bodies.iter().map(|(h, b)| (*h, b.as_str()))),
+        kept,
+        truncated: false,
+    }
+}
+
+/// Chooses sentences by rank while `rendered(chosen)` stays within `limit`; `None` when the
+/// limit is above 0, some sentence could be kept, and none fits on its own.
+fn select(
+    candidates: &[Candidate],
+    limit: usize,
+    rendered: impl Fn(&[bool]) -> usize,
+) -> Option<Vec<bool>> {
+    let ranked = ranked(candidates);
+    let mut chosen = vec![false; candidates.len()];
+    for &index in &ranked {
+        chosen[index] = true;
+        if rendered(&chosen) > limit {
+            chosen[index] = false;
+        }
+    }
+    if limit > 0 && !chosen.contains(&true) && !ranked.is_empty() {
+        return None;
+    }
+    Some(chosen)
+}
+
+/// The candidates that may be kept, best first. Ties go to the shorter sentence (more facts per
+/// word), then to the earlier one.
+fn ranked(candidates: &[Candidate]) -> Vec<usize> {
+    let mut ranked: Vec<usize> = (0..candidates.len())
+        .filter(|&i| candidates[i].score >= 0)
+        .collect();
+    ranked.sort_by_key(|&i| (-candidates[i].score, candidates[i].words, i));
+    ranked
+}
+
+fn best_ranked(candidates: &[Candidate]) -> usize {
+    ranked(candidates)[0]
+}
+
+fn kept_of(candidates: &[Candidate], chosen: &[bool]) -> Vec<KeptSentence> {
+    candidates
+        .iter()
+        .zip(chosen)
+        .filter(|&(_, &keep)| keep)
+        .map(|(c, _)| c.to_kept())
+        .collect()
 }
 
 /// How strongly a sentence carries facts worth keeping. Pinned facts dominate (+10 each);
@@ -430,6 +526,46 @@ mod tests {
         ExtractiveOptions {
             word_limit,
             attribution,
+        }
+    }
+
+    #[test]
+    fn topic_sections_group_the_same_sentences_under_their_topics() {
+        use crate::engine::sections::{TOPICS, parse_sections};
+        let facts = vec![PinnedFact::phrase("salary", "1,20,000").compile().unwrap()];
+        let turns = fincoach();
+        for limit in [20, 40, 80, 200] {
+            let options = ExtractiveOptions {
+                word_limit: limit,
+                ..ExtractiveOptions::default()
+            };
+            let prose = summarise(None, &turns[..4], &facts, &options);
+            let topics = summarise_topics(None, &turns[..4], &facts, &options);
+            assert!(topics.word_count() <= limit, "{limit}: {}", topics.text);
+            let sections = parse_sections(&topics.text);
+            assert!(!sections.is_empty(), "{}", topics.text);
+            // Headings come from the topic table, in its order, each once.
+            let order: Vec<usize> = sections
+                .iter()
+                .map(|s| TOPICS.iter().position(|t| t.name == s.heading).unwrap())
+                .collect();
+            assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}");
+            // Every kept sentence is in the text once, and the salary is kept first.
+            for kept in &topics.kept {
+                assert_eq!(topics.text.matches(kept.text.as_str()).count(), 1);
+            }
+            assert!(topics.text.contains("1,20,000"));
+            // The headings cost words, so topics never keep more than prose does.
+            assert!(topics.kept.len() <= prose.kept.len());
+        }
+        // Folding into a sectioned summary reads its sentences, not its heading lines.
+        let options = ExtractiveOptions::default();
+        let first = summarise_topics(None, &turns[..2], &facts, &options);
+        let next = summarise_topics(Some(&first.text), &turns[2..4], &facts, &options);
+        assert!(next.text.contains("1,20,000"));
+        assert!(!next.text.contains("## ##") && !next.text.contains("spending Chiru"));
+        for section in parse_sections(&next.text) {
+            assert!(!section.body.contains("##"), "{}", section.body);
         }
     }
 

@@ -88,6 +88,11 @@ pub enum SummaryFormat {
     /// job under the commit rule. Hierarchical compression applies to prose only, since a
     /// shorter paragraph would not be JSON.
     Structured,
+    /// Prose kept as one short section per topic (`## topic` lines, see
+    /// [`crate::engine::sections`]), the source article's topic-aware strategy: the summariser
+    /// prompt asks for the sections, and the drift checks read each section apart. Compression
+    /// applies to prose only, so a sectioned summary is never rewritten a level up.
+    Topics,
 }
 
 /// Everything that shapes summary memory for one session.

@@ -252,8 +252,52 @@ fn EditionView(card: EditionCard) -> impl IntoView {
                 }).collect_view()}
             </ul>
             <EditionChecksView card=card.clone() />
+            <SectionsView card=card.clone() />
         </article>
     }
+}
+
+/// A sectioned edition's topic sections, each with the checks read in its own text, and what
+/// the edition lost from a section of the one before. Nothing for a prose edition.
+#[component]
+fn SectionsView(card: EditionCard) -> impl IntoView {
+    (!card.sections.is_empty()).then(|| {
+        view! {
+            <section class="sections" data-testid="edition-sections" aria-label="Topic sections">
+                <h4>{format!("{} topic sections", card.sections.len())}</h4>
+                {card.section_losses.iter().map(|n| view! {
+                    <p class="note weakened" data-testid="section-loss">{format!("{n}.")}</p>
+                }).collect_view()}
+                <ol class="section-list">
+                    {card.sections.iter().map(|section| {
+                        let mut notes = Vec::new();
+                        if !section.facts.is_empty() {
+                            notes.push(format!("states {}", section.facts.join(", ")));
+                        }
+                        if !section.unsourced.is_empty() {
+                            notes.push(format!("unsourced: {}", section.unsourced.join(", ")));
+                        }
+                        if !section.weakened.is_empty() {
+                            notes.push(format!("{} rule(s) weakened", section.weakened.len()));
+                        }
+                        view! {
+                            <li
+                                data-testid="edition-section"
+                                data-heading=section.heading.clone()
+                                data-unsourced=section.unsourced.len()
+                                data-facts=section.facts.join(",")
+                            >
+                                <strong class="section-heading">{section.heading.clone()}</strong>
+                                {format!(" · {} words", section.words)}
+                                {(!notes.is_empty()).then(|| format!(" · {}", notes.join(" · ")))}
+                                <p class="section-text">{section.text.clone()}</p>
+                            </li>
+                        }
+                    }).collect_view()}
+                </ol>
+            </section>
+        }
+    })
 }
 
 /// The checks on one edition: its text with unsourced figures marked, the weakened rules, the

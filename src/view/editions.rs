@@ -10,7 +10,8 @@ use crate::engine::message::Role;
 use super::labels::{role_label, turns_label};
 use crate::app::workbench::Workbench;
 use crate::engine::checks::{
-    DEFAULT_GROWTH_RUN, EditionChecks, EditionInput, SnowballWarning, check_editions, snowball,
+    DEFAULT_GROWTH_RUN, EditionChecks, EditionInput, LossKind, SectionCheck, SnowballWarning,
+    check_editions, check_sections, section_losses, snowball,
 };
 use crate::engine::demo::{DemoPlayer, DemoSummariser, Writer};
 
@@ -53,6 +54,26 @@ pub struct EditionCard {
     pub overrun_note: Option<String>,
     /// A note per rule that the edition weakened: its words may pass while its force is gone.
     pub weakened_notes: Vec<String>,
+    /// The edition's topic sections with their own checks; empty for a prose edition.
+    pub sections: Vec<SectionView>,
+    /// What this edition lost from a section of the edition before, naming the section, e.g.
+    /// "Section \"Rules\" lost the pinned fact \"never suggest\"".
+    pub section_losses: Vec<String>,
+}
+
+/// One topic section of an edition, with the checks read in its own text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SectionView {
+    /// The topic; "(untitled)" for text before the first heading.
+    pub heading: String,
+    pub text: String,
+    pub words: u32,
+    /// Figures of this section that no archived message holds.
+    pub unsourced: Vec<String>,
+    /// Labels of the pinned facts this section states.
+    pub facts: Vec<String>,
+    /// Rules this section states only weakened.
+    pub weakened: Vec<String>,
 }
 
 /// One kind of fact of the folded turns, for the survival table.
@@ -217,6 +238,13 @@ pub fn cards_with(
         .map(|e| e.summary.as_str())
         .collect();
     let tracks = fact_presence(&compiled, &summaries);
+    let all_pinned: Vec<PinnedFact> = pinned.iter().map(|f| (*f).clone()).collect();
+    let sections: Vec<Vec<SectionCheck>> = memory
+        .editions()
+        .iter()
+        .zip(&checks)
+        .map(|(edition, checks)| check_sections(&edition.summary, checks, &all_pinned))
+        .collect();
     memory
         .editions()
         .iter()
@@ -248,6 +276,11 @@ pub fn cards_with(
                 card.written_by = format!("{} (restored)", card.written_by);
             }
             checked(&mut card, &checks[i]);
+            sectioned(
+                &mut card,
+                &sections[i],
+                i.checked_sub(1).map(|p| &sections[p][..]),
+            );
             card
         })
         .collect()
@@ -350,6 +383,61 @@ fn checked(card: &mut EditionCard, checks: &EditionChecks) {
         .collect();
 }
 
+/// Adds the edition's topic sections and what it lost from the sections of the edition
+/// before (when both have sections) to its card.
+fn sectioned(card: &mut EditionCard, sections: &[SectionCheck], previous: Option<&[SectionCheck]>) {
+    let parsed = crate::engine::sections::parse_sections(&card.text);
+    card.sections = sections
+        .iter()
+        .zip(&parsed)
+        .map(|(check, section)| SectionView {
+            heading: if check.heading.is_empty() {
+                "(untitled)".to_owned()
+            } else {
+                check.heading.clone()
+            },
+            text: section.body.to_owned(),
+            words: check.words,
+            unsourced: check.unsourced.clone(),
+            facts: check.facts.clone(),
+            weakened: check
+                .rules
+                .iter()
+                .filter(|(_, v)| *v == crate::engine::checks::Verdict::Weakened)
+                .map(|(rule, _)| rule.clone())
+                .collect(),
+        })
+        .collect();
+    card.section_losses = match previous {
+        Some(previous) if !previous.is_empty() && !sections.is_empty() => {
+            section_losses(previous, sections)
+                .into_iter()
+                .map(|loss| {
+                    let section = if loss.section.is_empty() {
+                        "The untitled section".to_owned()
+                    } else {
+                        format!("Section \"{}\"", loss.section)
+                    };
+                    match loss.kind {
+                        LossKind::Fact => {
+                            format!("{section} lost the pinned fact \"{}\"", loss.what)
+                        }
+                        LossKind::RuleWeakened => format!(
+                            "{section} kept the rule \"{}\"; no section keeps its force now",
+                            loss.what
+                        ),
+                        LossKind::RuleLost => format!(
+                            "{section} kept the rule \"{}\"; no section states it now",
+                            loss.what
+                        ),
+                    }
+                })
+                .collect()
+        }
+        _ => Vec::new(),
+    };
+}
+
 /// The headline of an edition.
 pub fn headline(edition: &Edition) -> String {
     let what = match (edition.folded, edition.provenance) {
@@ -437,6 +525,8 @@ fn card(memory: &MemoryState, edition: &Edition, facts: Vec<FactBadge>) -> Editi
         survival: Vec::new(),
         overrun_note: None,
         weakened_notes: Vec::new(),
+        sections: Vec::new(),
+        section_losses: Vec::new(),
     }
 }
 
@@ -501,6 +591,44 @@ mod tests {
         assert_eq!(second.folded[0].1, "User");
         assert!(second.words <= second.word_limit && !second.overrun);
         assert_eq!(second.provenance, "built-in extractive summariser");
+    }
+
+    #[test]
+    fn sectioned_editions_show_their_sections_and_what_a_section_lost() {
+        let mut script = DemoScript::drift();
+        script.policy.format = crate::engine::policy::SummaryFormat::Topics;
+        let mut player = DemoPlayer::new(script).unwrap();
+        player.play_all(&WordCounter).unwrap();
+        let cards = edition_cards(&player);
+        for card in &cards {
+            assert!(!card.sections.is_empty(), "{}", card.text);
+            let total: u32 = card.sections.iter().map(|s| s.words).sum();
+            assert!(total <= card.words);
+            let rules = card.sections.iter().find(|s| s.heading == "Rules").unwrap();
+            assert!(rules.facts.iter().any(|f| f == "never suggest"));
+        }
+        // The extractive summariser keeps the rule, so no section lost it.
+        assert!(cards.iter().all(|c| c.section_losses.is_empty()));
+        // Edited by hand into sections that drop the rule, the next card names the section.
+        let text = "## Income and spending\nChiru takes home ₹1,20,000.\n\n## Rules\nHe prefers fixed income.";
+        player.edit_summary(text, &WordCounter).unwrap();
+        let cards = edition_cards(&player);
+        let edited = cards.last().unwrap();
+        assert_eq!(edited.sections.len(), 2);
+        assert!(
+            edited
+                .section_losses
+                .iter()
+                .any(|n| n.starts_with("Section \"Rules\" lost the pinned fact \"never suggest\"")),
+            "{:?}",
+            edited.section_losses
+        );
+        // A prose edition has no sections.
+        assert!(
+            self::cards(DemoScript::drift())
+                .iter()
+                .all(|c| c.sections.is_empty())
+        );
     }
 
     #[test]

@@ -17,6 +17,7 @@ mod persistence;
 mod policy_controls;
 mod providers;
 mod pwa;
+mod real_demo;
 mod real_model;
 mod replay;
 mod screenshots;

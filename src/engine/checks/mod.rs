@@ -19,6 +19,7 @@
 
 pub mod figures;
 pub mod rules;
+pub mod sections;
 pub mod snowball;
 pub mod survival;
 mod words;
@@ -28,6 +29,7 @@ use crate::engine::text::word_count;
 
 pub use figures::{Currency, Date, Figure, FigureKind, Quantity, Sources, Value};
 pub use rules::{Rule, RuleCheck, RuleSource, Verdict, check_rule};
+pub use sections::{LossKind, SectionCheck, SectionLoss, check_sections, section_losses};
 pub use snowball::{DEFAULT_GROWTH_RUN, SnowballPoint, SnowballWarning, snowball};
 pub use survival::{Item, KindSurvival, Survival};
 

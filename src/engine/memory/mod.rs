@@ -644,6 +644,14 @@ impl MemoryState {
         if structured {
             request = self.structured_request(from, to);
         }
+        if self.policy.format == SummaryFormat::Topics
+            && let Some(system) = request.first_mut()
+        {
+            system.content.push('\n');
+            system
+                .content
+                .push_str(crate::engine::sections::TOPIC_SECTIONS_INSTRUCTION);
+        }
         let word_limit = spec.word_limit;
         let job = SummaryJob {
             id: self.next_id(),

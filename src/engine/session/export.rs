@@ -152,6 +152,7 @@ pub(super) fn policy_to_v1(p: &Policy) -> PolicyV1 {
         format: match p.format {
             SummaryFormat::Prose => None,
             SummaryFormat::Structured => Some("structured".into()),
+            SummaryFormat::Topics => Some("topics".into()),
         },
         summary_budget: p.summary_budget,
     }

@@ -526,10 +526,13 @@ fn policy_from_v1(p: PolicyV1, prefix: &str) -> Result<Policy, ImportError> {
     let format = match p.format.as_deref() {
         None | Some("prose") => SummaryFormat::Prose,
         Some("structured") => SummaryFormat::Structured,
+        Some("topics") => SummaryFormat::Topics,
         Some(other) => {
             return Err(invalid(
                 join(prefix, "format"),
-                format!("unknown summary format {other:?}; expected prose or structured"),
+                format!(
+                    "unknown summary format {other:?}; expected prose or structured (or topics, for topic sections)"
+                ),
             ));
         }
     };

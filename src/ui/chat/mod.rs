@@ -30,7 +30,7 @@ use policy_panel::{PolicyEditor, PolicyView};
 pub(crate) use window::WindowView;
 
 /// The demos the picker offers, in order.
-const DEMOS: [DemoKind; 2] = [DemoKind::FinCoach, DemoKind::Drift];
+const DEMOS: [DemoKind; 4] = DemoKind::ALL;
 
 #[component]
 pub fn ChatTab() -> impl IntoView {
@@ -143,7 +143,13 @@ pub fn ChatTab() -> impl IntoView {
                     "Summariser"
                     <select data-testid="demo-summariser" on:change=pick_summariser>
                         <option value="scripted" selected=move || summariser.get() == "scripted">
-                            "Scripted (abstractive, drifts like a model)"
+                            {move || {
+                                if kind.get().is_some_and(DemoKind::is_recorded) {
+                                    "Recorded (the real model's own editions)"
+                                } else {
+                                    "Scripted (abstractive, drifts like a model)"
+                                }
+                            }}
                         </option>
                         <option value="extractive" selected=move || summariser.get() == "extractive">
                             "Extractive (the baseline, copies sentences)"
