@@ -77,6 +77,7 @@ impl MessageRow {
             Role::System => "System",
             Role::User => "User",
             Role::Assistant => "Assistant",
+            Role::Tool => "Tool",
         }
     }
 

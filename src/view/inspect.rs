@@ -231,7 +231,8 @@ fn turn_sizes(messages: &[MessageView]) -> Vec<TurnSize> {
         }
         match m.role {
             Role::User => sizes[index].user += m.tokens,
-            Role::Assistant => sizes[index].assistant += m.tokens,
+            // Tool calls and results are sent after the question, like the reply.
+            Role::Assistant | Role::Tool => sizes[index].assistant += m.tokens,
             Role::System => {}
         }
     }

@@ -131,8 +131,8 @@ fn version_1_files_are_read_with_no_facts_and_no_live_part() {
     assert_eq!(back.live, None);
     assert_eq!(back.memory.archive(), played().memory.archive());
     assert_eq!(back.memory.editions(), played().memory.editions());
-    // Saved again, it is a version-2 file.
-    assert_eq!(file_json(&back)["version"], 2);
+    // Saved again, it is a file of the current version.
+    assert_eq!(file_json(&back)["version"], VERSION);
     let mut envelope: Value = serde_json::from_str(&export_all(&[played()], 1, "0.1.0")).unwrap();
     envelope["version"] = json!(1);
     envelope["sessions"][0]["version"] = json!(1);
@@ -185,7 +185,7 @@ fn damaged_facts_and_live_parts_name_what_is_wrong() {
 fn the_file_is_versioned_and_holds_no_api_key() {
     let value = file_json(&played());
     assert_eq!(value["format"], FORMAT);
-    assert_eq!(value["version"], 2);
+    assert_eq!(value["version"], VERSION);
     assert_eq!(value["app_version"], "0.1.0");
     assert!(!value.to_string().to_lowercase().contains("api_key"));
     assert!(value["session"]["settings"].get("base_url").is_some());
@@ -367,10 +367,10 @@ fn folds_cannot_claim_an_incomplete_turn() {
 #[test]
 fn wrong_format_version_size_and_syntax_are_refused() {
     let mut value = file_json(&played());
-    value["version"] = json!(3);
+    value["version"] = json!(VERSION + 1);
     assert_eq!(
         import_value(&value).unwrap_err(),
-        ImportError::UnsupportedVersion(3)
+        ImportError::UnsupportedVersion(VERSION + 1)
     );
     value["format"] = json!("something-else");
     assert!(matches!(
@@ -432,5 +432,85 @@ fn the_scripted_fixture_plays_its_script() {
             .editions()
             .iter()
             .all(|e| e.summary == "Summary.")
+    );
+}
+
+/// A transcript with a tool call, its result and an image, read as a session.
+fn with_tools() -> Session {
+    let chat = json!([
+        {"role": "developer", "content": "Use the tools."},
+        {"role": "user", "content": [
+            {"type": "text", "text": "What is in this picture, and the weather?"},
+            {"type": "image_url", "image_url": {"url": "https://example.com/a.png"}}
+        ]},
+        {"role": "assistant", "content": null, "tool_calls": [
+            {"id": "call_1", "type": "function",
+             "function": {"name": "get_weather", "arguments": "{\"city\":\"Oslo\"}"}}
+        ]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "Snow, -3 C"},
+        {"role": "assistant", "content": "A cat; it snows in Oslo."}
+    ]);
+    import_value(&chat).unwrap()
+}
+
+#[test]
+fn version_3_keeps_tool_calls_results_and_placeholders() {
+    let session = with_tools();
+    let archive = session.memory.archive();
+    assert_eq!(archive.len(), 4);
+    assert_eq!(session.memory.turn_count(), 1, "tool traffic stays in its turn");
+    let value = file_json(&session);
+    assert_eq!(value["version"], 3);
+    let stored = &value["session"]["archive"];
+    assert_eq!(stored[0]["placeholders"], json!(["image"]));
+    assert_eq!(stored[1]["calls"][0]["name"], "get_weather");
+    assert_eq!(stored[2]["role"], "tool");
+    assert_eq!(stored[2]["call_id"], "call_1");
+    assert_eq!(stored[2]["tool_name"], "get_weather");
+    // Plain messages write none of the new fields.
+    assert!(stored[3].get("calls").is_none() && stored[3].get("placeholders").is_none());
+    let back = import_value(&value).unwrap();
+    assert_eq!(back.memory.archive(), archive);
+    assert!(back.memory.archive()[0].is_estimate());
+    assert_eq!(back.memory.system_prompt(), "Use the tools.");
+}
+
+#[test]
+fn a_version_2_file_reads_as_version_3_without_tool_traffic() {
+    let mut value = file_json(&played());
+    value["version"] = json!(2);
+    let back = import_value(&value).unwrap();
+    assert_eq!(back.memory.archive(), played().memory.archive());
+    assert!(back.memory.archive().iter().all(|m| !m.is_tool_traffic()));
+}
+
+#[test]
+fn tool_fields_on_the_wrong_role_are_refused_with_the_path() {
+    let mut value = file_json(&with_tools());
+    value["session"]["archive"][0]["calls"] = json!([{"id": "x", "name": "n", "arguments": ""}]);
+    assert!(matches!(
+        import_value(&value),
+        Err(ImportError::Invalid { ref path, .. }) if path == "session.archive[0].calls"
+    ));
+    let mut value = file_json(&with_tools());
+    value["session"]["archive"][3]["call_id"] = json!("call_1");
+    assert!(matches!(
+        import_value(&value),
+        Err(ImportError::Invalid { ref path, .. }) if path == "session.archive[3].call_id"
+    ));
+}
+
+#[test]
+fn read_says_what_the_file_was() {
+    let file = export(&played(), 1, "0.1.0");
+    let r = read(file.as_bytes(), &WordCounter).unwrap();
+    assert_eq!(r.source, Source::SessionFile);
+    assert_eq!(r.describe(), "Read 1 session from a Summary Memory session file.");
+    let lines = "{\"role\":\"user\",\"content\":\"hi\"}\n{\"role\":\"assistant\",\"content\":\"yo\"}\n";
+    let r = read(lines.as_bytes(), &WordCounter).unwrap();
+    assert_eq!(r.source.slug(), "openai-chat-jsonl");
+    assert_eq!(
+        r.describe(),
+        "Read 1 conversation from OpenAI Chat Completions messages as JSON Lines."
     );
 }
