@@ -1,7 +1,7 @@
 //! Turns: where each one begins in the archive (a user message after an assistant reply), and
 //! whether a message is still sent verbatim or folded into the summary.
 
-use crate::engine::message::Role;
+use crate::engine::message::{Message, Role};
 
 /// Whether a message is still sent word for word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,9 +17,7 @@ pub enum MessageState {
 pub fn starts_turn(previous: Option<Role>, role: Role) -> bool {
     match previous {
         None => true,
-        Some(previous) => {
-            role == Role::User && matches!(previous, Role::Assistant | Role::Tool)
-        }
+        Some(previous) => role == Role::User && matches!(previous, Role::Assistant | Role::Tool),
     }
 }
 
@@ -34,4 +32,11 @@ pub fn turn_starts(roles: impl IntoIterator<Item = Role>) -> Vec<usize> {
         previous = Some(role);
     }
     starts
+}
+
+/// Whether `message` completes its turn: an assistant reply that calls no tool. A reply that
+/// calls one waits for the result and the answer after it, so the trigger is not checked there
+/// and a fold never cuts a turn between a call and its result.
+pub fn ends_turn(message: &Message) -> bool {
+    message.role == Role::Assistant && message.calls.is_empty()
 }

@@ -13,14 +13,16 @@ use thiserror::Error;
 
 use super::domain::{CallKind, CallRecord, LiveRecord, Session, SessionSettings};
 use super::migrate::migrate_v0;
-use super::wire::{ENVELOPE_FORMAT, FORMAT, FileV2, LiveV2, MessageV1, PolicyV1, SessionV2, VERSION};
+use super::wire::{
+    ENVELOPE_FORMAT, FORMAT, FileV2, LiveV2, MessageV1, PolicyV1, SessionV2, VERSION,
+};
 use crate::engine::edition::{Edition, EditionDraft, MAX_LEVEL, Provenance, TurnRange};
 use crate::engine::facts::PinnedFact;
-use crate::engine::memory::{Failure, JobKind, MemoryState, turn_starts};
+use crate::engine::memory::{Failure, JobKind, MemoryState, ends_turn, turn_starts};
 use crate::engine::message::{CountTokens, Message, MessageParts, Role, ToolCall};
-use crate::engine::transcript::{self, Conversation, Transcript, TranscriptError};
 use crate::engine::policy::{FoldMode, Placement, Policy, SummaryFormat, Trigger};
 use crate::engine::prompts::{PresetId, PromptSpec};
+use crate::engine::transcript::{self, Conversation, Transcript, TranscriptError};
 
 /// Files larger than this are refused before parsing, so a huge file cannot exhaust memory.
 pub const MAX_IMPORT_BYTES: usize = 64 * 1024 * 1024;
@@ -115,7 +117,11 @@ impl Source {
         match self {
             Source::SessionFile => "session".into(),
             Source::Transcript { format, json_lines } => {
-                format!("{}{}", format.slug(), if json_lines { "-jsonl" } else { "" })
+                format!(
+                    "{}{}",
+                    format.slug(),
+                    if json_lines { "-jsonl" } else { "" }
+                )
             }
         }
     }
@@ -155,7 +161,9 @@ pub fn read(bytes: &[u8], counter: &dyn CountTokens) -> Result<Read, ImportError
     let value: Value = match serde_json::from_slice(bytes) {
         Ok(value) => value,
         Err(e) => {
-            let lines = std::str::from_utf8(bytes).ok().and_then(transcript::read_lines);
+            let lines = std::str::from_utf8(bytes)
+                .ok()
+                .and_then(transcript::read_lines);
             return match lines {
                 Some(read) => from_transcript(read, counter),
                 None => Err(ImportError::Json {
@@ -226,7 +234,10 @@ fn from_conversation(c: Conversation, number: Option<usize>, counter: &dyn Count
     Session::new(name, SessionSettings::default(), memory)
 }
 
-fn read_session_value(value: Value, counter: &dyn CountTokens) -> Result<Vec<Session>, ImportError> {
+fn read_session_value(
+    value: Value,
+    counter: &dyn CountTokens,
+) -> Result<Vec<Session>, ImportError> {
     match &value {
         Value::Object(map) => match map.get("format").and_then(Value::as_str) {
             Some(ENVELOPE_FORMAT) => {
@@ -334,7 +345,7 @@ fn from_session_v2(
     }
     let starts = turn_starts(archive.iter().map(|m| m.role));
     let turns = starts.len() as u32;
-    let last_complete = archive.last().is_none_or(|m| m.role == Role::Assistant);
+    let last_complete = archive.last().is_none_or(ends_turn);
     let complete_turns = if last_complete {
         turns
     } else {

@@ -458,7 +458,11 @@ fn version_3_keeps_tool_calls_results_and_placeholders() {
     let session = with_tools();
     let archive = session.memory.archive();
     assert_eq!(archive.len(), 4);
-    assert_eq!(session.memory.turn_count(), 1, "tool traffic stays in its turn");
+    assert_eq!(
+        session.memory.turn_count(),
+        1,
+        "tool traffic stays in its turn"
+    );
     let value = file_json(&session);
     assert_eq!(value["version"], 3);
     let stored = &value["session"]["archive"];
@@ -505,12 +509,103 @@ fn read_says_what_the_file_was() {
     let file = export(&played(), 1, "0.1.0");
     let r = read(file.as_bytes(), &WordCounter).unwrap();
     assert_eq!(r.source, Source::SessionFile);
-    assert_eq!(r.describe(), "Read 1 session from a Summary Memory session file.");
-    let lines = "{\"role\":\"user\",\"content\":\"hi\"}\n{\"role\":\"assistant\",\"content\":\"yo\"}\n";
+    assert_eq!(
+        r.describe(),
+        "Read 1 session from a Summary Memory session file."
+    );
+    let lines =
+        "{\"role\":\"user\",\"content\":\"hi\"}\n{\"role\":\"assistant\",\"content\":\"yo\"}\n";
     let r = read(lines.as_bytes(), &WordCounter).unwrap();
     assert_eq!(r.source.slug(), "openai-chat-jsonl");
     assert_eq!(
         r.describe(),
         "Read 1 conversation from OpenAI Chat Completions messages as JSON Lines."
+    );
+}
+
+/// Every fixture format, read as sessions: the format named, each conversation a session, the
+/// tool traffic in the turn of its question, and a re-export that holds every message's text.
+#[test]
+fn each_transcript_format_imports_and_its_export_holds_the_text() {
+    let fixtures: [(&str, &str, usize, &[u32]); 5] = [
+        (
+            include_str!("../../../tests/fixtures/transcripts/openai_chat.json"),
+            "openai-chat",
+            1,
+            &[2],
+        ),
+        (
+            include_str!("../../../tests/fixtures/transcripts/openai_responses.json"),
+            "openai-responses",
+            1,
+            &[2],
+        ),
+        (
+            include_str!("../../../tests/fixtures/transcripts/anthropic.json"),
+            "anthropic",
+            1,
+            &[3],
+        ),
+        (
+            include_str!("../../../tests/fixtures/transcripts/chatgpt_conversations.json"),
+            "chatgpt-export",
+            2,
+            &[2, 1],
+        ),
+        (
+            include_str!("../../../tests/fixtures/transcripts/messages.jsonl"),
+            "openai-chat-jsonl",
+            1,
+            &[2],
+        ),
+    ];
+    for (text, slug, conversations, turns) in fixtures {
+        let r = read(text.as_bytes(), &WordCounter).unwrap();
+        assert_eq!(r.source.slug(), slug);
+        assert_eq!(r.sessions.len(), conversations, "{slug}");
+        let counted: Vec<u32> = r.sessions.iter().map(|s| s.memory.turn_count()).collect();
+        assert_eq!(counted, turns, "{slug}");
+        let exported = export_all(&r.sessions, 1, "test");
+        let back = import_all(exported.as_bytes(), &WordCounter).unwrap();
+        for (a, b) in r.sessions.iter().zip(&back) {
+            assert_eq!(a.memory.archive(), b.memory.archive(), "{slug}");
+            assert_eq!(a.memory.system_prompt(), b.memory.system_prompt(), "{slug}");
+            assert_eq!(a.name, b.name);
+            for m in a.memory.archive() {
+                let quoted = serde_json::to_string(&m.content).unwrap();
+                assert!(
+                    exported.contains(&quoted[1..quoted.len() - 1]),
+                    "{slug}: {}",
+                    m.content
+                );
+                for c in &m.calls {
+                    assert_eq!(m.tokens, m.count_with(&WordCounter));
+                    assert!(!c.name.is_empty());
+                }
+            }
+        }
+    }
+    let r = read(
+        include_str!("../../../tests/fixtures/transcripts/chatgpt_conversations.json").as_bytes(),
+        &WordCounter,
+    )
+    .unwrap();
+    assert_eq!(r.sessions[0].name, "Budget for the bike trip");
+    assert_eq!(
+        r.describe(),
+        "Read 2 conversations from a ChatGPT data export."
+    );
+}
+
+#[test]
+fn a_damaged_transcript_names_the_place() {
+    let bad = json!({"model": "claude-3", "messages": [
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "input": {}}]}
+    ]});
+    let err = import_value(&bad).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "at messages[1].content[0].name: name is missing"
     );
 }

@@ -100,8 +100,10 @@ pub(super) fn message(
                     "tool_result" => results.push(tool_result(block, &at)?),
                     "thinking" | "redacted_thinking" => {}
                     other if other.ends_with("_tool_result") => {
-                        let mut result = MessageParts::text(Role::Tool, arguments(block.get("content")));
-                        result.call_id = optional_string(block, "tool_use_id", &at)?.map(str::to_owned);
+                        let mut result =
+                            MessageParts::text(Role::Tool, arguments(block.get("content")));
+                        result.call_id =
+                            optional_string(block, "tool_use_id", &at)?.map(str::to_owned);
                         results.push(result);
                     }
                     other => text.placeholder(other, None),
@@ -134,7 +136,10 @@ pub(super) fn message(
 
 fn block_kind<'a>(block: &'a Value, place: &str) -> Result<&'a str, TranscriptError> {
     if !block.is_object() {
-        return Err(TranscriptError::new(place, "expected a content block object"));
+        return Err(TranscriptError::new(
+            place,
+            "expected a content block object",
+        ));
     }
     string(block, "type", place)
 }

@@ -22,7 +22,10 @@ use crate::engine::message::{MessageParts, Role, ToolCall};
 /// Reads one conversation object at `place`.
 pub(super) fn conversation(value: &Value, place: &str) -> Result<Conversation, TranscriptError> {
     let Some(map) = value.as_object() else {
-        return Err(TranscriptError::new(place, "expected a conversation object"));
+        return Err(TranscriptError::new(
+            place,
+            "expected a conversation object",
+        ));
     };
     let title = optional_string(value, "title", place)?.map(str::to_owned);
     let named = match &title {
@@ -78,7 +81,9 @@ fn active_path(
         let Some(node) = mapping.get(&id) else {
             let reason = match path.last() {
                 None => format!("current_node {id:?} is not in mapping"),
-                Some(child) => format!("node {child:?} names parent {id:?}, which is not in mapping"),
+                Some(child) => {
+                    format!("node {child:?} names parent {id:?}, which is not in mapping")
+                }
             };
             return Err(TranscriptError::new(join(place, "mapping"), reason));
         };
@@ -134,7 +139,10 @@ fn read_message(
     place: &str,
 ) -> Result<(), TranscriptError> {
     if !message.is_object() {
-        return Err(TranscriptError::new(place, "expected a message object or null"));
+        return Err(TranscriptError::new(
+            place,
+            "expected a message object or null",
+        ));
     }
     let author = message
         .get("author")
@@ -148,7 +156,11 @@ fn read_message(
     };
     let at_ms = seconds_to_ms(message.get("create_time"));
     let recipient = optional_string(message, "recipient", place)?.unwrap_or("all");
+    // Custom instructions come as a hidden user message; they are the system prompt.
+    let context =
+        content.get("content_type").and_then(Value::as_str) == Some("user_editable_context");
     match role {
+        _ if context => builder.system(&text.content, &join(place, "content")),
         "system" => builder.system(&text.content, &join(place, "author.role")),
         "user" => {
             let mut m = MessageParts::text(Role::User, text.content);
@@ -178,8 +190,8 @@ fn read_message(
             m.placeholders = text.placeholders;
             m.at_ms = at_ms;
             if is_tool {
-                m.tool_name = optional_string(author, "name", &join(place, "author"))?
-                    .map(str::to_owned);
+                m.tool_name =
+                    optional_string(author, "name", &join(place, "author"))?.map(str::to_owned);
             }
             builder.push(m);
             Ok(())

@@ -184,7 +184,8 @@ pub(crate) fn read_body(
             if let Some(instructions) = value.get("instructions").and_then(Value::as_str) {
                 builder.system(instructions, &at("instructions"))?;
             }
-            match value.get("input") {
+            // Responses items sent under `messages` (some proxies log them so) read the same.
+            match value.get("input").or_else(|| value.get("messages")) {
                 Some(Value::String(text)) => builder.push(MessageParts::text(Role::User, text)),
                 Some(Value::Array(items)) => {
                     let place = |i: usize| at(&format!("input[{i}]"));

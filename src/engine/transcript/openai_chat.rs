@@ -142,7 +142,9 @@ fn calls(item: &Value, place: &str) -> Result<Vec<ToolCall>, TranscriptError> {
         Some(Value::Array(calls)) => {
             for (i, call) in calls.iter().enumerate() {
                 let at = join(place, &format!("tool_calls[{i}]"));
-                let id = optional_string(call, "id", &at)?.unwrap_or_default().to_owned();
+                let id = optional_string(call, "id", &at)?
+                    .unwrap_or_default()
+                    .to_owned();
                 // A function call names its function; a custom tool call its tool and input.
                 let (name, args) = if let Some(f) = call.get("function") {
                     let at = join(&at, "function");

@@ -27,9 +27,13 @@ pub(super) fn is_item(item: &Value) -> bool {
             .and_then(Value::as_array)
             .is_some_and(|parts| {
                 parts.iter().any(|p| {
-                    p.get("type")
-                        .and_then(Value::as_str)
-                        .is_some_and(|t| t.starts_with("input_") || t == "output_text")
+                    p.get("type").and_then(Value::as_str).is_some_and(|t| {
+                        // `input_audio` is a Chat Completions part too, so it decides nothing.
+                        matches!(
+                            t,
+                            "input_text" | "input_image" | "input_file" | "output_text"
+                        )
+                    })
                 })
             })
 }
