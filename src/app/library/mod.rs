@@ -28,7 +28,7 @@ mod tab;
 
 pub use protocol::{Broadcast, Remote, RemoteNotice, SaveOp};
 pub use record::{Record, Unreadable};
-pub use sync::{LiveShape, check_file_size};
+pub use sync::{Imported, LiveShape, check_file_size};
 pub use tab::{FileError, LibraryTab, Problem};
 
 /// The name a live chat gets when the library first keeps it.
