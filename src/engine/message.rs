@@ -236,4 +236,32 @@ mod tests {
         let plain = Message::new(Role::User, "hi", &WordCounter, 0);
         assert_eq!(plain.readable(), "hi");
     }
+
+    /// The summariser reads a call and its result as lines of their own, not as empty
+    /// assistant text.
+    #[test]
+    fn the_summariser_request_renders_tool_traffic_readably() {
+        let question = Message::new(Role::User, "Weather in Oslo?", &WordCounter, 0);
+        let mut call = MessageParts::text(Role::Assistant, "");
+        call.calls.push(ToolCall {
+            id: "c1".into(),
+            name: "forecast".into(),
+            arguments: "{\"city\":\"Oslo\"}".into(),
+        });
+        let mut result = MessageParts::text(Role::Tool, "snow");
+        result.call_id = Some("c1".into());
+        let turns = [
+            question,
+            Message::with_parts(call, &WordCounter),
+            Message::with_parts(result, &WordCounter),
+        ];
+        assert_eq!(
+            crate::engine::prompts::render_turns(&turns),
+            "USER: Weather in Oslo?\nASSISTANT: [called forecast({\"city\":\"Oslo\"})]\nTOOL: [result of call c1] snow"
+        );
+        // A chat request sends the result as readable user text, since the endpoint would
+        // refuse a tool message without the call it belongs to.
+        let wire = ChatMessage::from(&turns[2]);
+        assert_eq!((wire.role, wire.content.as_str()), (Role::User, "[result of call c1] snow"));
+    }
 }

@@ -22,5 +22,6 @@ mod settings;
 mod shell;
 mod third_party;
 mod tokens;
+mod transcripts;
 mod tuner;
 mod workbench;
