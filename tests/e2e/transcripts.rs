@@ -219,8 +219,19 @@ async fn each_transcript_format_imports_through_the_file_input_and_re_exports_it
         }
         if slug == "chatgpt-export" {
             assert_eq!(note, "Read 2 conversations from a ChatGPT data export.");
-            let name = browser.wait_testid("session-name").await.text().await.unwrap();
-            assert_eq!(name, "Budget for the bike trip");
+            // Each conversation is a session under its title; the first one opens.
+            let mut names = Vec::new();
+            for n in browser.all_testid("session-name").await {
+                names.push(n.text().await.unwrap());
+            }
+            assert!(names.contains(&"Budget for the bike trip".to_owned()), "{names:?}");
+            assert!(names.contains(&"A haiku".to_owned()), "{names:?}");
+            browser
+                .wait_until(
+                    "document.querySelector(\"[data-testid='session-detail']\").textContent.includes('Budget for the bike trip')",
+                    "the first conversation open",
+                )
+                .await;
         }
     }
     assert_export_holds_every_fixture(&export_all(&browser).await);
