@@ -262,6 +262,9 @@ mod tests {
         // A chat request sends the result as readable user text, since the endpoint would
         // refuse a tool message without the call it belongs to.
         let wire = ChatMessage::from(&turns[2]);
-        assert_eq!((wire.role, wire.content.as_str()), (Role::User, "[result of call c1] snow"));
+        assert_eq!(
+            (wire.role, wire.content.as_str()),
+            (Role::User, "[result of call c1] snow")
+        );
     }
 }

@@ -13,8 +13,7 @@ use super::clock::now_ms;
 use super::tokens::{LoadState, SharedCounter, TokenService};
 
 use crate::app::library::{
-    Broadcast, Entry, FileError, Imported, Library, LibraryTab, LiveShape, Remote,
-    check_file_size,
+    Broadcast, Entry, FileError, Imported, Library, LibraryTab, LiveShape, Remote, check_file_size,
 };
 use crate::app::storage::StoreError;
 use crate::store::sessions as db;

@@ -606,7 +606,10 @@ mod tests {
         assert_eq!(view.turns, 2);
         let m = &view.messages;
         let markers: Vec<Option<&str>> = m.iter().map(MessageView::tool_marker).collect();
-        assert_eq!(markers, [None, Some("call"), Some("result"), None, None, None]);
+        assert_eq!(
+            markers,
+            [None, Some("call"), Some("result"), None, None, None]
+        );
         assert_eq!(m[1].calls, ["forecast({\"city\": \"Oslo\"})"]);
         assert_eq!(m[2].answers.as_deref(), Some("forecast"));
         assert_eq!(m[2].turn, 1);

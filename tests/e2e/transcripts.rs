@@ -137,9 +137,17 @@ fn assert_export_holds_every_fixture(export: &str) {
                 "{name}: a session of the export holds the same messages"
             );
             for m in session.memory.archive() {
-                assert!(export.contains(&escaped(&m.content)), "{name}: {}", m.content);
+                assert!(
+                    export.contains(&escaped(&m.content)),
+                    "{name}: {}",
+                    m.content
+                );
                 for c in &m.calls {
-                    assert!(export.contains(&escaped(&c.arguments)), "{name}: {}", c.arguments);
+                    assert!(
+                        export.contains(&escaped(&c.arguments)),
+                        "{name}: {}",
+                        c.arguments
+                    );
                 }
             }
         }
@@ -175,11 +183,22 @@ async fn check_tool_rows(browser: &Browser) {
         .find(Locator::Css("[data-testid='message'][data-role='tool']"))
         .await
         .unwrap();
-    assert_eq!(result.attr("data-turn").await.unwrap().as_deref(), Some("1"));
-    assert!(result.text().await.unwrap().contains("tool result of get_forecast"));
+    assert_eq!(
+        result.attr("data-turn").await.unwrap().as_deref(),
+        Some("1")
+    );
+    assert!(
+        result
+            .text()
+            .await
+            .unwrap()
+            .contains("tool result of get_forecast")
+    );
     let estimated = browser
         .client
-        .find(Locator::Css("[data-testid='message'][data-estimate='true']"))
+        .find(Locator::Css(
+            "[data-testid='message'][data-estimate='true']",
+        ))
         .await
         .unwrap();
     assert!(estimated.text().await.unwrap().contains('≈'));
@@ -214,7 +233,10 @@ async fn each_transcript_format_imports_through_the_file_input_and_re_exports_it
             "{name}: {note}"
         );
         if slug == "openai-chat" {
-            assert_eq!(note, "Read 1 conversation from OpenAI Chat Completions messages.");
+            assert_eq!(
+                note,
+                "Read 1 conversation from OpenAI Chat Completions messages."
+            );
             check_tool_rows(&browser).await;
         }
         if slug == "chatgpt-export" {
@@ -224,7 +246,10 @@ async fn each_transcript_format_imports_through_the_file_input_and_re_exports_it
             for n in browser.all_testid("session-name").await {
                 names.push(n.text().await.unwrap());
             }
-            assert!(names.contains(&"Budget for the bike trip".to_owned()), "{names:?}");
+            assert!(
+                names.contains(&"Budget for the bike trip".to_owned()),
+                "{names:?}"
+            );
             assert!(names.contains(&"A haiku".to_owned()), "{names:?}");
             browser
                 .wait_until(
@@ -282,8 +307,14 @@ async fn a_damaged_transcript_is_refused_with_the_place_and_the_reason() {
     let error = browser.wait_testid("error").await;
     assert_eq!(error.attr("role").await.unwrap().as_deref(), Some("alert"));
     let text = error.text().await.unwrap();
-    assert!(text.contains("the pasted transcript was not imported"), "{text}");
-    assert!(text.contains("at messages[1].content[0].name: name is missing"), "{text}");
+    assert!(
+        text.contains("the pasted transcript was not imported"),
+        "{text}"
+    );
+    assert!(
+        text.contains("at messages[1].content[0].name: name is missing"),
+        "{text}"
+    );
     let kept = browser
         .wait_testid("paste-transcript")
         .await

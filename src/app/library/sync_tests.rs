@@ -490,17 +490,32 @@ fn an_import_says_what_it_read_and_adds_every_conversation() {
     };
     let export = include_str!("../../../tests/fixtures/transcripts/chatgpt_conversations.json");
     let imported = library
-        .import_read("conversations.json", export.as_bytes(), &WordCounter, &mut new_id, 3)
+        .import_read(
+            "conversations.json",
+            export.as_bytes(),
+            &WordCounter,
+            &mut new_id,
+            3,
+        )
         .unwrap();
     assert_eq!(imported.first.as_deref(), Some("t1"));
     assert_eq!(imported.count, 2);
     assert_eq!(imported.source.slug(), "chatgpt-export");
-    assert_eq!(imported.note, "Read 2 conversations from a ChatGPT data export.");
+    assert_eq!(
+        imported.note,
+        "Read 2 conversations from a ChatGPT data export."
+    );
     assert_eq!(library.len(), 2);
 
     let before = library.clone();
     let error = library
-        .import_read("pasted transcript", b"[{\"role\": \"robot\", \"content\": \"x\"}]", &WordCounter, &mut new_id, 4)
+        .import_read(
+            "pasted transcript",
+            b"[{\"role\": \"robot\", \"content\": \"x\"}]",
+            &WordCounter,
+            &mut new_id,
+            4,
+        )
         .unwrap_err();
     assert_eq!(library, before, "nothing changed");
     assert_eq!(
