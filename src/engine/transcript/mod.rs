@@ -282,16 +282,18 @@ pub(crate) struct Builder {
 
 impl Builder {
     /// System (or developer) text, which may only lead the conversation.
+    /// An empty one is skipped wherever it stands: there is nothing to keep.
     pub(crate) fn system(&mut self, text: &str, place: &str) -> Result<(), TranscriptError> {
+        if text.trim().is_empty() {
+            return Ok(());
+        }
         if !self.messages.is_empty() && !self.late_system_allowed {
             return Err(TranscriptError::new(
                 place,
                 "a system message may only lead the conversation",
             ));
         }
-        if !text.trim().is_empty() {
-            self.system.push(text.to_owned());
-        }
+        self.system.push(text.to_owned());
         Ok(())
     }
 

@@ -295,9 +295,11 @@ fn empty_messages_are_dropped_and_nothing_else() {
     let value = json!([
         {"role": "user", "content": "q"},
         {"role": "assistant", "content": null},
+        {"role": "system", "content": ""},
         {"role": "assistant", "content": "a"}
     ]);
     let t = read_value(&value).unwrap().unwrap();
     assert_eq!(texts(only(&t)), ["q", "a"]);
+    assert_eq!(only(&t).system, "");
     assert!(MessageParts::text(Role::User, " ").is_empty());
 }
