@@ -6,6 +6,7 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 use summary_memory::engine::drift::PinnedFact;
 use summary_memory::engine::memory::{SUMMARY_ACK, SUMMARY_HEADER};
+use summary_memory::engine::message::{MessageParts, ToolCall};
 use summary_memory::engine::session::fixture::Scripted;
 use summary_memory::engine::session::{CallKind, CallRecord, LiveRecord, Session};
 use summary_memory::engine::{
@@ -282,6 +283,193 @@ proptest! {
     }
 }
 
+/// One turn with tool traffic: the question's words, then (call arguments' words, result's
+/// words, any placeholder) per tool round, then the reply's words.
+type ToolTurn = (u32, Vec<(u32, u32, bool)>, u32);
+
+fn tool_turns(max_turns: usize) -> impl Strategy<Value = Vec<ToolTurn>> {
+    prop::collection::vec(
+        (
+            1u32..20,
+            prop::collection::vec((0u32..12, 0u32..40, any::<bool>()), 0..3),
+            1u32..60,
+        ),
+        0..max_turns,
+    )
+}
+
+/// The messages of one turn with tool traffic, as a transcript import builds them.
+fn tool_turn_messages(turn: usize, (question, rounds, reply): &ToolTurn) -> Vec<Message> {
+    let mut out = vec![message(Role::User, *question, turn)];
+    for (r, &(args, result, image)) in rounds.iter().enumerate() {
+        let id = format!("call_{turn}_{r}");
+        let mut call = MessageParts::text(Role::Assistant, "");
+        call.at_ms = turn as u64;
+        call.calls.push(ToolCall {
+            id: id.clone(),
+            name: "lookup".into(),
+            arguments: words(args, &format!("arg{turn}")),
+        });
+        out.push(Message::with_parts(call, &WordCounter));
+        let mut content = words(result, &format!("r{turn}"));
+        let mut placeholders = Vec::new();
+        if image {
+            content.push_str(" [image]");
+            placeholders.push("image".to_owned());
+        }
+        let mut result = MessageParts::text(Role::Tool, content);
+        result.at_ms = turn as u64;
+        result.call_id = Some(id);
+        result.tool_name = Some("lookup".into());
+        result.placeholders = placeholders;
+        out.push(Message::with_parts(result, &WordCounter));
+    }
+    out.push(message(Role::Assistant, *reply, turn));
+    out
+}
+
+/// Triggers that count turns or tokens (a message-count trigger counts tool messages too,
+/// which the dry run's two messages a turn do not model).
+fn turn_or_token_policy() -> impl Strategy<Value = Policy> {
+    policy().prop_filter("turns or tokens", |p| {
+        matches!(
+            p.trigger,
+            Trigger::Turns { .. } | Trigger::Tokens { .. } | Trigger::Manual { .. }
+        )
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(150))]
+
+    /// With tool calls and results in the turns, every invariant holds: the archive is every
+    /// message, folds continue in order, each message is verbatim or folded with its turn, no
+    /// tool message begins a turn, and the verbatim part begins at a turn's user message.
+    #[test]
+    fn mixed_roles_keep_the_invariants(
+        policy in policy(),
+        turns in tool_turns(30),
+        commits in prop::collection::vec(any::<bool>(), 30),
+    ) {
+        let mut memory = MemoryState::new(SYSTEM, policy).unwrap();
+        let mut added = Vec::new();
+        let mut pending = Vec::new();
+        for (i, turn) in turns.iter().enumerate() {
+            for m in tool_turn_messages(i + 1, turn) {
+                added.push(m.clone());
+                pending.extend(memory.add_message(m).unwrap());
+            }
+            if commits[i % commits.len()] {
+                for job in std::mem::take(&mut pending) {
+                    let next = memory.commit(job.id, SUMMARY, meta(), &WordCounter);
+                    if let Ok(next) = next {
+                        commit_all(&mut memory, next);
+                    }
+                }
+            }
+            check_invariants(&memory, &added);
+            prop_assert_eq!(memory.turn_count() as usize, i + 1);
+            for (index, m) in added.iter().enumerate() {
+                let turn_of = memory.turn_of(index) as usize;
+                prop_assert_eq!(turn_of, m.at_ms as usize, "message {} stays in its turn", index);
+            }
+            if let Some(first) = memory.verbatim().first() {
+                prop_assert_eq!(first.role, Role::User);
+            }
+            let archived: u64 = added.iter().map(|m| u64::from(m.tokens)).sum();
+            let counted: u64 = added.iter().map(|m| u64::from(m.count_with(&WordCounter))).sum();
+            prop_assert_eq!(archived, counted, "calls and results are counted");
+        }
+    }
+
+    /// The dry run agrees with the live engine when turns carry tool traffic, counted as part
+    /// of the reply: the same coverage and tokens in every request, and the same folds.
+    #[test]
+    fn dry_run_agrees_with_tool_traffic(policy in turn_or_token_policy(), turns in tool_turns(30)) {
+        let mut memory = MemoryState::new(SYSTEM, policy.clone()).unwrap();
+        let messages: Vec<Vec<Message>> = turns
+            .iter()
+            .enumerate()
+            .map(|(i, t)| tool_turn_messages(i + 1, t))
+            .collect();
+        let input = ScheduleInput {
+            turns: turns.len() as u32,
+            sizes: messages
+                .iter()
+                .map(|m| TurnSize {
+                    user: m[0].tokens,
+                    assistant: m[1..].iter().map(|m| m.tokens).sum(),
+                })
+                .collect(),
+            system_tokens: WordCounter.count(SYSTEM),
+            summary_tokens: summary_cost(policy.placement),
+        };
+        let run = schedule(&policy, &input);
+        for (i, turn) in messages.into_iter().enumerate() {
+            let row = run.rows[i];
+            let last = turn.len() - 1;
+            let mut job = None;
+            for (k, m) in turn.into_iter().enumerate() {
+                job = memory.add_message(m).unwrap();
+                if k == 0 {
+                    let request = memory.request(&WordCounter);
+                    prop_assert_eq!(memory.summarised_to(), row.summarised_to, "turn {}", i + 1);
+                    let tokens: u64 = request.iter().map(|m| u64::from(m.tokens)).sum();
+                    prop_assert_eq!(tokens, row.tokens, "turn {}", i + 1);
+                }
+                if k < last {
+                    prop_assert!(job.is_none(), "no fold between a call and its answer");
+                }
+            }
+            let fired = job.as_ref().map(|j| match j.kind {
+                JobKind::Fold { turns, .. } => turns,
+                JobKind::Compress { .. } => unreachable!("no summary budget is set"),
+            });
+            prop_assert_eq!(fired, row.folds, "turn {}", i + 1);
+            commit_all(&mut memory, job);
+        }
+    }
+
+    /// Reading any transcript format never panics on damaged bytes: each fixture cut short, or
+    /// with bytes replaced, or with any value replaced by arbitrary JSON.
+    #[test]
+    fn transcripts_never_panic_on_damaged_bytes(
+        which in 0usize..TRANSCRIPTS.len(),
+        cut in any::<prop::sample::Index>(),
+        flips in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..6),
+        value in json_value(),
+        path in prop::collection::vec(0usize..12, 0..6),
+    ) {
+        let original = TRANSCRIPTS[which].as_bytes();
+        let _ = import_all(&original[..cut.index(original.len() + 1)], &WordCounter);
+        let mut flipped = original.to_vec();
+        for (at, byte) in flips {
+            let i = at.index(flipped.len());
+            flipped[i] = byte;
+        }
+        let _ = import_all(&flipped, &WordCounter);
+        if let Ok(mut parsed) = serde_json::from_slice::<Value>(original) {
+            replace_at(&mut parsed, &path, value);
+            let _ = import_all(parsed.to_string().as_bytes(), &WordCounter);
+        } else {
+            // JSON Lines: replace one line with the arbitrary value.
+            let text = TRANSCRIPTS[which];
+            let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+            let i = path.first().copied().unwrap_or(0) % lines.len();
+            lines[i] = value.to_string();
+            let _ = import_all(lines.join("\n").as_bytes(), &WordCounter);
+        }
+    }
+}
+
+const TRANSCRIPTS: [&str; 5] = [
+    include_str!("fixtures/transcripts/openai_chat.json"),
+    include_str!("fixtures/transcripts/openai_responses.json"),
+    include_str!("fixtures/transcripts/anthropic.json"),
+    include_str!("fixtures/transcripts/chatgpt_conversations.json"),
+    include_str!("fixtures/transcripts/messages.jsonl"),
+];
+
 fn json_value() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
         Just(Value::Null),
@@ -292,6 +480,11 @@ fn json_value() -> impl Strategy<Value = Value> {
             Just("user".to_owned()),
             Just("assistant".to_owned()),
             Just("system".to_owned()),
+            Just("tool".to_owned()),
+            Just("developer".to_owned()),
+            Just("text".to_owned()),
+            Just("function_call".to_owned()),
+            Just("tool_use".to_owned()),
             Just("summary-memory-session".to_owned()),
             ".{0,12}".prop_map(String::from),
         ]
@@ -308,6 +501,12 @@ fn json_value() -> impl Strategy<Value = Value> {
                     Just("content".to_owned()),
                     Just("session".to_owned()),
                     Just("sessions".to_owned()),
+                    Just("type".to_owned()),
+                    Just("messages".to_owned()),
+                    Just("mapping".to_owned()),
+                    Just("parent".to_owned()),
+                    Just("current_node".to_owned()),
+                    Just("tool_calls".to_owned()),
                     "[a-z_]{1,8}".prop_map(String::from),
                 ],
                 inner,

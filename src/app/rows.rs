@@ -81,6 +81,7 @@ impl MessageRow {
             Role::System => "System",
             Role::User => "User",
             Role::Assistant => "Assistant",
+            Role::Tool => "Tool",
         }
     }
 

@@ -1,5 +1,9 @@
 //! Sliding window and full history over the same simulated conversation as a summary-memory
 //! schedule, so the tuner can chart what each strategy sends per turn and in total.
+//!
+//! A turn's size is its question and everything after it: for an imported transcript, the
+//! reply side holds the tool calls and results too (`view::inspect` sums them so), so a window
+//! that keeps a turn sends its tool traffic, and the full history sends all of it.
 
 use super::schedule::{Schedule, ScheduleInput};
 
@@ -108,5 +112,31 @@ mod tests {
         let cmp = compare(&input, 0, &run);
         assert_eq!(cmp.window_turns, 1);
         assert_eq!(cmp.rows[1].window_tokens, 300 + 30);
+    }
+
+    #[test]
+    fn tool_traffic_in_a_turn_is_sent_by_the_window_and_the_full_history() {
+        // Turn 1 is a question of 10 tokens and a reply side of 90 (a call, its result and
+        // the answer); the window of 2 turns and the full history both send all of it at
+        // turn 2, and a window of 1 none of it.
+        let input = ScheduleInput {
+            turns: 2,
+            sizes: vec![
+                TurnSize {
+                    user: 10,
+                    assistant: 90,
+                },
+                TurnSize {
+                    user: 5,
+                    assistant: 5,
+                },
+            ],
+            system_tokens: 0,
+            summary_tokens: 0,
+        };
+        let run = schedule(&Policy::default(), &input);
+        assert_eq!(compare(&input, 2, &run).rows[1].window_tokens, 105);
+        assert_eq!(compare(&input, 2, &run).rows[1].full_tokens, 105);
+        assert_eq!(compare(&input, 1, &run).rows[1].window_tokens, 5);
     }
 }

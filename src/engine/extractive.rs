@@ -370,6 +370,7 @@ fn label_of(role: Role) -> &'static str {
         Role::User => USER_LABEL,
         Role::Assistant => ASSISTANT_LABEL,
         Role::System => "The system said:",
+        Role::Tool => "A tool returned:",
     }
 }
 

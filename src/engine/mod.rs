@@ -27,6 +27,7 @@ pub mod settings;
 pub mod sse;
 pub mod structured;
 pub mod text;
+pub mod transcript;
 
 pub use compare::{CompareRow, Comparison, compare};
 pub use demo::{DemoError, DemoEvent, DemoPlayer, DemoScript, TurnRequest};

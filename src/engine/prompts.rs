@@ -243,7 +243,8 @@ fn content_words(item: &str) -> Vec<String> {
     out
 }
 
-/// Renders turns as the summariser reads them: one `USER: ...` or `ASSISTANT: ...` line each.
+/// Renders turns as the summariser reads them: one `USER: ...` or `ASSISTANT: ...` line each;
+/// tool calls and results as [`Message::readable`] writes them (`TOOL: [result of name] ...`).
 pub fn render_turns(messages: &[Message]) -> String {
     let mut out = String::new();
     for (i, m) in messages.iter().enumerate() {
@@ -252,7 +253,7 @@ pub fn render_turns(messages: &[Message]) -> String {
         }
         out.push_str(&m.role.as_str().to_uppercase());
         out.push_str(": ");
-        out.push_str(&m.content);
+        out.push_str(&m.readable());
     }
     out
 }

@@ -120,7 +120,7 @@ pub fn structured_user_content(previous: Option<&StructuredMemory>, folded: &[Me
     let turns: Vec<String> = folded
         .iter()
         .filter(|m| m.role != Role::System)
-        .map(|m| format!("{}: {}", m.role.as_str().to_uppercase(), m.content))
+        .map(|m| format!("{}: {}", m.role.as_str().to_uppercase(), m.readable()))
         .collect();
     let turns = turns.join("\n");
     match previous {

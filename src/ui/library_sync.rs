@@ -17,8 +17,8 @@ use super::clock::now_ms;
 use super::tokens::{LoadState, SharedCounter, TokenService};
 
 use crate::app::library::{
-    Broadcast, Entry, FileError, Library, LibraryTab, LiveAfterConflict, LiveSaves, LiveShape,
-    Remote, SaveOp, SaveWhen, check_file_size, warn_on_leave,
+    Broadcast, Entry, FileError, Imported, Library, LibraryTab, LiveAfterConflict, LiveSaves,
+    LiveShape, Remote, SaveOp, SaveWhen, check_file_size, warn_on_leave,
 };
 use crate::app::storage::StoreError;
 use crate::store::sessions as db;
@@ -193,12 +193,13 @@ pub fn export_unreadable(sessions: Sessions) -> String {
     text
 }
 
-/// Reads a file the user chose or dropped, and imports every session in it.
-pub async fn import_file(sessions: Sessions, file: web_sys::File) {
+/// Reads a file the user chose or dropped, and imports every session in it; returns what was
+/// read (`None` when nothing was imported, and the problem is on screen).
+pub async fn import_file(sessions: Sessions, file: web_sys::File) -> Option<Imported> {
     let name = file.name();
     if let Err(e) = check_file_size(&name, file.size() as u64) {
         sessions.tab.update(|t| t.report(e));
-        return;
+        return None;
     }
     let text = match JsFuture::from(file.text()).await {
         Ok(text) => text.as_string().unwrap_or_default(),
@@ -206,12 +207,18 @@ pub async fn import_file(sessions: Sessions, file: web_sys::File) {
             sessions
                 .tab
                 .update(|t| t.report(FileError::Unreadable { file: name }));
-            return;
+            return None;
         }
     };
+    import_text(sessions, &name, &text)
+}
+
+/// Imports every session in `text` (a file's, or what was pasted or dropped as text), named
+/// `name` in any error.
+pub fn import_text(sessions: Sessions, name: &str, text: &str) -> Option<Imported> {
     let imported = sessions.library.try_update(|l| {
-        l.import(
-            &name,
+        l.import_read(
+            name,
             text.as_bytes(),
             &sessions.tokens.counter(),
             new_id,
@@ -219,9 +226,16 @@ pub async fn import_file(sessions: Sessions, file: web_sys::File) {
         )
     });
     match imported {
-        Some(Ok(first)) => sessions.tab.update(|t| t.imported(first)),
-        Some(Err(e)) => sessions.tab.update(|t| t.report(e)),
-        None => {}
+        Some(Ok(imported)) => {
+            let first = imported.first.clone();
+            sessions.tab.update(|t| t.imported(first));
+            Some(imported)
+        }
+        Some(Err(e)) => {
+            sessions.tab.update(|t| t.report(e));
+            None
+        }
+        None => None,
     }
 }
 

@@ -27,6 +27,12 @@ pub struct MessageView {
     pub tokens: u32,
     /// Verbatim or folded; [`RowState::slug`] spells it as the `data-state` hook does.
     pub state: RowState,
+    /// Each tool call the message makes, as `name(arguments)`.
+    pub calls: Vec<String>,
+    /// For a tool's result: the tool (or, unnamed, the call id) it comes from.
+    pub answers: Option<String>,
+    /// Whether `tokens` is an estimate (a non-text part stands in as a placeholder).
+    pub estimate: bool,
 }
 
 impl From<MessageRow> for MessageView {
@@ -37,7 +43,50 @@ impl From<MessageRow> for MessageView {
             tokens: row.tokens.unwrap_or_default(),
             state: row.state,
             content: row.content,
+            calls: Vec::new(),
+            answers: None,
+            estimate: false,
         }
+    }
+}
+
+impl MessageView {
+    /// The `data-tool-call` marker: `call` for a message that calls tools, `result` for a
+    /// tool's result, none for any other message.
+    pub fn tool_marker(&self) -> Option<&'static str> {
+        if self.role == Role::Tool {
+            Some("result")
+        } else if !self.calls.is_empty() {
+            Some("call")
+        } else {
+            None
+        }
+    }
+
+    /// The line above the text: turn, role (and the tool answered), tokens (`≈` when an
+    /// estimate), and whether it is folded.
+    pub fn meta(&self) -> String {
+        let role = match &self.answers {
+            Some(tool) => format!("tool result of {tool}"),
+            None => self.role.as_str().to_owned(),
+        };
+        format!(
+            "turn {} · {} · {}{} tokens{}{}",
+            self.turn,
+            role,
+            if self.estimate { "≈" } else { "" },
+            self.tokens,
+            if self.estimate {
+                " (estimate: a non-text part)"
+            } else {
+                ""
+            },
+            if self.state == RowState::Folded {
+                " · folded"
+            } else {
+                ""
+            }
+        )
     }
 }
 
@@ -86,7 +135,23 @@ impl InspectView {
         let memory = &session.memory;
         let messages = rows_of(memory, |_| false)
             .into_iter()
-            .map(MessageView::from)
+            .zip(memory.archive())
+            .map(|(row, message)| MessageView {
+                calls: message
+                    .calls
+                    .iter()
+                    .map(|c| format!("{}({})", c.name, c.arguments))
+                    .collect(),
+                answers: (message.role == Role::Tool).then(|| {
+                    message
+                        .tool_name
+                        .clone()
+                        .or_else(|| message.call_id.clone())
+                        .unwrap_or_else(|| "a tool".to_owned())
+                }),
+                estimate: message.is_estimate(),
+                ..MessageView::from(row)
+            })
             .collect::<Vec<_>>();
         let editions = memory
             .editions()
@@ -101,9 +166,9 @@ impl InspectView {
                         // bisection: thousands of editions over thousands of turns stay linear.
                         let from = messages.partition_point(|m| m.turn < r.first);
                         let to = messages.partition_point(|m| m.turn <= r.last);
-                        messages[from..to]
+                        memory.archive()[from..to]
                             .iter()
-                            .map(|m| format!("{}: {}", m.role.as_str(), m.content))
+                            .map(|m| format!("{}: {}", m.role.as_str(), m.readable()))
                             .collect::<Vec<_>>()
                             .join("\n")
                     })
@@ -236,7 +301,8 @@ fn turn_sizes(messages: &[MessageView]) -> Vec<TurnSize> {
         }
         match m.role {
             Role::User => sizes[index].user += m.tokens,
-            Role::Assistant => sizes[index].assistant += m.tokens,
+            // Tool calls and results are sent after the question, like the reply.
+            Role::Assistant | Role::Tool => sizes[index].assistant += m.tokens,
             Role::System => {}
         }
     }
@@ -525,5 +591,52 @@ mod tests {
         );
         assert!(view.context_at(&replay, 0).is_none());
         assert!(view.context_at(&replay, 5).is_none());
+    }
+
+    /// A transcript with tool traffic: the call and the result are rows of their own, marked,
+    /// in the turn of their question, and the replay, the sliding window and the full history
+    /// all count their tokens.
+    #[test]
+    fn tool_calls_and_results_are_rows_of_their_turn_and_are_counted() {
+        let chat = br#"[
+            {"role": "user", "content": [{"type": "text", "text": "weather in Oslo"}, {"type": "image_url", "image_url": {"url": "x"}}]},
+            {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "forecast", "arguments": "{\"city\": \"Oslo\"}"}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": "snow all day"},
+            {"role": "assistant", "content": "It snows."},
+            {"role": "user", "content": "thanks"},
+            {"role": "assistant", "content": "welcome"}
+        ]"#;
+        let session = crate::engine::session::import(chat, &WordCounter).unwrap();
+        let view = InspectView::new(&session, &WordCounter);
+        assert_eq!(view.turns, 2);
+        let m = &view.messages;
+        let markers: Vec<Option<&str>> = m.iter().map(MessageView::tool_marker).collect();
+        assert_eq!(
+            markers,
+            [None, Some("call"), Some("result"), None, None, None]
+        );
+        assert_eq!(m[1].calls, ["forecast({\"city\": \"Oslo\"})"]);
+        assert_eq!(m[2].answers.as_deref(), Some("forecast"));
+        assert_eq!(m[2].turn, 1);
+        assert!(m[0].estimate && m[0].meta().contains("≈"));
+        assert!(m[2].meta().contains("tool result of forecast"));
+        // Turn 1's reply side: the call (1 + 2 words), the result (3) and the answer (2).
+        assert_eq!(view.sizes.size(1).assistant, 3 + 3 + 2);
+        let replay = view
+            .replay(
+                &session,
+                Trigger::Turns {
+                    max_turns: 4,
+                    keep: 2,
+                },
+            )
+            .unwrap();
+        let second = &replay.comparison.rows[1];
+        let turn_one = u64::from(view.sizes.size(1).user + view.sizes.size(1).assistant);
+        let system = u64::from(view.sizes.system_tokens);
+        assert_eq!(second.full_tokens, system + turn_one + 1);
+        // A window of four turns still holds turn 1, tool traffic included.
+        assert_eq!(second.window_tokens, second.full_tokens);
+        assert_eq!(replay.schedule.rows[1].tokens, second.full_tokens);
     }
 }

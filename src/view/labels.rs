@@ -18,6 +18,7 @@ pub fn role_label(role: Role) -> &'static str {
         Role::System => "System",
         Role::User => "User",
         Role::Assistant => "Assistant",
+        Role::Tool => "Tool",
     }
 }
 

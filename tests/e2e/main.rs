@@ -26,5 +26,6 @@ mod settings;
 mod shell;
 mod third_party;
 mod tokens;
+mod transcripts;
 mod tuner;
 mod workbench;

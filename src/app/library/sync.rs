@@ -7,7 +7,7 @@ use crate::app::live::LiveSession;
 use crate::engine::drift::PinnedFact;
 use crate::engine::message::CountTokens;
 use crate::engine::policy::Policy;
-use crate::engine::session::{self, ImportError, MAX_IMPORT_BYTES, Session};
+use crate::engine::session::{self, ImportError, MAX_IMPORT_BYTES, Session, Source};
 
 use super::{
     Broadcast, Entry, FileError, Library, LibraryError, Problem, Record, RemoteNotice, SaveOp,
@@ -124,21 +124,42 @@ impl Library {
         file: &str,
         bytes: &[u8],
         counter: &dyn CountTokens,
-        mut new_id: impl FnMut() -> String,
+        new_id: impl FnMut() -> String,
         now_ms: u64,
     ) -> Result<Option<String>, FileError> {
-        let imported = session::import_all(bytes, counter).map_err(|error| FileError::Invalid {
+        self.import_read(file, bytes, counter, new_id, now_ms)
+            .map(|imported| imported.first)
+    }
+
+    /// [`Library::import`], saying what was read: the format detected from the content (a
+    /// session file, or another tool's transcript) and how many sessions it gave.
+    pub fn import_read(
+        &mut self,
+        file: &str,
+        bytes: &[u8],
+        counter: &dyn CountTokens,
+        mut new_id: impl FnMut() -> String,
+        now_ms: u64,
+    ) -> Result<Imported, FileError> {
+        let read = session::read(bytes, counter).map_err(|error| FileError::Invalid {
             file: file.to_owned(),
             error,
         })?;
+        let note = read.describe();
+        let count = read.sessions.len();
         let mut first = None;
-        for s in imported {
+        for s in read.sessions {
             let id = new_id();
             if self.add(id.clone(), s, now_ms).is_ok() {
                 first.get_or_insert(id);
             }
         }
-        Ok(first)
+        Ok(Imported {
+            first,
+            count,
+            source: read.source,
+            note,
+        })
     }
 
     /// The export: the open session `selected` as a session file, or, with none open (or one
@@ -204,6 +225,17 @@ impl Library {
             },
         }
     }
+}
+
+/// What an import added: the first session's id (to open), how many sessions, what the file
+/// was read as, and the sentence that says so ("Read 2 conversations from a ChatGPT data
+/// export.").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Imported {
+    pub first: Option<String>,
+    pub count: usize,
+    pub source: Source,
+    pub note: String,
 }
 
 /// Refuses a file over [`MAX_IMPORT_BYTES`] before it is read into memory.

@@ -902,3 +902,47 @@ fn the_kept_live_chat_is_resumed_only_into_an_empty_chat() {
     assert!(library.resume(None, &empty, 9).is_none());
     assert!(library.resume(Some("deleted"), &empty, 9).is_none());
 }
+
+#[test]
+fn an_import_says_what_it_read_and_adds_every_conversation() {
+    let mut library = Library::default();
+    let mut ids = 0;
+    let mut new_id = || {
+        ids += 1;
+        format!("t{ids}")
+    };
+    let export = include_str!("../../../tests/fixtures/transcripts/chatgpt_conversations.json");
+    let imported = library
+        .import_read(
+            "conversations.json",
+            export.as_bytes(),
+            &WordCounter,
+            &mut new_id,
+            3,
+        )
+        .unwrap();
+    assert_eq!(imported.first.as_deref(), Some("t1"));
+    assert_eq!(imported.count, 2);
+    assert_eq!(imported.source.slug(), "chatgpt-export");
+    assert_eq!(
+        imported.note,
+        "Read 2 conversations from a ChatGPT data export."
+    );
+    assert_eq!(library.len(), 2);
+
+    let before = library.clone();
+    let error = library
+        .import_read(
+            "pasted transcript",
+            b"[{\"role\": \"robot\", \"content\": \"x\"}]",
+            &WordCounter,
+            &mut new_id,
+            4,
+        )
+        .unwrap_err();
+    assert_eq!(library, before, "nothing changed");
+    assert_eq!(
+        error.to_string(),
+        "pasted transcript was not imported, and nothing changed: at [0].role: unknown role \"robot\"; expected system, developer, user, assistant, tool or function."
+    );
+}

@@ -33,7 +33,7 @@ mod tests;
 
 pub use error::MemoryError;
 pub use job::{CommitMeta, Failure, JobKind, SummaryJob};
-pub use turns::{MessageState, starts_turn, turn_starts};
+pub use turns::{MessageState, ends_turn, starts_turn, turn_starts};
 
 use std::collections::BTreeSet;
 
@@ -221,13 +221,14 @@ impl MemoryState {
         }
     }
 
-    /// Adds a user or assistant message. After an assistant reply the trigger is checked, and a
-    /// job is returned when a cycle is due.
+    /// Adds a user, assistant or tool message. After an assistant reply that calls no tool (the
+    /// end of a turn, [`ends_turn`]) the trigger is checked, and a job is returned when a cycle
+    /// is due.
     pub fn add_message(&mut self, message: Message) -> Result<Option<SummaryJob>, MemoryError> {
         if message.role == Role::System {
             return Err(MemoryError::SystemMessage);
         }
-        let is_reply = message.role == Role::Assistant;
+        let is_reply = turns::ends_turn(&message);
         self.push_message(message);
         Ok(if is_reply { self.check_trigger() } else { None })
     }
@@ -562,11 +563,7 @@ impl MemoryState {
 
     /// Tokens of each complete verbatim turn, and the number of messages in them.
     fn complete_verbatim_turns(&self) -> (Vec<u32>, usize) {
-        let complete = if self
-            .archive
-            .last()
-            .is_some_and(|m| m.role == Role::Assistant)
-        {
+        let complete = if self.archive.last().is_some_and(turns::ends_turn) {
             self.turn_starts.len()
         } else {
             self.turn_starts.len().saturating_sub(1)

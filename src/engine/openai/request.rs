@@ -43,8 +43,15 @@ impl ChatMessage {
 }
 
 impl From<&Message> for ChatMessage {
+    /// Tool traffic goes as readable text (an endpoint refuses a `tool` message without the
+    /// call id and tool definitions it belongs to): calls in the assistant's text, a result as
+    /// a user message.
     fn from(message: &Message) -> Self {
-        ChatMessage::new(message.role, message.content.clone())
+        let role = match message.role {
+            Role::Tool => Role::User,
+            role => role,
+        };
+        ChatMessage::new(role, message.readable().into_owned())
     }
 }
 

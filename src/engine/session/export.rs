@@ -4,7 +4,7 @@
 use super::domain::{LiveRecord, Session, SessionSettings};
 use super::wire::{
     CallV2, ENVELOPE_FORMAT, EditionV1, EnvelopeV2, FORMAT, FactV2, FailureV1, FileV2, LiveV2,
-    MessageV1, PolicyV1, PromptV1, RangeV1, SessionV2, SettingsV1, TriggerV1, VERSION,
+    MessageV1, PolicyV1, PromptV1, RangeV1, SessionV2, SettingsV1, ToolCallV3, TriggerV1, VERSION,
 };
 use crate::engine::edition::{Provenance, TurnRange};
 use crate::engine::facts::{FactPattern, PinnedFact};
@@ -184,6 +184,18 @@ fn to_file(session: &Session, created_ms: u64, app_version: &str) -> FileV2 {
                     role: msg.role.as_str().into(),
                     content: msg.content.clone(),
                     at_ms: msg.at_ms,
+                    calls: msg
+                        .calls
+                        .iter()
+                        .map(|c| ToolCallV3 {
+                            id: c.id.clone(),
+                            name: c.name.clone(),
+                            arguments: c.arguments.clone(),
+                        })
+                        .collect(),
+                    call_id: msg.call_id.clone(),
+                    tool_name: msg.tool_name.clone(),
+                    placeholders: msg.placeholders.clone(),
                 })
                 .collect(),
             editions: m

@@ -1,7 +1,10 @@
-//! Reading a session file: the size cap before parsing, the format and version check, a plain
-//! `[{role, content}]` array, the conversion of version 1 and 2 into the engine's types, and every invariant the engine relies
-//! on checked after. Nothing is changed when it fails: the result is a new [`Session`] or an
-//! [`ImportError`] that names the JSON path at fault.
+//! Reading a session file: the size cap before parsing, the format and version check, the
+//! conversion of versions 1 to 3 into the engine's types, and every invariant the engine relies
+//! on checked after. Anything that is not a session file is offered to `engine::transcript`
+//! (OpenAI, Anthropic and ChatGPT transcripts, JSON Lines, and so the plain
+//! `[{role, content}]` array), each conversation becoming a session; [`read`] says which format
+//! was read. Nothing is changed when it fails: the result is new [`Session`]s or an
+//! [`ImportError`] that names the JSON path (or line, or conversation) at fault.
 
 use std::collections::BTreeSet;
 
@@ -11,14 +14,15 @@ use thiserror::Error;
 use super::domain::{CallKind, CallRecord, LiveRecord, Session, SessionSettings};
 use super::migrate::migrate_v0;
 use super::wire::{
-    ENVELOPE_FORMAT, FORMAT, FileV2, LiveV2, MessageV0, PolicyV1, SessionV2, VERSION,
+    ENVELOPE_FORMAT, FORMAT, FileV2, LiveV2, MessageV1, PolicyV1, SessionV2, VERSION,
 };
 use crate::engine::edition::{Edition, EditionDraft, MAX_LEVEL, Provenance, TurnRange};
 use crate::engine::facts::PinnedFact;
-use crate::engine::memory::{Failure, JobKind, MemoryState, turn_starts};
-use crate::engine::message::{CountTokens, Message, Role};
+use crate::engine::memory::{Failure, JobKind, MemoryState, ends_turn, turn_starts};
+use crate::engine::message::{CountTokens, Message, MessageParts, Role, ToolCall};
 use crate::engine::policy::{FoldMode, Placement, Policy, SummaryFormat, Trigger};
 use crate::engine::prompts::{PresetId, PromptSpec};
+use crate::engine::transcript::{self, Conversation, Transcript, TranscriptError};
 
 /// Files larger than this are refused before parsing, so a huge file cannot exhaust memory.
 pub const MAX_IMPORT_BYTES: usize = 64 * 1024 * 1024;
@@ -40,12 +44,12 @@ pub enum ImportError {
     },
     /// The JSON is neither a session file, a session list nor a messages array.
     #[error(
-        "unknown file format {found:?}; expected \"{FORMAT}\", \"{ENVELOPE_FORMAT}\" or an array of {{role, content}} messages"
+        "unknown file format {found:?}; expected \"{FORMAT}\", \"{ENVELOPE_FORMAT}\", OpenAI Chat Completions messages, OpenAI Responses input items, an Anthropic Messages request, a ChatGPT export or JSON Lines of messages"
     )]
     UnknownFormat { found: String },
     /// The file was written by a newer or unknown version of the app.
     #[error(
-        "session format version {0} is not supported (this app reads versions 0 to 2); update the app"
+        "session format version {0} is not supported (this app reads versions 0 to 3); update the app"
     )]
     UnsupportedVersion(u64),
     /// A field is missing or has the wrong type.
@@ -72,21 +76,95 @@ pub fn import(bytes: &[u8], counter: &dyn CountTokens) -> Result<Session, Import
     Ok(sessions.remove(0))
 }
 
-/// Reads every session in a file: an envelope, a single session file or a messages array.
+/// Reads every session in a file: an envelope, a single session file, or any transcript
+/// `engine::transcript` reads.
 pub fn import_all(bytes: &[u8], counter: &dyn CountTokens) -> Result<Vec<Session>, ImportError> {
+    read(bytes, counter).map(|read| read.sessions)
+}
+
+/// What a file was read as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// This app's session file or envelope.
+    SessionFile,
+    /// Another tool's transcript, as JSON or JSON Lines.
+    Transcript {
+        format: transcript::Format,
+        json_lines: bool,
+    },
+}
+
+impl Source {
+    /// The format's words, as the page says them ("a ChatGPT data export", "OpenAI Chat
+    /// Completions messages as JSON Lines").
+    pub fn label(self) -> String {
+        match self {
+            Source::SessionFile => "a Summary Memory session file".into(),
+            Source::Transcript {
+                format,
+                json_lines: false,
+            } => format.label().into(),
+            Source::Transcript {
+                format,
+                json_lines: true,
+            } => format!("{} as JSON Lines", format.label()),
+        }
+    }
+
+    /// A stable slug for the page's `data-format`: `session`, or the transcript format's slug
+    /// (with `-jsonl` for JSON Lines).
+    pub fn slug(self) -> String {
+        match self {
+            Source::SessionFile => "session".into(),
+            Source::Transcript { format, json_lines } => {
+                format!(
+                    "{}{}",
+                    format.slug(),
+                    if json_lines { "-jsonl" } else { "" }
+                )
+            }
+        }
+    }
+}
+
+/// The sessions a file holds, and what it was read as.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Read {
+    pub source: Source,
+    pub sessions: Vec<Session>,
+}
+
+impl Read {
+    /// The sentence the page shows after an import.
+    pub fn describe(&self) -> String {
+        let n = self.sessions.len();
+        let what = if self.source == Source::SessionFile {
+            if n == 1 { "session" } else { "sessions" }
+        } else if n == 1 {
+            "conversation"
+        } else {
+            "conversations"
+        };
+        format!("Read {n} {what} from {}.", self.source.label())
+    }
+}
+
+/// Reads every session in a file and says what the file was: a session file or envelope, or a
+/// transcript of another tool, detected from the content alone.
+pub fn read(bytes: &[u8], counter: &dyn CountTokens) -> Result<Read, ImportError> {
     if bytes.len() > MAX_IMPORT_BYTES {
         return Err(ImportError::TooLarge {
             bytes: bytes.len(),
             limit: MAX_IMPORT_BYTES,
         });
     }
-    import_any(bytes, counter)
+    read_any(bytes, counter)
 }
 
 /// Reads one session the app itself stored, with no size cap: the cap guards against files from
 /// elsewhere, and what this app wrote must always read back, however long the chat grew.
 pub fn import_stored(bytes: &[u8], counter: &dyn CountTokens) -> Result<Session, ImportError> {
-    let mut sessions = import_any(bytes, counter)?;
+    let mut sessions = read_any(bytes, counter)?.sessions;
     if sessions.len() != 1 {
         return Err(ImportError::Invalid {
             path: "sessions".into(),
@@ -96,14 +174,89 @@ pub fn import_stored(bytes: &[u8], counter: &dyn CountTokens) -> Result<Session,
     Ok(sessions.remove(0))
 }
 
-fn import_any(bytes: &[u8], counter: &dyn CountTokens) -> Result<Vec<Session>, ImportError> {
-    let value: Value = serde_json::from_slice(bytes).map_err(|e| ImportError::Json {
-        line: e.line(),
-        column: e.column(),
-        message: e.to_string(),
+/// [`read`] with no size cap.
+fn read_any(bytes: &[u8], counter: &dyn CountTokens) -> Result<Read, ImportError> {
+    let value: Value = match serde_json::from_slice(bytes) {
+        Ok(value) => value,
+        Err(e) => {
+            let lines = std::str::from_utf8(bytes)
+                .ok()
+                .and_then(transcript::read_lines);
+            return match lines {
+                Some(read) => from_transcript(read, counter),
+                None => Err(ImportError::Json {
+                    line: e.line(),
+                    column: e.column(),
+                    message: e.to_string(),
+                }),
+            };
+        }
+    };
+    let is_session = value
+        .get("format")
+        .and_then(Value::as_str)
+        .is_some_and(|f| f == FORMAT || f == ENVELOPE_FORMAT);
+    if !is_session && let Some(read) = transcript::read_value(&value) {
+        return from_transcript(read, counter);
+    }
+    Ok(Read {
+        source: Source::SessionFile,
+        sessions: read_session_value(value, counter)?,
+    })
+}
+
+fn from_transcript(
+    read: Result<Transcript, TranscriptError>,
+    counter: &dyn CountTokens,
+) -> Result<Read, ImportError> {
+    let read = read.map_err(|e| ImportError::Invalid {
+        path: e.place,
+        reason: e.reason,
     })?;
+    let many = read.conversations.len() > 1;
+    let sessions = read
+        .conversations
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| from_conversation(c, if many { Some(i + 1) } else { None }, counter))
+        .collect();
+    Ok(Read {
+        source: Source::Transcript {
+            format: read.format,
+            json_lines: read.json_lines,
+        },
+        sessions,
+    })
+}
+
+/// One conversation as a new session under the default policy, every message verbatim.
+fn from_conversation(c: Conversation, number: Option<usize>, counter: &dyn CountTokens) -> Session {
+    let name = match (c.title.filter(|t| !t.trim().is_empty()), number) {
+        (Some(title), _) => title,
+        (None, Some(n)) => format!("Imported conversation {n}"),
+        (None, None) => "Imported conversation".to_owned(),
+    };
+    let archive = c
+        .messages
+        .into_iter()
+        .map(|parts| Message::with_parts(parts, counter))
+        .collect();
+    let memory = MemoryState::from_parts(
+        c.system,
+        Policy::default(),
+        archive,
+        Vec::new(),
+        Vec::new(),
+        counter,
+    );
+    Session::new(name, SessionSettings::default(), memory)
+}
+
+fn read_session_value(
+    value: Value,
+    counter: &dyn CountTokens,
+) -> Result<Vec<Session>, ImportError> {
     match &value {
-        Value::Array(_) => Ok(vec![from_messages_array(value, counter)?]),
         Value::Object(map) => match map.get("format").and_then(Value::as_str) {
             Some(ENVELOPE_FORMAT) => {
                 check_version(map.get("version"), "version", VERSION)?;
@@ -182,9 +335,10 @@ fn parse_role(role: &str, path: &str) -> Result<Role, ImportError> {
         "system" => Ok(Role::System),
         "user" => Ok(Role::User),
         "assistant" => Ok(Role::Assistant),
+        "tool" => Ok(Role::Tool),
         other => Err(ImportError::Invalid {
             path: path.to_owned(),
-            reason: format!("unknown role {other:?}; expected user or assistant"),
+            reason: format!("unknown role {other:?}; expected user, assistant or tool"),
         }),
     }
 }
@@ -204,17 +358,12 @@ fn from_session_v2(
     let policy = policy_from_v1(s.policy, &join(prefix, "policy"))?;
     let mut archive = Vec::with_capacity(s.archive.len());
     for (i, m) in s.archive.into_iter().enumerate() {
-        let path = join(prefix, &format!("archive[{i}].role"));
-        match parse_role(&m.role, &path)? {
-            Role::System => {
-                return Err(invalid(path, "system messages belong in system_prompt"));
-            }
-            role => archive.push(Message::new(role, m.content, counter, m.at_ms)),
-        }
+        let at = join(prefix, &format!("archive[{i}]"));
+        archive.push(message_from_v1(m, &at, counter)?);
     }
     let starts = turn_starts(archive.iter().map(|m| m.role));
     let turns = starts.len() as u32;
-    let last_complete = archive.last().is_none_or(|m| m.role == Role::Assistant);
+    let last_complete = archive.last().is_none_or(ends_turn);
     let complete_turns = if last_complete {
         turns
     } else {
@@ -561,34 +710,51 @@ fn policy_from_v1(p: PolicyV1, prefix: &str) -> Result<Policy, ImportError> {
     Ok(policy)
 }
 
-fn from_messages_array(value: Value, counter: &dyn CountTokens) -> Result<Session, ImportError> {
-    let messages: Vec<MessageV0> = typed(value, "")?;
-    let mut system = Vec::new();
-    let mut archive = Vec::new();
-    for (i, m) in messages.into_iter().enumerate() {
-        let path = format!("[{i}].role");
-        match parse_role(&m.role, &path)? {
-            Role::System if archive.is_empty() => system.push(m.content),
-            Role::System => {
-                return Err(ImportError::Invalid {
-                    path,
-                    reason: "a system message may only lead the conversation".into(),
-                });
-            }
-            role => archive.push(Message::new(role, m.content, counter, 0)),
+/// One archive message of a file, its tool traffic checked against its role.
+fn message_from_v1(
+    m: MessageV1,
+    at: &str,
+    counter: &dyn CountTokens,
+) -> Result<Message, ImportError> {
+    let role = match parse_role(&m.role, &join(at, "role"))? {
+        Role::System => {
+            return Err(invalid(
+                join(at, "role"),
+                "system messages belong in system_prompt",
+            ));
         }
+        role => role,
+    };
+    if !m.calls.is_empty() && role != Role::Assistant {
+        return Err(invalid(
+            join(at, "calls"),
+            "only an assistant message makes tool calls",
+        ));
     }
-    let memory = MemoryState::from_parts(
-        system.join("\n\n"),
-        Policy::default(),
-        archive,
-        Vec::new(),
-        Vec::new(),
+    if (m.call_id.is_some() || m.tool_name.is_some()) && role != Role::Tool {
+        return Err(invalid(
+            join(at, "call_id"),
+            "only a tool message answers a call",
+        ));
+    }
+    Ok(Message::with_parts(
+        MessageParts {
+            role,
+            content: m.content,
+            at_ms: m.at_ms,
+            calls: m
+                .calls
+                .into_iter()
+                .map(|c| ToolCall {
+                    id: c.id,
+                    name: c.name,
+                    arguments: c.arguments,
+                })
+                .collect(),
+            call_id: m.call_id,
+            tool_name: m.tool_name,
+            placeholders: m.placeholders,
+        },
         counter,
-    );
-    Ok(Session::new(
-        "Imported conversation",
-        SessionSettings::default(),
-        memory,
     ))
 }

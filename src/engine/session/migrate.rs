@@ -1,6 +1,7 @@
 //! Older versions brought up to the current one. Version 0 (a bare message list and the latest
-//! summary) becomes a version-2 file here; version 1 needs no migration, being version 2 without
-//! the fields that default to none.
+//! summary) becomes a current file here; versions 1 and 2 need no migration, each being the next
+//! without the fields that default to none (version 2 has no tool traffic or placeholders on
+//! its messages, version 1 neither facts nor a live part either).
 
 use super::domain::SessionSettings;
 use super::export::{policy_to_v1, settings_to_v1};
@@ -50,6 +51,10 @@ pub(super) fn migrate_v0(old: SessionV0) -> FileV2 {
                     role: m.role,
                     content: m.content,
                     at_ms: 0,
+                    calls: Vec::new(),
+                    call_id: None,
+                    tool_name: None,
+                    placeholders: Vec::new(),
                 })
                 .collect(),
             editions,

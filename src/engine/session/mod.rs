@@ -14,7 +14,11 @@
 //! are incomplete, which were cut short by a failed request, and the record of model calls).
 //! A version-1 file is a version-2 file without those two fields, so it reads as "no facts
 //! pinned" and "not a live chat". An older app refuses a version-2 file with
-//! [`ImportError::UnsupportedVersion`] instead of silently dropping its facts.
+//! [`ImportError::UnsupportedVersion`] instead of silently dropping its facts. Version 3 adds
+//! tool traffic and placeholders to archive messages (the `tool` role, an assistant's `calls`,
+//! a result's `call_id` and `tool_name`, the `placeholders` of non-text parts); a version-2
+//! file is a version-3 file without them, and a version-2 app refuses version 3 rather than
+//! drop them.
 //!
 //! One concept per file: [`domain`] holds what the app keeps ([`Session`], [`LiveRecord`],
 //! [`CallRecord`]); `wire` the versioned on-disk types; `import` reading a file (size cap,
@@ -34,5 +38,7 @@ mod tests;
 pub use domain::{CallKind, CallRecord, LiveRecord, Session, SessionSettings};
 pub use export::{export, export_all, export_compact};
 pub use fixture::synthetic;
-pub use import::{ImportError, MAX_IMPORT_BYTES, import, import_all, import_stored};
+pub use import::{
+    ImportError, MAX_IMPORT_BYTES, Read, Source, import, import_all, import_stored, read,
+};
 pub use wire::{ENVELOPE_FORMAT, FORMAT, VERSION};

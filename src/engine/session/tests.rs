@@ -131,8 +131,8 @@ fn version_1_files_are_read_with_no_facts_and_no_live_part() {
     assert_eq!(back.live, None);
     assert_eq!(back.memory.archive(), played().memory.archive());
     assert_eq!(back.memory.editions(), played().memory.editions());
-    // Saved again, it is a version-2 file.
-    assert_eq!(file_json(&back)["version"], 2);
+    // Saved again, it is a file of the current version.
+    assert_eq!(file_json(&back)["version"], VERSION);
     let mut envelope: Value = serde_json::from_str(&export_all(&[played()], 1, "0.1.0")).unwrap();
     envelope["version"] = json!(1);
     envelope["sessions"][0]["version"] = json!(1);
@@ -185,7 +185,7 @@ fn damaged_facts_and_live_parts_name_what_is_wrong() {
 fn the_file_is_versioned_and_holds_no_api_key() {
     let value = file_json(&played());
     assert_eq!(value["format"], FORMAT);
-    assert_eq!(value["version"], 2);
+    assert_eq!(value["version"], VERSION);
     assert_eq!(value["app_version"], "0.1.0");
     assert!(!value.to_string().to_lowercase().contains("api_key"));
     assert!(value["session"]["settings"].get("base_url").is_some());
@@ -367,10 +367,10 @@ fn folds_cannot_claim_an_incomplete_turn() {
 #[test]
 fn wrong_format_version_size_and_syntax_are_refused() {
     let mut value = file_json(&played());
-    value["version"] = json!(3);
+    value["version"] = json!(VERSION + 1);
     assert_eq!(
         import_value(&value).unwrap_err(),
-        ImportError::UnsupportedVersion(3)
+        ImportError::UnsupportedVersion(VERSION + 1)
     );
     value["format"] = json!("something-else");
     assert!(matches!(
@@ -489,4 +489,179 @@ fn messages_left_out_of_the_requests_stay_left_out_after_export_and_import() {
         let error = import_value(&damaged).unwrap_err().to_string();
         assert!(error.contains("excluded"), "{error}");
     }
+}
+
+/// A transcript with a tool call, its result and an image, read as a session.
+fn with_tools() -> Session {
+    let chat = json!([
+        {"role": "developer", "content": "Use the tools."},
+        {"role": "user", "content": [
+            {"type": "text", "text": "What is in this picture, and the weather?"},
+            {"type": "image_url", "image_url": {"url": "https://example.com/a.png"}}
+        ]},
+        {"role": "assistant", "content": null, "tool_calls": [
+            {"id": "call_1", "type": "function",
+             "function": {"name": "get_weather", "arguments": "{\"city\":\"Oslo\"}"}}
+        ]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "Snow, -3 C"},
+        {"role": "assistant", "content": "A cat; it snows in Oslo."}
+    ]);
+    import_value(&chat).unwrap()
+}
+
+#[test]
+fn version_3_keeps_tool_calls_results_and_placeholders() {
+    let session = with_tools();
+    let archive = session.memory.archive();
+    assert_eq!(archive.len(), 4);
+    assert_eq!(
+        session.memory.turn_count(),
+        1,
+        "tool traffic stays in its turn"
+    );
+    let value = file_json(&session);
+    assert_eq!(value["version"], 3);
+    let stored = &value["session"]["archive"];
+    assert_eq!(stored[0]["placeholders"], json!(["image"]));
+    assert_eq!(stored[1]["calls"][0]["name"], "get_weather");
+    assert_eq!(stored[2]["role"], "tool");
+    assert_eq!(stored[2]["call_id"], "call_1");
+    assert_eq!(stored[2]["tool_name"], "get_weather");
+    // Plain messages write none of the new fields.
+    assert!(stored[3].get("calls").is_none() && stored[3].get("placeholders").is_none());
+    let back = import_value(&value).unwrap();
+    assert_eq!(back.memory.archive(), archive);
+    assert!(back.memory.archive()[0].is_estimate());
+    assert_eq!(back.memory.system_prompt(), "Use the tools.");
+}
+
+#[test]
+fn a_version_2_file_reads_as_version_3_without_tool_traffic() {
+    let mut value = file_json(&played());
+    value["version"] = json!(2);
+    let back = import_value(&value).unwrap();
+    assert_eq!(back.memory.archive(), played().memory.archive());
+    assert!(back.memory.archive().iter().all(|m| !m.is_tool_traffic()));
+}
+
+#[test]
+fn tool_fields_on_the_wrong_role_are_refused_with_the_path() {
+    let mut value = file_json(&with_tools());
+    value["session"]["archive"][0]["calls"] = json!([{"id": "x", "name": "n", "arguments": ""}]);
+    assert!(matches!(
+        import_value(&value),
+        Err(ImportError::Invalid { ref path, .. }) if path == "session.archive[0].calls"
+    ));
+    let mut value = file_json(&with_tools());
+    value["session"]["archive"][3]["call_id"] = json!("call_1");
+    assert!(matches!(
+        import_value(&value),
+        Err(ImportError::Invalid { ref path, .. }) if path == "session.archive[3].call_id"
+    ));
+}
+
+#[test]
+fn read_says_what_the_file_was() {
+    let file = export(&played(), 1, "0.1.0");
+    let r = read(file.as_bytes(), &WordCounter).unwrap();
+    assert_eq!(r.source, Source::SessionFile);
+    assert_eq!(
+        r.describe(),
+        "Read 1 session from a Summary Memory session file."
+    );
+    let lines =
+        "{\"role\":\"user\",\"content\":\"hi\"}\n{\"role\":\"assistant\",\"content\":\"yo\"}\n";
+    let r = read(lines.as_bytes(), &WordCounter).unwrap();
+    assert_eq!(r.source.slug(), "openai-chat-jsonl");
+    assert_eq!(
+        r.describe(),
+        "Read 1 conversation from OpenAI Chat Completions messages as JSON Lines."
+    );
+}
+
+/// Every fixture format, read as sessions: the format named, each conversation a session, the
+/// tool traffic in the turn of its question, and a re-export that holds every message's text.
+#[test]
+fn each_transcript_format_imports_and_its_export_holds_the_text() {
+    let fixtures: [(&str, &str, usize, &[u32]); 5] = [
+        (
+            include_str!("../../../tests/fixtures/transcripts/openai_chat.json"),
+            "openai-chat",
+            1,
+            &[2],
+        ),
+        (
+            include_str!("../../../tests/fixtures/transcripts/openai_responses.json"),
+            "openai-responses",
+            1,
+            &[2],
+        ),
+        (
+            include_str!("../../../tests/fixtures/transcripts/anthropic.json"),
+            "anthropic",
+            1,
+            &[3],
+        ),
+        (
+            include_str!("../../../tests/fixtures/transcripts/chatgpt_conversations.json"),
+            "chatgpt-export",
+            2,
+            &[2, 1],
+        ),
+        (
+            include_str!("../../../tests/fixtures/transcripts/messages.jsonl"),
+            "openai-chat-jsonl",
+            1,
+            &[2],
+        ),
+    ];
+    for (text, slug, conversations, turns) in fixtures {
+        let r = read(text.as_bytes(), &WordCounter).unwrap();
+        assert_eq!(r.source.slug(), slug);
+        assert_eq!(r.sessions.len(), conversations, "{slug}");
+        let counted: Vec<u32> = r.sessions.iter().map(|s| s.memory.turn_count()).collect();
+        assert_eq!(counted, turns, "{slug}");
+        let exported = export_all(&r.sessions, 1, "test");
+        let back = import_all(exported.as_bytes(), &WordCounter).unwrap();
+        for (a, b) in r.sessions.iter().zip(&back) {
+            assert_eq!(a.memory.archive(), b.memory.archive(), "{slug}");
+            assert_eq!(a.memory.system_prompt(), b.memory.system_prompt(), "{slug}");
+            assert_eq!(a.name, b.name);
+            for m in a.memory.archive() {
+                let quoted = serde_json::to_string(&m.content).unwrap();
+                assert!(
+                    exported.contains(&quoted[1..quoted.len() - 1]),
+                    "{slug}: {}",
+                    m.content
+                );
+                for c in &m.calls {
+                    assert_eq!(m.tokens, m.count_with(&WordCounter));
+                    assert!(!c.name.is_empty());
+                }
+            }
+        }
+    }
+    let r = read(
+        include_str!("../../../tests/fixtures/transcripts/chatgpt_conversations.json").as_bytes(),
+        &WordCounter,
+    )
+    .unwrap();
+    assert_eq!(r.sessions[0].name, "Budget for the bike trip");
+    assert_eq!(
+        r.describe(),
+        "Read 2 conversations from a ChatGPT data export."
+    );
+}
+
+#[test]
+fn a_damaged_transcript_names_the_place() {
+    let bad = json!({"model": "claude-3", "messages": [
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "input": {}}]}
+    ]});
+    let err = import_value(&bad).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "at messages[1].content[0].name: name is missing"
+    );
 }

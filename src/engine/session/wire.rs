@@ -8,8 +8,9 @@ use serde::{Deserialize, Serialize};
 pub const FORMAT: &str = "summary-memory-session";
 /// The `format` of a file holding many sessions.
 pub const ENVELOPE_FORMAT: &str = "summary-memory-sessions";
-/// The version this build writes.
-pub const VERSION: u64 = 2;
+/// The version this build writes. Version 3 is version 2 with tool traffic and placeholders on
+/// archive messages ([`MessageV1`]'s fields since version 3); the shapes keep their names.
+pub const VERSION: u64 = 3;
 
 #[derive(Serialize, Deserialize)]
 pub(super) struct EnvelopeV2 {
@@ -136,10 +137,33 @@ pub(super) struct PromptV1 {
 
 #[derive(Serialize, Deserialize)]
 pub(super) struct MessageV1 {
+    /// `user`, `assistant`, or (since version 3) `tool`.
     pub(super) role: String,
     pub(super) content: String,
     #[serde(default)]
     pub(super) at_ms: u64,
+    /// Since version 3: an assistant message's tool calls.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(super) calls: Vec<ToolCallV3>,
+    /// Since version 3: the call a `tool` message answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) call_id: Option<String>,
+    /// Since version 3: the tool that answered, for a `tool` message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) tool_name: Option<String>,
+    /// Since version 3: labels of the non-text parts the content holds as `[label]`
+    /// placeholders (their tokens are an estimate).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(super) placeholders: Vec<String>,
+}
+
+#[derive(Serialize, Deserialize)]
+pub(super) struct ToolCallV3 {
+    #[serde(default)]
+    pub(super) id: String,
+    pub(super) name: String,
+    #[serde(default)]
+    pub(super) arguments: String,
 }
 
 #[derive(Serialize, Deserialize, Clone, Copy)]

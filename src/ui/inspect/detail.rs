@@ -5,7 +5,6 @@
 use leptos::prelude::*;
 
 use crate::app::library::Entry;
-use crate::app::rows::RowState;
 use crate::ui::library_sync::Sessions;
 use crate::ui::virtual_list::VirtualList;
 use crate::view::inspect::InspectView;
@@ -83,11 +82,13 @@ fn Detail(entry: Entry, view: InspectView) -> impl IntoView {
             <h4>{format!("Archive ({} turns)", view.turns)}</h4>
             <VirtualList count=messages estimate=64 class="archive" label="Archive" row=move |i| {
                 let m = shown.with_value(|v| v.messages[i].clone());
-                let meta = format!("turn {} · {} · {} tokens{}", m.turn, m.role.as_str(), m.tokens, if m.state == RowState::Folded { " · folded" } else { "" });
+                let meta = m.meta();
+                let calls = m.calls.clone();
                 view! {
-                    <div class=format!("message {}", m.role.as_str()) role="listitem" data-testid="message" data-role=m.role.as_str() data-state=m.state.slug() data-turn=m.turn>
+                    <div class=format!("message {}", m.role.as_str()) class:tool-traffic=m.tool_marker().is_some() role="listitem" data-testid="message" data-role=m.role.as_str() data-state=m.state.slug() data-turn=m.turn data-tool-call=m.tool_marker() data-estimate=m.estimate.then_some("true")>
                         <span class="meta">{meta}</span>
-                        <p>{m.content}</p>
+                        {(!m.content.is_empty()).then(|| view! { <p>{m.content.clone()}</p> })}
+                        {calls.into_iter().map(|c| view! { <p class="tool-call" data-testid="tool-call"><span class="label">"calls "</span><code>{c}</code></p> }).collect_view()}
                     </div>
                 }
             } />

@@ -1,4 +1,6 @@
-//! The Inspect tab: import (file or drop) and export of session files, the session list
+//! The Inspect tab: import (a file chosen or dropped, or a transcript pasted or dropped as
+//! text; any format `engine::session::read` detects, named on the page with the number of
+//! conversations read) and export of session files, the session list
 //! (`list.rs`), and a read-only look at one session (`detail.rs`: archive, editions, drift;
 //! `replay.rs`: a dry run under another trigger). Nothing here needs an endpoint, a key or the
 //! network. Components read and render; what they do goes through the app-wide
@@ -13,7 +15,7 @@ use leptos::task::spawn_local;
 
 pub use super::library_sync::provide_sessions;
 use super::library_sync::{self as sync, Sessions};
-use crate::app::library::LibraryTab;
+use crate::app::library::{Imported, LibraryTab};
 pub use list::RemoteNoticeView;
 
 /// The Inspect tab panel.
@@ -23,11 +25,19 @@ pub fn InspectTab() -> impl IntoView {
     let tab = sessions.tab;
     let export_text = RwSignal::new(String::new());
     let dragging = RwSignal::new(false);
+    // What the last import read (its sentence, format slug and count); gone when one fails.
+    let read_note = RwSignal::new(None::<Imported>);
+    let pasted = RwSignal::new(String::new());
+    let import_file = move |file: web_sys::File| {
+        spawn_local(async move {
+            read_note.set(sync::import_file(sessions, file).await);
+        })
+    };
 
     let on_file = move |ev: leptos::ev::Event| {
         let input: web_sys::HtmlInputElement = event_target(&ev);
         if let Some(file) = input.files().and_then(|f| f.get(0)) {
-            spawn_local(sync::import_file(sessions, file));
+            import_file(file);
         }
         // Clearing the value lets the same file be chosen again after fixing it.
         input.set_value("");
@@ -35,13 +45,25 @@ pub fn InspectTab() -> impl IntoView {
     let on_drop = move |ev: leptos::ev::DragEvent| {
         ev.prevent_default();
         dragging.set(false);
-        let file = ev
-            .data_transfer()
-            .and_then(|d| d.files())
-            .and_then(|f| f.get(0));
-        if let Some(file) = file {
-            spawn_local(sync::import_file(sessions, file));
+        let Some(data) = ev.data_transfer() else {
+            return;
+        };
+        if let Some(file) = data.files().and_then(|f| f.get(0)) {
+            import_file(file);
+        } else if let Ok(text) = data.get_data("text/plain")
+            && !text.trim().is_empty()
+        {
+            read_note.set(sync::import_text(sessions, "the dropped text", &text));
         }
+    };
+    // A pasted transcript is kept in the box until it imports, so a fix can be made in place.
+    let on_paste_import = move |_| {
+        let text = pasted.get_untracked();
+        let imported = sync::import_text(sessions, "the pasted transcript", &text);
+        if imported.is_some() {
+            pasted.set(String::new());
+        }
+        read_note.set(imported);
     };
     let export = move |_| export_text.set(sync::export(sessions));
     let open = Memo::new(move |_| tab.with(|t| t.selected().is_some()));
@@ -67,21 +89,42 @@ pub fn InspectTab() -> impl IntoView {
         >
             <h2>"Inspect"</h2>
             <p class="hint">
-                "Open an exported session (choose a file or drop it here) and look through it offline. "
+                "Open an exported session or another tool's transcript (choose a file, drop it here, or paste it) and look through it offline. "
+                "Read: this app's sessions, OpenAI Chat Completions messages, OpenAI Responses input items, Anthropic Messages requests, a ChatGPT export (conversations.json) and JSON Lines. "
                 "Sessions are kept in this browser; an export never contains your API key."
             </p>
             <ProblemAlert />
             <list::RemoteNoticeView />
             <div class="controls">
                 <label class="file">
-                    "Import a session file "
-                    <input type="file" accept=".json,application/json" data-testid="import-file" on:change=on_file />
+                    "Import a session or transcript file "
+                    <input type="file" accept=".json,.jsonl,.ndjson,application/json,text/plain" data-testid="import-file" on:change=on_file />
                 </label>
                 <button data-testid="export" on:click=export>{move || export_label.get()}</button>
                 {move || open.get().then(|| view! {
                     <button on:click=move |_| tab.update(LibraryTab::close)>"Close"</button>
                 })}
             </div>
+            <div class="paste">
+                <label>
+                    "Paste a transcript "
+                    <textarea
+                        data-testid="paste-transcript"
+                        rows="4"
+                        placeholder="[{\"role\": \"user\", \"content\": \"…\"}], a request body, a ChatGPT export, or JSON Lines"
+                        prop:value=move || pasted.get()
+                        on:input=move |ev| pasted.set(event_target_value(&ev))
+                    ></textarea>
+                </label>
+                <button
+                    data-testid="paste-import"
+                    disabled=move || pasted.with(|t| t.trim().is_empty())
+                    on:click=on_paste_import
+                >"Import"</button>
+            </div>
+            {move || read_note.get().map(|r| view! {
+                <p class="import-note" data-testid="import-format" data-format=r.source.slug() data-count=r.count role="status">{r.note}</p>
+            })}
             <output data-testid="export-preview" hidden>{move || export_text.get()}</output>
             <list::UndoNotice />
             <list::SessionList />

@@ -1,0 +1,73 @@
+//! JSON Lines: one JSON value per line. Either every line is a message (or an input item) of one
+//! conversation, or every line is a whole conversation (a request body with `messages` or
+//! `input`, as fine-tuning files and request logs hold, or one ChatGPT conversation). Blank
+//! lines are skipped; a place is named by its line, counted from 1.
+
+use serde_json::Value;
+
+use super::{Format, Transcript, TranscriptError, detect, detect_items, read_body, read_items};
+
+/// Reads `text` as JSON Lines, or `None` when it does not look like JSON Lines (fewer than two
+/// values, or a first line that is not a JSON object), so the caller reports the JSON error.
+pub fn read_lines(text: &str) -> Option<Result<Transcript, TranscriptError>> {
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .map(|(i, line)| (i + 1, line.trim()))
+        .filter(|(_, line)| !line.is_empty());
+    let (first_no, first) = lines.next()?;
+    let first: Value = serde_json::from_str(first).ok().filter(Value::is_object)?;
+    let mut values = vec![(first_no, first)];
+    for (no, line) in lines {
+        match serde_json::from_str::<Value>(line) {
+            Ok(value) => values.push((no, value)),
+            Err(e) => {
+                return Some(Err(TranscriptError::new(
+                    format!("line {no}"),
+                    format!("not valid JSON (column {}): {e}", e.column()),
+                )));
+            }
+        }
+    }
+    if values.len() < 2 {
+        return None;
+    }
+    Some(read_values(&values))
+}
+
+fn read_values(values: &[(usize, Value)]) -> Result<Transcript, TranscriptError> {
+    let whole = |v: &Value| {
+        v.get("messages").is_some() || v.get("input").is_some() || v.get("mapping").is_some()
+    };
+    if values.iter().all(|(_, v)| whole(v)) {
+        let mut format = None;
+        let mut conversations = Vec::new();
+        for (no, value) in values {
+            let place = format!("line {no}");
+            let this = detect(value).ok_or_else(|| {
+                TranscriptError::new(&place, "not a conversation of a known format")
+            })?;
+            // Each line is read as what it is; the first line names the file's format.
+            format.get_or_insert(this);
+            conversations.extend(read_body(this, value, &place)?);
+        }
+        return Ok(Transcript {
+            format: format.unwrap_or(Format::OpenAiChat),
+            json_lines: true,
+            conversations,
+        });
+    }
+    let items: Vec<Value> = values.iter().map(|(_, v)| v.clone()).collect();
+    let format = detect_items(&items, None).ok_or_else(|| {
+        TranscriptError::new(
+            format!("line {}", values[0].0),
+            "each line must be a message (role and content) or a conversation",
+        )
+    })?;
+    let place = |i: usize| format!("line {}", values[i].0);
+    Ok(Transcript {
+        format,
+        json_lines: true,
+        conversations: read_items(format, &items, &place)?,
+    })
+}

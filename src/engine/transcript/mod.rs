@@ -1,0 +1,340 @@
+//! Transcripts other tools write, read into conversations: OpenAI Chat Completions messages
+//! (`openai_chat.rs`), OpenAI Responses API input items (`responses.rs`), an Anthropic Messages
+//! request (`anthropic.rs`), a ChatGPT data export (`chatgpt.rs`), and JSON Lines of any of the
+//! first three (`lines.rs`). The format is detected from the content ([`detect`]), never from a
+//! file name, and is reported with the result.
+//!
+//! Pure: the readers take parsed JSON and return [`Conversation`]s of [`MessageParts`], or a
+//! [`TranscriptError`] naming the place (a JSON path, a line, a conversation and node) and the
+//! reason. Counting tokens and building sessions is `engine::session`'s job.
+//!
+//! What every reader keeps: each message's text; tool calls (name, arguments) on the assistant
+//! message that made them; tool results as [`Role::Tool`] messages naming their call (and the
+//! tool, looked up from the call when the format names only the id); non-text parts as
+//! `[label]` placeholders. Leading `system` and `developer` messages become the system prompt.
+//! What none keeps: reasoning that the format marks as such (Anthropic `thinking`, Responses
+//! `reasoning` items, ChatGPT `thoughts`), since no request sends it back as conversation.
+
+mod anthropic;
+mod chatgpt;
+mod lines;
+mod openai_chat;
+mod parts;
+mod responses;
+
+#[cfg(test)]
+mod tests;
+
+use serde_json::Value;
+use thiserror::Error;
+
+use crate::engine::message::{MessageParts, Role};
+
+pub use lines::read_lines;
+
+/// The transcript formats this module reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    OpenAiChat,
+    OpenAiResponses,
+    Anthropic,
+    ChatGptExport,
+}
+
+impl Format {
+    /// The words the page shows for the format read.
+    pub fn label(self) -> &'static str {
+        match self {
+            Format::OpenAiChat => "OpenAI Chat Completions messages",
+            Format::OpenAiResponses => "OpenAI Responses API input items",
+            Format::Anthropic => "an Anthropic Messages request",
+            Format::ChatGptExport => "a ChatGPT data export",
+        }
+    }
+
+    /// A stable slug, the page's `data-format`.
+    pub fn slug(self) -> &'static str {
+        match self {
+            Format::OpenAiChat => "openai-chat",
+            Format::OpenAiResponses => "openai-responses",
+            Format::Anthropic => "anthropic",
+            Format::ChatGptExport => "chatgpt-export",
+        }
+    }
+}
+
+/// What was read: the format, whether it came as JSON Lines, and every conversation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Transcript {
+    pub format: Format,
+    pub json_lines: bool,
+    pub conversations: Vec<Conversation>,
+}
+
+/// One conversation of a transcript.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Conversation {
+    /// The title, when the format has one (a ChatGPT export does).
+    pub title: Option<String>,
+    /// The leading system and developer messages, joined by blank lines.
+    pub system: String,
+    /// Every other message, in order.
+    pub messages: Vec<MessageParts>,
+}
+
+/// Why a transcript could not be read: where, and what is wrong there.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("at {place}: {reason}")]
+pub struct TranscriptError {
+    /// A JSON path (`messages[3].content[1].type`), a line (`line 4: role`), or a conversation
+    /// and node of a ChatGPT export.
+    pub place: String,
+    pub reason: String,
+}
+
+impl TranscriptError {
+    pub(crate) fn new(place: impl Into<String>, reason: impl Into<String>) -> Self {
+        TranscriptError {
+            place: place.into(),
+            reason: reason.into(),
+        }
+    }
+}
+
+/// Reads a parsed JSON value as a transcript, or `None` when it is none of the formats (the
+/// caller then says what it expected). `Some(Err)` is a transcript with a fault.
+pub fn read_value(value: &Value) -> Option<Result<Transcript, TranscriptError>> {
+    let format = detect(value)?;
+    let conversations = match value {
+        Value::Array(items) => read_items(format, items, &|i| format!("[{i}]")),
+        Value::Object(_) => read_body(format, value, ""),
+        _ => return None,
+    };
+    Some(conversations.map(|conversations| Transcript {
+        format,
+        json_lines: false,
+        conversations,
+    }))
+}
+
+/// Which format a value is, from its shape: a ChatGPT export has `mapping`s; a Responses input
+/// has typed items (`message`, `function_call`, ...) or `input`; an Anthropic request has a
+/// top-level `system`, a `claude` model or Anthropic content blocks; anything else with
+/// role-bearing messages is OpenAI Chat Completions.
+pub fn detect(value: &Value) -> Option<Format> {
+    match value {
+        Value::Array(items) => detect_items(items, None),
+        Value::Object(map) => {
+            if map.contains_key("mapping") {
+                Some(Format::ChatGptExport)
+            } else if map.contains_key("input") && !map.contains_key("messages") {
+                Some(Format::OpenAiResponses)
+            } else if let Some(Value::Array(messages)) = map.get("messages") {
+                detect_items(messages, Some(value))
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+pub(crate) fn detect_items(items: &[Value], body: Option<&Value>) -> Option<Format> {
+    if items.is_empty() {
+        return Some(Format::OpenAiChat);
+    }
+    if items.iter().all(|i| i.get("mapping").is_some()) {
+        return Some(Format::ChatGptExport);
+    }
+    if !items.iter().all(Value::is_object) {
+        return None;
+    }
+    if items.iter().any(responses::is_item) {
+        return Some(Format::OpenAiResponses);
+    }
+    if items.iter().any(openai_chat::has_openai_signal) {
+        return Some(Format::OpenAiChat);
+    }
+    let body_says_anthropic = body.is_some_and(|b| {
+        b.get("system").is_some()
+            || b.get("model")
+                .and_then(Value::as_str)
+                .is_some_and(|m| m.starts_with("claude"))
+    });
+    if body_says_anthropic || items.iter().any(anthropic::has_anthropic_signal) {
+        return Some(Format::Anthropic);
+    }
+    if items.iter().all(|i| i.get("role").is_some()) {
+        return Some(Format::OpenAiChat);
+    }
+    None
+}
+
+/// Reads a request body (or one ChatGPT conversation object) at `prefix`.
+pub(crate) fn read_body(
+    format: Format,
+    value: &Value,
+    prefix: &str,
+) -> Result<Vec<Conversation>, TranscriptError> {
+    let at = |field: &str| parts::join(prefix, field);
+    match format {
+        Format::ChatGptExport => Ok(vec![chatgpt::conversation(value, prefix)?]),
+        Format::OpenAiResponses => {
+            let mut builder = Builder::default();
+            if let Some(instructions) = value.get("instructions").and_then(Value::as_str) {
+                builder.system(instructions, &at("instructions"))?;
+            }
+            // Responses items sent under `messages` (some proxies log them so) read the same.
+            match value.get("input").or_else(|| value.get("messages")) {
+                Some(Value::String(text)) => builder.push(MessageParts::text(Role::User, text)),
+                Some(Value::Array(items)) => {
+                    let place = |i: usize| at(&format!("input[{i}]"));
+                    responses::read(&mut builder, items, &place)?;
+                }
+                _ => {
+                    return Err(TranscriptError::new(
+                        at("input"),
+                        "expected a string or an array of input items",
+                    ));
+                }
+            }
+            Ok(vec![builder.finish(None)])
+        }
+        Format::OpenAiChat | Format::Anthropic => {
+            let Some(Value::Array(messages)) = value.get("messages") else {
+                return Err(TranscriptError::new(
+                    at("messages"),
+                    "expected an array of messages",
+                ));
+            };
+            let mut builder = Builder::default();
+            if format == Format::Anthropic
+                && let Some(system) = value.get("system")
+            {
+                let text = anthropic::system_text(system, &at("system"))?;
+                builder.system(&text, &at("system"))?;
+            }
+            let place = |i: usize| at(&format!("messages[{i}]"));
+            read_messages(format, &mut builder, messages, &place)?;
+            Ok(vec![builder.finish(None)])
+        }
+    }
+}
+
+/// Reads a bare array of items of `format`, each item named by `place`: one conversation of
+/// messages, or, for a ChatGPT export, one conversation per item.
+pub(crate) fn read_items(
+    format: Format,
+    items: &[Value],
+    place: &dyn Fn(usize) -> String,
+) -> Result<Vec<Conversation>, TranscriptError> {
+    match format {
+        Format::ChatGptExport => items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| chatgpt::conversation(item, &place(i)))
+            .collect(),
+        _ => {
+            let mut builder = Builder::default();
+            read_messages(format, &mut builder, items, place)?;
+            Ok(vec![builder.finish(None)])
+        }
+    }
+}
+
+fn read_messages(
+    format: Format,
+    builder: &mut Builder,
+    items: &[Value],
+    place: &dyn Fn(usize) -> String,
+) -> Result<(), TranscriptError> {
+    match format {
+        Format::OpenAiChat => {
+            for (i, item) in items.iter().enumerate() {
+                openai_chat::message(builder, item, &place(i))?;
+            }
+            Ok(())
+        }
+        Format::Anthropic => {
+            for (i, item) in items.iter().enumerate() {
+                anthropic::message(builder, item, &place(i))?;
+            }
+            Ok(())
+        }
+        Format::OpenAiResponses => responses::read(builder, items, place),
+        Format::ChatGptExport => Err(TranscriptError::new(
+            place(0),
+            "a ChatGPT conversation cannot be a message of another",
+        )),
+    }
+}
+
+/// Collects one conversation's messages: leading system text into the system prompt, tool
+/// results named after their calls, empty messages dropped.
+#[derive(Default)]
+pub(crate) struct Builder {
+    system: Vec<String>,
+    messages: Vec<MessageParts>,
+    /// Whether system text after the conversation began is appended to the system prompt (a
+    /// ChatGPT export) rather than refused (the request formats, where it may only lead).
+    late_system_allowed: bool,
+}
+
+impl Builder {
+    /// System (or developer) text, which may only lead the conversation.
+    /// An empty one is skipped wherever it stands: there is nothing to keep.
+    pub(crate) fn system(&mut self, text: &str, place: &str) -> Result<(), TranscriptError> {
+        if text.trim().is_empty() {
+            return Ok(());
+        }
+        if !self.messages.is_empty() && !self.late_system_allowed {
+            return Err(TranscriptError::new(
+                place,
+                "a system message may only lead the conversation",
+            ));
+        }
+        self.system.push(text.to_owned());
+        Ok(())
+    }
+
+    /// A user, assistant or tool message; an empty one (no text, call or part) is dropped.
+    pub(crate) fn push(&mut self, mut message: MessageParts) {
+        if message.is_empty() {
+            return;
+        }
+        if message.role == Role::Tool
+            && message.tool_name.is_none()
+            && let Some(id) = message.call_id.as_deref()
+        {
+            message.tool_name = self
+                .messages
+                .iter()
+                .rev()
+                .flat_map(|m| m.calls.iter())
+                .find(|c| c.id == id)
+                .map(|c| c.name.clone());
+        }
+        self.messages.push(message);
+    }
+
+    /// Adds a tool call to the assistant message just before, or starts one.
+    pub(crate) fn push_call(&mut self, call: crate::engine::message::ToolCall, at_ms: u64) {
+        match self.messages.last_mut() {
+            Some(last) if last.role == Role::Assistant => last.calls.push(call),
+            _ => {
+                let mut message = MessageParts::text(Role::Assistant, "");
+                message.at_ms = at_ms;
+                message.calls.push(call);
+                self.messages.push(message);
+            }
+        }
+    }
+
+    pub(crate) fn finish(self, title: Option<String>) -> Conversation {
+        Conversation {
+            title,
+            system: self.system.join("\n\n"),
+            messages: self.messages,
+        }
+    }
+}
