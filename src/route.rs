@@ -96,6 +96,8 @@ pub struct Route {
     pub every: Option<u32>,
     pub turns: Option<u32>,
     pub demo: Option<DemoKind>,
+    /// The step of the guided lesson on screen, counted from 1 (`?lesson=`); `None` outside it.
+    pub lesson: Option<u32>,
     /// One entry per known parameter whose value could not be used.
     pub errors: Vec<ParamError>,
 }
@@ -121,6 +123,10 @@ impl fmt::Display for ParamError {
 /// The largest number a numeric parameter accepts; beyond it a link is almost certainly a typo,
 /// and the tuner would simulate for a needlessly long time.
 pub const MAX_PARAM: u32 = 100_000;
+
+/// How many steps the guided lesson has (`app::lesson::STEPS`, which a test holds to this), so
+/// a link to a step beyond them is named as invalid like any other bad value.
+pub const LESSON_STEPS: u32 = 9;
 
 /// The parameters that hold whole numbers.
 pub const NUMERIC_PARAMS: [&str; 6] = [
@@ -157,6 +163,14 @@ impl Route {
                 "demo" => match DemoKind::from_slug(value) {
                     Some(demo) => route.demo = Some(demo),
                     None => route.reject(&key, value, "fincoach or drift"),
+                },
+                "lesson" => match value
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|n| (1..=LESSON_STEPS).contains(n))
+                {
+                    Some(step) => route.lesson = Some(step),
+                    None => route.reject(&key, value, "a lesson step from 1 to 9"),
                 },
                 name if NUMERIC_PARAMS.contains(&name) => {
                     let parsed = value.parse::<u32>().ok().filter(|n| *n <= MAX_PARAM);
@@ -195,6 +209,9 @@ impl Route {
         }
         if let Some(demo) = self.demo {
             out.append_pair("demo", demo.slug());
+        }
+        if let Some(step) = self.lesson {
+            out.append_pair("lesson", &step.to_string());
         }
         out.finish()
     }
@@ -347,6 +364,22 @@ mod tests {
             route.to_query(),
             "tab=tuner&trigger=tokens&budget=3000&keep_tokens=1200"
         );
+    }
+
+    #[test]
+    fn a_lesson_step_round_trips_and_a_step_beyond_the_lesson_is_named() {
+        let route = Route::parse("?tab=editions&demo=drift&lesson=6");
+        assert_eq!(route.lesson, Some(6));
+        assert_eq!(route.to_query(), "tab=editions&demo=drift&lesson=6");
+        assert_eq!(Route::parse(&route.to_query()), route);
+        for bad in ["0", "10", "two", "-1"] {
+            let route = Route::parse(&format!("?lesson={bad}"));
+            assert_eq!(route.lesson, None, "{bad}");
+            assert_eq!(
+                route.errors[0].to_string(),
+                format!("?lesson={bad} is not valid: expected a lesson step from 1 to 9.")
+            );
+        }
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod context_window;
 pub mod editions;
 pub mod inspect;
 pub mod labels;
+pub mod markdown;
 pub mod live;
 pub mod policy;
 pub mod theme;

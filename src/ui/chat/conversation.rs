@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 
+use crate::ui::markdown::MessageContent;
 use crate::app::rows::MessageRow;
 use crate::app::workbench::Workbench;
 use crate::view::chat::Conversation;
@@ -81,7 +82,7 @@ fn RowView(row: MessageRow) -> impl IntoView {
                 {row.tokens.map(|t| view! { <span class="tokens">{format!("{t} tokens")}</span> })}
                 <span class=format!("marker {state}")>{row.marker()}</span>
             </div>
-            <p class="content">{row.content}</p>
+            <MessageContent role=row.role text=row.content />
         </li>
     }
 }
