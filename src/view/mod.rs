@@ -12,6 +12,7 @@ pub mod labels;
 pub mod markdown;
 pub mod live;
 pub mod policy;
+pub mod settings_form;
 pub mod theme;
 pub mod timeline;
 pub mod tokens;
