@@ -65,29 +65,38 @@ pub fn LessonBar() -> impl IntoView {
         }
     });
 
+    // The bar is built once while the lesson is open and only its words change with the step,
+    // so the focus stays on Next or Back from one step to the next.
+    let open = Memo::new(move |_| current.get().is_some_and(|n| step(n).is_some()));
+    let number = move || current.get().unwrap_or(1);
+    let shown = move || step(number()).unwrap_or(&STEPS[0]);
+    let total = STEPS.len() as u32;
+    let go_by = move |delta: i64| {
+        let to = i64::from(number()) + delta;
+        if let Ok(to) = u32::try_from(to) {
+            lesson.go(to);
+        }
+    };
     move || {
-        let number = current.get()?;
-        let shown = step(number)?;
-        let total = STEPS.len();
-        Some(view! {
+        open.get().then(|| view! {
             <section class="lesson" data-testid="lesson" data-step=number aria-label="Guided lesson">
-                <p class="lesson-count">{format!("Lesson · step {number} of {total}")}</p>
-                <h2 class="lesson-title" data-testid="lesson-title">{shown.title}</h2>
-                <p class="lesson-text">{shown.text}</p>
+                <p class="lesson-count" aria-live="polite">{move || format!("Lesson · step {} of {total}", number())}</p>
+                <h2 class="lesson-title" data-testid="lesson-title">{move || shown().title}</h2>
+                <p class="lesson-text">{move || shown().text}</p>
                 <div class="lesson-nav">
                     <button
                         type="button"
                         data-testid="lesson-back"
-                        disabled=number <= 1
-                        on:click=move |_| lesson.go(number - 1)
+                        disabled=move || { number() <= 1 }
+                        on:click=move |_| go_by(-1)
                     >
                         "Back"
                     </button>
                     <button
                         type="button"
                         data-testid="lesson-next"
-                        disabled=number as usize >= total
-                        on:click=move |_| lesson.go(number + 1)
+                        disabled=move || { number() >= total }
+                        on:click=move |_| go_by(1)
                     >
                         "Next"
                     </button>

@@ -177,7 +177,7 @@ pub fn SettingsPanel() -> impl IntoView {
                     (!models.is_empty()).then(|| view! {
                         <div class="field-row">
                             <span class="label">"Offered"</span>
-                            <p class="field-control help" data-testid="models-offered">
+                            <p class="field-control wide help" data-testid="models-offered">
                                 {format!("The server offers {}: {}. Both fields suggest them as you type.", models.len(), models.join(", "))}
                             </p>
                         </div>
@@ -238,11 +238,11 @@ pub fn SettingsPanel() -> impl IntoView {
                 <legend>"Privacy"</legend>
                 <div class="field-row">
                     <span class="label">"Your key"</span>
-                    <p class="field-control" data-testid="key-kept">{move || settings.with(key_kept)}</p>
+                    <p class="field-control wide" data-testid="key-kept">{move || settings.with(key_kept)}</p>
                 </div>
                 <div class="field-row">
                     <span class="label">"An export"</span>
-                    <p class="field-control" data-testid="export-holds">{EXPORT_HOLDS}</p>
+                    <p class="field-control wide" data-testid="export-holds">{EXPORT_HOLDS}</p>
                 </div>
             </fieldset>
 

@@ -7,11 +7,14 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 mod a11y;
+mod contrast;
 mod demos;
 mod drift_checks;
 mod harness;
+mod lesson;
 mod litellm;
 mod live;
+mod markdown;
 mod openai_server;
 mod providers;
 mod pwa;
@@ -23,4 +26,5 @@ mod shell;
 mod third_party;
 mod tokens;
 mod tuner;
+mod welcome;
 mod workbench;

@@ -200,9 +200,12 @@ pub fn ChatTab() -> impl IntoView {
                         "Summarise now"
                     </button>
                 })}
-                <button type="button" class="secondary push-end" data-testid="lesson-open" on:click=move |_| lesson.go(1)>
-                    "Walk me through it"
-                </button>
+                // The welcome offers the lesson itself; after it, the demo bar does.
+                {move || (!welcome.get()).then(|| view! {
+                    <button type="button" class="secondary push-end" data-testid="lesson-open" on:click=move |_| lesson.go(1)>
+                        "Walk me through it"
+                    </button>
+                })}
             </div>
             {move || {
                 status
