@@ -249,7 +249,10 @@ mod tests {
     #[test]
     fn turn_6_holds_the_salary_only_in_the_summary() {
         let (route, workbench) = applied(4);
-        assert_eq!((route.tab, route.demo), (Tab::Chat, Some(DemoKind::FinCoach)));
+        assert_eq!(
+            (route.tab, route.demo),
+            (Tab::Chat, Some(DemoKind::FinCoach))
+        );
         let player = workbench.demo().unwrap();
         assert_eq!(player.last_request().unwrap().turn, 6);
         assert!(player.summary().unwrap().contains("1,20,000"));
@@ -267,7 +270,10 @@ mod tests {
     #[test]
     fn the_drift_and_overrun_steps_open_editions_that_show_them() {
         let (route, workbench) = applied(6);
-        assert_eq!((route.tab, route.demo), (Tab::Editions, Some(DemoKind::Drift)));
+        assert_eq!(
+            (route.tab, route.demo),
+            (Tab::Editions, Some(DemoKind::Drift))
+        );
         let cards = edition_cards(workbench.demo().unwrap());
         assert!(cards.iter().any(|c| !c.weakened_notes.is_empty()));
         let (_, workbench) = applied(8);

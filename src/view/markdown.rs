@@ -48,7 +48,10 @@ pub enum Kind {
     TableHead,
     TableRow,
     /// A table cell, its column's alignment, and whether it heads its column.
-    TableCell { align: Align, head: bool },
+    TableCell {
+        align: Align,
+        head: bool,
+    },
     Emphasis,
     Strong,
     Strike,
@@ -202,7 +205,11 @@ impl Builder {
                 Kind::TableRow
             }
             Tag::TableCell => {
-                let align = self.columns.get(self.column).copied().unwrap_or(Align::None);
+                let align = self
+                    .columns
+                    .get(self.column)
+                    .copied()
+                    .unwrap_or(Align::None);
                 self.column += 1;
                 Kind::TableCell {
                     align,
@@ -212,10 +219,12 @@ impl Builder {
             Tag::Emphasis => Kind::Emphasis,
             Tag::Strong => Kind::Strong,
             Tag::Strikethrough => Kind::Strike,
-            Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. } => match safe_href(&dest_url) {
-                Some(href) => Kind::Link { href },
-                None => Kind::Span,
-            },
+            Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. } => {
+                match safe_href(&dest_url) {
+                    Some(href) => Kind::Link { href },
+                    None => Kind::Span,
+                }
+            }
             _ => Kind::Span,
         };
         self.open.push((kind, Vec::new()));
@@ -450,11 +459,13 @@ mod tests {
     #[test]
     fn raw_html_stays_text() {
         let nodes = parse("<script>alert(1)</script>\n\nhi <img src=x onerror=alert(2)> there");
-        assert!(
-            nodes
-                .iter()
-                .all(|n| !matches!(n, Node::Element { kind: Kind::Link { .. }, .. })),
-        );
+        assert!(nodes.iter().all(|n| !matches!(
+            n,
+            Node::Element {
+                kind: Kind::Link { .. },
+                ..
+            }
+        )),);
         let words = plain_text(&nodes);
         assert!(words.contains("<script>alert(1)</script>"), "{words}");
         assert!(

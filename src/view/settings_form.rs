@@ -28,7 +28,12 @@ pub fn inline_error(settings: &Settings, field: &str) -> Option<String> {
     let errors = settings.validate().err()?;
     errors
         .iter()
-        .filter(|e| !matches!(e, SettingsError::BaseUrlMissing | SettingsError::ModelMissing(_)))
+        .filter(|e| {
+            !matches!(
+                e,
+                SettingsError::BaseUrlMissing | SettingsError::ModelMissing(_)
+            )
+        })
         .find(|e| field_of(e) == field)
         .map(ToString::to_string)
 }

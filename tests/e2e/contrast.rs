@@ -107,9 +107,6 @@ async fn text_meets_wcag_aa_contrast_on_every_tab_in_both_themes() {
         .await
         .unwrap();
     let found = failures(&browser, "planted").await;
-    assert!(
-        found.iter().any(|f| f.contains("faint words")),
-        "{found:?}"
-    );
+    assert!(found.iter().any(|f| f.contains("faint words")), "{found:?}");
     browser.close().await;
 }

@@ -48,11 +48,21 @@ async fn the_lesson_steps_forward_and_back_and_a_step_s_link_reopens_it() {
     assert_eq!(step_shown(&browser).await, "1");
     browser.wait_testid("panel-tuner").await;
     browser
-        .wait_until("location.search.includes('lesson=1')", "lesson=1 in the link")
+        .wait_until(
+            "location.search.includes('lesson=1')",
+            "lesson=1 in the link",
+        )
         .await;
     assert_eq!(calls(&browser).await, "4");
     highlighted(&browser, "[data-testid='summariser-calls']").await;
-    assert!(!browser.wait_testid("lesson-back").await.is_enabled().await.unwrap());
+    assert!(
+        !browser
+            .wait_testid("lesson-back")
+            .await
+            .is_enabled()
+            .await
+            .unwrap()
+    );
 
     // 4/3: seven calls; 6/2: two.
     browser.click_testid("lesson-next").await;
@@ -110,7 +120,12 @@ async fn the_lesson_steps_forward_and_back_and_a_step_s_link_reopens_it() {
         )
         .await;
     highlighted(&shared, "[data-testid='weakened-note']").await;
-    let title = shared.wait_testid("lesson-title").await.text().await.unwrap();
+    let title = shared
+        .wait_testid("lesson-title")
+        .await
+        .text()
+        .await
+        .unwrap();
     assert!(title.contains("drift"), "{title}");
     // The overrun step, then the archive: twelve messages kept after two cycles.
     shared.click_testid("lesson-next").await;
@@ -120,11 +135,21 @@ async fn the_lesson_steps_forward_and_back_and_a_step_s_link_reopens_it() {
     shared.wait_testid("panel-chat").await;
     highlighted(&shared, ".archive").await;
     assert_eq!(shared.count_testid("message").await, 12);
-    assert!(!shared.wait_testid("lesson-next").await.is_enabled().await.unwrap());
+    assert!(
+        !shared
+            .wait_testid("lesson-next")
+            .await
+            .is_enabled()
+            .await
+            .unwrap()
+    );
     // Closing the lesson takes the bar and the step out of the link.
     shared.click_testid("lesson-close").await;
     shared
-        .wait_until("!location.search.includes('lesson=')", "the lesson gone from the link")
+        .wait_until(
+            "!location.search.includes('lesson=')",
+            "the lesson gone from the link",
+        )
         .await;
     assert_eq!(shared.count_testid("lesson").await, 0);
     let errors = shared.console_errors().await;
@@ -166,7 +191,12 @@ async fn the_lesson_is_driven_from_the_keyboard() {
 async fn a_link_to_a_step_beyond_the_lesson_is_named() {
     let browser = Browser::new().await;
     browser.open("?lesson=42").await;
-    let error = browser.wait_testid("param-error").await.text().await.unwrap();
+    let error = browser
+        .wait_testid("param-error")
+        .await
+        .text()
+        .await
+        .unwrap();
     assert!(error.contains("?lesson=42"), "{error}");
     assert_eq!(browser.count_testid("lesson").await, 0);
     browser.close().await;

@@ -100,7 +100,11 @@ async fn html_and_javascript_links_in_a_reply_run_nothing_and_show_as_text() {
     let reply = last_reply(&browser).await;
     assert_eq!(reply["img"], 0, "{reply}");
     assert_eq!(reply["script"], 0, "{reply}");
-    assert_eq!(reply["links"], json!([]), "a javascript: link became a link");
+    assert_eq!(
+        reply["links"],
+        json!([]),
+        "a javascript: link became a link"
+    );
     let shown = reply["text"].as_str().unwrap();
     for words in [
         "<img src=x onerror=\"window.__pwned = 1\">",
@@ -128,7 +132,9 @@ async fn html_and_javascript_links_in_a_reply_run_nothing_and_show_as_text() {
     assert_eq!(pwned, true, "something in the reply ran");
     let errors = browser.console_errors().await;
     assert!(
-        errors.iter().all(|e| !e.contains("Content Security Policy")),
+        errors
+            .iter()
+            .all(|e| !e.contains("Content Security Policy")),
         "the page tried to run something: {errors:#?}"
     );
     browser.close().await;

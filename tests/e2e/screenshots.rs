@@ -83,11 +83,7 @@ async fn screenshots() {
             .ok()
             .and_then(|h| h.parse().ok())
             .unwrap_or(if width < 600 { 844 } else { 900 });
-        browser
-            .client
-            .set_window_size(width, height)
-            .await
-            .unwrap();
+        browser.client.set_window_size(width, height).await.unwrap();
         for shot in &SHOTS {
             browser.open(shot.query).await;
             // The theme is the one the masthead's toggle stores; set before the app reads it.

@@ -20,7 +20,10 @@ pub async fn press(browser: &Browser, key: Key) {
 pub async fn focused(browser: &Browser) -> String {
     let value = browser
         .client
-        .execute("return document.activeElement?.dataset?.testid ?? ''", vec![])
+        .execute(
+            "return document.activeElement?.dataset?.testid ?? ''",
+            vec![],
+        )
         .await
         .unwrap();
     value.as_str().unwrap_or_default().to_owned()
@@ -42,7 +45,10 @@ pub async fn tab_to(browser: &Browser, id: &str) {
                 .await
                 .unwrap();
             assert_eq!(outline[0], true, "{id} is focused but not :focus-visible");
-            assert_eq!(outline[1], "solid", "{id} has no visible focus ring: {outline}");
+            assert_eq!(
+                outline[1], "solid",
+                "{id} has no visible focus ring: {outline}"
+            );
             assert!(outline[2].as_f64().unwrap() >= 2.0, "{id}: {outline}");
             return;
         }
@@ -51,12 +57,7 @@ pub async fn tab_to(browser: &Browser, id: &str) {
 }
 
 async fn progress(browser: &Browser) -> String {
-    browser
-        .wait_testid("progress")
-        .await
-        .text()
-        .await
-        .unwrap()
+    browser.wait_testid("progress").await.text().await.unwrap()
 }
 
 #[tokio::test]
@@ -70,11 +71,18 @@ async fn a_first_visit_shows_the_welcome_and_each_button_starts_its_demo() {
         let welcome = browser.wait_testid("welcome").await;
         let text = welcome.text().await.unwrap();
         assert!(text.contains("Summary memory"), "{text}");
-        assert!(text.contains("Watch the salary survive six turns"), "{text}");
+        assert!(
+            text.contains("Watch the salary survive six turns"),
+            "{text}"
+        );
         assert!(text.contains("Watch a hard rule drift"), "{text}");
         // Before a demo is picked, its controls are not in the page at all, disabled or not.
         for id in ["step", "play-all", "reset", "run-live", "demo-summariser"] {
-            assert_eq!(browser.count_testid(id).await, 0, "{id} shown before a demo");
+            assert_eq!(
+                browser.count_testid(id).await,
+                0,
+                "{id} shown before a demo"
+            );
         }
         let start = browser.wait_testid(button).await;
         assert!(start.is_enabled().await.unwrap());
@@ -91,7 +99,14 @@ async fn a_first_visit_shows_the_welcome_and_each_button_starts_its_demo() {
         assert_eq!(shown.len(), 1);
         assert!(shown[0].text().await.unwrap().contains(messages));
         assert_eq!(browser.count_testid("welcome").await, 0);
-        assert!(browser.wait_testid("step").await.is_enabled().await.unwrap());
+        assert!(
+            browser
+                .wait_testid("step")
+                .await
+                .is_enabled()
+                .await
+                .unwrap()
+        );
         let errors = browser.console_errors().await;
         assert!(errors.is_empty(), "console errors: {errors:#?}");
         browser.close().await;
@@ -172,7 +187,11 @@ async fn settings_fields_have_visible_labels_and_problems_show_beside_their_fiel
         )
         .await
         .unwrap();
-    assert_eq!(unlabelled, serde_json::json!([]), "fields without a visible label");
+    assert_eq!(
+        unlabelled,
+        serde_json::json!([]),
+        "fields without a visible label"
+    );
     // The four groups, in order.
     let legends = browser
         .client

@@ -2,9 +2,9 @@
 
 use leptos::prelude::*;
 
-use crate::ui::markdown::MessageContent;
 use crate::app::rows::MessageRow;
 use crate::app::workbench::Workbench;
+use crate::ui::markdown::MessageContent;
 use crate::view::chat::Conversation;
 use crate::view::labels::turns_label;
 
