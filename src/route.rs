@@ -117,6 +117,8 @@ pub struct Route {
     pub keep_turns: Option<u32>,
     pub turns: Option<u32>,
     pub demo: Option<DemoKind>,
+    /// The step of the guided lesson on screen, counted from 1 (`?lesson=`); `None` outside it.
+    pub lesson: Option<u32>,
     /// One entry per known parameter whose value could not be used.
     pub errors: Vec<ParamError>,
 }
@@ -146,6 +148,10 @@ pub const MAX_PARAM: u32 = 100_000;
 /// The largest context window a link accepts (two million tokens: the largest windows offered
 /// today are about one million).
 pub const MAX_CONTEXT: u32 = 2_000_000;
+
+/// How many steps the guided lesson has (`app::lesson::STEPS`, which a test holds to this), so
+/// a link to a step beyond them is named as invalid like any other bad value.
+pub const LESSON_STEPS: u32 = 9;
 
 /// The parameters that hold whole numbers.
 pub const NUMERIC_PARAMS: [&str; 10] = [
@@ -202,6 +208,14 @@ impl Route {
                         "fincoach, drift, real135m or real135m_fincoach",
                     ),
                 },
+                "lesson" => match value
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|n| (1..=LESSON_STEPS).contains(n))
+                {
+                    Some(step) => route.lesson = Some(step),
+                    None => route.reject(&key, value, "a lesson step from 1 to 9"),
+                },
                 name if NUMERIC_PARAMS.contains(&name) => {
                     let (max, expected) = range_of(name);
                     let parsed = value.parse::<u32>().ok().filter(|n| *n <= max);
@@ -244,6 +258,9 @@ impl Route {
         }
         if let Some(demo) = self.demo {
             out.append_pair("demo", demo.slug());
+        }
+        if let Some(step) = self.lesson {
+            out.append_pair("lesson", &step.to_string());
         }
         out.finish()
     }
@@ -405,6 +422,22 @@ mod tests {
             route.to_query(),
             "tab=tuner&trigger=tokens&budget=3000&keep_tokens=1200"
         );
+    }
+
+    #[test]
+    fn a_lesson_step_round_trips_and_a_step_beyond_the_lesson_is_named() {
+        let route = Route::parse("?tab=editions&demo=drift&lesson=6");
+        assert_eq!(route.lesson, Some(6));
+        assert_eq!(route.to_query(), "tab=editions&demo=drift&lesson=6");
+        assert_eq!(Route::parse(&route.to_query()), route);
+        for bad in ["0", "10", "two", "-1"] {
+            let route = Route::parse(&format!("?lesson={bad}"));
+            assert_eq!(route.lesson, None, "{bad}");
+            assert_eq!(
+                route.errors[0].to_string(),
+                format!("?lesson={bad} is not valid: expected a lesson step from 1 to 9.")
+            );
+        }
     }
 
     #[test]

@@ -11,6 +11,7 @@ use super::store_alerts::SettingsUnreadable;
 use crate::api::Client;
 use crate::engine::openai::{PROVIDERS, detect_provider};
 use crate::engine::settings::{REASONING_EFFORTS, Settings};
+use crate::view::settings_form::{EXPORT_HOLDS, inline_error, key_kept};
 
 /// The Settings tab panel.
 #[component]
@@ -62,113 +63,185 @@ pub fn SettingsPanel() -> impl IntoView {
     view! {
         <section class="panel settings" data-testid="panel-settings">
             <h2>"Settings"</h2>
-            <p>"Your OpenAI-compatible endpoint, models and keys. Requests go straight from this browser to the server."</p>
+            <p class="lead">"Your OpenAI-compatible endpoint, models and keys. Requests go straight from this browser to the server."</p>
 
-            <div class="field">
-                <label for="provider">"Provider preset"</label>
-                <select
-                    id="provider"
-                    data-testid="provider"
-                    prop:value=move || settings.with(|s| detect_provider(&s.base_url).map_or("", |p| p.id))
-                    on:change=move |ev| {
-                        let id = event_target_value(&ev);
-                        if let Some(provider) = PROVIDERS.iter().find(|p| p.id == id) {
-                            settings.update(|s| s.apply_provider(provider));
-                        }
-                    }
-                >
-                    <option value="">"Custom"</option>
-                    {PROVIDERS
-                        .iter()
-                        .map(|p| view! { <option value=p.id>{p.name}</option> })
+            <fieldset class="form-group">
+                <legend>"Endpoint"</legend>
+                <div class="field-row">
+                    <label for="provider">"Provider preset"</label>
+                    <div class="field-control">
+                        <select
+                            id="provider"
+                            data-testid="provider"
+                            prop:value=move || settings.with(|s| detect_provider(&s.base_url).map_or("", |p| p.id))
+                            on:change=move |ev| {
+                                let id = event_target_value(&ev);
+                                if let Some(provider) = PROVIDERS.iter().find(|p| p.id == id) {
+                                    settings.update(|s| s.apply_provider(provider));
+                                }
+                            }
+                        >
+                            <option value="">"Custom"</option>
+                            {PROVIDERS
+                                .iter()
+                                .map(|p| view! { <option value=p.id>{p.name}</option> })
+                                .collect_view()}
+                        </select>
+                        <p class="help">"Fills in the base URL of a known server."</p>
+                    </div>
+                    {move || provider_note().map(|note| view! { <p class="field-aside note" data-testid="provider-note">{note}</p> })}
+                </div>
+                <TextField id="base-url" label="Base URL" kind="url" placeholder="http://localhost:11434/v1"
+                    help="The address that ends before /chat/completions, usually in /v1."
+                    get=|s| s.base_url.clone() set=Settings::set_base_url />
+                <TextField id="api-key" label="API key" kind="password" placeholder="empty if the server needs none"
+                    help="Sent only to the server above, as a Bearer token."
+                    get=|s| s.api_key.clone() set=Settings::set_api_key />
+                {move || settings.with(|s| s.key_withdrawn.as_ref().map(ToString::to_string)).map(|notice| view! {
+                    <div class="field-row">
+                        <span></span>
+                        <p class="warning field-control" data-testid="key-withdrawn" role="status">{notice}</p>
+                    </div>
+                })}
+                <div class="field-row checkbox">
+                    <span></span>
+                    <div class="field-control">
+                        <label class="check">
+                            <input
+                                id="remember-key"
+                                data-testid="remember-key"
+                                type="checkbox"
+                                prop:checked=move || settings.with(|s| s.remember_key)
+                                on:change=move |ev| settings.update(|s| s.remember_key = event_target_checked(&ev))
+                            />
+                            "Remember the key on this device"
+                        </label>
+                        {move || {
+                            settings.with(|s| s.remember_key).then(|| view! {
+                                <p class="warning" data-testid="remember-warning">
+                                    "The key will be kept in this browser's localStorage until you untick this. Anyone who uses this browser profile can read it. Leave it unticked on a shared computer: the key is then forgotten when the tab closes."
+                                </p>
+                            })
+                        }}
+                    </div>
+                </div>
+                <TextField id="timeout" label="Request timeout" inputmode="numeric"
+                    help="Seconds to wait for a reply before giving up, 1 to 600."
+                    get=|s| s.timeout_secs.clone() set=|s, v| s.timeout_secs = v />
+                <div class="field-row">
+                    <span></span>
+                    <div class="field-control">
+                        <button type="button" data-testid="test-connection" on:click=test_connection
+                            disabled=move || test.with(|t| matches!(t, TestState::Testing))>
+                            "Test connection"
+                        </button>
+                        {move || match test.get() {
+                            TestState::Idle => view! {
+                                <p class="help">"Asks the server for its models, so you can pick them below."</p>
+                            }.into_any(),
+                            TestState::Testing => view! { <p role="status">"Asking the server for its models…"</p> }.into_any(),
+                            TestState::Found(count) => view! {
+                                <p role="status" class="ok" data-testid="models-found">
+                                    {format!("Connected: {count} models offered. ")}
+                                    {move || settings.with(|s| s.models.join(", "))}
+                                </p>
+                            }.into_any(),
+                            TestState::Failed(message) => view! {
+                                <p class="error" data-testid="error" role="alert">{message}</p>
+                            }.into_any(),
+                        }}
+                    </div>
+                </div>
+            </fieldset>
+
+            <fieldset class="form-group">
+                <legend>"Models"</legend>
+                <datalist id="model-options" data-testid="model-options">
+                    {move || settings.with(|s| s.models.clone()).into_iter()
+                        .map(|m| view! { <option value=m></option> })
                         .collect_view()}
-                </select>
-                {move || provider_note().map(|note| view! { <p class="hint" data-testid="provider-note">{note}</p> })}
-            </div>
-
-            <TextField id="base-url" label="Base URL" kind="url" placeholder="http://localhost:11434/v1"
-                get=|s| s.base_url.clone() set=Settings::set_base_url />
-            <TextField id="api-key" label="API key" kind="password" placeholder="empty if the server needs none"
-                get=|s| s.api_key.clone() set=Settings::set_api_key />
-            {move || settings.with(|s| s.key_withdrawn.as_ref().map(ToString::to_string)).map(|notice| view! {
-                <p class="warning" data-testid="key-withdrawn" role="status">{notice}</p>
-            })}
-            <div class="field checkbox">
-                <input
-                    id="remember-key"
-                    data-testid="remember-key"
-                    type="checkbox"
-                    prop:checked=move || settings.with(|s| s.remember_key)
-                    on:change=move |ev| settings.update(|s| s.remember_key = event_target_checked(&ev))
-                />
-                <label for="remember-key">"Remember the key on this device"</label>
-            </div>
-            {move || {
-                settings.with(|s| s.remember_key).then(|| view! {
-                    <p class="warning" data-testid="remember-warning">
-                        "The key will be kept in this browser's localStorage until you untick this. Anyone who uses this browser profile can read it. Leave it unticked on a shared computer: the key is then forgotten when the tab closes."
-                    </p>
-                })
-            }}
-
-            <div class="field">
-                <button type="button" data-testid="test-connection" on:click=test_connection
-                    disabled=move || test.with(|t| matches!(t, TestState::Testing))>
-                    "Test connection"
-                </button>
-                {move || match test.get() {
-                    TestState::Idle => ().into_any(),
-                    TestState::Testing => view! { <p role="status">"Asking the server for its models…"</p> }.into_any(),
-                    TestState::Found(count) => view! {
-                        <p role="status" data-testid="models-found">
-                            {format!("Connected: {count} models offered. ")}
-                            {move || settings.with(|s| s.models.join(", "))}
-                        </p>
-                    }.into_any(),
-                    TestState::Failed(message) => view! {
-                        <p class="error" data-testid="error" role="alert">{message}</p>
-                    }.into_any(),
+                </datalist>
+                <TextField id="chat-model" label="Chat model" list="model-options"
+                    help="The model that answers in the chat."
+                    get=|s| s.chat_model.clone() set=|s, v| s.chat_model = v />
+                <TextField id="summary-model" label="Summariser model" list="model-options"
+                    placeholder="the chat model"
+                    help="The model that writes the summaries. Leave it empty to use the chat model."
+                    get=|s| s.summary_model.clone() set=|s, v| s.summary_model = v />
+                {move || {
+                    let models = settings.with(|s| s.models.clone());
+                    (!models.is_empty()).then(|| view! {
+                        <div class="field-row">
+                            <span class="label">"Offered"</span>
+                            <p class="field-control wide help" data-testid="models-offered">
+                                {format!("The server offers {}: {}. Both fields suggest them as you type.", models.len(), models.join(", "))}
+                            </p>
+                        </div>
+                    })
                 }}
-            </div>
+            </fieldset>
 
-            <datalist id="model-options" data-testid="model-options">
-                {move || settings.with(|s| s.models.clone()).into_iter()
-                    .map(|m| view! { <option value=m></option> })
-                    .collect_view()}
-            </datalist>
-            <TextField id="chat-model" label="Chat model" list="model-options"
-                get=|s| s.chat_model.clone() set=|s, v| s.chat_model = v />
-            <TextField id="summary-model" label="Summariser model (leave empty to use the chat model)" list="model-options"
-                placeholder="the chat model"
-                get=|s| s.summary_model.clone() set=|s, v| s.summary_model = v />
-            <TextField id="temperature" label="Temperature (0 to 2, empty for the server's default)" inputmode="decimal"
-                get=|s| s.temperature.clone() set=|s, v| s.temperature = v />
-            <TextField id="max-tokens" label="max_tokens (empty for the server's default)" inputmode="numeric"
-                get=|s| s.max_tokens.clone() set=|s, v| s.max_tokens = v />
-            <div class="field">
-                <label for="reasoning-effort">"reasoning_effort (only for reasoning models)"</label>
-                <select
-                    id="reasoning-effort"
-                    data-testid="reasoning-effort"
-                    prop:value=move || settings.with(|s| s.reasoning_effort.clone())
-                    on:change=move |ev| settings.update(|s| s.reasoning_effort = event_target_value(&ev))
-                >
-                    <option value="">"Not sent"</option>
-                    {REASONING_EFFORTS.iter().map(|level| view! { <option value=*level>{*level}</option> }).collect_view()}
-                </select>
-            </div>
-            <TextField id="timeout" label="Request timeout in seconds" inputmode="numeric"
-                get=|s| s.timeout_secs.clone() set=|s, v| s.timeout_secs = v />
-            <div class="field checkbox">
-                <input
-                    id="stream"
-                    data-testid="stream"
-                    type="checkbox"
-                    prop:checked=move || settings.with(|s| s.stream)
-                    on:change=move |ev| settings.update(|s| s.stream = event_target_checked(&ev))
-                />
-                <label for="stream">"Stream replies as they are written"</label>
-            </div>
+            <fieldset class="form-group">
+                <legend>"Generation"</legend>
+                <div class="generation-columns">
+                    <fieldset class="gen-column" data-testid="chat-generation">
+                        <legend>"Chat replies"</legend>
+                        <TextField id="temperature" label="Temperature" inputmode="decimal"
+                            help="0 to 2; empty for the server's default."
+                            get=|s| s.temperature.clone() set=|s, v| s.temperature = v />
+                        <TextField id="max-tokens" label="max_tokens" inputmode="numeric"
+                            help="The longest reply, in tokens; empty for the server's default."
+                            get=|s| s.max_tokens.clone() set=|s, v| s.max_tokens = v />
+                        <div class="field-row">
+                            <label for="reasoning-effort">"reasoning_effort"</label>
+                            <div class="field-control">
+                                <select
+                                    id="reasoning-effort"
+                                    data-testid="reasoning-effort"
+                                    prop:value=move || settings.with(|s| s.reasoning_effort.clone())
+                                    on:change=move |ev| settings.update(|s| s.reasoning_effort = event_target_value(&ev))
+                                >
+                                    <option value="">"Not sent"</option>
+                                    {REASONING_EFFORTS.iter().map(|level| view! { <option value=*level>{*level}</option> }).collect_view()}
+                                </select>
+                                <p class="help">"Only for reasoning models."</p>
+                            </div>
+                            <FieldError id="reasoning-effort" />
+                        </div>
+                        <div class="field-row checkbox">
+                            <span></span>
+                            <div class="field-control">
+                                <label class="check">
+                                    <input
+                                        id="stream"
+                                        data-testid="stream"
+                                        type="checkbox"
+                                        prop:checked=move || settings.with(|s| s.stream)
+                                        on:change=move |ev| settings.update(|s| s.stream = event_target_checked(&ev))
+                                    />
+                                    "Stream replies as they are written"
+                                </label>
+                            </div>
+                        </div>
+                    </fieldset>
+                    // The summariser's own settings, the same fields as the Chat policy panel's.
+                    <div class="gen-column">
+                        <crate::ui::chat::policy_panel::SummarySettings prefix="settings-" />
+                    </div>
+                </div>
+            </fieldset>
+
+            <fieldset class="form-group">
+                <legend>"Privacy"</legend>
+                <div class="field-row">
+                    <span class="label">"Your key"</span>
+                    <p class="field-control wide" data-testid="key-kept">{move || settings.with(key_kept)}</p>
+                </div>
+                <div class="field-row">
+                    <span class="label">"An export"</span>
+                    <p class="field-control wide" data-testid="export-holds">{EXPORT_HOLDS}</p>
+                </div>
+            </fieldset>
 
             {move || {
                 let problems = problems();
@@ -194,7 +267,8 @@ enum TestState {
     Failed(String),
 }
 
-/// A labelled text input bound to one field of the settings.
+/// A labelled text input bound to one field of the settings, with its help text under it and
+/// what is wrong with its value beside it.
 #[component]
 fn TextField(
     id: &'static str,
@@ -205,26 +279,52 @@ fn TextField(
     #[prop(optional)] placeholder: Option<&'static str>,
     #[prop(optional)] list: Option<&'static str>,
     #[prop(optional)] inputmode: Option<&'static str>,
+    #[prop(optional)] help: Option<&'static str>,
 ) -> impl IntoView {
     let settings = expect_context::<RwSignal<Settings>>();
+    let invalid = Memo::new(move |_| settings.with(|s| inline_error(s, id).is_some()));
+    let described = help.map(|_| format!("{id}-help"));
     view! {
-        <div class="field">
+        <div class="field-row">
             <label for=id>{label}</label>
-            <input
-                id=id
-                data-testid=id
-                type=kind
-                placeholder=placeholder
-                list=list
-                inputmode=inputmode
-                autocomplete="off"
-                spellcheck="false"
-                prop:value=move || settings.with(get)
-                on:input=move |ev| {
-                    let value = event_target_value(&ev);
-                    settings.update(|s| set(s, value));
-                }
-            />
+            <div class="field-control">
+                <input
+                    id=id
+                    data-testid=id
+                    type=kind
+                    placeholder=placeholder
+                    list=list
+                    inputmode=inputmode
+                    autocomplete="off"
+                    spellcheck="false"
+                    aria-describedby=move || {
+                        let error = invalid.get().then(|| format!("{id}-error"));
+                        let ids: Vec<String> = described.clone().into_iter().chain(error).collect();
+                        (!ids.is_empty()).then(|| ids.join(" "))
+                    }
+                    aria-invalid=move || invalid.get().then_some("true")
+                    prop:value=move || settings.with(get)
+                    on:input=move |ev| {
+                        let value = event_target_value(&ev);
+                        settings.update(|s| set(s, value));
+                    }
+                />
+                {help.map(|text| view! { <p class="help" id=format!("{id}-help")>{text}</p> })}
+            </div>
+            <FieldError id />
         </div>
+    }
+}
+
+/// What is wrong with field `id`'s value, beside it; nothing while it is fine.
+#[component]
+fn FieldError(id: &'static str) -> impl IntoView {
+    let settings = expect_context::<RwSignal<Settings>>();
+    move || {
+        settings.with(|s| inline_error(s, id)).map(|message| view! {
+            <p class="field-aside field-error" id=format!("{id}-error") data-testid=format!("{id}-error")>
+                {message}
+            </p>
+        })
     }
 }

@@ -5,6 +5,7 @@ use leptos::prelude::*;
 use super::chat::ChatTab;
 use super::editions::EditionsTab;
 use super::inspect::{InspectTab, provide_sessions};
+use super::lesson::LessonBar;
 use super::live_driver::LiveDriver;
 use super::offline::OfflineNotice;
 use super::settings::SettingsPanel;
@@ -106,6 +107,7 @@ pub fn App() -> impl IntoView {
                 .collect_view()}
         </nav>
         <ParamErrors />
+        <LessonBar />
         <OfflineNotice />
         <StoreAlertRegion />
         <main id="panel" role="tabpanel" aria-labelledby=move || format!("tab-{}", tab.get().slug())>

@@ -180,7 +180,7 @@ fn CompareTable(rows: Vec<PolicyOutcome>) -> impl IntoView {
                 <tbody>
                     {rows.iter().zip(SERIES_CLASSES.iter().cycle()).map(|(r, class)| view! {
                         <tr data-testid="compare-row" data-policy=r.label.clone()>
-                            <th scope="row"><span class=format!("key {class}")>"■ "</span>{r.label.clone()}</th>
+                            <th scope="row"><span class=format!("key {class}") aria-hidden="true"></span>{r.label.clone()}</th>
                             <td>{r.calls}</td>
                             <td>{r.tokens_in}</td>
                             <td>{r.largest}</td>

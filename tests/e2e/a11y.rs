@@ -62,6 +62,15 @@ async fn unnamed(browser: &Browser) -> Vec<String> {
 #[tokio::test]
 async fn every_control_on_every_tab_has_an_accessible_name() {
     let browser = Browser::new().await;
+    let mut problems = Vec::new();
+    // The first visit's welcome, and the guided lesson's bar over a step.
+    for (query, testid) in [("", "welcome"), ("?lesson=4", "lesson")] {
+        browser.open(query).await;
+        browser.wait_testid(testid).await;
+        for html in unnamed(&browser).await {
+            problems.push(format!("{testid}: {html}"));
+        }
+    }
     browser.open("?demo=fincoach").await;
     browser.click_testid("play-all").await;
     browser
@@ -70,7 +79,6 @@ async fn every_control_on_every_tab_has_an_accessible_name() {
             "the demo to finish",
         )
         .await;
-    let mut problems = Vec::new();
     for tab in ["chat", "editions", "tuner", "tokens", "inspect", "settings"] {
         browser
             .wait_testid(&format!("tab-{tab}"))

@@ -7,11 +7,14 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 mod a11y;
+mod contrast;
 mod demos;
 mod drift_checks;
 mod harness;
+mod lesson;
 mod litellm;
 mod live;
+mod markdown;
 mod openai_server;
 mod persistence;
 mod policy_controls;
@@ -28,4 +31,5 @@ mod third_party;
 mod tokens;
 mod transcripts;
 mod tuner;
+mod welcome;
 mod workbench;

@@ -1,72 +1,121 @@
 //! Takes the README's screenshots of every tab from the release build:
-//! `cargo test --features e2e --test e2e screenshots -- --ignored`. It is ignored in the normal
-//! run because it writes into docs/; it still fails if a tab does not render.
+//! `cargo test --features e2e --test e2e screenshots -- --ignored`. Each tab is shot wide
+//! (1400 px, light), narrow (390 px, `<tab>-narrow.png`) and dark (1400 px, `<tab>-dark.png`).
+//! It is ignored in the normal run because it writes into docs/ (or into `SM_SHOTS`, to look at
+//! the page without touching the README's pictures); it still fails if a tab does not render.
 
 use std::path::PathBuf;
 
 use crate::harness::Browser;
 
+/// One shot: its file name, the page to open, buttons to press in order (the demo's state
+/// survives tab switches) and an element to scroll into view.
+struct Shot {
+    name: &'static str,
+    query: &'static str,
+    clicks: &'static [&'static str],
+    scroll: Option<&'static str>,
+}
+
+const SHOTS: [Shot; 7] = [
+    Shot {
+        name: "welcome",
+        query: "",
+        clicks: &[],
+        scroll: None,
+    },
+    Shot {
+        name: "chat",
+        query: "?tab=chat&demo=fincoach",
+        clicks: &["play-all"],
+        scroll: Some("summary"),
+    },
+    Shot {
+        name: "editions",
+        query: "?tab=chat&demo=fincoach",
+        clicks: &["play-all", "tab-editions"],
+        scroll: None,
+    },
+    Shot {
+        name: "tuner",
+        query: "?tab=tuner&trigger=turns&max_turns=4&keep=2&turns=10",
+        clicks: &[],
+        scroll: None,
+    },
+    Shot {
+        name: "tokens",
+        query: "?tab=tokens",
+        clicks: &[],
+        scroll: None,
+    },
+    Shot {
+        name: "inspect",
+        query: "?tab=inspect",
+        clicks: &[],
+        scroll: None,
+    },
+    Shot {
+        name: "settings",
+        query: "?tab=settings",
+        clicks: &[],
+        scroll: None,
+    },
+];
+
+/// The variants of every shot: a file-name suffix, the window's width and the theme.
+const VARIANTS: [(&str, u32, &str); 3] = [
+    ("", 1400, "light"),
+    ("-narrow", 390, "light"),
+    ("-dark", 1400, "dark"),
+];
+
 #[tokio::test]
 #[ignore = "writes docs/*.png; run by hand when the UI changes"]
 async fn screenshots() {
-    let docs = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs");
-    std::fs::create_dir_all(&docs).unwrap();
+    let out = std::env::var("SM_SHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs"));
+    std::fs::create_dir_all(&out).unwrap();
     let browser = Browser::new().await;
-    // Each shot: its file name, the page to open, a button to press, a tab to switch to after
-    // it (the demo's state survives tab switches) and an element to scroll into view.
-    type Shot = (
-        &'static str,
-        &'static str,
-        Option<&'static str>,
-        Option<&'static str>,
-        Option<&'static str>,
-    );
-    let shots: [Shot; 6] = [
-        (
-            "chat",
-            "?tab=chat&demo=fincoach",
-            Some("play-all"),
-            None,
-            Some("summary"),
-        ),
-        (
-            "editions",
-            "?tab=chat&demo=fincoach",
-            Some("play-all"),
-            Some("tab-editions"),
-            None,
-        ),
-        (
-            "tuner",
-            "?tab=tuner&trigger=turns&max_turns=4&keep=2&turns=10",
-            None,
-            None,
-            None,
-        ),
-        ("tokens", "?tab=tokens", None, None, None),
-        ("inspect", "?tab=inspect", None, None, None),
-        ("settings", "?tab=settings", None, None, None),
-    ];
-    for (name, query, click, then, scroll) in shots {
-        browser.open(query).await;
-        for id in click.into_iter().chain(then) {
-            browser.click_testid(id).await;
-        }
-        browser.wait_testid(&format!("panel-{name}")).await;
-        if let Some(id) = scroll {
-            browser.wait_testid(id).await;
+    for (suffix, width, theme) in VARIANTS {
+        // `SM_SHOT_HEIGHT` takes taller pictures, to look over a whole tab at once.
+        let height = std::env::var("SM_SHOT_HEIGHT")
+            .ok()
+            .and_then(|h| h.parse().ok())
+            .unwrap_or(if width < 600 { 844 } else { 900 });
+        browser.client.set_window_size(width, height).await.unwrap();
+        for shot in &SHOTS {
+            browser.open(shot.query).await;
+            // The theme is the one the masthead's toggle stores; set before the app reads it.
             browser
                 .client
                 .execute(
-                    &format!("document.querySelector(\"[data-testid='{id}']\").scrollIntoView({{block: 'center'}})"),
-                    vec![],
+                    "localStorage.setItem('summary-memory.theme', arguments[0]); \
+                     document.documentElement.setAttribute('data-theme', arguments[0]);",
+                    vec![serde_json::json!(theme)],
                 )
                 .await
                 .unwrap();
+            for id in shot.clicks {
+                browser.click_testid(id).await;
+            }
+            let panel = shot.name.replace("welcome", "chat");
+            browser.wait_testid(&format!("panel-{panel}")).await;
+            if let Some(id) = shot.scroll {
+                browser.wait_testid(id).await;
+                browser
+                    .client
+                    .execute(
+                        &format!("document.querySelector(\"[data-testid='{id}']\").scrollIntoView({{block: 'center'}})"),
+                        vec![],
+                    )
+                    .await
+                    .unwrap();
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+            let png = browser.client.screenshot().await.unwrap();
+            std::fs::write(out.join(format!("{}{suffix}.png", shot.name)), png).unwrap();
         }
-        tokio::time::sleep(std::time::Duration::from_millis(800)).await;
-        let png = browser.client.screenshot().await.unwrap();
-        std::fs::write(docs.join(format!("{name}.png")), png).unwrap();
     }
     browser.close().await;
 }

@@ -30,8 +30,8 @@ mod tab;
 pub use protocol::{Broadcast, Remote, RemoteNotice, SaveOp};
 pub use record::{Record, Unreadable};
 pub use sync::{
-    Imported, LiveAfterConflict, LiveSaves, LiveShape, STREAM_SAVE_BYTES, STREAM_SAVE_MS,
-    SaveWhen, check_file_size, warn_on_leave,
+    Imported, LiveAfterConflict, LiveSaves, LiveShape, STREAM_SAVE_BYTES, STREAM_SAVE_MS, SaveWhen,
+    check_file_size, warn_on_leave,
 };
 pub use tab::{FileError, LibraryTab, Problem, StoreAlert};
 

@@ -4,6 +4,7 @@ use leptos::prelude::*;
 
 use crate::app::rows::MessageRow;
 use crate::app::workbench::Workbench;
+use crate::ui::markdown::MessageContent;
 use crate::view::chat::Conversation;
 use crate::view::labels::turns_label;
 
@@ -131,7 +132,7 @@ fn RowView(row: MessageRow, live: bool) -> impl IntoView {
                     <p class="reasoning-text">{text}</p>
                 </details>
             })}
-            <p class="content">{row.content}</p>
+            <MessageContent role=row.role text=row.content />
         </li>
     }
 }

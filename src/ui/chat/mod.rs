@@ -8,7 +8,7 @@
 mod calls;
 mod composer;
 mod conversation;
-mod policy_panel;
+pub(crate) mod policy_panel;
 mod window;
 
 use leptos::prelude::*;
@@ -18,9 +18,13 @@ use crate::engine::demo::DemoSummariser;
 use crate::engine::openai::Purpose;
 use crate::engine::settings::Settings;
 use crate::route::{DemoKind, Route};
-use crate::view::chat::{context_window, policy_panel, progress};
+use crate::view::chat::{
+    WELCOME, WELCOME_DEMOS, context_window, policy_panel, progress, shows_welcome,
+};
 
+use super::lesson::Lesson;
 use super::live_driver::LiveDriver;
+use super::markdown::{RawReplies, RawToggle};
 use super::tokens::{TokenEstimateNote, TokenService};
 use calls::CallsView;
 use composer::Composer;
@@ -93,10 +97,49 @@ pub fn ChatTab() -> impl IntoView {
     let retry_pending =
         Memo::new(move |_| workbench.with(|w| w.is_live() && w.live.retry_wait().is_some()));
 
+    // The first visit's welcome, and the buttons that start a demo from it: each loads the demo
+    // and plays its first step, so one click shows something happening.
+    let welcome = Memo::new(move |_| workbench.with(shows_welcome));
+    let start_demo = move |kind: DemoKind| {
+        workbench.update(|w| {
+            w.load(kind);
+            w.step(&counter);
+        });
+        route.update(|r| r.demo = Some(kind));
+    };
+    let lesson = Lesson::from_context();
+    let raw = RawReplies(RwSignal::new(false));
+    provide_context(raw);
+
     view! {
         <section class="panel chat" data-testid="panel-chat">
             <h2>"Chat"</h2>
             <TokenEstimateNote />
+            {move || welcome.get().then(|| view! {
+                <section class="welcome card" data-testid="welcome" aria-labelledby="welcome-title">
+                    <h3 id="welcome-title">"Start here"</h3>
+                    {WELCOME.iter().map(|line| view! { <p>{*line}</p> }).collect_view()}
+                    <div class="welcome-actions">
+                        {WELCOME_DEMOS
+                            .into_iter()
+                            .map(|(kind, label)| view! {
+                                <button
+                                    type="button"
+                                    class="primary"
+                                    data-testid=format!("welcome-{}", kind.slug())
+                                    on:click=move |_| start_demo(kind)
+                                >
+                                    {label}
+                                </button>
+                            })
+                            .collect_view()}
+                        <button type="button" class="secondary" data-testid="lesson-start" on:click=move |_| lesson.go(1)>
+                            "Walk me through it"
+                        </button>
+                    </div>
+                    <p class="hint">"To talk to your own model instead, set an endpoint in Settings and type below."</p>
+                </section>
+            })}
             <div class="demo-bar" role="group" aria-label="Demo controls">
                 <label>
                     "Demo"
@@ -114,68 +157,78 @@ pub fn ChatTab() -> impl IntoView {
                             .collect_view()}
                     </select>
                 </label>
-                <button
-                    type="button"
-                    data-testid="step"
-                    disabled=move || done.get()
-                    on:click=move |_| workbench.update(|w| w.step(&counter))
-                >
-                    "Step"
-                </button>
-                <button
-                    type="button"
-                    data-testid="play-all"
-                    disabled=move || done.get()
-                    on:click=move |_| workbench.update(|w| w.play_all(&counter))
-                >
-                    "Play all"
-                </button>
-                <button
-                    type="button"
-                    data-testid="run-live"
-                    title="Send this demo's user messages to your endpoint, with its policy, and let the summary model write the summaries"
-                    disabled=move || kind.get().is_none() || !valid.get()
-                    on:click=run_live
-                >
-                    "Run live"
-                </button>
-                <label>
-                    "Summariser"
-                    <select data-testid="demo-summariser" on:change=pick_summariser>
-                        <option value="scripted" selected=move || summariser.get() == "scripted">
-                            {move || {
-                                if kind.get().is_some_and(DemoKind::is_recorded) {
-                                    "Recorded (the real model's own editions)"
-                                } else {
-                                    "Scripted (abstractive, drifts like a model)"
-                                }
-                            }}
-                        </option>
-                        <option value="extractive" selected=move || summariser.get() == "extractive">
-                            "Extractive (the baseline, copies sentences)"
-                        </option>
-                        <option value="model" disabled=move || kind.get().is_none() || !valid.get()>
-                            "Your endpoint (runs the demo live)"
-                        </option>
-                    </select>
-                </label>
-                <button
-                    type="button"
-                    data-testid="summarise-now"
-                    title="Fold the turns the trigger would fold now, whatever it says"
-                    disabled=move || live.get() && !valid.get()
-                    on:click=move |_| driver.summarise_now()
-                >
-                    "Summarise now"
-                </button>
-                <button
-                    type="button"
-                    data-testid="reset"
-                    disabled=move || kind.get().is_none()
-                    on:click=move |_| workbench.update(|w| w.reset())
-                >
-                    "Reset"
-                </button>
+                // A demo's controls appear with the demo: before one is picked they could not act.
+                {move || kind.get().is_some().then(|| view! {
+                    <button
+                        type="button"
+                        data-testid="step"
+                        disabled=move || done.get()
+                        on:click=move |_| workbench.update(|w| w.step(&counter))
+                    >
+                        "Step"
+                    </button>
+                    <button
+                        type="button"
+                        data-testid="play-all"
+                        disabled=move || done.get()
+                        on:click=move |_| workbench.update(|w| w.play_all(&counter))
+                    >
+                        "Play all"
+                    </button>
+                    <button
+                        type="button"
+                        data-testid="reset"
+                        on:click=move |_| workbench.update(|w| w.reset())
+                    >
+                        "Reset"
+                    </button>
+                    <label>
+                        "Summariser"
+                        <select data-testid="demo-summariser" on:change=pick_summariser>
+                            <option value="scripted" selected=move || summariser.get() == "scripted">
+                                {move || {
+                                    if kind.get().is_some_and(DemoKind::is_recorded) {
+                                        "Recorded (the real model's own editions)"
+                                    } else {
+                                        "Scripted (abstractive, drifts like a model)"
+                                    }
+                                }}
+                            </option>
+                            <option value="extractive" selected=move || summariser.get() == "extractive">
+                                "Extractive (the baseline, copies sentences)"
+                            </option>
+                            <option value="model" disabled=move || !valid.get()>
+                                "Your endpoint (runs the demo live)"
+                            </option>
+                        </select>
+                    </label>
+                })}
+                {move || (kind.get().is_some() && valid.get()).then(|| view! {
+                    <button
+                        type="button"
+                        data-testid="run-live"
+                        title="Send this demo's user messages to your endpoint, with its policy, and let the summary model write the summaries"
+                        on:click=run_live
+                    >
+                        "Run live"
+                    </button>
+                })}
+                {move || (!live.get() || valid.get()).then(|| view! {
+                    <button
+                        type="button"
+                        data-testid="summarise-now"
+                        title="Fold the turns the trigger would fold now, whatever it says"
+                        on:click=move |_| driver.summarise_now()
+                    >
+                        "Summarise now"
+                    </button>
+                })}
+                // The welcome offers the lesson itself; after it, the demo bar does.
+                {move || (!welcome.get()).then(|| view! {
+                    <button type="button" class="secondary push-end" data-testid="lesson-open" on:click=move |_| lesson.go(1)>
+                        "Walk me through it"
+                    </button>
+                })}
             </div>
             {move || {
                 status
@@ -198,7 +251,7 @@ pub fn ChatTab() -> impl IntoView {
             {move || {
                 (kind.get().is_some() && !valid.get()).then(|| view! {
                     <p class="hint" data-testid="no-endpoint">
-                        "No endpoint is configured, so a model cannot write this demo's summaries: set one in Settings to offer \"Your endpoint\". "
+                        "No endpoint is configured, so a model cannot write this demo's summaries: set one in Settings to offer \"Your endpoint\" and Run live. "
                         "The scripted and extractive summarisers run offline."
                     </p>
                 })
@@ -251,8 +304,7 @@ pub fn ChatTab() -> impl IntoView {
                 </p>
             </Show>
             {move || {
-                kind.get()
-                    .is_none()
+                (kind.get().is_none() && !welcome.get())
                     .then(|| {
                         view! {
                             <p class="hint">
@@ -265,6 +317,9 @@ pub fn ChatTab() -> impl IntoView {
             }}
             <div class="chat-layout">
                 <div class="conversation">
+                    {move || (!welcome.get()).then(|| view! {
+                        <div class="conversation-tools"><RawToggle /></div>
+                    })}
                     <ConversationView />
                     <Composer />
                 </div>

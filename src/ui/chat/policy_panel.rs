@@ -272,25 +272,26 @@ pub(super) fn PolicyEditor() -> impl IntoView {
 
 /// The summariser's own generation settings, separate from the chat's: kept with the
 /// endpoint's settings (they apply to every summary request), edited here beside the policy.
+/// `prefix` goes before every id and hook, so the Settings tab can show the same fields.
 #[component]
-fn SummarySettings() -> impl IntoView {
+pub(crate) fn SummarySettings(#[prop(optional)] prefix: &'static str) -> impl IntoView {
     let settings = expect_context::<RwSignal<Settings>>();
     view! {
-        <fieldset class="summary-settings" data-testid="summary-settings">
+        <fieldset class="summary-settings" data-testid=format!("{prefix}summary-settings")>
             <legend>"Summariser generation"</legend>
             <p class="hint">"Sent with every summary request to your endpoint; an empty field uses the chat's value from Settings."</p>
             {SummarySetting::ALL
                 .into_iter()
                 .map(|field| {
-                    let id = field.testid();
+                    let id = format!("{prefix}{}", field.testid());
                     let input = if field.choices().is_empty() {
                         view! {
                             <input
-                                id=id
+                                id=id.clone()
                                 type="text"
                                 inputmode="decimal"
                                 autocomplete="off"
-                                data-testid=id
+                                data-testid=id.clone()
                                 placeholder=field.placeholder()
                                 prop:value=move || settings.with(|s| field.value(s))
                                 on:input=move |ev| {
@@ -303,8 +304,8 @@ fn SummarySettings() -> impl IntoView {
                     } else {
                         view! {
                             <select
-                                id=id
-                                data-testid=id
+                                id=id.clone()
+                                data-testid=id.clone()
                                 prop:value=move || settings.with(|s| field.value(s))
                                 on:change=move |ev| {
                                     let value = event_target_value(&ev);
@@ -321,7 +322,7 @@ fn SummarySettings() -> impl IntoView {
                         .into_any()
                     };
                     view! {
-                        <label class="number" for=id>
+                        <label class="number" for=id.clone()>
                             <span>{field.label()}</span>
                             {input}
                         </label>

@@ -7,6 +7,7 @@ use crate::app::on_screen::OnScreen;
 use crate::app::policy_form::fact_source;
 use crate::engine::demo::{DemoEvent, DemoPlayer};
 use crate::engine::memory::MemoryState;
+use crate::route::DemoKind;
 use crate::view::labels::{describe_trigger, fold_label, placement_label, summary_budget};
 
 // The old paths of what moved out of this module, so code written against them still builds.
@@ -127,6 +128,24 @@ pub fn policy_panel(workbench: &Workbench) -> PolicyPanel {
             .map(|f| (f.label.clone(), fact_source(f).to_owned()))
             .collect(),
     }
+}
+
+/// What the Chat tab says on a first visit, in two sentences: what summary memory is.
+pub const WELCOME: [&str; 2] = [
+    "Summary memory keeps a long chat inside its budget: once a trigger fires, the oldest turns are folded into a short summary written by a model, and only the newest turns are sent word for word.",
+    "It saves tokens, but every summary is rewritten from the one before, so a fact or a rule can quietly drift; the demos below show both sides, offline, with nothing sent anywhere.",
+];
+
+/// The first visit's buttons: one per demo, each loading it and playing its first step.
+pub const WELCOME_DEMOS: [(DemoKind, &str); 2] = [
+    (DemoKind::FinCoach, "Watch the salary survive six turns"),
+    (DemoKind::Drift, "Watch a hard rule drift"),
+];
+
+/// Whether the Chat tab shows the welcome: nothing has started yet, no demo is loaded and the
+/// live chat holds no message (a resumed chat, or one in flight, is where the user was).
+pub fn shows_welcome(workbench: &Workbench) -> bool {
+    workbench.is_live() && workbench.live.memory().archive().is_empty() && !workbench.live.is_busy()
 }
 
 /// Where the demo stands and what its last step did.

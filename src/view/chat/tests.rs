@@ -212,3 +212,19 @@ fn demo_and_live_conversations_share_one_layout() {
     assert_eq!(stopped.verbatim[1].state.slug(), "incomplete");
     assert_eq!(stopped.verbatim[1].tokens, Some(2));
 }
+
+#[test]
+fn the_welcome_shows_until_something_starts_and_offers_each_demo() {
+    let mut workbench = Workbench::default();
+    assert!(shows_welcome(&workbench));
+    // Every bundled demo has its button, each naming what it shows.
+    let kinds: Vec<DemoKind> = WELCOME_DEMOS.iter().map(|(k, _)| *k).collect();
+    assert_eq!(kinds, [DemoKind::FinCoach, DemoKind::Drift]);
+    workbench.load(DemoKind::FinCoach);
+    assert!(!shows_welcome(&workbench));
+    workbench.unload();
+    assert!(shows_welcome(&workbench));
+    // A live chat that has a message is where the user was: no welcome over it.
+    workbench.live.send("hello", 0, &WordCounter).unwrap();
+    assert!(!shows_welcome(&workbench));
+}

@@ -1,0 +1,126 @@
+//! The Settings form's words beside its fields: which field each validation problem is about
+//! (so it shows next to that field, not only in the list at the bottom), where the key is kept,
+//! and what an export holds. The checks themselves are `engine::settings`'.
+
+use crate::engine::openai::Origin;
+use crate::engine::settings::{ModelUse, Settings, SettingsError};
+
+/// The id (and `data-testid`) of the input `error` is about.
+pub fn field_of(error: &SettingsError) -> &'static str {
+    match error {
+        SettingsError::BaseUrlMissing
+        | SettingsError::BaseUrlScheme { .. }
+        | SettingsError::BaseUrlInvalid { .. }
+        | SettingsError::BaseUrlSecret => "base-url",
+        SettingsError::ModelMissing(ModelUse::Chat) => "chat-model",
+        SettingsError::ModelMissing(ModelUse::Summary) => "summary-model",
+        SettingsError::Temperature(_) => "temperature",
+        SettingsError::MaxTokens(_) => "max-tokens",
+        SettingsError::ReasoningEffort(_) => "reasoning-effort",
+        SettingsError::Timeout(_) => "timeout",
+        // The summariser's own settings are checked where they are edited (their fields show
+        // their own problems).
+        SettingsError::Summary(inner) => match **inner {
+            SettingsError::Temperature(_) => "summary-temperature",
+            SettingsError::MaxTokens(_) => "summary-max_tokens",
+            SettingsError::ReasoningEffort(_) => "summary-reasoning_effort",
+            _ => "summary-settings",
+        },
+    }
+}
+
+/// The message to show beside field `field`, if what it holds cannot be used. An empty field
+/// that must be filled is not flagged here (a fresh form would open in red): the list under the
+/// form names it.
+pub fn inline_error(settings: &Settings, field: &str) -> Option<String> {
+    let errors = settings.validate().err()?;
+    errors
+        .iter()
+        .filter(|e| {
+            !matches!(
+                e,
+                SettingsError::BaseUrlMissing | SettingsError::ModelMissing(_)
+            )
+        })
+        .find(|e| field_of(e) == field)
+        .map(ToString::to_string)
+}
+
+/// Where the key is kept and where it may go, in a sentence or two.
+pub fn key_kept(settings: &Settings) -> String {
+    let place = if settings.remember_key {
+        "The key is kept in this browser's localStorage until you untick \"Remember the key\"."
+    } else {
+        "The key is kept in this tab's sessionStorage and forgotten when the tab closes."
+    };
+    let origin = Some(settings.key_origin.clone())
+        .filter(|o| !o.is_empty())
+        .or_else(|| Origin::parse(&settings.base_url).map(|o| o.to_string()));
+    match origin {
+        Some(origin) if !settings.api_key.trim().is_empty() => format!(
+            "{place} It is only ever sent to {origin}, the server it was typed for; pointing the base URL at another server empties it."
+        ),
+        _ => format!(
+            "{place} It is only ever sent to the server it was typed for; pointing the base URL at another server empties it."
+        ),
+    }
+}
+
+/// What a session export holds, and what it never does.
+pub const EXPORT_HOLDS: &str = "An export holds the session's endpoint and model settings without the key, its memory policy and pinned facts, every archived message and every summary edition. Nothing leaves this browser unless you download it; requests go straight from here to your server.";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(base_url: &str) -> Settings {
+        let mut s = Settings::default();
+        s.set_base_url(base_url.to_owned());
+        s.chat_model = "m".into();
+        s
+    }
+
+    #[test]
+    fn every_problem_is_shown_beside_the_field_it_is_about() {
+        let mut s = settings("ftp://example.com");
+        s.temperature = "5".into();
+        s.max_tokens = "lots".into();
+        s.reasoning_effort = "extreme".into();
+        s.timeout_secs = "0".into();
+        for (field, words) in [
+            ("base-url", "http://"),
+            ("temperature", "0 to 2"),
+            ("max-tokens", "whole number"),
+            ("reasoning-effort", "one of"),
+            ("timeout", "seconds"),
+        ] {
+            let shown = inline_error(&s, field).unwrap_or_else(|| panic!("{field}"));
+            assert!(shown.contains(words), "{field}: {shown}");
+        }
+        assert_eq!(inline_error(&s, "chat-model"), None);
+    }
+
+    #[test]
+    fn an_empty_form_is_not_flagged_field_by_field() {
+        let s = Settings::default();
+        assert!(s.validate().is_err());
+        for field in ["base-url", "chat-model", "summary-model", "temperature"] {
+            assert_eq!(inline_error(&s, field), None, "{field}");
+        }
+        // A valid form has nothing beside any field.
+        let s = settings("http://localhost:11434/v1");
+        assert_eq!(inline_error(&s, "base-url"), None);
+    }
+
+    #[test]
+    fn the_key_s_place_follows_remember_and_names_its_origin() {
+        let mut s = settings("https://api.groq.com/openai/v1");
+        s.set_api_key("sk-x".into());
+        let kept = key_kept(&s);
+        assert!(kept.contains("sessionStorage"), "{kept}");
+        assert!(kept.contains("https://api.groq.com"), "{kept}");
+        s.remember_key = true;
+        assert!(key_kept(&s).contains("localStorage"));
+        assert!(!key_kept(&s).contains("sk-x"));
+    }
+}

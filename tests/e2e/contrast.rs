@@ -1,0 +1,112 @@
+//! Every piece of text on every tab, in the light and the dark theme, meets WCAG AA contrast
+//! against what is behind it: 4.5:1, or 3:1 for large text (24 px, or 18.66 px bold). The ratio
+//! is computed in the page from computed styles: the text's colour (faded by any opacity above
+//! it) over the backgrounds of its ancestors composited from the root down. Disabled controls
+//! are exempt, as WCAG exempts them; SVG chart labels are drawn with `fill` and not checked here;
+//! a word in the middle of a fade (the Editions rewrite) is skipped until it has arrived.
+
+use serde_json::Value;
+
+use crate::harness::Browser;
+
+/// The page-side check: every text node that fails, with what it says and its ratio.
+const FAILURES: &str = r#"
+const parse = c => { const m = c && c.match(/rgba?\(([^)]+)\)/); if (!m) return null;
+  const p = m[1].split(/[\s,\/]+/).filter(Boolean).map(Number); return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1]; };
+const over = (top, under) => { const a = top[3]; return [0, 1, 2].map(i => top[i] * a + under[i] * (1 - a)).concat([1]); };
+const lum = c => { const f = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+  return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]); };
+const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+const backdrop = el => { const chain = []; for (let e = el; e; e = e.parentElement) chain.unshift(e);
+  let bg = [255, 255, 255, 1]; for (const e of chain) { const c = parse(getComputedStyle(e).backgroundColor); if (c && c[3] > 0) bg = over(c, bg); } return bg; };
+const faded = el => { let o = 1; for (let e = el; e; e = e.parentElement) o *= parseFloat(getComputedStyle(e).opacity); return o; };
+const out = []; let checked = 0;
+const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+  if (!n.textContent.trim()) continue;
+  const el = n.parentElement;
+  if (!el || el.closest('svg, option, script, style, [disabled], :disabled')) continue;
+  const s = getComputedStyle(el);
+  if (s.visibility !== 'visible' || el.getClientRects().length === 0) continue;
+  // A word fading in or out (the Editions rewrite) is checked once it has arrived.
+  let moving = false; for (let e = el; e; e = e.parentElement) if (e.getAnimations().some(a => a.playState === 'running')) moving = true;
+  if (moving) { continue; }
+  const fg = parse(s.color); const bg = backdrop(el);
+  const text = over([fg[0], fg[1], fg[2], fg[3] * faded(el)], bg);
+  const size = parseFloat(s.fontSize), bold = parseInt(s.fontWeight, 10) >= 700;
+  const need = (size >= 24 || (size >= 18.66 && bold)) ? 3 : 4.5;
+  const r = ratio(text, bg); checked++;
+  if (r < need) out.push(`${r.toFixed(2)} < ${need}: "${n.textContent.trim().slice(0, 40)}" in <${el.tagName.toLowerCase()} class="${el.className}"> (${s.color} on rgb(${bg.slice(0, 3).map(Math.round)}))`);
+}
+return [checked, out];
+"#;
+
+async fn failures(browser: &Browser, place: &str) -> Vec<String> {
+    let value = browser.client.execute(FAILURES, vec![]).await.unwrap();
+    let checked = value[0].as_u64().unwrap();
+    assert!(checked > 10, "{place}: only {checked} text nodes found");
+    value[1]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| format!("{place}: {}", f.as_str().unwrap()))
+        .collect()
+}
+
+async fn set_theme(browser: &Browser, theme: &str) {
+    browser
+        .client
+        .execute(
+            "localStorage.setItem('summary-memory.theme', arguments[0]); \
+             document.documentElement.setAttribute('data-theme', arguments[0]);",
+            vec![Value::from(theme)],
+        )
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn text_meets_wcag_aa_contrast_on_every_tab_in_both_themes() {
+    let browser = Browser::new().await;
+    let mut problems = Vec::new();
+    for theme in ["light", "dark"] {
+        // The first visit's welcome.
+        browser.open("").await;
+        set_theme(&browser, theme).await;
+        browser.wait_testid("welcome").await;
+        problems.extend(failures(&browser, &format!("{theme} welcome")).await);
+        // A demo played to its end, so folded messages, editions and checks are on screen, with
+        // the lesson's bar and its highlight.
+        browser.open("?lesson=8").await;
+        browser.wait_testid("lesson").await;
+        browser.wait_testid("overrun-note").await;
+        for tab in ["editions", "chat", "tuner", "tokens", "inspect", "settings"] {
+            browser.click_testid(&format!("tab-{tab}")).await;
+            browser.wait_testid(&format!("panel-{tab}")).await;
+            if tab == "settings" {
+                // A problem beside its field, in the error colour.
+                browser.set_field("temperature", "5").await;
+                browser.wait_testid("temperature-error").await;
+            }
+            problems.extend(failures(&browser, &format!("{theme} {tab}")).await);
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "text below WCAG AA contrast:\n{}",
+        problems.join("\n")
+    );
+    // The check itself catches low contrast: text in the colour of the rules, on the paper.
+    browser
+        .client
+        .execute(
+            "const p = document.createElement('p'); p.textContent = 'faint words'; \
+             p.style.color = 'var(--rule)'; document.querySelector('main').append(p);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let found = failures(&browser, "planted").await;
+    assert!(found.iter().any(|f| f.contains("faint words")), "{found:?}");
+    browser.close().await;
+}
