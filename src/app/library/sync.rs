@@ -131,14 +131,8 @@ impl Library {
             file: file.to_owned(),
             error,
         })?;
-        let mut first = None;
-        for s in imported {
-            let id = new_id();
-            if self.add(id.clone(), s, now_ms).is_ok() {
-                first.get_or_insert(id);
-            }
-        }
-        Ok(first)
+        let sessions: Vec<(String, Session)> = imported.into_iter().map(|s| (new_id(), s)).collect();
+        Ok(self.add_all(sessions, now_ms).into_iter().next())
     }
 
     /// The export: the open session `selected` as a session file, or, with none open (or one
