@@ -188,6 +188,7 @@ await withChromium(await serve(route), async (page) => {
   console.log(`  vocabulary ready               ${fmt(t.vocabLoaded)}  (${fmt(t.vocabLoaded - t.vocabFetched)} ms, built in slices between which the page runs)`)
   console.log(`  first exact count on screen    ${fmt(t.firstExact ?? NaN)}`)
   console.log(`  longest main-thread task from mount to first exact count: ${longest > 0 ? `${fmt(longest)} ms` : 'none over 50 ms'} (${window.length} long tasks${t.longTasks === null ? '; the Long Tasks observer did not run' : ''})`)
+  for (const l of window) console.log(`    a long task at ${fmt(l.start)} ms for ${fmt(l.duration)} ms`)
   console.log(`\ninit (o200k_base):`)
   console.log(`  ours (parse the compact vocabulary, in one go) ${fmt(r.oursLoadMs)} ms`)
   console.log(`  gpt-tokenizer (import + first use)  ${fmt(r.gptLoadMs)} ms`)

@@ -202,8 +202,8 @@ impl TokenCounter {
 pub struct Loading(Builder);
 
 impl Loading {
-    /// Indexes up to `tokens` more of the vocabulary's tokens; true once all are. o200k_base
-    /// has 199,998.
+    /// Indexes up to `tokens` more of the vocabulary's tokens (o200k_base has 199,998), or,
+    /// once all are, compiles the splitter in a step of its own; true when done.
     pub fn step(&mut self, tokens: usize) -> Result<bool, TokensError> {
         self.0.step(tokens)
     }

@@ -3,9 +3,18 @@
 //! The counter is created at the App root and shared through context as a [`TokenService`]. Its
 //! vocabulary is a separate, content-hashed file (`<encoding>-<hash>.smv`, named in index.html by
 //! the build), fetched only after the page has painted (an animation frame, then a zero timeout)
-//! and only for the encoding in use, then parsed on the main thread: the tabs are visible and
-//! clickable before any vocabulary exists, and counts say "…" (pending) meanwhile, never 0. If
-//! the file cannot be had, the Tokens tab says so and counts become estimates marked "≈".
+//! and only for the encoding in use, then built on the main thread in slices of about 12 ms
+//! with a zero timeout between them, so no long task blocks input or painting: the tabs are
+//! visible and clickable before any vocabulary exists, and counts say "…" (pending) meanwhile,
+//! never 0. If the file cannot be had, the Tokens tab says so and counts become estimates
+//! marked "≈".
+//!
+//! Why slices on the main thread and not a Web Worker: counting is synchronous everywhere the
+//! engine counts (a message's cached count, the token trigger), so the counter has to live in
+//! the page's own wasm; a worker could only parse, and handing its result over would copy the
+//! same megabytes the slices index. Counting itself stays on the main thread: a 40 KB text
+//! counts in a few milliseconds warm (benches/browser/run.mjs), less than a worker round trip
+//! would add to every keystroke.
 
 use std::time::Duration;
 
@@ -196,6 +205,7 @@ impl TokenService {
         while !done {
             gloo_timers::future::TimeoutFuture::new(0).await;
             let t = now();
+            // The step that compiles the splitter comes alone, in a slice of its own.
             while !done && now() - t < SLICE_MS {
                 done = loading.step(SLICE_TOKENS)?;
             }

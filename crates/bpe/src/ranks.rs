@@ -90,9 +90,10 @@ impl RanksBuilder {
     /// Indexes up to `tokens` more tokens; true once every token is indexed. Fails on a repeated
     /// token.
     pub fn step(&mut self, tokens: usize) -> Result<bool, FormatError> {
-        let end = self
-            .count
-            .min(self.next.saturating_add(tokens.min(Rank::MAX as usize) as Rank));
+        let end = self.count.min(
+            self.next
+                .saturating_add(tokens.min(Rank::MAX as usize) as Rank),
+        );
         for rank in self.next..end {
             self.ranks.insert(rank)?;
         }

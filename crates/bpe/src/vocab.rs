@@ -61,7 +61,10 @@ enum Segment {
 /// [`VocabularyBuilder::finish`] compiles the splitter.
 pub struct VocabularyBuilder {
     ranks: RanksBuilder,
+    ranks_done: bool,
     pattern: Pattern,
+    /// Compiled by the step after the last token is indexed, so that it runs alone.
+    splitter: Option<Splitter>,
 }
 
 impl VocabularyBuilder {
@@ -71,19 +74,32 @@ impl VocabularyBuilder {
         let parsed = compact::parse(name, data)?;
         Ok(VocabularyBuilder {
             ranks: RanksBuilder::new(parsed),
+            ranks_done: false,
             pattern,
+            splitter: None,
         })
     }
 
-    /// Indexes up to `tokens` more tokens; true once all are.
+    /// Indexes up to `tokens` more tokens, or, once all are, compiles the splitter (a step of
+    /// its own); true when nothing is left for [`VocabularyBuilder::finish`] but assembly.
     pub fn step(&mut self, tokens: usize) -> Result<bool, LoadError> {
-        Ok(self.ranks.step(tokens)?)
+        if !self.ranks_done {
+            self.ranks_done = self.ranks.step(tokens)?;
+            return Ok(false);
+        }
+        if self.splitter.is_none() {
+            self.splitter = Some(Splitter::new(self.pattern)?);
+        }
+        Ok(true)
     }
 
     /// The vocabulary, indexing whatever the steps left.
     pub fn finish(self) -> Result<Vocabulary, LoadError> {
         let ranks = self.ranks.finish()?;
-        let splitter = Splitter::new(self.pattern)?;
+        let splitter = match self.splitter {
+            Some(splitter) => splitter,
+            None => Splitter::new(self.pattern)?,
+        };
         Ok(Vocabulary {
             ranks,
             splitter,
@@ -409,14 +425,13 @@ mod tests {
 
     #[test]
     fn a_vocabulary_built_in_steps_counts_like_one_built_at_once() {
-        let mut builder =
-            VocabularyBuilder::new("tiny", Pattern::O200k, &tiny::compact()).unwrap();
+        let mut builder = VocabularyBuilder::new("tiny", Pattern::O200k, &tiny::compact()).unwrap();
         let mut steps = 1;
         while !builder.step(7).unwrap() {
             steps += 1;
         }
-        // 256 single bytes and 9 merges, 7 a step.
-        assert_eq!(steps, (256 + 9usize).div_ceil(7));
+        // 256 single bytes and 9 merges, 7 a step, then the splitter's step.
+        assert_eq!(steps, (256 + 9usize).div_ceil(7) + 1);
         let stepped = builder.finish().unwrap();
         let whole = tiny_vocab();
         for text in TEXTS {

@@ -131,7 +131,8 @@ impl Library {
             file: file.to_owned(),
             error,
         })?;
-        let sessions: Vec<(String, Session)> = imported.into_iter().map(|s| (new_id(), s)).collect();
+        let sessions: Vec<(String, Session)> =
+            imported.into_iter().map(|s| (new_id(), s)).collect();
         Ok(self.add_all(sessions, now_ms).into_iter().next())
     }
 

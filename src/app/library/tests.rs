@@ -381,7 +381,12 @@ fn adding_a_batch_is_adding_each_in_turn() {
     one_by_one.add("x".into(), session("Existing"), 5).unwrap();
     let mut at_once = one_by_one.clone();
     // "x" is taken already and the second "b" repeats an id of the batch: both are skipped.
-    let items = batch(&[("b", "Beta"), ("x", "Clash"), ("a", "Alpha"), ("b", "Again")]);
+    let items = batch(&[
+        ("b", "Beta"),
+        ("x", "Clash"),
+        ("a", "Alpha"),
+        ("b", "Again"),
+    ]);
     let mut added = Vec::new();
     for (id, s) in items.clone() {
         if one_by_one.add(id.clone(), s, 9).is_ok() {
