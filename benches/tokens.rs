@@ -2,7 +2,9 @@
 //! and without the cache, and the adversarial inputs that must stay bounded.
 //!
 //! Run with `cargo bench --bench tokens`. Besides criterion's report it prints the cached /
-//! uncached time ratio measured in the same run.
+//! uncached time ratio measured in the same run. Our counting against other Rust tokenizers,
+//! per bench corpus, is `benches/peers` (a package of its own, so that their embedded
+//! vocabularies never reach this crate's builds).
 
 use std::hint::black_box;
 use std::path::Path;
@@ -104,10 +106,16 @@ fn adversarial_counting(c: &mut Criterion) {
 }
 
 /// Times `f` over enough rounds to take about half a second.
-fn time_per_round(mut f: impl FnMut()) -> Duration {
+fn time_per_round(f: impl FnMut()) -> Duration {
+    time_for(Duration::from_millis(500), f)
+}
+
+/// Times `f` over enough rounds to take `budget`, after one untimed round.
+fn time_for(budget: Duration, mut f: impl FnMut()) -> Duration {
+    f();
     let start = Instant::now();
     let mut rounds = 0u32;
-    while start.elapsed() < Duration::from_millis(500) {
+    while start.elapsed() < budget {
         f();
         rounds += 1;
     }

@@ -73,7 +73,7 @@ async function wd(driver, method, path, body) {
 
 // Runs `bench(page)` against one headless Chromium with a fresh profile, then stops the browser,
 // the driver and the server. `page` has `app` (the served app's URL) and the WebDriver calls
-// the benches use: `goto`, `sync` and `async` (scripts, with their arguments) and `click`.
+// the benches use: `goto`, `sync` and `async` (scripts, with their arguments), `click` and `cdp`.
 export async function withChromium(server, bench) {
   const app = `http://127.0.0.1:${server.address().port}/`
   const { url: driver, child } = await startDriver()
@@ -98,6 +98,9 @@ export async function withChromium(server, bench) {
     return await bench({
       app,
       goto: (url) => wd(driver, 'POST', `${s}/url`, { url }),
+      // A DevTools Protocol command through chromedriver's own endpoint (e.g. a script that
+      // runs in every new document before the page's own, which the page's CSP cannot refuse).
+      cdp: (cmd, params = {}) => wd(driver, 'POST', `${s}/goog/cdp/execute`, { cmd, params }),
       sync: (script, args = []) => wd(driver, 'POST', `${s}/execute/sync`, { script, args }),
       async: (script, args = []) => wd(driver, 'POST', `${s}/execute/async`, { script, args }),
       click: async (css) => {

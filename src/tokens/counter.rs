@@ -10,7 +10,7 @@ use super::cache::{Cache, CacheStats, Key};
 use super::compact;
 use super::count::{Count, Limits};
 use super::encoding::{Encoding, TokensError};
-use super::vocab::Vocabulary;
+use super::vocab::{Builder, Vocabulary};
 use crate::engine::CountTokens;
 use sm_bpe::TokenSpan;
 
@@ -62,6 +62,26 @@ impl TokenCounter {
         if slot.get().is_none() {
             // Another thread may win the race; its vocabulary is identical, so losing is fine.
             let _ = slot.set(Vocabulary::from_compact(encoding, data)?);
+        }
+        self.failed[encoding.index()].store(false, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Starts loading `data`, the compact vocabulary of `encoding`, in steps: the file is parsed
+    /// now, and [`Loading::step`] indexes its tokens a bounded number at a time, so the page
+    /// can yield to the browser between steps; [`TokenCounter::finish_loading`] installs it.
+    /// Counts stay [`Count::Pending`] until then. Equivalent to [`TokenCounter::load_from`].
+    pub fn start_loading(&self, encoding: Encoding, data: &[u8]) -> Result<Loading, TokensError> {
+        Vocabulary::builder(encoding, data).map(Loading)
+    }
+
+    /// Installs a vocabulary that [`TokenCounter::start_loading`] began (indexing whatever its
+    /// steps left), unless that encoding is loaded already. Counts with it become exact.
+    pub fn finish_loading(&self, loading: Loading) -> Result<(), TokensError> {
+        let encoding = loading.0.encoding();
+        let slot = &self.vocabularies[encoding.index()];
+        if slot.get().is_none() {
+            let _ = slot.set(loading.0.finish()?);
         }
         self.failed[encoding.index()].store(false, Ordering::Relaxed);
         Ok(())
@@ -175,6 +195,23 @@ impl TokenCounter {
         self.cache
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// A vocabulary being loaded in steps; see [`TokenCounter::start_loading`].
+pub struct Loading(Builder);
+
+impl Loading {
+    /// Indexes up to `tokens` more of the vocabulary's tokens (o200k_base has 199,998), or,
+    /// once all are, compiles the splitter in a step of its own; true when done.
+    pub fn step(&mut self, tokens: usize) -> Result<bool, TokensError> {
+        self.0.step(tokens)
+    }
+}
+
+impl fmt::Debug for Loading {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Loading").field(&self.0.encoding()).finish()
     }
 }
 

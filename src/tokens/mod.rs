@@ -30,7 +30,7 @@ pub use chat::{
     ChatCount, ChatTurn, REPLY_PRIMING, TOKENS_PER_MESSAGE, TOKENS_PER_NAME, TurnCount,
 };
 pub use count::{Count, Limits};
-pub use counter::{TokenCounter, rough_estimate};
+pub use counter::{Loading, TokenCounter, rough_estimate};
 pub use encoding::{Encoding, TokensError};
 /// One token of a text, for a view that colours tokens (see [`sm_bpe::TokenSpan`]).
 pub use sm_bpe::TokenSpan;

@@ -568,3 +568,32 @@ fn a_million_spaces_split_in_linear_time() {
     let pieces: Vec<_> = splitter.pieces(&text).collect();
     assert_eq!(pieces, vec![0..(1 << 20) - 1, (1 << 20) - 1..(1 << 20) + 1]);
 }
+
+#[test]
+fn a_vocabulary_loaded_in_steps_counts_like_tiktoken_and_is_pending_until_installed() {
+    let encoding = Encoding::Cl100kBase;
+    let counter = TokenCounter::new(encoding);
+    let data = compact::from_tiktoken(encoding);
+    let mut loading = counter.start_loading(encoding, &data).unwrap();
+    let mut steps = 1;
+    while !loading.step(16_384).unwrap() {
+        assert_eq!(counter.count("hello world"), Count::Pending);
+        steps += 1;
+    }
+    // The tokens' steps, then one that compiles the splitter.
+    assert_eq!(steps, 100_256usize.div_ceil(16_384) + 1);
+    counter.finish_loading(loading).unwrap();
+    for text in [
+        "Hello, world!",
+        "नमस्ते, ₹1,20,000 का बजट",
+        "我们今天讨论了长期记忆。",
+    ] {
+        let expect = reference(encoding, text).len() as u32;
+        assert_eq!(counter.count(text), Count::Exact(expect), "{text:?}");
+    }
+    // A file for another encoding is refused before any step.
+    let Err(err) = counter.start_loading(Encoding::O200kBase, &data) else {
+        panic!("the cl100k_base file is not o200k_base");
+    };
+    assert!(err.to_string().contains("cl100k_base"), "{err}");
+}

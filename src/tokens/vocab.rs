@@ -12,10 +12,14 @@ impl Vocabulary {
     pub(crate) fn from_compact(encoding: Encoding, data: &[u8]) -> Result<Self, TokensError> {
         sm_bpe::Vocabulary::from_compact(encoding.name(), encoding.pattern(), data)
             .map(Vocabulary)
-            .map_err(|err| TokensError::Load {
-                encoding,
-                reason: err.to_string(),
-            })
+            .map_err(|err| load_error(encoding, err))
+    }
+
+    /// Starts building the vocabulary of `encoding` from its compact file, a step at a time.
+    pub(crate) fn builder(encoding: Encoding, data: &[u8]) -> Result<Builder, TokensError> {
+        sm_bpe::VocabularyBuilder::new(encoding.name(), encoding.pattern(), data)
+            .map(|inner| Builder { encoding, inner })
+            .map_err(|err| load_error(encoding, err))
     }
 
     /// Counts `text`, answering repeated multi-token pieces from the per-piece cache.
@@ -37,6 +41,42 @@ impl Vocabulary {
 
     pub(crate) fn tokens_of(&self, text: &str, limits: Limits) -> Vec<TokenSpan> {
         self.0.tokens_of(text, limits.max_piece_bytes)
+    }
+}
+
+/// A vocabulary being built in steps ([`Vocabulary::builder`]).
+pub(crate) struct Builder {
+    encoding: Encoding,
+    inner: sm_bpe::VocabularyBuilder,
+}
+
+impl Builder {
+    /// Indexes up to `tokens` more tokens; true once all are.
+    pub(crate) fn step(&mut self, tokens: usize) -> Result<bool, TokensError> {
+        let encoding = self.encoding;
+        self.inner
+            .step(tokens)
+            .map_err(|err| load_error(encoding, err))
+    }
+
+    /// The finished vocabulary.
+    pub(crate) fn finish(self) -> Result<Vocabulary, TokensError> {
+        let encoding = self.encoding;
+        self.inner
+            .finish()
+            .map(Vocabulary)
+            .map_err(|err| load_error(encoding, err))
+    }
+
+    pub(crate) fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+}
+
+fn load_error(encoding: Encoding, err: sm_bpe::LoadError) -> TokensError {
+    TokensError::Load {
+        encoding,
+        reason: err.to_string(),
     }
 }
 

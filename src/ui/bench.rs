@@ -10,6 +10,7 @@ use crate::tokens::{Encoding, TokenCounter};
 
 thread_local! {
     static BENCH_COUNTER: RefCell<Option<TokenCounter>> = const { RefCell::new(None) };
+    static HELD_TEXTS: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The URL of the `encoding` vocabulary file that the page names, so the bench can fetch it
@@ -39,6 +40,40 @@ pub fn bench_tokens_load(encoding: &str, data: &[u8]) -> Result<f64, JsError> {
 /// gpt-tokenizer's merge cache in its cold run. The caller times it.
 #[wasm_bindgen]
 pub fn bench_tokens_count(texts: Vec<String>, rounds: u32, cold: bool) -> Result<f64, JsError> {
+    bench_tokens_count_slice(&texts, rounds, cold)
+}
+
+/// Counts one text passed from JavaScript (converted from the JS string into wasm memory on
+/// each call, as a keystroke's text is), with the counter [`bench_tokens_load`] made, without the
+/// per-text cache. The per-piece cache stays warm.
+#[wasm_bindgen]
+pub fn bench_tokens_count_one(text: &str) -> Result<u32, JsError> {
+    BENCH_COUNTER.with(|c| {
+        let counter = c.borrow();
+        let counter = counter
+            .as_ref()
+            .ok_or_else(|| JsError::new("call bench_tokens_load first"))?;
+        Ok(counter
+            .count_uncached(counter.encoding(), text)
+            .value()
+            .unwrap_or(0))
+    })
+}
+
+/// Keeps `texts` in wasm memory for [`bench_tokens_count_held`], which counts them with no
+/// conversion from JavaScript, as the app counts the messages it holds.
+#[wasm_bindgen]
+pub fn bench_tokens_hold(texts: Vec<String>) {
+    HELD_TEXTS.with(|held| *held.borrow_mut() = texts);
+}
+
+/// Counts the texts [`bench_tokens_hold`] kept, once each, warm; returns the total.
+#[wasm_bindgen]
+pub fn bench_tokens_count_held() -> Result<f64, JsError> {
+    HELD_TEXTS.with(|held| bench_tokens_count_slice(&held.borrow(), 1, false))
+}
+
+fn bench_tokens_count_slice(texts: &[String], rounds: u32, cold: bool) -> Result<f64, JsError> {
     BENCH_COUNTER.with(|c| {
         let counter = c.borrow();
         let counter = counter
@@ -50,7 +85,7 @@ pub fn bench_tokens_count(texts: Vec<String>, rounds: u32, cold: bool) -> Result
             if cold {
                 counter.clear_cache();
             }
-            for text in &texts {
+            for text in texts {
                 tokens += u64::from(counter.count_uncached(encoding, text).value().unwrap_or(0));
             }
         }

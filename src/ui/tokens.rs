@@ -3,9 +3,18 @@
 //! The counter is created at the App root and shared through context as a [`TokenService`]. Its
 //! vocabulary is a separate, content-hashed file (`<encoding>-<hash>.smv`, named in index.html by
 //! the build), fetched only after the page has painted (an animation frame, then a zero timeout)
-//! and only for the encoding in use, then parsed on the main thread: the tabs are visible and
-//! clickable before any vocabulary exists, and counts say "…" (pending) meanwhile, never 0. If
-//! the file cannot be had, the Tokens tab says so and counts become estimates marked "≈".
+//! and only for the encoding in use, then built on the main thread in slices of about 12 ms
+//! with a zero timeout between them, so no long task blocks input or painting: the tabs are
+//! visible and clickable before any vocabulary exists, and counts say "…" (pending) meanwhile,
+//! never 0. If the file cannot be had, the Tokens tab says so and counts become estimates
+//! marked "≈".
+//!
+//! Why slices on the main thread and not a Web Worker: counting is synchronous everywhere the
+//! engine counts (a message's cached count, the token trigger), so the counter has to live in
+//! the page's own wasm; a worker could only parse, and handing its result over would copy the
+//! same megabytes the slices index. Counting itself stays on the main thread: a 40 KB text
+//! counts in a few milliseconds warm (benches/browser/run.mjs), less than a worker round trip
+//! would add to every keystroke.
 
 use std::time::Duration;
 
@@ -37,12 +46,13 @@ pub enum LoadState {
     Idle,
     /// Scheduled to be fetched once the page has painted, or being fetched.
     Scheduled,
-    /// Fetched and parsed: the file's size, and the milliseconds of fetching and of parsing
-    /// (main-thread time).
+    /// Fetched and parsed: the file's size, the milliseconds of fetching, of parsing
+    /// (main-thread time, in slices) and from the fetch's end until counts were exact.
     Loaded {
         bytes: usize,
         fetch_ms: f64,
         parse_ms: f64,
+        ready_ms: f64,
     },
     /// Fetching or parsing failed; the text says what to do. Counts are estimates meanwhile.
     Failed(String),
@@ -149,14 +159,15 @@ impl TokenService {
         mark(&format!("sm-vocab-fetched-{encoding}"));
         let state = match fetched {
             Ok(data) => {
-                let start = now();
-                let result = self.counter.with_value(|c| c.load_from(encoding, &data));
-                let parse_ms = now() - start;
-                result.map(|()| LoadState::Loaded {
-                    bytes: data.len(),
-                    fetch_ms,
-                    parse_ms,
-                })
+                let started = now();
+                self.build_in_slices(encoding, &data)
+                    .await
+                    .map(|busy_ms| LoadState::Loaded {
+                        bytes: data.len(),
+                        fetch_ms,
+                        parse_ms: busy_ms,
+                        ready_ms: now() - started,
+                    })
             }
             Err(reason) => Err(TokensError::Load { encoding, reason }),
         };
@@ -177,6 +188,41 @@ impl TokenService {
         super::offline::register_service_worker();
     }
 }
+
+impl TokenService {
+    /// Parses and indexes `data` in slices of at most about [`SLICE_MS`] of main-thread time,
+    /// yielding to the browser between them (a zero timeout), so that no long task blocks input
+    /// or painting while the vocabulary is built; counts stay pending until the last slice.
+    /// Returns the main-thread milliseconds spent, all slices together.
+    async fn build_in_slices(&self, encoding: Encoding, data: &[u8]) -> Result<f64, TokensError> {
+        let mut busy = 0.0;
+        let t = now();
+        let mut loading = self
+            .counter
+            .with_value(|c| c.start_loading(encoding, data))?;
+        busy += now() - t;
+        let mut done = false;
+        while !done {
+            gloo_timers::future::TimeoutFuture::new(0).await;
+            let t = now();
+            // The step that compiles the splitter comes alone, in a slice of its own.
+            while !done && now() - t < SLICE_MS {
+                done = loading.step(SLICE_TOKENS)?;
+            }
+            busy += now() - t;
+        }
+        gloo_timers::future::TimeoutFuture::new(0).await;
+        let t = now();
+        self.counter.with_value(|c| c.finish_loading(loading))?;
+        Ok(busy + now() - t)
+    }
+}
+
+/// How long one slice of building a vocabulary may keep the main thread, at most about: well
+/// under the 50 ms that makes a long task, so a click or a keystroke waits a frame at worst.
+const SLICE_MS: f64 = 12.0;
+/// Tokens indexed between two looks at the clock inside a slice.
+const SLICE_TOKENS: usize = 4096;
 
 /// The engine's token counter in the app, over the [`TokenService`] it was taken from
 /// ([`TokenService::counter`]): exact once the vocabulary in use is loaded; until then (or if it
@@ -381,11 +427,13 @@ fn LoadStatus() -> impl IntoView {
                 bytes,
                 fetch_ms,
                 parse_ms,
+                ready_ms,
             } => (
                 "status",
                 format!(
                     "{encoding} vocabulary ({:.1} MB) fetched in {fetch_ms:.0} ms, ready in \
-                     {parse_ms:.0} ms.",
+                     {ready_ms:.0} ms ({parse_ms:.0} ms of work, in slices that leave the page \
+                     responsive).",
                     bytes as f64 / 1e6
                 ),
             ),

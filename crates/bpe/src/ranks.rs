@@ -1,10 +1,22 @@
 //! Byte-pair encoding over a compact vocabulary: the rank map, and tiktoken's merge procedure.
 //!
-//! The map is built straight from the parsed compact form, with no per-token allocation: the
-//! tokens' bytes stay in one buffer, and an open-addressing table of ranks indexes them by a hash
-//! of their bytes. The merge is a port of tiktoken's `_byte_pair_merge` (MIT licence, as vendored
-//! in tiktoken-rs 0.12): repeatedly merge the adjacent pair whose concatenation has the lowest
-//! rank, the leftmost on a tie. Tests check it against tiktoken-rs token for token.
+//! The map is built straight from the parsed compact form, with no per-token allocation, and is
+//! layered by key length, after the `tiktoken` crate's vocabulary (MIT OR Apache-2.0; the idea,
+//! not its code): the merge is lookup-bound, most of its lookups are misses, and most keys are
+//! short, the initial pair scan's all two bytes long. So
+//! - one-byte keys are a table of 256 ranks, two-byte keys a direct table of 65,536: no hash, no
+//!   probe, no comparison;
+//! - keys of three to eight bytes live inline in an open-addressing slot (the key as a
+//!   zero-padded `u64`, its length beside it): a probe is one load and one compare, and a miss
+//!   ends at the first empty slot without touching the token bytes;
+//! - longer keys keep their full hash in the slot, so the token bytes are read only on a
+//!   probable hit.
+//!
+//! [`RanksBuilder`] indexes the tokens a step at a time, so a page can build the map between
+//! frames instead of in one long task. The merge is a port of tiktoken's `_byte_pair_merge` (MIT
+//! licence, as vendored in tiktoken-rs 0.12): repeatedly merge the adjacent pair whose
+//! concatenation has the lowest rank, the leftmost on a tie. Tests check it against tiktoken-rs
+//! token for token.
 
 use std::collections::BinaryHeap;
 
@@ -15,69 +27,170 @@ pub type Rank = u32;
 
 const EMPTY: Rank = Rank::MAX;
 
+/// Keys up to this many bytes are held inline in a slot.
+const INLINE_MAX: usize = 8;
+
+/// One slot of the table of keys longer than two bytes. `len == 0` marks a free slot. For keys
+/// of up to [`INLINE_MAX`] bytes `key` is the bytes themselves, zero-padded little-endian (the
+/// length tells "ab" from "ab\0"); for longer ones it is the key's full hash.
+#[derive(Clone, Copy)]
+struct Slot {
+    key: u64,
+    rank: Rank,
+    len: u32,
+}
+
+const FREE: Slot = Slot {
+    key: 0,
+    rank: EMPTY,
+    len: 0,
+};
+
 /// Every ordinary token of one vocabulary: rank → bytes and bytes → rank.
 pub struct Ranks {
     bytes: Vec<u8>,
     starts: Vec<u32>,
-    /// Open addressing with linear probing; `EMPTY` marks a free slot. Half full at most.
-    table: Vec<Rank>,
+    single: [Rank; 256],
+    /// Indexed by `first << 8 | second`.
+    pair: Vec<Rank>,
+    /// Open addressing with linear probing, at most half full.
+    table: Vec<Slot>,
     /// `64 - log2(table.len())`: the hash's top bits pick the slot.
     shift: u32,
+}
+
+/// Builds a [`Ranks`] a step at a time: [`RanksBuilder::step`] indexes a bounded number of
+/// tokens, so a caller on a page's main thread can yield between steps.
+pub struct RanksBuilder {
+    ranks: Ranks,
+    next: Rank,
+    count: Rank,
+}
+
+impl RanksBuilder {
+    /// Starts indexing a parsed vocabulary; nothing is indexed yet.
+    pub fn new(parsed: Parsed) -> RanksBuilder {
+        let Parsed { bytes, starts } = parsed;
+        let count = starts.len().saturating_sub(1);
+        let slots = (count * 2).next_power_of_two().max(16);
+        RanksBuilder {
+            ranks: Ranks {
+                bytes,
+                starts,
+                single: [EMPTY; 256],
+                pair: vec![EMPTY; 1 << 16],
+                table: vec![FREE; slots],
+                shift: 64 - slots.trailing_zeros(),
+            },
+            next: 0,
+            count: count as Rank,
+        }
+    }
+
+    /// Indexes up to `tokens` more tokens; true once every token is indexed. Fails on a repeated
+    /// token.
+    pub fn step(&mut self, tokens: usize) -> Result<bool, FormatError> {
+        let end = self.count.min(
+            self.next
+                .saturating_add(tokens.min(Rank::MAX as usize) as Rank),
+        );
+        for rank in self.next..end {
+            self.ranks.insert(rank)?;
+        }
+        self.next = end;
+        Ok(self.next == self.count)
+    }
+
+    /// The map, once every token is indexed. Fails on a missing single byte, or if steps remain.
+    pub fn finish(mut self) -> Result<Ranks, FormatError> {
+        while !self.step(usize::MAX)? {}
+        // BPE starts from single bytes, so each must be a token, or a piece could not be encoded.
+        for byte in 0..=u8::MAX {
+            if self.ranks.single[usize::from(byte)] == EMPTY {
+                return Err(FormatError::MissingByte(byte));
+            }
+        }
+        Ok(self.ranks)
+    }
 }
 
 impl Ranks {
     /// Indexes a parsed vocabulary. Fails on a repeated token or a missing single byte.
     pub fn new(parsed: Parsed) -> Result<Ranks, FormatError> {
-        let Parsed { bytes, starts } = parsed;
-        let count = starts.len().saturating_sub(1);
-        let slots = (count * 2).next_power_of_two().max(16);
-        let mut ranks = Ranks {
-            bytes,
-            starts,
-            table: vec![EMPTY; slots],
-            shift: 64 - slots.trailing_zeros(),
+        RanksBuilder::new(parsed).finish()
+    }
+
+    fn insert(&mut self, rank: Rank) -> Result<(), FormatError> {
+        let (start, end) = (
+            self.starts[rank as usize] as usize,
+            self.starts[rank as usize + 1] as usize,
+        );
+        let held = match end - start {
+            0 => return Ok(()),
+            1 => &mut self.single[usize::from(self.bytes[start])],
+            2 => {
+                let at = usize::from(self.bytes[start]) << 8 | usize::from(self.bytes[start + 1]);
+                &mut self.pair[at]
+            }
+            len => {
+                let token = &self.bytes[start..end];
+                let (key, hash) = key_and_hash(token);
+                let mut slot = (hash >> self.shift) as usize;
+                let mask = self.table.len() - 1;
+                loop {
+                    let s = self.table[slot];
+                    if s.len == 0 {
+                        self.table[slot] = Slot {
+                            key,
+                            rank,
+                            len: len as u32,
+                        };
+                        return Ok(());
+                    }
+                    if s.len == len as u32
+                        && s.key == key
+                        && (len <= INLINE_MAX || self.bytes_of(s.rank) == token)
+                    {
+                        return Err(FormatError::Duplicate { rank });
+                    }
+                    slot = (slot + 1) & mask;
+                }
+            }
         };
-        for rank in 0..count as Rank {
-            let token = ranks.bytes_of(rank);
-            if token.is_empty() {
-                continue;
-            }
-            let mut slot = ranks.slot(token);
-            loop {
-                let held = ranks.table[slot];
-                if held == EMPTY {
-                    ranks.table[slot] = rank;
-                    break;
-                }
-                if ranks.bytes_of(held) == token {
-                    return Err(FormatError::Duplicate { rank });
-                }
-                slot = (slot + 1) & (ranks.table.len() - 1);
-            }
+        if *held != EMPTY {
+            return Err(FormatError::Duplicate { rank });
         }
-        // BPE starts from single bytes, so each must be a token, or a piece could not be encoded.
-        for byte in 0..=u8::MAX {
-            if ranks.get(&[byte]).is_none() {
-                return Err(FormatError::MissingByte(byte));
-            }
-        }
-        Ok(ranks)
+        *held = rank;
+        Ok(())
     }
 
     /// The rank of the token whose bytes are exactly `token`.
     #[inline]
     pub fn get(&self, token: &[u8]) -> Option<Rank> {
-        let mut slot = self.slot(token);
-        loop {
-            let held = self.table[slot];
-            if held == EMPTY {
-                return None;
+        let rank = match token.len() {
+            0 => return None,
+            1 => self.single[usize::from(token[0])],
+            2 => self.pair[usize::from(token[0]) << 8 | usize::from(token[1])],
+            len => {
+                let (key, hash) = key_and_hash(token);
+                let mut slot = (hash >> self.shift) as usize;
+                let mask = self.table.len() - 1;
+                loop {
+                    let s = &self.table[slot];
+                    if s.len == 0 {
+                        return None;
+                    }
+                    if s.len == len as u32
+                        && s.key == key
+                        && (len <= INLINE_MAX || self.bytes_of(s.rank) == token)
+                    {
+                        return Some(s.rank);
+                    }
+                    slot = (slot + 1) & mask;
+                }
             }
-            if self.bytes_of(held) == token {
-                return Some(held);
-            }
-            slot = (slot + 1) & (self.table.len() - 1);
-        }
+        };
+        (rank != EMPTY).then_some(rank)
     }
 
     /// The bytes of `rank` (empty for a rank that holds no token).
@@ -90,18 +203,17 @@ impl Ranks {
         }
     }
 
-    #[inline]
-    fn slot(&self, token: &[u8]) -> usize {
-        (hash(token) >> self.shift) as usize
-    }
-
     /// The number of tokens BPE turns `piece` into.
     pub fn count(&self, piece: &[u8]) -> usize {
         match piece.len() {
             0 => 0,
             1 => 1,
             _ if self.get(piece).is_some() => 1,
-            n if n < LARGE_PIECE => merge(self, piece).len() - 1,
+            n if n < LARGE_PIECE => {
+                let mut parts = Parts::new();
+                merge(self, piece, &mut parts);
+                parts.len - 1
+            }
             _ => merge_large(self, piece).len(),
         }
     }
@@ -116,11 +228,13 @@ impl Ranks {
             return;
         }
         if piece.len() < LARGE_PIECE {
-            let parts = merge(self, piece);
+            let mut parts = Parts::new();
+            merge(self, piece, &mut parts);
+            let parts = parts.as_slice();
             out.extend(
                 parts
                     .windows(2)
-                    .map(|w| self.rank_of(&piece[w[0].0..w[1].0])),
+                    .map(|w| self.rank_of(&piece[w[0].0 as usize..w[1].0 as usize])),
             );
         } else {
             out.extend(merge_large(self, piece));
@@ -130,6 +244,40 @@ impl Ranks {
     fn rank_of(&self, token: &[u8]) -> Rank {
         // Every part the merge leaves is a token: a single byte or a merged pair it looked up.
         self.get(token).unwrap_or(EMPTY)
+    }
+}
+
+/// The slot key of a token longer than two bytes, and the hash that places it.
+#[inline]
+fn key_and_hash(token: &[u8]) -> (u64, u64) {
+    if token.len() <= INLINE_MAX {
+        let key = inline_key(token);
+        let h = key
+            .wrapping_add((token.len() as u64).wrapping_mul(0xa24b_aed4_963e_e407))
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        (key, h ^ (h >> 29))
+    } else {
+        let h = hash(token);
+        (h, h)
+    }
+}
+
+/// Three to eight bytes as a zero-padded little-endian `u64`, by two overlapping reads.
+#[inline]
+fn inline_key(bytes: &[u8]) -> u64 {
+    let len = bytes.len();
+    if len >= 4 {
+        let lo = u64::from(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]));
+        let hi = u64::from(u32::from_le_bytes([
+            bytes[len - 4],
+            bytes[len - 3],
+            bytes[len - 2],
+            bytes[len - 1],
+        ]));
+        // The reads overlap on 8 - len bytes, which hold the same bits in both.
+        lo | (hi << ((len - 4) * 8))
+    } else {
+        u64::from(bytes[0]) | u64::from(bytes[1]) << 8 | u64::from(bytes[2]) << 16
     }
 }
 
@@ -158,25 +306,47 @@ fn hash(bytes: &[u8]) -> u64 {
     (h ^ (h >> 29)).wrapping_mul(K)
 }
 
-/// tiktoken's `_byte_pair_merge`: the piece's part boundaries as `(start, rank of the pair that
-/// starts here)`, ending with the piece's length. Quadratic, but pieces here are short.
-fn merge(ranks: &Ranks, piece: &[u8]) -> Vec<(usize, Rank)> {
-    let mut parts = Vec::with_capacity(piece.len() + 1);
+/// The part boundaries of a piece shorter than [`LARGE_PIECE`], on the stack: `(start, rank of
+/// the pair that starts here)`, ending with the piece's length.
+struct Parts {
+    items: [(u32, Rank); LARGE_PIECE + 1],
+    len: usize,
+}
+
+impl Parts {
+    fn new() -> Parts {
+        Parts {
+            items: [(0, Rank::MAX); LARGE_PIECE + 1],
+            len: 0,
+        }
+    }
+
+    fn as_slice(&self) -> &[(u32, Rank)] {
+        &self.items[..self.len]
+    }
+}
+
+/// tiktoken's `_byte_pair_merge` into `parts`. Quadratic, but such pieces are short.
+fn merge(ranks: &Ranks, piece: &[u8], parts: &mut Parts) {
+    debug_assert!(piece.len() >= 2 && piece.len() < LARGE_PIECE);
+    let n = piece.len();
+    let items = &mut parts.items;
     let mut min_rank: (Rank, usize) = (Rank::MAX, usize::MAX);
-    for i in 0..piece.len() - 1 {
-        let rank = ranks.get(&piece[i..i + 2]).unwrap_or(Rank::MAX);
+    for i in 0..n - 1 {
+        let rank = ranks.pair[usize::from(piece[i]) << 8 | usize::from(piece[i + 1])];
         if rank < min_rank.0 {
             min_rank = (rank, i);
         }
-        parts.push((i, rank));
+        items[i] = (i as u32, rank);
     }
-    parts.push((piece.len() - 1, Rank::MAX));
-    parts.push((piece.len(), Rank::MAX));
+    items[n - 1] = ((n - 1) as u32, Rank::MAX);
+    items[n] = (n as u32, Rank::MAX);
+    let mut len = n + 1;
 
-    let get_rank = |parts: &Vec<(usize, Rank)>, i: usize| {
-        if i + 3 < parts.len() {
+    let get_rank = |items: &[(u32, Rank)], len: usize, i: usize| {
+        if i + 3 < len {
             ranks
-                .get(&piece[parts[i].0..parts[i + 3].0])
+                .get(&piece[items[i].0 as usize..items[i + 3].0 as usize])
                 .unwrap_or(Rank::MAX)
         } else {
             Rank::MAX
@@ -186,19 +356,20 @@ fn merge(ranks: &Ranks, piece: &[u8]) -> Vec<(usize, Rank)> {
     while min_rank.0 != Rank::MAX {
         let i = min_rank.1;
         if i > 0 {
-            parts[i - 1].1 = get_rank(&parts, i - 1);
+            items[i - 1].1 = get_rank(items, len, i - 1);
         }
-        parts[i].1 = get_rank(&parts, i);
-        parts.remove(i + 1);
+        items[i].1 = get_rank(items, len, i);
+        items.copy_within(i + 2..len, i + 1);
+        len -= 1;
 
         min_rank = (Rank::MAX, usize::MAX);
-        for (i, &(_, rank)) in parts[..parts.len() - 1].iter().enumerate() {
+        for (i, &(_, rank)) in items[..len - 1].iter().enumerate() {
             if rank < min_rank.0 {
                 min_rank = (rank, i);
             }
         }
     }
-    parts
+    parts.len = len;
 }
 
 #[derive(Eq, PartialEq, Clone, Copy)]

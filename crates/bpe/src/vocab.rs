@@ -7,7 +7,7 @@ use std::ops::Range;
 use std::sync::{Mutex, MutexGuard};
 
 use crate::compact;
-use crate::ranks::{Rank, Ranks};
+use crate::ranks::{Rank, Ranks, RanksBuilder};
 use crate::split::{Pattern, Splitter};
 
 /// One token of a text, for a view that colours tokens.
@@ -55,18 +55,64 @@ enum Segment {
     TooLong(Range<usize>),
 }
 
-impl Vocabulary {
+/// A [`Vocabulary`] being built a step at a time, so that a page can build one between frames:
+/// [`VocabularyBuilder::new`] parses the file (one pass over its bytes), each
+/// [`VocabularyBuilder::step`] indexes a bounded number of tokens, and
+/// [`VocabularyBuilder::finish`] compiles the splitter.
+pub struct VocabularyBuilder {
+    ranks: RanksBuilder,
+    ranks_done: bool,
+    pattern: Pattern,
+    /// Compiled by the step after the last token is indexed, so that it runs alone.
+    splitter: Option<Splitter>,
+}
+
+impl VocabularyBuilder {
     /// Parses a compact vocabulary (see `compact.rs`) of the encoding named `name`, to be split
-    /// with `pattern`.
-    pub fn from_compact(name: &str, pattern: Pattern, data: &[u8]) -> Result<Self, LoadError> {
+    /// with `pattern`; no token is indexed yet.
+    pub fn new(name: &str, pattern: Pattern, data: &[u8]) -> Result<Self, LoadError> {
         let parsed = compact::parse(name, data)?;
-        let ranks = Ranks::new(parsed)?;
-        let splitter = Splitter::new(pattern)?;
+        Ok(VocabularyBuilder {
+            ranks: RanksBuilder::new(parsed),
+            ranks_done: false,
+            pattern,
+            splitter: None,
+        })
+    }
+
+    /// Indexes up to `tokens` more tokens, or, once all are, compiles the splitter (a step of
+    /// its own); true when nothing is left for [`VocabularyBuilder::finish`] but assembly.
+    pub fn step(&mut self, tokens: usize) -> Result<bool, LoadError> {
+        if !self.ranks_done {
+            self.ranks_done = self.ranks.step(tokens)?;
+            return Ok(false);
+        }
+        if self.splitter.is_none() {
+            self.splitter = Some(Splitter::new(self.pattern)?);
+        }
+        Ok(true)
+    }
+
+    /// The vocabulary, indexing whatever the steps left.
+    pub fn finish(self) -> Result<Vocabulary, LoadError> {
+        let ranks = self.ranks.finish()?;
+        let splitter = match self.splitter {
+            Some(splitter) => splitter,
+            None => Splitter::new(self.pattern)?,
+        };
         Ok(Vocabulary {
             ranks,
             splitter,
             pieces: Mutex::new(PieceCache::default()),
         })
+    }
+}
+
+impl Vocabulary {
+    /// Parses a compact vocabulary (see `compact.rs`) of the encoding named `name`, to be split
+    /// with `pattern`.
+    pub fn from_compact(name: &str, pattern: Pattern, data: &[u8]) -> Result<Self, LoadError> {
+        VocabularyBuilder::new(name, pattern, data)?.finish()
     }
 
     /// Counts `text`, answering repeated multi-token pieces from the per-piece cache.
@@ -375,6 +421,27 @@ mod tests {
         let long = vec![b'z'; MAX_CACHED_PIECE_LEN + 1];
         cache.insert(&long, 1);
         assert_eq!(cache.get(&long), None);
+    }
+
+    #[test]
+    fn a_vocabulary_built_in_steps_counts_like_one_built_at_once() {
+        let mut builder = VocabularyBuilder::new("tiny", Pattern::O200k, &tiny::compact()).unwrap();
+        let mut steps = 1;
+        while !builder.step(7).unwrap() {
+            steps += 1;
+        }
+        // 256 single bytes and 9 merges, 7 a step, then the splitter's step.
+        assert_eq!(steps, (256 + 9usize).div_ceil(7) + 1);
+        let stepped = builder.finish().unwrap();
+        let whole = tiny_vocab();
+        for text in TEXTS {
+            assert_eq!(stepped.count(text, 64), whole.count(text, 64), "{text:?}");
+            assert_eq!(stepped.tokens_of(text, 64), whole.tokens_of(text, 64));
+        }
+        // Finishing early indexes the rest.
+        let mut early = VocabularyBuilder::new("tiny", Pattern::O200k, &tiny::compact()).unwrap();
+        assert!(!early.step(3).unwrap());
+        assert_eq!(early.finish().unwrap().count("hello", 64).tokens, 1);
     }
 
     #[test]

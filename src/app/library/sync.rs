@@ -147,13 +147,10 @@ impl Library {
         })?;
         let note = read.describe();
         let count = read.sessions.len();
-        let mut first = None;
-        for s in read.sessions {
-            let id = new_id();
-            if self.add(id.clone(), s, now_ms).is_ok() {
-                first.get_or_insert(id);
-            }
-        }
+        // One pass and one sort for the whole file, however many sessions it holds.
+        let sessions: Vec<(String, Session)> =
+            read.sessions.into_iter().map(|s| (new_id(), s)).collect();
+        let first = self.add_all(sessions, now_ms).into_iter().next();
         Ok(Imported {
             first,
             count,

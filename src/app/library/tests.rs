@@ -380,3 +380,34 @@ fn the_live_chat_is_kept_as_one_session_while_it_goes_on() {
     assert!(!continues(live.memory(), other.memory()));
     assert!(continues(other.memory(), other.memory()));
 }
+
+#[test]
+fn adding_a_batch_is_adding_each_in_turn() {
+    let batch = |names: &[(&str, &str)]| -> Vec<(String, Session)> {
+        names
+            .iter()
+            .map(|(id, name)| (id.to_string(), session(name)))
+            .collect()
+    };
+    let mut one_by_one = Library::default();
+    one_by_one.add("x".into(), session("Existing"), 5).unwrap();
+    let mut at_once = one_by_one.clone();
+    // "x" is taken already and the second "b" repeats an id of the batch: both are skipped.
+    let items = batch(&[
+        ("b", "Beta"),
+        ("x", "Clash"),
+        ("a", "Alpha"),
+        ("b", "Again"),
+    ]);
+    let mut added = Vec::new();
+    for (id, s) in items.clone() {
+        if one_by_one.add(id.clone(), s, 9).is_ok() {
+            added.push(id);
+        }
+    }
+    assert_eq!(at_once.add_all(items, 9), added);
+    assert_eq!(added, ["b", "a"]);
+    assert_eq!(at_once.list(), one_by_one.list());
+    assert_eq!(names(&at_once), ["Alpha", "Beta", "Existing"]);
+    assert_eq!(at_once.take_pending(), one_by_one.take_pending());
+}
