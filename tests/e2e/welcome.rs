@@ -339,3 +339,38 @@ async fn a_later_visit_to_the_bare_address_reopens_the_last_view_and_a_link_stil
     fresh.wait_testid("welcome").await;
     fresh.close().await;
 }
+
+#[tokio::test]
+async fn storage_that_throws_costs_only_the_resume() {
+    // localStorage refuses the stored view both ways, as a blocked or full storage does.
+    let browser = Browser::new().await;
+    crate::persistence::before_every_page(
+        &browser,
+        "for (const name of ['getItem', 'setItem']) {
+             const real = Storage.prototype[name];
+             Storage.prototype[name] = function (key, ...rest) {
+                 if (key === 'summary-memory.view') {
+                     throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+                 }
+                 return real.call(this, key, ...rest);
+             };
+         }",
+    )
+    .await;
+    browser.open("?tab=tuner&trigger=tokens&budget=3000").await;
+    browser.wait_testid("panel-tuner").await;
+    assert_eq!(value_of(&browser, "budget").await, "3000");
+    browser.click_testid("tab-tokens").await;
+    browser.wait_testid("panel-tokens").await;
+    // Nothing could be stored, so the bare address is a first visit, and the app works.
+    browser.open("").await;
+    browser.wait_testid("welcome").await;
+    browser.click_testid("welcome-drift").await;
+    browser
+        .wait_until("location.search.includes('demo=drift')", "the demo started")
+        .await;
+    assert_eq!(browser.count_testid("store-error").await, 0);
+    let errors = browser.console_errors().await;
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+    browser.close().await;
+}
