@@ -15,6 +15,7 @@ pub mod live;
 pub mod on_screen;
 pub mod policy_form;
 pub mod replay;
+pub mod resume;
 pub mod rows;
 pub mod storage;
 pub mod workbench;

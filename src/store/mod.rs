@@ -10,6 +10,7 @@
 pub mod broadcast;
 pub mod sessions;
 pub mod theme;
+pub mod view;
 
 use web_sys::Storage;
 

@@ -14,6 +14,7 @@ use super::theme::ThemeToggle;
 use super::tokens::{TokenService, TokensTab};
 use super::tuner::TunerTab;
 use super::url::{current_query, replace_query};
+use crate::app::resume::start_query;
 use crate::app::storage::StoreError;
 use crate::app::workbench::Workbench;
 use crate::route::{Route, Tab};
@@ -21,10 +22,12 @@ use crate::store;
 use crate::tokens::Encoding;
 use crate::view::tuner::trigger_from_route;
 
-/// The app root: reads the route from the URL once, then keeps the URL in step with it.
+/// The app root: reads the route from the URL once (or, for a bare URL, the view stored at the
+/// last visit: `app::resume`), then keeps the URL and the stored view in step with it.
 #[component]
 pub fn App() -> impl IntoView {
-    let route = RwSignal::new(Route::parse(&current_query()));
+    let start = start_query(&current_query(), store::view::load_view().as_deref());
+    let route = RwSignal::new(Route::parse(&start));
     provide_context(route);
     // The chat state lives here, not in a tab, so a demo played in Chat is still there in
     // Editions. `?demo=` loads a bundled demo at start.
@@ -34,10 +37,12 @@ pub fn App() -> impl IntoView {
     // part of the route does (that would reset the inputs the user is typing in).
     let tab = Memo::new(move |_| route.with(|r| r.tab));
 
-    // Mirror the route back into the address bar so a configuration can be shared as a link.
+    // Mirror the route back into the address bar so a configuration can be shared as a link,
+    // and into storage so a later visit to the bare address resumes it.
     Effect::new(move |_| {
         let query = route.with(Route::to_query);
         replace_query(&query);
+        store::view::save_view(&query);
     });
 
     // The settings are read from storage once, here, and every change is mirrored back. An

@@ -37,7 +37,7 @@ impl WebDriverCompatibleCommand for Cdp {
 }
 
 /// Runs `source` in every page this browser loads from now on, before the page's own scripts.
-async fn before_every_page(browser: &Browser, source: &str) {
+pub(crate) async fn before_every_page(browser: &Browser, source: &str) {
     browser
         .client
         .issue_cmd(Cdp(json!({

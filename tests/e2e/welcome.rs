@@ -267,3 +267,110 @@ async fn settings_fields_have_visible_labels_and_problems_show_beside_their_fiel
     );
     browser.close().await;
 }
+
+/// The value of the field or select with `data-testid=id`.
+async fn value_of(browser: &Browser, id: &str) -> String {
+    let field = browser.wait_testid(id).await;
+    field.prop("value").await.unwrap().unwrap_or_default()
+}
+
+#[tokio::test]
+async fn a_later_visit_to_the_bare_address_reopens_the_last_view_and_a_link_still_wins() {
+    let query = "?tab=tuner&trigger=tokens&budget=3000";
+    let search = "location.search";
+    // A first visit with a fresh profile is the welcome, with nothing in the address bar.
+    let browser = Browser::new().await;
+    browser.open("").await;
+    browser.wait_testid("welcome").await;
+    assert_eq!(
+        browser
+            .client
+            .execute(&format!("return {search}"), vec![])
+            .await
+            .unwrap(),
+        ""
+    );
+    // A view opened once...
+    browser.open(query).await;
+    browser.wait_testid("panel-tuner").await;
+    assert_eq!(value_of(&browser, "budget").await, "3000");
+    // ...is what the bare address opens next time: the tab, its parameters and the link.
+    browser.open("").await;
+    browser.wait_testid("panel-tuner").await;
+    assert_eq!(value_of(&browser, "trigger").await, "tokens");
+    assert_eq!(value_of(&browser, "budget").await, "3000");
+    browser
+        .wait_until(
+            &format!("{search} === '{query}'"),
+            "the resumed view in the link",
+        )
+        .await;
+    assert_eq!(browser.count_testid("welcome").await, 0);
+    // A link with its own query wins over the stored view, and becomes the view resumed next.
+    browser.open("?tab=tokens").await;
+    browser.wait_testid("panel-tokens").await;
+    assert_eq!(browser.count_testid("panel-tuner").await, 0);
+    browser
+        .wait_until(
+            &format!("{search} === '?tab=tokens'"),
+            "the link's own view",
+        )
+        .await;
+    browser.open("").await;
+    browser.wait_testid("panel-tokens").await;
+    // A stored view that no longer parses is ignored, quietly: a first visit's welcome.
+    browser
+        .client
+        .execute(
+            "localStorage.setItem('summary-memory.view', 'tab=tuner&lesson=99')",
+            vec![],
+        )
+        .await
+        .unwrap();
+    browser.open("").await;
+    browser.wait_testid("welcome").await;
+    assert_eq!(browser.count_testid("param-error").await, 0);
+    let errors = browser.console_errors().await;
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+    browser.close().await;
+    // Another profile has no stored view: its first visit is the welcome.
+    let fresh = Browser::new().await;
+    fresh.open("").await;
+    fresh.wait_testid("welcome").await;
+    fresh.close().await;
+}
+
+#[tokio::test]
+async fn storage_that_throws_costs_only_the_resume() {
+    // localStorage refuses the stored view both ways, as a blocked or full storage does.
+    let browser = Browser::new().await;
+    crate::persistence::before_every_page(
+        &browser,
+        "for (const name of ['getItem', 'setItem']) {
+             const real = Storage.prototype[name];
+             Storage.prototype[name] = function (key, ...rest) {
+                 if (key === 'summary-memory.view') {
+                     throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+                 }
+                 return real.call(this, key, ...rest);
+             };
+         }",
+    )
+    .await;
+    browser.open("?tab=tuner&trigger=tokens&budget=3000").await;
+    browser.wait_testid("panel-tuner").await;
+    assert_eq!(value_of(&browser, "budget").await, "3000");
+    browser.click_testid("tab-tokens").await;
+    browser.wait_testid("panel-tokens").await;
+    // Nothing could be stored, so the bare address is a first visit, and the app works.
+    browser.open("").await;
+    browser.wait_testid("welcome").await;
+    browser.click_testid("welcome-drift").await;
+    browser
+        .wait_until("location.search.includes('demo=drift')", "the demo started")
+        .await;
+    assert_eq!(browser.count_testid("store-error").await, 0);
+    let errors = browser.console_errors().await;
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+    browser.close().await;
+}
