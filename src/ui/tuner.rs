@@ -1,6 +1,6 @@
 //! The Tuner tab: trigger parameters in, the dry-run schedule and the token chart out, over the
-//! simulated conversation or a library session chosen under "Conversation" (the live chat
-//! among them once the library keeps it), whose real per-turn sizes Inspect measures.
+//! simulated conversation, the chat on screen (a demo or the live chat) or a library session
+//! chosen under "Conversation", with the real per-turn sizes Inspect measures.
 
 use leptos::prelude::*;
 
@@ -10,11 +10,13 @@ use crate::engine::peers::{PEER_PRESETS, PolicyOutcome, Prices};
 use crate::engine::schedule::ScheduleInput;
 use crate::route::{Route, TriggerKind};
 use crate::ui::library_sync::Sessions;
+use crate::ui::tokens::TokenService;
 use crate::view::chart::{LineChart, Series, format_tokens};
+use crate::view::chat::Workbench;
 use crate::view::inspect::InspectView;
 use crate::view::tuner::{
-    DEFAULT_TURNS, SIMULATED, Tuner, TunerRun, compare_policies_on, comparison_window,
-    conversation_options, csv_link,
+    DEFAULT_TURNS, ON_SCREEN, SIMULATED, Tuner, TunerRun, compare_policies_on, comparison_window,
+    conversation_options, csv_link, on_screen_input,
 };
 
 /// The conversation chosen: `None` for the simulated one, or a library session's real sizes
@@ -25,20 +27,34 @@ type Conversation = Memo<Option<ScheduleInput>>;
 pub fn TunerTab() -> impl IntoView {
     let route = expect_context::<RwSignal<Route>>();
     let sessions = use_context::<Sessions>();
+    let workbench = use_context::<RwSignal<Workbench>>();
+    let tokens = use_context::<TokenService>();
     let chosen = RwSignal::new(None::<String>);
     let conversation: Conversation = Memo::new(move |_| {
-        let sessions = sessions?;
         let id = chosen.get()?;
-        // Reading the generation recounts the session when a vocabulary arrives.
-        sessions.tokens.generation();
-        sessions.library.with(|l| {
+        let tokens = tokens?;
+        // Reading the generation recounts the conversation when a vocabulary arrives.
+        tokens.generation();
+        let counter = tokens.counter();
+        if id == ON_SCREEN {
+            return workbench?.with(|w| Some(on_screen_input(w.on_screen().memory(), &counter)));
+        }
+        sessions?.library.with(|l| {
             l.get(&id)
-                .map(|e| InspectView::new(&e.session, &sessions.tokens.counter()).sizes)
+                .map(|e| InspectView::new(&e.session, &counter).sizes)
         })
     });
-    let options = Memo::new(move |_| match sessions {
-        Some(s) => s.library.with(conversation_options),
-        None => conversation_options(&Default::default()),
+    let on_screen_turns = Memo::new(move |_| {
+        workbench
+            .map(|w| w.with(|w| w.on_screen().memory().turn_count()))
+            .filter(|&turns| turns > 0)
+    });
+    let options = Memo::new(move |_| {
+        let on_screen = on_screen_turns.get();
+        match sessions {
+            Some(s) => s.library.with(|l| conversation_options(l, on_screen)),
+            None => conversation_options(&Default::default(), on_screen),
+        }
     });
     let tuner = Memo::new(move |_| conversation.with(|c| route.with(|r| Tuner::on(r, c.as_ref()))));
     // Memos, so the parameter inputs are rebuilt only when the trigger kind (or the kind of
@@ -115,7 +131,7 @@ pub fn TunerTab() -> impl IntoView {
                     .into_any(),
                     Some(turns) => view! {
                         <p class="hint" data-testid="tuner-session-turns">
-                            "Runs on the session's " {turns} " turns with their exact token counts "
+                            "Runs on the conversation's " {turns} " turns with their exact token counts "
                             "(\"Turns to simulate\" applies to the simulated conversation only)."
                         </p>
                     }

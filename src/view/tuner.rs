@@ -2,7 +2,8 @@
 //! conversation under sliding-window memory and full history.
 //!
 //! The conversation is either simulated (`turns` turns of assumed sizes,
-//! [`ScheduleInput::uniform`]) or a session of the library, with its real per-turn token
+//! [`ScheduleInput::uniform`]), the chat on screen ([`on_screen_input`]) or a session of the
+//! library, with its real per-turn token
 //! counts, system prompt and recorded summary size (what Inspect measures,
 //! [`InspectView::sizes`](crate::view::inspect::InspectView)): [`Tuner::on`] and
 //! [`compare_policies_on`] take that [`ScheduleInput`], [`conversation_options`] lists the
@@ -10,10 +11,14 @@
 
 use crate::app::library::Library;
 use crate::engine::compare::{Comparison, compare};
+use crate::engine::memory::MemoryState;
+use crate::engine::message::CountTokens;
 use crate::engine::peers::{PolicyOutcome, Prices, outcome, preset, to_csv};
 use crate::engine::policy::{LoopRisk, Policy, PolicyError, TRIGGER_FIELDS, Trigger};
 use crate::engine::schedule::{Schedule, ScheduleInput, schedule};
+use crate::engine::session::{Session, SessionSettings};
 use crate::route::{Route, TriggerKind};
+use crate::view::inspect::InspectView;
 
 /// The values a fresh tuner starts from: the notebook's demo settings (summarise after 4 turns,
 /// keep 2) over the notebook's 10 turns.
@@ -94,6 +99,15 @@ pub fn simulated_input(route: &Route) -> ScheduleInput {
 
 /// The value of the "Conversation" choice that stands for the simulated conversation.
 pub const SIMULATED: &str = "simulated";
+/// The value of the "Conversation" choice that stands for the conversation on the Chat tab (the
+/// demo loaded, else the live chat).
+pub const ON_SCREEN: &str = "on-screen";
+
+/// The real sizes of the conversation on screen, measured as Inspect measures a session.
+pub fn on_screen_input(memory: &MemoryState, counter: &dyn CountTokens) -> ScheduleInput {
+    let session = Session::new("on screen", SessionSettings::default(), memory.clone());
+    InspectView::new(&session, counter).sizes
+}
 
 /// One choice of conversation for the Tuner.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -103,26 +117,33 @@ pub struct ConversationOption {
     pub label: String,
 }
 
-/// The conversations the Tuner can run on: the simulated one, then every library session (in
-/// the library's order, the live chat among them once it is kept), each with its turn count.
-pub fn conversation_options(library: &Library) -> Vec<ConversationOption> {
+/// The conversations the Tuner can run on: the simulated one, the one on screen (when there is
+/// one, with its turn count), then every library session (in the library's order, the live
+/// chat among them once it is kept), each with its turn count.
+pub fn conversation_options(library: &Library, on_screen: Option<u32>) -> Vec<ConversationOption> {
     let simulated = ConversationOption {
         value: SIMULATED.to_owned(),
         label: "Simulated (assumed turn sizes)".to_owned(),
     };
+    let screen = on_screen.map(|turns| ConversationOption {
+        value: ON_SCREEN.to_owned(),
+        label: format!("The chat on screen ({})", turns_label(turns)),
+    });
     std::iter::once(simulated)
-        .chain(library.list().iter().map(|entry| {
-            let turns = entry.session.memory.turn_count();
-            ConversationOption {
-                value: entry.id.clone(),
-                label: format!(
-                    "{} ({turns} turn{})",
-                    entry.session.name,
-                    if turns == 1 { "" } else { "s" }
-                ),
-            }
+        .chain(screen)
+        .chain(library.list().iter().map(|entry| ConversationOption {
+            value: entry.id.clone(),
+            label: format!(
+                "{} ({})",
+                entry.session.name,
+                turns_label(entry.session.memory.turn_count())
+            ),
         }))
         .collect()
+}
+
+fn turns_label(turns: u32) -> String {
+    format!("{turns} turn{}", if turns == 1 { "" } else { "s" })
 }
 
 /// The label of the Tuner's own policy in the comparison table.
@@ -214,8 +235,7 @@ mod tests {
     use super::*;
     use crate::app::library::Entry;
     use crate::engine::message::WordCounter;
-    use crate::engine::session::{Session, synthetic};
-    use crate::view::inspect::InspectView;
+    use crate::engine::session::synthetic;
 
     #[test]
     fn a_library_session_runs_with_its_own_turns_and_sizes() {
@@ -272,7 +292,7 @@ mod tests {
             revision: 1,
         };
         let library = Library::from_stored(vec![entry("a", synthetic(7)), entry("b", named)]);
-        let options = conversation_options(&library);
+        let options = conversation_options(&library, None);
         let values: Vec<&str> = options.iter().map(|o| o.value.as_str()).collect();
         assert_eq!(values[0], SIMULATED);
         assert_eq!(values.len(), 3);
@@ -286,7 +306,17 @@ mod tests {
         };
         assert!(label("a").ends_with("(7 turns)"), "{}", label("a"));
         assert_eq!(label("b"), "Short (1 turn)");
-        assert_eq!(conversation_options(&Library::default()).len(), 1);
+        assert_eq!(conversation_options(&Library::default(), None).len(), 1);
+        let with_screen = conversation_options(&library, Some(6));
+        assert_eq!(with_screen[1].value, ON_SCREEN);
+        assert_eq!(with_screen[1].label, "The chat on screen (6 turns)");
+        assert_eq!(with_screen.len(), 4);
+        // The chat on screen is measured as Inspect measures a session.
+        let session = synthetic(9);
+        assert_eq!(
+            on_screen_input(&session.memory, &WordCounter),
+            InspectView::new(&session, &WordCounter).sizes
+        );
     }
 
     fn rows(query: &str) -> Vec<(u32, u32, String)> {

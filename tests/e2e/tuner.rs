@@ -4,7 +4,7 @@ use fantoccini::Locator;
 use summary_memory::engine::message::WordCounter;
 use summary_memory::engine::peers::{Prices, outcome, preset};
 use summary_memory::engine::policy::{Policy, Trigger};
-use summary_memory::engine::schedule::schedule;
+use summary_memory::engine::schedule::{ScheduleInput, schedule};
 use summary_memory::engine::session::{export, synthetic};
 use summary_memory::route::TriggerKind;
 use summary_memory::view::inspect::InspectView;
@@ -423,6 +423,54 @@ async fn the_tuner_runs_on_a_library_session() {
         .unwrap();
     wait_count(&browser, "schedule-row", 10).await;
     browser.wait_testid("turns").await;
+    assert!(browser.console_errors().await.is_empty());
+    browser.close().await;
+}
+
+/// The conversation on the Chat tab (here the FinCoach demo played to its end) can be tuned too:
+/// one schedule row per turn it holds.
+#[tokio::test]
+async fn the_tuner_runs_on_the_chat_on_screen() {
+    let browser = Browser::new().await;
+    browser
+        .open("?demo=fincoach&trigger=turns&max_turns=3&keep=1&turns=10")
+        .await;
+    browser.click_testid("play-all").await;
+    browser.wait_testid("summary").await;
+    browser.click_testid("tab-tuner").await;
+    browser
+        .wait_until(
+            "(document.querySelector(\"[data-testid=tuner-conversation] option[value='on-screen']\")?.textContent ?? '').includes('(6 turns)')",
+            "the chat on screen, six turns, among the conversations",
+        )
+        .await;
+    browser
+        .wait_testid("tuner-conversation")
+        .await
+        .select_by_value("on-screen")
+        .await
+        .unwrap();
+    wait_count(&browser, "schedule-row", 6).await;
+    // A turn trigger folds where the turn count says, whatever the sizes.
+    let policy = Policy::new(Trigger::Turns {
+        max_turns: 3,
+        keep: 1,
+    })
+    .unwrap();
+    let expected = schedule(&policy, &ScheduleInput::uniform(6));
+    assert_eq!(calls(&browser).await, expected.calls.to_string());
+    let summarised: Vec<u32> = rows(&browser).await.into_iter().map(|r| r.1).collect();
+    let want: Vec<u32> = expected.rows.iter().map(|r| r.summarised_to).collect();
+    assert_eq!(summarised, want);
+    assert!(
+        browser
+            .wait_testid("tuner-session-turns")
+            .await
+            .text()
+            .await
+            .unwrap()
+            .contains("6 turns")
+    );
     assert!(browser.console_errors().await.is_empty());
     browser.close().await;
 }
