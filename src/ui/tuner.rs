@@ -1,23 +1,67 @@
-//! The Tuner tab: trigger parameters in, the dry-run schedule and the token chart out.
+//! The Tuner tab: trigger parameters in, the dry-run schedule and the token chart out, over the
+//! simulated conversation, the chat on screen (a demo or the live chat) or a library session
+//! chosen under "Conversation", with the real per-turn sizes Inspect measures.
 
 use leptos::prelude::*;
 
 use crate::engine::compare::{CompareRow, Comparison};
 use crate::engine::models::{MODEL_WINDOWS, model_of};
 use crate::engine::peers::{PEER_PRESETS, PolicyOutcome, Prices};
+use crate::engine::schedule::ScheduleInput;
 use crate::route::{Route, TriggerKind};
+use crate::ui::library_sync::Sessions;
+use crate::ui::tokens::TokenService;
 use crate::view::chart::{LineChart, Series, format_tokens};
+use crate::view::chat::Workbench;
+use crate::view::inspect::InspectView;
 use crate::view::tuner::{
-    DEFAULT_TURNS, Tuner, TunerRun, compare_policies, comparison_window, csv_link,
+    DEFAULT_TURNS, ON_SCREEN, SIMULATED, Tuner, TunerRun, compare_policies_on, comparison_window,
+    conversation_options, csv_link, on_screen_input,
 };
+
+/// The conversation chosen: `None` for the simulated one, or a library session's real sizes
+/// (recounted when a vocabulary arrives or the session changes).
+type Conversation = Memo<Option<ScheduleInput>>;
 
 #[component]
 pub fn TunerTab() -> impl IntoView {
     let route = expect_context::<RwSignal<Route>>();
-    let tuner = Memo::new(move |_| route.with(Tuner::from_route));
-    // A memo, so the parameter inputs are rebuilt only when the trigger kind changes, not on
-    // every keystroke (which would steal the focus from the field being typed in).
+    let sessions = use_context::<Sessions>();
+    let workbench = use_context::<RwSignal<Workbench>>();
+    let tokens = use_context::<TokenService>();
+    let chosen = RwSignal::new(None::<String>);
+    let conversation: Conversation = Memo::new(move |_| {
+        let id = chosen.get()?;
+        let tokens = tokens?;
+        // Reading the generation recounts the conversation when a vocabulary arrives.
+        tokens.generation();
+        let counter = tokens.counter();
+        if id == ON_SCREEN {
+            return workbench?.with(|w| Some(on_screen_input(w.on_screen().memory(), &counter)));
+        }
+        sessions?.library.with(|l| {
+            l.get(&id)
+                .map(|e| InspectView::new(&e.session, &counter).sizes)
+        })
+    });
+    let on_screen_turns = Memo::new(move |_| {
+        workbench
+            .map(|w| w.with(|w| w.on_screen().memory().turn_count()))
+            .filter(|&turns| turns > 0)
+    });
+    let options = Memo::new(move |_| {
+        let on_screen = on_screen_turns.get();
+        match sessions {
+            Some(s) => s.library.with(|l| conversation_options(l, on_screen)),
+            None => conversation_options(&Default::default(), on_screen),
+        }
+    });
+    let tuner = Memo::new(move |_| conversation.with(|c| route.with(|r| Tuner::on(r, c.as_ref()))));
+    // Memos, so the parameter inputs are rebuilt only when the trigger kind (or the kind of
+    // conversation) changes, not on every keystroke (which would steal the focus from the field
+    // being typed in).
     let kind = Memo::new(move |_| tuner.with(|t| t.kind));
+    let session_turns = Memo::new(move |_| conversation.with(|c| c.as_ref().map(|c| c.turns)));
 
     view! {
         <section class="panel tuner" data-testid="panel-tuner">
@@ -27,6 +71,30 @@ pub fn TunerTab() -> impl IntoView {
                 "Nothing is sent anywhere: this is a dry run with an instant summariser."
             </p>
             <form class="controls" on:submit=|ev| ev.prevent_default()>
+                <label>
+                    "Conversation"
+                    <select
+                        data-testid="tuner-conversation"
+                        on:change=move |ev| {
+                            let value = event_target_value(&ev);
+                            chosen.set((value != SIMULATED).then_some(value));
+                        }
+                    >
+                        {move || {
+                            options
+                                .get()
+                                .into_iter()
+                                .map(|o| {
+                                    let value = o.value.clone();
+                                    let selected = move || {
+                                        chosen.with(|c| c.as_deref().unwrap_or(SIMULATED) == value)
+                                    };
+                                    view! { <option value=o.value selected=selected>{o.label}</option> }
+                                })
+                                .collect_view()
+                        }}
+                    </select>
+                </label>
                 <label>
                     "Trigger"
                     <select
@@ -56,10 +124,26 @@ pub fn TunerTab() -> impl IntoView {
                         .map(|f| view! { <NumberField param=f.param label=f.label default=f.default max=f.slider_max /> })
                         .collect_view()
                 }}
-                <NumberField param="turns" label="Turns to simulate" default=DEFAULT_TURNS max=200 />
+                {move || match session_turns.get() {
+                    None => view! {
+                        <NumberField param="turns" label="Turns to simulate" default=DEFAULT_TURNS max=200 />
+                    }
+                    .into_any(),
+                    Some(turns) => view! {
+                        <p class="hint" data-testid="tuner-session-turns">
+                            "Runs on the conversation's " {turns} " turns with their exact token counts "
+                            "(\"Turns to simulate\" applies to the simulated conversation only)."
+                        </p>
+                    }
+                    .into_any(),
+                }}
             </form>
-            {move || tuner.with(|t| t.outcome.clone()).ok().map(|run| view! { <RunView run /> })}
-            <ComparePolicies />
+            {move || {
+                tuner
+                    .with(|t| t.outcome.clone().ok().map(|run| (run, t.simulated)))
+                    .map(|(run, simulated)| view! { <RunView run simulated /> })
+            }}
+            <ComparePolicies conversation />
         </section>
     }
 }
@@ -67,10 +151,10 @@ pub fn TunerTab() -> impl IntoView {
 /// Colour classes of the comparison chart's lines, in order (www/style.css).
 const SERIES_CLASSES: [&str; 9] = ["p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8"];
 
-/// Other systems' policies beside the Tuner's own, on the same simulated conversation: a table
+/// Other systems' policies beside the Tuner's own, on the same conversation: a table
 /// (with an estimated cost from editable prices, and a CSV download) and one line each.
 #[component]
-fn ComparePolicies() -> impl IntoView {
+fn ComparePolicies(conversation: Conversation) -> impl IntoView {
     let route = expect_context::<RwSignal<Route>>();
     let chosen = RwSignal::new(Vec::<&'static str>::new());
     let price_in = RwSignal::new(2.5_f64);
@@ -80,7 +164,9 @@ fn ComparePolicies() -> impl IntoView {
             input_per_million: price_in.get(),
             output_per_million: price_out.get(),
         };
-        chosen.with(|c| route.with(|r| compare_policies(r, c, prices)))
+        conversation.with(|conv| {
+            chosen.with(|c| route.with(|r| compare_policies_on(r, conv.as_ref(), c, prices)))
+        })
     });
     let price = |signal: RwSignal<f64>, id: &'static str, label: &'static str| {
         view! {
@@ -283,7 +369,7 @@ fn NumberField(param: &'static str, label: &'static str, default: u32, max: u32)
 }
 
 #[component]
-fn RunView(run: TunerRun) -> impl IntoView {
+fn RunView(run: TunerRun, simulated: bool) -> impl IntoView {
     let calls = run.schedule.calls;
     let last = run.comparison.rows.last().cloned();
     let window_turns = run.comparison.window_turns;
@@ -304,7 +390,11 @@ fn RunView(run: TunerRun) -> impl IntoView {
         </p>
         <TokensChart
             comparison=run.comparison.clone()
-            caption=" — tokens per request, assuming 30-token questions, 90-token replies and a 150-token summary."
+            caption=if simulated {
+                " — tokens per request, assuming 30-token questions, 90-token replies and a 150-token summary."
+            } else {
+                " — tokens per request, with the session's own turn sizes and its last summary's size."
+            }
         />
         <div class="table-wrap">
             <table class="schedule">

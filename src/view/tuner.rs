@@ -1,11 +1,24 @@
 //! The trigger tuner: a policy from the link's parameters, its dry-run schedule, and the same
 //! conversation under sliding-window memory and full history.
+//!
+//! The conversation is either simulated (`turns` turns of assumed sizes,
+//! [`ScheduleInput::uniform`]), the chat on screen ([`on_screen_input`]) or a session of the
+//! library, with its real per-turn token
+//! counts, system prompt and recorded summary size (what Inspect measures,
+//! [`InspectView::sizes`](crate::view::inspect::InspectView)): [`Tuner::on`] and
+//! [`compare_policies_on`] take that [`ScheduleInput`], [`conversation_options`] lists the
+//! choices. The chosen session stays out of the link (sessions are local to the browser).
 
+use crate::app::library::Library;
 use crate::engine::compare::{Comparison, compare};
+use crate::engine::memory::MemoryState;
+use crate::engine::message::CountTokens;
 use crate::engine::peers::{PolicyOutcome, Prices, outcome, preset, to_csv};
 use crate::engine::policy::{LoopRisk, Policy, PolicyError, TRIGGER_FIELDS, Trigger};
 use crate::engine::schedule::{Schedule, ScheduleInput, schedule};
+use crate::engine::session::{Session, SessionSettings};
 use crate::route::{Route, TriggerKind};
+use crate::view::inspect::InspectView;
 
 /// The values a fresh tuner starts from: the notebook's demo settings (summarise after 4 turns,
 /// keep 2) over the notebook's 10 turns.
@@ -23,7 +36,10 @@ pub const MAX_TURNS_SIMULATED: u32 = 10_000;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Tuner {
     pub kind: TriggerKind,
+    /// The turns of the conversation run on (simulated or the session's).
     pub turns: u32,
+    /// Whether the conversation is the simulated one (not a library session).
+    pub simulated: bool,
     pub outcome: Result<TunerRun, PolicyError>,
 }
 
@@ -38,33 +54,96 @@ pub struct TunerRun {
 }
 
 impl Tuner {
-    /// Builds the tuner from the query parameters, filling what is missing with the defaults.
+    /// Builds the tuner from the query parameters over the simulated conversation, filling
+    /// what is missing with the defaults.
     pub fn from_route(route: &Route) -> Tuner {
+        Tuner::on(route, None)
+    }
+
+    /// Builds the tuner from the query parameters over `conversation` (a session's real sizes),
+    /// or over the simulated conversation the link describes when there is none.
+    pub fn on(route: &Route, conversation: Option<&ScheduleInput>) -> Tuner {
         let kind = route.trigger.unwrap_or(TriggerKind::Turns);
-        let turns = route
-            .turns
-            .unwrap_or(DEFAULT_TURNS)
-            .min(MAX_TURNS_SIMULATED);
+        let simulated = simulated_input(route);
+        let input = conversation.unwrap_or(&simulated);
         let outcome = trigger_from_route(route)
             .and_then(Policy::new)
             .map(|policy| {
-                let input = ScheduleInput::uniform(turns);
-                let schedule = schedule(&policy, &input);
+                let schedule = schedule(&policy, input);
                 let window = window_turns(&policy.trigger);
-                let comparison = compare(&input, window, &schedule);
+                let comparison = compare(input, window, &schedule);
                 let fixed = u64::from(input.system_tokens) + u64::from(input.summary_tokens);
                 TunerRun {
                     schedule,
                     comparison,
-                    loop_risk: policy.trigger.loop_risk(fixed, typical_turn(&input)),
+                    loop_risk: policy.trigger.loop_risk(fixed, typical_turn(input)),
                 }
             });
         Tuner {
             kind,
-            turns,
+            turns: input.turns,
+            simulated: conversation.is_none(),
             outcome,
         }
     }
+}
+
+/// The simulated conversation a link describes: `turns` turns (capped) of assumed sizes.
+pub fn simulated_input(route: &Route) -> ScheduleInput {
+    let turns = route
+        .turns
+        .unwrap_or(DEFAULT_TURNS)
+        .min(MAX_TURNS_SIMULATED);
+    ScheduleInput::uniform(turns)
+}
+
+/// The value of the "Conversation" choice that stands for the simulated conversation.
+pub const SIMULATED: &str = "simulated";
+/// The value of the "Conversation" choice that stands for the conversation on the Chat tab (the
+/// demo loaded, else the live chat).
+pub const ON_SCREEN: &str = "on-screen";
+
+/// The real sizes of the conversation on screen, measured as Inspect measures a session.
+pub fn on_screen_input(memory: &MemoryState, counter: &dyn CountTokens) -> ScheduleInput {
+    let session = Session::new("on screen", SessionSettings::default(), memory.clone());
+    InspectView::new(&session, counter).sizes
+}
+
+/// One choice of conversation for the Tuner.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConversationOption {
+    /// [`SIMULATED`], or the library session's id.
+    pub value: String,
+    pub label: String,
+}
+
+/// The conversations the Tuner can run on: the simulated one, the one on screen (when there is
+/// one, with its turn count), then every library session (in the library's order, the live
+/// chat among them once it is kept), each with its turn count.
+pub fn conversation_options(library: &Library, on_screen: Option<u32>) -> Vec<ConversationOption> {
+    let simulated = ConversationOption {
+        value: SIMULATED.to_owned(),
+        label: "Simulated (assumed turn sizes)".to_owned(),
+    };
+    let screen = on_screen.map(|turns| ConversationOption {
+        value: ON_SCREEN.to_owned(),
+        label: format!("The chat on screen ({})", turns_label(turns)),
+    });
+    std::iter::once(simulated)
+        .chain(screen)
+        .chain(library.list().iter().map(|entry| ConversationOption {
+            value: entry.id.clone(),
+            label: format!(
+                "{} ({})",
+                entry.session.name,
+                turns_label(entry.session.memory.turn_count())
+            ),
+        }))
+        .collect()
+}
+
+fn turns_label(turns: u32) -> String {
+    format!("{turns} turn{}", if turns == 1 { "" } else { "s" })
 }
 
 /// The label of the Tuner's own policy in the comparison table.
@@ -74,22 +153,30 @@ pub const THIS_POLICY: &str = "this policy";
 /// presets of other systems over the Tuner's simulated conversation, at the window the link
 /// sets (the window trigger's default otherwise).
 pub fn compare_policies(route: &Route, presets: &[&str], prices: Prices) -> Vec<PolicyOutcome> {
-    let turns = route
-        .turns
-        .unwrap_or(DEFAULT_TURNS)
-        .min(MAX_TURNS_SIMULATED);
-    let input = ScheduleInput::uniform(turns);
+    compare_policies_on(route, None, presets, prices)
+}
+
+/// [`compare_policies`] over `conversation` (a session's real sizes), or over the simulated
+/// conversation when there is none.
+pub fn compare_policies_on(
+    route: &Route,
+    conversation: Option<&ScheduleInput>,
+    presets: &[&str],
+    prices: Prices,
+) -> Vec<PolicyOutcome> {
+    let simulated = simulated_input(route);
+    let input = conversation.unwrap_or(&simulated);
     let context = comparison_window(route);
     let own = trigger_from_route(route)
         .and_then(Policy::new)
         .ok()
-        .map(|policy| outcome(THIS_POLICY, &policy, &input, context, prices));
+        .map(|policy| outcome(THIS_POLICY, &policy, input, context, prices));
     own.into_iter()
         .chain(
             presets
                 .iter()
                 .filter_map(|slug| preset(slug))
-                .map(|p| outcome(p.system, &p.policy(context), &input, context, prices)),
+                .map(|p| outcome(p.system, &p.policy(context), input, context, prices)),
         )
         .collect()
 }
@@ -109,10 +196,17 @@ pub fn csv_link(outcomes: &[PolicyOutcome]) -> String {
     format!("data:text/csv;charset=utf-8,{encoded}")
 }
 
-/// Tokens of a typical turn of the simulated conversation (its first turn's size).
+/// Tokens of a typical turn of the conversation: the mean turn (every turn's size when they are
+/// all alike, as in the simulated one).
 fn typical_turn(input: &ScheduleInput) -> u64 {
-    let size = input.size(1);
-    u64::from(size.user) + u64::from(size.assistant)
+    let turns = input.turns.max(1);
+    let total: u64 = (1..=turns)
+        .map(|t| {
+            let size = input.size(t);
+            u64::from(size.user) + u64::from(size.assistant)
+        })
+        .sum();
+    total / u64::from(turns)
 }
 
 /// The trigger a route asks for, with defaults for absent numbers.
@@ -139,6 +233,91 @@ pub fn window_turns(trigger: &Trigger) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app::library::Entry;
+    use crate::engine::message::WordCounter;
+    use crate::engine::session::synthetic;
+
+    #[test]
+    fn a_library_session_runs_with_its_own_turns_and_sizes() {
+        let session = synthetic(23);
+        let sizes = InspectView::new(&session, &WordCounter).sizes;
+        assert_eq!(sizes.turns, 23);
+        // `turns=5` in the link is the simulated conversation's, not the session's.
+        let route = Route::parse("?tab=tuner&trigger=turns&max_turns=6&keep=2&turns=5");
+        let tuner = Tuner::on(&route, Some(&sizes));
+        assert_eq!(tuner.turns, 23);
+        assert!(!tuner.simulated);
+        let run = tuner.outcome.expect("valid parameters");
+        let policy = Policy::new(trigger_from_route(&route).unwrap()).unwrap();
+        assert_eq!(run.schedule, schedule(&policy, &sizes));
+        assert_eq!(run.schedule.rows.len(), 23);
+        assert_eq!(run.comparison.rows.len(), 23);
+        // The real sizes are used: the first request holds the session's system prompt and
+        // first question, not the assumed ones.
+        assert_eq!(
+            run.schedule.rows[0].tokens,
+            u64::from(sizes.system_tokens) + u64::from(sizes.size(1).user)
+        );
+        let simulated = Tuner::from_route(&route);
+        assert!(simulated.simulated);
+        assert_eq!(simulated.turns, 5);
+        assert_ne!(
+            simulated.outcome.unwrap().schedule.rows[0].tokens,
+            run.schedule.rows[0].tokens
+        );
+        // A token trigger folds where the session's real sizes say, and the comparison covers
+        // every preset over the same 23 turns.
+        let tokens = Route::parse("?trigger=tokens&budget=400");
+        let run = Tuner::on(&tokens, Some(&sizes)).outcome.unwrap();
+        let policy = Policy::new(trigger_from_route(&tokens).unwrap()).unwrap();
+        assert_eq!(run.schedule.calls, schedule(&policy, &sizes).calls);
+        let prices = Prices {
+            input_per_million: 1.0,
+            output_per_million: 1.0,
+        };
+        let rows = compare_policies_on(&tokens, Some(&sizes), &["codex-cli", "gemini-cli"], prices);
+        assert_eq!(rows.len(), 3);
+        assert!(rows.iter().all(|r| r.schedule.rows.len() == 23), "{rows:?}");
+        assert_eq!(rows[0].calls, run.schedule.calls);
+    }
+
+    #[test]
+    fn the_conversation_choices_are_simulated_then_each_session() {
+        let mut named = synthetic(1);
+        named.name = "Short".into();
+        let entry = |id: &str, session: Session| Entry {
+            id: id.into(),
+            session,
+            updated_ms: 1,
+            revision: 1,
+        };
+        let library = Library::from_stored(vec![entry("a", synthetic(7)), entry("b", named)]);
+        let options = conversation_options(&library, None);
+        let values: Vec<&str> = options.iter().map(|o| o.value.as_str()).collect();
+        assert_eq!(values[0], SIMULATED);
+        assert_eq!(values.len(), 3);
+        assert!(values.contains(&"a") && values.contains(&"b"));
+        let label = |id: &str| {
+            options
+                .iter()
+                .find(|o| o.value == id)
+                .map(|o| o.label.clone())
+                .unwrap()
+        };
+        assert!(label("a").ends_with("(7 turns)"), "{}", label("a"));
+        assert_eq!(label("b"), "Short (1 turn)");
+        assert_eq!(conversation_options(&Library::default(), None).len(), 1);
+        let with_screen = conversation_options(&library, Some(6));
+        assert_eq!(with_screen[1].value, ON_SCREEN);
+        assert_eq!(with_screen[1].label, "The chat on screen (6 turns)");
+        assert_eq!(with_screen.len(), 4);
+        // The chat on screen is measured as Inspect measures a session.
+        let session = synthetic(9);
+        assert_eq!(
+            on_screen_input(&session.memory, &WordCounter),
+            InspectView::new(&session, &WordCounter).sizes
+        );
+    }
 
     fn rows(query: &str) -> Vec<(u32, u32, String)> {
         let tuner = Tuner::from_route(&Route::parse(query));

@@ -1,8 +1,16 @@
 //! The Tuner tab reproduces the notebook's schedule tables and follows what the user types.
 
 use fantoccini::Locator;
+use summary_memory::engine::message::WordCounter;
+use summary_memory::engine::peers::{Prices, outcome, preset};
+use summary_memory::engine::policy::{Policy, Trigger};
+use summary_memory::engine::schedule::{ScheduleInput, schedule};
+use summary_memory::engine::session::{export, synthetic};
+use summary_memory::route::TriggerKind;
+use summary_memory::view::inspect::InspectView;
 
-use crate::harness::Browser;
+use crate::harness::{Browser, TempDir};
+use crate::sessions::{import, wait_count, write_file};
 
 /// (turn, summarised_to, verbatim) for every row on the page.
 async fn rows(browser: &Browser) -> Vec<(u32, u32, String)> {
@@ -293,6 +301,176 @@ async fn three_presets_compared_show_a_row_and_a_line_each_and_download_as_csv()
     assert!(rows[0].starts_with("policy,summariser calls"), "{csv}");
     assert_eq!(rows.len(), 5, "a header and four policies: {csv}");
     assert!(rows.iter().any(|r| r.starts_with("Gemini CLI,")));
+    assert!(browser.console_errors().await.is_empty());
+    browser.close().await;
+}
+
+/// A session imported in Inspect, then chosen as the Tuner's conversation: one schedule row per
+/// turn of it, the summariser calls the engine finds over its real sizes, and the comparison
+/// over the same turns; back on the simulated conversation, the link's `turns` again.
+#[tokio::test]
+async fn the_tuner_runs_on_a_library_session() {
+    let browser = Browser::new().await;
+    let dir = TempDir::new();
+    let mut session = synthetic(17);
+    session.name = "Tuned budget".into();
+    let path = write_file(&dir, "tuned.json", &export(&session, 5, "0.1.0"));
+    browser
+        .open("?tab=inspect&trigger=turns&max_turns=5&keep=2&turns=10")
+        .await;
+    import(&browser, &path).await;
+    wait_count(&browser, "session-item", 1).await;
+
+    browser.click_testid("tab-tuner").await;
+    wait_count(&browser, "schedule-row", 10).await;
+    browser
+        .wait_testid("tuner-conversation")
+        .await
+        .select_by_label("Tuned budget (17 turns)")
+        .await
+        .unwrap();
+    wait_count(&browser, "schedule-row", 17).await;
+    // What the engine finds over the session's own sizes. A turn trigger's cycles do not depend
+    // on the counter, so the page's o200k_base counts and the word counter here agree on them.
+    let sizes = InspectView::new(&session, &WordCounter).sizes;
+    let policy = Policy::new(Trigger::Turns {
+        max_turns: 5,
+        keep: 2,
+    })
+    .unwrap();
+    let expected = schedule(&policy, &sizes);
+    assert_eq!(calls(&browser).await, expected.calls.to_string());
+    let want: Vec<(u32, u32, String)> = expected
+        .rows
+        .iter()
+        .map(|r| (r.turn, r.summarised_to, r.verbatim_list()))
+        .collect();
+    assert_eq!(rows(&browser).await, want);
+    // The field for simulated turns gives way to the session's turn count.
+    let note = browser.wait_testid("tuner-session-turns").await;
+    assert!(note.text().await.unwrap().contains("17 turns"));
+    assert_eq!(browser.count_testid("turns").await, 0);
+
+    // The comparison runs over the same 17 turns.
+    for slug in ["openai-cookbook-session", "gemini-cli"] {
+        browser
+            .client
+            .find(Locator::Css(&format!(
+                "[data-testid=compare-preset][data-preset='{slug}']"
+            )))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+    }
+    wait_count(&browser, "compare-row", 3).await;
+    let points = browser
+        .client
+        .execute(
+            "return [...document.querySelectorAll('[data-testid=compare-chart] polyline')]
+                .map(l => l.getAttribute('points').trim().split(/\\s+/).length);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        points,
+        serde_json::json!([17, 17, 17]),
+        "one point per turn"
+    );
+    let cookbook = preset("openai-cookbook-session").unwrap();
+    let context = TriggerKind::default_of("context");
+    let prices = Prices {
+        input_per_million: 2.5,
+        output_per_million: 10.0,
+    };
+    let engine = outcome(
+        cookbook.system,
+        &cookbook.policy(context),
+        &sizes,
+        context,
+        prices,
+    );
+    let cells = browser
+        .client
+        .execute(
+            &format!(
+                "const r = document.querySelector(`[data-testid=compare-row][data-policy='{}']`);
+                 return [r.children[1].textContent, r.children[4].textContent];",
+                cookbook.system
+            ),
+            vec![],
+        )
+        .await
+        .unwrap();
+    let first = engine
+        .first_fold
+        .map_or("never".to_owned(), |t| t.to_string());
+    assert_eq!(
+        cells,
+        serde_json::json!([engine.calls.to_string(), first]),
+        "the cookbook's calls and first fold over the session"
+    );
+    assert_eq!(engine.schedule.rows.len(), 17);
+
+    // Back to the simulated conversation: the link's ten turns and the field again.
+    browser
+        .wait_testid("tuner-conversation")
+        .await
+        .select_by_value("simulated")
+        .await
+        .unwrap();
+    wait_count(&browser, "schedule-row", 10).await;
+    browser.wait_testid("turns").await;
+    assert!(browser.console_errors().await.is_empty());
+    browser.close().await;
+}
+
+/// The conversation on the Chat tab (here the FinCoach demo played to its end) can be tuned too:
+/// one schedule row per turn it holds.
+#[tokio::test]
+async fn the_tuner_runs_on_the_chat_on_screen() {
+    let browser = Browser::new().await;
+    browser
+        .open("?demo=fincoach&trigger=turns&max_turns=3&keep=1&turns=10")
+        .await;
+    browser.click_testid("play-all").await;
+    browser.wait_testid("summary").await;
+    browser.click_testid("tab-tuner").await;
+    browser
+        .wait_until(
+            "(document.querySelector(\"[data-testid=tuner-conversation] option[value='on-screen']\")?.textContent ?? '').includes('(6 turns)')",
+            "the chat on screen, six turns, among the conversations",
+        )
+        .await;
+    browser
+        .wait_testid("tuner-conversation")
+        .await
+        .select_by_value("on-screen")
+        .await
+        .unwrap();
+    wait_count(&browser, "schedule-row", 6).await;
+    // A turn trigger folds where the turn count says, whatever the sizes.
+    let policy = Policy::new(Trigger::Turns {
+        max_turns: 3,
+        keep: 1,
+    })
+    .unwrap();
+    let expected = schedule(&policy, &ScheduleInput::uniform(6));
+    assert_eq!(calls(&browser).await, expected.calls.to_string());
+    let summarised: Vec<u32> = rows(&browser).await.into_iter().map(|r| r.1).collect();
+    let want: Vec<u32> = expected.rows.iter().map(|r| r.summarised_to).collect();
+    assert_eq!(summarised, want);
+    assert!(
+        browser
+            .wait_testid("tuner-session-turns")
+            .await
+            .text()
+            .await
+            .unwrap()
+            .contains("6 turns")
+    );
     assert!(browser.console_errors().await.is_empty());
     browser.close().await;
 }
