@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::harness::Browser;
+use crate::harness::{Browser, TempDir};
+use crate::replay::{progress_status, twelve_turns_at_four_two};
+use crate::sessions::wait_count;
 use crate::third_party::{
     ServerProcess, call_usage, fetched, fill, messages, open_chat, page_origin, port_and_dir,
     post_json, preflight, record_fetches, send, summarise_every_two_turns, test_connection,
@@ -229,6 +231,64 @@ async fn the_litellm_proxy_lists_its_models_streams_a_reply_and_writes_the_summa
 
     let errors = browser.console_errors().await;
     assert!(errors.is_empty(), "console errors: {errors:#?}");
+    browser.close().await;
+    drop(proxy);
+}
+
+/// Inspect's live replay through the proxy: each of the five summaries the dry run plans is
+/// written by the proxy's summariser model, and the replay saves as a new session.
+#[tokio::test]
+async fn a_live_replay_through_the_litellm_proxy_saves_the_summariser_models_editions() {
+    let browser = Browser::new().await;
+    let proxy = start_proxy(&page_origin()).await;
+    let base_url = format!("http://127.0.0.1:{}/v1", proxy.port);
+    browser.open("?tab=settings").await;
+    fill(
+        &browser,
+        &[
+            ("base-url", &base_url),
+            ("api-key", MASTER_KEY),
+            ("chat-model", "mock-chat"),
+            ("summary-model", "mock-summary"),
+        ],
+    )
+    .await;
+    let dir = TempDir::new();
+    let calls = twelve_turns_at_four_two(&browser, &dir).await;
+    browser.click_testid("replay-live").await;
+    browser.click_testid("replay-live-start").await;
+    progress_status(&browser, "done").await;
+    wait_count(&browser, "replay-edition", calls).await;
+    let editions: Vec<String> = serde_json::from_value(
+        browser
+            .client
+            .execute(
+                "return [...document.querySelectorAll('[data-testid=replay-edition]')].map(e => e.textContent);",
+                vec![],
+            )
+            .await
+            .unwrap(),
+    )
+    .unwrap();
+    for e in &editions {
+        assert!(
+            e.contains(SUMMARY_REPLY) && e.contains("written by mock-summary"),
+            "{e}"
+        );
+    }
+    // The proxy reports usage: the progress line counts its tokens.
+    let progress = browser
+        .wait_testid("replay-live-progress")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        progress.starts_with(&format!("Done: {calls} of about {calls} summaries")),
+        "{progress}"
+    );
+    browser.click_testid("replay-save").await;
+    wait_count(&browser, "session-item", 2).await;
     browser.close().await;
     drop(proxy);
 }

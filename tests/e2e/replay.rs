@@ -1,9 +1,16 @@
 //! Inspect's replay under a whole policy: trigger, placement and fold mode changed, the session
-//! replayed offline with the extractive summariser, and its editions kept as a new session.
+//! replayed offline with the extractive summariser, and its editions kept as a new session;
+//! the same replay live against the loopback test server (priced first, stopped, failed and
+//! resumed, saved).
 
+use std::time::Duration;
+
+use serde_json::json;
 use summary_memory::engine::session::{export, synthetic};
 
 use crate::harness::{Browser, TempDir};
+use crate::live::{Setup, connect};
+use crate::openai_server::{Reply, TestServer};
 use crate::sessions::{count, import, wait_count, write_file};
 
 #[tokio::test]
@@ -102,5 +109,240 @@ async fn an_invalid_replay_policy_is_named_and_cannot_run() {
         .await
         .unwrap();
     assert_eq!(disabled.as_deref(), Some("true"));
+    browser.close().await;
+}
+
+/// The chat completion requests the test server received.
+fn completions(server: &TestServer) -> Vec<serde_json::Value> {
+    server
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "POST" && r.path == "/v1/chat/completions")
+        .map(|r| r.body)
+        .collect()
+}
+
+/// Connects Settings to the test server, then imports the twelve-turn session in Inspect and
+/// sets the replay to "summarise at 4 turns, keep 2". Returns the dry run's summariser calls.
+async fn live_replay_ready(browser: &Browser, server: &TestServer, dir: &TempDir) -> usize {
+    connect(browser, Setup::new(&server.base_url)).await;
+    twelve_turns_at_four_two(browser, dir).await
+}
+
+/// Opens Inspect (in the same page, so the settings stay), imports the twelve-turn session and
+/// sets the replay to "summarise at 4 turns, keep 2". Returns the dry run's summariser calls.
+pub(crate) async fn twelve_turns_at_four_two(browser: &Browser, dir: &TempDir) -> usize {
+    browser.click_testid("tab-inspect").await;
+    browser
+        .wait_until(
+            "performance.getEntriesByName('sm-vocab-loaded-o200k_base').length > 0",
+            "the o200k_base vocabulary to load",
+        )
+        .await;
+    let path = write_file(dir, "twelve.json", &export(&synthetic(12), 5, "0.1.0"));
+    import(browser, &path).await;
+    wait_count(browser, "session-item", 1).await;
+    browser.set_field("replay-a", "4").await;
+    browser.set_field("replay-b", "2").await;
+    browser
+        .wait_until(
+            "document.querySelector('[data-testid=replay-calls]')?.textContent === '5'",
+            "five summariser calls in the dry run at 4/2",
+        )
+        .await;
+    5
+}
+
+pub(crate) async fn progress_status(browser: &Browser, status: &str) {
+    browser
+        .wait_until(
+            &format!("document.querySelector('[data-testid=replay-live-progress]')?.dataset.status === '{status}'"),
+            &format!("the live replay to be {status}"),
+        )
+        .await;
+}
+
+#[tokio::test]
+async fn a_live_replay_is_priced_first_then_its_model_written_editions_save_as_a_new_session() {
+    let server = TestServer::start().await;
+    let calls = 5;
+    server.script((1..=calls).map(|k| {
+        Reply::Text(format!(
+            "Live summary {k}: the user saves weekly and holds no equities."
+        ))
+    }));
+    let browser = Browser::new().await;
+    let dir = TempDir::new();
+    assert_eq!(live_replay_ready(&browser, &server, &dir).await, calls);
+
+    // The price comes first, and nothing is sent for it.
+    browser.click_testid("replay-live").await;
+    let estimate = browser.wait_testid("replay-live-estimate").await;
+    assert_eq!(
+        estimate.attr("data-calls").await.unwrap().as_deref(),
+        Some("5")
+    );
+    let sent: u64 = estimate
+        .attr("data-sent")
+        .await
+        .unwrap()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(sent > 0, "the tokens the summaries would be sent");
+    let text = estimate.text().await.unwrap();
+    assert!(text.contains("About 5 summariser calls"), "{text}");
+    assert!(
+        completions(&server).is_empty(),
+        "nothing is sent before Start"
+    );
+
+    browser.click_testid("replay-live-start").await;
+    progress_status(&browser, "done").await;
+    wait_count(&browser, "replay-edition", calls).await;
+    let editions = browser
+        .client
+        .execute(
+            "return [...document.querySelectorAll('[data-testid=replay-edition]')].map(e => e.textContent);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let editions: Vec<String> = serde_json::from_value(editions).unwrap();
+    for (k, e) in editions.iter().enumerate() {
+        assert!(e.contains(&format!("Live summary {}:", k + 1)), "{e}");
+        assert!(e.contains("written by test-summary"), "{e}");
+    }
+    // One summariser request per edition, with the summariser model, not streamed; each later
+    // one folds the previous live summary.
+    let requests = completions(&server);
+    assert_eq!(requests.len(), calls);
+    assert!(
+        requests
+            .iter()
+            .all(|r| r["model"] == "test-summary" && r["stream"] != true),
+        "{requests:?}"
+    );
+    assert!(
+        requests[1].to_string().contains("Live summary 1:"),
+        "{}",
+        requests[1]
+    );
+
+    browser.click_testid("replay-save").await;
+    browser.wait_testid("replay-saved").await;
+    wait_count(&browser, "session-item", 2).await;
+    let names = browser
+        .client
+        .execute(
+            "return [...document.querySelectorAll('[data-testid=session-item]')].map(e => e.textContent).join(' | ');",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert!(
+        names.as_str().unwrap().contains("(replayed live)"),
+        "{names}"
+    );
+    let errors = browser.console_errors().await;
+    assert!(errors.is_empty(), "{errors:?}");
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn a_live_replay_stops_fails_and_goes_on_without_committing_twice() {
+    let server = TestServer::start().await;
+    let browser = Browser::new().await;
+    let dir = TempDir::new();
+    let calls = live_replay_ready(&browser, &server, &dir).await;
+    server.script([
+        // The first summary hangs until Stop.
+        Reply::DelayedText {
+            text: "too late".into(),
+            delay: Duration::from_secs(60),
+        },
+        // Going on, the server refuses once.
+        Reply::Status {
+            status: 400,
+            body: json!({"error": {"message": "model overloaded today", "type": "invalid_request_error"}}),
+            retry_after: None,
+        },
+    ]);
+    server.script((1..=calls).map(|k| Reply::Text(format!("Resumed summary {k}."))));
+    browser.click_testid("replay-live").await;
+    browser.click_testid("replay-live-start").await;
+    progress_status(&browser, "running").await;
+    for _ in 0..100 {
+        if !completions(&server).is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        completions(&server).len(),
+        1,
+        "the first summary is on its way"
+    );
+    // The form is locked while the replay runs (its fieldset is disabled).
+    let locked = browser
+        .client
+        .execute(
+            "return document.querySelector('[data-testid=replay-a]').matches(':disabled');",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(locked, true, "the replay's form is locked");
+
+    browser.click_testid("replay-live-stop").await;
+    progress_status(&browser, "stopped").await;
+    assert_eq!(count(&browser, "replay-edition").await, 0);
+    assert_eq!(
+        count(&browser, "replay-save").await,
+        0,
+        "a stopped replay is not a session"
+    );
+
+    browser.click_testid("replay-live-resume").await;
+    progress_status(&browser, "failed").await;
+    let status = browser
+        .wait_testid("replay-live-status")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(status.contains("model overloaded today"), "{status}");
+    browser.click_testid("replay-live-resume").await;
+    progress_status(&browser, "done").await;
+    wait_count(&browser, "replay-edition", calls).await;
+    let first = browser
+        .wait_testid("replay-edition")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(first.contains("Resumed summary 1."), "{first}");
+    // The stopped and the refused request, then one per edition.
+    assert_eq!(completions(&server).len(), calls + 2);
+    browser.wait_testid("replay-save").await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn without_an_endpoint_the_live_replay_says_where_to_connect_one() {
+    let browser = Browser::new().await;
+    let dir = TempDir::new();
+    let path = write_file(&dir, "twelve.json", &export(&synthetic(12), 5, "0.1.0"));
+    browser.open("?tab=inspect").await;
+    import(&browser, &path).await;
+    wait_count(&browser, "session-item", 1).await;
+    let note = browser
+        .wait_testid("replay-live-unavailable")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(note.contains("Settings"), "{note}");
+    assert_eq!(count(&browser, "replay-live").await, 0);
     browser.close().await;
 }

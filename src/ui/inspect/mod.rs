@@ -2,12 +2,15 @@
 //! text; any format `engine::session::read` detects, named on the page with the number of
 //! conversations read) and export of session files, the session list
 //! (`list.rs`), and a read-only look at one session (`detail.rs`: archive, editions, drift;
-//! `replay.rs`: a dry run under another trigger). Nothing here needs an endpoint, a key or the
-//! network. Components read and render; what they do goes through the app-wide
-//! [`Sessions`], whose runner ([`crate::ui::library_sync`]) performs it.
+//! `replay.rs`: a dry run and an offline replay under another policy; `live_replay.rs`: the
+//! same replay with the endpoint's summariser). Nothing but the live replay needs an endpoint, a
+//! key or the network, and it only when the user starts it. Components read and render; what
+//! they do goes through the app-wide [`Sessions`], whose runner ([`crate::ui::library_sync`])
+//! performs it.
 
 mod detail;
 mod list;
+mod live_replay;
 mod replay;
 
 use leptos::prelude::*;

@@ -6,7 +6,10 @@
 
 use leptos::prelude::*;
 
-use crate::app::replay::{ReplayForm, ReplayKind, ReplayPolicy, labels, replay_offline};
+use crate::app::replay::{
+    ReplayForm, ReplayKind, ReplayPolicy, ReplayStatus, Replayer, labels, replay_offline,
+};
+use crate::engine::edition::{Edition, Provenance};
 use crate::engine::policy::{FoldMode, Placement};
 use crate::engine::prompts::PresetId;
 use crate::engine::session::Session;
@@ -17,6 +20,8 @@ use crate::ui::tuner::TokensChart;
 use crate::ui::virtual_list::VirtualList;
 use crate::view::inspect::InspectView;
 use crate::view::labels::{fold_label, placement_label};
+
+use super::live_replay::LiveReplay;
 
 /// The placements and fold modes the form offers, with their values.
 const PLACEMENTS: [(Placement, &str); 3] = [
@@ -54,6 +59,14 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
     // The offline replay's new session, once run, and whether it was saved.
     let replayed = RwSignal::new(None::<Result<Session, String>>);
     let saved = RwSignal::new(false);
+    // The live replay, once started; the form is locked while it runs.
+    let live = RwSignal::new(None::<Replayer>);
+    let running = move || {
+        live.with(|r| {
+            r.as_ref()
+                .is_some_and(|r| *r.status() == ReplayStatus::Running)
+        })
+    };
     let number = |set: fn(&mut ReplayPolicy, u32)| {
         move |ev: leptos::ev::Event| {
             if let Ok(n) = event_target_value(&ev).trim().parse() {
@@ -77,6 +90,7 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
             })
         });
         saved.set(false);
+        live.set(None);
         replayed.set(Some(outcome));
     };
     let save = move |_| {
@@ -94,8 +108,9 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
         <section class="replay">
             <h4>"Replay under another policy"</h4>
             <p class="hint">"A dry run over this session's real per-turn token counts; nothing is sent. "
-                "Replay it offline to see the editions the built-in extractive summariser would write under this policy, and keep them as a new session (this one is never changed)."</p>
+                "Replay it offline to see the editions the built-in extractive summariser would write under this policy, or live to have the endpoint's summariser model write them, and keep them as a new session (this one is never changed)."</p>
             <form class="controls" on:submit=|ev| ev.prevent_default()>
+                <fieldset class="contents" disabled=running>
                 <label>"Trigger "
                     <select data-testid="replay-trigger" on:change=move |ev| {
                         if let Some(k) = ReplayKind::from_slug(&event_target_value(&ev)) {
@@ -183,12 +198,14 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
                             }
                         } />
                 </label>
+                </fieldset>
             </form>
             <p>
-                <button type="button" data-testid="replay-run" on:click=run disabled=move || policy.with(|p| p.is_err())>
+                <button type="button" data-testid="replay-run" on:click=run disabled=move || policy.with(|p| p.is_err()) || running()>
                     "Replay offline (extractive summariser)"
                 </button>
             </p>
+            <LiveReplay policy session live replayed saved />
             {move || replayed.get().map(|result| match result {
                 Err(reason) => view! { <p class="param-error" role="alert" data-testid="replay-error">{reason}</p> }.into_any(),
                 Ok(new) => {
@@ -202,14 +219,7 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
                                 </button>
                                 {move || saved.get().then(|| view! { <span role="status" data-testid="replay-saved">" Saved as a new session in the list."</span> })}
                             </p>
-                            <ol class="replay-editions">
-                                {editions.into_iter().map(|e| view! {
-                                    <li data-testid="replay-edition" data-cycle=e.cycle data-level=e.level data-rebuilt=e.rebuilt.to_string()>
-                                        <p class="meta">{format!("Edition {} · {} words of {}{}", e.cycle, e.words, e.word_limit, if e.level > 0 { format!(" · level {}", e.level) } else { String::new() })}</p>
-                                        <p>{e.summary.clone()}</p>
-                                    </li>
-                                }).collect_view()}
-                            </ol>
+                            <EditionList editions />
                         </div>
                     }.into_any()
                 }
@@ -247,5 +257,28 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
                 }.into_any(),
             }}
         </section>
+    }
+}
+
+/// The editions a replay wrote, each with its cycle, length, level and who wrote it.
+#[component]
+pub(super) fn EditionList(editions: Vec<Edition>) -> impl IntoView {
+    view! {
+        <ol class="replay-editions">
+            {editions.into_iter().map(|e| {
+                let by = match (&e.model, e.provenance) {
+                    (Some(model), _) => format!(" · written by {model}"),
+                    (None, Provenance::Extractive) => " · extractive".to_owned(),
+                    (None, _) => String::new(),
+                };
+                let level = if e.level > 0 { format!(" · level {}", e.level) } else { String::new() };
+                view! {
+                    <li data-testid="replay-edition" data-cycle=e.cycle data-level=e.level data-rebuilt=e.rebuilt.to_string()>
+                        <p class="meta">{format!("Edition {} · {} words of {}{level}{by}", e.cycle, e.words, e.word_limit)}</p>
+                        <p>{e.summary}</p>
+                    </li>
+                }
+            }).collect_view()}
+        </ol>
     }
 }

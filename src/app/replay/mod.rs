@@ -4,18 +4,20 @@
 //! [`ReplayForm::of`] is the one mapping from a trigger to the form, so every trigger kind,
 //! message count included, replays as itself. [`ReplayPolicy`] is the rest of the policy a
 //! replay can change (placement, fold mode, prompt preset, word limit, summary budget, and the
-//! numbers a kind has beyond two), and [`replay_offline`] plays the session's own messages again
-//! under it with the built-in extractive summariser, into a new session: the original is never
-//! changed.
+//! numbers a kind has beyond two). [`Replayer`] (in `run.rs`) plays the session's own messages
+//! again under it into a new session, with the built-in extractive summariser
+//! ([`replay_offline`]) or the endpoint's summariser model (Inspect's live replay, priced first
+//! by [`estimate`]): the original is never changed.
 
-use crate::engine::demo::extractive_summary;
-use crate::engine::edition::Provenance;
-use crate::engine::facts::compile_facts;
-use crate::engine::memory::{CommitMeta, MemoryError, MemoryState, SummaryJob};
-use crate::engine::message::{CountTokens, Message, Role};
 use crate::engine::policy::{FoldMode, Placement, Policy, PolicyError, Trigger, TriggerKind};
 use crate::engine::prompts::{PresetId, PromptSpec};
-use crate::engine::session::Session;
+
+mod run;
+
+pub use run::{
+    LiveEstimate, Progress, ReplayError, ReplayStatus, Replayer, SummaryCost, estimate,
+    replay_offline,
+};
 
 /// The replay offers every trigger kind, from the one table the link, the policy panel and the
 /// Tuner use.
@@ -182,60 +184,11 @@ impl ReplayPolicy {
     }
 }
 
-/// Why an offline replay could not run.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum ReplayError {
-    #[error("{0}")]
-    Policy(#[from] PolicyError),
-    #[error("the replay stopped: {0}")]
-    Memory(#[from] MemoryError),
-    #[error("this session has no messages to replay")]
-    Empty,
-}
-
-/// Plays `session`'s archived messages again under `policy`, each summary written by the
-/// built-in extractive summariser (which ranks the session's pinned facts and the prompt's
-/// must-keep list first), into a new session named after the original. The original is not
-/// touched; messages keep their text, counts and times.
-pub fn replay_offline(
-    session: &Session,
-    policy: Policy,
-    counter: &dyn CountTokens,
-    name: impl Into<String>,
-) -> Result<Session, ReplayError> {
-    if session.memory.archive().is_empty() {
-        return Err(ReplayError::Empty);
-    }
-    let facts = compile_facts(&session.pinned).unwrap_or_default();
-    let mut memory =
-        MemoryState::new(session.memory.system_prompt(), policy).map_err(ReplayError::Policy)?;
-    memory.count_system_prompt(counter);
-    for message in session.memory.archive() {
-        let at_ms = message.at_ms;
-        let copy = Message::new(message.role, message.content.clone(), counter, at_ms);
-        if message.role == Role::System {
-            continue;
-        }
-        let mut job: Option<SummaryJob> = memory.add_message(copy)?;
-        while let Some(j) = job {
-            let text = extractive_summary(&memory, &j, &facts);
-            let meta = CommitMeta {
-                model: None,
-                provenance: Provenance::Extractive,
-                at_ms,
-            };
-            job = memory.commit(j.id, &text, meta, counter)?;
-        }
-    }
-    let mut replayed = Session::new(name, session.settings.clone(), memory);
-    replayed.pinned = session.pinned.clone();
-    Ok(replayed)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::message::WordCounter;
+    use crate::engine::edition::Provenance;
+    use crate::engine::message::{Role, WordCounter};
     use crate::engine::policy::Policy;
     use crate::engine::session::{Session, SessionSettings};
     use crate::view::inspect::InspectView;

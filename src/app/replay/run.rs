@@ -1,0 +1,338 @@
+//! A replay's run: a session's archived messages played again, in order, into a new memory
+//! under another policy, with each summary written by whoever the shell chooses. [`Replayer`]
+//! is the state machine: it adds messages until the policy asks for a summary, hands that job
+//! out ([`Replayer::start`], [`Replayer::summary_ended`]) and waits; the shell answers with the
+//! built-in extractive summariser ([`replay_offline`]) or with the endpoint's summariser model
+//! (Inspect's live replay). A failed or stopped summary leaves its job pending, so
+//! [`Replayer::resume`] asks for the same job again and nothing is committed twice. The original
+//! session is never touched; the result is a new [`Session`] once every message is replayed.
+//!
+//! [`estimate`] is what a live replay costs before it starts: the same run with the extractive
+//! summariser, counting every summariser request it would send.
+
+use crate::engine::demo::extractive_summary;
+use crate::engine::drift::CompiledFact;
+use crate::engine::edition::{Edition, Provenance};
+use crate::engine::facts::compile_facts;
+use crate::engine::memory::{CommitMeta, MemoryError, MemoryState, SummaryJob};
+use crate::engine::message::{CountTokens, Message, MessageParts, Role};
+use crate::engine::policy::{Policy, PolicyError};
+use crate::engine::session::Session;
+
+/// Why a replay could not run.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ReplayError {
+    #[error("{0}")]
+    Policy(#[from] PolicyError),
+    #[error("the replay stopped: {0}")]
+    Memory(#[from] MemoryError),
+    #[error("this session has no messages to replay")]
+    Empty,
+}
+
+/// Where a replay stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReplayStatus {
+    /// A summary is being written (or about to be asked for).
+    Running,
+    /// The user stopped it; [`Replayer::resume`] goes on from the same summary.
+    Stopped,
+    /// The summariser failed with this reason; [`Replayer::resume`] tries the same summary again.
+    Failed(String),
+    /// Every message is replayed: [`Replayer::finished`] is the new session.
+    Done,
+}
+
+/// How far a replay has come.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// Summaries committed so far.
+    pub summaries: u32,
+    /// Turns replayed so far (user messages added), of `turns`.
+    pub turn: u32,
+    pub turns: u32,
+    /// Tokens of the summariser requests sent so far, as this app counts them (a server's own
+    /// count, when it reports one, replaces the app's for that request).
+    pub tokens_sent: u64,
+    /// Tokens of the summaries received so far (the server's count when it reports one).
+    pub tokens_received: u64,
+}
+
+/// What one summary cost, as the server reported it (`None` fields are counted by the app).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SummaryCost {
+    pub prompt_tokens: Option<u32>,
+    pub completion_tokens: Option<u32>,
+}
+
+/// Plays a session's messages again under a policy, one summary at a time.
+#[derive(Clone, Debug)]
+pub struct Replayer {
+    memory: MemoryState,
+    /// The original's messages, system messages left out (the system prompt is the memory's).
+    source: Vec<Message>,
+    /// The next message of `source` to add.
+    next: usize,
+    /// The summary asked for and not yet committed.
+    pending: Option<SummaryJob>,
+    status: ReplayStatus,
+    progress: Progress,
+    original: Session,
+    name: String,
+}
+
+impl Replayer {
+    /// Starts replaying `session` under `policy` into a new session called `name`. Returns the
+    /// replayer and the first summary to write, if the policy asks for one before the end.
+    pub fn start(
+        session: &Session,
+        policy: Policy,
+        counter: &dyn CountTokens,
+        name: impl Into<String>,
+    ) -> Result<(Replayer, Option<SummaryJob>), ReplayError> {
+        let source: Vec<Message> = session
+            .memory
+            .archive()
+            .iter()
+            .filter(|m| m.role != Role::System)
+            .cloned()
+            .collect();
+        if source.is_empty() {
+            return Err(ReplayError::Empty);
+        }
+        let mut memory = MemoryState::new(session.memory.system_prompt(), policy)?;
+        memory.count_system_prompt(counter);
+        let turns = source.iter().filter(|m| m.role == Role::User).count() as u32;
+        let mut replayer = Replayer {
+            memory,
+            source,
+            next: 0,
+            pending: None,
+            status: ReplayStatus::Running,
+            progress: Progress {
+                summaries: 0,
+                turn: 0,
+                turns,
+                tokens_sent: 0,
+                tokens_received: 0,
+            },
+            original: session.clone(),
+            name: name.into(),
+        };
+        let job = replayer.advance(counter)?;
+        Ok((replayer, job))
+    }
+
+    /// What the summariser wrote for job `job_id` (`Err` with the reason when it failed), what
+    /// it cost, and who wrote it when (`meta`, committed with the edition). Returns the next summary to write; `None` once the replay is done, stopped
+    /// or failed (see [`Replayer::status`]). An answer to a job that is not the pending one (a
+    /// late reply after Stop and Resume) is ignored.
+    pub fn summary_ended(
+        &mut self,
+        job_id: u64,
+        result: Result<String, String>,
+        cost: SummaryCost,
+        meta: CommitMeta,
+        counter: &dyn CountTokens,
+    ) -> Result<Option<SummaryJob>, ReplayError> {
+        let Some(job) = self.pending.take_if(|j| j.id == job_id) else {
+            return Ok(None);
+        };
+        if self.status != ReplayStatus::Running {
+            // Stopped while the request was out: what arrived is not committed.
+            self.pending = Some(job);
+            return Ok(None);
+        }
+        let text = match result {
+            Ok(text) if !text.trim().is_empty() => text,
+            Ok(_) => {
+                self.status = ReplayStatus::Failed(
+                    "the summariser answered with an empty summary".to_owned(),
+                );
+                self.pending = Some(job);
+                return Ok(None);
+            }
+            Err(reason) => {
+                self.status = ReplayStatus::Failed(reason);
+                self.pending = Some(job);
+                return Ok(None);
+            }
+        };
+        let next = self.memory.commit(job.id, &text, meta, counter)?;
+        self.progress.summaries += 1;
+        self.progress.tokens_sent += cost
+            .prompt_tokens
+            .map_or_else(|| request_tokens(&job, counter), u64::from);
+        self.progress.tokens_received += cost
+            .completion_tokens
+            .map_or_else(|| counter.count(&text) as u64, u64::from);
+        match next {
+            // A fold that leaves the summary over its budget asks for a compression at once.
+            Some(next) => {
+                self.pending = Some(next.clone());
+                Ok(Some(next))
+            }
+            None => self.advance(counter),
+        }
+    }
+
+    /// Stops the replay where it is; the pending summary stays pending.
+    pub fn stop(&mut self) {
+        if self.status == ReplayStatus::Running {
+            self.status = ReplayStatus::Stopped;
+        }
+    }
+
+    /// Goes on after a Stop or a failure: the pending summary is asked for again.
+    pub fn resume(&mut self) -> Option<SummaryJob> {
+        if !matches!(self.status, ReplayStatus::Stopped | ReplayStatus::Failed(_)) {
+            return None;
+        }
+        self.status = ReplayStatus::Running;
+        self.pending.clone()
+    }
+
+    pub fn status(&self) -> &ReplayStatus {
+        &self.status
+    }
+
+    pub fn progress(&self) -> Progress {
+        self.progress
+    }
+
+    /// The editions written so far.
+    pub fn editions(&self) -> &[Edition] {
+        self.memory.editions()
+    }
+
+    /// The new session, once every message is replayed: the original's messages (with their
+    /// text, counts and times), settings and pinned facts, and the replay's editions.
+    pub fn finished(&self) -> Option<Session> {
+        (self.status == ReplayStatus::Done).then(|| {
+            let mut session = Session::new(
+                self.name.clone(),
+                self.original.settings.clone(),
+                self.memory.clone(),
+            );
+            session.pinned = self.original.pinned.clone();
+            session
+        })
+    }
+
+    /// The original's pinned facts, compiled for the extractive summariser.
+    fn facts(&self) -> Vec<CompiledFact> {
+        compile_facts(&self.original.pinned).unwrap_or_default()
+    }
+
+    /// Adds messages until the policy asks for a summary (returned, and pending) or none are
+    /// left (the replay is done).
+    fn advance(&mut self, counter: &dyn CountTokens) -> Result<Option<SummaryJob>, ReplayError> {
+        while let Some(message) = self.source.get(self.next) {
+            self.next += 1;
+            if message.role == Role::User {
+                self.progress.turn += 1;
+            }
+            // Recounted, tool calls and placeholders kept: a transcript's tool traffic is
+            // replayed with its turn.
+            let parts = MessageParts {
+                role: message.role,
+                content: message.content.clone(),
+                at_ms: message.at_ms,
+                calls: message.calls.clone(),
+                call_id: message.call_id.clone(),
+                tool_name: message.tool_name.clone(),
+                placeholders: message.placeholders.clone(),
+            };
+            if let Some(job) = self
+                .memory
+                .add_message(Message::with_parts(parts, counter))?
+            {
+                self.pending = Some(job.clone());
+                return Ok(Some(job));
+            }
+        }
+        self.status = ReplayStatus::Done;
+        Ok(None)
+    }
+}
+
+/// Tokens of a summariser request as this app counts them.
+fn request_tokens(job: &SummaryJob, counter: &dyn CountTokens) -> u64 {
+    job.request
+        .iter()
+        .map(|m| counter.count(&m.content) as u64)
+        .sum()
+}
+
+/// Plays `session`'s archived messages again under `policy`, each summary written by the
+/// built-in extractive summariser (which ranks the session's pinned facts and the prompt's
+/// must-keep list first), into a new session named `name`. The original is not touched.
+pub fn replay_offline(
+    session: &Session,
+    policy: Policy,
+    counter: &dyn CountTokens,
+    name: impl Into<String>,
+) -> Result<Session, ReplayError> {
+    let (replayer, _) = run_extractive(session, policy, counter, name)?;
+    Ok(replayer
+        .finished()
+        .expect("an extractive replay always runs to the end"))
+}
+
+/// Runs the whole replay with the extractive summariser; also returns each request's tokens.
+fn run_extractive(
+    session: &Session,
+    policy: Policy,
+    counter: &dyn CountTokens,
+    name: impl Into<String>,
+) -> Result<(Replayer, Vec<u64>), ReplayError> {
+    let (mut replayer, mut job) = Replayer::start(session, policy, counter, name)?;
+    let facts = replayer.facts();
+    let mut requests = Vec::new();
+    while let Some(j) = job {
+        requests.push(request_tokens(&j, counter));
+        let text = extractive_summary(&replayer.memory, &j, &facts);
+        let at_ms = replayer.memory.archive().last().map_or(0, |m| m.at_ms);
+        let meta = CommitMeta {
+            model: None,
+            provenance: Provenance::Extractive,
+            at_ms,
+        };
+        job = replayer.summary_ended(j.id, Ok(text), SummaryCost::default(), meta, counter)?;
+    }
+    Ok((replayer, requests))
+}
+
+/// What a live replay is expected to cost, from the same replay with the extractive summariser.
+/// A live summary of another length changes what later requests hold, so these are estimates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LiveEstimate {
+    /// Summariser calls.
+    pub calls: u32,
+    /// Tokens sent to the summariser in all.
+    pub tokens_sent: u64,
+    /// Tokens the summaries hold, about the word limit each.
+    pub tokens_received: u64,
+    /// The most the summariser may write, when its max tokens is set: `calls × max_tokens`.
+    pub received_at_most: Option<u64>,
+}
+
+/// The cost of replaying `session` live under `policy`, before anything is sent.
+pub fn estimate(
+    session: &Session,
+    policy: Policy,
+    counter: &dyn CountTokens,
+    max_tokens: Option<u32>,
+) -> Result<LiveEstimate, ReplayError> {
+    let (replayer, requests) = run_extractive(session, policy, counter, "estimate")?;
+    let calls = requests.len() as u32;
+    Ok(LiveEstimate {
+        calls,
+        tokens_sent: requests.iter().sum(),
+        tokens_received: replayer.progress.tokens_received,
+        received_at_most: max_tokens.map(|m| u64::from(m) * u64::from(calls)),
+    })
+}
+
+#[cfg(test)]
+mod tests;
