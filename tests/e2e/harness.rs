@@ -132,7 +132,11 @@ fn serve_dist_until(
             .unwrap();
         runtime.block_on(async move {
             let index = dist.join("index.html");
+            // The build's brotli and gzip copies, as a server that serves precompressed files
+            // sends them (scripts/precompress.mjs).
             let files = tower_http::services::ServeDir::new(&dist)
+                .precompressed_br()
+                .precompressed_gzip()
                 .fallback(tower_http::services::ServeFile::new(index));
             let app = axum::Router::new()
                 .fallback_service(files)

@@ -40,6 +40,17 @@ fn the_build_names_every_file_and_its_id_in_the_worker() {
     // Every file of the dist but the worker itself, each named once.
     let mut on_disk = Vec::new();
     walk(&dist_dir(), &dist_dir(), &mut on_disk);
+    // The precompressed copies are the server's business: the worker keeps the originals.
+    let (copies, mut on_disk): (Vec<String>, Vec<String>) = on_disk
+        .into_iter()
+        .partition(|p| p.ends_with(".br") || p.ends_with(".gz"));
+    for copy in &copies {
+        let original = copy.trim_end_matches(".br").trim_end_matches(".gz");
+        assert!(
+            on_disk.iter().any(|p| p == original),
+            "{copy} has no original"
+        );
+    }
     on_disk.retain(|p| p != "sw.js");
     let mut named: Vec<&str> = files.iter().chain(&lazy).copied().collect();
     named.sort_unstable();
@@ -60,6 +71,61 @@ fn the_build_names_every_file_and_its_id_in_the_worker() {
         lazy.len() == 2 && lazy.iter().all(|f| f.ends_with(".smv")),
         "{lazy:?}"
     );
+}
+
+/// The build writes a brotli and a gzip copy beside the wasm, the vocabularies and the page
+/// (scripts/precompress.mjs), and a server that serves precompressed files sends the one the
+/// client accepts, byte for byte, and the original to a client that accepts neither.
+#[tokio::test]
+async fn the_build_ships_brotli_and_gzip_copies_that_a_precompressing_server_sends() {
+    let dist = dist_dir();
+    let build = build_of(&dist);
+    let named = |key: &str| -> Vec<String> {
+        build[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f.as_str().unwrap().to_owned())
+            .collect()
+    };
+    let (files, lazy) = (named("files"), named("lazy"));
+    let wasm = files.iter().find(|f| f.ends_with(".wasm")).unwrap().clone();
+    let app = StoppableApp::start();
+    let (mut raw, mut brotli) = (0, 0);
+    for path in std::iter::once(wasm)
+        .chain(lazy)
+        .chain(["index.html".to_owned()])
+    {
+        let read = |suffix: &str| std::fs::read(dist.join(format!("{path}{suffix}"))).unwrap();
+        let (original, br, gz) = (read(""), read(".br"), read(".gz"));
+        assert!(
+            br.len() < gz.len() && gz.len() < original.len(),
+            "{path}: {} brotli, {} gzip, {} raw",
+            br.len(),
+            gz.len(),
+            original.len()
+        );
+        raw += original.len();
+        brotli += br.len();
+        let plain = get(&app.url, &path);
+        assert_eq!(plain.header("content-encoding"), None, "{path}");
+        assert!(plain.body == original, "{path} is served as built");
+        let served = get_with(&app.url, &path, "Accept-Encoding: gzip, br\r\n");
+        assert_eq!(
+            served.header("content-encoding").as_deref(),
+            Some("br"),
+            "{path}"
+        );
+        assert!(served.body == br, "{path}: the brotli copy is sent");
+        let served = get_with(&app.url, &path, "Accept-Encoding: gzip\r\n");
+        assert_eq!(
+            served.header("content-encoding").as_deref(),
+            Some("gzip"),
+            "{path}"
+        );
+        assert!(served.body == gz, "{path}: the gzip copy is sent");
+    }
+    println!("the wasm, both vocabularies and the page: {raw} bytes raw, {brotli} brotli");
 }
 
 #[tokio::test]
@@ -622,11 +688,16 @@ impl Fetched {
 
 /// A plain HTTP/1.1 GET of `path` under `base`, as any client would send it.
 fn get(base: &str, path: &str) -> Fetched {
+    get_with(base, path, "")
+}
+
+/// [`get`] with extra header lines (each ending in `\r\n`).
+fn get_with(base: &str, path: &str, headers: &str) -> Fetched {
     let addr = base.trim_start_matches("http://").trim_end_matches('/');
     let mut stream = TcpStream::connect(addr).unwrap();
     write!(
         stream,
-        "GET /{path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+        "GET /{path} HTTP/1.1\r\nHost: {addr}\r\n{headers}Connection: close\r\n\r\n"
     )
     .unwrap();
     let mut raw = Vec::new();
