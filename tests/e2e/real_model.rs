@@ -13,7 +13,9 @@ use std::time::Duration;
 use fantoccini::Locator;
 use serde_json::Value;
 
-use crate::harness::Browser;
+use crate::harness::{Browser, TempDir};
+use crate::replay::twelve_turns_at_four_two;
+use crate::sessions::wait_count;
 use crate::third_party::{
     ServerProcess, call_usage, fetched, fill, messages, open_chat, page_origin, pin_fact,
     port_and_dir, post_json, preflight, record_fetches, send, summarise_every_two_turns,
@@ -227,6 +229,84 @@ async fn a_real_model_streams_a_reply_and_writes_an_edition_that_the_drift_check
 
     let errors = browser.console_errors().await;
     assert!(errors.is_empty(), "console errors: {errors:#?}");
+    browser.close().await;
+    drop(server);
+}
+
+/// Inspect's live replay with the real model writing every summary: the twelve-turn session at
+/// 4/2 asks for five, each becomes an edition the model wrote, and the replay saves as a new
+/// session. It prints the estimate beside what the server counted (its prompt tokens include
+/// the chat template, which the app's estimate leaves out).
+#[tokio::test]
+async fn a_live_replay_with_the_real_model_writes_every_summary_and_saves() {
+    let browser = Browser::new().await;
+    let server = start_server().await;
+    let base_url = format!("http://127.0.0.1:{}/v1", server.port);
+    browser.open("?tab=settings").await;
+    fill(
+        &browser,
+        &[
+            ("base-url", &base_url),
+            ("chat-model", MODEL),
+            ("temperature", "0"),
+            ("max-tokens", "60"),
+        ],
+    )
+    .await;
+    let dir = TempDir::new();
+    let calls = twelve_turns_at_four_two(&browser, &dir).await;
+    browser.click_testid("replay-live").await;
+    let estimate = browser.wait_testid("replay-live-estimate").await;
+    let attr = |name: &'static str| {
+        let estimate = estimate.clone();
+        async move {
+            estimate
+                .attr(name)
+                .await
+                .unwrap()
+                .unwrap()
+                .parse::<u64>()
+                .unwrap()
+        }
+    };
+    let (sent_estimate, received_estimate) = (attr("data-sent").await, attr("data-received").await);
+    browser.click_testid("replay-live-start").await;
+    wait_for(
+        &browser,
+        "document.querySelector('[data-testid=replay-live-progress]')?.dataset.status === 'done'",
+        "the real model's summaries",
+        Duration::from_secs(600),
+    )
+    .await;
+    wait_count(&browser, "replay-edition", calls).await;
+    let editions = browser.all_testid("replay-edition").await;
+    for edition in &editions {
+        let text = edition.text().await.unwrap();
+        assert!(text.contains(&format!("written by {MODEL}")), "{text}");
+    }
+    // "Done: 5 of about 5 summaries · turn 12 of 12 · X tokens sent, Y received."
+    let progress = browser
+        .wait_testid("replay-live-progress")
+        .await
+        .text()
+        .await
+        .unwrap();
+    let counted: Vec<u64> = progress
+        .rsplit(" · ")
+        .next()
+        .unwrap()
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    assert_eq!(counted.len(), 2, "{progress}");
+    assert!(counted[0] > 0 && counted[1] > 0, "{progress}");
+    println!(
+        "live replay with {MODEL}: {calls} summaries; estimated {sent_estimate} tokens sent and \
+         {received_estimate} received, the server counted {} and {}",
+        counted[0], counted[1]
+    );
+    browser.click_testid("replay-save").await;
+    wait_count(&browser, "session-item", 2).await;
     browser.close().await;
     drop(server);
 }
