@@ -5,7 +5,18 @@
 //! reply side holds the tool calls and results too (`view::inspect` sums them so), so a window
 //! that keeps a turn sends its tool traffic, and the full history sends all of it.
 
+use super::policy::{TRIGGER_FIELDS, Trigger};
 use super::schedule::{Schedule, ScheduleInput};
+
+/// The sliding window compared against a policy keeps as many turns as that policy keeps
+/// verbatim right after a cycle, so both send about the same number of recent turns; a policy
+/// that keeps no number of turns is compared with the turn trigger's default keep.
+pub fn window_turns(trigger: &Trigger) -> u32 {
+    match *trigger {
+        Trigger::Turns { keep, .. } | Trigger::Manual { keep } => keep.max(1),
+        _ => TRIGGER_FIELDS[1].default,
+    }
+}
 
 /// One turn of the comparison.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,12 +2,12 @@
 //! what a sliding window of the same policy would have sent instead, and which pinned facts each
 //! holds. Chat draws it for a demo's last request; Inspect for any turn of a replay.
 
+use crate::engine::compare::window_turns;
 use crate::engine::demo::{DemoPlayer, TurnRequest};
 use crate::engine::drift::CompiledFact;
 use crate::engine::memory::starts_turn;
 use crate::engine::message::Role;
 use crate::engine::policy::Placement;
-use crate::view::tuner::window_turns;
 
 /// The parts of one request, in order, with their tokens.
 #[derive(Clone, Debug, PartialEq)]

@@ -6,7 +6,7 @@
 //! and no network.
 
 use crate::app::rows::{MessageRow, RowState, rows_of};
-use crate::engine::compare::{Comparison, compare};
+use crate::engine::compare::{Comparison, compare, window_turns};
 use crate::engine::drift::{PinnedFact, compile_facts, fact_presence};
 use crate::engine::message::{CountTokens, Role, word_count};
 use crate::engine::policy::{Policy, PolicyError, Trigger};
@@ -14,7 +14,6 @@ use crate::engine::schedule::{Schedule, ScheduleInput, TurnSize, schedule};
 use crate::engine::session::Session;
 use crate::view::context_window::{ContextWindow, SegmentKind, WindowAlternative, stacked};
 use crate::view::labels::turns_label;
-use crate::view::tuner::window_turns;
 
 /// One archived message as Inspect lists it: an [`MessageRow`] with the fields Inspect's
 /// components read (its `state` as the `data-state` slug). Inspect's components are to read

@@ -10,7 +10,7 @@
 //! choices. The chosen session stays out of the link (sessions are local to the browser).
 
 use crate::app::library::Library;
-use crate::engine::compare::{Comparison, compare};
+use crate::engine::compare::{Comparison, compare, window_turns};
 use crate::engine::memory::MemoryState;
 use crate::engine::message::CountTokens;
 use crate::engine::peers::{PolicyOutcome, Prices, outcome, preset, to_csv};
@@ -219,15 +219,6 @@ pub fn trigger_from_route(route: &Route) -> Result<Trigger, PolicyError> {
     });
     trigger.validate()?;
     Ok(trigger)
-}
-
-/// The sliding window compared against a policy keeps as many turns as that policy keeps
-/// verbatim right after a cycle, so both send about the same number of recent turns.
-pub fn window_turns(trigger: &Trigger) -> u32 {
-    match *trigger {
-        Trigger::Turns { keep, .. } | Trigger::Manual { keep } => keep.max(1),
-        _ => DEFAULT_KEEP,
-    }
 }
 
 #[cfg(test)]

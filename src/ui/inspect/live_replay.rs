@@ -19,7 +19,7 @@ use crate::ui::clock::now_ms;
 use crate::ui::library_sync::Sessions;
 use crate::ui::tokens::SharedCounter;
 
-use super::replay::EditionList;
+use super::edition_list::EditionList;
 
 /// The replay's price, for the policy it was worked out under.
 type Priced = (Policy, Result<LiveEstimate, String>);

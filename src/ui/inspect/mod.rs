@@ -9,6 +9,7 @@
 //! performs it.
 
 mod detail;
+mod edition_list;
 mod list;
 mod live_replay;
 mod replay;

@@ -9,7 +9,6 @@ use leptos::prelude::*;
 use crate::app::replay::{
     ReplayForm, ReplayKind, ReplayPolicy, ReplayStatus, Replayer, labels, replay_offline,
 };
-use crate::engine::edition::{Edition, Provenance};
 use crate::engine::policy::{FoldMode, Placement};
 use crate::engine::prompts::PresetId;
 use crate::engine::session::Session;
@@ -21,6 +20,7 @@ use crate::ui::virtual_list::VirtualList;
 use crate::view::inspect::InspectView;
 use crate::view::labels::{fold_label, placement_label};
 
+use super::edition_list::EditionList;
 use super::live_replay::LiveReplay;
 
 /// The placements and fold modes the form offers, with their values.
@@ -257,28 +257,5 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
                 }.into_any(),
             }}
         </section>
-    }
-}
-
-/// The editions a replay wrote, each with its cycle, length, level and who wrote it.
-#[component]
-pub(super) fn EditionList(editions: Vec<Edition>) -> impl IntoView {
-    view! {
-        <ol class="replay-editions">
-            {editions.into_iter().map(|e| {
-                let by = match (&e.model, e.provenance) {
-                    (Some(model), _) => format!(" · written by {model}"),
-                    (None, Provenance::Extractive) => " · extractive".to_owned(),
-                    (None, _) => String::new(),
-                };
-                let level = if e.level > 0 { format!(" · level {}", e.level) } else { String::new() };
-                view! {
-                    <li data-testid="replay-edition" data-cycle=e.cycle data-level=e.level data-rebuilt=e.rebuilt.to_string()>
-                        <p class="meta">{format!("Edition {} · {} words of {}{level}{by}", e.cycle, e.words, e.word_limit)}</p>
-                        <p>{e.summary}</p>
-                    </li>
-                }
-            }).collect_view()}
-        </ol>
     }
 }
