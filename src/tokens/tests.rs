@@ -7,7 +7,7 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::engine::{CountTokens, Message, Role};
-use sm_bpe::Splitter;
+use sm_bpe::{Pattern, Splitter};
 
 /// Parsing a vocabulary takes seconds in a debug build, so the tests share one loaded counter.
 static LOADED: LazyLock<TokenCounter> = LazyLock::new(|| {
@@ -186,6 +186,56 @@ fn limited_tokens(encoding: Encoding, text: &str) -> Vec<u32> {
         .iter()
         .map(|span| span.token.expect("no piece is over-long here"))
         .collect()
+}
+
+/// Characters around o200k_base's fast path for caseless letters: Han, kana (with the `Lm`
+/// prolonged-sound mark and a half-width voicing mark), Hangul, Devanagari with its marks, a
+/// combining mark, a supplementary-plane ideograph, the `Nl` ideographic zero, CJK and ASCII
+/// punctuation and spaces, cased letters and contractions (the long s folds to `s`), digits of
+/// two scripts and an emoji.
+fn caseless_text() -> impl Strategy<Value = String> {
+    let atoms = prop::sample::select(vec![
+        "中", "文", "あ", "ー", "ｶ", "ﾞ", "々", "한", "गु", "ने", "\u{301}", "𠀀", "〇", "・", "，",
+        "。", "「", "」", " ", "\u{3000}", "'", "'s", "'ſ", "a", "Zh", "ǅ", "1", "٣", "🎉", "\n",
+        "\r\n", "\u{85}", "\t", "!",
+    ]);
+    prop::collection::vec(atoms, 0..40).prop_map(|atoms| atoms.concat())
+}
+
+/// The pieces tiktoken's own o200k_base pattern finds, on tiktoken-rs's regex engine.
+fn tiktoken_pieces(text: &str) -> Vec<&str> {
+    static PATTERN: LazyLock<fancy_regex::Regex> = LazyLock::new(|| {
+        fancy_regex::Regex::new(tiktoken_rs::O200K_BASE_PAT_STR).expect("tiktoken's pattern")
+    });
+    PATTERN
+        .find_iter(text)
+        .map(|m| {
+            m.expect("short texts never overflow the backtracking")
+                .as_str()
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+    #[test]
+    fn o200k_pieces_are_tiktokens_own_on_caseless_scripts(text in caseless_text()) {
+        let splitter = Splitter::new(Pattern::O200k).unwrap();
+        let ours: Vec<&str> = splitter.pieces(&text).map(|r| &text[r]).collect();
+        prop_assert_eq!(ours, tiktoken_pieces(&text), "{:?}", text);
+    }
+}
+
+#[test]
+fn the_bench_corpora_split_into_tiktokens_own_pieces() {
+    let corpora: Vec<serde_json::Value> =
+        serde_json::from_str(include_str!("../../benches/corpora/corpora.json")).unwrap();
+    let splitter = Splitter::new(Pattern::O200k).unwrap();
+    for corpus in &corpora {
+        let text = corpus["text"].as_str().unwrap();
+        let ours: Vec<&str> = splitter.pieces(text).map(|r| &text[r]).collect();
+        assert!(ours == tiktoken_pieces(text), "{}", corpus["name"]);
+    }
 }
 
 proptest! {

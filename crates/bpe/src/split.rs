@@ -31,6 +31,8 @@ use regex_automata::{Anchored, Input, MatchKind};
 pub struct Splitter {
     pattern: Pattern,
     dfa: DFA,
+    /// o200k_base's fast path for runs of caseless letters; `None` for cl100k_base.
+    runs: Option<Box<RunClasses>>,
     /// Lazy-DFA caches to reuse: one is taken for each text being split (nested splits take
     /// another) and given back when its pieces are done.
     caches: Mutex<Vec<Cache>>,
@@ -85,9 +87,11 @@ impl Splitter {
             .configure(DFA::config().match_kind(MatchKind::LeftmostFirst))
             .build_many(&[main, r"\s+\s", last])
             .map_err(Box::new)?;
+        let runs = (pattern == Pattern::O200k).then(|| Box::new(RunClasses::new()));
         Ok(Splitter {
             pattern,
             dfa,
+            runs,
             caches: Mutex::new(Vec::new()),
         })
     }
@@ -136,7 +140,10 @@ impl Iterator for Pieces<'_, '_> {
         }
         let start = self.at;
         if self.splitter.pattern == Pattern::O200k
-            && let Some(end) = ascii_o200k(self.text.as_bytes(), start)
+            && let Some(end) = ascii_o200k(self.text.as_bytes(), start).or_else(|| {
+                let runs = self.splitter.runs.as_deref()?;
+                caseless_run_o200k(runs, self.text, start)
+            })
         {
             self.at = end;
             return Some(start..end);
@@ -270,6 +277,87 @@ fn ascii_o200k(text: &[u8], start: usize) -> Option<usize> {
         None if end - start >= 2 => end - 1,
         None => end,
     })
+}
+
+/// Three sets of characters of the Basic Multilingual Plane, one bit each, for
+/// [`caseless_run_o200k`]. They are read from regex-syntax's Unicode tables, the ones the DFA is
+/// compiled from, so the fast path and the DFA can never disagree about a character. A character
+/// outside the plane is in none of them, which sends the fast path back to the DFA.
+#[derive(Debug)]
+struct RunClasses {
+    /// `[\p{Lm}\p{Lo}\p{M}]`: in both of the letter classes of o200k_base's first two
+    /// alternatives (`[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]` and `[\p{Ll}\p{Lm}\p{Lo}\p{M}]`).
+    run: Bits,
+    /// `[\p{L}\p{M}]`: could continue a letter alternative.
+    letter_or_mark: Bits,
+    /// `[\r\n\p{L}\p{N}]`: cannot be the optional character before the letters.
+    not_prefix: Bits,
+}
+
+type Bits = [u64; 1024];
+
+impl RunClasses {
+    fn new() -> RunClasses {
+        RunClasses {
+            run: bits(r"[\p{Lm}\p{Lo}\p{M}]"),
+            letter_or_mark: bits(r"[\p{L}\p{M}]"),
+            not_prefix: bits(r"[\r\n\p{L}\p{N}]"),
+        }
+    }
+}
+
+/// The BMP characters of a bracketed class, as bits.
+fn bits(class: &str) -> Bits {
+    use regex_syntax::hir::{Class, HirKind};
+    let mut out = [0u64; 1024];
+    let hir = regex_syntax::parse(class).expect("a constant class parses");
+    let HirKind::Class(Class::Unicode(class)) = hir.kind() else {
+        unreachable!("a bracketed Unicode class");
+    };
+    for range in class.ranges() {
+        for c in u32::from(range.start())..=u32::from(range.end()).min(0xffff) {
+            out[c as usize >> 6] |= 1 << (c & 63);
+        }
+    }
+    out
+}
+
+fn has(bits: &Bits, c: char) -> bool {
+    let c = u32::from(c);
+    c <= 0xffff && bits[c as usize >> 6] & (1 << (c & 63)) != 0
+}
+
+/// o200k_base's piece at `start` when it is a run of caseless letters (`Lm`, `Lo` or marks:
+/// Han, kana, Hangul, Devanagari and most other scripts without case), optionally after one
+/// character that is no letter, digit or line break (a space, a comma, `「`), and the run ends
+/// at a character that could not continue it. The first alternative then takes exactly that
+/// prefix and run: its `[..]*` takes the run and gives one character back to `[..]+`. Anything
+/// else (a cased letter or an apostrophe after the run, a character outside the Basic
+/// Multilingual Plane) returns `None`, and the DFA decides.
+#[inline]
+fn caseless_run_o200k(classes: &RunClasses, text: &str, start: usize) -> Option<usize> {
+    let rest = &text[start..];
+    let mut chars = rest.char_indices();
+    let (_, first) = chars.next()?;
+    if !has(&classes.run, first) {
+        if u32::from(first) > 0xffff || has(&classes.not_prefix, first) {
+            return None;
+        }
+        let (_, second) = chars.next()?;
+        if !has(&classes.run, second) {
+            return None;
+        }
+    }
+    for (at, c) in chars {
+        if has(&classes.run, c) {
+            continue;
+        }
+        if c == '\'' || u32::from(c) > 0xffff || has(&classes.letter_or_mark, c) {
+            return None;
+        }
+        return Some(start + at);
+    }
+    Some(text.len())
 }
 
 #[cfg(test)]
