@@ -130,7 +130,26 @@ const done = arguments[arguments.length - 1];
     perCorpus.push({ name, bytes: utf8(text), counts, median });
   }
   tiktoken.free();
-  return { texts: texts.length, bytes, oursLoadMs, oursRateCold, oursRateWarm, oursTokens, gptLoadMs, gptRateCold, gptRateWarm, gptTokens, tkLoadMs, perCorpus };
+
+  // A session record crossing the wasm boundary (to IndexedDB or another tab and back): as the
+  // export text, what the store keeps, or as a JS object serde-wasm-bindgen builds and reads.
+  // Each way: the round trip into the wasm's wire type, and the browser's structured clone of
+  // the value (what IndexedDB's put and postMessage do). Medians of three interleaved timings.
+  const records = [];
+  for (const turns of ours.bench_record_roundtrip ? [500, 5000] : []) {
+    const kinds = ['json', 'serde-wasm-bindgen'];
+    const values = Object.fromEntries(kinds.map((k) => [k, ours.bench_record_value(turns, k)]));
+    const times = Object.fromEntries(kinds.flatMap((k) => [[k, []], [k + ' clone', []]]));
+    for (let i = 0; i < 3; i++) {
+      for (const k of kinds) {
+        times[k].push(ours.bench_record_roundtrip(turns, k, 3));
+        times[k + ' clone'].push(timeOf(() => structuredClone(values[k]), seconds / 8) * 1000);
+      }
+    }
+    const median = Object.fromEntries(Object.entries(times).map(([k, t]) => [k, t.sort((a, b) => a - b)[1]]));
+    records.push({ turns, chars: values.json.length, median });
+  }
+  return { texts: texts.length, bytes, oursLoadMs, oursRateCold, oursRateWarm, oursTokens, gptLoadMs, gptRateCold, gptRateWarm, gptTokens, tkLoadMs, perCorpus, records };
 })(arguments[0]).then(done, (e) => done({ error: String(e && e.stack || e) }));
 `
 
@@ -201,6 +220,13 @@ await withChromium(await serve(route), async (page) => {
     const m = c.median
     const same = new Set(Object.values(c.counts)).size === 1
     console.log(`  ${c.name.padEnd(14)} ${String(c.bytes).padStart(6)}  ${us(m.ours)} ${us(m.oursHeld)} ${us(m.gpt)} ${us(m.tiktoken)}   ${(m.ours / m.gpt).toFixed(2).padStart(8)} ${(m.ours / m.tiktoken).toFixed(2).padStart(13)}  (${(m.oursHeld / m.gpt).toFixed(2)} ${(m.oursHeld / m.tiktoken).toFixed(2)})${same ? '' : `  COUNTS DIFFER ${JSON.stringify(c.counts)}`}`)
+  }
+  console.log(`\na session record across the wasm boundary and back, ms (median of 3); ratio above 1.0 means serde-wasm-bindgen is slower:`)
+  if (r.records.length === 0) console.log('  not measured: this wasm was built without the record-bench feature (trunk build --release --offline --features record-bench)')
+  for (const { turns, chars, median: m } of r.records) {
+    const json = m.json + m['json clone']
+    const swb = m['serde-wasm-bindgen'] + m['serde-wasm-bindgen clone']
+    console.log(`  ${String(turns).padStart(5)} turns (${(chars / 1e6).toFixed(2)} MB as text): export text ${fmt(m.json)} + clone ${fmt(m['json clone'])}; serde-wasm-bindgen object ${fmt(m['serde-wasm-bindgen'])} + clone ${fmt(m['serde-wasm-bindgen clone'])}; ratio ${(swb / json).toFixed(2)}`)
   }
   console.log(`\nexactness corpus (${r.texts} texts, ${r.bytes} bytes), no text-level cache:`)
   console.log(`  ours, piece cache emptied every round ${fmt(r.oursRateCold / 1e6)} MB/s  (${r.oursTokens} tokens a round)`)

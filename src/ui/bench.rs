@@ -98,3 +98,52 @@ fn now() -> f64 {
         .and_then(|w| w.performance())
         .map_or(0.0, |p| p.now())
 }
+
+#[cfg(feature = "record-bench")]
+/// The two ways a session record could cross between the app and IndexedDB or the tab channel:
+/// as the export text (a JSON string, what the store keeps), or as a JavaScript object built and
+/// read by serde-wasm-bindgen.
+fn record_way(way: &str) -> Result<bool, JsError> {
+    match way {
+        "json" => Ok(false),
+        "serde-wasm-bindgen" => Ok(true),
+        _ => Err(JsError::new("way is \"json\" or \"serde-wasm-bindgen\"")),
+    }
+}
+
+#[cfg(feature = "record-bench")]
+/// A `turns`-turn session's record as the JS value that would be stored: the export text, or the
+/// object serde-wasm-bindgen builds. The bench times the browser's structured clone of each (what
+/// IndexedDB's `put` and `postMessage` do).
+#[wasm_bindgen]
+pub fn bench_record_value(turns: u32, way: &str) -> Result<JsValue, JsError> {
+    let wire =
+        crate::engine::session::wire_of(&crate::engine::session::synthetic(turns), 0, "bench");
+    if record_way(way)? {
+        Ok(serde_wasm_bindgen::to_value(&wire)?)
+    } else {
+        Ok(JsValue::from_str(&serde_json::to_string(&wire)?))
+    }
+}
+
+#[cfg(feature = "record-bench")]
+/// Milliseconds per round for a `turns`-turn session's record to go out to JavaScript and back
+/// into the wasm's wire type, `rounds` times, one way or the other.
+#[wasm_bindgen]
+pub fn bench_record_roundtrip(turns: u32, way: &str, rounds: u32) -> Result<f64, JsError> {
+    use crate::engine::session::WireFile;
+    let swb = record_way(way)?;
+    let wire =
+        crate::engine::session::wire_of(&crate::engine::session::synthetic(turns), 0, "bench");
+    let start = now();
+    for _ in 0..rounds.max(1) {
+        let back: WireFile = if swb {
+            serde_wasm_bindgen::from_value(serde_wasm_bindgen::to_value(&wire)?)?
+        } else {
+            let value = JsValue::from_str(&serde_json::to_string(&wire)?);
+            serde_json::from_str(&value.as_string().unwrap_or_default())?
+        };
+        std::hint::black_box(back);
+    }
+    Ok((now() - start) / f64::from(rounds.max(1)))
+}

@@ -165,7 +165,7 @@ fn range_to_v1(r: TurnRange) -> RangeV1 {
     }
 }
 
-fn to_file(session: &Session, created_ms: u64, app_version: &str) -> FileV2 {
+pub(super) fn to_file(session: &Session, created_ms: u64, app_version: &str) -> FileV2 {
     let m = &session.memory;
     FileV2 {
         format: FORMAT.into(),

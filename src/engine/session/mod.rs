@@ -41,4 +41,11 @@ pub use fixture::synthetic;
 pub use import::{
     ImportError, MAX_IMPORT_BYTES, Read, Source, import, import_all, import_stored, read,
 };
-pub use wire::{ENVELOPE_FORMAT, FORMAT, VERSION};
+pub use wire::{ENVELOPE_FORMAT, FORMAT, FileV2 as WireFile, VERSION};
+
+/// The serde value of `session`'s export file, which [`export_compact`] writes as JSON: for the
+/// browser benchmark that compares handing it across the wasm boundary as that text or as a
+/// JavaScript object.
+pub fn wire_of(session: &Session, created_ms: u64, app_version: &str) -> WireFile {
+    export::to_file(session, created_ms, app_version)
+}

@@ -21,8 +21,10 @@ pub(super) struct EnvelopeV2 {
     pub(super) sessions: Vec<FileV2>,
 }
 
+/// One session file. Public (its fields are not) only so that a benchmark can hand the same
+/// value across the wasm boundary in two ways ([`super::wire_of`]).
 #[derive(Serialize, Deserialize)]
-pub(super) struct FileV2 {
+pub struct FileV2 {
     pub(super) format: String,
     pub(super) version: u64,
     pub(super) created_ms: u64,
