@@ -136,6 +136,20 @@ impl Message {
         }
     }
 
+    /// A plain message whose text was counted already (a reply counted as it arrived).
+    pub fn counted(role: Role, content: String, tokens: u32, at_ms: u64) -> Self {
+        Message {
+            role,
+            content,
+            tokens,
+            at_ms,
+            calls: Vec::new(),
+            call_id: None,
+            tool_name: None,
+            placeholders: Vec::new(),
+        }
+    }
+
     /// A message with tool traffic or placeholders, counted once all its parts are known.
     pub fn with_parts(parts: MessageParts, counter: &dyn CountTokens) -> Self {
         let mut message = Message {
