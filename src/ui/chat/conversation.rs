@@ -29,6 +29,16 @@ pub(super) fn ConversationView() -> impl IntoView {
     });
     let folded = Memo::new(move |_| conversation.with(|c| c.folded.len()));
     let verbatim = Memo::new(move |_| conversation.with(|c| c.verbatim.len()));
+    // The newest message once it is whole, said to a screen reader (the list itself is not a
+    // live region: rows enter it as the reader scrolls).
+    let newest = Memo::new(move |_| {
+        conversation.with(|c| {
+            c.verbatim
+                .last()
+                .filter(|r| r.state != RowState::Streaming)
+                .map(|r| format!("{}, turn {}: {}", r.role_label(), r.turn, r.content))
+        })
+    });
     // Each streamed piece, for the list to follow the reply as it grows.
     let follow = Signal::derive(move || streamed.map_or(0, Streamed::pieces));
     view! {
@@ -91,6 +101,7 @@ pub(super) fn ConversationView() -> impl IntoView {
                 }
             }
         />
+        <p class="sr-only" aria-live="polite">{move || newest.get().unwrap_or_default()}</p>
         {move || {
             unanswered
                 .get()
