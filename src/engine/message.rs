@@ -124,16 +124,7 @@ impl Message {
     ) -> Self {
         let content = content.into();
         let tokens = counter.count(&content);
-        Message {
-            role,
-            content,
-            tokens,
-            at_ms,
-            calls: Vec::new(),
-            call_id: None,
-            tool_name: None,
-            placeholders: Vec::new(),
-        }
+        Message::counted(role, content, tokens, at_ms)
     }
 
     /// A plain message whose text was counted already (a reply counted as it arrived).
