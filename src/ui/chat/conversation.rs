@@ -39,8 +39,12 @@ pub(super) fn ConversationView() -> impl IntoView {
                 .map(|r| format!("{}, turn {}: {}", r.role_label(), r.turn, r.content))
         })
     });
-    // Each streamed piece, for the list to follow the reply as it grows.
-    let follow = Signal::derive(move || streamed.map_or(0, Streamed::pieces));
+    // Each streamed piece, and each change of the rows (a reply archived in place of the one
+    // arriving), for the list to measure again and follow.
+    let follow = Signal::derive(move || {
+        conversation.track();
+        streamed.map_or(0, Streamed::pieces)
+    });
     view! {
         {move || {
             (folded.get() > 0)
