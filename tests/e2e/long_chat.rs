@@ -63,6 +63,27 @@ fn in_view(selector: &str) -> String {
     )
 }
 
+/// Does `step` (a scroll) until the row `selector` names is in view, or fails naming `what`.
+async fn until_in_view(browser: &Browser, selector: &str, what: &str, step: impl AsyncFn()) {
+    let deadline = std::time::Instant::now() + crate::harness::PATIENCE;
+    loop {
+        step().await;
+        tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+        let shown = browser
+            .client
+            .execute(&format!("return !!({})", in_view(selector)), vec![])
+            .await
+            .unwrap();
+        if shown == Value::Bool(true) {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{what} never came into view"
+        );
+    }
+}
+
 #[tokio::test]
 async fn a_long_live_chat_keeps_a_window_of_rows_reaches_its_first_message_and_follows_a_reply() {
     let server = TestServer::start().await;
@@ -105,8 +126,7 @@ async fn a_long_live_chat_keeps_a_window_of_rows_reaches_its_first_message_and_f
 
     // Scrolling to the top reaches the first message, still a window.
     let first = "[data-testid='message'][data-turn='1'][data-role='user']";
-    let deadline = std::time::Instant::now() + crate::harness::PATIENCE;
-    loop {
+    until_in_view(&browser, first, "the first message", async || {
         browser
             .client
             .execute(
@@ -115,20 +135,8 @@ async fn a_long_live_chat_keeps_a_window_of_rows_reaches_its_first_message_and_f
             )
             .await
             .unwrap();
-        tokio::time::sleep(std::time::Duration::from_millis(150)).await;
-        let reached = browser
-            .client
-            .execute(&format!("return !!({})", in_view(first)), vec![])
-            .await
-            .unwrap();
-        if reached == Value::Bool(true) {
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the first message never came into view"
-        );
-    }
+    })
+    .await;
     let text_of_first = browser
         .client
         .execute(
@@ -152,23 +160,10 @@ async fn a_long_live_chat_keeps_a_window_of_rows_reaches_its_first_message_and_f
         .await
         .unwrap();
     let end = String::from(char::from(fantoccini::key::Key::End));
-    let deadline = std::time::Instant::now() + crate::harness::PATIENCE;
-    loop {
+    until_in_view(&browser, &last, "the last turn, after End", async || {
         list.send_keys(&end).await.unwrap();
-        tokio::time::sleep(std::time::Duration::from_millis(150)).await;
-        let back = browser
-            .client
-            .execute(&format!("return !!({})", in_view(&last)), vec![])
-            .await
-            .unwrap();
-        if back == Value::Bool(true) {
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "End never reached the last turn"
-        );
-    }
+    })
+    .await;
     send(&browser, "What should I do this month?").await;
     let streaming = "[data-testid='message'][data-state='streaming']";
     browser
@@ -199,6 +194,13 @@ async fn a_long_live_chat_keeps_a_window_of_rows_reaches_its_first_message_and_f
                 in_view(&answered)
             ),
             "the whole reply archived and in view at the bottom",
+        )
+        .await;
+    browser
+        .wait_until(
+            "(() => { const b = document.querySelector('.vlist.verbatim');
+                return b.scrollTop + b.clientHeight + 8 >= b.scrollHeight; })()",
+            "the list at its bottom once the reply is archived",
         )
         .await;
     let shown = rows(&browser).await;
