@@ -15,7 +15,7 @@ use crate::engine::demo::DemoScript;
 use crate::engine::drift::{FactError, PinnedFact, compile_facts};
 use crate::engine::edition::Provenance;
 use crate::engine::memory::{CommitMeta, MemoryError, MemoryState, SummaryJob};
-use crate::engine::message::{ChatMessage, CountTokens, Message, Role};
+use crate::engine::message::{ChatMessage, CountTokens, GrowingCount, Message, Role};
 use crate::engine::openai::{ApiError, Purpose, Usage};
 use crate::engine::policy::{Policy, PolicyError};
 use crate::engine::session::{LiveRecord, Session};
@@ -31,6 +31,10 @@ pub struct LiveSession {
     memory: MemoryState,
     /// The reply arriving now, if a chat request is in flight.
     streaming: Option<String>,
+    /// How far the reply arriving is counted for good, and its count so far: each piece
+    /// recounts only the reply's last pieces, never the whole reply.
+    growing: GrowingCount,
+    streamed_tokens: Option<u32>,
     /// Which replies are incomplete or were cut short by a failure (Retry asks for the whole
     /// reply, and no later request sends the cut one), and every model call: the part of the
     /// chat that is saved with its memory.
@@ -408,6 +412,32 @@ impl LiveSession {
         }
     }
 
+    /// Appends a piece of the reply that is arriving and counts the reply so far, recounting
+    /// only its last pieces (the count before the last settled piece boundary is kept), so a
+    /// piece costs the same however long the reply or the chat already is.
+    pub fn arrived(&mut self, piece: &str, counter: &dyn CountTokens) {
+        if let Some(reply) = &mut self.streaming {
+            reply.push_str(piece);
+            self.streamed_tokens = Some(counter.count_growing(reply, &mut self.growing));
+        }
+    }
+
+    /// The tokens of the reply arriving, as far as [`LiveSession::arrived`] counted it.
+    pub fn streamed_tokens(&self) -> Option<u32> {
+        self.streaming.as_ref().and(self.streamed_tokens)
+    }
+
+    /// `text` counted as the reply that arrived: from where the count of the reply arriving
+    /// stands when `text` continues it, else from the start.
+    fn count_reply(&self, streamed: Option<&str>, text: &str, counter: &dyn CountTokens) -> u32 {
+        match streamed {
+            Some(so_far) if text.starts_with(so_far) => {
+                counter.count_growing(text, &mut self.growing.clone())
+            }
+            _ => counter.count(text),
+        }
+    }
+
     /// Ends the chat request. A complete reply is archived verbatim; a stopped or cut one is
     /// archived too, marked incomplete. Returns the summariser job when a cycle is due.
     pub fn finish(
@@ -416,7 +446,7 @@ impl LiveSession {
         at_ms: u64,
         counter: &dyn CountTokens,
     ) -> Option<SummaryJob> {
-        self.streaming = None;
+        let streamed = self.streaming.take();
         let reasoning = std::mem::take(&mut self.reasoning_now);
         let end = match (self.retry_wait.take(), end) {
             // Stop pressed while a failed request waited to be sent again: the user gave up
@@ -471,9 +501,12 @@ impl LiveSession {
         }
         // The window trigger weighs the whole request, so count its fixed part exactly.
         self.memory.count_system_prompt(counter);
+        let tokens = self.count_reply(streamed.as_deref(), &text, counter);
+        self.growing = GrowingCount::default();
+        self.streamed_tokens = None;
         let added = self
             .memory
-            .add_message(Message::new(Role::Assistant, text, counter, at_ms));
+            .add_message(Message::counted(Role::Assistant, text, tokens, at_ms));
         match added {
             Ok(Some(job)) => {
                 self.summarising = Some(job.id);
@@ -738,6 +771,8 @@ impl LiveSession {
         LiveSession {
             memory,
             streaming: None,
+            growing: GrowingCount::default(),
+            streamed_tokens: None,
             kept: LiveRecord::default(),
             summarising: None,
             error: None,
@@ -760,6 +795,8 @@ impl LiveSession {
         self.unanswered = None;
         self.reasoning_now.clear();
         self.streaming = Some(String::new());
+        self.growing = GrowingCount::default();
+        self.streamed_tokens = None;
         // A reply a failed request cut short is left out, as are the messages the user left
         // out.
         self.memory
@@ -776,6 +813,19 @@ impl LiveSession {
     /// The reply arriving now, as far as it has arrived.
     pub fn streaming_text(&self) -> Option<&str> {
         self.streaming.as_deref()
+    }
+
+    /// The reply arriving now as an assistant message, counted from where its count as it
+    /// arrived stands (not from its start); `None` when nothing but spaces has arrived.
+    pub fn streaming_message(&self, at_ms: u64, counter: &dyn CountTokens) -> Option<Message> {
+        let text = self.streaming_text().filter(|t| !t.trim().is_empty())?;
+        let tokens = self.count_reply(Some(text), text, counter);
+        Some(Message::counted(
+            Role::Assistant,
+            text.to_owned(),
+            tokens,
+            at_ms,
+        ))
     }
 
     /// [`LiveSession::resume`] after a reload, offering what the reload cut off: a user message

@@ -78,6 +78,30 @@ pub use super::text::word_count;
 /// vocabulary comes from; tests use [`WordCounter`].
 pub trait CountTokens {
     fn count(&self, text: &str) -> u32;
+
+    /// Counts `text`, a text growing at its end (a reply arriving), where `growing` is what
+    /// the last call on a shorter version of it left. Always equal to [`CountTokens::count`] of
+    /// the whole text; a counter that can do better than counting it again from the start
+    /// (the vocabulary's, which recounts only after the last piece boundary that cannot move)
+    /// keeps its place in `growing`. Pass a fresh one for a new text.
+    fn count_growing(&self, text: &str, growing: &mut GrowingCount) -> u32 {
+        *growing = GrowingCount::default();
+        self.count(text)
+    }
+}
+
+/// Where a counter stands in a growing text ([`CountTokens::count_growing`]): how far the text
+/// is counted for good, and its count up to there, for the counter that wrote it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GrowingCount {
+    /// Which counter (and encoding) wrote it; 0 for none, so a fresh one starts from the start.
+    pub by: u8,
+    /// Byte offset up to which the text is counted for good.
+    pub settled: usize,
+    /// Tokens before `settled`.
+    pub tokens: u64,
+    /// Part of what is before `settled` was estimated rather than tokenised.
+    pub estimated: bool,
 }
 
 /// A deterministic stand-in counter for tests and dry runs without a vocabulary: one token per
@@ -100,6 +124,11 @@ impl Message {
     ) -> Self {
         let content = content.into();
         let tokens = counter.count(&content);
+        Message::counted(role, content, tokens, at_ms)
+    }
+
+    /// A plain message whose text was counted already (a reply counted as it arrived).
+    pub fn counted(role: Role, content: String, tokens: u32, at_ms: u64) -> Self {
         Message {
             role,
             content,

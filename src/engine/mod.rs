@@ -35,7 +35,7 @@ pub use edition::{Edition, MAX_LEVEL, Provenance, TurnRange};
 pub use memory::{
     CommitMeta, Failure, JobKind, MemoryError, MemoryState, MessageState, SummaryJob,
 };
-pub use message::{ChatMessage, CountTokens, Message, Role, WordCounter, word_count};
+pub use message::{ChatMessage, CountTokens, GrowingCount, Message, Role, WordCounter, word_count};
 pub use policy::{FoldMode, Placement, Policy, PolicyError, SummaryFormat, Trigger};
 pub use prompts::{PresetId, PromptSpec};
 pub use schedule::{Schedule, ScheduleInput, ScheduleRow, TurnSize, schedule};

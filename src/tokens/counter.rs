@@ -11,7 +11,7 @@ use super::compact;
 use super::count::{Count, Limits};
 use super::encoding::{Encoding, TokensError};
 use super::vocab::{Builder, Vocabulary};
-use crate::engine::CountTokens;
+use crate::engine::{CountTokens, GrowingCount};
 use sm_bpe::TokenSpan;
 
 /// Counts tokens with a lazily loaded vocabulary and a per-text cache.
@@ -131,6 +131,43 @@ impl TokenCounter {
         count
     }
 
+    /// Counts `text` with `encoding`, a text that grew at its end since `growing` was left by
+    /// the last call: only what follows the last piece boundary no continuation can move is
+    /// counted again, so a reply arriving in pieces costs its new pieces, not its whole length,
+    /// each time. Equal to [`TokenCounter::count_with`]. A `growing` left by another encoding,
+    /// or before the vocabulary loaded, is started again.
+    pub fn count_growing_with(
+        &self,
+        encoding: Encoding,
+        text: &str,
+        growing: &mut GrowingCount,
+    ) -> Count {
+        let Some(vocabulary) = self.vocabularies[encoding.index()].get() else {
+            *growing = GrowingCount::default();
+            return self.not_loaded(encoding, text);
+        };
+        let by = encoding.index() as u8 + 1;
+        let mut state = if growing.by == by {
+            sm_bpe::Growing {
+                settled: growing.settled,
+                tally: sm_bpe::Tally {
+                    tokens: growing.tokens,
+                    estimated: growing.estimated,
+                },
+            }
+        } else {
+            sm_bpe::Growing::default()
+        };
+        let count = vocabulary.count_growing(text, self.limits, &mut state);
+        *growing = GrowingCount {
+            by,
+            settled: state.settled,
+            tokens: state.tally.tokens,
+            estimated: state.tally.estimated,
+        };
+        count
+    }
+
     /// Counts `text` with `encoding` without the per-text cache (for benchmarks and checks); the
     /// per-piece cache inside the vocabulary still answers repeated pieces.
     pub fn count_uncached(&self, encoding: Encoding, text: &str) -> Count {
@@ -238,6 +275,12 @@ impl CountTokens for TokenCounter {
     /// [`rough_estimate`], because the engine needs a number and 0 would be a lie.
     fn count(&self, text: &str) -> u32 {
         TokenCounter::count(self, text)
+            .value()
+            .unwrap_or_else(|| rough_estimate(text))
+    }
+
+    fn count_growing(&self, text: &str, growing: &mut GrowingCount) -> u32 {
+        self.count_growing_with(self.encoding, text, growing)
             .value()
             .unwrap_or_else(|| rough_estimate(text))
     }

@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 use proptest::prelude::*;
 
 use super::*;
-use crate::engine::{CountTokens, Message, Role};
+use crate::engine::{CountTokens, GrowingCount, Message, Role};
 use sm_bpe::{Pattern, Splitter};
 
 /// Parsing a vocabulary takes seconds in a debug build, so the tests share one loaded counter.
@@ -646,4 +646,89 @@ fn a_vocabulary_loaded_in_steps_counts_like_tiktoken_and_is_pending_until_instal
         panic!("the cl100k_base file is not o200k_base");
     };
     assert!(err.to_string().contains("cl100k_base"), "{err}");
+}
+
+/// The exactness corpus's texts (tests/tokenizer-oracle/corpus.json), and the whole corpus as
+/// one text.
+static CORPUS: LazyLock<Vec<String>> = LazyLock::new(|| {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/tokenizer-oracle/corpus.json"
+    );
+    let json = std::fs::read_to_string(path).expect("the corpus file");
+    let entries: Vec<serde_json::Value> = serde_json::from_str(&json).expect("a JSON array");
+    let mut texts: Vec<String> = entries
+        .iter()
+        .map(|e| e["text"].as_str().expect("a text").to_owned())
+        .collect();
+    texts.push(texts.concat());
+    texts
+});
+
+/// `text` cut at `cuts` (fractions of its length, moved back to a character boundary), as the
+/// prefixes a stream would have delivered.
+fn prefixes<'t>(text: &'t str, cuts: &[f64]) -> Vec<&'t str> {
+    let mut ends: Vec<usize> = cuts
+        .iter()
+        .map(|f| {
+            let mut at = ((text.len() as f64) * f) as usize;
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            at
+        })
+        .chain([text.len()])
+        .collect();
+    ends.sort_unstable();
+    ends.into_iter().map(|end| &text[..end]).collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    /// A reply counted as it arrives, piece by piece in random chunks, always has the count of
+    /// its whole text so far: the count the vocabulary gives it, and tiktoken-rs's.
+    #[test]
+    fn a_growing_text_counts_exactly_at_every_chunk(
+        which in 0usize..1000,
+        cuts in prop::collection::vec(0.0f64..1.0, 0..40),
+        extra in adversarial_text(),
+    ) {
+        let base = &CORPUS[which % CORPUS.len()];
+        // The corpus text, then an adversarial tail (runs of spaces, digits, marks).
+        let text = format!("{base}{extra}");
+        for encoding in Encoding::ALL {
+            let mut growing = GrowingCount::default();
+            for prefix in prefixes(&text, &cuts) {
+                let grown = LOADED.count_growing_with(encoding, prefix, &mut growing);
+                prop_assert_eq!(grown, LOADED.count_uncached(encoding, prefix), "{} {:?}", encoding, prefix);
+                prop_assert!(growing.settled <= prefix.len());
+            }
+            let whole = reference(encoding, &text).len() as u32;
+            prop_assert_eq!(LOADED.count_growing_with(encoding, &text, &mut growing), Count::Exact(whole));
+        }
+    }
+}
+
+#[test]
+fn a_growing_reply_settles_all_but_its_last_pieces() {
+    let text = &CORPUS[CORPUS.len() - 1];
+    let mut growing = GrowingCount::default();
+    // Byte by byte, the whole corpus: every step exact, and the settled part keeps up.
+    for end in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+        let prefix = &text[..end];
+        assert_eq!(
+            LOADED.count_growing_with(Encoding::O200kBase, prefix, &mut growing),
+            LOADED.count_uncached(Encoding::O200kBase, prefix),
+            "{prefix:?}"
+        );
+    }
+    assert!(
+        text.len() - growing.settled < 200,
+        "only the tail is unsettled: {} of {} bytes settled",
+        growing.settled,
+        text.len()
+    );
+    // Another encoding's place is not reused.
+    let count = LOADED.count_growing_with(Encoding::Cl100kBase, text, &mut growing);
+    assert_eq!(count, LOADED.count_uncached(Encoding::Cl100kBase, text));
 }

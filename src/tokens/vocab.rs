@@ -27,6 +27,17 @@ impl Vocabulary {
         to_count(self.0.count(text, limits.max_piece_bytes))
     }
 
+    /// Counts `text`, grown at its end since `growing` was left, recounting only after the
+    /// last settled piece boundary (`sm_bpe::Vocabulary::count_growing`).
+    pub(crate) fn count_growing(
+        &self,
+        text: &str,
+        limits: Limits,
+        growing: &mut sm_bpe::Growing,
+    ) -> Count {
+        to_count(self.0.count_growing(text, limits.max_piece_bytes, growing))
+    }
+
     /// Counts `text` running BPE on every piece, for tests that the cache changes nothing.
     pub(crate) fn count_without_piece_cache(&self, text: &str, limits: Limits) -> Count {
         to_count(

@@ -14,6 +14,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
 use super::clock::now_ms;
+use super::streamed::Streamed;
 use super::tokens::{LoadState, SharedCounter, TokenService};
 
 use crate::app::library::{
@@ -257,7 +258,15 @@ pub fn export(sessions: Sessions) -> String {
 /// library has loaded), a reply as it arrives at most every half second ([`LiveSaves`]), and
 /// resumes it after a reload.
 fn keep_live_chat(sessions: Sessions, workbench: RwSignal<Workbench>) {
-    let shape = Memo::new(move |_| workbench.with(|w| LiveShape::of(&w.live)));
+    // A streamed piece reaches the workbench untracked (`ui/streamed.rs`), so the shape also
+    // follows the pieces.
+    let streamed = Streamed::from_context();
+    let shape = Memo::new(move |_| {
+        if let Some(streamed) = streamed {
+            streamed.track();
+        }
+        workbench.with(|w| LiveShape::of(&w.live))
+    });
     // Bumped by the timer a throttled save sets, so the save is asked for again.
     let again = RwSignal::new(0u32);
     let timer = StoredValue::new(false);

@@ -23,6 +23,7 @@ use crate::engine::settings::{Settings, ValidSettings};
 
 use super::clock::now_ms;
 use super::library_sync::{Sessions, stored_before_request};
+use super::streamed::Streamed;
 use super::tokens::SharedCounter;
 
 /// Starts and stops the live chat's requests. Created once at the App root and shared through
@@ -38,6 +39,8 @@ pub struct LiveDriver {
     sessions: Option<Sessions>,
     /// The shell's clock while a retry is pending, ticking so the countdown can be read.
     clock: RwSignal<u64>,
+    /// Told of each streamed piece instead of the workbench's readers.
+    streamed: Option<Streamed>,
 }
 
 impl LiveDriver {
@@ -54,6 +57,7 @@ impl LiveDriver {
             stop: StoredValue::new_local(None),
             sessions: use_context::<Sessions>(),
             clock: RwSignal::new(now_ms()),
+            streamed: Streamed::from_context(),
         };
         provide_context(driver);
         driver
@@ -211,10 +215,13 @@ impl LiveDriver {
         let client = self.client(valid.endpoint.clone(), Purpose::Chat);
         let chat = valid.chat_request(request.clone());
         let workbench = self.workbench;
+        let (streamed, counter) = (self.streamed, self.counter);
         let (end, usage, reasoning) = if valid.stream {
             let reply = client
-                .stream(&chat, &stop, |piece| {
-                    workbench.update(|w| w.live.delta(piece))
+                .stream(&chat, &stop, |piece| match streamed {
+                    // Only the streaming row and what follows it hear a piece.
+                    Some(streamed) => streamed.arrived(workbench, piece, &counter),
+                    None => workbench.update(|w| w.live.arrived(piece, &counter)),
                 })
                 .await;
             let end = match reply.end {

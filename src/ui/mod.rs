@@ -20,6 +20,7 @@ mod offline;
 mod settings;
 mod shell;
 mod store_alerts;
+mod streamed;
 mod theme;
 mod tokens;
 mod tuner;

@@ -10,6 +10,7 @@ use super::live_driver::LiveDriver;
 use super::offline::OfflineNotice;
 use super::settings::SettingsPanel;
 use super::store_alerts::{SettingsLoadError, StoreAlertRegion, StoreStatus};
+use super::streamed::Streamed;
 use super::theme::ThemeToggle;
 use super::tokens::{TokenService, TokensTab};
 use super::tuner::TunerTab;
@@ -33,6 +34,8 @@ pub fn App() -> impl IntoView {
     // Editions. `?demo=` loads a bundled demo at start.
     let workbench = RwSignal::new(route.with_untracked(Workbench::from_route));
     provide_context(workbench);
+    // The live reply's pieces, apart from the workbench's other changes (`ui/streamed.rs`).
+    Streamed::provide();
     // The open tab as a memo: the panel is rebuilt when the tab changes, not whenever any other
     // part of the route does (that would reset the inputs the user is typing in).
     let tab = Memo::new(move |_| route.with(|r| r.tab));

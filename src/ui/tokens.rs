@@ -21,7 +21,7 @@ use std::time::Duration;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::engine::CountTokens;
+use crate::engine::{CountTokens, GrowingCount};
 use crate::tokens::{Encoding, TokenCounter, TokensError, rough_estimate};
 use crate::view::tokens::{
     ConversationTable, MAX_COLOURED_TOKENS, MAX_SPAN_TEXT_BYTES, Pieces, Tokenized, count_state,
@@ -241,6 +241,15 @@ impl CountTokens for SharedCounter {
         service
             .counter
             .with_value(|c| c.count_with(encoding, text).value())
+            .unwrap_or_else(|| rough_estimate(text))
+    }
+
+    fn count_growing(&self, text: &str, growing: &mut GrowingCount) -> u32 {
+        let service = self.service;
+        let encoding = service.encoding.get_untracked();
+        service
+            .counter
+            .with_value(|c| c.count_growing_with(encoding, text, growing).value())
             .unwrap_or_else(|| rough_estimate(text))
     }
 }

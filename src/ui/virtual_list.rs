@@ -34,6 +34,12 @@ pub fn VirtualList<F, V>(
     /// Accessible name of the scroll box.
     #[prop(into)]
     label: String,
+    /// Makes the list a chat's: it opens at its last row and, while the reader is at the
+    /// bottom, stays there as rows are added and as this signal changes (a row growing in
+    /// place, such as a reply arriving, bumps it). Scrolling up lets go; scrolling back to the
+    /// bottom takes hold again.
+    #[prop(optional)]
+    follow: Option<Signal<u64>>,
     row: F,
 ) -> impl IntoView
 where
@@ -58,15 +64,33 @@ where
         heights.with(|h| h.window(top, viewport, overscan))
     });
     let range = Memo::new(move |_| window.with(|w| (w.start, w.end)));
+    // Whether a following list holds on to its bottom.
+    let stuck = StoredValue::new(follow.is_some());
     let read_scroll = move || {
         if let Some(el) = scroller.get_untracked() {
             let now = (
                 el.scroll_top().max(0) as u64,
                 el.client_height().max(0) as u64,
             );
+            if follow.is_some() {
+                let bottom = el.scroll_top() + el.client_height() + 8 >= el.scroll_height();
+                // Only the reader scrolls up; the list itself only ever scrolls down.
+                if bottom {
+                    stuck.set_value(true);
+                } else if now.0 + 2 < scroll.get_untracked().0 {
+                    stuck.set_value(false);
+                }
+            }
             if scroll.get_untracked() != now {
                 scroll.set(now);
             }
+        }
+    };
+    let to_bottom = move || {
+        if stuck.get_value()
+            && let Some(el) = scroller.get_untracked()
+        {
+            el.set_scroll_top(el.scroll_height());
         }
     };
     // Measures the rows on screen once the browser has laid them out, after every change of the
@@ -93,11 +117,27 @@ where
             seen.into_iter()
                 .fold(false, |any, (i, px)| h.set(i, px) | any)
         });
+        to_bottom();
         read_scroll();
+    };
+    // One measurement per frame however many changes asked for one.
+    let asked = StoredValue::new(false);
+    let measure_soon = move || {
+        if !asked.get_value() {
+            asked.set_value(true);
+            request_animation_frame(move || {
+                asked.set_value(false);
+                measure();
+            });
+        }
     };
     Effect::new(move |_| {
         range.track();
-        request_animation_frame(measure);
+        if let Some(follow) = follow {
+            follow.track();
+            count.track();
+        }
+        measure_soon();
     });
 
     let px = |n: u64| format!("{n}px");

@@ -14,6 +14,7 @@ mod harness;
 mod lesson;
 mod litellm;
 mod live;
+mod long_chat;
 mod markdown;
 mod openai_server;
 mod persistence;

@@ -20,8 +20,8 @@ mod split;
 mod vocab;
 
 pub use ranks::{Rank, Ranks, RanksBuilder};
-pub use split::{Pattern, Pieces, Splitter};
-pub use vocab::{LoadError, Tally, TokenSpan, Vocabulary, VocabularyBuilder};
+pub use split::{Pattern, Pieces, Settled, Splitter};
+pub use vocab::{Growing, LoadError, Tally, TokenSpan, Vocabulary, VocabularyBuilder};
 
 /// A hand-made vocabulary for this crate's tests: every single byte at ranks 0 to 255 (BPE
 /// needs them), then a few merges whose ranks decide the order in which BPE applies them.

@@ -107,12 +107,63 @@ impl Splitter {
         }
     }
 
+    /// The furthest piece boundary of `text`, from `from` on (itself a boundary that no text
+    /// appended later can move), that no text appended later can move either, with the pieces
+    /// before it. A piece is settled when the regex's search for it ends inside `text`: the lazy
+    /// DFA reaches its dead state before the last byte, so the match (and the alternative that
+    /// won) was decided by bytes already there and no continuation can lengthen it, shorten it
+    /// or let an earlier alternative win. The pieces before a settled boundary are those of any
+    /// longer text that starts with `text`, and the pieces after it are found afresh from it
+    /// (the patterns look at nothing before a piece's start), so a growing text's count is the
+    /// settled pieces' count plus a count of what follows the boundary.
+    pub fn settled(&self, text: &str, from: usize) -> Settled {
+        let mut cache = self.pool().pop().unwrap_or_else(|| self.dfa.create_cache());
+        let mut end = from;
+        let mut pieces = Vec::new();
+        for piece in self.pieces(&text[from..]) {
+            let piece = piece.start + from..piece.end + from;
+            if !self.decided(&mut cache, text, piece.start) {
+                break;
+            }
+            end = piece.end;
+            pieces.push(piece);
+        }
+        self.pool().push(cache);
+        Settled { end, pieces }
+    }
+
+    /// Whether the anchored search at `start` dies inside `text`, so that no byte appended to
+    /// `text` can change the piece found there.
+    fn decided(&self, cache: &mut Cache, text: &str, start: usize) -> bool {
+        let input = Input::new(text).range(start..).anchored(Anchored::Yes);
+        let Ok(mut state) = self.dfa.start_state_forward(cache, &input) else {
+            return false;
+        };
+        for &byte in &text.as_bytes()[start..] {
+            match self.dfa.next_state(cache, state, byte) {
+                Ok(next) if next.is_dead() => return true,
+                Ok(next) if next.is_quit() => return false,
+                Ok(next) => state = next,
+                Err(_) => return false,
+            }
+        }
+        false
+    }
+
     fn pool(&self) -> MutexGuard<'_, Vec<Cache>> {
         // A cache is whole or absent; a panic elsewhere cannot leave one half-given-back.
         self.caches
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
+}
+
+/// What [`Splitter::settled`] found: the settled boundary and the settled pieces before it,
+/// from the boundary it started at.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Settled {
+    pub end: usize,
+    pub pieces: Vec<std::ops::Range<usize>>,
 }
 
 /// The pieces of one text, as byte ranges, in order.

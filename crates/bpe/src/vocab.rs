@@ -23,11 +23,19 @@ pub struct TokenSpan {
 }
 
 /// What counting a text found: the number of tokens, and whether part of it was estimated.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Tally {
     pub tokens: u64,
     /// Some piece was longer than the limit, so `tokens` holds an estimate for it.
     pub estimated: bool,
+}
+
+/// Where [`Vocabulary::count_growing`] stands in a growing text: the byte offset of the last
+/// settled piece boundary, and the count of the text before it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Growing {
+    pub settled: usize,
+    pub tally: Tally,
 }
 
 /// Why a vocabulary could not be built. The messages are those of the two causes.
@@ -126,6 +134,63 @@ impl Vocabulary {
             cache.insert(piece, n);
             n
         })
+    }
+
+    /// Counts `text`, a text that grows at its end (a reply arriving), recounting only what
+    /// follows the last piece boundary that no continuation can move ([`Splitter::settled`]).
+    /// `growing` holds that boundary and the count before it; pass the same one with each
+    /// longer version of the text (a fresh one for a new text). The result equals [`count`]'s
+    /// on the whole text; a `growing` that does not fit the text is started again.
+    ///
+    /// [`count`]: Vocabulary::count
+    pub fn count_growing(
+        &self,
+        text: &str,
+        max_piece_bytes: usize,
+        growing: &mut Growing,
+    ) -> Tally {
+        if growing.settled > text.len() || !text.is_char_boundary(growing.settled) {
+            *growing = Growing::default();
+        }
+        let settled = self.splitter.settled(text, growing.settled);
+        if !settled.pieces.is_empty() {
+            let mut cache = self.piece_cache();
+            for piece in settled.pieces {
+                let part = self.tally_piece(&text[piece], max_piece_bytes, &mut cache);
+                growing.tally.tokens += part.tokens;
+                growing.tally.estimated |= part.estimated;
+            }
+        }
+        growing.settled = settled.end;
+        let tail = self.count(&text[settled.end..], max_piece_bytes);
+        Tally {
+            tokens: growing.tally.tokens + tail.tokens,
+            estimated: growing.tally.estimated || tail.estimated,
+        }
+    }
+
+    /// One piece's count, as [`Vocabulary::count`] counts it.
+    fn tally_piece(&self, piece: &str, max_piece_bytes: usize, cache: &mut PieceCache) -> Tally {
+        if piece.len() > max_piece_bytes {
+            return Tally {
+                tokens: self.estimate_piece(piece),
+                estimated: true,
+            };
+        }
+        let bytes = piece.as_bytes();
+        let tokens = if bytes.len() == 1 || self.ranks.get(bytes).is_some() {
+            1
+        } else if let Some(n) = cache.get(bytes) {
+            n as u64
+        } else {
+            let n = self.ranks.count(bytes);
+            cache.insert(bytes, n);
+            n as u64
+        };
+        Tally {
+            tokens,
+            estimated: false,
+        }
     }
 
     /// Counts `text` running BPE on every piece, for tests that the cache changes nothing.
@@ -329,6 +394,38 @@ mod tests {
         "Ünïcödé bytes merge byte by byte",
         "",
     ];
+
+    #[test]
+    fn a_growing_text_counts_like_the_whole_text_at_every_length() {
+        let vocab = tiny_vocab();
+        for text in TEXTS.iter().chain(&["hello  \n\n  world's 1234567 !!!abc"]) {
+            let mut growing = Growing::default();
+            let mut last_settled = 0;
+            for end in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+                let prefix = &text[..end];
+                assert_eq!(
+                    vocab.count_growing(prefix, 64, &mut growing),
+                    vocab.count(prefix, 64),
+                    "{prefix:?}"
+                );
+                assert!(growing.settled >= last_settled && growing.settled <= end);
+                last_settled = growing.settled;
+            }
+            // By the end of a text with several words, most of it is settled.
+            if text.len() > 20 {
+                assert!(growing.settled > text.len() / 2, "{text:?}: {growing:?}");
+            }
+        }
+        // A growing state that does not fit the text is started again.
+        let mut stale = Growing {
+            settled: 999,
+            tally: Tally::default(),
+        };
+        assert_eq!(
+            vocab.count_growing("hello", 64, &mut stale),
+            vocab.count("hello", 64)
+        );
+    }
 
     #[test]
     fn counts_follow_the_pieces_and_their_merges() {

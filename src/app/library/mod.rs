@@ -19,7 +19,7 @@ use thiserror::Error;
 
 use crate::app::live::LiveSession;
 use crate::engine::memory::MemoryState;
-use crate::engine::message::{CountTokens, Message, Role};
+use crate::engine::message::{CountTokens, Role};
 use crate::engine::session::{LiveRecord, Session, SessionSettings};
 
 mod protocol;
@@ -561,9 +561,8 @@ pub fn snapshot(
 ) -> (MemoryState, LiveRecord) {
     let mut memory = live.memory().clone();
     let mut record = live.record().clone();
-    if let Some(text) = live.streaming_text().filter(|t| !t.trim().is_empty()) {
+    if let Some(partial) = live.streaming_message(now_ms, counter) {
         let index = memory.archive().len();
-        let partial = Message::new(Role::Assistant, text, counter, now_ms);
         if memory.add_message(partial).is_ok() {
             record.incomplete.insert(index);
             record.failed.insert(index);

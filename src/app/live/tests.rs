@@ -741,3 +741,48 @@ fn leaving_a_message_out_changes_the_shape() {
     session.send("more", 2, &C).unwrap();
     assert_eq!(session.set_excluded(0, true), Err(LiveError::Busy));
 }
+
+/// A reply counted as it arrives has, after every piece, the count of what has arrived; it is
+/// archived with the count of its whole text, and kept mid-reply with the same count, all
+/// taken from where the count as it arrived stands.
+#[test]
+fn a_reply_is_counted_as_it_arrives_and_archived_with_its_exact_count() {
+    use crate::tokens::{Encoding, TokenCounter};
+    let counter = TokenCounter::default();
+    counter.load(Encoding::O200kBase).unwrap();
+    let exact = |text: &str| counter.count(text).value().unwrap();
+    let mut session = LiveSession::default();
+    session.send("hello", 1, &counter).unwrap();
+    assert_eq!(session.streamed_tokens(), None, "nothing has arrived");
+    let reply = "Sure! Here's a plan:\n\n1. Save 20% of each salary (₹1,20,000 a month).\n2. Don't   buy what you can't afford.   ";
+    let mut so_far = String::new();
+    let chars: Vec<char> = reply.chars().collect();
+    for piece in chars.chunks(7).map(|c| c.iter().collect::<String>()) {
+        so_far.push_str(&piece);
+        session.arrived(&piece, &counter);
+        assert_eq!(session.streaming_text(), Some(so_far.as_str()));
+        assert_eq!(
+            session.streamed_tokens(),
+            Some(exact(&so_far)),
+            "{so_far:?}"
+        );
+        let kept = session.streaming_message(9, &counter);
+        assert_eq!(kept.map(|m| m.tokens), Some(exact(&so_far)));
+    }
+    let rows = session.rows();
+    assert_eq!(
+        rows[1].tokens, None,
+        "the row arriving shows no archived count"
+    );
+    assert_eq!(so_far, reply);
+    session.finish(ReplyEnd::Complete(so_far.clone()), 2, &counter);
+    assert_eq!(session.streamed_tokens(), None);
+    assert_eq!(session.memory().archive()[1].tokens, exact(&so_far));
+    // The next reply starts its count afresh; a final text that is not the streamed one is
+    // counted whole.
+    session.send("again", 3, &counter).unwrap();
+    session.arrived("One", &counter);
+    assert_eq!(session.streamed_tokens(), Some(exact("One")));
+    session.finish(ReplyEnd::Complete("Two words".into()), 4, &counter);
+    assert_eq!(session.memory().archive()[3].tokens, exact("Two words"));
+}

@@ -157,3 +157,29 @@ pub fn synthetic(turns: u32) -> Session {
         memory,
     )
 }
+
+/// A long made-up chat with nothing folded: `turns` turns under the manual trigger (keep 4),
+/// every message verbatim, for the Chat tab's long-chat end-to-end test and the streaming
+/// benchmark, where the verbatim list is the long one.
+pub fn verbatim(turns: u32) -> Session {
+    let policy = Policy::new(Trigger::Manual { keep: 4 }).expect("a valid manual trigger");
+    let mut memory = MemoryState::new("You are a careful budgeting coach.", policy)
+        .expect("the policy above is valid");
+    for t in 1..=u64::from(turns) {
+        let question = format!("Turn {t}: how much should I save this month?");
+        let reply = format!(
+            "For turn {t}: move {} into the savings pot first, then review the budget.",
+            25 + t % 50
+        );
+        for (role, text) in [(Role::User, question), (Role::Assistant, reply)] {
+            memory
+                .add_message(Message::new(role, text, &WordCounter, t))
+                .expect("a manual trigger never folds on its own");
+        }
+    }
+    Session::new(
+        format!("Long chat, {turns} turns"),
+        SessionSettings::default(),
+        memory,
+    )
+}

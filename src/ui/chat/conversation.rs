@@ -2,17 +2,22 @@
 
 use leptos::prelude::*;
 
-use crate::app::rows::MessageRow;
+use crate::app::rows::{MessageRow, RowState};
 use crate::app::workbench::Workbench;
 use crate::ui::markdown::MessageContent;
+use crate::ui::streamed::Streamed;
+use crate::ui::virtual_list::VirtualList;
 use crate::view::chat::Conversation;
 use crate::view::labels::turns_label;
 
 /// The folded archive, the front page, then the verbatim turns: the same layout for a demo and
-/// for the live chat.
+/// for the live chat. Both lists are virtualised ([`VirtualList`]): a chat of 2,000 turns keeps
+/// only the rows in view (and a few dozen either side) in the page. The verbatim list follows
+/// its bottom, so the newest message, and a reply as it arrives, stays in view.
 #[component]
 pub(super) fn ConversationView() -> impl IntoView {
     let workbench = expect_context::<RwSignal<Workbench>>();
+    let streamed = Streamed::from_context();
     let conversation = Memo::new(move |_| workbench.with(Conversation::of));
     let live = Memo::new(move |_| workbench.with(Workbench::is_live));
     let unanswered = Memo::new(move |_| {
@@ -22,21 +27,46 @@ pub(super) fn ConversationView() -> impl IntoView {
                 .flatten()
         })
     });
+    let folded = Memo::new(move |_| conversation.with(|c| c.folded.len()));
+    let verbatim = Memo::new(move |_| conversation.with(|c| c.verbatim.len()));
+    // The newest message once it is whole, said to a screen reader (the list itself is not a
+    // live region: rows enter it as the reader scrolls).
+    let newest = Memo::new(move |_| {
+        conversation.with(|c| {
+            c.verbatim
+                .last()
+                .filter(|r| r.state != RowState::Streaming)
+                .map(|r| format!("{}, turn {}: {}", r.role_label(), r.turn, r.content))
+        })
+    });
+    // Each streamed piece, and each change of the rows (a reply archived in place of the one
+    // arriving), for the list to measure again and follow.
+    let follow = Signal::derive(move || {
+        conversation.track();
+        streamed.map_or(0, Streamed::pieces)
+    });
     view! {
         {move || {
-            let folded = conversation.with(|c| c.folded.clone());
-            (!folded.is_empty())
+            (folded.get() > 0)
                 .then(|| {
                     view! {
                         // Open by default so the folded turns can be read against the summary;
                         // on a phone the reader can collapse them to reach the front page.
                         <details class="archive" open=true>
                             <summary class="section-label">
-                                {format!("Archive · {} messages folded into the summary", folded.len())}
+                                {move || format!("Archive · {} messages folded into the summary", folded.get())}
                             </summary>
-                            <ol class="messages">
-                                {folded.into_iter().map(|row| view! { <RowView row live=false /> }).collect_view()}
-                            </ol>
+                            <VirtualList
+                                count=folded
+                                estimate=ROW_ESTIMATE
+                                overscan=OVERSCAN
+                                class="messages chat-archive"
+                                label="Messages folded into the summary"
+                                row=move |i| {
+                                    let row = Memo::new(move |_| conversation.with(|c| c.folded.get(i).cloned()));
+                                    move || row.get().map(|row| view! { <RowView row live=false /> })
+                                }
+                            />
                         </details>
                     }
                 })
@@ -60,16 +90,22 @@ pub(super) fn ConversationView() -> impl IntoView {
                     }
                 })
         }}
-        <ol class="messages verbatim" aria-label="Verbatim turns" aria-live="polite">
-            {move || {
-                let live = live.get();
-                conversation
-                    .with(|c| c.verbatim.clone())
-                    .into_iter()
-                    .map(|row| view! { <RowView row live /> })
-                    .collect_view()
-            }}
-        </ol>
+        <VirtualList
+            count=verbatim
+            estimate=ROW_ESTIMATE
+            overscan=OVERSCAN
+            class="messages verbatim"
+            label="Verbatim turns"
+            follow
+            row=move |i| {
+                let row = Memo::new(move |_| conversation.with(|c| c.verbatim.get(i).cloned()));
+                move || {
+                    let live = live.get();
+                    row.get().map(|row| view! { <RowView row live /> })
+                }
+            }
+        />
+        <p class="sr-only" aria-live="polite">{move || newest.get().unwrap_or_default()}</p>
         {move || {
             unanswered
                 .get()
@@ -84,6 +120,13 @@ pub(super) fn ConversationView() -> impl IntoView {
         }}
     }
 }
+
+/// Height assumed for a message until it has been shown and measured, in CSS pixels.
+const ROW_ESTIMATE: u32 = 96;
+
+/// Messages kept in the page beyond each edge of the scroll box: enough that a short chat (a
+/// demo's dozen messages) is in the page whole, few enough that a long one is a window.
+const OVERSCAN: usize = 20;
 
 /// One message. In the live chat a verbatim message can be left out of the requests (and sent
 /// again), and a reply shows the model's reasoning, collapsed, apart from its answer.
@@ -107,8 +150,37 @@ fn RowView(row: MessageRow, live: bool) -> impl IntoView {
             </button>
         }
     });
+    // The reply arriving is read from the live chat itself at each streamed piece (and its
+    // count so far, counted as it grows); the row the conversation holds for it is as it was
+    // when the reply started.
+    let streamed = (row.state == RowState::Streaming)
+        .then(Streamed::from_context)
+        .flatten();
+    let message_role = row.role;
+    let (content, streamed_tokens) = match streamed {
+        Some(streamed) => {
+            let text = move || {
+                streamed.track();
+                let text = workbench
+                    .with_untracked(|w| w.live.streaming_text().unwrap_or_default().to_owned());
+                view! { <MessageContent role=message_role text /> }
+            };
+            let tokens = move || {
+                streamed.track();
+                workbench.with_untracked(|w| w.live.streamed_tokens()).map(|t| {
+                    view! { <span class="tokens" data-testid="streamed-tokens">{format!("{t} tokens so far")}</span> }
+                })
+            };
+            (text.into_any(), Some(tokens))
+        }
+        None => (
+            view! { <MessageContent role=message_role text=row.content.clone() /> }.into_any(),
+            None,
+        ),
+    };
     view! {
-        <li
+        <div
+            role="listitem"
             class=format!("message {role} {state}{}", if excluded { " excluded" } else { "" })
             data-testid="message"
             data-role=role
@@ -120,6 +192,7 @@ fn RowView(row: MessageRow, live: bool) -> impl IntoView {
                 <span class="role">{row.role_label()}</span>
                 <span class="turn">{format!("turn {}", row.turn)}</span>
                 {row.tokens.map(|t| view! { <span class="tokens">{format!("{t} tokens")}</span> })}
+                {streamed_tokens}
                 <span class=format!("marker {state}")>{row.marker()}</span>
                 {excluded.then(|| view! {
                     <span class="marker excluded">"left out of the requests (kept in the archive)"</span>
@@ -132,7 +205,7 @@ fn RowView(row: MessageRow, live: bool) -> impl IntoView {
                     <p class="reasoning-text">{text}</p>
                 </details>
             })}
-            <MessageContent role=row.role text=row.content />
-        </li>
+            {content}
+        </div>
     }
 }
