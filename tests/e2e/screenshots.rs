@@ -85,6 +85,15 @@ async fn screenshots() {
             .unwrap_or(if width < 600 { 844 } else { 900 });
         browser.client.set_window_size(width, height).await.unwrap();
         for shot in &SHOTS {
+            // The bare address reopens the last view; each shot opens its own.
+            browser
+                .client
+                .execute(
+                    "try { localStorage.removeItem('summary-memory.view') } catch (e) {}",
+                    vec![],
+                )
+                .await
+                .unwrap();
             browser.open(shot.query).await;
             // The theme is the one the masthead's toggle stores; set before the app reads it.
             browser
