@@ -12,24 +12,15 @@ async fn attr(element: &Element, name: &str) -> String {
     element.attr(name).await.unwrap().unwrap_or_default()
 }
 
-/// (data-role, data-state, text) of every message on the page.
+/// (data-role, data-state, text) of every message on the page, read in one script: the
+/// virtualised rows may be rebuilt between two WebDriver calls.
 async fn messages(browser: &Browser) -> Vec<(String, String, String)> {
-    let mut out = Vec::new();
-    for m in browser.all_testid("message").await {
-        let text = m
-            .find(Locator::Css(".content"))
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
-        out.push((
-            attr(&m, "data-role").await,
-            attr(&m, "data-state").await,
-            text,
-        ));
-    }
-    out
+    crate::sessions::snapshot(
+        browser,
+        "[...document.querySelectorAll(\"[data-testid='message']\")].map(m => \
+         [m.dataset.role ?? '', m.dataset.state ?? '', m.querySelector('.content').innerText])",
+    )
+    .await
 }
 
 /// The engine's own run of a demo with the page's default summariser (the scripted one), to

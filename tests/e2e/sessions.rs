@@ -35,6 +35,16 @@ pub(crate) fn write_file(dir: &TempDir, name: &str, text: &str) -> String {
     path.display().to_string()
 }
 
+/// What a script returns, read in one WebDriver call.
+pub(crate) async fn snapshot<T: serde::de::DeserializeOwned>(browser: &Browser, script: &str) -> T {
+    let value = browser
+        .client
+        .execute(&format!("return {script};"), vec![])
+        .await
+        .unwrap();
+    serde_json::from_value(value).unwrap()
+}
+
 pub(crate) async fn import(browser: &Browser, path: &str) {
     browser
         .wait_testid("import-file")
@@ -150,13 +160,13 @@ async fn an_imported_session_is_listed_inspected_exported_and_kept_across_a_relo
         .await
         .unwrap();
     assert_eq!(name, "Aarav's plan");
-    let states: Vec<String> = {
-        let mut out = Vec::new();
-        for m in browser.all_testid("message").await {
-            out.push(m.attr("data-state").await.unwrap().unwrap());
-        }
-        out
-    };
+    // Read in one script: the virtualised rows may be rebuilt between two WebDriver calls (the
+    // vocabulary arriving recounts the session).
+    let states: Vec<String> = snapshot(
+        &browser,
+        "[...document.querySelectorAll(\"[data-testid='message']\")].map(m => m.dataset.state)",
+    )
+    .await;
     assert_eq!(
         states,
         [
@@ -164,13 +174,11 @@ async fn an_imported_session_is_listed_inspected_exported_and_kept_across_a_relo
         ]
     );
     assert_eq!(count(&browser, "edition").await, 2);
-    let afters: Vec<String> = {
-        let mut out = Vec::new();
-        for e in browser.all_testid("edition-after").await {
-            out.push(e.text().await.unwrap());
-        }
-        out
-    };
+    let afters: Vec<String> = snapshot(
+        &browser,
+        "[...document.querySelectorAll(\"[data-testid='edition-after']\")].map(e => e.innerText)",
+    )
+    .await;
     assert_eq!(
         afters,
         ["Aarav wants no equities.", "Aarav keeps to bonds."]
@@ -309,10 +317,11 @@ async fn a_message_count_session_replays_under_message_count() {
     let a = browser.wait_testid("replay-a").await;
     assert_eq!(a.prop("value").await.unwrap().as_deref(), Some("4"));
     // Every row fires where the recorded trigger fires, not where "every 4" would.
-    let mut summarised = Vec::new();
-    for row in browser.all_testid("replay-row").await {
-        summarised.push(row.attr("data-summarised-to").await.unwrap().unwrap());
-    }
+    let summarised: Vec<String> = snapshot(
+        &browser,
+        "[...document.querySelectorAll(\"[data-testid='replay-row']\")].map(r => r.dataset.summarisedTo)",
+    )
+    .await;
     let expect: Vec<String> = recorded.schedule.rows[..summarised.len()]
         .iter()
         .map(|r| r.summarised_to.to_string())
