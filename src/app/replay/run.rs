@@ -12,12 +12,13 @@
 
 use crate::engine::demo::extractive_summary;
 use crate::engine::drift::CompiledFact;
+use crate::engine::drift::PinnedFact;
 use crate::engine::edition::{Edition, Provenance};
 use crate::engine::facts::compile_facts;
 use crate::engine::memory::{CommitMeta, MemoryError, MemoryState, SummaryJob};
 use crate::engine::message::{CountTokens, Message, MessageParts, Role};
 use crate::engine::policy::{Policy, PolicyError};
-use crate::engine::session::Session;
+use crate::engine::session::{Session, SessionSettings};
 
 /// Why a replay could not run.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -77,7 +78,9 @@ pub struct Replayer {
     pending: Option<SummaryJob>,
     status: ReplayStatus,
     progress: Progress,
-    original: Session,
+    /// What the new session keeps of the original besides its messages.
+    settings: SessionSettings,
+    pinned: Vec<PinnedFact>,
     name: String,
 }
 
@@ -116,7 +119,8 @@ impl Replayer {
                 tokens_sent: 0,
                 tokens_received: 0,
             },
-            original: session.clone(),
+            settings: session.settings.clone(),
+            pinned: session.pinned.clone(),
             name: name.into(),
         };
         let job = replayer.advance(counter)?;
@@ -138,7 +142,7 @@ impl Replayer {
         let Some(job) = self.pending.take_if(|j| j.id == job_id) else {
             return Ok(None);
         };
-        if self.status != ReplayStatus::Running {
+        if !self.is_running() {
             // Stopped while the request was out: what arrived is not committed.
             self.pending = Some(job);
             return Ok(None);
@@ -196,6 +200,11 @@ impl Replayer {
         &self.status
     }
 
+    /// Whether a summary is being written (or about to be asked for).
+    pub fn is_running(&self) -> bool {
+        self.status == ReplayStatus::Running
+    }
+
     pub fn progress(&self) -> Progress {
         self.progress
     }
@@ -211,17 +220,17 @@ impl Replayer {
         (self.status == ReplayStatus::Done).then(|| {
             let mut session = Session::new(
                 self.name.clone(),
-                self.original.settings.clone(),
+                self.settings.clone(),
                 self.memory.clone(),
             );
-            session.pinned = self.original.pinned.clone();
+            session.pinned = self.pinned.clone();
             session
         })
     }
 
     /// The original's pinned facts, compiled for the extractive summariser.
     fn facts(&self) -> Vec<CompiledFact> {
-        compile_facts(&self.original.pinned).unwrap_or_default()
+        compile_facts(&self.pinned).unwrap_or_default()
     }
 
     /// Adds messages until the policy asks for a summary (returned, and pending) or none are

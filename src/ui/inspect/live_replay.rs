@@ -60,12 +60,7 @@ pub fn LiveReplay(
         }
         check()
     };
-    let busy = move || {
-        live.with(|r| {
-            r.as_ref()
-                .is_some_and(|r| *r.status() == ReplayStatus::Running)
-        })
-    };
+    let busy = move || live.with(|r| r.as_ref().is_some_and(Replayer::is_running));
     let price = move |_| {
         let (Some(sessions), Ok(policy), Ok(valid)) = (sessions, policy.get(), endpoint()) else {
             return;

@@ -6,9 +6,7 @@
 
 use leptos::prelude::*;
 
-use crate::app::replay::{
-    ReplayForm, ReplayKind, ReplayPolicy, ReplayStatus, Replayer, labels, replay_offline,
-};
+use crate::app::replay::{ReplayForm, ReplayKind, ReplayPolicy, Replayer, labels, replay_offline};
 use crate::engine::policy::{FoldMode, Placement};
 use crate::engine::prompts::PresetId;
 use crate::engine::session::Session;
@@ -61,12 +59,7 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
     let saved = RwSignal::new(false);
     // The live replay, once started; the form is locked while it runs.
     let live = RwSignal::new(None::<Replayer>);
-    let running = move || {
-        live.with(|r| {
-            r.as_ref()
-                .is_some_and(|r| *r.status() == ReplayStatus::Running)
-        })
-    };
+    let running = move || live.with(|r| r.as_ref().is_some_and(Replayer::is_running));
     let number = |set: fn(&mut ReplayPolicy, u32)| {
         move |ev: leptos::ev::Event| {
             if let Ok(n) = event_target_value(&ev).trim().parse() {
