@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::harness::{Browser, TempDir};
-use crate::replay::{progress_status, twelve_turns_at_four_two};
+use crate::replay::{edition_texts, progress_status, save_replay, twelve_turns_at_four_two};
 use crate::sessions::wait_count;
 use crate::third_party::{
     ServerProcess, call_usage, fetched, fill, messages, open_chat, page_origin, port_and_dir,
@@ -259,18 +259,7 @@ async fn a_live_replay_through_the_litellm_proxy_saves_the_summariser_models_edi
     browser.click_testid("replay-live-start").await;
     progress_status(&browser, "done").await;
     wait_count(&browser, "replay-edition", calls).await;
-    let editions: Vec<String> = serde_json::from_value(
-        browser
-            .client
-            .execute(
-                "return [...document.querySelectorAll('[data-testid=replay-edition]')].map(e => e.textContent);",
-                vec![],
-            )
-            .await
-            .unwrap(),
-    )
-    .unwrap();
-    for e in &editions {
+    for e in &edition_texts(&browser).await {
         assert!(
             e.contains(SUMMARY_REPLY) && e.contains("written by mock-summary"),
             "{e}"
@@ -287,8 +276,7 @@ async fn a_live_replay_through_the_litellm_proxy_saves_the_summariser_models_edi
         progress.starts_with(&format!("Done: {calls} of about {calls} summaries")),
         "{progress}"
     );
-    browser.click_testid("replay-save").await;
-    wait_count(&browser, "session-item", 2).await;
+    save_replay(&browser, "(replayed live)").await;
     browser.close().await;
     drop(proxy);
 }

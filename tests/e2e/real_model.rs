@@ -14,7 +14,7 @@ use fantoccini::Locator;
 use serde_json::Value;
 
 use crate::harness::{Browser, TempDir};
-use crate::replay::twelve_turns_at_four_two;
+use crate::replay::{edition_texts, save_replay, twelve_turns_at_four_two};
 use crate::sessions::wait_count;
 use crate::third_party::{
     ServerProcess, call_usage, fetched, fill, messages, open_chat, page_origin, pin_fact,
@@ -279,9 +279,7 @@ async fn a_live_replay_with_the_real_model_writes_every_summary_and_saves() {
     )
     .await;
     wait_count(&browser, "replay-edition", calls).await;
-    let editions = browser.all_testid("replay-edition").await;
-    for edition in &editions {
-        let text = edition.text().await.unwrap();
+    for text in edition_texts(&browser).await {
         assert!(text.contains(&format!("written by {MODEL}")), "{text}");
     }
     // "Done: 5 of about 5 summaries · turn 12 of 12 · X tokens sent, Y received."
@@ -305,8 +303,7 @@ async fn a_live_replay_with_the_real_model_writes_every_summary_and_saves() {
          {received_estimate} received, the server counted {} and {}",
         counted[0], counted[1]
     );
-    browser.click_testid("replay-save").await;
-    wait_count(&browser, "session-item", 2).await;
+    save_replay(&browser, "(replayed live)").await;
     browser.close().await;
     drop(server);
 }

@@ -11,7 +11,7 @@ use summary_memory::engine::session::{export, synthetic};
 use crate::harness::{Browser, TempDir};
 use crate::live::{Setup, connect};
 use crate::openai_server::{Reply, TestServer};
-use crate::sessions::{count, import, wait_count, write_file};
+use crate::sessions::{count, import, snapshot, wait_count, write_file};
 
 #[tokio::test]
 async fn a_replay_under_another_placement_and_fold_mode_shows_new_editions_and_saves_them() {
@@ -67,21 +67,7 @@ async fn a_replay_under_another_placement_and_fold_mode_shows_new_editions_and_s
         "every replayed edition was rebuilt from the archive"
     );
 
-    browser.click_testid("replay-save").await;
-    browser.wait_testid("replay-saved").await;
-    wait_count(&browser, "session-item", 2).await;
-    let names = browser
-        .client
-        .execute(
-            "return [...document.querySelectorAll('[data-testid=session-item]')].map(e => e.textContent).join(' | ');",
-            vec![],
-        )
-        .await
-        .unwrap();
-    assert!(
-        names.as_str().unwrap().contains("(replayed)"),
-        "the new session is listed: {names}"
-    );
+    save_replay(&browser, "(replayed)").await;
     let errors = browser.console_errors().await;
     assert!(errors.is_empty(), "{errors:?}");
     browser.close().await;
@@ -110,6 +96,28 @@ async fn an_invalid_replay_policy_is_named_and_cannot_run() {
         .unwrap();
     assert_eq!(disabled.as_deref(), Some("true"));
     browser.close().await;
+}
+
+/// Every replayed edition's text, read in one script.
+pub(crate) async fn edition_texts(browser: &Browser) -> Vec<String> {
+    snapshot(
+        browser,
+        "[...document.querySelectorAll('[data-testid=replay-edition]')].map(e => e.textContent)",
+    )
+    .await
+}
+
+/// Saves the replay and checks that the list now holds it, under a name ending in `suffix`.
+pub(crate) async fn save_replay(browser: &Browser, suffix: &str) {
+    browser.click_testid("replay-save").await;
+    browser.wait_testid("replay-saved").await;
+    wait_count(browser, "session-item", 2).await;
+    let names: String = snapshot(
+        browser,
+        "[...document.querySelectorAll('[data-testid=session-item]')].map(e => e.textContent).join(' | ')",
+    )
+    .await;
+    assert!(names.contains(suffix), "the new session is listed: {names}");
 }
 
 /// The chat completion requests the test server received.
@@ -200,15 +208,7 @@ async fn a_live_replay_is_priced_first_then_its_model_written_editions_save_as_a
     browser.click_testid("replay-live-start").await;
     progress_status(&browser, "done").await;
     wait_count(&browser, "replay-edition", calls).await;
-    let editions = browser
-        .client
-        .execute(
-            "return [...document.querySelectorAll('[data-testid=replay-edition]')].map(e => e.textContent);",
-            vec![],
-        )
-        .await
-        .unwrap();
-    let editions: Vec<String> = serde_json::from_value(editions).unwrap();
+    let editions = edition_texts(&browser).await;
     for (k, e) in editions.iter().enumerate() {
         assert!(e.contains(&format!("Live summary {}:", k + 1)), "{e}");
         assert!(e.contains("written by test-summary"), "{e}");
@@ -229,21 +229,7 @@ async fn a_live_replay_is_priced_first_then_its_model_written_editions_save_as_a
         requests[1]
     );
 
-    browser.click_testid("replay-save").await;
-    browser.wait_testid("replay-saved").await;
-    wait_count(&browser, "session-item", 2).await;
-    let names = browser
-        .client
-        .execute(
-            "return [...document.querySelectorAll('[data-testid=session-item]')].map(e => e.textContent).join(' | ');",
-            vec![],
-        )
-        .await
-        .unwrap();
-    assert!(
-        names.as_str().unwrap().contains("(replayed live)"),
-        "{names}"
-    );
+    save_replay(&browser, "(replayed live)").await;
     let errors = browser.console_errors().await;
     assert!(errors.is_empty(), "{errors:?}");
     browser.close().await;
