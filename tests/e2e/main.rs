@@ -17,6 +17,7 @@ mod live;
 mod long_chat;
 mod markdown;
 mod openai_server;
+mod pages;
 mod persistence;
 mod policy_controls;
 mod providers;

@@ -1,0 +1,12 @@
+//! Page objects: one per tab, so that a test body reads as the steps a person takes
+//! (`ChatPage::send`, `InspectPage::import`, ...) and the WebDriver scripts that read the page
+//! live here, once, instead of inline in the tests.
+
+pub mod chat;
+pub mod editions;
+pub mod inspect;
+pub mod lesson;
+pub mod query;
+pub mod settings;
+pub mod tokens;
+pub mod tuner;

@@ -1,0 +1,1 @@
+//! Generic page readers (texts, attributes) shared by the page objects.
