@@ -4,9 +4,9 @@ use leptos::prelude::*;
 
 use crate::app::rows::{MessageRow, RowState};
 use crate::app::workbench::Workbench;
-use crate::ui::markdown::MessageContent;
-use crate::ui::streamed::Streamed;
-use crate::ui::virtual_list::VirtualList;
+use crate::ui::run::streamed::Streamed;
+use crate::ui::widgets::markdown::MessageContent;
+use crate::ui::widgets::virtual_list::VirtualList;
 use crate::view::chat::Conversation;
 use crate::view::labels::turns_label;
 

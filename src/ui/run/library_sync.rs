@@ -15,16 +15,16 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::clock::now_ms;
 use super::streamed::Streamed;
-use super::tokens::{LoadState, SharedCounter, TokenService};
+use super::token_service::{LoadState, SharedCounter, TokenService};
 
 use crate::app::library::{
     Broadcast, Entry, FileError, Imported, Library, LibraryTab, LiveAfterConflict, LiveSaves,
     LiveShape, Remote, SaveOp, SaveWhen, check_file_size, warn_on_leave,
 };
 use crate::app::storage::StoreError;
+use crate::app::workbench::Workbench;
 use crate::store::sessions as db;
 use crate::store::{self, broadcast};
-use crate::view::chat::Workbench;
 
 /// The app version written into every stored and exported file.
 const APP_VERSION: &str = env!("CARGO_PKG_VERSION");
