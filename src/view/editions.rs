@@ -2,13 +2,15 @@
 //! [`EditionLayout`]): the Editions tab prints every summary as a newspaper edition, with
 //! yesterday's paragraph, the turns folded in, today's paragraph as a word diff, its size against
 //! the limit, and which pinned facts it still states; Inspect lists a session's editions in its
-//! archive layout and a replay's in one line each.
+//! archive layout and a replay's in one line each, and the Chat tab pins the edition in use as
+//! its front page.
 
 use crate::engine::drift::{DiffKind, DiffSegment, PinnedFact, fact_presence, word_diff};
 use crate::engine::edition::{Edition, Provenance};
 use crate::engine::memory::MemoryState;
 use crate::engine::message::Role;
 
+use super::chat::FrontPage;
 use super::inspect::EditionView;
 use super::labels::{role_label, turns_label};
 use crate::app::workbench::Workbench;
@@ -30,6 +32,9 @@ pub enum EditionLayout {
     Archive,
     /// A replay's list: one line and the text (`data-testid="replay-edition"`, an `<li>`).
     Replay,
+    /// The Chat tab's front page: the edition in use as the current summary, its headline and
+    /// text (`data-testid="summary"`).
+    FrontPage,
 }
 
 /// One edition, ready to render in any [`EditionLayout`]. [`cards_of`] fills every field the
@@ -106,6 +111,23 @@ impl EditionCard {
             provenance: edition.provenance,
             folded_label,
             folded_text: edition.folded.clone(),
+            ..EditionCard::default()
+        }
+    }
+
+    /// The edition in use, as the Chat tab pins it above the verbatim turns: its headline says
+    /// which edition it is, the turns it covers and its tokens.
+    pub fn of_front_page(page: &FrontPage) -> EditionCard {
+        EditionCard {
+            cycle: page.cycle,
+            headline: format!(
+                "Front page · edition {} · {} · {} tokens",
+                page.cycle,
+                turns_label(1, page.summarised_to),
+                page.tokens
+            ),
+            text: page.text.clone(),
+            tokens_out: page.tokens,
             ..EditionCard::default()
         }
     }
@@ -693,6 +715,22 @@ mod tests {
         archived.provenance = "restore";
         let card = EditionCard::of_archive(&archived);
         assert_eq!(card.folded_label, "No turns folded (restore)");
+    }
+
+    #[test]
+    fn the_front_page_names_its_edition_the_turns_it_covers_and_its_tokens() {
+        let page = FrontPage {
+            text: "The user earns 100.".to_owned(),
+            tokens: 6,
+            cycle: 2,
+            summarised_to: 4,
+        };
+        let card = EditionCard::of_front_page(&page);
+        assert_eq!(
+            card.headline,
+            format!("Front page · edition 2 · {} · 6 tokens", turns_label(1, 4))
+        );
+        assert_eq!(card.text, page.text);
     }
 
     fn cards(script: DemoScript) -> Vec<EditionCard> {

@@ -1,6 +1,7 @@
 //! `EditionCardView`: one edition, drawn the same way wherever an edition is drawn, from one
 //! [`EditionCard`] in one of its [`EditionLayout`]s: the Editions tab's newspaper (with its
-//! checks, topic sections, Restore and Edit), Inspect's archive row and a replay's list item.
+//! checks, topic sections, Restore and Edit), Inspect's archive row, a replay's list item and
+//! the Chat tab's front page.
 
 use leptos::prelude::*;
 
@@ -17,6 +18,18 @@ pub fn EditionCardView(card: EditionCard, layout: EditionLayout) -> impl IntoVie
         EditionLayout::Newspaper => view! { <Newspaper card /> }.into_any(),
         EditionLayout::Archive => view! { <ArchiveRow card /> }.into_any(),
         EditionLayout::Replay => view! { <ReplayItem card /> }.into_any(),
+        EditionLayout::FrontPage => view! { <FrontPage card /> }.into_any(),
+    }
+}
+
+/// The Chat tab's front page: the edition in use, pinned above the verbatim turns.
+#[component]
+fn FrontPage(card: EditionCard) -> impl IntoView {
+    view! {
+        <section class="front-page" aria-label="Current summary">
+            <h3 class="front-head">{card.headline}</h3>
+            <p data-testid="summary" class="summary-text">{card.text}</p>
+        </section>
     }
 }
 

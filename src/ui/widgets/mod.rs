@@ -1,7 +1,8 @@
 //! Components shared by more than one tab, and the chrome shown around every tab. Each renders
 //! view models and calls app-layer methods, like a tab; none of them is a tab.
 //!
-//! - `edition_card.rs`: one edition, wherever an edition is drawn;
+//! - `edition_card.rs`: one edition, wherever an edition is drawn (Editions, Inspect, the Chat
+//!   tab's front page);
 //! - `virtual_list.rs`: a windowed scroll box for long lists;
 //! - `markdown.rs`: an assistant reply rendered from its Markdown tree;
 //! - `window_view.rs`: the context window of one request (Chat and Inspect's replay);
