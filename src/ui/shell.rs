@@ -36,7 +36,7 @@ pub fn App() -> impl IntoView {
     // Editions. `?demo=` loads a bundled demo at start.
     let workbench = RwSignal::new(route.with_untracked(Workbench::from_route));
     provide_context(workbench);
-    // The live reply's pieces, apart from the workbench's other changes (`ui/streamed.rs`).
+    // The live reply's pieces, apart from the workbench's other changes (`ui/run/streamed.rs`).
     Streamed::provide();
     // The open tab as a memo: the panel is rebuilt when the tab changes, not whenever any other
     // part of the route does (that would reset the inputs the user is typing in).

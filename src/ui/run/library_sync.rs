@@ -258,7 +258,7 @@ pub fn export(sessions: Sessions) -> String {
 /// library has loaded), a reply as it arrives at most every half second ([`LiveSaves`]), and
 /// resumes it after a reload.
 fn keep_live_chat(sessions: Sessions, workbench: RwSignal<Workbench>) {
-    // A streamed piece reaches the workbench untracked (`ui/streamed.rs`), so the shape also
+    // A streamed piece reaches the workbench untracked (`ui/run/streamed.rs`), so the shape also
     // follows the pieces.
     let streamed = Streamed::from_context();
     let shape = Memo::new(move |_| {
