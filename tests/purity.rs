@@ -3,7 +3,10 @@
 //! - the first invariant: the pure core imports nothing from the browser crates. It is what lets
 //!   `cargo test` exercise the engine natively, and it keeps decisions (core) apart from I/O
 //!   (shell). The application layer, `src/app`, is held to the same rule once it exists;
-//! - no import circle: no two files under `src/` import each other, directly or through others.
+//! - no import circle: no two files under `src/` import each other, directly or through others;
+//! - the layers: each room of `src/` imports only the rooms [`LAYERS`] lets it, so an arrow
+//!   upward (the app layer reaching for a view, a runner for a tab) or a tab importing another
+//!   tab fails with the file and line of the import.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -73,6 +76,259 @@ fn the_app_layer_is_checked_once_it_exists() {
         offences[0].ends_with("src/app/live.rs:3 names `leptos`"),
         "{offences:?}"
     );
+}
+
+/// The core: it imports only itself (and `crates/bpe`, another crate).
+const CORE: &[&str] = &["src/engine/", "src/tokens/", "src/route.rs"];
+/// The app layer and the core: what the views and the store may import.
+const APP_AND_CORE: &[&str] = &["src/app/", "src/engine/", "src/tokens/", "src/route.rs"];
+/// Everything below the shell's components: what a runner may import.
+const BELOW_WIDGETS: &[&str] = &[
+    "src/api/",
+    "src/store/",
+    "src/view/",
+    "src/app/",
+    "src/engine/",
+    "src/tokens/",
+    "src/route.rs",
+];
+/// What a widget may import: the runners and everything below them.
+const BELOW_TABS: &[&str] = &[
+    "src/ui/run/",
+    "src/api/",
+    "src/store/",
+    "src/view/",
+    "src/app/",
+    "src/engine/",
+    "src/tokens/",
+    "src/route.rs",
+];
+/// What a tab may import: widgets, runners and everything below them, but no other tab.
+const TAB: &[&str] = &[
+    "src/ui/widgets/",
+    "src/ui/run/",
+    "src/api/",
+    "src/store/",
+    "src/view/",
+    "src/app/",
+    "src/engine/",
+    "src/tokens/",
+    "src/route.rs",
+];
+
+/// Which room of `src/` may import which (ARCHITECTURE.md, "Layers"), top to bottom. A room is a
+/// folder (`dir/`, everything under it), the files directly in a folder (`dir/*.rs`) or one file;
+/// a file belongs to the most specific room that holds it, and may import its own room and the
+/// rooms of its row. Every file under `src/` but `main.rs` (a crate of its own, which only
+/// mounts the app) belongs to a room, so a new folder needs a row before it can hold code.
+const LAYERS: &[(&str, &[&str])] = &[
+    // The crate root declares the modules.
+    ("src/lib.rs", &["src/"]),
+    // The shell's root: mounting, the App root, the tab bar, the address bar, the bench exports.
+    (
+        "src/ui/*.rs",
+        &[
+            "src/ui/",
+            "src/api/",
+            "src/store/",
+            "src/view/",
+            "src/app/",
+            "src/engine/",
+            "src/tokens/",
+            "src/route.rs",
+        ],
+    ),
+    // One room per tab; none of them may import another.
+    ("src/ui/chat/", TAB),
+    ("src/ui/editions/", TAB),
+    ("src/ui/tuner/", TAB),
+    ("src/ui/tokens/", TAB),
+    ("src/ui/inspect/", TAB),
+    ("src/ui/settings/", TAB),
+    // Shared components and chrome: below the tabs, above the runners.
+    ("src/ui/widgets/", BELOW_TABS),
+    // Runners and services: they perform, and draw nothing.
+    ("src/ui/run/", BELOW_WIDGETS),
+    ("src/api/", APP_AND_CORE),
+    // Storage reads app values, never the views drawn from them.
+    ("src/store/", APP_AND_CORE),
+    ("src/view/", APP_AND_CORE),
+    ("src/app/", CORE),
+    ("src/engine/", CORE),
+    ("src/tokens/", CORE),
+    ("src/route.rs", CORE),
+];
+
+#[test]
+fn every_import_follows_the_layer_table() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let offences = layer_offences(root, LAYERS);
+    assert!(
+        offences.is_empty(),
+        "these imports break the layers (tests/purity.rs, LAYERS; ARCHITECTURE.md):\n{}",
+        offences.join("\n")
+    );
+}
+
+#[test]
+fn the_layer_check_fails_on_a_planted_upward_or_tab_to_tab_import() {
+    let tree = TempTree::new("layers");
+    tree.write(
+        "src/lib.rs",
+        "pub mod app;\npub mod engine;\npub mod ui;\npub mod view;\n",
+    );
+    tree.write("src/engine/mod.rs", "pub struct Policy;\n");
+    tree.write(
+        "src/app/mod.rs",
+        "//! The app layer.\nuse crate::engine::Policy;\n",
+    );
+    tree.write("src/view/mod.rs", "pub mod chat;\n");
+    tree.write(
+        "src/view/chat.rs",
+        "use crate::app::Thing;\npub struct Conversation;\n",
+    );
+    tree.write(
+        "src/ui/mod.rs",
+        "mod chat;\nmod run;\nmod tuner;\nmod widgets;\n",
+    );
+    tree.write(
+        "src/ui/shell.rs",
+        "use super::chat::ChatTab;\nuse super::tuner::TunerTab;\n",
+    );
+    tree.write(
+        "src/ui/chat/mod.rs",
+        "//! The Chat tab.\nuse crate::ui::widgets::chart::Chart;\nuse crate::ui::run::clock;\n",
+    );
+    tree.write(
+        "src/ui/tuner/mod.rs",
+        "use crate::view::chat::Conversation;\n",
+    );
+    tree.write("src/ui/widgets/mod.rs", "pub mod chart;\n");
+    tree.write(
+        "src/ui/widgets/chart.rs",
+        "use crate::ui::run::clock::now_ms;\n",
+    );
+    tree.write("src/ui/run/mod.rs", "pub mod clock;\n");
+    tree.write("src/ui/run/clock.rs", "pub fn now_ms() -> f64 { 0.0 }\n");
+    // As planted, every arrow runs downward or stays in its room.
+    assert_eq!(layer_offences(&tree.0, LAYERS), Vec::<String>::new());
+
+    // An arrow upward: the app layer importing a view model.
+    tree.write(
+        "src/app/mod.rs",
+        "//! The app layer.\nuse crate::engine::Policy;\nuse crate::view::chat::Conversation;\n",
+    );
+    let offences = layer_offences(&tree.0, LAYERS);
+    assert_eq!(offences.len(), 1, "{offences:?}");
+    assert!(
+        offences[0].starts_with("src/app/mod.rs:3 imports src/view/chat.rs"),
+        "{offences:?}"
+    );
+    tree.write(
+        "src/app/mod.rs",
+        "//! The app layer.\nuse crate::engine::Policy;\n",
+    );
+
+    // A tab importing another tab, in a `use` group and in a path in code.
+    tree.write(
+        "src/ui/chat/mod.rs",
+        "//! The Chat tab.\nuse crate::ui::{run::clock, widgets::chart::Chart};\n\nfn f() {\n    crate::ui::tuner::TunerTab();\n}\n",
+    );
+    let offences = layer_offences(&tree.0, LAYERS);
+    assert_eq!(offences.len(), 1, "{offences:?}");
+    assert!(
+        offences[0].starts_with("src/ui/chat/mod.rs:5 imports src/ui/tuner/mod.rs"),
+        "{offences:?}"
+    );
+    tree.write("src/ui/chat/mod.rs", "//! The Chat tab.\n");
+
+    // A widget or a runner importing a tab, and a runner importing a widget.
+    tree.write(
+        "src/ui/widgets/chart.rs",
+        "use crate::ui::run::clock::now_ms;\nuse crate::ui::chat::ChatTab;\n",
+    );
+    tree.write(
+        "src/ui/run/clock.rs",
+        "use super::super::tuner::TunerTab;\nuse crate::ui::widgets::chart::Chart;\n",
+    );
+    let offences = layer_offences(&tree.0, LAYERS);
+    assert_eq!(offences.len(), 3, "{offences:?}");
+    assert!(offences[0].starts_with("src/ui/run/clock.rs:1 imports src/ui/tuner/mod.rs"));
+    assert!(offences[1].starts_with("src/ui/run/clock.rs:2 imports src/ui/widgets/chart.rs"));
+    assert!(offences[2].starts_with("src/ui/widgets/chart.rs:2 imports src/ui/chat/mod.rs"));
+
+    // A file in a folder the table does not name is reported, not let through.
+    tree.write("src/ui/run/clock.rs", "pub fn now_ms() -> f64 { 0.0 }\n");
+    tree.write("src/ui/widgets/chart.rs", "pub struct Chart;\n");
+    tree.write("src/ui/notes/mod.rs", "use crate::ui::chat::ChatTab;\n");
+    let offences = layer_offences(&tree.0, LAYERS);
+    assert_eq!(
+        offences,
+        vec!["src/ui/notes/mod.rs belongs to no room of LAYERS: give its folder a row".to_owned()]
+    );
+}
+
+/// Every import under `root/src` that the `layers` table does not allow, as
+/// "file:line imports target (…)", and every file that belongs to no room of the table.
+fn layer_offences(root: &Path, layers: &[(&str, &[&str])]) -> Vec<String> {
+    let src = root.join("src");
+    let relative = |path: &Path| {
+        path.strip_prefix(root)
+            .unwrap_or(path)
+            .to_string_lossy()
+            .replace('\\', "/")
+    };
+    let mut offences = Vec::new();
+    let mut files = Vec::new();
+    collect_rust_files(&src, &mut files);
+    for file in &files {
+        let name = relative(file);
+        if name != "src/main.rs" && room_of(&name, layers).is_none() {
+            offences.push(format!(
+                "{name} belongs to no room of LAYERS: give its folder a row"
+            ));
+        }
+    }
+    for (from, line, to) in imports(&src) {
+        let (from, to) = (relative(&from), relative(&to));
+        let Some((room, allowed)) = room_of(&from, layers) else {
+            continue;
+        };
+        if in_room(&to, room) || allowed.iter().any(|a| in_room(&to, a)) {
+            continue;
+        }
+        offences.push(format!(
+            "{from}:{line} imports {to}: `{room}` may import only {}",
+            allowed.join(", ")
+        ));
+    }
+    // Files in path order, then imports in file and line order (as `imports` returns them).
+    offences
+}
+
+/// The most specific room of `layers` that holds `file`, with the rooms it may import.
+fn room_of<'a>(
+    file: &str,
+    layers: &[(&'a str, &'a [&'a str])],
+) -> Option<(&'a str, &'a [&'a str])> {
+    layers
+        .iter()
+        .filter(|(room, _)| in_room(file, room))
+        .max_by_key(|(room, _)| room.len())
+        .copied()
+}
+
+/// Whether `file` is in `room`: under a folder (`dir/`), directly in one (`dir/*.rs`), or the
+/// file itself.
+fn in_room(file: &str, room: &str) -> bool {
+    if let Some(dir) = room.strip_suffix("*.rs") {
+        file.strip_prefix(dir)
+            .is_some_and(|rest| !rest.contains('/') && rest.ends_with(".rs"))
+    } else if room.ends_with('/') {
+        file.starts_with(room)
+    } else {
+        file == room
+    }
 }
 
 /// Import edges the cycle check ignores, each with the reason and the issue that removes it.
@@ -309,43 +565,71 @@ fn web_offences(files: &[PathBuf]) -> Vec<String> {
 fn import_graph(src: &Path) -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
     let mut files = Vec::new();
     collect_rust_files(src, &mut files);
-    let mut test_files = BTreeSet::new();
-    let mut sources = BTreeMap::new();
+    let mut graph: BTreeMap<PathBuf, BTreeSet<PathBuf>> = BTreeMap::new();
+    for file in files {
+        if file != src.join("main.rs") {
+            graph.entry(file).or_default();
+        }
+    }
+    for (from, _, to) in imports(src) {
+        graph.entry(from).or_default().insert(to);
+    }
+    // Test files are no part of the graph: `imports` leaves them out as importers and targets.
+    let tests = test_files(src);
+    graph.retain(|file, _| !tests.contains(file));
+    graph
+}
+
+/// The imports behind [`import_graph`], each with the line it is on: (file, line, target), in
+/// file and line order, one per line and target.
+fn imports(src: &Path) -> Vec<(PathBuf, usize, PathBuf)> {
+    let mut files = Vec::new();
+    collect_rust_files(src, &mut files);
+    let tests = test_files(src);
+    let mut found = BTreeSet::new();
+    for file in &files {
+        if file == &src.join("main.rs") || tests.contains(file) {
+            continue;
+        }
+        let text = strip_comments(&fs::read_to_string(file).unwrap());
+        let (code, _) = without_test_items(&text);
+        let module = module_of(src, file);
+        for (at, path) in referenced_paths_at(&code) {
+            if let Some(absolute) = absolute_path(src, &module, &path)
+                && let Some(target) = resolve(src, &absolute)
+                && &target != file
+                && !tests.contains(&target)
+                && !is_facade_edge(file, &target)
+            {
+                let line = code[..at].matches('\n').count() + 1;
+                found.insert((file.clone(), line, target));
+            }
+        }
+    }
+    found.into_iter().collect()
+}
+
+/// The files that are test modules: a `tests.rs` (or any child) declared under `#[cfg(test)]`.
+fn test_files(src: &Path) -> BTreeSet<PathBuf> {
+    let mut files = Vec::new();
+    collect_rust_files(src, &mut files);
+    let mut tests = BTreeSet::new();
     for file in &files {
         if file == &src.join("main.rs") {
             continue;
         }
         let text = strip_comments(&fs::read_to_string(file).unwrap());
-        let (code, test_mods) = without_test_items(&text);
+        let (_, test_mods) = without_test_items(&text);
         let module = module_of(src, file);
         for name in test_mods {
             let mut child = module.clone();
             child.push(name);
             if let Some(path) = file_of(src, &child) {
-                test_files.insert(path);
+                tests.insert(path);
             }
         }
-        sources.insert(file.clone(), (module, code));
     }
-    let mut graph = BTreeMap::new();
-    for (file, (module, code)) in sources {
-        if test_files.contains(&file) {
-            continue;
-        }
-        let mut targets = BTreeSet::new();
-        for path in referenced_paths(&code) {
-            if let Some(absolute) = absolute_path(src, &module, &path)
-                && let Some(target) = resolve(src, &absolute)
-                && target != file
-                && !test_files.contains(&target)
-                && !is_facade_edge(&file, &target)
-            {
-                targets.insert(target);
-            }
-        }
-        graph.insert(file, targets);
-    }
-    graph
+    tests
 }
 
 /// A directory module's `mod.rs` re-exporting (or declaring) its own children is the module's
@@ -413,10 +697,13 @@ fn absolute_path(src: &Path, module: &[String], path: &[String]) -> Option<Vec<S
     }
 }
 
-/// Every path a file's code names: each leaf of its `use` trees, and each `crate::`, `super::`
-/// or `self::` path elsewhere.
-fn referenced_paths(code: &str) -> Vec<Vec<String>> {
+/// Every path a file's code names, with the byte offset it starts at: each leaf of its `use`
+/// trees (at the `use`), and each `crate::`, `super::` or `self::` path elsewhere.
+fn referenced_paths_at(code: &str) -> Vec<(usize, Vec<String>)> {
     let mut paths = Vec::new();
+    // Where the `use` statements are: their paths are the trees' leaves, read here, and not
+    // again as paths in code (`use crate::ui::{a, b}` names `a` and `b`, not `crate::ui`).
+    let mut uses = Vec::new();
     let bytes = code.as_bytes();
     let mut at = 0;
     while let Some(offset) = code[at..].find("use ") {
@@ -428,10 +715,16 @@ fn referenced_paths(code: &str) -> Vec<Vec<String>> {
         let Some(end) = code[at..].find(';') else {
             break;
         };
-        use_tree(&code[at..at + end], &mut Vec::new(), &mut paths);
+        let mut leaves = Vec::new();
+        use_tree(&code[at..at + end], &mut Vec::new(), &mut leaves);
+        paths.extend(leaves.into_iter().map(|leaf| (start, leaf)));
+        uses.push(start..at + end);
         at += end;
     }
     for (i, _) in code.match_indices("::") {
+        if uses.iter().any(|range| range.contains(&i)) {
+            continue;
+        }
         // Walk back over the identifier before the first `::` of a path.
         let head_start = code[..i]
             .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
@@ -441,7 +734,6 @@ fn referenced_paths(code: &str) -> Vec<Vec<String>> {
         if preceded_by_path || !matches!(head, "crate" | "super" | "self") {
             continue;
         }
-        // `crate::{…}` and the like are `use` groups, expanded above.
         let tail: String = code[head_start..]
             .chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == ':')
@@ -452,7 +744,7 @@ fn referenced_paths(code: &str) -> Vec<Vec<String>> {
             .map(str::to_owned)
             .collect();
         if segments.len() > 1 {
-            paths.push(segments);
+            paths.push((head_start, segments));
         }
     }
     paths
@@ -520,15 +812,17 @@ fn strip_comments(source: &str) -> String {
             if i == 0 {
                 part.to_owned()
             } else {
-                part.split_once("*/")
-                    .map_or(String::new(), |(_, after)| after.to_owned())
+                // The comment's line breaks stay, so that line numbers still count.
+                let (comment, after) = part.split_once("*/").unwrap_or((part, ""));
+                "\n".repeat(comment.matches('\n').count()) + after
             }
         })
         .collect()
 }
 
-/// The code without the items under `#[cfg(test)]` (or `#[cfg(all(test, …))]`), and the names
-/// of the modules such an attribute declares with `mod name;`.
+/// The code without the items under `#[cfg(test)]` (or `#[cfg(all(test, …))]`), each replaced by
+/// its line breaks so that line numbers still count, and the names of the modules such an
+/// attribute declares with `mod name;`.
 fn without_test_items(code: &str) -> (String, Vec<String>) {
     let mut out = String::with_capacity(code.len());
     let mut test_mods = Vec::new();
@@ -573,6 +867,7 @@ fn without_test_items(code: &str) -> (String, Vec<String>) {
         {
             test_mods.push(name.trim_end_matches(';').to_owned());
         }
+        out.push_str(&"\n".repeat(item.matches('\n').count()));
         rest = &rest[end..];
     }
     out.push_str(rest);

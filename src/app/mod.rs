@@ -18,4 +18,5 @@ pub mod replay;
 pub mod resume;
 pub mod rows;
 pub mod storage;
+pub mod theme;
 pub mod workbench;

@@ -1,6 +1,6 @@
 //! The colour theme in localStorage, and applying it to `<html>`.
 
-use crate::view::theme::Theme;
+use crate::app::theme::Theme;
 
 /// Where the theme lives in localStorage.
 pub const THEME_KEY: &str = "summary-memory.theme";

@@ -18,7 +18,7 @@ thread_local! {
 #[wasm_bindgen]
 pub fn bench_tokens_vocabulary_url(encoding: &str) -> Result<String, JsError> {
     let encoding: Encoding = encoding.parse()?;
-    super::tokens::vocabulary_url(encoding).map_err(|e| JsError::new(&e))
+    super::run::token_service::vocabulary_url(encoding).map_err(|e| JsError::new(&e))
 }
 
 /// Parses `data`, the compact `encoding` vocabulary ("o200k_base" or "cl100k_base"), into a

@@ -4,17 +4,19 @@ use leptos::prelude::*;
 
 use super::chat::ChatTab;
 use super::editions::EditionsTab;
-use super::inspect::{InspectTab, provide_sessions};
-use super::lesson::LessonBar;
-use super::live_driver::LiveDriver;
-use super::offline::OfflineNotice;
+use super::inspect::InspectTab;
+use super::run::library_sync::provide_sessions;
+use super::run::live_driver::LiveDriver;
+use super::run::streamed::Streamed;
+use super::run::token_service::TokenService;
 use super::settings::SettingsPanel;
-use super::store_alerts::{SettingsLoadError, StoreAlertRegion, StoreStatus};
-use super::streamed::Streamed;
-use super::theme::ThemeToggle;
-use super::tokens::{TokenService, TokensTab};
+use super::tokens::TokensTab;
 use super::tuner::TunerTab;
 use super::url::{current_query, replace_query};
+use super::widgets::lesson_bar::LessonBar;
+use super::widgets::offline_notice::OfflineNotice;
+use super::widgets::store_alerts::{SettingsLoadError, StoreAlertRegion, StoreStatus};
+use super::widgets::theme_toggle::ThemeToggle;
 use crate::app::resume::start_query;
 use crate::app::storage::StoreError;
 use crate::app::workbench::Workbench;
@@ -34,7 +36,7 @@ pub fn App() -> impl IntoView {
     // Editions. `?demo=` loads a bundled demo at start.
     let workbench = RwSignal::new(route.with_untracked(Workbench::from_route));
     provide_context(workbench);
-    // The live reply's pieces, apart from the workbench's other changes (`ui/streamed.rs`).
+    // The live reply's pieces, apart from the workbench's other changes (`ui/run/streamed.rs`).
     Streamed::provide();
     // The open tab as a memo: the panel is rebuilt when the tab changes, not whenever any other
     // part of the route does (that would reset the inputs the user is typing in).

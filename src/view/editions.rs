@@ -1,12 +1,17 @@
-//! What the Editions tab shows: every summary as a newspaper edition, with yesterday's paragraph,
-//! the turns folded in, today's paragraph as a word diff, its size against the limit, and which
-//! pinned facts it still states.
+//! What an edition card shows, wherever an edition is drawn ([`EditionCard`], laid out as one of
+//! [`EditionLayout`]): the Editions tab prints every summary as a newspaper edition, with
+//! yesterday's paragraph, the turns folded in, today's paragraph as a word diff, its size against
+//! the limit, and which pinned facts it still states; Inspect lists a session's editions in its
+//! archive layout and a replay's in one line each, and the Chat tab pins the edition in use as
+//! its front page.
 
 use crate::engine::drift::{DiffKind, DiffSegment, PinnedFact, fact_presence, word_diff};
 use crate::engine::edition::{Edition, Provenance};
 use crate::engine::memory::MemoryState;
 use crate::engine::message::Role;
 
+use super::chat::FrontPage;
+use super::inspect::EditionView;
 use super::labels::{role_label, turns_label};
 use crate::app::workbench::Workbench;
 use crate::engine::checks::{
@@ -15,8 +20,27 @@ use crate::engine::checks::{
 };
 use crate::engine::demo::{DemoPlayer, DemoSummariser, Writer};
 
-/// One edition, ready to render.
-#[derive(Clone, Debug, PartialEq)]
+/// How an edition card is laid out: each place that draws editions keeps its own shape and its
+/// own end-to-end hooks, from the same [`EditionCard`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EditionLayout {
+    /// The Editions tab: the newspaper, with its diff, fact badges, checks, sections, Restore and
+    /// Edit (`data-testid="edition"`, an `<article>`).
+    Newspaper,
+    /// Inspect's session detail: before, the folded turns as text, after and the words
+    /// (`data-testid="edition"`, a list row).
+    Archive,
+    /// A replay's list: one line and the text (`data-testid="replay-edition"`, an `<li>`).
+    Replay,
+    /// The Chat tab's front page: the edition in use as the current summary, its headline and
+    /// text (`data-testid="summary"`).
+    FrontPage,
+}
+
+/// One edition, ready to render in any [`EditionLayout`]. [`cards_of`] fills every field the
+/// newspaper reads; [`EditionCard::of_archive`] and [`EditionCard::of_replay`] fill what their
+/// layouts read and leave the rest empty.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct EditionCard {
     pub cycle: u32,
     /// E.g. "Edition 2 · turns 3–4 folded".
@@ -59,6 +83,83 @@ pub struct EditionCard {
     /// What this edition lost from a section of the edition before, naming the section, e.g.
     /// "Section \"Rules\" lost the pinned fact \"never suggest\"".
     pub section_losses: Vec<String>,
+    /// Whether a rebuild from the archive wrote it (a replay's `data-rebuilt`).
+    pub rebuilt: bool,
+    /// The replay layout's one line, e.g. "Edition 2 · 41 words of 80 · level 1 · written by
+    /// gpt-4o-mini".
+    pub meta: String,
+    /// The archive layout's label over the folded turns, e.g. "Folded turns 3–4".
+    pub folded_label: String,
+    /// The archive layout's folded turns as text, one `role: text` line each.
+    pub folded_text: String,
+}
+
+impl EditionCard {
+    /// An edition as Inspect's session detail lists it, from its archive view.
+    pub fn of_archive(edition: &EditionView) -> EditionCard {
+        let folded_label = match edition.folded_turns {
+            Some((first, last)) => format!("Folded turns {first}–{last}"),
+            None => format!("No turns folded ({})", edition.provenance),
+        };
+        EditionCard {
+            cycle: edition.cycle,
+            before: Some(edition.before.clone()),
+            text: edition.after.clone(),
+            words: edition.words,
+            word_limit: edition.word_limit,
+            overrun: edition.overrun,
+            provenance: edition.provenance,
+            folded_label,
+            folded_text: edition.folded.clone(),
+            ..EditionCard::default()
+        }
+    }
+
+    /// The edition in use, as the Chat tab pins it above the verbatim turns: its headline says
+    /// which edition it is, the turns it covers and its tokens.
+    pub fn of_front_page(page: &FrontPage) -> EditionCard {
+        EditionCard {
+            cycle: page.cycle,
+            headline: format!(
+                "Front page · edition {} · {} · {} tokens",
+                page.cycle,
+                turns_label(1, page.summarised_to),
+                page.tokens
+            ),
+            text: page.text.clone(),
+            tokens_out: page.tokens,
+            ..EditionCard::default()
+        }
+    }
+
+    /// An edition a replay wrote, as the offline and the live replay both list it: its cycle,
+    /// length, level and who wrote it.
+    pub fn of_replay(edition: &Edition) -> EditionCard {
+        let by = match (&edition.model, edition.provenance) {
+            (Some(model), _) => format!(" · written by {model}"),
+            (None, Provenance::Extractive) => " · extractive".to_owned(),
+            (None, _) => String::new(),
+        };
+        let level = if edition.level > 0 {
+            format!(" · level {}", edition.level)
+        } else {
+            String::new()
+        };
+        EditionCard {
+            cycle: edition.cycle,
+            text: edition.summary.clone(),
+            words: edition.words,
+            word_limit: edition.word_limit,
+            level: edition.level,
+            provenance: provenance_label(edition.provenance),
+            rebuilt: edition.rebuilt,
+            meta: format!(
+                "Edition {} · {} words of {}{level}{by}",
+                edition.cycle, edition.words, edition.word_limit
+            ),
+            ..EditionCard::default()
+        }
+    }
 }
 
 /// One topic section of an edition, with the checks read in its own text.
@@ -527,6 +628,7 @@ fn card(memory: &MemoryState, edition: &Edition, facts: Vec<FactBadge>) -> Editi
         weakened_notes: Vec::new(),
         sections: Vec::new(),
         section_losses: Vec::new(),
+        ..EditionCard::default()
     }
 }
 
@@ -554,6 +656,82 @@ mod tests {
     use crate::engine::demo::DemoScript;
     use crate::engine::edition::TurnRange;
     use crate::engine::message::WordCounter;
+
+    fn replayed(model: Option<&str>, provenance: Provenance, level: u8) -> Edition {
+        Edition::from_draft(
+            2,
+            crate::engine::edition::EditionDraft {
+                folded: Some(TurnRange { first: 3, last: 4 }),
+                previous: Some("The user earns 100.".to_owned()),
+                summary: "The user earns 100 and avoids equities.".to_owned(),
+                prompt: String::new(),
+                model: model.map(str::to_owned),
+                tokens_in: 40,
+                tokens_out: 9,
+                word_limit: 80,
+                at_ms: 0,
+                provenance,
+                level,
+                restored_from: None,
+                rebuilt: true,
+            },
+        )
+    }
+
+    #[test]
+    fn a_replayed_edition_says_in_one_line_who_wrote_it_and_at_what_level() {
+        let card = EditionCard::of_replay(&replayed(Some("gpt-4o-mini"), Provenance::Model, 1));
+        assert_eq!(
+            card.meta,
+            "Edition 2 · 7 words of 80 · level 1 · written by gpt-4o-mini"
+        );
+        assert_eq!(card.text, "The user earns 100 and avoids equities.");
+        assert!(card.rebuilt);
+        let card = EditionCard::of_replay(&replayed(None, Provenance::Extractive, 0));
+        assert_eq!(card.meta, "Edition 2 · 7 words of 80 · extractive");
+        let card = EditionCard::of_replay(&replayed(None, Provenance::ManualEdit, 0));
+        assert_eq!(card.meta, "Edition 2 · 7 words of 80");
+    }
+
+    #[test]
+    fn an_archived_edition_labels_its_folded_turns_or_says_why_there_are_none() {
+        let mut archived = EditionView {
+            cycle: 2,
+            before: "The user earns 100.".to_owned(),
+            folded: "user: I avoid equities.".to_owned(),
+            folded_turns: Some((3, 4)),
+            after: "The user earns 100 and avoids equities.".to_owned(),
+            words: 7,
+            word_limit: 80,
+            overrun: false,
+            provenance: "model",
+        };
+        let card = EditionCard::of_archive(&archived);
+        assert_eq!(card.folded_label, "Folded turns 3–4");
+        assert_eq!(card.folded_text, "user: I avoid equities.");
+        assert_eq!(card.before.as_deref(), Some("The user earns 100."));
+        assert_eq!(card.text, archived.after);
+        archived.folded_turns = None;
+        archived.provenance = "restore";
+        let card = EditionCard::of_archive(&archived);
+        assert_eq!(card.folded_label, "No turns folded (restore)");
+    }
+
+    #[test]
+    fn the_front_page_names_its_edition_the_turns_it_covers_and_its_tokens() {
+        let page = FrontPage {
+            text: "The user earns 100.".to_owned(),
+            tokens: 6,
+            cycle: 2,
+            summarised_to: 4,
+        };
+        let card = EditionCard::of_front_page(&page);
+        assert_eq!(
+            card.headline,
+            format!("Front page · edition 2 · {} · 6 tokens", turns_label(1, 4))
+        );
+        assert_eq!(card.text, page.text);
+    }
 
     fn cards(script: DemoScript) -> Vec<EditionCard> {
         let mut player = DemoPlayer::new(script).unwrap();

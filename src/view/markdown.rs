@@ -1,5 +1,5 @@
 //! An assistant reply's Markdown as a small tree of plain data, built from `pulldown-cmark`'s
-//! events, for `ui::markdown` to render as elements.
+//! events, for `ui::widgets::markdown` to render as elements.
 //!
 //! Architecture invariants: nothing here produces HTML text, and nothing the reply holds becomes
 //! markup. Raw HTML in a reply (a `<script>`, an `<img onerror=…>`) is a [`Node::Text`] like any

@@ -1,7 +1,6 @@
 //! Pure view models: what each tab shows, computed from app and core values. Components render
 //! these and hold no logic of their own, so everything a tab decides is tested natively. The
-//! state machines behind the tabs live in [`crate::app`]; `live.rs` and `policy.rs` here are
-//! their old paths, kept as re-exports.
+//! state machines behind the tabs live in [`crate::app`].
 
 pub mod chart;
 pub mod chat;
@@ -9,11 +8,8 @@ pub mod context_window;
 pub mod editions;
 pub mod inspect;
 pub mod labels;
-pub mod live;
 pub mod markdown;
-pub mod policy;
 pub mod settings_form;
-pub mod theme;
 pub mod timeline;
 pub mod tokens;
 pub mod tuner;

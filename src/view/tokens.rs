@@ -102,9 +102,11 @@ pub fn count_state(count: Count) -> &'static str {
     }
 }
 
-/// One row of the per-message table.
+/// One row of the Tokens tab's per-message table: a message's content tokens, its chat-format
+/// overhead and their sum. Not a conversation's message row, which is
+/// [`crate::app::rows::MessageRow`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MessageRow {
+pub struct ConversationTableRow {
     pub role: Role,
     pub content: &'static str,
     pub content_tokens: Count,
@@ -115,7 +117,7 @@ pub struct MessageRow {
 /// The sample conversation counted as one chat request.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConversationTable {
-    pub rows: Vec<MessageRow>,
+    pub rows: Vec<ConversationTableRow>,
     pub reply_priming: u32,
     pub content: Count,
     pub overhead: Count,
@@ -135,7 +137,7 @@ impl ConversationTable {
         let rows = SAMPLE_CONVERSATION
             .iter()
             .zip(&counted.turns)
-            .map(|(content, turn)| MessageRow {
+            .map(|(content, turn)| ConversationTableRow {
                 role: Role::User,
                 content,
                 content_tokens: turn.content,

@@ -1,7 +1,7 @@
-//! What the library decides for the shell's runner (`ui/library_sync.rs`), which only performs:
+//! What the library decides for the shell's runner (`ui/run/library_sync.rs`), which only performs:
 //! the load from storage, a write that landed, another tab's version read back, the answer to a
-//! conflict, an imported file, an export, and the live chat kept and resumed. Each takes the
-//! result of the I/O as an argument and says what follows as data.
+//! conflict, an imported file, an export, and the live chat kept and resumed. Each takes the result
+//! of the I/O as an argument and says what follows as data.
 
 use crate::app::live::LiveSession;
 use crate::engine::drift::PinnedFact;

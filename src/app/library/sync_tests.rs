@@ -2,11 +2,11 @@
 //! fed the result of the I/O as the runner feeds it.
 
 use super::*;
+use crate::app::live::ReplyEnd;
 use crate::app::storage::StoreError;
 use crate::engine::drift::PinnedFact;
 use crate::engine::message::WordCounter;
 use crate::engine::session::{ImportError, export, import, import_all};
-use crate::view::live::ReplyEnd;
 
 const FILE: &[u8] = br#"[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]"#;
 

@@ -317,8 +317,8 @@ fn with_an_unsaved_change_this_tab_can_keep_its_version_as_a_copy() {
 
 #[test]
 fn the_live_chat_is_kept_as_one_session_while_it_goes_on() {
+    use crate::app::live::{CallKind, ReplyEnd};
     use crate::engine::drift::PinnedFact;
-    use crate::view::live::{CallKind, ReplyEnd};
     let mut live = LiveSession::default();
     let mut library = Library::default();
     let mut ids = 0;

@@ -4,7 +4,7 @@ use leptos::prelude::*;
 
 use crate::app::workbench::Workbench;
 use crate::engine::settings::Settings;
-use crate::ui::live_driver::LiveDriver;
+use crate::ui::run::live_driver::LiveDriver;
 
 /// The message box with Send, Stop and Retry. It is enabled when no demo is loaded and the
 /// endpoint settings are complete; a demo plays offline and never sends anything.

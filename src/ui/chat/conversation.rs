@@ -4,11 +4,12 @@ use leptos::prelude::*;
 
 use crate::app::rows::{MessageRow, RowState};
 use crate::app::workbench::Workbench;
-use crate::ui::markdown::MessageContent;
-use crate::ui::streamed::Streamed;
-use crate::ui::virtual_list::VirtualList;
+use crate::ui::run::streamed::Streamed;
+use crate::ui::widgets::edition_card::EditionCardView;
+use crate::ui::widgets::markdown::MessageContent;
+use crate::ui::widgets::virtual_list::VirtualList;
 use crate::view::chat::Conversation;
-use crate::view::labels::turns_label;
+use crate::view::editions::{EditionCard, EditionLayout};
 
 /// The folded archive, the front page, then the verbatim turns: the same layout for a demo and
 /// for the live chat. Both lists are virtualised ([`VirtualList`]): a chat of 2,000 turns keeps
@@ -75,19 +76,8 @@ pub(super) fn ConversationView() -> impl IntoView {
             conversation
                 .with(|c| c.front_page.clone())
                 .map(|page| {
-                    view! {
-                        <section class="front-page" aria-label="Current summary">
-                            <h3 class="front-head">
-                                {format!(
-                                    "Front page · edition {} · {} · {} tokens",
-                                    page.cycle,
-                                    turns_label(1, page.summarised_to),
-                                    page.tokens,
-                                )}
-                            </h3>
-                            <p data-testid="summary" class="summary-text">{page.text}</p>
-                        </section>
-                    }
+                    let card = EditionCard::of_front_page(&page);
+                    view! { <EditionCardView card layout=EditionLayout::FrontPage /> }
                 })
         }}
         <VirtualList

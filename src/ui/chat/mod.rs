@@ -3,13 +3,12 @@
 //!
 //! Without a demo loaded the tab is a live chat with the endpoint set in Settings: the
 //! [`crate::app::live::LiveSession`] decides what to send and keeps the memory, and
-//! [`super::live_driver::LiveDriver`] performs the requests. The files here only render.
+//! [`crate::ui::run::live_driver::LiveDriver`] performs the requests. The files here only render.
 
 mod calls;
 mod composer;
 mod conversation;
-pub(crate) mod policy_panel;
-mod window;
+mod policy_panel;
 
 use leptos::prelude::*;
 
@@ -18,20 +17,19 @@ use crate::engine::demo::DemoSummariser;
 use crate::engine::openai::Purpose;
 use crate::engine::settings::Settings;
 use crate::route::{DemoKind, Route};
-use crate::view::chat::{
-    WELCOME, WELCOME_DEMOS, context_window, policy_panel, progress, shows_welcome,
-};
+use crate::view::chat::{WELCOME, WELCOME_DEMOS, policy_panel, progress, shows_welcome};
+use crate::view::context_window::context_window;
 
-use super::lesson::Lesson;
-use super::live_driver::LiveDriver;
-use super::markdown::{RawReplies, RawToggle};
-use super::tokens::{TokenEstimateNote, TokenService};
+use crate::ui::run::live_driver::LiveDriver;
+use crate::ui::run::token_service::TokenService;
+use crate::ui::widgets::lesson_bar::Lesson;
+use crate::ui::widgets::markdown::{RawReplies, RawToggle};
+use crate::ui::widgets::token_estimate_note::TokenEstimateNote;
+use crate::ui::widgets::window_view::WindowView;
 use calls::CallsView;
 use composer::Composer;
 use conversation::ConversationView;
 use policy_panel::{PolicyEditor, PolicyView};
-
-pub(crate) use window::WindowView;
 
 /// The demos the picker offers, in order.
 const DEMOS: [DemoKind; 4] = DemoKind::ALL;

@@ -1,15 +1,15 @@
-//! The side panel's policy editor, the summariser's own generation settings, and the rest of
-//! the policy in use, read-only.
+//! The side panel's policy editor (with the summariser's own generation settings, a widget the
+//! Settings tab shows too) and the rest of the policy in use, read-only.
 
 use leptos::prelude::*;
 
 use crate::app::policy_form::{
-    FOLDS, FORMATS, PLACEMENTS, PolicyEdit, SummarySetting, fact_source, fold_from_slug,
-    format_from_slug, placement_from_slug, preset_from_slug, preset_slug,
+    FOLDS, FORMATS, PLACEMENTS, PolicyEdit, fact_source, fold_from_slug, format_from_slug,
+    placement_from_slug, preset_from_slug, preset_slug,
 };
 use crate::app::workbench::Workbench;
 use crate::engine::policy::TriggerKind;
-use crate::engine::settings::Settings;
+use crate::ui::widgets::summary_settings::SummarySettings;
 use crate::view::chat::PolicyPanel;
 
 /// A field's own error, shown beside it, as `policy-{field}-error`.
@@ -267,74 +267,6 @@ pub(super) fn PolicyEditor() -> impl IntoView {
             }}
             <SummarySettings />
         </section>
-    }
-}
-
-/// The summariser's own generation settings, separate from the chat's: kept with the
-/// endpoint's settings (they apply to every summary request), edited here beside the policy.
-/// `prefix` goes before every id and hook, so the Settings tab can show the same fields.
-#[component]
-pub(crate) fn SummarySettings(#[prop(optional)] prefix: &'static str) -> impl IntoView {
-    let settings = expect_context::<RwSignal<Settings>>();
-    view! {
-        <fieldset class="summary-settings" data-testid=format!("{prefix}summary-settings")>
-            <legend>"Summariser generation"</legend>
-            <p class="hint">"Sent with every summary request to your endpoint; an empty field uses the chat's value from Settings."</p>
-            {SummarySetting::ALL
-                .into_iter()
-                .map(|field| {
-                    let id = format!("{prefix}{}", field.testid());
-                    let input = if field.choices().is_empty() {
-                        view! {
-                            <input
-                                id=id.clone()
-                                type="text"
-                                inputmode="decimal"
-                                autocomplete="off"
-                                data-testid=id.clone()
-                                placeholder=field.placeholder()
-                                prop:value=move || settings.with(|s| field.value(s))
-                                on:input=move |ev| {
-                                    let value = event_target_value(&ev);
-                                    settings.update(|s| field.set(s, value));
-                                }
-                            />
-                        }
-                        .into_any()
-                    } else {
-                        view! {
-                            <select
-                                id=id.clone()
-                                data-testid=id.clone()
-                                prop:value=move || settings.with(|s| field.value(s))
-                                on:change=move |ev| {
-                                    let value = event_target_value(&ev);
-                                    settings.update(|s| field.set(s, value));
-                                }
-                            >
-                                {field
-                                    .choices()
-                                    .into_iter()
-                                    .map(|(value, label)| view! { <option value=value>{label}</option> })
-                                    .collect_view()}
-                            </select>
-                        }
-                        .into_any()
-                    };
-                    view! {
-                        <label class="number" for=id.clone()>
-                            <span>{field.label()}</span>
-                            {input}
-                        </label>
-                        {move || {
-                            settings
-                                .with(|s| field.error(s))
-                                .map(|e| view! { <p class="field-error" data-testid=format!("{id}-error") role="alert">{e}</p> })
-                        }}
-                    }
-                })
-                .collect_view()}
-        </fieldset>
     }
 }
 

@@ -5,8 +5,10 @@
 use leptos::prelude::*;
 
 use crate::app::library::Entry;
-use crate::ui::library_sync::Sessions;
-use crate::ui::virtual_list::VirtualList;
+use crate::ui::run::library_sync::Sessions;
+use crate::ui::widgets::edition_card::EditionCardView;
+use crate::ui::widgets::virtual_list::VirtualList;
+use crate::view::editions::{EditionCard, EditionLayout};
 use crate::view::inspect::InspectView;
 
 /// The open session, read-only.
@@ -63,20 +65,8 @@ fn Detail(entry: Entry, view: InspectView) -> impl IntoView {
             })}
             <h4>{format!("Editions ({})", editions)}</h4>
             <VirtualList count=editions estimate=220 class="editions" label="Editions" row=move |i| {
-                let e = shown.with_value(|v| v.editions[i].clone());
-                let folded = e.folded_turns.map(|(a, b)| format!("Folded turns {a}–{b}")).unwrap_or_else(|| format!("No turns folded ({})", e.provenance));
-                view! {
-                    <div class="edition" role="listitem" data-testid="edition" data-cycle=e.cycle data-overrun=e.overrun.to_string()>
-                        <h5>{format!("Edition {}", e.cycle)}</h5>
-                        <div class="before"><span class="label">"Before"</span><p data-testid="edition-before">{e.before}</p></div>
-                        <div class="folded"><span class="label">{folded}</span><pre data-testid="edition-folded">{e.folded}</pre></div>
-                        <div class="after"><span class="label">"After"</span><p data-testid="edition-after">{e.after}</p></div>
-                        <p class="words" class:overrun=e.overrun>
-                            <span data-testid="edition-words">{e.words}</span>{format!(" / {} words", e.word_limit)}
-                            {e.overrun.then_some(" — over the limit")}
-                        </p>
-                    </div>
-                }
+                let card = shown.with_value(|v| EditionCard::of_archive(&v.editions[i]));
+                view! { <EditionCardView card layout=EditionLayout::Archive /> }
             } />
             <super::replay::Replay view=replay_view session />
             <h4>{format!("Archive ({} turns)", view.turns)}</h4>

@@ -2,26 +2,17 @@
 
 use leptos::prelude::*;
 
-use crate::engine::edition::{Edition, Provenance};
+use crate::engine::edition::Edition;
+use crate::ui::widgets::edition_card::EditionCardView;
+use crate::view::editions::{EditionCard, EditionLayout};
 
 /// The editions a replay wrote, each with its cycle, length, level and who wrote it.
 #[component]
 pub fn EditionList(editions: Vec<Edition>) -> impl IntoView {
     view! {
         <ol class="replay-editions">
-            {editions.into_iter().map(|e| {
-                let by = match (&e.model, e.provenance) {
-                    (Some(model), _) => format!(" · written by {model}"),
-                    (None, Provenance::Extractive) => " · extractive".to_owned(),
-                    (None, _) => String::new(),
-                };
-                let level = if e.level > 0 { format!(" · level {}", e.level) } else { String::new() };
-                view! {
-                    <li data-testid="replay-edition" data-cycle=e.cycle data-level=e.level data-rebuilt=e.rebuilt.to_string()>
-                        <p class="meta">{format!("Edition {} · {} words of {}{level}{by}", e.cycle, e.words, e.word_limit)}</p>
-                        <p>{e.summary}</p>
-                    </li>
-                }
+            {editions.iter().map(|e| view! {
+                <EditionCardView card=EditionCard::of_replay(e) layout=EditionLayout::Replay />
             }).collect_view()}
         </ol>
     }

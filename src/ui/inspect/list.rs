@@ -1,13 +1,12 @@
 //! The session list of the Inspect tab: one [`SessionItem`] per session (open, rename,
-//! duplicate, delete), the undo notice after a deletion (it reappears after a reload), and the
-//! notice when another tab changed a session.
+//! duplicate, delete) and the undo notice after a deletion (it reappears after a reload). The
+//! notice when another tab changed a session is a widget (`ui/widgets/remote_notice.rs`).
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
-use crate::app::library::{Library, LibraryError, LibraryTab};
-use crate::ui::clock::now_ms;
-use crate::ui::library_sync::{self as sync, Sessions, new_id};
+use crate::app::library::{Library, LibraryError};
+use crate::ui::run::clock::now_ms;
+use crate::ui::run::library_sync::{Sessions, new_id};
 
 /// The sessions, newest change first, or a line saying there are none.
 #[component]
@@ -45,38 +44,6 @@ pub fn UndoNotice() -> impl IntoView {
                 " "
                 <button data-testid="undo-dismiss" on:click=move |_| library.update(Library::dismiss_undo)>"Dismiss"</button>
             </p>
-        })
-    }
-}
-
-/// The notice that another tab changed a session; with this tab's change unsaved, it offers
-/// "Reload" or "Keep mine as a copy".
-#[component]
-pub fn RemoteNoticeView() -> impl IntoView {
-    let sessions = expect_context::<Sessions>();
-    let tab = sessions.tab;
-    let notice = Memo::new(move |_| tab.with(|t| t.remote().cloned()));
-    move || {
-        notice.get().map(|notice| {
-            let unsaved = notice.unsaved;
-            let id = StoredValue::new(notice.id.clone());
-            view! {
-                <p class="notice" data-testid="remote-notice" role="status">
-                    {notice.text()}
-                    {unsaved.then(|| view! {
-                        " "
-                        <button data-testid="remote-reload" on:click=move |_| {
-                            spawn_local(sync::resolve(sessions, id.get_value(), false));
-                        }>"Reload"</button>
-                        " "
-                        <button data-testid="remote-keep-copy" on:click=move |_| {
-                            spawn_local(sync::resolve(sessions, id.get_value(), true));
-                        }>"Keep mine as a copy"</button>
-                    })}
-                    " "
-                    <button data-testid="remote-dismiss" on:click=move |_| tab.update(LibraryTab::dismiss_remote)>"OK"</button>
-                </p>
-            }
         })
     }
 }

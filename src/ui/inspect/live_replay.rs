@@ -15,9 +15,9 @@ use crate::engine::memory::{CommitMeta, SummaryJob};
 use crate::engine::policy::{Policy, PolicyError};
 use crate::engine::session::Session;
 use crate::engine::settings::{Settings, ValidSettings};
-use crate::ui::clock::now_ms;
-use crate::ui::library_sync::Sessions;
-use crate::ui::tokens::SharedCounter;
+use crate::ui::run::clock::now_ms;
+use crate::ui::run::library_sync::Sessions;
+use crate::ui::run::token_service::SharedCounter;
 
 use super::edition_list::EditionList;
 

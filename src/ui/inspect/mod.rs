@@ -5,7 +5,7 @@
 //! `replay.rs`: a dry run and an offline replay under another policy; `live_replay.rs`: the
 //! same replay with the endpoint's summariser). Nothing but the live replay needs an endpoint, a
 //! key or the network, and it only when the user starts it. Components read and render; what
-//! they do goes through the app-wide [`Sessions`], whose runner ([`crate::ui::library_sync`])
+//! they do goes through the app-wide [`Sessions`], whose runner ([`crate::ui::run::library_sync`])
 //! performs it.
 
 mod detail;
@@ -17,10 +17,9 @@ mod replay;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-pub use super::library_sync::provide_sessions;
-use super::library_sync::{self as sync, Sessions};
 use crate::app::library::{Imported, LibraryTab};
-pub use list::RemoteNoticeView;
+use crate::ui::run::library_sync::{self as sync, Sessions};
+use crate::ui::widgets::remote_notice::RemoteNoticeView;
 
 /// The Inspect tab panel.
 #[component]
@@ -98,7 +97,7 @@ pub fn InspectTab() -> impl IntoView {
                 "Sessions are kept in this browser; an export never contains your API key."
             </p>
             <ProblemAlert />
-            <list::RemoteNoticeView />
+            <RemoteNoticeView />
             <div class="controls">
                 <label class="file">
                     "Import a session or transcript file "

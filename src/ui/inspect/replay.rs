@@ -10,11 +10,11 @@ use crate::app::replay::{ReplayForm, ReplayKind, ReplayPolicy, Replayer, labels,
 use crate::engine::policy::{FoldMode, Placement};
 use crate::engine::prompts::PresetId;
 use crate::engine::session::Session;
-use crate::ui::chat::WindowView;
-use crate::ui::clock::now_ms;
-use crate::ui::library_sync::{Sessions, new_id};
-use crate::ui::tuner::TokensChart;
-use crate::ui::virtual_list::VirtualList;
+use crate::ui::run::clock::now_ms;
+use crate::ui::run::library_sync::{Sessions, new_id};
+use crate::ui::widgets::tokens_chart::TokensChart;
+use crate::ui::widgets::virtual_list::VirtualList;
+use crate::ui::widgets::window_view::WindowView;
 use crate::view::inspect::InspectView;
 use crate::view::labels::{fold_label, placement_label};
 

@@ -3,21 +3,17 @@
 //! stands. The context window of the last request is [`crate::view::context_window`]'s; the
 //! state behind all of it is [`crate::app::workbench::Workbench`].
 
+use crate::app::live::LiveSession;
 use crate::app::on_screen::OnScreen;
 use crate::app::policy_form::fact_source;
+use crate::app::rows::MessageRow;
+use crate::app::workbench::Workbench;
 use crate::engine::demo::{DemoEvent, DemoPlayer};
 use crate::engine::memory::MemoryState;
 use crate::route::DemoKind;
-use crate::view::labels::{describe_trigger, fold_label, placement_label, summary_budget};
-
-// The old paths of what moved out of this module, so code written against them still builds.
-pub use crate::app::live::LiveSession;
-pub use crate::app::rows::{MessageRow, RowState};
-pub use crate::app::workbench::{Workbench, kind_of, script_for};
-pub use crate::view::context_window::{
-    ContextWindow, Segment, SegmentKind, WindowAlternative, context_window, stacked,
+use crate::view::labels::{
+    describe_trigger, fold_label, placement_label, summary_budget, turns_label,
 };
-pub use crate::view::labels::{role_label, turns_label};
 
 /// A conversation as the Chat tab lays it out: the folded archive, the front page, then the
 /// verbatim turns (and the reply arriving now).

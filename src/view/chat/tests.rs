@@ -1,8 +1,10 @@
 use super::*;
+use crate::app::workbench::{kind_of, script_for};
 use crate::engine::demo::DemoScript;
 use crate::engine::message::{CountTokens, WordCounter};
 use crate::engine::policy::Trigger;
 use crate::route::{DemoKind, Route};
+use crate::view::context_window::context_window;
 use crate::view::editions::cards_on_screen;
 
 #[test]

@@ -1,29 +1,15 @@
-//! The service worker (www/sw.js) that lets the app load and run with no network after the first
-//! visit, and makes it installable as a window: registering it, and the notice that says when its
-//! install could not keep every file offline.
+//! `OfflineNotice`: the small notice that says when the service worker's install could not keep
+//! every file of the build offline (the worker itself is registered by `ui/run/offline.rs`).
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::MessageEvent;
 
+use crate::ui::run::offline::container;
+
 /// The message type the worker posts to every open page when its install left files out.
 const INCOMPLETE: &str = "sm-offline-incomplete";
-
-/// Asks the browser to install the service worker. Where there is none (an old browser, a page
-/// not served over http(s) or localhost), the app simply keeps needing the network to load.
-pub fn register_service_worker() {
-    let Some(container) = container() else {
-        return;
-    };
-    // The promise's rejection is only logged: the app itself works the same without offline.
-    let promise = container.register("./sw.js");
-    wasm_bindgen_futures::spawn_local(async move {
-        if let Err(error) = wasm_bindgen_futures::JsFuture::from(promise).await {
-            web_sys::console::warn_2(&"offline mode unavailable:".into(), &error);
-        }
-    });
-}
 
 /// A small, dismissible notice (`offline-notice`, `role="status"`: it interrupts nothing) shown
 /// when the service worker's install could not keep every file of the build. It listens from
@@ -63,14 +49,6 @@ pub fn OfflineNotice() -> impl IntoView {
 struct Missing {
     path: String,
     reason: String,
-}
-
-fn container() -> Option<web_sys::ServiceWorkerContainer> {
-    let navigator = web_sys::window()?.navigator();
-    // Outside a secure context `navigator.serviceWorker` is undefined, and calling it would throw.
-    js_sys::Reflect::has(&navigator, &"serviceWorker".into())
-        .unwrap_or(false)
-        .then(|| navigator.service_worker())
 }
 
 /// The files named by the worker's `{type: "sm-offline-incomplete", missing: [{path, reason}]}`

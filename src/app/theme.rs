@@ -1,5 +1,10 @@
 //! The colour theme: light, dark, or whatever the system prefers. The stylesheet reads it from
 //! `data-theme` on `<html>`; without the attribute it follows `prefers-color-scheme`.
+//!
+//! It lives in the app layer, below the shell, because two rooms of the shell need it: the store
+//! (`store/theme.rs`) keeps its slug in localStorage, and the masthead's toggle
+//! (`ui/widgets/theme_toggle.rs`) steps through it. The store is shell infrastructure that reads
+//! app values, never the view models drawn from them.
 
 /// The user's choice of colours.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

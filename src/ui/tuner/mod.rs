@@ -4,15 +4,15 @@
 
 use leptos::prelude::*;
 
-use crate::engine::compare::{CompareRow, Comparison};
+use crate::app::workbench::Workbench;
 use crate::engine::models::{MODEL_WINDOWS, model_of};
 use crate::engine::peers::{PEER_PRESETS, PolicyOutcome, Prices};
 use crate::engine::schedule::ScheduleInput;
 use crate::route::{Route, TriggerKind};
-use crate::ui::library_sync::Sessions;
-use crate::ui::tokens::TokenService;
+use crate::ui::run::library_sync::Sessions;
+use crate::ui::run::token_service::TokenService;
+use crate::ui::widgets::tokens_chart::TokensChart;
 use crate::view::chart::{LineChart, Series, format_tokens};
-use crate::view::chat::Workbench;
 use crate::view::inspect::InspectView;
 use crate::view::tuner::{
     DEFAULT_TURNS, ON_SCREEN, SIMULATED, Tuner, TunerRun, compare_policies_on, comparison_window,
@@ -430,45 +430,5 @@ fn RunView(run: TunerRun, simulated: bool) -> impl IntoView {
                 </tbody>
             </table>
         </div>
-    }
-}
-
-/// Tokens sent per request for the full history, a sliding window and summary memory, as lines;
-/// the Tuner draws its simulated run with it, Inspect a session's replay.
-#[component]
-pub(crate) fn TokensChart(comparison: Comparison, caption: &'static str) -> impl IntoView {
-    let series = |label, class, value: fn(&CompareRow) -> u64| Series {
-        label,
-        class,
-        values: comparison.rows.iter().map(|r| value(r) as f64).collect(),
-    };
-    let chart = LineChart::new(
-        vec![
-            series("full history", "full", |r| r.full_tokens),
-            series("sliding window", "window", |r| r.window_tokens),
-            series("summary memory", "summary", |r| r.summary_tokens),
-        ],
-        960.0,
-        260.0,
-    );
-    view! {
-        <figure class="chart">
-            <svg viewBox=format!("0 0 {} {}", chart.width, chart.height) role="img"
-                aria-label="Tokens sent per request: full history, sliding window and summary memory">
-                {chart.ticks.iter().map(|(y, label)| view! {
-                    <line class="grid" x1="48" x2=chart.width.to_string() y1=y.to_string() y2=y.to_string() />
-                    <text class="tick" x="42" y=(y + 4.0).to_string() text-anchor="end">{label.clone()}</text>
-                }).collect_view()}
-                {chart.lines.iter().map(|(series, points)| view! {
-                    <polyline class=format!("line {}", series.class) points=points.clone() fill="none" />
-                }).collect_view()}
-            </svg>
-            <figcaption>
-                {chart.lines.iter().map(|(series, _)| view! {
-                    <span class=format!("key {}", series.class)>{series.label}</span>
-                }).collect_view()}
-                {caption}
-            </figcaption>
-        </figure>
     }
 }

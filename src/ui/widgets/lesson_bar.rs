@@ -10,7 +10,7 @@ use crate::app::lesson::{Look, STEPS, step};
 use crate::app::workbench::Workbench;
 use crate::route::Route;
 
-use super::tokens::{SharedCounter, TokenService};
+use crate::ui::run::token_service::{SharedCounter, TokenService};
 
 /// What opening a step needs, taken from the context while a component is built, so a click
 /// handler can open a step.

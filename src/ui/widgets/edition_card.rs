@@ -1,157 +1,70 @@
-//! The Editions tab: each summary cycle as a newspaper edition, with a timeline to jump between
-//! them and a table of which pinned facts each edition still states.
+//! `EditionCardView`: one edition, drawn the same way wherever an edition is drawn, from one
+//! [`EditionCard`] in one of its [`EditionLayout`]s: the Editions tab's newspaper (with its
+//! checks, topic sections, Restore and Edit), Inspect's archive row, a replay's list item and
+//! the Chat tab's front page.
 
 use leptos::prelude::*;
 
-use super::clock::now_ms;
-use super::tokens::TokenService;
 use crate::app::workbench::Workbench;
 use crate::engine::drift::DiffKind;
-use crate::view::editions::{
-    EditionCard, SnowballBar, cards_on_screen, diff_class, fact_table, snowball_bars,
-};
-use crate::view::timeline::{Mark, Rewrite, Timeline};
+use crate::ui::run::clock::now_ms;
+use crate::ui::run::token_service::TokenService;
+use crate::view::editions::{EditionCard, EditionLayout, diff_class};
 
-/// Milliseconds between two steps of the rewrite animation.
-const STEP_MS: u32 = 90;
-
+/// One edition in `layout`. The newspaper's Restore and Edit act on the app-wide `Workbench`.
 #[component]
-pub fn EditionsTab() -> impl IntoView {
-    let workbench = expect_context::<RwSignal<Workbench>>();
-    let counter = TokenService::from_context().counter();
-    // What the cards depend on, cheap to compare on every streamed piece of a live reply: the
-    // cards themselves (word diffs of every edition) are rebuilt only when it changes.
-    let printed = Memo::new(move |_| workbench.with(Workbench::editions_shape));
-    let cards = Memo::new(move |_| printed.with(|_| workbench.with_untracked(cards_on_screen)));
-    let title = Memo::new(move |_| workbench.with(|w| w.demo().map(|p| p.script().title)));
-    let unfinished = Memo::new(move |_| workbench.with(|w| w.demo().is_some_and(|p| !p.is_done())));
-    let budget = Memo::new(move |_| workbench.with(|w| w.current_policy().summary_budget));
+pub fn EditionCardView(card: EditionCard, layout: EditionLayout) -> impl IntoView {
+    match layout {
+        EditionLayout::Newspaper => view! { <Newspaper card /> }.into_any(),
+        EditionLayout::Archive => view! { <ArchiveRow card /> }.into_any(),
+        EditionLayout::Replay => view! { <ReplayItem card /> }.into_any(),
+        EditionLayout::FrontPage => view! { <FrontPage card /> }.into_any(),
+    }
+}
 
+/// The Chat tab's front page: the edition in use, pinned above the verbatim turns.
+#[component]
+fn FrontPage(card: EditionCard) -> impl IntoView {
     view! {
-        <section class="panel editions" data-testid="panel-editions">
-            <h2>"Editions"</h2>
-            <p class="hint">
-                "Every summary cycle rewrites yesterday's paragraph with the turns folded in. "
-                "Read the diff to see what each edition added and dropped."
+        <section class="front-page" aria-label="Current summary">
+            <h3 class="front-head">{card.headline}</h3>
+            <p data-testid="summary" class="summary-text">{card.text}</p>
+        </section>
+    }
+}
+
+/// Inspect's session detail: before, the folded turns and after, with the words against the
+/// limit. A row of a virtual list.
+#[component]
+fn ArchiveRow(card: EditionCard) -> impl IntoView {
+    view! {
+        <div class="edition" role="listitem" data-testid="edition" data-cycle=card.cycle data-overrun=card.overrun.to_string()>
+            <h5>{format!("Edition {}", card.cycle)}</h5>
+            <div class="before"><span class="label">"Before"</span><p data-testid="edition-before">{card.before.unwrap_or_default()}</p></div>
+            <div class="folded"><span class="label">{card.folded_label}</span><pre data-testid="edition-folded">{card.folded_text}</pre></div>
+            <div class="after"><span class="label">"After"</span><p data-testid="edition-after">{card.text}</p></div>
+            <p class="words" class:overrun=card.overrun>
+                <span data-testid="edition-words">{card.words}</span>{format!(" / {} words", card.word_limit)}
+                {card.overrun.then_some(" — over the limit")}
             </p>
-            {move || {
-                let empty = cards.with(Vec::is_empty);
-                match (title.get(), empty) {
-                    (None, true) => Some(view! {
-                        <p class="empty">"No editions yet. Chat live until a summary cycle runs, or pick a demo in the Chat tab and play it."</p>
-                    }.into_any()),
-                    (None, false) => None,
-                    (Some(title), true) => Some(view! {
-                        <p class="empty">{format!("{title}: no edition printed yet. Step or play the demo.")}</p>
-                    }.into_any()),
-                    (Some(_), false) => None,
-                }
-            }}
-            {move || {
-                unfinished
-                    .get()
-                    .then(|| {
-                        view! {
-                            <button
-                                type="button"
-                                data-testid="play-all-editions"
-                                on:click=move |_| workbench.update(|w| w.play_all(&counter))
-                            >
-                                "Play the rest of the demo"
-                            </button>
-                        }
-                    })
-            }}
-            {move || {
-                let cards = cards.get();
-                let bars = snowball_bars(&cards, budget.get());
-                (!cards.is_empty()).then(|| view! { <Timeline cards bars /> })
-            }}
-        </section>
+        </div>
     }
 }
 
-/// The stepper, the fact table and the editions themselves.
+/// A replay's list item: one line (cycle, length, level, who wrote it) and the text.
 #[component]
-fn Timeline(cards: Vec<EditionCard>, bars: Vec<SnowballBar>) -> impl IntoView {
-    let facts = fact_table(&cards);
+fn ReplayItem(card: EditionCard) -> impl IntoView {
     view! {
-        <Rewriter cards=cards.clone() />
-        <nav class="timeline" aria-label="Jump to an edition">
-            <ol>
-                {cards
-                    .iter()
-                    .map(|c| {
-                        view! {
-                            <li class:overrun=c.overrun data-overrun=c.overrun.to_string()>
-                                <a href=format!("#edition-{}", c.cycle)>{c.headline.clone()}</a>
-                                {c.overrun.then(|| view! { <span class="overrun-mark">" · over the word limit"</span> })}
-                            </li>
-                        }
-                    })
-                    .collect_view()}
-            </ol>
-        </nav>
-        {(!facts.is_empty()).then(|| view! {
-            <div class="table-wrap">
-                <table class="fact-track">
-                    <caption>"Pinned facts, edition by edition"</caption>
-                    <thead>
-                        <tr>
-                            <th scope="col">"Fact"</th>
-                            {cards.iter().map(|c| view! { <th scope="col">{format!("Ed. {}", c.cycle)}</th> }).collect_view()}
-                        </tr>
-                    </thead>
-                    <tbody>
-                        {facts.into_iter().map(|row| view! {
-                            <tr>
-                                <th scope="row">{row.label}</th>
-                                {row.cells.into_iter().map(|(kept, status)| view! {
-                                    <td class:kept=kept class:lost=!kept>{status}</td>
-                                }).collect_view()}
-                            </tr>
-                        }).collect_view()}
-                    </tbody>
-                </table>
-            </div>
-        })}
-        <SnowballChart bars />
-        {cards.into_iter().map(|card| view! { <EditionView card /> }).collect_view()}
+        <li data-testid="replay-edition" data-cycle=card.cycle data-level=card.level data-rebuilt=card.rebuilt.to_string()>
+            <p class="meta">{card.meta}</p>
+            <p>{card.text}</p>
+        </li>
     }
 }
 
-/// The snowball guard: the summary's tokens per cycle as a row of bars, with its warnings.
+/// The Editions tab's newspaper edition.
 #[component]
-fn SnowballChart(bars: Vec<SnowballBar>) -> impl IntoView {
-    let warnings: Vec<String> = bars
-        .iter()
-        .flat_map(|b| {
-            b.warnings
-                .iter()
-                .map(move |w| format!("Edition {}: {w}", b.cycle))
-        })
-        .collect();
-    view! {
-        <section class="snowball card" data-testid="snowball" aria-label="Summary tokens per cycle">
-            <h3>"Summary tokens per cycle"</h3>
-            <ol class="snowball-bars">
-                {bars.into_iter().map(|b| view! {
-                    <li data-testid="snowball-bar" data-cycle=b.cycle data-tokens=b.tokens class:warn=!b.warnings.is_empty()>
-                        <span class="label">{format!("Ed. {}", b.cycle)}</span>
-                        <span class="bar" style=format!("width: {}%", b.percent.max(2))></span>
-                        <span class="value">{format!("{} tokens", b.tokens)}</span>
-                    </li>
-                }).collect_view()}
-            </ol>
-            {warnings.into_iter().map(|w| view! {
-                <p class="warning" data-testid="snowball-warning">{format!("Snowball: {w}.")}</p>
-            }).collect_view()}
-        </section>
-    }
-}
-
-#[component]
-fn EditionView(card: EditionCard) -> impl IntoView {
+fn Newspaper(card: EditionCard) -> impl IntoView {
     let words = format!(
         "{} words of {}{}",
         card.words,
@@ -428,163 +341,4 @@ fn EditionActions(cycle: u32, text: String) -> impl IntoView {
                 })
         }}
     }
-}
-
-/// The timeline: step through the editions, and play each rewrite word by word, from
-/// yesterday's paragraph to today's.
-#[component]
-fn Rewriter(cards: Vec<EditionCard>) -> impl IntoView {
-    let count = cards.len();
-    let rewrites: Vec<Rewrite> = cards.iter().map(|c| Rewrite::new(&c.after)).collect();
-    // The first edition, in its final state.
-    let start = Timeline {
-        index: 0,
-        step: rewrites.first().map_or(1, Rewrite::steps),
-    };
-    let rewrites = StoredValue::new(rewrites);
-    let heads = StoredValue::new(
-        cards
-            .iter()
-            .map(|c| (c.cycle, c.headline.clone()))
-            .collect::<Vec<_>>(),
-    );
-    let timeline = RwSignal::new(start);
-    // Bumped by every step or play, so an animation still running stops when the reader moves on.
-    let generation = StoredValue::new(0u64);
-    let go = move |index: usize| {
-        generation.update_value(|g| *g += 1);
-        let last = rewrites.with_value(|r| r.get(index).map_or(1, Rewrite::steps));
-        timeline.update(|t| t.go(index, count, last));
-    };
-    let previous = move || {
-        if let Some(i) = timeline.get_untracked().previous() {
-            go(i);
-        }
-    };
-    let next = move || {
-        if let Some(i) = timeline.get_untracked().next(count) {
-            go(i);
-        }
-    };
-    let play = move || {
-        generation.update_value(|g| *g += 1);
-        let run = generation.get_value();
-        let index = timeline.get_untracked().index;
-        let last = rewrites.with_value(|r| r.get(index).map_or(1, Rewrite::steps));
-        timeline.update(|t| t.play(last, prefers_reduced_motion()));
-        leptos::task::spawn_local(async move {
-            loop {
-                gloo_timers::future::TimeoutFuture::new(STEP_MS).await;
-                if generation.try_get_value() != Some(run) {
-                    break;
-                }
-                match timeline.try_update(|t| t.tick(last)) {
-                    Some(true) => {}
-                    _ => break,
-                }
-            }
-        });
-    };
-    let keydown = move |ev: leptos::ev::KeyboardEvent| match ev.key().as_str() {
-        "ArrowLeft" => {
-            ev.prevent_default();
-            previous();
-        }
-        "ArrowRight" => {
-            ev.prevent_default();
-            next();
-        }
-        _ => {}
-    };
-    let position = move || {
-        let t = timeline.get();
-        heads.with_value(|h| {
-            h.get(t.index)
-                .map(|(_, headline)| format!("{} of {count}: {headline}", t.index + 1))
-                .unwrap_or_default()
-        })
-    };
-    let cycle = move || heads.with_value(|h| h.get(timeline.get().index).map_or(0, |(c, _)| *c));
-    let total =
-        move || rewrites.with_value(|r| r.get(timeline.get().index).map_or(1, Rewrite::steps));
-    view! {
-        <section class="rewriter card" aria-label="Timeline" data-testid="timeline" data-cycle=cycle>
-            <div class="timeline-controls" role="group" aria-label="Step through the editions" on:keydown=keydown>
-                <button
-                    type="button"
-                    data-testid="timeline-prev"
-                    aria-label="Previous edition"
-                    disabled=move || timeline.get().previous().is_none()
-                    on:click=move |_| previous()
-                >
-                    "←"
-                </button>
-                <button
-                    type="button"
-                    data-testid="timeline-play"
-                    on:click=move |_| play()
-                >
-                    "Play the rewrite"
-                </button>
-                <button
-                    type="button"
-                    data-testid="timeline-next"
-                    aria-label="Next edition"
-                    disabled=move || timeline.get().next(count).is_none()
-                    on:click=move |_| next()
-                >
-                    "→"
-                </button>
-                <span class="timeline-position" data-testid="timeline-position" aria-live="polite">
-                    {position}
-                </span>
-            </div>
-            <p
-                class="rewrite diff"
-                data-testid="rewrite"
-                data-step=move || timeline.get().step
-                data-steps=total
-            >
-                {move || {
-                    let t = timeline.get();
-                    rewrites.with_value(|r| {
-                        r.get(t.index)
-                            .map(|rewrite| {
-                                rewrite
-                                    .frame(t.step)
-                                    .into_iter()
-                                    .map(|(mark, text)| {
-                                        let text = text.to_owned();
-                                        match mark {
-                                            Mark::Plain => view! { <span>{text}</span> }.into_any(),
-                                            Mark::Leaving => view! { <del class="removed leaving">{text}</del> }.into_any(),
-                                            Mark::Arrived => view! { <ins class="added arriving">{text}</ins> }.into_any(),
-                                        }
-                                    })
-                                    .collect_view()
-                            })
-                    })
-                }}
-            </p>
-        </section>
-    }
-}
-
-/// Whether the reader asked the system for less motion.
-fn prefers_reduced_motion() -> bool {
-    use wasm_bindgen::JsCast;
-    let Some(window) = web_sys::window() else {
-        return false;
-    };
-    let query = js_sys::Reflect::get(&window, &"matchMedia".into())
-        .ok()
-        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
-        .and_then(|f| {
-            f.call1(&window, &"(prefers-reduced-motion: reduce)".into())
-                .ok()
-        });
-    query
-        .and_then(|q| js_sys::Reflect::get(&q, &"matches".into()).ok())
-        .and_then(|m| m.as_bool())
-        .unwrap_or(false)
 }

@@ -7,10 +7,11 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::store_alerts::SettingsUnreadable;
 use crate::api::Client;
 use crate::engine::openai::{PROVIDERS, detect_provider};
 use crate::engine::settings::{REASONING_EFFORTS, Settings};
+use crate::ui::widgets::store_alerts::SettingsUnreadable;
+use crate::ui::widgets::summary_settings::SummarySettings;
 use crate::view::settings_form::{EXPORT_HOLDS, inline_error, key_kept};
 
 /// The Settings tab panel.
@@ -226,7 +227,7 @@ pub fn SettingsPanel() -> impl IntoView {
                     </fieldset>
                     // The summariser's own settings, the same fields as the Chat policy panel's.
                     <div class="gen-column">
-                        <crate::ui::chat::policy_panel::SummarySettings prefix="settings-" />
+                        <SummarySettings prefix="settings-" />
                     </div>
                 </div>
             </fieldset>

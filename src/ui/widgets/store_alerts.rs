@@ -8,10 +8,10 @@
 
 use leptos::prelude::*;
 
-use super::inspect::RemoteNoticeView;
-use super::library_sync::{self as sync, Sessions};
+use super::remote_notice::RemoteNoticeView;
 use crate::app::library::Library;
 use crate::route::{Route, Tab};
+use crate::ui::run::library_sync::{self as sync, Sessions};
 
 /// Why the settings could not be saved (or storage cannot be used at all), shown above every
 /// tab; `None` while saving works.

@@ -24,7 +24,7 @@ use crate::engine::settings::{Settings, ValidSettings};
 use super::clock::now_ms;
 use super::library_sync::{Sessions, stored_before_request};
 use super::streamed::Streamed;
-use super::tokens::SharedCounter;
+use super::token_service::SharedCounter;
 
 /// Starts and stops the live chat's requests. Created once at the App root and shared through
 /// context, so that Stop still reaches a reply that started before the user switched tabs.

@@ -15,16 +15,16 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::clock::now_ms;
 use super::streamed::Streamed;
-use super::tokens::{LoadState, SharedCounter, TokenService};
+use super::token_service::{LoadState, SharedCounter, TokenService};
 
 use crate::app::library::{
     Broadcast, Entry, FileError, Imported, Library, LibraryTab, LiveAfterConflict, LiveSaves,
     LiveShape, Remote, SaveOp, SaveWhen, check_file_size, warn_on_leave,
 };
 use crate::app::storage::StoreError;
+use crate::app::workbench::Workbench;
 use crate::store::sessions as db;
 use crate::store::{self, broadcast};
-use crate::view::chat::Workbench;
 
 /// The app version written into every stored and exported file.
 const APP_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -258,7 +258,7 @@ pub fn export(sessions: Sessions) -> String {
 /// library has loaded), a reply as it arrives at most every half second ([`LiveSaves`]), and
 /// resumes it after a reload.
 fn keep_live_chat(sessions: Sessions, workbench: RwSignal<Workbench>) {
-    // A streamed piece reaches the workbench untracked (`ui/streamed.rs`), so the shape also
+    // A streamed piece reaches the workbench untracked (`ui/run/streamed.rs`), so the shape also
     // follows the pieces.
     let streamed = Streamed::from_context();
     let shape = Memo::new(move |_| {

@@ -1,0 +1,311 @@
+//! The Editions tab: each summary cycle as a newspaper edition, with a timeline to jump between
+//! them (and the timer that plays each rewrite, which only advances the step), the snowball bars
+//! and a table of which pinned facts each edition still states. Each edition is the shared
+//! card (`ui/widgets/edition_card.rs`) in its newspaper layout.
+
+use leptos::prelude::*;
+
+use crate::app::workbench::Workbench;
+use crate::ui::run::token_service::TokenService;
+use crate::ui::widgets::edition_card::EditionCardView;
+use crate::view::editions::{
+    EditionCard, EditionLayout, SnowballBar, cards_on_screen, fact_table, snowball_bars,
+};
+use crate::view::timeline::{Mark, Rewrite, Timeline};
+
+/// Milliseconds between two steps of the rewrite animation.
+const STEP_MS: u32 = 90;
+
+#[component]
+pub fn EditionsTab() -> impl IntoView {
+    let workbench = expect_context::<RwSignal<Workbench>>();
+    let counter = TokenService::from_context().counter();
+    // What the cards depend on, cheap to compare on every streamed piece of a live reply: the
+    // cards themselves (word diffs of every edition) are rebuilt only when it changes.
+    let printed = Memo::new(move |_| workbench.with(Workbench::editions_shape));
+    let cards = Memo::new(move |_| printed.with(|_| workbench.with_untracked(cards_on_screen)));
+    let title = Memo::new(move |_| workbench.with(|w| w.demo().map(|p| p.script().title)));
+    let unfinished = Memo::new(move |_| workbench.with(|w| w.demo().is_some_and(|p| !p.is_done())));
+    let budget = Memo::new(move |_| workbench.with(|w| w.current_policy().summary_budget));
+
+    view! {
+        <section class="panel editions" data-testid="panel-editions">
+            <h2>"Editions"</h2>
+            <p class="hint">
+                "Every summary cycle rewrites yesterday's paragraph with the turns folded in. "
+                "Read the diff to see what each edition added and dropped."
+            </p>
+            {move || {
+                let empty = cards.with(Vec::is_empty);
+                match (title.get(), empty) {
+                    (None, true) => Some(view! {
+                        <p class="empty">"No editions yet. Chat live until a summary cycle runs, or pick a demo in the Chat tab and play it."</p>
+                    }.into_any()),
+                    (None, false) => None,
+                    (Some(title), true) => Some(view! {
+                        <p class="empty">{format!("{title}: no edition printed yet. Step or play the demo.")}</p>
+                    }.into_any()),
+                    (Some(_), false) => None,
+                }
+            }}
+            {move || {
+                unfinished
+                    .get()
+                    .then(|| {
+                        view! {
+                            <button
+                                type="button"
+                                data-testid="play-all-editions"
+                                on:click=move |_| workbench.update(|w| w.play_all(&counter))
+                            >
+                                "Play the rest of the demo"
+                            </button>
+                        }
+                    })
+            }}
+            {move || {
+                let cards = cards.get();
+                let bars = snowball_bars(&cards, budget.get());
+                (!cards.is_empty()).then(|| view! { <Timeline cards bars /> })
+            }}
+        </section>
+    }
+}
+
+/// The stepper, the fact table and the editions themselves.
+#[component]
+fn Timeline(cards: Vec<EditionCard>, bars: Vec<SnowballBar>) -> impl IntoView {
+    let facts = fact_table(&cards);
+    view! {
+        <Rewriter cards=cards.clone() />
+        <nav class="timeline" aria-label="Jump to an edition">
+            <ol>
+                {cards
+                    .iter()
+                    .map(|c| {
+                        view! {
+                            <li class:overrun=c.overrun data-overrun=c.overrun.to_string()>
+                                <a href=format!("#edition-{}", c.cycle)>{c.headline.clone()}</a>
+                                {c.overrun.then(|| view! { <span class="overrun-mark">" · over the word limit"</span> })}
+                            </li>
+                        }
+                    })
+                    .collect_view()}
+            </ol>
+        </nav>
+        {(!facts.is_empty()).then(|| view! {
+            <div class="table-wrap">
+                <table class="fact-track">
+                    <caption>"Pinned facts, edition by edition"</caption>
+                    <thead>
+                        <tr>
+                            <th scope="col">"Fact"</th>
+                            {cards.iter().map(|c| view! { <th scope="col">{format!("Ed. {}", c.cycle)}</th> }).collect_view()}
+                        </tr>
+                    </thead>
+                    <tbody>
+                        {facts.into_iter().map(|row| view! {
+                            <tr>
+                                <th scope="row">{row.label}</th>
+                                {row.cells.into_iter().map(|(kept, status)| view! {
+                                    <td class:kept=kept class:lost=!kept>{status}</td>
+                                }).collect_view()}
+                            </tr>
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            </div>
+        })}
+        <SnowballChart bars />
+        {cards.into_iter().map(|card| view! { <EditionCardView card layout=EditionLayout::Newspaper /> }).collect_view()}
+    }
+}
+
+/// The snowball guard: the summary's tokens per cycle as a row of bars, with its warnings.
+#[component]
+fn SnowballChart(bars: Vec<SnowballBar>) -> impl IntoView {
+    let warnings: Vec<String> = bars
+        .iter()
+        .flat_map(|b| {
+            b.warnings
+                .iter()
+                .map(move |w| format!("Edition {}: {w}", b.cycle))
+        })
+        .collect();
+    view! {
+        <section class="snowball card" data-testid="snowball" aria-label="Summary tokens per cycle">
+            <h3>"Summary tokens per cycle"</h3>
+            <ol class="snowball-bars">
+                {bars.into_iter().map(|b| view! {
+                    <li data-testid="snowball-bar" data-cycle=b.cycle data-tokens=b.tokens class:warn=!b.warnings.is_empty()>
+                        <span class="label">{format!("Ed. {}", b.cycle)}</span>
+                        <span class="bar" style=format!("width: {}%", b.percent.max(2))></span>
+                        <span class="value">{format!("{} tokens", b.tokens)}</span>
+                    </li>
+                }).collect_view()}
+            </ol>
+            {warnings.into_iter().map(|w| view! {
+                <p class="warning" data-testid="snowball-warning">{format!("Snowball: {w}.")}</p>
+            }).collect_view()}
+        </section>
+    }
+}
+
+/// The timeline: step through the editions, and play each rewrite word by word, from
+/// yesterday's paragraph to today's.
+#[component]
+fn Rewriter(cards: Vec<EditionCard>) -> impl IntoView {
+    let count = cards.len();
+    let rewrites: Vec<Rewrite> = cards.iter().map(|c| Rewrite::new(&c.after)).collect();
+    // The first edition, in its final state.
+    let start = Timeline {
+        index: 0,
+        step: rewrites.first().map_or(1, Rewrite::steps),
+    };
+    let rewrites = StoredValue::new(rewrites);
+    let heads = StoredValue::new(
+        cards
+            .iter()
+            .map(|c| (c.cycle, c.headline.clone()))
+            .collect::<Vec<_>>(),
+    );
+    let timeline = RwSignal::new(start);
+    // Bumped by every step or play, so an animation still running stops when the reader moves on.
+    let generation = StoredValue::new(0u64);
+    let go = move |index: usize| {
+        generation.update_value(|g| *g += 1);
+        let last = rewrites.with_value(|r| r.get(index).map_or(1, Rewrite::steps));
+        timeline.update(|t| t.go(index, count, last));
+    };
+    let previous = move || {
+        if let Some(i) = timeline.get_untracked().previous() {
+            go(i);
+        }
+    };
+    let next = move || {
+        if let Some(i) = timeline.get_untracked().next(count) {
+            go(i);
+        }
+    };
+    let play = move || {
+        generation.update_value(|g| *g += 1);
+        let run = generation.get_value();
+        let index = timeline.get_untracked().index;
+        let last = rewrites.with_value(|r| r.get(index).map_or(1, Rewrite::steps));
+        timeline.update(|t| t.play(last, prefers_reduced_motion()));
+        leptos::task::spawn_local(async move {
+            loop {
+                gloo_timers::future::TimeoutFuture::new(STEP_MS).await;
+                if generation.try_get_value() != Some(run) {
+                    break;
+                }
+                match timeline.try_update(|t| t.tick(last)) {
+                    Some(true) => {}
+                    _ => break,
+                }
+            }
+        });
+    };
+    let keydown = move |ev: leptos::ev::KeyboardEvent| match ev.key().as_str() {
+        "ArrowLeft" => {
+            ev.prevent_default();
+            previous();
+        }
+        "ArrowRight" => {
+            ev.prevent_default();
+            next();
+        }
+        _ => {}
+    };
+    let position = move || {
+        let t = timeline.get();
+        heads.with_value(|h| {
+            h.get(t.index)
+                .map(|(_, headline)| format!("{} of {count}: {headline}", t.index + 1))
+                .unwrap_or_default()
+        })
+    };
+    let cycle = move || heads.with_value(|h| h.get(timeline.get().index).map_or(0, |(c, _)| *c));
+    let total =
+        move || rewrites.with_value(|r| r.get(timeline.get().index).map_or(1, Rewrite::steps));
+    view! {
+        <section class="rewriter card" aria-label="Timeline" data-testid="timeline" data-cycle=cycle>
+            <div class="timeline-controls" role="group" aria-label="Step through the editions" on:keydown=keydown>
+                <button
+                    type="button"
+                    data-testid="timeline-prev"
+                    aria-label="Previous edition"
+                    disabled=move || timeline.get().previous().is_none()
+                    on:click=move |_| previous()
+                >
+                    "←"
+                </button>
+                <button
+                    type="button"
+                    data-testid="timeline-play"
+                    on:click=move |_| play()
+                >
+                    "Play the rewrite"
+                </button>
+                <button
+                    type="button"
+                    data-testid="timeline-next"
+                    aria-label="Next edition"
+                    disabled=move || timeline.get().next(count).is_none()
+                    on:click=move |_| next()
+                >
+                    "→"
+                </button>
+                <span class="timeline-position" data-testid="timeline-position" aria-live="polite">
+                    {position}
+                </span>
+            </div>
+            <p
+                class="rewrite diff"
+                data-testid="rewrite"
+                data-step=move || timeline.get().step
+                data-steps=total
+            >
+                {move || {
+                    let t = timeline.get();
+                    rewrites.with_value(|r| {
+                        r.get(t.index)
+                            .map(|rewrite| {
+                                rewrite
+                                    .frame(t.step)
+                                    .into_iter()
+                                    .map(|(mark, text)| {
+                                        let text = text.to_owned();
+                                        match mark {
+                                            Mark::Plain => view! { <span>{text}</span> }.into_any(),
+                                            Mark::Leaving => view! { <del class="removed leaving">{text}</del> }.into_any(),
+                                            Mark::Arrived => view! { <ins class="added arriving">{text}</ins> }.into_any(),
+                                        }
+                                    })
+                                    .collect_view()
+                            })
+                    })
+                }}
+            </p>
+        </section>
+    }
+}
+
+/// Whether the reader asked the system for less motion.
+fn prefers_reduced_motion() -> bool {
+    use wasm_bindgen::JsCast;
+    let Some(window) = web_sys::window() else {
+        return false;
+    };
+    let query = js_sys::Reflect::get(&window, &"matchMedia".into())
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+        .and_then(|f| {
+            f.call1(&window, &"(prefers-reduced-motion: reduce)".into())
+                .ok()
+        });
+    query
+        .and_then(|q| js_sys::Reflect::get(&q, &"matches".into()).ok())
+        .and_then(|m| m.as_bool())
+        .unwrap_or(false)
+}

@@ -1,0 +1,18 @@
+//! The shell's runners and services: they perform what the app layer asks for and feed the
+//! results back, and draw nothing. Created at the App root and shared through context.
+//!
+//! - `live_driver.rs`: the live chat's requests;
+//! - `library_sync.rs`: the session library in IndexedDB and across the app's tabs;
+//! - `streamed.rs`: the live reply's pieces as a signal of their own;
+//! - `token_service.rs`: the app-wide token counter and its vocabulary loader;
+//! - `offline.rs`: the service worker's registration;
+//! - `clock.rs`: the shell's one clock.
+//!
+//! Architecture invariant: nothing here imports a tab or a widget (`tests/purity.rs`).
+
+pub mod clock;
+pub mod library_sync;
+pub mod live_driver;
+pub mod offline;
+pub mod streamed;
+pub mod token_service;

@@ -1,0 +1,30 @@
+//! Components shared by more than one tab, and the chrome shown around every tab. Each renders
+//! view models and calls app-layer methods, like a tab; none of them is a tab.
+//!
+//! - `edition_card.rs`: one edition, wherever an edition is drawn (Editions, Inspect, the Chat
+//!   tab's front page);
+//! - `virtual_list.rs`: a windowed scroll box for long lists;
+//! - `markdown.rs`: an assistant reply rendered from its Markdown tree;
+//! - `window_view.rs`: the context window of one request (Chat and Inspect's replay);
+//! - `tokens_chart.rs`: tokens per request, three ways (Tuner and Inspect's replay);
+//! - `summary_settings.rs`: the summariser's generation fields (Chat's policy panel and Settings);
+//! - `token_estimate_note.rs`: the note that counts are estimates until the vocabulary loads;
+//! - `store_alerts.rs`, `remote_notice.rs`: the storage alerts and another tab's change;
+//! - `lesson_bar.rs`, `theme_toggle.rs`, `offline_notice.rs`: the lesson above every tab, the
+//!   masthead's theme button and the offline notice.
+//!
+//! Architecture invariant: a widget imports runners and the layers below, never a tab
+//! (`tests/purity.rs`).
+
+pub mod edition_card;
+pub mod lesson_bar;
+pub mod markdown;
+pub mod offline_notice;
+pub mod remote_notice;
+pub mod store_alerts;
+pub mod summary_settings;
+pub mod theme_toggle;
+pub mod token_estimate_note;
+pub mod tokens_chart;
+pub mod virtual_list;
+pub mod window_view;

@@ -1,0 +1,47 @@
+//! `TokensChart`: tokens sent per request for the full history, a sliding window and summary
+//! memory, drawn as lines by the Tuner (its simulated run) and by Inspect (a session's replay).
+
+use leptos::prelude::*;
+
+use crate::engine::compare::{CompareRow, Comparison};
+use crate::view::chart::{LineChart, Series};
+
+/// Tokens sent per request for the full history, a sliding window and summary memory, as lines;
+/// the Tuner draws its simulated run with it, Inspect a session's replay.
+#[component]
+pub(crate) fn TokensChart(comparison: Comparison, caption: &'static str) -> impl IntoView {
+    let series = |label, class, value: fn(&CompareRow) -> u64| Series {
+        label,
+        class,
+        values: comparison.rows.iter().map(|r| value(r) as f64).collect(),
+    };
+    let chart = LineChart::new(
+        vec![
+            series("full history", "full", |r| r.full_tokens),
+            series("sliding window", "window", |r| r.window_tokens),
+            series("summary memory", "summary", |r| r.summary_tokens),
+        ],
+        960.0,
+        260.0,
+    );
+    view! {
+        <figure class="chart">
+            <svg viewBox=format!("0 0 {} {}", chart.width, chart.height) role="img"
+                aria-label="Tokens sent per request: full history, sliding window and summary memory">
+                {chart.ticks.iter().map(|(y, label)| view! {
+                    <line class="grid" x1="48" x2=chart.width.to_string() y1=y.to_string() y2=y.to_string() />
+                    <text class="tick" x="42" y=(y + 4.0).to_string() text-anchor="end">{label.clone()}</text>
+                }).collect_view()}
+                {chart.lines.iter().map(|(series, points)| view! {
+                    <polyline class=format!("line {}", series.class) points=points.clone() fill="none" />
+                }).collect_view()}
+            </svg>
+            <figcaption>
+                {chart.lines.iter().map(|(series, _)| view! {
+                    <span class=format!("key {}", series.class)>{series.label}</span>
+                }).collect_view()}
+                {caption}
+            </figcaption>
+        </figure>
+    }
+}
