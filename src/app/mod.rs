@@ -9,6 +9,7 @@
 //! nothing here (outside tests) imports `crate::view` or `crate::ui`: the views are computed
 //! from app values, never the other way round.
 
+pub mod chat_actions;
 pub mod lesson;
 pub mod library;
 pub mod live;

@@ -10,6 +10,8 @@ use crate::engine::memory::MemoryState;
 use crate::route::DemoKind;
 use crate::view::labels::{describe_trigger, fold_label, placement_label, summary_budget};
 
+pub mod bar;
+
 // The old paths of what moved out of this module, so code written against them still builds.
 pub use crate::app::live::LiveSession;
 pub use crate::app::rows::{MessageRow, RowState};
