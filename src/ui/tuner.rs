@@ -13,14 +13,14 @@ use crate::ui::library_sync::Sessions;
 use crate::ui::tokens::TokenService;
 use crate::view::chart::{LineChart, Series, format_tokens};
 use crate::view::chat::Workbench;
-use crate::view::inspect::InspectView;
 use crate::view::tuner::{
-    DEFAULT_TURNS, ON_SCREEN, SIMULATED, Tuner, TunerRun, compare_policies_on, comparison_window,
-    conversation_options, csv_link, on_screen_input,
+    DEFAULT_TURNS, Tuner, TunerRun, compare_policies_on, comparison_window, conversation_options,
+    csv_link, on_screen_input,
 };
+use crate::view::tuner_conversation::{TunerConversation, chart_caption, session_input};
 
-/// The conversation chosen: `None` for the simulated one, or a library session's real sizes
-/// (recounted when a vocabulary arrives or the session changes).
+/// The sizes of the conversation chosen: `None` for the simulated one, else the real sizes of
+/// the chat on screen or a library session (recounted when a vocabulary arrives or the session changes).
 type Conversation = Memo<Option<ScheduleInput>>;
 
 #[component]
@@ -29,20 +29,17 @@ pub fn TunerTab() -> impl IntoView {
     let sessions = use_context::<Sessions>();
     let workbench = use_context::<RwSignal<Workbench>>();
     let tokens = use_context::<TokenService>();
-    let chosen = RwSignal::new(None::<String>);
+    let chosen = RwSignal::new(TunerConversation::Simulated);
     let conversation: Conversation = Memo::new(move |_| {
-        let id = chosen.get()?;
+        let choice = chosen.get();
         let tokens = tokens?;
         // Reading the generation recounts the conversation when a vocabulary arrives.
         tokens.generation();
         let counter = tokens.counter();
-        if id == ON_SCREEN {
-            return workbench?.with(|w| Some(on_screen_input(w.on_screen().memory(), &counter)));
-        }
-        sessions?.library.with(|l| {
-            l.get(&id)
-                .map(|e| InspectView::new(&e.session, &counter).sizes)
-        })
+        choice.input(
+            || workbench?.with(|w| Some(on_screen_input(w.on_screen().memory(), &counter))),
+            |id| sessions?.library.with(|l| session_input(l, id, &counter)),
+        )
     });
     let on_screen_turns = Memo::new(move |_| {
         workbench
@@ -76,8 +73,7 @@ pub fn TunerTab() -> impl IntoView {
                     <select
                         data-testid="tuner-conversation"
                         on:change=move |ev| {
-                            let value = event_target_value(&ev);
-                            chosen.set((value != SIMULATED).then_some(value));
+                            chosen.set(TunerConversation::from_value(&event_target_value(&ev)));
                         }
                     >
                         {move || {
@@ -86,9 +82,7 @@ pub fn TunerTab() -> impl IntoView {
                                 .into_iter()
                                 .map(|o| {
                                     let value = o.value.clone();
-                                    let selected = move || {
-                                        chosen.with(|c| c.as_deref().unwrap_or(SIMULATED) == value)
-                                    };
+                                    let selected = move || chosen.with(|c| c.value() == value);
                                     view! { <option value=o.value selected=selected>{o.label}</option> }
                                 })
                                 .collect_view()
@@ -390,11 +384,7 @@ fn RunView(run: TunerRun, simulated: bool) -> impl IntoView {
         </p>
         <TokensChart
             comparison=run.comparison.clone()
-            caption=if simulated {
-                " — tokens per request, assuming 30-token questions, 90-token replies and a 150-token summary."
-            } else {
-                " — tokens per request, with the session's own turn sizes and its last summary's size."
-            }
+            caption=chart_caption(simulated)
         />
         <div class="table-wrap">
             <table class="schedule">
@@ -436,7 +426,7 @@ fn RunView(run: TunerRun, simulated: bool) -> impl IntoView {
 /// Tokens sent per request for the full history, a sliding window and summary memory, as lines;
 /// the Tuner draws its simulated run with it, Inspect a session's replay.
 #[component]
-pub(crate) fn TokensChart(comparison: Comparison, caption: &'static str) -> impl IntoView {
+pub(crate) fn TokensChart(comparison: Comparison, #[prop(into)] caption: String) -> impl IntoView {
     let series = |label, class, value: fn(&CompareRow) -> u64| Series {
         label,
         class,

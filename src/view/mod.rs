@@ -17,4 +17,5 @@ pub mod theme;
 pub mod timeline;
 pub mod tokens;
 pub mod tuner;
+pub mod tuner_conversation;
 pub mod window;
