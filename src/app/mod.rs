@@ -13,6 +13,7 @@ pub mod chat_actions;
 pub mod lesson;
 pub mod library;
 pub mod live;
+pub mod live_replay;
 pub mod on_screen;
 pub mod policy_form;
 pub mod replay;

@@ -10,6 +10,7 @@ pub mod editions;
 pub mod inspect;
 pub mod labels;
 pub mod live;
+pub mod live_replay;
 pub mod markdown;
 pub mod policy;
 pub mod settings_form;
