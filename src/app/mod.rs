@@ -19,5 +19,6 @@ pub mod policy_form;
 pub mod replay;
 pub mod resume;
 pub mod rows;
+pub mod settings_check;
 pub mod storage;
 pub mod workbench;
