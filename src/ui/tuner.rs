@@ -17,7 +17,9 @@ use crate::view::tuner::{
     DEFAULT_TURNS, Tuner, TunerRun, compare_policies_on, comparison_window, conversation_options,
     csv_link, on_screen_input,
 };
-use crate::view::tuner_conversation::{TunerConversation, chart_caption, session_input};
+use crate::view::tuner_conversation::{
+    TunerConversation, chart_caption, on_screen_turns, session_input,
+};
 
 /// The sizes of the conversation chosen: `None` for the simulated one, else the real sizes of
 /// the chat on screen or a library session (recounted when a vocabulary arrives or the session changes).
@@ -41,11 +43,7 @@ pub fn TunerTab() -> impl IntoView {
             |id| sessions?.library.with(|l| session_input(l, id, &counter)),
         )
     });
-    let on_screen_turns = Memo::new(move |_| {
-        workbench
-            .map(|w| w.with(|w| w.on_screen().memory().turn_count()))
-            .filter(|&turns| turns > 0)
-    });
+    let on_screen_turns = Memo::new(move |_| workbench.and_then(|w| w.with(on_screen_turns)));
     let options = Memo::new(move |_| {
         let on_screen = on_screen_turns.get();
         match sessions {

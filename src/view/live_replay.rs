@@ -3,6 +3,7 @@
 
 use crate::app::replay::{LiveEstimate, Progress, ReplayStatus};
 use crate::engine::policy::{Policy, PolicyError};
+use crate::engine::settings::ValidSettings;
 
 /// A replay's price, for the policy it was worked out under.
 #[derive(Clone, Debug, PartialEq)]
@@ -26,6 +27,14 @@ impl Priced {
     pub fn planned_calls(&self) -> Option<u32> {
         self.cost.as_ref().ok().map(|c| c.calls)
     }
+}
+
+/// Who writes the live replay's summaries, beside its button.
+pub fn summariser_note(valid: &ValidSettings) -> String {
+    format!(
+        " Each summary is written by {} at {}; the chat's replies are the session's own.",
+        valid.summary_model, valid.endpoint.base_url
+    )
 }
 
 /// The estimate in a sentence.
@@ -164,5 +173,18 @@ mod tests {
         .map(status_slug)
         .collect();
         assert_eq!(slugs, ["running", "stopped", "failed", "done"]);
+    }
+
+    #[test]
+    fn the_note_names_the_summariser_model_and_where_it_runs() {
+        let mut settings = crate::engine::settings::Settings::default();
+        settings.set_base_url("http://127.0.0.1:8080/v1".to_owned());
+        settings.chat_model = "chat".to_owned();
+        let valid = settings.validate().expect("valid settings");
+        // No summariser model set: the chat model writes the summaries.
+        assert_eq!(
+            summariser_note(&valid),
+            " Each summary is written by chat at http://127.0.0.1:8080/v1; the chat's replies are the session's own."
+        );
     }
 }

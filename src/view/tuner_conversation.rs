@@ -4,6 +4,7 @@
 //! [`ScheduleInput::uniform`], never written out a second time.
 
 use crate::app::library::Library;
+use crate::app::workbench::Workbench;
 use crate::engine::message::CountTokens;
 use crate::engine::schedule::ScheduleInput;
 use crate::view::inspect::InspectView;
@@ -66,6 +67,12 @@ pub fn session_input(
     library
         .get(id)
         .map(|entry| InspectView::new(&entry.session, counter).sizes)
+}
+
+/// The turns of the chat on screen, when it has any: only then is it offered as a conversation
+/// to run on.
+pub fn on_screen_turns(workbench: &Workbench) -> Option<u32> {
+    Some(workbench.on_screen().memory().turn_count()).filter(|&turns| turns > 0)
 }
 
 /// The token chart's caption after its key: the simulated conversation's assumed sizes, or the
@@ -184,5 +191,15 @@ mod tests {
             chart_caption(false),
             " — tokens per request, with the session's own turn sizes and its last summary's size."
         );
+    }
+
+    #[test]
+    fn the_chat_on_screen_is_offered_once_it_has_a_turn() {
+        let mut workbench = Workbench::default();
+        assert_eq!(on_screen_turns(&workbench), None, "an empty live chat");
+        workbench.load(crate::route::DemoKind::FinCoach);
+        assert_eq!(on_screen_turns(&workbench), None, "a demo not started");
+        workbench.step(&WordCounter);
+        assert_eq!(on_screen_turns(&workbench), Some(1));
     }
 }

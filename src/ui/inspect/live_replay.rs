@@ -20,7 +20,9 @@ use crate::engine::settings::{Settings, ValidSettings};
 use crate::ui::clock::now_ms;
 use crate::ui::library_sync::Sessions;
 use crate::ui::tokens::SharedCounter;
-use crate::view::live_replay::{Priced, describe_estimate, progress_line, status_slug};
+use crate::view::live_replay::{
+    Priced, describe_estimate, progress_line, status_slug, summariser_note,
+};
 
 use super::edition_list::EditionList;
 
@@ -135,7 +137,7 @@ pub fn LiveReplay(
                             disabled=move || policy.with(|p| p.is_err()) || busy()>
                             "Replay live on the endpoint…"
                         </button>
-                        <span class="hint">{format!(" Each summary is written by {} at {}; the chat's replies are the session's own.", valid.summary_model, valid.endpoint.base_url)}</span>
+                        <span class="hint">{summariser_note(&valid)}</span>
                     </p>
                 }.into_any(),
             }}
