@@ -9,14 +9,17 @@
 //! nothing here (outside tests) imports `crate::view` or `crate::ui`: the views are computed
 //! from app values, never the other way round.
 
+pub mod chat_actions;
 pub mod lesson;
 pub mod library;
 pub mod live;
+pub mod live_replay;
 pub mod on_screen;
 pub mod policy_form;
 pub mod replay;
 pub mod resume;
 pub mod rows;
+pub mod settings_check;
 pub mod storage;
 pub mod theme;
 pub mod workbench;

@@ -12,11 +12,12 @@ mod policy_panel;
 
 use leptos::prelude::*;
 
+use crate::app::chat_actions::{ChatAction, Followup, after, start_demo};
 use crate::app::workbench::{Workbench, script_for};
 use crate::engine::demo::DemoSummariser;
-use crate::engine::openai::Purpose;
 use crate::engine::settings::Settings;
 use crate::route::{DemoKind, Route};
+use crate::view::chat::bar::{self, ChatBar, ChatState, progress_text};
 use crate::view::chat::{WELCOME, WELCOME_DEMOS, policy_panel, progress, shows_welcome};
 use crate::view::context_window::context_window;
 
@@ -51,60 +52,68 @@ pub fn ChatTab() -> impl IntoView {
 
     let settings = expect_context::<RwSignal<Settings>>();
     let valid = Memo::new(move |_| settings.with(|s| s.validate().is_ok()));
-    // Leaves the offline demo and sends its user messages to the endpoint, one turn at a time.
-    let run_live = move |_| {
-        if driver.run_live() {
-            route.update(|r| r.demo = None);
-        }
-    };
     let summariser = Memo::new(move |_| workbench.with(|w| w.demo_summariser().slug()));
+    // What follows an action the app (or the live driver) has answered: the link's `?demo=`,
+    // or the picker that asked shown again. `app::chat_actions` decides; this performs it.
+    let follow = move |action: ChatAction, taken: bool, ev: Option<&leptos::ev::Event>| {
+        let followup =
+            route.with_untracked(|r| workbench.with_untracked(|w| after(action, taken, r, w)));
+        perform(followup, route, ev);
+    };
+    // Leaves the offline demo and sends its user messages to the endpoint, one turn at a time.
+    let run_live = move |_| follow(ChatAction::RunLive, driver.run_live(), None);
     let pick_summariser = move |ev: leptos::ev::Event| {
-        let value = event_target_value(&ev);
-        match DemoSummariser::from_slug(&value) {
-            Some(chosen) => workbench.update(|w| w.set_demo_summariser(chosen, &counter)),
-            // The live endpoint writes the summaries of a demo run live.
-            None => {
-                if driver.run_live() {
-                    route.update(|r| r.demo = None);
-                } else {
-                    // Refused: the picker shows the summariser in use again.
-                    event_target::<leptos::web_sys::HtmlSelectElement>(&ev)
-                        .set_value(summariser.get_untracked());
-                }
+        let chosen = DemoSummariser::from_slug(&event_target_value(&ev));
+        let taken = match chosen {
+            Some(chosen) => {
+                workbench.update(|w| w.set_demo_summariser(chosen, &counter));
+                true
             }
-        }
+            // The live endpoint writes the summaries of a demo run live.
+            None => driver.run_live(),
+        };
+        follow(ChatAction::PickSummariser(chosen), taken, Some(&ev));
     };
     let pick = move |ev: leptos::ev::Event| {
         let chosen = DemoKind::from_slug(&event_target_value(&ev));
-        if workbench.try_update(|w| w.pick(chosen)).unwrap_or(false) {
-            route.update(|r| r.demo = chosen);
-        } else {
-            // Refused (the live chat still waits for its endpoint): the picker shows what is
-            // on screen again.
-            let shown = kind.get_untracked().map_or("", DemoKind::slug);
-            event_target::<leptos::web_sys::HtmlSelectElement>(&ev).set_value(shown);
-        }
+        let taken = workbench.try_update(|w| w.pick(chosen)).unwrap_or(false);
+        follow(ChatAction::PickDemo(chosen), taken, Some(&ev));
     };
     // The way out of a chat request too long for the model's context window.
-    let too_long = Memo::new(move |_| {
-        workbench.with(|w| w.is_live() && w.live.too_long() == Some(Purpose::Chat))
-    });
-    let can_fold = Memo::new(move |_| workbench.with(|w| w.live.memory().can_fold_now()));
-    let longest = Memo::new(move |_| workbench.with(|w| w.live.longest_sent()));
+    let way_out = Memo::new(move |_| workbench.with(bar::way_out));
     let clock = driver.clock();
-    let retry_pending =
-        Memo::new(move |_| workbench.with(|w| w.is_live() && w.live.retry_wait().is_some()));
+    let retry_pending = Memo::new(move |_| workbench.with(bar::retry_pending));
 
-    // The first visit's welcome, and the buttons that start a demo from it: each loads the demo
-    // and plays its first step, so one click shows something happening.
+    // The first visit's welcome, and the buttons that start a demo from it.
     let welcome = Memo::new(move |_| workbench.with(shows_welcome));
-    let start_demo = move |kind: DemoKind| {
-        workbench.update(|w| {
-            w.load(kind);
-            w.step(&counter);
-        });
-        route.update(|r| r.demo = Some(kind));
+    let begin_demo = move |kind: DemoKind| {
+        let now = route.get_untracked();
+        if let Some(followup) = workbench.try_update(|w| start_demo(w, &now, kind, &counter)) {
+            perform(followup, route, None);
+        }
     };
+    // The demo bar's rules, each a memo of its own so that a part is rebuilt only when what it
+    // shows changes.
+    let chat_bar = Memo::new(move |_| {
+        ChatBar::of(ChatState {
+            demo: kind.get(),
+            live: live.get(),
+            endpoint_valid: valid.get(),
+            welcome: welcome.get(),
+            done: done.get(),
+        })
+    });
+    let shown = move |rule: fn(&ChatBar) -> bool| Memo::new(move |_| chat_bar.with(rule));
+    let show_controls = shown(|b| b.show_demo_controls);
+    let steps_disabled = shown(|b| b.steps_disabled);
+    let model_disabled = shown(|b| b.model_option_disabled);
+    let show_run_live = shown(|b| b.show_run_live);
+    let show_summarise_now = shown(|b| b.show_summarise_now);
+    let show_lesson_open = shown(|b| b.show_lesson_open);
+    let show_no_endpoint = shown(|b| b.show_no_endpoint);
+    let show_pick_hint = shown(|b| b.show_pick_hint);
+    let show_raw_toggle = shown(|b| b.show_raw_toggle);
+    let scripted_label = Memo::new(move |_| chat_bar.with(|b| b.scripted_label));
     let lesson = Lesson::from_context();
     let raw = RawReplies(RwSignal::new(false));
     provide_context(raw);
@@ -125,7 +134,7 @@ pub fn ChatTab() -> impl IntoView {
                                     type="button"
                                     class="primary"
                                     data-testid=format!("welcome-{}", kind.slug())
-                                    on:click=move |_| start_demo(kind)
+                                    on:click=move |_| begin_demo(kind)
                                 >
                                     {label}
                                 </button>
@@ -156,11 +165,11 @@ pub fn ChatTab() -> impl IntoView {
                     </select>
                 </label>
                 // A demo's controls appear with the demo: before one is picked they could not act.
-                {move || kind.get().is_some().then(|| view! {
+                {move || show_controls.get().then(|| view! {
                     <button
                         type="button"
                         data-testid="step"
-                        disabled=move || done.get()
+                        disabled=move || steps_disabled.get()
                         on:click=move |_| workbench.update(|w| w.step(&counter))
                     >
                         "Step"
@@ -168,7 +177,7 @@ pub fn ChatTab() -> impl IntoView {
                     <button
                         type="button"
                         data-testid="play-all"
-                        disabled=move || done.get()
+                        disabled=move || steps_disabled.get()
                         on:click=move |_| workbench.update(|w| w.play_all(&counter))
                     >
                         "Play all"
@@ -184,24 +193,18 @@ pub fn ChatTab() -> impl IntoView {
                         "Summariser"
                         <select data-testid="demo-summariser" on:change=pick_summariser>
                             <option value="scripted" selected=move || summariser.get() == "scripted">
-                                {move || {
-                                    if kind.get().is_some_and(DemoKind::is_recorded) {
-                                        "Recorded (the real model's own editions)"
-                                    } else {
-                                        "Scripted (abstractive, drifts like a model)"
-                                    }
-                                }}
+                                {move || scripted_label.get()}
                             </option>
                             <option value="extractive" selected=move || summariser.get() == "extractive">
                                 "Extractive (the baseline, copies sentences)"
                             </option>
-                            <option value="model" disabled=move || !valid.get()>
+                            <option value="model" disabled=move || model_disabled.get()>
                                 "Your endpoint (runs the demo live)"
                             </option>
                         </select>
                     </label>
                 })}
-                {move || (kind.get().is_some() && valid.get()).then(|| view! {
+                {move || show_run_live.get().then(|| view! {
                     <button
                         type="button"
                         data-testid="run-live"
@@ -211,7 +214,7 @@ pub fn ChatTab() -> impl IntoView {
                         "Run live"
                     </button>
                 })}
-                {move || (!live.get() || valid.get()).then(|| view! {
+                {move || show_summarise_now.get().then(|| view! {
                     <button
                         type="button"
                         data-testid="summarise-now"
@@ -222,7 +225,7 @@ pub fn ChatTab() -> impl IntoView {
                     </button>
                 })}
                 // The welcome offers the lesson itself; after it, the demo bar does.
-                {move || (!welcome.get()).then(|| view! {
+                {move || show_lesson_open.get().then(|| view! {
                     <button type="button" class="secondary push-end" data-testid="lesson-open" on:click=move |_| lesson.go(1)>
                         "Walk me through it"
                     </button>
@@ -232,12 +235,7 @@ pub fn ChatTab() -> impl IntoView {
                 status
                     .get()
                     .map(|s| {
-                        let text = format!(
-                            "Turn {} of {}{}",
-                            s.asked,
-                            s.total,
-                            if s.done { " · finished" } else { "" },
-                        );
+                        let text = progress_text(&s);
                         view! {
                             <p class="progress" data-testid="progress" aria-live="polite">
                                 <strong>{text}</strong>
@@ -247,7 +245,7 @@ pub fn ChatTab() -> impl IntoView {
                     })
             }}
             {move || {
-                (kind.get().is_some() && !valid.get()).then(|| view! {
+                show_no_endpoint.get().then(|| view! {
                     <p class="hint" data-testid="no-endpoint">
                         "No endpoint is configured, so a model cannot write this demo's summaries: set one in Settings to offer \"Your endpoint\" and Run live. "
                         "The scripted and extractive summarisers run offline."
@@ -260,12 +258,12 @@ pub fn ChatTab() -> impl IntoView {
                     .map(|e| view! { <p class="error" data-testid="error" role="alert">{e}</p> })
             }}
             {move || {
-                too_long
+                way_out
                     .get()
-                    .then(|| {
+                    .map(|way| {
                         view! {
                             <div class="way-out" role="group" aria-label="Make the request fit">
-                                {can_fold.get().then(|| view! {
+                                {way.fold_now.then(|| view! {
                                     <button
                                         type="button"
                                         data-testid="fold-now"
@@ -275,14 +273,14 @@ pub fn ChatTab() -> impl IntoView {
                                         "Fold now"
                                     </button>
                                 })}
-                                {longest.get().map(|(_, turn, tokens)| view! {
+                                {way.exclude_longest.map(|label| view! {
                                     <button
                                         type="button"
                                         data-testid="exclude-longest"
                                         title="Leave the longest message out of the requests; the archive keeps it, and its row can send it again"
                                         on:click=move |_| workbench.update(Workbench::exclude_longest)
                                     >
-                                        {format!("Leave out the longest message (turn {turn}, {tokens} tokens)")}
+                                        {label}
                                     </button>
                                 })}
                                 <span class="hint">"then press Retry."</span>
@@ -302,7 +300,8 @@ pub fn ChatTab() -> impl IntoView {
                 </p>
             </Show>
             {move || {
-                (kind.get().is_none() && !welcome.get())
+                show_pick_hint
+                    .get()
                     .then(|| {
                         view! {
                             <p class="hint">
@@ -315,7 +314,7 @@ pub fn ChatTab() -> impl IntoView {
             }}
             <div class="chat-layout">
                 <div class="conversation">
-                    {move || (!welcome.get()).then(|| view! {
+                    {move || show_raw_toggle.get().then(|| view! {
                         <div class="conversation-tools"><RawToggle /></div>
                     })}
                     <ConversationView />
@@ -329,5 +328,19 @@ pub fn ChatTab() -> impl IntoView {
                 </aside>
             </div>
         </section>
+    }
+}
+
+/// Performs what followed an action of the Chat tab: the new link, or the picker of `ev` shown
+/// again at the value in use.
+fn perform(followup: Followup, route: RwSignal<Route>, ev: Option<&leptos::ev::Event>) {
+    match followup {
+        Followup::Route(next) => route.set(next),
+        Followup::ShowAgain(value) => {
+            if let Some(ev) = ev {
+                event_target::<leptos::web_sys::HtmlSelectElement>(ev).set_value(value);
+            }
+        }
+        Followup::Nothing => {}
     }
 }

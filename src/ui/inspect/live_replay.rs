@@ -1,28 +1,30 @@
 //! The live replay: the session's messages played again under the replay's policy, each
 //! summary written by the endpoint's summariser model. Its cost in tokens is shown before
-//! anything is sent ([`estimate`]); then progress, Stop and "Go on". What to do next is the
-//! [`Replayer`]'s decision; this runner only performs the requests it asks for. The result is a
+//! anything is sent; then progress, Stop and "Go on". What to do next is decided by
+//! [`crate::app::live_replay`] over the [`Replayer`]; the runner here only performs the
+//! requests it asks for, and the texts come from [`crate::view::live_replay`]. The result is a
 //! new session, offered for saving by the replay view; the original is never changed.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::api::{Client, StopHandle};
-use crate::app::live::{summary_text, summary_timeout_ms};
-use crate::app::replay::{LiveEstimate, ReplayStatus, Replayer, SummaryCost, estimate};
-use crate::engine::edition::Provenance;
-use crate::engine::memory::{CommitMeta, SummaryJob};
+use crate::app::live_replay::{
+    ReplayStep, replay_price, replay_settings, resume_replay, start_replay, summary_answered,
+    summary_call,
+};
+use crate::app::replay::{ReplayStatus, Replayer};
 use crate::engine::policy::{Policy, PolicyError};
 use crate::engine::session::Session;
 use crate::engine::settings::{Settings, ValidSettings};
 use crate::ui::run::clock::now_ms;
 use crate::ui::run::library_sync::Sessions;
 use crate::ui::run::token_service::SharedCounter;
+use crate::view::live_replay::{
+    Priced, describe_estimate, progress_line, status_slug, summariser_note,
+};
 
 use super::edition_list::EditionList;
-
-/// The replay's price, for the policy it was worked out under.
-type Priced = (Policy, Result<LiveEstimate, String>);
 
 /// "Replay live on the endpoint": the estimate, then the run. `live` holds the run (shared with
 /// the replay view, which locks its form while one runs); `replayed` receives the new session
@@ -47,12 +49,7 @@ pub fn LiveReplay(
     // to the origin it is about to reach first, as the live chat does.
     let check = move || -> Result<ValidSettings, String> {
         let settings = settings.ok_or_else(|| "no settings".to_owned())?;
-        settings.with(Settings::validate).map_err(|errors| {
-            errors.first().map_or_else(
-                || "the settings are incomplete".to_owned(),
-                ToString::to_string,
-            )
-        })
+        settings.with(replay_settings)
     };
     let endpoint = move || {
         if let Some(settings) = settings {
@@ -66,31 +63,31 @@ pub fn LiveReplay(
             return;
         };
         let counter = sessions.tokens.counter();
-        let cost = session.with_value(|s| {
-            estimate(s, policy.clone(), &counter, valid.summary.max_tokens)
-                .map_err(|e| e.to_string())
-        });
-        priced.set(Some((policy, cost)));
+        let cost = session.with_value(|s| replay_price(s, policy.clone(), &valid, &counter));
+        priced.set(Some(Priced { policy, cost }));
     };
     let begin = move |_| {
-        let (Some(sessions), Some((policy, Ok(_))), Ok(valid)) =
-            (sessions, priced.get_untracked(), endpoint())
+        let (
+            Some(sessions),
+            Some(Priced {
+                policy,
+                cost: Ok(_),
+            }),
+            Ok(valid),
+        ) = (sessions, priced.get_untracked(), endpoint())
         else {
             return;
         };
         let counter = sessions.tokens.counter();
-        let started = session.with_value(|s| {
-            let name = format!("{} (replayed live)", s.name);
-            Replayer::start(s, policy, &counter, name)
-        });
+        let started = session.with_value(|s| start_replay(s, policy, &counter));
         replayed.set(None);
         saved.set(false);
         match started {
-            Ok((replayer, job)) => {
+            Ok((replayer, step)) => {
                 live.set(Some(replayer));
-                spawn_local(drive(live, replayed, stop, valid, counter, job));
+                spawn_local(drive(live, replayed, stop, valid, counter, step));
             }
-            Err(error) => replayed.set(Some(Err(error.to_string()))),
+            Err(error) => replayed.set(Some(Err(error))),
         }
     };
     let halt = move |_| {
@@ -105,26 +102,25 @@ pub fn LiveReplay(
         let (Some(sessions), Ok(valid)) = (sessions, endpoint()) else {
             return;
         };
-        let job = live
-            .try_update(|r| r.as_mut().and_then(Replayer::resume))
+        let step = live
+            .try_update(|r| r.as_mut().and_then(resume_replay))
             .flatten();
-        if job.is_some() {
+        if let Some(step) = step {
             spawn_local(drive(
                 live,
                 replayed,
                 stop,
                 valid,
                 sessions.tokens.counter(),
-                job,
+                step,
             ));
         }
     };
-    // The estimate stands only for the policy it was worked out under.
     let estimate_now = move || {
-        priced
-            .get()
-            .filter(|(p, _)| policy.with(|now| now.as_ref() == Ok(p)))
-            .map(|(_, cost)| cost)
+        priced.with(|p| {
+            p.as_ref()
+                .and_then(|p| policy.with(|now| p.shown(now, busy()).cloned()))
+        })
     };
 
     view! {
@@ -141,16 +137,16 @@ pub fn LiveReplay(
                             disabled=move || policy.with(|p| p.is_err()) || busy()>
                             "Replay live on the endpoint…"
                         </button>
-                        <span class="hint">{format!(" Each summary is written by {} at {}; the chat's replies are the session's own.", valid.summary_model, valid.endpoint.base_url)}</span>
+                        <span class="hint">{summariser_note(&valid)}</span>
                     </p>
                 }.into_any(),
             }}
-            {move || (!busy()).then(estimate_now).flatten().map(|cost| match cost {
+            {move || estimate_now().map(|cost| match cost {
                 Err(reason) => view! { <p class="param-error" role="alert" data-testid="replay-error">{reason}</p> }.into_any(),
                 Ok(cost) => view! {
                     <div class="estimate" role="status" data-testid="replay-live-estimate"
                         data-calls=cost.calls data-sent=cost.tokens_sent data-received=cost.tokens_received>
-                        <p>{describe(&cost)}</p>
+                        <p>{describe_estimate(&cost)}</p>
                         <p class="hint">"Worked out from the offline replay's requests: a live summary of another length changes what later requests hold, and a token trigger may fold on other turns."</p>
                         <p>
                             <button type="button" data-testid="replay-live-start" on:click=begin>"Start the live replay"</button>
@@ -161,24 +157,14 @@ pub fn LiveReplay(
                 }.into_any(),
             })}
             {move || live.with(|r| r.as_ref().map(|r| (r.status().clone(), r.progress(), r.editions().to_vec()))).map(|(status, progress, editions)| {
-                let planned = priced.with(|p| p.as_ref().and_then(|(_, c)| c.as_ref().ok()).map(|c| c.calls));
-                let line = format!(
-                    "{} · turn {} of {} · {} tokens sent, {} received",
-                    match planned {
-                        Some(n) => format!("{} of about {n} summaries", progress.summaries),
-                        None => format!("{} summaries", progress.summaries),
-                    },
-                    progress.turn,
-                    progress.turns,
-                    progress.tokens_sent,
-                    progress.tokens_received,
-                );
+                let planned = priced.with(|p| p.as_ref().and_then(Priced::planned_calls));
+                let line = progress_line(&progress, planned, &status);
                 let done = status == ReplayStatus::Done;
                 view! {
                     <div class="live-progress">
                         <p role="status" data-testid="replay-live-progress" data-status=status_slug(&status)
                             data-summaries=progress.summaries data-turn=progress.turn>
-                            {if done { format!("Done: {line}.") } else { line }}
+                            {line}
                         </p>
                         {match status {
                             ReplayStatus::Running => view! {
@@ -203,80 +189,43 @@ pub fn LiveReplay(
     }
 }
 
-/// The estimate in a sentence.
-fn describe(cost: &LiveEstimate) -> String {
-    let at_most = cost
-        .received_at_most
-        .map(|m| format!(" (at most {m} by the summariser's max tokens)"))
-        .unwrap_or_default();
-    format!(
-        "About {} summariser call{}: about {} tokens sent and {} received{at_most}.",
-        cost.calls,
-        if cost.calls == 1 { "" } else { "s" },
-        cost.tokens_sent,
-        cost.tokens_received,
-    )
-}
-
-fn status_slug(status: &ReplayStatus) -> &'static str {
-    match status {
-        ReplayStatus::Running => "running",
-        ReplayStatus::Stopped => "stopped",
-        ReplayStatus::Failed(_) => "failed",
-        ReplayStatus::Done => "done",
-    }
-}
-
-/// Performs the summaries the replayer asks for, one at a time, until it asks for none.
+/// Performs the summaries the live replay asks for, one at a time, until it asks for none.
 async fn drive(
     live: RwSignal<Option<Replayer>>,
     replayed: RwSignal<Option<Result<Session, String>>>,
     stop: StoredValue<Option<StopHandle>, LocalStorage>,
     valid: ValidSettings,
     counter: SharedCounter,
-    mut job: Option<SummaryJob>,
+    mut step: ReplayStep,
 ) {
-    let mut endpoint = valid.endpoint.clone();
-    // Not streamed: a slow local model gets a timeout it can meet, and Stop ends it sooner.
-    endpoint.timeout_ms = summary_timeout_ms(endpoint.timeout_ms);
-    let client = Client::new(endpoint);
-    while let Some(j) = job.take() {
+    loop {
+        let job = match step {
+            ReplayStep::Ask(job) => job,
+            ReplayStep::Over(result) => {
+                if let Some(result) = result {
+                    replayed.try_set(Some(result.map(|session| *session)));
+                }
+                return;
+            }
+        };
+        let call = summary_call(&valid, &job);
         let handle = StopHandle::new();
         if stop.try_set_value(Some(handle.clone())).is_some() {
             return;
         }
-        let reply = client
-            .complete(&valid.summary_request(j.request.clone()), &handle)
+        let reply = Client::new(call.endpoint)
+            .complete(&call.request, &handle)
             .await;
         stop.try_set_value(None);
-        let usage = reply.as_ref().ok().flatten().and_then(|r| r.usage);
-        let cost = SummaryCost {
-            prompt_tokens: usage.map(|u| u.prompt_tokens),
-            completion_tokens: usage.map(|u| u.completion_tokens),
+        let answered = live.try_update(|r| {
+            r.as_mut().map(|r| {
+                summary_answered(r, job.id, reply, &valid.summary_model, now_ms(), &counter)
+            })
+        });
+        step = match answered {
+            Some(Some(next)) => next,
+            // The replay view is gone, or holds no replay.
+            _ => return,
         };
-        let result = summary_text(reply.map(|r| r.map(|r| r.content)));
-        let meta = CommitMeta {
-            model: Some(valid.summary_model.clone()),
-            provenance: Provenance::Model,
-            at_ms: now_ms(),
-        };
-        let Some(next) = live.try_update(|r| {
-            r.as_mut()
-                .map(|r| r.summary_ended(j.id, result, cost, meta, &counter))
-        }) else {
-            // The replay view is gone.
-            return;
-        };
-        job = match next {
-            Some(Ok(next)) => next,
-            Some(Err(error)) => {
-                replayed.try_set(Some(Err(error.to_string())));
-                None
-            }
-            None => None,
-        };
-    }
-    if let Some(Some(finished)) = live.try_with(|r| r.as_ref().and_then(Replayer::finished)) {
-        replayed.try_set(Some(Ok(finished)));
     }
 }

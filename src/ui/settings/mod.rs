@@ -8,6 +8,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::api::Client;
+use crate::app::settings_check::ConnectionTest;
 use crate::engine::openai::{PROVIDERS, detect_provider};
 use crate::engine::settings::{REASONING_EFFORTS, Settings};
 use crate::ui::widgets::store_alerts::SettingsUnreadable;
@@ -18,29 +19,8 @@ use crate::view::settings_form::{EXPORT_HOLDS, inline_error, key_kept};
 #[component]
 pub fn SettingsPanel() -> impl IntoView {
     let settings = expect_context::<RwSignal<Settings>>();
-    let test = RwSignal::new(TestState::Idle);
-
-    let test_connection = move |_| {
-        settings.update(Settings::bind_key);
-        let endpoint = match settings.with_untracked(Settings::endpoint) {
-            Ok(endpoint) => endpoint,
-            Err(errors) => {
-                let text = errors.iter().map(ToString::to_string).collect::<Vec<_>>();
-                test.set(TestState::Failed(text.join(" ")));
-                return;
-            }
-        };
-        test.set(TestState::Testing);
-        spawn_local(async move {
-            match Client::new(endpoint).list_models().await {
-                Ok(models) => {
-                    settings.update(|s| s.set_models(models.clone()));
-                    test.set(TestState::Found(models.len()));
-                }
-                Err(error) => test.set(TestState::Failed(error.to_string())),
-            }
-        });
-    };
+    let test = RwSignal::new(ConnectionTest::Idle);
+    let on_test = move |_| test_connection(settings, test);
 
     let provider_note = move || {
         settings.with(|s| {
@@ -132,22 +112,22 @@ pub fn SettingsPanel() -> impl IntoView {
                 <div class="field-row">
                     <span></span>
                     <div class="field-control">
-                        <button type="button" data-testid="test-connection" on:click=test_connection
-                            disabled=move || test.with(|t| matches!(t, TestState::Testing))>
+                        <button type="button" data-testid="test-connection" on:click=on_test
+                            disabled=move || test.with(ConnectionTest::is_testing)>
                             "Test connection"
                         </button>
                         {move || match test.get() {
-                            TestState::Idle => view! {
+                            ConnectionTest::Idle => view! {
                                 <p class="help">"Asks the server for its models, so you can pick them below."</p>
                             }.into_any(),
-                            TestState::Testing => view! { <p role="status">"Asking the server for its models…"</p> }.into_any(),
-                            TestState::Found(count) => view! {
+                            ConnectionTest::Testing => view! { <p role="status">"Asking the server for its models…"</p> }.into_any(),
+                            ConnectionTest::Found(count) => view! {
                                 <p role="status" class="ok" data-testid="models-found">
                                     {format!("Connected: {count} models offered. ")}
                                     {move || settings.with(|s| s.models.join(", "))}
                                 </p>
                             }.into_any(),
-                            TestState::Failed(message) => view! {
+                            ConnectionTest::Failed(message) => view! {
                                 <p class="error" data-testid="error" role="alert">{message}</p>
                             }.into_any(),
                         }}
@@ -259,15 +239,6 @@ pub fn SettingsPanel() -> impl IntoView {
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
-enum TestState {
-    Idle,
-    Testing,
-    /// How many models the server listed.
-    Found(usize),
-    Failed(String),
-}
-
 /// A labelled text input bound to one field of the settings, with its help text under it and
 /// what is wrong with its value beside it.
 #[component]
@@ -328,4 +299,23 @@ fn FieldError(id: &'static str) -> impl IntoView {
             </p>
         })
     }
+}
+
+/// Performs "Test connection": the app says which endpoint to ask (or why none), this asks it
+/// for its models and hands the answer back. Not a component: the button only calls it.
+fn test_connection(settings: RwSignal<Settings>, test: RwSignal<ConnectionTest>) {
+    let Some((state, request)) = settings.try_update(ConnectionTest::pressed) else {
+        return;
+    };
+    test.set(state);
+    let Some(endpoint) = request else {
+        return;
+    };
+    spawn_local(async move {
+        let (state, offered) = ConnectionTest::answered(Client::new(endpoint).list_models().await);
+        if let Some(models) = offered {
+            settings.update(|s| s.set_models(models));
+        }
+        test.set(state);
+    });
 }

@@ -13,14 +13,16 @@ use crate::ui::run::library_sync::Sessions;
 use crate::ui::run::token_service::TokenService;
 use crate::ui::widgets::tokens_chart::TokensChart;
 use crate::view::chart::{LineChart, Series, format_tokens};
-use crate::view::inspect::InspectView;
 use crate::view::tuner::{
-    DEFAULT_TURNS, ON_SCREEN, SIMULATED, Tuner, TunerRun, compare_policies_on, comparison_window,
-    conversation_options, csv_link, on_screen_input,
+    DEFAULT_TURNS, Tuner, TunerRun, compare_policies_on, comparison_window, conversation_options,
+    csv_link, on_screen_input,
+};
+use crate::view::tuner_conversation::{
+    TunerConversation, chart_caption, on_screen_turns, session_input,
 };
 
-/// The conversation chosen: `None` for the simulated one, or a library session's real sizes
-/// (recounted when a vocabulary arrives or the session changes).
+/// The sizes of the conversation chosen: `None` for the simulated one, else the real sizes of
+/// the chat on screen or a library session (recounted when a vocabulary arrives or the session changes).
 type Conversation = Memo<Option<ScheduleInput>>;
 
 #[component]
@@ -29,26 +31,19 @@ pub fn TunerTab() -> impl IntoView {
     let sessions = use_context::<Sessions>();
     let workbench = use_context::<RwSignal<Workbench>>();
     let tokens = use_context::<TokenService>();
-    let chosen = RwSignal::new(None::<String>);
+    let chosen = RwSignal::new(TunerConversation::Simulated);
     let conversation: Conversation = Memo::new(move |_| {
-        let id = chosen.get()?;
+        let choice = chosen.get();
         let tokens = tokens?;
         // Reading the generation recounts the conversation when a vocabulary arrives.
         tokens.generation();
         let counter = tokens.counter();
-        if id == ON_SCREEN {
-            return workbench?.with(|w| Some(on_screen_input(w.on_screen().memory(), &counter)));
-        }
-        sessions?.library.with(|l| {
-            l.get(&id)
-                .map(|e| InspectView::new(&e.session, &counter).sizes)
-        })
+        choice.input(
+            || workbench?.with(|w| Some(on_screen_input(w.on_screen().memory(), &counter))),
+            |id| sessions?.library.with(|l| session_input(l, id, &counter)),
+        )
     });
-    let on_screen_turns = Memo::new(move |_| {
-        workbench
-            .map(|w| w.with(|w| w.on_screen().memory().turn_count()))
-            .filter(|&turns| turns > 0)
-    });
+    let on_screen_turns = Memo::new(move |_| workbench.and_then(|w| w.with(on_screen_turns)));
     let options = Memo::new(move |_| {
         let on_screen = on_screen_turns.get();
         match sessions {
@@ -76,8 +71,7 @@ pub fn TunerTab() -> impl IntoView {
                     <select
                         data-testid="tuner-conversation"
                         on:change=move |ev| {
-                            let value = event_target_value(&ev);
-                            chosen.set((value != SIMULATED).then_some(value));
+                            chosen.set(TunerConversation::from_value(&event_target_value(&ev)));
                         }
                     >
                         {move || {
@@ -86,9 +80,7 @@ pub fn TunerTab() -> impl IntoView {
                                 .into_iter()
                                 .map(|o| {
                                     let value = o.value.clone();
-                                    let selected = move || {
-                                        chosen.with(|c| c.as_deref().unwrap_or(SIMULATED) == value)
-                                    };
+                                    let selected = move || chosen.with(|c| c.value() == value);
                                     view! { <option value=o.value selected=selected>{o.label}</option> }
                                 })
                                 .collect_view()
@@ -390,11 +382,7 @@ fn RunView(run: TunerRun, simulated: bool) -> impl IntoView {
         </p>
         <TokensChart
             comparison=run.comparison.clone()
-            caption=if simulated {
-                " — tokens per request, assuming 30-token questions, 90-token replies and a 150-token summary."
-            } else {
-                " — tokens per request, with the session's own turn sizes and its last summary's size."
-            }
+            caption=chart_caption(simulated)
         />
         <div class="table-wrap">
             <table class="schedule">

@@ -9,7 +9,7 @@ use crate::view::chart::{LineChart, Series};
 /// Tokens sent per request for the full history, a sliding window and summary memory, as lines;
 /// the Tuner draws its simulated run with it, Inspect a session's replay.
 #[component]
-pub(crate) fn TokensChart(comparison: Comparison, caption: &'static str) -> impl IntoView {
+pub(crate) fn TokensChart(comparison: Comparison, #[prop(into)] caption: String) -> impl IntoView {
     let series = |label, class, value: fn(&CompareRow) -> u64| Series {
         label,
         class,

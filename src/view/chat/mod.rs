@@ -15,6 +15,8 @@ use crate::view::labels::{
     describe_trigger, fold_label, placement_label, summary_budget, turns_label,
 };
 
+pub mod bar;
+
 /// A conversation as the Chat tab lays it out: the folded archive, the front page, then the
 /// verbatim turns (and the reply arriving now).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
