@@ -134,12 +134,21 @@ fn non_streaming_replies() {
 }
 
 fn decode_stream(body: &str, max_tokens: Option<u32>) -> Vec<StreamEvent> {
+    decode_until(body, max_tokens, StreamDecoder::end)
+}
+
+/// The events of a whole streamed body, then what `close` emits at its end.
+fn decode_until(
+    body: &str,
+    max_tokens: Option<u32>,
+    close: fn(&mut StreamDecoder) -> Vec<StreamEvent>,
+) -> Vec<StreamEvent> {
     let mut decoder = StreamDecoder::new(max_tokens);
     let mut out: Vec<StreamEvent> = parse_all(body.as_bytes())
         .iter()
         .flat_map(|event| decoder.decode(event))
         .collect();
-    out.extend(decoder.end());
+    out.extend(close(&mut decoder));
     out
 }
 
@@ -844,12 +853,7 @@ fn a_fetch_timeout_is_retryable() {
 /// The events of a whole streamed body, with `finish` at its end, and how the stream ended, as
 /// the client reads them: at the first error, else at `Done`.
 fn finished_stream(body: &str) -> (Vec<StreamEvent>, Option<StreamEnd>) {
-    let mut decoder = StreamDecoder::new(None);
-    let mut events: Vec<StreamEvent> = parse_all(body.as_bytes())
-        .iter()
-        .flat_map(|event| decoder.decode(event))
-        .collect();
-    events.extend(decoder.finish());
+    let events = decode_until(body, None, StreamDecoder::finish);
     let end = events.iter().find_map(|event| match event {
         StreamEvent::Error(error) => Some(StreamEnd::Failed(error.clone())),
         StreamEvent::Done => Some(StreamEnd::Complete),
