@@ -60,11 +60,11 @@ pub struct RetryNotice {
     pub error: ApiError,
 }
 
-/// What a streamed request produced. `content` holds every delta received, also when the
-/// stream was stopped or failed part-way, so the caller can keep the partial reply.
+/// How a streamed request ended, and what came with the reply's text. The text itself is
+/// only handed to the caller piece by piece (`on_delta` of [`Client::stream`]), which keeps
+/// it, also when the stream was stopped or failed part-way.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StreamReply {
-    pub content: String,
     /// The model's visible reasoning, apart from the answer; empty if none arrived.
     pub reasoning: String,
     pub finish_reason: Option<String>,
@@ -72,16 +72,8 @@ pub struct StreamReply {
     pub end: StreamEnd,
 }
 
-/// How a stream ended.
-#[derive(Clone, Debug, PartialEq)]
-pub enum StreamEnd {
-    /// The server finished the reply.
-    Complete,
-    /// The user pressed Stop.
-    Stopped,
-    /// The request failed, before or during the reply.
-    Failed(ApiError),
-}
+/// How a stream ended, decided in the core (its stream decoder names a body that closed early).
+pub use crate::engine::openai::StreamEnd;
 
 impl Client {
     pub fn new(endpoint: Endpoint) -> Self {
@@ -134,8 +126,8 @@ impl Client {
         .map_err(|error| self.scrub(error))
     }
 
-    /// A streamed chat completion. Each piece of text is passed to `on_delta` as it arrives;
-    /// the returned [`StreamReply`] holds the whole text and says how the stream ended.
+    /// A streamed chat completion. Each piece of text is passed to `on_delta` as it arrives,
+    /// and only there; the returned [`StreamReply`] says how the stream ended.
     pub async fn stream(
         &self,
         request: &ChatRequest,
@@ -144,7 +136,6 @@ impl Client {
     ) -> StreamReply {
         let request = request.clone().streaming(true);
         let mut reply = StreamReply {
-            content: String::new(),
             reasoning: String::new(),
             finish_reason: None,
             usage: None,
@@ -161,7 +152,6 @@ impl Client {
                     Ok(text) => match decode_whole_reply(&self.redact(&text), request.max_tokens) {
                         Ok(whole) => {
                             on_delta(&whole.content);
-                            reply.content = whole.content;
                             reply.reasoning = whole.reasoning;
                             reply.finish_reason = whole.finish_reason;
                             reply.usage = whole.usage;
@@ -465,7 +455,8 @@ fn detail_of(error: &gloo_net::Error) -> String {
     }
 }
 
-/// Reads the body chunk by chunk into the SSE parser and the stream decoder, filling `reply`.
+/// Reads the body chunk by chunk into the SSE parser and the stream decoder, handing each piece
+/// to `on_delta` and the usage and finish reason to `reply`; the decoder decides how it ended.
 async fn pump(
     response: &Response,
     attempt: &Attempt,
@@ -512,28 +503,18 @@ async fn pump(
                 decoder.decode(&event)
             })
             .collect();
-        let cut_short = finished && !decoded.contains(&StreamEvent::Done);
         if finished {
-            decoded.extend(decoder.end());
+            decoded.extend(decoder.finish());
         }
         for event in decoded {
             match event {
-                StreamEvent::Delta(text) => {
-                    reply.content.push_str(&text);
-                    on_delta(&text);
-                }
+                StreamEvent::Delta(text) => on_delta(&text),
                 StreamEvent::Usage(usage) => reply.usage = Some(usage),
                 StreamEvent::Finish(reason) => reply.finish_reason = Some(reason),
                 StreamEvent::Error(error) => {
                     // Ignored if the body is still open: the server may keep it so.
                     let _ = reader.cancel();
                     return StreamEnd::Failed(error);
-                }
-                StreamEvent::Done if cut_short && reply.finish_reason.is_none() => {
-                    return StreamEnd::Failed(ApiError::Server {
-                        status: None,
-                        message: "the connection closed before the reply was finished".into(),
-                    });
                 }
                 StreamEvent::Done => {
                     let _ = reader.cancel();

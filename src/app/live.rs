@@ -3,8 +3,10 @@
 //!
 //! Architecture invariant: this model performs no I/O. The shell asks it for the messages to
 //! send ([`LiveSession::send`], [`LiveSession::retry`]), performs the request, and feeds what came
-//! back in ([`LiveSession::delta`], [`LiveSession::finish`], [`LiveSession::summary_done`]). The
-//! user's message goes into the archive before the request leaves, so a failure never loses it.
+//! back in ([`LiveSession::arrived`], [`LiveSession::finish_stream`], [`LiveSession::finish`],
+//! [`LiveSession::summary_done`]). A streamed reply's text is kept here and only here: the shell
+//! forwards its pieces and says how the stream ended. The user's message goes into the archive
+//! before the request leaves, so a failure never loses it.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -16,7 +18,7 @@ use crate::engine::drift::{FactError, PinnedFact, compile_facts};
 use crate::engine::edition::Provenance;
 use crate::engine::memory::{CommitMeta, MemoryError, MemoryState, SummaryJob};
 use crate::engine::message::{ChatMessage, CountTokens, GrowingCount, Message, Role};
-use crate::engine::openai::{ApiError, Purpose, Usage};
+use crate::engine::openai::{ApiError, Purpose, StreamEnd, Usage};
 use crate::engine::policy::{Policy, PolicyError};
 use crate::engine::session::{LiveRecord, Session};
 
@@ -108,6 +110,16 @@ pub enum ReplyEnd {
     TooLong(String),
 }
 
+/// How a chat request ended, as the shell performed it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ChatEnd {
+    /// Not streamed: the shell holds the whole reply, or what ended it.
+    Whole(ReplyEnd),
+    /// Streamed: the reply is the text its pieces brought, which the session kept
+    /// ([`LiveSession::arrived`]); the stream ended so.
+    Streamed(StreamEnd),
+}
+
 /// Why a live action cannot be taken now.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum LiveError {
@@ -155,6 +167,12 @@ impl Default for LiveSession {
     }
 }
 
+impl From<ReplyEnd> for ChatEnd {
+    fn from(end: ReplyEnd) -> ChatEnd {
+        ChatEnd::Whole(end)
+    }
+}
+
 impl ReplyEnd {
     /// How a non-streamed chat request ended: `Ok(None)` is the user's Stop, before any text.
     pub fn of_completion(reply: Result<Option<String>, ApiError>) -> ReplyEnd {
@@ -162,6 +180,15 @@ impl ReplyEnd {
             Ok(Some(text)) => ReplyEnd::Complete(text),
             Ok(None) => ReplyEnd::Stopped(String::new()),
             Err(error) => ReplyEnd::of_error(String::new(), &error),
+        }
+    }
+
+    /// How a streamed chat request ended, with `arrived`, the text its pieces brought.
+    pub fn of_stream(arrived: String, end: StreamEnd) -> ReplyEnd {
+        match end {
+            StreamEnd::Complete => ReplyEnd::Complete(arrived),
+            StreamEnd::Stopped => ReplyEnd::Stopped(arrived),
+            StreamEnd::Failed(error) => ReplyEnd::of_error(arrived, &error),
         }
     }
 
@@ -427,26 +454,52 @@ impl LiveSession {
         self.streaming.as_ref().and(self.streamed_tokens)
     }
 
-    /// `text` counted as the reply that arrived: from where the count of the reply arriving
-    /// stands when `text` continues it, else from the start.
-    fn count_reply(&self, streamed: Option<&str>, text: &str, counter: &dyn CountTokens) -> u32 {
-        match streamed {
-            Some(so_far) if text.starts_with(so_far) => {
-                counter.count_growing(text, &mut self.growing.clone())
-            }
-            _ => counter.count(text),
-        }
+    /// The reply arriving (its pieces so far, `arrived`), counted from where its count as it
+    /// arrived stands rather than from its start.
+    fn count_arrived(&self, arrived: &str, counter: &dyn CountTokens) -> u32 {
+        counter.count_growing(arrived, &mut self.growing.clone())
     }
 
-    /// Ends the chat request. A complete reply is archived verbatim; a stopped or cut one is
-    /// archived too, marked incomplete. Returns the summariser job when a cycle is due.
+    /// Ends the chat request with a reply the shell holds whole (or its failure). A complete
+    /// reply is archived verbatim; a stopped or cut one is archived too, marked incomplete.
+    /// Returns the summariser job when a cycle is due.
     pub fn finish(
         &mut self,
         end: ReplyEnd,
         at_ms: u64,
         counter: &dyn CountTokens,
     ) -> Option<SummaryJob> {
-        let streamed = self.streaming.take();
+        self.streaming = None;
+        self.end_reply(end, Text::Whole, at_ms, counter)
+    }
+
+    /// Ends a streamed chat request as `end` says. The reply is the text its pieces brought
+    /// ([`LiveSession::arrived`]), which this session alone keeps; the shell only forwarded
+    /// them. Archived as [`LiveSession::finish`] archives a reply.
+    pub fn finish_stream(
+        &mut self,
+        end: StreamEnd,
+        at_ms: u64,
+        counter: &dyn CountTokens,
+    ) -> Option<SummaryJob> {
+        let arrived = self.streaming.take().unwrap_or_default();
+        self.end_reply(
+            ReplyEnd::of_stream(arrived, end),
+            Text::Arrived,
+            at_ms,
+            counter,
+        )
+    }
+
+    /// Archives the reply `end` carries; `source` says whether it is the one that arrived piece
+    /// by piece, whose count so far is kept.
+    fn end_reply(
+        &mut self,
+        end: ReplyEnd,
+        source: Text,
+        at_ms: u64,
+        counter: &dyn CountTokens,
+    ) -> Option<SummaryJob> {
         let reasoning = std::mem::take(&mut self.reasoning_now);
         let end = match (self.retry_wait.take(), end) {
             // Stop pressed while a failed request waited to be sent again: the user gave up
@@ -501,7 +554,10 @@ impl LiveSession {
         }
         // The window trigger weighs the whole request, so count its fixed part exactly.
         self.memory.count_system_prompt(counter);
-        let tokens = self.count_reply(streamed.as_deref(), &text, counter);
+        let tokens = match source {
+            Text::Arrived => self.count_arrived(&text, counter),
+            Text::Whole => counter.count(&text),
+        };
         self.growing = GrowingCount::default();
         self.streamed_tokens = None;
         let added = self
@@ -725,12 +781,16 @@ impl LiveSession {
         &mut self,
         request: &[ChatMessage],
         usage: Option<&Usage>,
-        end: ReplyEnd,
+        end: impl Into<ChatEnd>,
         at_ms: u64,
         counter: &dyn CountTokens,
     ) -> Option<LiveAction> {
         self.record_call(CallKind::Chat, request, usage, counter);
-        match self.finish(end, at_ms, counter) {
+        let job = match end.into() {
+            ChatEnd::Whole(end) => self.finish(end, at_ms, counter),
+            ChatEnd::Streamed(end) => self.finish_stream(end, at_ms, counter),
+        };
+        match job {
             Some(job) => Some(LiveAction::Summary(job)),
             None => self.next_queued(at_ms, counter).map(LiveAction::Reply),
         }
@@ -819,7 +879,7 @@ impl LiveSession {
     /// arrived stands (not from its start); `None` when nothing but spaces has arrived.
     pub fn streaming_message(&self, at_ms: u64, counter: &dyn CountTokens) -> Option<Message> {
         let text = self.streaming_text().filter(|t| !t.trim().is_empty())?;
-        let tokens = self.count_reply(Some(text), text, counter);
+        let tokens = self.count_arrived(text, counter);
         Some(Message::counted(
             Role::Assistant,
             text.to_owned(),
@@ -857,6 +917,16 @@ impl LiveSession {
         }
         live
     }
+}
+
+/// Where the text of an ended reply came from, which says how it is counted.
+#[derive(Clone, Copy)]
+enum Text {
+    /// Held whole by the shell (a completion, a test): counted from its start.
+    Whole,
+    /// Brought piece by piece and kept here: counted on from where its count as it arrived
+    /// stands.
+    Arrived,
 }
 
 #[cfg(test)]

@@ -78,54 +78,6 @@ pub struct PolicyForm {
 /// A field of the panel that is not a trigger number, by its `policy-{name}` hook.
 pub const PROMPT_FIELDS: [&str; 4] = ["summary_budget", "prompt", "word_limit", "must_keep"];
 
-/// The fold modes, as (value, slug, label).
-pub const FOLDS: [(FoldMode, &str, &str); 2] = [
-    (
-        FoldMode::Progressive,
-        "progressive",
-        "Progressive: the old summary plus the new turns",
-    ),
-    (
-        FoldMode::RebuildFromArchive,
-        "rebuild",
-        "Rebuilt from the archive every cycle",
-    ),
-];
-
-/// The placement choices, as (value, label).
-pub const PLACEMENTS: [(Placement, &str, &str); 3] = [
-    (
-        Placement::SecondSystem,
-        "second_system",
-        "A second system message",
-    ),
-    (
-        Placement::AppendToSystem,
-        "append",
-        "Appended to the system prompt",
-    ),
-    (
-        Placement::UserAck,
-        "user_ack",
-        "A user message with an acknowledgement",
-    ),
-];
-
-/// The format choices, as (value, slug, label).
-pub const FORMATS: [(SummaryFormat, &str, &str); 3] = [
-    (SummaryFormat::Prose, "prose", "Prose paragraph"),
-    (
-        SummaryFormat::Structured,
-        "structured",
-        "Structured (JSON memory)",
-    ),
-    (
-        SummaryFormat::Topics,
-        "topics",
-        "Topic sections (one short section per topic)",
-    ),
-];
-
 impl PolicyForm {
     /// The form showing `policy` and `facts`.
     pub fn from_policy(policy: &Policy, facts: &[PinnedFact]) -> PolicyForm {
@@ -468,58 +420,6 @@ impl SummarySetting {
     pub fn placeholder(self) -> &'static str {
         "as the chat"
     }
-}
-
-pub fn fold_slug(fold: FoldMode) -> &'static str {
-    FOLDS
-        .iter()
-        .find(|f| f.0 == fold)
-        .map_or("progressive", |f| f.1)
-}
-
-pub fn fold_from_slug(slug: &str) -> Option<FoldMode> {
-    FOLDS.iter().find(|f| f.1 == slug).map(|f| f.0)
-}
-
-pub fn placement_slug(placement: Placement) -> &'static str {
-    PLACEMENTS
-        .iter()
-        .find(|p| p.0 == placement)
-        .map_or("second_system", |p| p.1)
-}
-
-pub fn placement_from_slug(slug: &str) -> Option<Placement> {
-    PLACEMENTS.iter().find(|p| p.1 == slug).map(|p| p.0)
-}
-
-pub fn format_slug(format: SummaryFormat) -> &'static str {
-    FORMATS
-        .iter()
-        .find(|f| f.0 == format)
-        .map_or("prose", |f| f.1)
-}
-
-pub fn format_from_slug(slug: &str) -> Option<SummaryFormat> {
-    FORMATS.iter().find(|f| f.1 == slug).map(|f| f.0)
-}
-
-/// The link-free name of a preset, for the picker's values.
-pub fn preset_slug(preset: PresetId) -> &'static str {
-    match preset {
-        PresetId::FinancialAdvisor => "financial_advisor",
-        PresetId::Technical => "technical",
-        PresetId::CustomerSupport => "customer_support",
-        PresetId::Research => "research",
-        PresetId::Generic => "generic",
-        PresetId::Custom => "custom",
-    }
-}
-
-pub fn preset_from_slug(slug: &str) -> Option<PresetId> {
-    PresetId::BUILT_IN
-        .into_iter()
-        .chain([PresetId::Custom])
-        .find(|p| preset_slug(*p) == slug)
 }
 
 #[cfg(test)]
@@ -925,7 +825,7 @@ mod tests {
     }
 
     #[test]
-    fn every_choice_round_trips_through_its_slug() {
+    fn every_trigger_kind_round_trips_through_its_slug() {
         for kind in TriggerKind::ALL {
             assert_eq!(TriggerKind::from_slug(kind.slug()), Some(kind));
             assert!(!kind.fields().is_empty());
@@ -936,26 +836,6 @@ mod tests {
                 form.build().map(|(p, _)| p.trigger),
                 Ok(kind.with_defaults())
             );
-        }
-        for (placement, slug, _) in PLACEMENTS {
-            assert_eq!(placement_from_slug(slug), Some(placement));
-            assert_eq!(placement_slug(placement), slug);
-        }
-        for (fold, slug, _) in FOLDS {
-            assert_eq!(fold_from_slug(slug), Some(fold));
-            assert_eq!(fold_slug(fold), slug);
-        }
-        assert_eq!(
-            FOLDS.map(|f| f.1),
-            ["progressive", "rebuild"],
-            "the policy-fold hook's options"
-        );
-        for (format, slug, _) in FORMATS {
-            assert_eq!(format_from_slug(slug), Some(format));
-            assert_eq!(format_slug(format), slug);
-        }
-        for preset in PresetId::BUILT_IN.into_iter().chain([PresetId::Custom]) {
-            assert_eq!(preset_from_slug(preset_slug(preset)), Some(preset));
         }
         let trigger = Trigger::MessageCount { max_messages: 10 };
         let form = PolicyForm::from_policy(&Policy::new(trigger).unwrap(), &[]);

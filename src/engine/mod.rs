@@ -28,6 +28,7 @@ pub mod sse;
 pub mod structured;
 pub mod text;
 pub mod transcript;
+mod words;
 
 pub use compare::{CompareRow, Comparison, compare};
 pub use demo::{DemoError, DemoEvent, DemoPlayer, DemoScript, TurnRequest};

@@ -95,6 +95,89 @@ pub enum SummaryFormat {
     Topics,
 }
 
+/// A policy value the pickers offer, in one table: the slug (the `<option value>` of the policy
+/// panel and the replay form, and the hooks the end-to-end tests select) and the label (the
+/// words every tab shows for it). Like [`TriggerKind`] for the trigger, this is the only place
+/// either is written; the session file keeps its own names (`engine::session::wire`).
+pub trait Choice: Copy + PartialEq + Sized + 'static {
+    /// Every value in the order the pickers offer them, as (value, slug, label).
+    const CHOICES: &'static [(Self, &'static str, &'static str)];
+
+    /// The name in the pickers' values.
+    fn slug(self) -> &'static str {
+        self.row().1
+    }
+
+    /// The words for the value, in a picker and in the policy's description.
+    fn label(self) -> &'static str {
+        self.row().2
+    }
+
+    /// The value a [`Choice::slug`] names; `None` for any other text.
+    fn from_slug(slug: &str) -> Option<Self> {
+        Self::CHOICES.iter().find(|c| c.1 == slug).map(|c| c.0)
+    }
+
+    /// This value's row of [`Choice::CHOICES`], which lists every value (a test checks it).
+    fn row(self) -> &'static (Self, &'static str, &'static str) {
+        Self::CHOICES
+            .iter()
+            .find(|c| c.0 == self)
+            .unwrap_or(&Self::CHOICES[0])
+    }
+}
+
+impl Choice for Placement {
+    const CHOICES: &'static [(Placement, &'static str, &'static str)] = &[
+        (
+            Placement::SecondSystem,
+            "second_system",
+            "as a second system message, after the system prompt",
+        ),
+        (
+            Placement::AppendToSystem,
+            "append_to_system",
+            "appended to the system prompt",
+        ),
+        (
+            Placement::UserAck,
+            "user_ack",
+            "as a user message with an assistant acknowledgement",
+        ),
+    ];
+}
+
+impl Choice for FoldMode {
+    const CHOICES: &'static [(FoldMode, &'static str, &'static str)] = &[
+        (
+            FoldMode::Progressive,
+            "progressive",
+            "progressive: the old summary plus the new turns",
+        ),
+        (
+            FoldMode::RebuildFromArchive,
+            "rebuild",
+            "rebuilt from every folded turn in the archive",
+        ),
+    ];
+}
+
+impl Choice for SummaryFormat {
+    const CHOICES: &'static [(SummaryFormat, &'static str, &'static str)] = &[
+        (SummaryFormat::Prose, "prose", "Prose paragraph"),
+        (
+            SummaryFormat::Structured,
+            "structured",
+            "Structured (JSON memory)",
+        ),
+        (
+            SummaryFormat::Topics,
+            "topics",
+            "Topic sections (one short section per topic)",
+        ),
+    ];
+}
+
 /// Everything that shapes summary memory for one session.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Policy {
@@ -972,5 +1055,69 @@ mod trigger_kind_tests {
         let rebuilt = kind.build(|p| values.iter().find(|v| v.0 == p).map_or(0, |v| v.1));
         assert_eq!(rebuilt, trigger);
         assert_eq!(kind.label(), "Over N verbatim messages");
+    }
+}
+
+#[cfg(test)]
+mod choice_tests {
+    use super::*;
+
+    /// Every value of `T` is in its table once, and its slug names it again.
+    fn check_table<T: Choice + std::fmt::Debug>(values: &[T], slugs: &[&str]) {
+        let listed: Vec<T> = T::CHOICES.iter().map(|c| c.0).collect();
+        assert_eq!(listed, values);
+        let named: Vec<&str> = T::CHOICES.iter().map(|c| c.1).collect();
+        assert_eq!(named, slugs);
+        for &value in values {
+            assert_eq!(T::from_slug(value.slug()), Some(value));
+            assert!(!value.label().is_empty(), "{value:?} has words");
+        }
+        assert_eq!(T::from_slug(""), None);
+        assert_eq!(T::from_slug("nope"), None);
+    }
+
+    #[test]
+    fn every_choice_round_trips_through_its_one_slug() {
+        // The slugs are the pickers' option values, which the end-to-end tests select
+        // (`policy-placement`, `replay-placement`, `policy-fold`, `replay-fold`, `policy-format`).
+        check_table(
+            &[
+                Placement::SecondSystem,
+                Placement::AppendToSystem,
+                Placement::UserAck,
+            ],
+            &["second_system", "append_to_system", "user_ack"],
+        );
+        check_table(
+            &[FoldMode::Progressive, FoldMode::RebuildFromArchive],
+            &["progressive", "rebuild"],
+        );
+        check_table(
+            &[
+                SummaryFormat::Prose,
+                SummaryFormat::Structured,
+                SummaryFormat::Topics,
+            ],
+            &["prose", "structured", "topics"],
+        );
+    }
+
+    /// The policy panel once offered the placements and fold modes with labels of its own
+    /// ("A second system message") beside the words the policy's description used: each value
+    /// now has one label, the description's.
+    #[test]
+    fn each_value_has_the_one_label_the_policy_description_shows() {
+        assert_eq!(
+            Placement::SecondSystem.label(),
+            "as a second system message, after the system prompt"
+        );
+        assert_eq!(
+            FoldMode::RebuildFromArchive.label(),
+            "rebuilt from every folded turn in the archive"
+        );
+        assert_eq!(
+            SummaryFormat::Topics.label(),
+            "Topic sections (one short section per topic)"
+        );
     }
 }

@@ -17,7 +17,7 @@
 //! summariser when the user's policy folds differently. Nothing here is wired into the demo
 //! player; this module is data and one lookup.
 
-use crate::engine::TurnRange;
+use crate::engine::edition::TurnRange;
 
 /// One scripted edition.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,7 +102,8 @@ pub fn scripted_summary(demo: &str, cycle: u32) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::checks::{EditionChecks, EditionInput, Verdict, check_editions};
+    use crate::engine::checks::rules::Verdict;
+    use crate::engine::checks::{EditionChecks, EditionInput, check_editions};
     use crate::engine::demo::{DemoEvent, DemoPlayer, DemoScript};
     use crate::engine::drift::{compile_facts, fact_presence};
     use crate::engine::message::WordCounter;
@@ -225,8 +226,11 @@ mod tests {
             assert_eq!(check.overrun, None);
         }
         // The summary grows every cycle: the snowball guard fires at edition 3.
-        let words: Vec<u32> = texts.iter().map(|t| crate::engine::word_count(t)).collect();
-        let points = crate::engine::checks::snowball(&words, None, 2);
+        let words: Vec<u32> = texts
+            .iter()
+            .map(|t| crate::engine::text::word_count(t))
+            .collect();
+        let points = crate::engine::checks::snowball::snowball(&words, None, 2);
         assert!(points[2].warnings.len() == 1 && points[1].warnings.is_empty());
     }
 

@@ -10,6 +10,8 @@
 
 use std::ops::Range;
 
+use crate::engine::words::is_rule_sentence;
+
 /// What the summariser's system message gains when summaries are kept in topic sections.
 pub const TOPIC_SECTIONS_INSTRUCTION: &str = "Organise the summary by topic: one short section \
 per topic the conversation covered. Start each section on its own line with \"## \" and the \
@@ -102,7 +104,7 @@ pub const TOPICS: [Topic; 6] = [
 
 /// The index in [`TOPICS`] of the topic `sentence` belongs to.
 pub fn topic_of(sentence: &str) -> usize {
-    if crate::engine::checks::rules::is_rule_sentence(sentence) {
+    if is_rule_sentence(sentence) {
         return 0;
     }
     let lower = format!(" {} ", sentence.to_lowercase());

@@ -2,7 +2,7 @@
 //! and summary budgets. Shared by Chat, Editions and Inspect, and importing no other view.
 
 use crate::engine::message::Role;
-use crate::engine::policy::{FoldMode, Placement, Policy, Trigger};
+use crate::engine::policy::{Choice, FoldMode, Placement, Policy, Trigger};
 
 /// "turn 3" or "turns 3–4".
 pub fn turns_label(first: u32, last: u32) -> String {
@@ -58,19 +58,14 @@ pub fn describe_trigger(trigger: &Trigger) -> String {
     }
 }
 
+/// The placement in words: its one label in the engine's table ([`Choice`]).
 pub fn placement_label(placement: Placement) -> &'static str {
-    match placement {
-        Placement::SecondSystem => "as a second system message, after the system prompt",
-        Placement::AppendToSystem => "appended to the system prompt",
-        Placement::UserAck => "as a user message with an assistant acknowledgement",
-    }
+    placement.label()
 }
 
+/// The fold mode in words: its one label in the engine's table ([`Choice`]).
 pub fn fold_label(fold: FoldMode) -> &'static str {
-    match fold {
-        FoldMode::Progressive => "progressive: the old summary plus the new turns",
-        FoldMode::RebuildFromArchive => "rebuilt from every folded turn in the archive",
-    }
+    fold.label()
 }
 
 pub fn summary_budget(policy: &Policy) -> String {

@@ -786,3 +786,55 @@ fn a_reply_is_counted_as_it_arrives_and_archived_with_its_exact_count() {
     session.finish(ReplyEnd::Complete("Two words".into()), 4, &counter);
     assert_eq!(session.memory().archive()[3].tokens, exact("Two words"));
 }
+
+/// A streamed reply was kept twice, by the HTTP client and by the session, and the two copies
+/// were reconciled when it ended; the session now keeps it alone, and the stream's end only
+/// says how it ended.
+#[test]
+fn a_streamed_reply_is_the_text_its_pieces_brought_however_the_stream_ended() {
+    let closed = ApiError::Server {
+        status: None,
+        message: "the connection closed before the reply was finished".into(),
+    };
+    let cases = [
+        (StreamEnd::Complete, "verbatim", None),
+        (StreamEnd::Stopped, "incomplete", None),
+        (
+            StreamEnd::Failed(closed.clone()),
+            "incomplete",
+            Some(closed.to_string()),
+        ),
+    ];
+    let reply = "Start with an emergency fund.";
+    for (end, state, error) in cases {
+        let mut session = LiveSession::default();
+        let request = session.send("plan my savings", 1, &C).unwrap();
+        session.arrived("Start with ", &C);
+        session.arrived("an emergency fund.", &C);
+        let next = session.reply_ended(&request, None, ChatEnd::Streamed(end), 2, &C);
+        assert_eq!(next, None);
+        assert_eq!(session.memory().archive()[1].content, reply);
+        assert_eq!(session.memory().archive()[1].tokens, C.count(reply));
+        assert_eq!(
+            states(&session),
+            [("user", "verbatim"), ("assistant", state)]
+        );
+        assert_eq!(session.error(), error.as_deref());
+        assert_eq!(session.streaming_text(), None);
+        assert_eq!(session.calls().len(), 1, "the call is recorded");
+    }
+    // A stream that closed before any piece archives nothing and says why.
+    let mut session = LiveSession::default();
+    session.send("hello", 1, &C).unwrap();
+    session.finish_stream(StreamEnd::Failed(closed.clone()), 2, &C);
+    assert_eq!(session.memory().archive().len(), 1);
+    assert_eq!(session.error(), Some(closed.to_string().as_str()));
+    // A request too long for the window, refused before any piece, is named as such.
+    assert_eq!(
+        ReplyEnd::of_stream(
+            String::new(),
+            StreamEnd::Failed(context_error(Purpose::Chat))
+        ),
+        ReplyEnd::TooLong(context_error(Purpose::Chat).to_string())
+    );
+}

@@ -22,7 +22,6 @@ pub mod rules;
 pub mod sections;
 pub mod snowball;
 pub mod survival;
-mod words;
 
 use crate::engine::facts::PinnedFact;
 use crate::engine::text::word_count;

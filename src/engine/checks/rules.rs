@@ -17,7 +17,11 @@
 use crate::engine::facts::{CompiledFact, FactPattern, PinnedFact};
 use crate::engine::text::split_sentences;
 
-use super::words::{find_phrase, stem, words};
+use crate::engine::words::{find_phrase, stem, words};
+
+// What makes a sentence a rule is also how the topic table files a sentence under "Rules", so
+// it lives below both, in `engine::words`; re-exported here, where the rule checks use it.
+pub use crate::engine::words::{RULE_MARKERS, is_rule_sentence};
 
 /// A rule the summaries should keep stating.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,18 +77,6 @@ pub struct RuleCheck {
     pub soft_found: Vec<String>,
 }
 
-/// Words that make a sentence a rule when it is found in a turn.
-pub const RULE_MARKERS: &[&[&str]] = &[
-    &["never"],
-    &["always"],
-    &["must"],
-    &["mustn't"],
-    &["don't"],
-    &["dont"],
-    &["do", "not"],
-    &["only"],
-];
-
 /// Words that keep a rule binding in a summary. "allergic" is here because "allergic to
 /// equities" states an absolute aversion, which is how the lesson's user phrased the rule.
 pub const STRONG: &[&[&str]] = &[
@@ -135,14 +127,6 @@ pub const SOFT: &[&[&str]] = &[
     &["where", "possible"],
     &["if", "possible"],
 ];
-
-/// Whether a sentence states a rule: it holds one of [`RULE_MARKERS`].
-pub fn is_rule_sentence(sentence: &str) -> bool {
-    let words = words(sentence);
-    RULE_MARKERS
-        .iter()
-        .any(|marker| find_phrase(&words, marker).is_some())
-}
 
 /// The rules of the folded turns (each sentence with a rule marker, once), then the pinned
 /// phrases that are rules of their own. Every rule lists the pinned facts that match its text.

@@ -15,7 +15,7 @@ use crate::engine::text::split_sentences;
 
 use super::figures::{MONTHS, Sources, Value, figures};
 use super::rules::{Pinned, RuleCheck, RuleSource, Verdict};
-use super::words::raw_words;
+use crate::engine::words::raw_words;
 
 /// How much of each kind an edition holds.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

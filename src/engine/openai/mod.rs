@@ -25,8 +25,8 @@ pub use error::{ApiError, REDACTED, classify_http, classify_http_waiting, redact
 pub use origin::Origin;
 pub use providers::{PROVIDERS, Provider, detect_provider};
 pub use reply::{
-    BodyKind, ChatResponse, StreamDecoder, StreamEvent, Usage, body_kind, decode_whole_reply,
-    parse_chat_response, parse_models,
+    BodyKind, ChatResponse, StreamDecoder, StreamEnd, StreamEvent, Usage, body_kind,
+    decode_whole_reply, parse_chat_response, parse_models,
 };
 pub use request::{ChatRequest, Purpose, rejects_include_usage};
 pub use retry::{backoff_delay_ms, parse_retry_after, server_wait_ms};

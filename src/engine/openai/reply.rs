@@ -43,6 +43,19 @@ pub enum StreamEvent {
     Error(ApiError),
 }
 
+/// How a streamed request ended. The reply's text is not here: the client hands each piece
+/// to its caller as it arrives, and the caller keeps it (`app::live::LiveSession`), also when
+/// the stream was stopped or failed part-way.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StreamEnd {
+    /// The server finished the reply (`[DONE]`, or a finish_reason before the body closed).
+    Complete,
+    /// The user pressed Stop.
+    Stopped,
+    /// The request failed, before or during the reply.
+    Failed(ApiError),
+}
+
 /// Turns the SSE events of one streamed reply into [`StreamEvent`]s. It remembers whether any
 /// text arrived, so that an empty reply cut off by `max_tokens` becomes
 /// [`ApiError::EmptyLength`] instead of a blank summary.
@@ -132,6 +145,27 @@ impl StreamDecoder {
         self.complete(false)
     }
 
+    /// The body ended, and this decides how the stream did: what [`StreamDecoder::end`] emits,
+    /// and, when neither `[DONE]` nor a finish_reason arrived, the error that the connection
+    /// closed before the reply was finished, ahead of the `Done`. So the caller ends the
+    /// stream at the first `Error` (failed, keeping the text that arrived) or at `Done`
+    /// (complete) without judging the events itself.
+    pub fn finish(&mut self) -> Vec<StreamEvent> {
+        let cut_short = !self.done && self.finish_reason.is_none();
+        let mut out = self.end();
+        if cut_short {
+            let done = out.len().saturating_sub(1);
+            out.insert(
+                done,
+                StreamEvent::Error(ApiError::Server {
+                    status: None,
+                    message: "the connection closed before the reply was finished".into(),
+                }),
+            );
+        }
+        out
+    }
+
     /// The text arrived so far was non-empty.
     pub fn saw_content(&self) -> bool {
         self.saw_content
@@ -145,7 +179,7 @@ impl StreamDecoder {
     /// `finished` is true at `[DONE]`. A reply that ended without any text is an error, never
     /// an empty message: cut by `max_tokens` it is [`ApiError::EmptyLength`], otherwise, once
     /// the server said it finished, [`ApiError::NoAnswer`]. A body that simply stopped is
-    /// left to the caller, which knows the connection closed early.
+    /// named by [`StreamDecoder::finish`].
     fn complete(&mut self, finished: bool) -> Vec<StreamEvent> {
         self.done = true;
         let mut out = Vec::new();

@@ -134,12 +134,21 @@ fn non_streaming_replies() {
 }
 
 fn decode_stream(body: &str, max_tokens: Option<u32>) -> Vec<StreamEvent> {
+    decode_until(body, max_tokens, StreamDecoder::end)
+}
+
+/// The events of a whole streamed body, then what `close` emits at its end.
+fn decode_until(
+    body: &str,
+    max_tokens: Option<u32>,
+    close: fn(&mut StreamDecoder) -> Vec<StreamEvent>,
+) -> Vec<StreamEvent> {
     let mut decoder = StreamDecoder::new(max_tokens);
     let mut out: Vec<StreamEvent> = parse_all(body.as_bytes())
         .iter()
         .flat_map(|event| decoder.decode(event))
         .collect();
-    out.extend(decoder.end());
+    out.extend(close(&mut decoder));
     out
 }
 
@@ -839,4 +848,72 @@ fn a_fetch_timeout_is_retryable() {
         .is_retryable()
     );
     assert!(!ApiError::network("http://h/v1", "Failed to fetch").is_retryable());
+}
+
+/// The events of a whole streamed body, with `finish` at its end, and how the stream ended, as
+/// the client reads them: at the first error, else at `Done`.
+fn finished_stream(body: &str) -> (Vec<StreamEvent>, Option<StreamEnd>) {
+    let events = decode_until(body, None, StreamDecoder::finish);
+    let end = events.iter().find_map(|event| match event {
+        StreamEvent::Error(error) => Some(StreamEnd::Failed(error.clone())),
+        StreamEvent::Done => Some(StreamEnd::Complete),
+        _ => None,
+    });
+    (events, end)
+}
+
+/// Whether a stream closed before its reply was finished was decided in the HTTP client, from
+/// the events it had seen; the decoder's `finish` decides it now.
+#[test]
+fn the_decoder_decides_whether_a_stream_ended_or_was_cut_short() {
+    let piece = |text: &str| {
+        format!("data: {{\"choices\":[{{\"delta\":{{\"content\":\"{text}\"}}}}]}}\n\n")
+    };
+    let finish = "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n";
+    let closed = StreamEnd::Failed(ApiError::Server {
+        status: None,
+        message: "the connection closed before the reply was finished".into(),
+    });
+    // The done marker ends it, with or without a finish_reason; `finish` adds nothing after it.
+    let (events, end) = finished_stream(&format!("{}data: [DONE]\n\n", piece("Hi")));
+    assert_eq!(events, [StreamEvent::Delta("Hi".into()), StreamEvent::Done]);
+    assert_eq!(end, Some(StreamEnd::Complete));
+    // A finish_reason and then the body closing, with no done marker, is a finished reply.
+    let (events, end) = finished_stream(&format!("{}{finish}", piece("Hi")));
+    assert_eq!(
+        events,
+        [
+            StreamEvent::Delta("Hi".into()),
+            StreamEvent::Finish("stop".into()),
+            StreamEvent::Done
+        ]
+    );
+    assert_eq!(end, Some(StreamEnd::Complete));
+    // Closed mid-reply: the text that came stays ahead of the error.
+    let (events, end) = finished_stream(&format!("{}{}", piece("half a "), piece("rep")));
+    assert_eq!(
+        events[..2],
+        [
+            StreamEvent::Delta("half a ".into()),
+            StreamEvent::Delta("rep".into())
+        ]
+    );
+    assert_eq!(events.last(), Some(&StreamEvent::Done));
+    assert_eq!(end, Some(closed.clone()));
+    // Closed before any piece arrived.
+    let (events, end) = finished_stream(": keep-alive\n\n");
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert_eq!(end, Some(closed));
+    // An error inside the stream is what ended it, not the close that followed.
+    let (_, end) = finished_stream(&format!(
+        "{}event: error\ndata: {{\"message\":\"model crashed\"}}\n\n",
+        piece("a")
+    ));
+    assert_eq!(
+        end,
+        Some(StreamEnd::Failed(ApiError::Server {
+            status: None,
+            message: "model crashed".into()
+        }))
+    );
 }

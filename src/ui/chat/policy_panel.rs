@@ -3,12 +3,10 @@
 
 use leptos::prelude::*;
 
-use crate::app::policy_form::{
-    FOLDS, FORMATS, PLACEMENTS, PolicyEdit, fact_source, fold_from_slug, format_from_slug,
-    placement_from_slug, preset_from_slug, preset_slug,
-};
+use crate::app::policy_form::{PolicyEdit, fact_source};
 use crate::app::workbench::Workbench;
-use crate::engine::policy::TriggerKind;
+use crate::engine::policy::{Choice, FoldMode, Placement, SummaryFormat, TriggerKind};
+use crate::engine::prompts::PresetId;
 use crate::ui::widgets::summary_settings::SummarySettings;
 use crate::view::chat::PolicyPanel;
 
@@ -91,14 +89,14 @@ pub(super) fn PolicyEditor() -> impl IntoView {
                     <select
                         data-testid="policy-fold"
                         on:change=move |ev| {
-                            if let Some(f) = fold_from_slug(&event_target_value(&ev)) {
+                            if let Some(f) = FoldMode::from_slug(&event_target_value(&ev)) {
                                 edit(PolicyEdit::Fold(f));
                             }
                         }
                     >
-                        {FOLDS
-                            .into_iter()
-                            .map(|(f, slug, label)| view! { <option value=slug selected=move || fold.get() == f>{label}</option> })
+                        {FoldMode::CHOICES
+                            .iter()
+                            .map(|&(f, slug, label)| view! { <option value=slug selected=move || fold.get() == f>{label}</option> })
                             .collect_view()}
                     </select>
                 </label>
@@ -120,7 +118,7 @@ pub(super) fn PolicyEditor() -> impl IntoView {
                     <select
                         data-testid="policy-preset"
                         on:change=move |ev| {
-                            if let Some(p) = preset_from_slug(&event_target_value(&ev)) {
+                            if let Some(p) = PresetId::from_slug(&event_target_value(&ev)) {
                                 edit(PolicyEdit::Preset(p));
                             }
                         }
@@ -129,7 +127,7 @@ pub(super) fn PolicyEditor() -> impl IntoView {
                             presets
                                 .get()
                                 .into_iter()
-                                .map(|p| view! { <option value=preset_slug(p) selected=move || preset.get() == p>{p.label()}</option> })
+                                .map(|p| view! { <option value=p.slug() selected=move || preset.get() == p>{p.label()}</option> })
                                 .collect_view()
                         }}
                     </select>
@@ -185,14 +183,14 @@ pub(super) fn PolicyEditor() -> impl IntoView {
                     <select
                         data-testid="policy-placement"
                         on:change=move |ev| {
-                            if let Some(p) = placement_from_slug(&event_target_value(&ev)) {
+                            if let Some(p) = Placement::from_slug(&event_target_value(&ev)) {
                                 edit(PolicyEdit::Placement(p));
                             }
                         }
                     >
-                        {PLACEMENTS
-                            .into_iter()
-                            .map(|(p, slug, label)| view! { <option value=slug selected=move || placement.get() == p>{label}</option> })
+                        {Placement::CHOICES
+                            .iter()
+                            .map(|&(p, slug, label)| view! { <option value=slug selected=move || placement.get() == p>{label}</option> })
                             .collect_view()}
                     </select>
                 </label>
@@ -201,14 +199,14 @@ pub(super) fn PolicyEditor() -> impl IntoView {
                     <select
                         data-testid="policy-format"
                         on:change=move |ev| {
-                            if let Some(f) = format_from_slug(&event_target_value(&ev)) {
+                            if let Some(f) = SummaryFormat::from_slug(&event_target_value(&ev)) {
                                 edit(PolicyEdit::Format(f));
                             }
                         }
                     >
-                        {FORMATS
-                            .into_iter()
-                            .map(|(f, slug, label)| view! { <option value=slug selected=move || format.get() == f>{label}</option> })
+                        {SummaryFormat::CHOICES
+                            .iter()
+                            .map(|&(f, slug, label)| view! { <option value=slug selected=move || format.get() == f>{label}</option> })
                             .collect_view()}
                     </select>
                 </label>

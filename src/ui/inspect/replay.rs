@@ -7,7 +7,7 @@
 use leptos::prelude::*;
 
 use crate::app::replay::{ReplayForm, ReplayKind, ReplayPolicy, Replayer, labels, replay_offline};
-use crate::engine::policy::{FoldMode, Placement};
+use crate::engine::policy::{Choice, FoldMode, Placement};
 use crate::engine::prompts::PresetId;
 use crate::engine::session::Session;
 use crate::ui::run::clock::now_ms;
@@ -16,21 +16,9 @@ use crate::ui::widgets::tokens_chart::TokensChart;
 use crate::ui::widgets::virtual_list::VirtualList;
 use crate::ui::widgets::window_view::WindowView;
 use crate::view::inspect::InspectView;
-use crate::view::labels::{fold_label, placement_label};
 
 use super::edition_list::EditionList;
 use super::live_replay::LiveReplay;
-
-/// The placements and fold modes the form offers, with their values.
-const PLACEMENTS: [(Placement, &str); 3] = [
-    (Placement::SecondSystem, "second_system"),
-    (Placement::AppendToSystem, "append_to_system"),
-    (Placement::UserAck, "user_ack"),
-];
-const FOLDS: [(FoldMode, &str); 2] = [
-    (FoldMode::Progressive, "progressive"),
-    (FoldMode::RebuildFromArchive, "rebuild"),
-];
 
 /// A dry run of this conversation, with its real turn sizes, under a policy the user edits,
 /// and an offline replay of its messages under that policy into a new session.
@@ -139,27 +127,25 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
                 }).collect_view()}
                 <label>"Summary placement "
                     <select data-testid="replay-placement" on:change=move |ev| {
-                        let value = event_target_value(&ev);
-                        if let Some((p, _)) = PLACEMENTS.iter().find(|(_, v)| *v == value) {
-                            form.update(|f| f.placement = *p);
+                        if let Some(p) = Placement::from_slug(&event_target_value(&ev)) {
+                            form.update(|f| f.placement = p);
                             replayed.set(None);
                         }
                     }>
-                        {PLACEMENTS.iter().map(|(p, v)| view! {
-                            <option value=*v selected=*p == start.placement>{placement_label(*p)}</option>
+                        {Placement::CHOICES.iter().map(|&(p, slug, label)| view! {
+                            <option value=slug selected=p == start.placement>{label}</option>
                         }).collect_view()}
                     </select>
                 </label>
                 <label>"Fold mode "
                     <select data-testid="replay-fold" on:change=move |ev| {
-                        let value = event_target_value(&ev);
-                        if let Some((m, _)) = FOLDS.iter().find(|(_, v)| *v == value) {
-                            form.update(|f| f.fold = *m);
+                        if let Some(m) = FoldMode::from_slug(&event_target_value(&ev)) {
+                            form.update(|f| f.fold = m);
                             replayed.set(None);
                         }
                     }>
-                        {FOLDS.iter().map(|(m, v)| view! {
-                            <option value=*v selected=*m == start.fold>{fold_label(*m)}</option>
+                        {FoldMode::CHOICES.iter().map(|&(m, slug, label)| view! {
+                            <option value=slug selected=m == start.fold>{label}</option>
                         }).collect_view()}
                     </select>
                 </label>

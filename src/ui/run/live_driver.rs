@@ -13,8 +13,8 @@ use leptos::task::spawn_local;
 
 use gloo_timers::future::TimeoutFuture;
 
-use crate::api::{Client, MAX_RETRIES, RetryNotice, StopHandle, StreamEnd};
-use crate::app::live::{LiveAction, ReplyEnd, RetryWait, summary_timeout_ms};
+use crate::api::{Client, MAX_RETRIES, RetryNotice, StopHandle};
+use crate::app::live::{ChatEnd, LiveAction, ReplyEnd, RetryWait, summary_timeout_ms};
 use crate::app::workbench::Workbench;
 use crate::engine::memory::SummaryJob;
 use crate::engine::message::ChatMessage;
@@ -217,6 +217,8 @@ impl LiveDriver {
         let workbench = self.workbench;
         let (streamed, counter) = (self.streamed, self.counter);
         let (end, usage, reasoning) = if valid.stream {
+            // The session keeps the reply's text as its pieces arrive; the client only
+            // forwards them and says how the stream ended.
             let reply = client
                 .stream(&chat, &stop, |piece| match streamed {
                     // Only the streaming row and what follows it hear a piece.
@@ -224,12 +226,7 @@ impl LiveDriver {
                     None => workbench.update(|w| w.live.arrived(piece, &counter)),
                 })
                 .await;
-            let end = match reply.end {
-                StreamEnd::Complete => ReplyEnd::Complete(reply.content),
-                StreamEnd::Stopped => ReplyEnd::Stopped(reply.content),
-                StreamEnd::Failed(error) => ReplyEnd::of_error(reply.content, &error),
-            };
-            (end, reply.usage, reply.reasoning)
+            (ChatEnd::Streamed(reply.end), reply.usage, reply.reasoning)
         } else {
             let reply = client.complete(&chat, &stop).await;
             let usage = reply.as_ref().ok().flatten().and_then(|r| r.usage);
@@ -240,7 +237,7 @@ impl LiveDriver {
                 .map(|r| r.reasoning.clone())
                 .unwrap_or_default();
             (
-                ReplyEnd::of_completion(reply.map(|r| r.map(|r| r.content))),
+                ChatEnd::Whole(ReplyEnd::of_completion(reply.map(|r| r.map(|r| r.content)))),
                 usage,
                 reasoning,
             )

@@ -1,10 +1,32 @@
 //! Words as the rule and name checks compare them: lower-cased runs of letters, digits and
 //! apostrophes, and a crude prefix stem so that "equity" and "equities", "suggest" and
-//! "suggestions" meet.
+//! "suggestions" meet; and what makes a sentence a rule ([`is_rule_sentence`]), which the rule
+//! checks ([`crate::engine::checks::rules`]) and the topic table ([`crate::engine::sections`])
+//! share. It sits below both, so neither imports the other.
 //!
 //! The stem is the first five letters (shorter words lose a plural "s"). A Snowball stemmer would
 //! be finer, but this is enough to pair a rule's words with a summary's paraphrase of them, and it
 //! keeps the core free of another dependency.
+
+/// Words that make a sentence a rule when it is found in a turn.
+pub const RULE_MARKERS: &[&[&str]] = &[
+    &["never"],
+    &["always"],
+    &["must"],
+    &["mustn't"],
+    &["don't"],
+    &["dont"],
+    &["do", "not"],
+    &["only"],
+];
+
+/// Whether a sentence states a rule: it holds one of [`RULE_MARKERS`].
+pub fn is_rule_sentence(sentence: &str) -> bool {
+    let words = words(sentence);
+    RULE_MARKERS
+        .iter()
+        .any(|marker| find_phrase(&words, marker).is_some())
+}
 
 /// The words of `text`, lower-cased, in order. Curly apostrophes become straight ones, so
 /// "don’t" is "don't".
@@ -90,5 +112,23 @@ mod tests {
         assert_eq!(find_phrase(&hay, &["does", "not"]), Some(1));
         assert_eq!(find_phrase(&hay, &["equit*"]), Some(4));
         assert_eq!(find_phrase(&hay, &["not", "keen"]), None);
+    }
+
+    /// The topic table asked the rule checks whether a sentence was a rule, and the rule checks
+    /// read the topic sections: the two folders imported each other. The rule test lives here
+    /// now, below both, and reads curly apostrophes as straight ones.
+    #[test]
+    fn a_sentence_with_a_rule_marker_states_a_rule() {
+        for rule in [
+            "Never suggest equities.",
+            "Don’t touch the emergency fund",
+            "Keep it only in the PPF.",
+            "You do not sell gold",
+        ] {
+            assert!(is_rule_sentence(rule), "{rule}");
+        }
+        for plain in ["He prefers index funds.", "Notably, the fund grew", ""] {
+            assert!(!is_rule_sentence(plain), "{plain}");
+        }
     }
 }
