@@ -216,9 +216,6 @@ impl<'a> EditionsPage<'a> {
     }
 }
 
-/// The rewrite the timeline plays, in a script.
-const REWRITE: &str = "document.querySelector('[data-testid=rewrite]')";
-
 /// One edition's card.
 pub struct Card(pub Element);
 
@@ -330,3 +327,6 @@ impl Card {
             .unwrap()
     }
 }
+
+/// The rewrite the timeline plays, in a script.
+const REWRITE: &str = "document.querySelector('[data-testid=rewrite]')";
