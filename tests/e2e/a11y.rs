@@ -7,6 +7,7 @@ use fantoccini::wd::WebDriverCompatibleCommand;
 use serde_json::Value;
 
 use crate::harness::Browser;
+use crate::pages::chat::ChatPage;
 
 /// `GET /session/{id}/element/{id}/computedlabel`, which fantoccini has no method for.
 #[derive(Debug)]
@@ -73,12 +74,7 @@ async fn every_control_on_every_tab_has_an_accessible_name() {
     }
     browser.open("?demo=fincoach").await;
     browser.click_testid("play-all").await;
-    browser
-        .wait_until(
-            "document.querySelector('[data-testid=progress]')?.textContent.includes('finished')",
-            "the demo to finish",
-        )
-        .await;
+    ChatPage::new(&browser).wait_demo_finished().await;
     for tab in ["chat", "editions", "tuner", "tokens", "inspect", "settings"] {
         browser
             .wait_testid(&format!("tab-{tab}"))
@@ -102,15 +98,7 @@ async fn every_control_on_every_tab_has_an_accessible_name() {
         problems.join("\n")
     );
     // The check itself catches an unnamed control: an icon-only button added to the page.
-    browser
-        .client
-        .execute(
-            "const b = document.createElement('button'); b.dataset.testid = 'unnamed'; \
-             b.innerHTML = '<svg width=10 height=10></svg>'; document.body.append(b);",
-            vec![],
-        )
-        .await
-        .unwrap();
+    browser.plant_unnamed_button("unnamed").await;
     let found = unnamed(&browser).await;
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(found[0].contains("unnamed"));

@@ -5,8 +5,6 @@
 //! are exempt, as WCAG exempts them; SVG chart labels are drawn with `fill` and not checked here;
 //! a word in the middle of a fade (the Editions rewrite) is skipped until it has arrived.
 
-use serde_json::Value;
-
 use crate::harness::Browser;
 
 /// The page-side check: every text node that fails, with what it says and its ratio.
@@ -53,18 +51,6 @@ async fn failures(browser: &Browser, place: &str) -> Vec<String> {
         .collect()
 }
 
-async fn set_theme(browser: &Browser, theme: &str) {
-    browser
-        .client
-        .execute(
-            "localStorage.setItem('summary-memory.theme', arguments[0]); \
-             document.documentElement.setAttribute('data-theme', arguments[0]);",
-            vec![Value::from(theme)],
-        )
-        .await
-        .unwrap();
-}
-
 #[tokio::test]
 async fn text_meets_wcag_aa_contrast_on_every_tab_in_both_themes() {
     let browser = Browser::new().await;
@@ -72,16 +58,9 @@ async fn text_meets_wcag_aa_contrast_on_every_tab_in_both_themes() {
     for theme in ["light", "dark"] {
         // The first visit's welcome: the view stored by the previous round is forgotten first
         // (a later visit to the bare address would resume it).
-        browser
-            .client
-            .execute(
-                "try { localStorage.removeItem('summary-memory.view') } catch (e) {}",
-                vec![],
-            )
-            .await
-            .unwrap();
+        browser.forget_view().await;
         browser.open("").await;
-        set_theme(&browser, theme).await;
+        browser.store_theme(theme).await;
         browser.wait_testid("welcome").await;
         problems.extend(failures(&browser, &format!("{theme} welcome")).await);
         // A demo played to its end, so folded messages, editions and checks are on screen, with
@@ -106,15 +85,7 @@ async fn text_meets_wcag_aa_contrast_on_every_tab_in_both_themes() {
         problems.join("\n")
     );
     // The check itself catches low contrast: text in the colour of the rules, on the paper.
-    browser
-        .client
-        .execute(
-            "const p = document.createElement('p'); p.textContent = 'faint words'; \
-             p.style.color = 'var(--rule)'; document.querySelector('main').append(p);",
-            vec![],
-        )
-        .await
-        .unwrap();
+    browser.plant_faint_text("faint words").await;
     let found = failures(&browser, "planted").await;
     assert!(found.iter().any(|f| f.contains("faint words")), "{found:?}");
     browser.close().await;

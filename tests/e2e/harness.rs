@@ -1,5 +1,8 @@
 //! What every end-to-end test stands on: the release dist served on loopback, one chromedriver,
-//! and a fresh headless Chromium per test.
+//! and a fresh headless Chromium per test; the generic readers and waits the page objects
+//! (`pages/`) are built from (texts, attributes, counts, the address bar, storage, the
+//! keyboard); and the loopback server's side of a chat (`posts`, `text`, `check_failure`).
+//! The scripts that read the page live here and in the page objects, never in a test body.
 
 use std::future::IntoFuture;
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -8,9 +11,15 @@ use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use fantoccini::actions::{InputSource, KeyAction, KeyActions};
+use fantoccini::elements::Element;
+use fantoccini::key::Key;
 use fantoccini::wd::WebDriverCompatibleCommand;
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value, json};
+
+use crate::openai_server::{Reply, TestServer};
+use crate::pages::chat::{ChatPage, Setup};
 
 /// How long a test waits for something a person would see. Generous, because two cores are
 /// shared by the build, the browser and the servers.
@@ -246,7 +255,7 @@ impl Browser {
         self.wait_testid("tab-chat").await;
     }
 
-    pub async fn wait_testid(&self, id: &str) -> fantoccini::elements::Element {
+    pub async fn wait_testid(&self, id: &str) -> Element {
         self.client
             .wait()
             .at_most(PATIENCE)
@@ -264,7 +273,7 @@ impl Browser {
             .unwrap_or_else(|e| panic!("could not click data-testid={id}: {e}"));
     }
 
-    pub async fn all_testid(&self, id: &str) -> Vec<fantoccini::elements::Element> {
+    pub async fn all_testid(&self, id: &str) -> Vec<Element> {
         self.client
             .find_all(Locator::Css(&format!("[data-testid='{id}']")))
             .await
@@ -297,30 +306,6 @@ impl Browser {
         self.all_testid(id).await.len()
     }
 
-    /// Presses Edit on `edition` (an element with `data-testid=edition`) and returns the
-    /// editor that opens.
-    pub async fn open_edition_editor(
-        &self,
-        edition: &fantoccini::elements::Element,
-    ) -> fantoccini::elements::Element {
-        edition
-            .find(Locator::Css("[data-testid=edition-edit]"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
-        self.wait_testid("edition-editor").await
-    }
-
-    /// Rewrites `edition`'s summary as `text` and saves it as a new edition.
-    pub async fn edit_edition(&self, edition: &fantoccini::elements::Element, text: &str) {
-        let editor = self.open_edition_editor(edition).await;
-        editor.clear().await.unwrap();
-        editor.send_keys(text).await.unwrap();
-        self.click_testid("edition-save").await;
-    }
-
     /// Waits until `script` (a JS expression) is truthy, or fails with `what`.
     pub async fn wait_until(&self, script: &str, what: &str) {
         let deadline = Instant::now() + PATIENCE;
@@ -338,6 +323,458 @@ impl Browser {
         }
     }
 
+    /// What `expression` (a JavaScript expression) evaluates to, read in ONE WebDriver call.
+    /// A list of virtualised rows must be read this way: the rows may be rebuilt between two
+    /// calls (the vocabulary arriving recounts the session).
+    pub async fn read<T: serde::de::DeserializeOwned>(&self, expression: &str) -> T {
+        let value = self
+            .client
+            .execute(&format!("return {expression};"), vec![])
+            .await
+            .unwrap();
+        serde_json::from_value(value).unwrap()
+    }
+
+    /// The visible text of the element with `data-testid=id`, once it is there.
+    pub async fn text_of(&self, id: &str) -> String {
+        self.wait_testid(id).await.text().await.unwrap()
+    }
+
+    /// The value of the field or select with `data-testid=id`, once it is there.
+    pub async fn value_of(&self, id: &str) -> String {
+        let field = self.wait_testid(id).await;
+        field.prop("value").await.unwrap().unwrap_or_default()
+    }
+
+    /// Whether the control with `data-testid=id` is enabled, once it is there.
+    pub async fn is_enabled(&self, id: &str) -> bool {
+        self.wait_testid(id).await.is_enabled().await.unwrap()
+    }
+
+    /// Waits until the field or select with `data-testid=id` holds `value`.
+    pub async fn wait_value(&self, id: &str, value: &str, what: &str) {
+        self.wait_until(
+            &format!(
+                "document.querySelector('[data-testid={id}]').value === {}",
+                json!(value)
+            ),
+            what,
+        )
+        .await;
+    }
+
+    /// Waits until nothing carries any of the `data-testid`s in `ids`, all at once.
+    pub async fn wait_all_gone(&self, ids: &[&str], what: &str) {
+        let none = ids
+            .iter()
+            .map(|id| format!("!document.querySelector('[data-testid={id}]')"))
+            .collect::<Vec<_>>()
+            .join(" && ");
+        self.wait_until(&none, what).await;
+    }
+
+    /// Waits until the texts of the elements with `data-testid=id`, joined, include `part`.
+    pub async fn wait_texts_include(&self, id: &str, part: &str, what: &str) {
+        self.wait_until(
+            &format!(
+                "[...document.querySelectorAll(\"[data-testid='{id}']\")].map(e => e.textContent).join('|').includes({})",
+                json!(part)
+            ),
+            what,
+        )
+        .await;
+    }
+
+    /// Every input and select inside the panel `data-testid=panel` without a visible
+    /// `<label for>` (or a label around it), by id or markup.
+    pub async fn unlabelled_fields(&self, panel: &str) -> Vec<String> {
+        self.read(&format!(
+            "[...document.querySelectorAll('[data-testid={panel}] input, [data-testid={panel}] select')] \
+             .filter(e => {{ const l = e.labels && e.labels[0]; \
+                            return !l || !l.textContent.trim() || l.getBoundingClientRect().width === 0; }}) \
+             .map(e => e.id || e.outerHTML)"
+        ))
+        .await
+    }
+
+    /// The legends of the Settings form's groups, in order.
+    pub async fn settings_legends(&self) -> Vec<String> {
+        self.read("[...document.querySelectorAll('.settings .form-group > legend')].map(l => l.textContent)")
+            .await
+    }
+
+    /// Where the field `data-testid=field` and its problem `field-error` stand: [on the same
+    /// row, the problem right of the field, the problem's top above the field's bottom, the
+    /// field's `aria-invalid`, whether the field's `aria-describedby` names the problem].
+    pub async fn problem_beside(&self, field: &str) -> Value {
+        self.client
+            .execute(
+                "const input = document.querySelector(`[data-testid='${arguments[0]}']`); \
+                 const error = document.querySelector(`[data-testid='${arguments[0]}-error']`); \
+                 const a = input.getBoundingClientRect(), b = error.getBoundingClientRect(); \
+                 return [input.closest('.field-row') === error.closest('.field-row'), \
+                         b.left >= a.right, b.top < a.bottom, \
+                         input.getAttribute('aria-invalid'), \
+                         (input.getAttribute('aria-describedby') || '').includes(error.id)]",
+                vec![json!(field)],
+            )
+            .await
+            .unwrap()
+    }
+
+    /// Whether nothing carries `data-testid=id` now.
+    pub async fn is_absent(&self, id: &str) -> bool {
+        self.client
+            .find(Locator::Css(&format!("[data-testid='{id}']")))
+            .await
+            .is_err()
+    }
+
+    /// Waits until exactly `n` elements carry `data-testid=id`.
+    pub async fn wait_count(&self, id: &str, n: usize, what: &str) {
+        self.wait_until(
+            &format!("document.querySelectorAll(\"[data-testid='{id}']\").length === {n}"),
+            what,
+        )
+        .await;
+    }
+
+    /// Waits until nothing carries `data-testid=id`.
+    pub async fn wait_gone(&self, id: &str, what: &str) {
+        self.wait_until(
+            &format!("!document.querySelector(\"[data-testid='{id}']\")"),
+            what,
+        )
+        .await;
+    }
+
+    /// Waits until the element with `data-testid=id` is there and its text includes `text`.
+    pub async fn wait_text_contains(&self, id: &str, text: &str, what: &str) {
+        self.wait_until(
+            &format!(
+                "document.querySelector(\"[data-testid='{id}']\")?.textContent.includes({})",
+                json!(text)
+            ),
+            what,
+        )
+        .await;
+    }
+
+    /// The text of the element with `data-testid=id` exactly as the page holds it, hidden or
+    /// not (WebDriver's own text is what is rendered, whitespace folded).
+    pub async fn text_content(&self, id: &str) -> String {
+        self.read(&format!(
+            "document.querySelector(\"[data-testid='{id}']\").textContent"
+        ))
+        .await
+    }
+
+    /// The address bar's query string, `?` included ("" when there is none).
+    pub async fn search(&self) -> String {
+        self.read("location.search").await
+    }
+
+    /// Waits until the address bar's query string includes `part`.
+    pub async fn wait_search_includes(&self, part: &str, what: &str) {
+        self.wait_until(&format!("location.search.includes({})", json!(part)), what)
+            .await;
+    }
+
+    /// Waits until the address bar's query string no longer includes `part`.
+    pub async fn wait_search_excludes(&self, part: &str, what: &str) {
+        self.wait_until(&format!("!location.search.includes({})", json!(part)), what)
+            .await;
+    }
+
+    /// Waits until the address bar's query string is `query` exactly.
+    pub async fn wait_search_is(&self, query: &str, what: &str) {
+        self.wait_until(&format!("location.search === {}", json!(query)), what)
+            .await;
+    }
+
+    /// Waits until the o200k_base vocabulary has loaded (the app marks it with a performance
+    /// entry). Counts are exact from then on, and a session shown before is recounted then.
+    pub async fn wait_vocabulary(&self) {
+        self.wait_until(
+            "performance.getEntriesByName('sm-vocab-loaded-o200k_base').length > 0",
+            "the o200k_base vocabulary to load",
+        )
+        .await;
+    }
+
+    /// Presses one key on whatever has the focus, as a keyboard would.
+    pub async fn press(&self, key: Key) {
+        let key = char::from(key);
+        let actions = KeyActions::new("keyboard".to_owned())
+            .then(KeyAction::Down { value: key })
+            .then(KeyAction::Up { value: key });
+        self.client.perform_actions(actions).await.unwrap();
+    }
+
+    /// The `data-testid` of the focused element, or "" when it has none.
+    pub async fn focused(&self) -> String {
+        self.read("document.activeElement?.dataset?.testid ?? ''")
+            .await
+    }
+
+    /// Presses Tab until the element with `data-testid=id` has the focus, and checks that the
+    /// focus can be seen there: a solid outline at least 2 px wide, drawn because the keyboard
+    /// moved it.
+    pub async fn tab_to(&self, id: &str) {
+        for _ in 0..80 {
+            self.press(Key::Tab).await;
+            if self.focused().await == id {
+                let outline: Value = self
+                    .read(
+                        "(() => { const e = document.activeElement, s = getComputedStyle(e); \
+                         return [e.matches(':focus-visible'), s.outlineStyle, parseFloat(s.outlineWidth)]; })()",
+                    )
+                    .await;
+                assert_eq!(outline[0], true, "{id} is focused but not :focus-visible");
+                assert_eq!(
+                    outline[1], "solid",
+                    "{id} has no visible focus ring: {outline}"
+                );
+                assert!(outline[2].as_f64().unwrap() >= 2.0, "{id}: {outline}");
+                return;
+            }
+        }
+        panic!("Tab never reached data-testid={id}");
+    }
+
+    /// Chooses the file at `path` in the file input with `data-testid=id`, as the file dialog
+    /// would.
+    pub async fn upload(&self, id: &str, path: &str) {
+        self.wait_testid(id).await.send_keys(path).await.unwrap();
+    }
+
+    /// Runs `source` in every page this browser loads from now on, before the page's own
+    /// scripts.
+    pub async fn before_every_page(&self, source: &str) {
+        self.client
+            .issue_cmd(DevTools(json!({
+                "cmd": "Page.addScriptToEvaluateOnNewDocument",
+                "params": { "source": source }
+            })))
+            .await
+            .unwrap();
+    }
+
+    /// Makes localStorage refuse `key` both ways (reading and writing it throw
+    /// `QuotaExceededError`), in every page this browser loads from now on, as a blocked or full
+    /// storage does.
+    pub async fn storage_refuses(&self, key: &str) {
+        self.before_every_page(&format!(
+            "for (const name of ['getItem', 'setItem']) {{
+                 const real = Storage.prototype[name];
+                 Storage.prototype[name] = function (key, ...rest) {{
+                     if (key === {}) {{
+                         throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+                     }}
+                     return real.call(this, key, ...rest);
+                 }};
+             }}",
+            json!(key)
+        ))
+        .await;
+    }
+
+    /// Stores `value` under `key` in the page's localStorage, as the app itself would have.
+    pub async fn store_item(&self, key: &str, value: &str) {
+        self.client
+            .execute(
+                "localStorage.setItem(arguments[0], arguments[1]); return true;",
+                vec![json!(key), json!(value)],
+            )
+            .await
+            .unwrap();
+    }
+
+    /// Takes `key` out of the page's localStorage (a storage that refuses it is left as it is).
+    pub async fn forget_item(&self, key: &str) {
+        self.client
+            .execute(
+                "try { localStorage.removeItem(arguments[0]) } catch (e) {}",
+                vec![json!(key)],
+            )
+            .await
+            .unwrap();
+    }
+
+    /// Forgets the view the app stored, so that the bare address is a first visit again (a
+    /// later visit would resume the stored view).
+    pub async fn forget_view(&self) {
+        self.forget_item("summary-memory.view").await;
+    }
+
+    /// Puts the page in `theme` (`light` or `dark`) the way the masthead's toggle does: stored,
+    /// and set on the root element.
+    pub async fn store_theme(&self, theme: &str) {
+        self.client
+            .execute(
+                "localStorage.setItem('summary-memory.theme', arguments[0]); \
+                 document.documentElement.setAttribute('data-theme', arguments[0]);",
+                vec![json!(theme)],
+            )
+            .await
+            .unwrap();
+    }
+
+    /// Waits until the root element's `data-theme` is `theme` (`None`: the attribute is gone,
+    /// the system's theme applies).
+    pub async fn wait_theme(&self, theme: Option<&str>, what: &str) {
+        let want = theme.map_or("null".to_owned(), |t| json!(t).to_string());
+        self.wait_until(
+            &format!("document.documentElement.getAttribute('data-theme') === {want}"),
+            what,
+        )
+        .await;
+    }
+
+    /// The body's computed background colour, e.g. `rgb(23, 25, 28)`.
+    pub async fn body_background(&self) -> String {
+        self.read("getComputedStyle(document.body).backgroundColor")
+            .await
+    }
+
+    /// Waits until the window is at most `width` CSS pixels wide.
+    pub async fn wait_window_width_at_most(&self, width: u32) {
+        self.wait_until(
+            &format!("window.innerWidth <= {width}"),
+            "a phone-sized window",
+        )
+        .await;
+    }
+
+    /// Waits until the page is no wider than the window: nothing to scroll sideways.
+    pub async fn wait_fits_width(&self, what: &str) {
+        self.wait_until(
+            "document.documentElement.scrollWidth <= window.innerWidth",
+            what,
+        )
+        .await;
+    }
+
+    /// Scrolls the element with `data-testid=id` to the middle of the window.
+    pub async fn scroll_into_view(&self, id: &str) {
+        self.wait_testid(id).await;
+        self.client
+            .execute(
+                &format!(
+                    "document.querySelector(\"[data-testid='{id}']\").scrollIntoView({{block: 'center'}})"
+                ),
+                vec![],
+            )
+            .await
+            .unwrap();
+    }
+
+    /// Waits until the page stands still for a picture: its fonts loaded and no animation
+    /// running.
+    pub async fn wait_still(&self) {
+        self.wait_until(
+            "document.fonts.status === 'loaded' && \
+             document.getAnimations().every(a => a.playState !== 'running')",
+            "the page to stand still",
+        )
+        .await;
+    }
+
+    /// Every session record IndexedDB holds, or `None` while the app's database or its store
+    /// cannot be read yet.
+    pub async fn stored_records(&self) -> Option<Vec<Value>> {
+        let script = "const done = arguments[arguments.length - 1];
+            const open = indexedDB.open('summary-memory');
+            open.onerror = () => done(null);
+            open.onsuccess = () => {
+                try {
+                    const all = open.result.transaction('sessions').objectStore('sessions').getAll();
+                    all.onsuccess = () => { open.result.close(); done(all.result); };
+                    all.onerror = () => done(null);
+                } catch (e) { done(null); }
+            };";
+        let value = self.client.execute_async(script, vec![]).await.unwrap();
+        serde_json::from_value(value).unwrap()
+    }
+
+    /// Polls the stored session records until `pick` finds what it looks for, and returns it;
+    /// fails with `never` after the harness's patience.
+    pub async fn wait_stored<T>(&self, never: &str, pick: impl Fn(&[Value]) -> Option<T>) -> T {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            if let Some(found) = self.stored_records().await.as_deref().and_then(&pick) {
+                return found;
+            }
+            assert!(Instant::now() < deadline, "{never}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Adds an icon-only button with `data-testid=id` and no name to the page: a planted
+    /// violation, to show that an accessibility check catches one.
+    pub async fn plant_unnamed_button(&self, id: &str) {
+        self.client
+            .execute(
+                "const b = document.createElement('button'); b.dataset.testid = arguments[0]; \
+                 b.innerHTML = '<svg width=10 height=10></svg>'; document.body.append(b);",
+                vec![json!(id)],
+            )
+            .await
+            .unwrap();
+    }
+
+    /// Adds a paragraph saying `text` in the colour of the rules, on the paper, to the page's
+    /// main part: a planted violation, to show that the contrast check catches one.
+    pub async fn plant_faint_text(&self, text: &str) {
+        self.client
+            .execute(
+                "const p = document.createElement('p'); p.textContent = arguments[0]; \
+                 p.style.color = 'var(--rule)'; document.querySelector('main').append(p);",
+                vec![json!(text)],
+            )
+            .await
+            .unwrap();
+    }
+
+    /// Adds an inline script and an image with an inline error handler to the page, as markup
+    /// that got into the DOM (say, through a rendered reply) would. Either would set
+    /// `window.__pwned` if it ran.
+    pub async fn plant_inline_scripts(&self) {
+        self.client
+            .execute(
+                "const s = document.createElement('script'); s.textContent = 'window.__pwned = 1'; \
+                 document.body.appendChild(s); \
+                 const i = document.createElement('img'); i.setAttribute('onerror', 'window.__pwned = 2'); \
+                 i.src = 'data:,x'; document.body.appendChild(i);",
+                vec![],
+            )
+            .await
+            .unwrap();
+    }
+
+    /// Whether nothing planted in the page has run, after giving it the time to: there is no
+    /// state to poll for here, since what is waited for is that nothing happens.
+    pub async fn nothing_ran(&self) -> bool {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        self.read("window.__pwned === undefined").await
+    }
+
+    /// The ids of the models `base_url` lists, fetched by the page itself (so under its CSP),
+    /// joined with commas; or `failed: ...`.
+    pub async fn fetch_models_in_page(&self, base_url: &str) -> String {
+        let models = self
+            .client
+            .execute_async(
+                "const done = arguments[arguments.length - 1]; \
+                 fetch(arguments[0] + '/models').then(r => r.json()).then(j => done(j.data.map(m => m.id).join(','))) \
+                 .catch(e => done('failed: ' + e));",
+                vec![json!(base_url)],
+            )
+            .await
+            .unwrap();
+        models.as_str().unwrap_or_default().to_owned()
+    }
+
     /// The browser console's messages at level SEVERE since the last call.
     pub async fn console_errors(&self) -> Vec<String> {
         let log = self.client.issue_cmd(BrowserLog).await.unwrap();
@@ -352,6 +789,104 @@ impl Browser {
     pub async fn close(self) {
         self.client.close().await.unwrap();
     }
+}
+
+/// The request bodies of every POST `server` received, in order.
+pub fn posts(server: &TestServer) -> Vec<Value> {
+    server
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "POST")
+        .map(|r| r.body)
+        .collect()
+}
+
+/// A scripted reply of `s`, whole.
+pub fn text(s: &str) -> Reply {
+    Reply::Text(s.to_owned())
+}
+
+/// Text with every run of whitespace made one space, as the page renders it.
+pub fn words(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// How a failure case is set up and what the page must say.
+pub struct Failure<'a> {
+    pub name: &'a str,
+    pub script: Vec<Reply>,
+    pub stream: bool,
+    pub timeout: Option<&'a str>,
+    pub max_tokens: Option<&'a str>,
+    pub expect: &'a [&'a str],
+    /// How many POSTs the client makes before it gives up.
+    pub attempts: usize,
+}
+
+/// A failure case with the defaults: streamed, no timeout or token limit, one attempt.
+pub fn failure<'a>(name: &'a str, script: Vec<Reply>, expect: &'a [&'a str]) -> Failure<'a> {
+    Failure {
+        name,
+        script,
+        stream: true,
+        timeout: None,
+        max_tokens: None,
+        expect,
+        attempts: 1,
+    }
+}
+
+/// Sends one message into the failure, then checks the error, that the user's message stayed,
+/// that Retry is offered, and that Retry succeeds once the server behaves (its script is empty
+/// then, so it echoes).
+pub async fn check_failure(case: Failure<'_>) {
+    let server = TestServer::start().await;
+    server.script(case.script);
+    let browser = Browser::new().await;
+    let chat = ChatPage::connect(
+        &browser,
+        Setup {
+            base_url: &server.base_url,
+            stream: case.stream,
+            timeout: case.timeout,
+            max_tokens: case.max_tokens,
+        },
+    )
+    .await;
+    chat.send("please answer").await;
+    let error = chat.error_text().await;
+    for phrase in case.expect {
+        assert!(error.contains(phrase), "{}: {error}", case.name);
+    }
+    chat.wait_settled(1).await;
+    assert_eq!(
+        chat.messages().await,
+        [(
+            "user".to_owned(),
+            "verbatim".to_owned(),
+            "please answer".to_owned()
+        )],
+        "{}",
+        case.name
+    );
+    assert_eq!(posts(&server).len(), case.attempts, "{}", case.name);
+    browser.click_testid("retry").await;
+    chat.wait_settled(2).await;
+    let shown = chat.messages().await;
+    assert_eq!(
+        (shown[1].1.as_str(), shown[1].2.as_str()),
+        ("verbatim", "You said: please answer"),
+        "{}",
+        case.name
+    );
+    assert!(browser.is_absent("error").await, "{}", case.name);
+    assert!(browser.is_absent("retry").await, "{}", case.name);
+    browser.close().await;
+}
+
+/// The attribute `name` of `element`, or "" when it has none.
+pub async fn attr(element: &Element, name: &str) -> String {
+    element.attr(name).await.unwrap().unwrap_or_default()
 }
 
 /// chromedriver's log endpoint, which fantoccini has no method for.
@@ -372,6 +907,27 @@ impl WebDriverCompatibleCommand for BrowserLog {
     }
 }
 
+/// chromedriver's DevTools passthrough (`goog/cdp/execute`), which fantoccini has no method for.
+#[derive(Debug)]
+struct DevTools(Value);
+
+impl WebDriverCompatibleCommand for DevTools {
+    fn endpoint(
+        &self,
+        base: &url::Url,
+        session: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base.join(&format!(
+            "session/{}/goog/cdp/execute",
+            session.unwrap_or_default()
+        ))
+    }
+
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        (http::Method::POST, Some(self.0.to_string()))
+    }
+}
+
 /// A directory removed when dropped, for the browser profile.
 pub struct TempDir(pub PathBuf);
 
@@ -382,6 +938,13 @@ impl TempDir {
         let path = std::env::temp_dir().join(format!("sm-e2e-{}-{n}", std::process::id()));
         std::fs::create_dir_all(&path).unwrap();
         TempDir(path)
+    }
+
+    /// Writes `text` into a file `name` in this directory, and returns the file's path.
+    pub fn write(&self, name: &str, text: &str) -> String {
+        let path = self.0.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
     }
 }
 

@@ -4,129 +4,40 @@
 
 use std::time::Duration;
 
-use fantoccini::Locator;
 use serde_json::{Value, json};
 
-use crate::harness::{Browser, free_port};
+use crate::harness::{Browser, free_port, words};
 use crate::openai_server::{Reply, TestServer};
+use crate::pages::chat::ChatPage;
+use crate::pages::editions::EditionsPage;
 
-pub(crate) const KEY: &str = "sk-live-test";
+// The other feature files still reach these through `crate::live`: the page object and the
+// harness hold them now, and these names stay until those files call them there.
+pub(crate) use crate::harness::{check_failure, failure, posts, text};
+pub(crate) use crate::pages::chat::{KEY, Setup};
 
-/// What the Settings form gets before a live chat.
-pub(crate) struct Setup<'a> {
-    pub(crate) base_url: &'a str,
-    pub(crate) stream: bool,
-    pub(crate) timeout: Option<&'a str>,
-    pub(crate) max_tokens: Option<&'a str>,
-}
-
-impl<'a> Setup<'a> {
-    pub(crate) fn new(base_url: &'a str) -> Self {
-        Setup {
-            base_url,
-            stream: true,
-            timeout: None,
-            max_tokens: None,
-        }
-    }
-}
-
-/// Fills Settings the way typing would (value plus an input event), then opens the Chat tab in
-/// the same page so nothing but the form's own storage is involved.
 pub(crate) async fn connect(browser: &Browser, setup: Setup<'_>) {
-    browser.open("?tab=settings").await;
-    let mut fields = vec![
-        ("base-url", setup.base_url),
-        ("api-key", KEY),
-        ("chat-model", "test-chat"),
-        ("summary-model", "test-summary"),
-    ];
-    fields.extend(setup.timeout.map(|t| ("timeout", t)));
-    fields.extend(setup.max_tokens.map(|m| ("max-tokens", m)));
-    for (testid, value) in fields {
-        browser.set_field(testid, value).await;
-    }
-    if !setup.stream {
-        browser.click_testid("stream").await;
-    }
-    browser.click_testid("tab-chat").await;
-    browser
-        .wait_until(
-            "!document.querySelector(\"[data-testid='chat-input']\").disabled",
-            "the message box to be enabled",
-        )
-        .await;
+    ChatPage::connect(browser, setup).await;
 }
 
-/// Types a message and presses Send.
 pub(crate) async fn send(browser: &Browser, text: &str) {
-    browser
-        .wait_testid("chat-input")
-        .await
-        .send_keys(text)
-        .await
-        .unwrap();
-    browser.click_testid("send").await;
+    ChatPage::new(browser).send(text).await;
 }
 
-/// (data-role, data-state, text) of every message on the page.
 pub(crate) async fn messages(browser: &Browser) -> Vec<(String, String, String)> {
-    let value = browser
-        .client
-        .execute(
-            "return [...document.querySelectorAll(\"[data-testid='message']\")].map(m => \
-             [m.dataset.role, m.dataset.state, m.querySelector('.content').textContent])",
-            vec![],
-        )
-        .await
-        .unwrap();
-    serde_json::from_value(value).unwrap()
+    ChatPage::new(browser).messages().await
 }
 
-/// Waits until `n` messages are shown and none is streaming.
 pub(crate) async fn wait_settled(browser: &Browser, n: usize) {
-    browser
-        .wait_until(
-            &format!(
-                "document.querySelectorAll(\"[data-testid='message']\").length === {n} && \
-                 !document.querySelector(\"[data-state='streaming']\") && \
-                 !document.querySelector(\"[data-testid='stop']\")"
-            ),
-            &format!("{n} settled messages"),
-        )
-        .await;
+    ChatPage::new(browser).wait_settled(n).await;
 }
 
 pub(crate) async fn error_text(browser: &Browser) -> String {
-    let error = browser.wait_testid("error").await;
-    assert_eq!(error.attr("role").await.unwrap().as_deref(), Some("alert"));
-    error.text().await.unwrap()
+    ChatPage::new(browser).error_text().await
 }
 
 pub(crate) async fn absent(browser: &Browser, testid: &str) -> bool {
-    browser
-        .client
-        .find(Locator::Css(&format!("[data-testid='{testid}']")))
-        .await
-        .is_err()
-}
-
-pub(crate) fn posts(server: &TestServer) -> Vec<Value> {
-    server
-        .requests()
-        .into_iter()
-        .filter(|r| r.method == "POST")
-        .map(|r| r.body)
-        .collect()
-}
-
-/// Text with every run of whitespace made one space, as the page renders it.
-fn words(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-pub(crate) fn text(s: &str) -> Reply {
-    Reply::Text(s.to_owned())
+    browser.is_absent(testid).await
 }
 
 fn status(status: u16, kind: &str, message: &str) -> Reply {
@@ -142,28 +53,23 @@ async fn a_streamed_reply_arrives_verbatim_and_the_request_carries_only_allowed_
     let server = TestServer::start().await;
     server.script([text("Hello from the test server, ünïcode included.")]);
     let browser = Browser::new().await;
-    connect(&browser, Setup::new(&server.base_url)).await;
+    let chat = ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
     // Our prompt count below is exact only once the vocabulary has loaded.
-    browser
-        .wait_until(
-            "performance.getEntriesByName('sm-vocab-loaded-o200k_base').length > 0",
-            "the o200k_base vocabulary to load",
-        )
-        .await;
+    browser.wait_vocabulary().await;
     // Shift+Enter adds a line; Enter sends.
-    let input = browser.wait_testid("chat-input").await;
+    let input = chat.input().await;
     // WebDriver holds Shift from the first \u{E008} to the second, so only Enter is shifted.
     input
         .send_keys("first line\u{E008}\u{E007}\u{E008}second line")
         .await
         .unwrap();
     assert!(
-        absent(&browser, "message").await,
+        browser.is_absent("message").await,
         "Shift+Enter must not send"
     );
     input.send_keys("\u{E007}").await.unwrap();
-    wait_settled(&browser, 2).await;
-    let shown = messages(&browser).await;
+    chat.wait_settled(2).await;
+    let shown = chat.messages().await;
     assert_eq!(shown[0].0, "user");
     assert_eq!(shown[0].2, "first line\nsecond line");
     assert_eq!(
@@ -178,8 +84,8 @@ async fn a_streamed_reply_arrives_verbatim_and_the_request_carries_only_allowed_
             "Hello from the test server, ünïcode included."
         )
     );
-    assert!(absent(&browser, "error").await);
-    assert!(absent(&browser, "retry").await);
+    assert!(browser.is_absent("error").await);
+    assert!(browser.is_absent("retry").await);
 
     let requests = server.requests();
     let post = requests.iter().find(|r| r.method == "POST").unwrap();
@@ -246,17 +152,13 @@ async fn stop_mid_stream_keeps_the_partial_reply_marked_incomplete() {
     server.script([text(full)]);
     server.chunk_delay(Duration::from_millis(250));
     let browser = Browser::new().await;
-    connect(&browser, Setup::new(&server.base_url)).await;
-    send(&browser, "count for me").await;
-    browser
-        .wait_until(
-            "document.querySelector(\"[data-state='streaming'] .content\")?.textContent.length > 3",
-            "part of the reply to stream in",
-        )
+    let chat = ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
+    chat.send("count for me").await;
+    chat.wait_streaming_longer_than(3, "part of the reply to stream in")
         .await;
     browser.click_testid("stop").await;
-    wait_settled(&browser, 2).await;
-    let shown = messages(&browser).await;
+    chat.wait_settled(2).await;
+    let shown = chat.messages().await;
     assert_eq!(shown[0].2, "count for me");
     assert_eq!(shown[1].1, "incomplete");
     assert!(
@@ -265,100 +167,28 @@ async fn stop_mid_stream_keeps_the_partial_reply_marked_incomplete() {
         shown[1].2
     );
     // Stop is not a failure: no error, and the next message can be sent.
-    assert!(absent(&browser, "error").await);
+    assert!(browser.is_absent("error").await);
     server.chunk_delay(Duration::ZERO);
-    send(&browser, "again").await;
-    wait_settled(&browser, 4).await;
-    assert_eq!(messages(&browser).await[3].1, "verbatim");
+    chat.send("again").await;
+    chat.wait_settled(4).await;
+    assert_eq!(chat.messages().await[3].1, "verbatim");
     browser.close().await;
-}
-
-/// How a failure case is set up and what the page must say.
-pub(crate) struct Failure<'a> {
-    pub(crate) name: &'a str,
-    pub(crate) script: Vec<Reply>,
-    pub(crate) stream: bool,
-    pub(crate) timeout: Option<&'a str>,
-    pub(crate) max_tokens: Option<&'a str>,
-    pub(crate) expect: &'a [&'a str],
-    /// How many POSTs the client makes before it gives up.
-    pub(crate) attempts: usize,
-}
-
-/// Sends one message into the failure, then checks the error, that the user's message stayed,
-/// that Retry is offered, and that Retry succeeds once the server behaves (its script is empty
-/// then, so it echoes).
-pub(crate) async fn check_failure(case: Failure<'_>) {
-    let server = TestServer::start().await;
-    server.script(case.script);
-    let browser = Browser::new().await;
-    connect(
-        &browser,
-        Setup {
-            base_url: &server.base_url,
-            stream: case.stream,
-            timeout: case.timeout,
-            max_tokens: case.max_tokens,
-        },
-    )
-    .await;
-    send(&browser, "please answer").await;
-    let error = error_text(&browser).await;
-    for phrase in case.expect {
-        assert!(error.contains(phrase), "{}: {error}", case.name);
-    }
-    wait_settled(&browser, 1).await;
-    assert_eq!(
-        messages(&browser).await,
-        [(
-            "user".to_owned(),
-            "verbatim".to_owned(),
-            "please answer".to_owned()
-        )],
-        "{}",
-        case.name
-    );
-    assert_eq!(posts(&server).len(), case.attempts, "{}", case.name);
-    browser.click_testid("retry").await;
-    wait_settled(&browser, 2).await;
-    let shown = messages(&browser).await;
-    assert_eq!(
-        (shown[1].1.as_str(), shown[1].2.as_str()),
-        ("verbatim", "You said: please answer"),
-        "{}",
-        case.name
-    );
-    assert!(absent(&browser, "error").await, "{}", case.name);
-    assert!(absent(&browser, "retry").await, "{}", case.name);
-    browser.close().await;
-}
-
-pub(crate) fn failure<'a>(name: &'a str, script: Vec<Reply>, expect: &'a [&'a str]) -> Failure<'a> {
-    Failure {
-        name,
-        script,
-        stream: true,
-        timeout: None,
-        max_tokens: None,
-        expect,
-        attempts: 1,
-    }
 }
 
 #[tokio::test]
 async fn a_closed_port_shows_a_network_error_and_keeps_the_message() {
     let browser = Browser::new().await;
     let base_url = format!("http://127.0.0.1:{}/v1", free_port());
-    connect(&browser, Setup::new(&base_url)).await;
-    send(&browser, "anyone there?").await;
-    let error = error_text(&browser).await;
+    let chat = ChatPage::connect(&browser, Setup::new(&base_url)).await;
+    chat.send("anyone there?").await;
+    let error = chat.error_text().await;
     assert!(
         error.starts_with(&format!("Could not reach {base_url}")),
         "{error}"
     );
     assert!(error.contains("CORS"), "{error}");
-    wait_settled(&browser, 1).await;
-    assert_eq!(messages(&browser).await[0].2, "anyone there?");
+    chat.wait_settled(1).await;
+    assert_eq!(chat.messages().await[0].2, "anyone there?");
     browser.wait_testid("retry").await;
     browser.close().await;
 }
@@ -481,15 +311,15 @@ async fn a_rate_limit_with_retry_after_is_waited_out() {
         text("Worth the wait."),
     ]);
     let browser = Browser::new().await;
-    connect(&browser, Setup::new(&server.base_url)).await;
-    send(&browser, "are you busy?").await;
-    wait_settled(&browser, 2).await;
-    let shown = messages(&browser).await;
+    let chat = ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
+    chat.send("are you busy?").await;
+    chat.wait_settled(2).await;
+    let shown = chat.messages().await;
     assert_eq!(
         (shown[1].1.as_str(), shown[1].2.as_str()),
         ("verbatim", "Worth the wait.")
     );
-    assert!(absent(&browser, "error").await);
+    assert!(browser.is_absent("error").await);
     assert_eq!(posts(&server).len(), 2);
     browser.close().await;
 }
@@ -499,14 +329,14 @@ async fn a_server_rejecting_include_usage_still_answers_and_is_not_asked_again()
     let server = TestServer::start().await;
     server.reject_include_usage();
     let browser = Browser::new().await;
-    connect(&browser, Setup::new(&server.base_url)).await;
-    send(&browser, "first").await;
-    wait_settled(&browser, 2).await;
-    assert_eq!(messages(&browser).await[1].2, "You said: first");
-    assert!(absent(&browser, "error").await);
-    send(&browser, "second").await;
-    wait_settled(&browser, 4).await;
-    assert_eq!(messages(&browser).await[3].2, "You said: second");
+    let chat = ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
+    chat.send("first").await;
+    chat.wait_settled(2).await;
+    assert_eq!(chat.messages().await[1].2, "You said: first");
+    assert!(browser.is_absent("error").await);
+    chat.send("second").await;
+    chat.wait_settled(4).await;
+    assert_eq!(chat.messages().await[3].2, "You said: second");
     let bodies = posts(&server);
     assert_eq!(bodies.len(), 3, "one rejected, then one per message");
     assert!(bodies[0].get("stream_options").is_some());
@@ -519,20 +349,15 @@ async fn a_server_rejecting_include_usage_still_answers_and_is_not_asked_again()
 async fn four_turns_fold_the_oldest_two_into_a_model_summary() {
     let server = TestServer::start().await;
     let browser = Browser::new().await;
-    connect(&browser, Setup::new(&server.base_url)).await;
+    let chat = ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
     for n in 1..=4 {
-        send(&browser, &format!("question {n}")).await;
-        wait_settled(&browser, 2 * n).await;
+        chat.send(&format!("question {n}")).await;
+        chat.wait_settled(2 * n).await;
     }
-    let summary = browser.wait_testid("summary").await.text().await.unwrap();
+    let summary = chat.summary().await;
     assert!(!summary.trim().is_empty());
-    browser
-        .wait_until(
-            "document.querySelectorAll(\"[data-state='folded']\").length === 4",
-            "4 folded messages",
-        )
-        .await;
-    let shown = messages(&browser).await;
+    chat.wait_in_state("folded", 4, "4 folded messages").await;
+    let shown = chat.messages().await;
     let states: Vec<&str> = shown.iter().map(|m| m.1.as_str()).collect();
     assert_eq!(
         states,
@@ -549,8 +374,8 @@ async fn four_turns_fold_the_oldest_two_into_a_model_summary() {
     assert!(asked.contains("question 1") && asked.contains("question 2"));
     assert!(!asked.contains("question 3"), "only the folded turns go in");
     // The next chat request carries the summary instead of turns 1 and 2.
-    send(&browser, "question 5").await;
-    wait_settled(&browser, 10).await;
+    chat.send("question 5").await;
+    chat.wait_settled(10).await;
     let next = posts(&server)[5]["messages"].clone();
     let of_role = |role: &str| -> Vec<String> {
         next.as_array()
@@ -587,28 +412,24 @@ async fn a_failed_summary_leaves_every_message_verbatim_and_offers_retry() {
         status(500, "server_error", "summariser down"),
     ]);
     let browser = Browser::new().await;
-    connect(&browser, Setup::new(&server.base_url)).await;
+    let chat = ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
     for n in 1..=4 {
-        send(&browser, &format!("question {n}")).await;
-        wait_settled(&browser, 2 * n).await;
+        chat.send(&format!("question {n}")).await;
+        chat.wait_settled(2 * n).await;
     }
-    let error = error_text(&browser).await;
+    let error = chat.error_text().await;
     assert!(error.contains("summary could not be written"), "{error}");
     assert!(error.contains("summariser down"), "{error}");
-    let shown = messages(&browser).await;
+    let shown = chat.messages().await;
     assert_eq!(shown.len(), 8);
     assert!(shown.iter().all(|m| m.1 == "verbatim"), "{shown:?}");
-    assert!(absent(&browser, "summary").await);
+    assert!(browser.is_absent("summary").await);
     // Retry runs the job again; the server echoes now, so a summary appears.
     browser.click_testid("retry").await;
     browser.wait_testid("summary").await;
-    browser
-        .wait_until(
-            "document.querySelectorAll(\"[data-state='folded']\").length === 4",
-            "4 folded messages after the retry",
-        )
+    chat.wait_in_state("folded", 4, "4 folded messages after the retry")
         .await;
-    assert!(absent(&browser, "error").await);
+    assert!(browser.is_absent("error").await);
     browser.close().await;
 }
 
@@ -617,23 +438,13 @@ async fn run_live_sends_a_demos_messages_to_the_endpoint_with_its_policy() {
     let script = summary_memory::engine::DemoScript::fincoach();
     let server = TestServer::start().await;
     let browser = Browser::new().await;
-    connect(&browser, Setup::new(&server.base_url)).await;
-    browser
-        .wait_testid("demo-picker")
-        .await
-        .select_by_value("fincoach")
-        .await
-        .unwrap();
+    let chat = ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
+    chat.pick_demo("fincoach").await;
     browser.click_testid("run-live").await;
     // Six turns under 4/2: a cycle after turn 4 folds turns 1-2, one after turn 6 folds 3-4.
-    browser
-        .wait_until(
-            "document.querySelectorAll(\"[data-testid='message']\").length === 12 && \
-             document.querySelectorAll(\"[data-state='folded']\").length === 8",
-            "the demo to run live with two cycles",
-        )
+    chat.wait_messages_folded(12, 8, "the demo to run live with two cycles")
         .await;
-    let shown = messages(&browser).await;
+    let shown = chat.messages().await;
     let users: Vec<&str> = shown
         .iter()
         .filter(|m| m.0 == "user")
@@ -650,22 +461,8 @@ async fn run_live_sends_a_demos_messages_to_the_endpoint_with_its_policy() {
     assert_eq!(bodies[0]["messages"][0]["content"], script.system_prompt);
     assert_eq!(bodies[4]["model"], "test-summary");
     assert_eq!(bodies[7]["model"], "test-summary");
-    assert!(absent(&browser, "error").await);
+    assert!(browser.is_absent("error").await);
     browser.close().await;
-}
-
-/// (data-kind, data-client, data-api-prompt, data-api-completion) of every model call listed.
-async fn call_usage(browser: &Browser) -> Vec<Vec<String>> {
-    let value = browser
-        .client
-        .execute(
-            "return [...document.querySelectorAll(\"[data-testid='call-usage']\")].map(c => \
-             [c.dataset.kind, c.dataset.client, c.dataset.apiPrompt, c.dataset.apiCompletion])",
-            vec![],
-        )
-        .await
-        .unwrap();
-    serde_json::from_value(value).unwrap()
 }
 
 #[tokio::test]
@@ -674,81 +471,53 @@ async fn a_live_chat_is_kept_in_the_library_and_resumed_after_a_reload() {
     let long = "one two three four five six seven eight nine ten eleven twelve thirteen";
     server.script([text("First answer."), text(long), text("Third answer.")]);
     let browser = Browser::new().await;
-    connect(&browser, Setup::new(&server.base_url)).await;
-    send(&browser, "first question").await;
-    wait_settled(&browser, 2).await;
+    let chat = ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
+    chat.send("first question").await;
+    chat.wait_settled(2).await;
     // The second reply is stopped part way: it stays, marked incomplete.
     server.chunk_delay(Duration::from_millis(250));
-    send(&browser, "second question").await;
-    browser
-        .wait_until(
-            "document.querySelector(\"[data-state='streaming'] .content\")?.textContent.length > 3",
-            "part of the second reply to stream in",
-        )
+    chat.send("second question").await;
+    chat.wait_streaming_longer_than(3, "part of the second reply to stream in")
         .await;
     browser.click_testid("stop").await;
-    wait_settled(&browser, 4).await;
+    chat.wait_settled(4).await;
     server.chunk_delay(Duration::ZERO);
-    let before = messages(&browser).await;
+    let before = chat.messages().await;
     assert_eq!(before[3].1, "incomplete");
     assert!(long.starts_with(&before[3].2) && before[3].2.len() < long.len());
-    let calls = call_usage(&browser).await;
+    let calls = chat.call_usage().await;
     assert_eq!(calls.len(), 2, "{calls:?}");
 
     // Saved after every change: the library's record already holds the stopped reply, marked.
-    let stored = "const done = arguments[arguments.length - 1];
-        const open = indexedDB.open('summary-memory');
-        open.onerror = () => done(false);
-        open.onsuccess = () => {
-            const all = open.result.transaction('sessions').objectStore('sessions').getAll();
-            all.onsuccess = () => {
-                open.result.close();
-                done(all.result.some((r) => {
-                    const live = JSON.parse(r.file).session.live;
-                    return live && live.incomplete.includes(3) && live.calls.length === 2;
-                }));
-            };
-            all.onerror = () => done(false);
-        };";
-    let deadline = std::time::Instant::now() + crate::harness::PATIENCE;
-    loop {
-        let saved = browser.client.execute_async(stored, vec![]).await.unwrap();
-        if saved == Value::Bool(true) {
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the live chat was never saved with its stopped reply"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    chat.wait_saved(3, 2).await;
 
     // A reload resumes the same conversation, message for message.
     browser.open("?tab=chat").await;
-    wait_settled(&browser, 4).await;
-    assert_eq!(messages(&browser).await, before);
+    chat.wait_settled(4).await;
+    assert_eq!(chat.messages().await, before);
     // The incomplete marker and the record of model calls come back with it.
-    browser
-        .wait_until(
-            "document.querySelectorAll(\"[data-testid='message'][data-state='incomplete']\").length === 1",
-            "the stopped reply to be shown incomplete after the reload",
-        )
-        .await;
-    assert_eq!(call_usage(&browser).await, calls);
+    chat.wait_in_state(
+        "incomplete",
+        1,
+        "the stopped reply to be shown incomplete after the reload",
+    )
+    .await;
+    assert_eq!(chat.call_usage().await, calls);
     // Chatting on keeps saving into the same session, not a new one.
-    send(&browser, "third question").await;
-    wait_settled(&browser, 6).await;
+    chat.send("third question").await;
+    chat.wait_settled(6).await;
     let sent = posts(&server);
     assert_eq!(sent.len(), 3);
     // A reply the user stopped is still sent; only one a failure cut short would not be.
     assert_eq!(sent[2]["messages"].as_array().unwrap().len(), 6);
-    assert_eq!(call_usage(&browser).await.len(), 3);
+    assert_eq!(chat.call_usage().await.len(), 3);
 
     // It is a session like any other: listed, duplicated and exported in Inspect.
     browser.click_testid("tab-inspect").await;
     browser
-        .wait_until(
-            "[...document.querySelectorAll(\"[data-testid='session-item']\")].map(e => e.textContent).join('|').includes('3 turns')",
+        .wait_texts_include(
+            "session-item",
+            "3 turns",
             "the live chat's third turn in the library",
         )
         .await;
@@ -756,28 +525,17 @@ async fn a_live_chat_is_kept_in_the_library_and_resumed_after_a_reload() {
     let item = browser.wait_testid("session-name").await;
     assert_eq!(item.text().await.unwrap(), "Live chat");
     browser.click_testid("session-duplicate").await;
-    browser
-        .wait_until(
-            "document.querySelectorAll(\"[data-testid='session-item']\").length === 2",
-            "the duplicate",
-        )
-        .await;
+    browser.wait_count("session-item", 2, "the duplicate").await;
     browser.click_testid("export").await;
     browser
-        .wait_until(
-            "document.querySelector(\"[data-testid='export-preview']\").textContent.includes('Live chat (copy)')",
+        .wait_text_contains(
+            "export-preview",
+            "Live chat (copy)",
             "the export of both sessions",
         )
         .await;
-    let export = browser
-        .client
-        .execute(
-            "return document.querySelector(\"[data-testid='export-preview']\").textContent",
-            vec![],
-        )
-        .await
-        .unwrap();
-    let export: Value = serde_json::from_str(export.as_str().unwrap()).unwrap();
+    let export: Value =
+        serde_json::from_str(&browser.text_content("export-preview").await).unwrap();
     for session in export["sessions"].as_array().unwrap() {
         let archive = session["session"]["archive"].as_array().unwrap();
         assert_eq!(archive.len(), 6);
@@ -785,11 +543,6 @@ async fn a_live_chat_is_kept_in_the_library_and_resumed_after_a_reload() {
     }
     assert!(browser.console_errors().await.is_empty());
     browser.close().await;
-}
-
-/// The text of the Chat tab's front page, whitespace made single spaces.
-async fn summary_text(browser: &Browser) -> String {
-    words(&browser.wait_testid("summary").await.text().await.unwrap())
 }
 
 #[tokio::test]
@@ -801,95 +554,62 @@ async fn the_live_chats_editions_are_shown_and_restore_and_edit_reach_the_chat()
         text("The user asked two questions."),
     ]);
     let browser = Browser::new().await;
-    connect(&browser, Setup::new(&server.base_url)).await;
+    let chat = ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
     // A small trigger: summarise at 2 turns, keep 1 (keep first, so each step is valid).
     browser.type_into("policy-keep", "1").await;
     browser.type_into("policy-max_turns", "2").await;
     browser
-        .wait_until(
-            "!document.querySelector('[data-testid=param-error]')",
-            "the new trigger to apply",
-        )
+        .wait_gone("param-error", "the new trigger to apply")
         .await;
-    browser.click_testid("tab-editions").await;
+    let editions = EditionsPage::new(&browser);
+    editions.open().await;
     browser.wait_testid("panel-editions").await;
-    assert_eq!(browser.all_testid("edition").await.len(), 0);
+    assert_eq!(editions.cards().await.len(), 0);
     browser.click_testid("tab-chat").await;
     for n in 1..=2 {
-        send(&browser, &format!("question {n}")).await;
-        wait_settled(&browser, 2 * n).await;
+        chat.send(&format!("question {n}")).await;
+        chat.wait_settled(2 * n).await;
     }
-    browser.wait_testid("summary").await;
-    let first = summary_text(&browser).await;
+    let first = words(&chat.summary().await);
     assert_eq!(first, "The user asked two questions.");
 
     // The live memory's edition, the same way a demo's is shown.
-    browser.click_testid("tab-editions").await;
-    browser
-        .wait_until(
-            "document.querySelectorAll(\"[data-testid='edition'][data-cycle='1']\").length === 1",
-            "the live chat's first edition",
-        )
+    editions.open().await;
+    editions
+        .wait_cycle(1, "the live chat's first edition")
         .await;
-    let edition = &browser.all_testid("edition").await[0];
-    let folded = edition
-        .find(Locator::Css("[data-testid=edition-folded]"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let edition = &editions.cards().await[0];
+    let folded = edition.part("edition-folded").await;
     assert!(
         folded.contains("question 1") && !folded.contains("question 2"),
         "{folded}"
     );
     assert_eq!(
-        browser
-            .wait_testid("timeline-position")
-            .await
-            .text()
-            .await
-            .unwrap(),
+        editions.timeline_position().await,
         "1 of 1: Edition 1 · turn 1 folded"
     );
 
     // Edit prints edition 2 by hand, and the Chat's summary follows.
-    browser
-        .edit_edition(edition, "Edited by hand: two questions.")
+    editions
+        .edit(edition, "Edited by hand: two questions.")
         .await;
-    browser
-        .wait_until(
-            "document.querySelectorAll(\"[data-testid='edition'][data-cycle='2']\").length === 1",
-            "a hand-edited second edition",
-        )
-        .await;
+    editions.wait_cycle(2, "a hand-edited second edition").await;
     browser.click_testid("tab-chat").await;
     assert_eq!(
-        summary_text(&browser).await,
+        words(&chat.summary().await),
         "Edited by hand: two questions."
     );
 
     // Restore brings edition 1 back as edition 3, and the Chat's summary follows again.
-    browser.click_testid("tab-editions").await;
+    editions.open().await;
     browser.wait_testid("edition").await;
-    browser.all_testid("edition").await[0]
-        .find(Locator::Css("[data-testid=edition-restore]"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    browser
-        .wait_until(
-            "document.querySelectorAll(\"[data-testid='edition'][data-cycle='3']\").length === 1",
-            "the restored third edition",
-        )
-        .await;
+    editions.cards().await[0].restore().await;
+    editions.wait_cycle(3, "the restored third edition").await;
     browser.click_testid("tab-chat").await;
-    assert_eq!(summary_text(&browser).await, first);
+    assert_eq!(words(&chat.summary().await), first);
     // The next request carries the restored summary.
-    send(&browser, "question 3").await;
-    wait_settled(&browser, 6).await;
+    chat.send("question 3").await;
+    chat.wait_settled(6).await;
     let last = posts(&server).pop().unwrap().to_string();
     assert!(last.contains("The user asked two questions."), "{last}");
     assert!(!last.contains("Edited by hand"), "{last}");
@@ -899,19 +619,13 @@ async fn the_live_chats_editions_are_shown_and_restore_and_edit_reach_the_chat()
 
 /// Plays four echoed turns; under the default 4/2 policy the summary is then due, and the
 /// next scripted reply answers it.
-async fn four_turns(browser: &Browser) {
+async fn four_turns(chat: &ChatPage<'_>) {
     for n in 1..=3 {
-        send(browser, &format!("question {n}")).await;
-        wait_settled(browser, 2 * n).await;
+        chat.send(&format!("question {n}")).await;
+        chat.wait_settled(2 * n).await;
     }
-    send(browser, "question 4").await;
-    browser
-        .wait_until(
-            "document.querySelectorAll(\"[data-testid='message']\").length === 8 && \
-             !document.querySelector(\"[data-state='streaming']\")",
-            "the fourth reply",
-        )
-        .await;
+    chat.send("question 4").await;
+    chat.wait_replied(8, "the fourth reply").await;
 }
 
 /// A summary is not streamed, so a slow local model sends nothing until it has written it
@@ -934,28 +648,27 @@ async fn a_slow_summary_is_waited_for_and_enter_does_not_send_meanwhile() {
     let browser = Browser::new().await;
     let mut setup = Setup::new(&server.base_url);
     setup.timeout = Some("2");
-    connect(&browser, setup).await;
-    four_turns(&browser).await;
+    let chat = ChatPage::connect(&browser, setup).await;
+    four_turns(&chat).await;
     // The summary is being written: Stop is offered, and Enter keeps the message in the box.
     browser.wait_testid("stop-summary").await;
-    let input = browser.wait_testid("chat-input").await;
+    let input = chat.input().await;
     input.send_keys("question 5").await.unwrap();
     input.send_keys("\u{E007}").await.unwrap();
-    let error = error_text(&browser).await;
+    let error = chat.error_text().await;
     assert!(error.contains("A summary is being written"), "{error}");
     assert_eq!(
         input.prop("value").await.unwrap().as_deref(),
         Some("question 5")
     );
     assert_eq!(posts(&server).len(), 5);
-    let summary = browser.wait_testid("summary").await.text().await.unwrap();
-    assert_eq!(summary, "The slow model's summary.");
-    wait_settled(&browser, 8).await;
+    assert_eq!(chat.summary().await, "The slow model's summary.");
+    chat.wait_settled(8).await;
     assert_eq!(posts(&server).len(), 5, "the summary was asked once");
     // Once it is in, Enter sends.
     input.send_keys("\u{E007}").await.unwrap();
-    wait_settled(&browser, 10).await;
-    assert_eq!(messages(&browser).await[9].2, "You said: question 5");
+    chat.wait_settled(10).await;
+    assert_eq!(chat.messages().await[9].2, "You said: question 5");
     browser.close().await;
 }
 
@@ -975,18 +688,18 @@ async fn stop_ends_a_summary_being_written_and_retry_writes_it() {
         },
     ]);
     let browser = Browser::new().await;
-    connect(&browser, Setup::new(&server.base_url)).await;
-    four_turns(&browser).await;
+    let chat = ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
+    four_turns(&chat).await;
     browser.click_testid("stop-summary").await;
-    let error = error_text(&browser).await;
+    let error = chat.error_text().await;
     assert!(
         error.contains("The summary could not be written"),
         "{error}"
     );
     assert!(error.contains("stopped"), "{error}");
-    assert!(absent(&browser, "summary").await);
+    assert!(browser.is_absent("summary").await);
     browser.click_testid("retry").await;
-    let summary = browser.wait_testid("summary").await.text().await.unwrap();
+    let summary = chat.summary().await;
     assert!(summary.starts_with("You said:"), "{summary}");
     assert_eq!(posts(&server).len(), 6);
     browser.close().await;
@@ -1005,8 +718,8 @@ async fn a_summary_retry_counts_down_and_can_be_cancelled() {
         Reply::RateLimitedMs(9_000),
     ]);
     let browser = Browser::new().await;
-    connect(&browser, Setup::new(&server.base_url)).await;
-    four_turns(&browser).await;
+    let chat = ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
+    four_turns(&chat).await;
     let status = browser.wait_testid("retry-status").await;
     let first = status.text().await.unwrap();
     assert!(first.contains("The summary request failed"), "{first}");
@@ -1022,23 +735,15 @@ async fn a_summary_retry_counts_down_and_can_be_cancelled() {
     let at_first = seconds(&first);
     assert!((1..=9).contains(&at_first), "{first}");
     // The countdown moves.
-    browser
-        .wait_until(
-            &format!(
-                "(document.querySelector(\"[data-testid='retry-status']\") || {{}}).textContent \
-                 && !document.querySelector(\"[data-testid='retry-status']\").textContent.includes('Retrying in {at_first} s')"
-            ),
-            "the countdown to move",
-        )
-        .await;
+    chat.wait_countdown_past(at_first).await;
     browser.click_testid("cancel-retry").await;
-    let error = error_text(&browser).await;
+    let error = chat.error_text().await;
     assert!(
         error.contains("The summary could not be written"),
         "{error}"
     );
     assert!(error.contains("Retries cancelled"), "{error}");
-    assert!(absent(&browser, "retry-status").await);
+    assert!(browser.is_absent("retry-status").await);
     assert_eq!(posts(&server).len(), 5, "no attempt after the cancel");
     browser.click_testid("retry").await;
     browser.wait_testid("summary").await;
@@ -1055,30 +760,20 @@ async fn a_demo_pick_while_a_reply_streams_is_refused_until_stop() {
     server.chunk_delay(Duration::from_millis(150));
     server.script([text(&"a slowly streamed reply ".repeat(10))]);
     let browser = Browser::new().await;
-    connect(&browser, Setup::new(&server.base_url)).await;
-    send(&browser, "tell me slowly").await;
-    browser
-        .wait_until(
-            "document.querySelector(\"[data-state='streaming'] .content\") && \
-             document.querySelector(\"[data-state='streaming'] .content\").textContent.length > 0",
-            "the reply to start",
-        )
+    let chat = ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
+    chat.send("tell me slowly").await;
+    chat.wait_streaming_longer_than(0, "the reply to start")
         .await;
-    let picker = browser.wait_testid("demo-picker").await;
+    let picker = chat.demo_picker().await;
     picker.select_by_value("fincoach").await.unwrap();
-    let error = error_text(&browser).await;
+    let error = chat.error_text().await;
     assert!(error.contains("press Stop first"), "{error}");
     assert_eq!(picker.prop("value").await.unwrap().as_deref(), Some(""));
     // Still the live chat, still streaming into it.
-    assert_eq!(messages(&browser).await[0].2, "tell me slowly");
+    assert_eq!(chat.messages().await[0].2, "tell me slowly");
     browser.click_testid("stop").await;
-    wait_settled(&browser, 2).await;
+    chat.wait_settled(2).await;
     picker.select_by_value("fincoach").await.unwrap();
-    browser
-        .wait_until(
-            "document.querySelector(\"[data-testid='progress']\")",
-            "the demo to load",
-        )
-        .await;
+    browser.wait_testid("progress").await;
     browser.close().await;
 }

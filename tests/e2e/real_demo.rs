@@ -5,57 +5,30 @@
 //!
 //! They assert structure, never the model's words.
 
-use fantoccini::Locator;
-use fantoccini::elements::Element;
-
-use crate::harness::Browser;
-
-async fn attr(element: &Element, name: &str) -> String {
-    element.attr(name).await.unwrap().unwrap_or_default()
-}
-
-async fn inside(element: &Element, testid: &str) -> Vec<Element> {
-    element
-        .find_all(Locator::Css(&format!("[data-testid={testid}]")))
-        .await
-        .unwrap()
-}
+use crate::harness::{Browser, attr};
+use crate::pages::chat::ChatPage;
+use crate::pages::editions::EditionsPage;
 
 #[tokio::test]
 async fn the_real_135m_demo_plays_offline_with_the_models_editions_and_their_checks() {
     let browser = Browser::new().await;
+    let chat = ChatPage::new(&browser);
+    let page = EditionsPage::new(&browser);
     browser.open("?demo=real135m").await;
-    let picker = browser.wait_testid("demo-picker").await;
-    assert_eq!(
-        picker.prop("value").await.unwrap().as_deref(),
-        Some("real135m")
+    assert_eq!(browser.value_of("demo-picker").await, "real135m");
+    assert!(
+        chat.summariser_option("scripted")
+            .await
+            .contains("Recorded")
     );
-    let option = browser
-        .client
-        .find(Locator::Css(
-            "[data-testid=demo-summariser] option[value=scripted]",
-        ))
-        .await
-        .unwrap();
-    assert!(option.text().await.unwrap().contains("Recorded"));
     browser.click_testid("play-all").await;
-    browser
-        .wait_until(
-            "document.querySelectorAll('[data-testid=message]').length === 12",
-            "the six recorded turns",
-        )
-        .await;
-    browser.click_testid("tab-editions").await;
-    browser
-        .wait_until(
-            "document.querySelectorAll('[data-testid=edition]').length === 3",
-            "the three recorded editions",
-        )
-        .await;
-    let editions = browser.all_testid("edition").await;
+    chat.wait_messages(12, "the six recorded turns").await;
+    page.open().await;
+    page.wait_count(3, "the three recorded editions").await;
+    let editions = page.cards().await;
     for edition in &editions {
-        assert_eq!(attr(edition, "data-summariser").await, "model");
-        let writer = &inside(edition, "edition-writer").await[0];
+        assert_eq!(edition.attr("data-summariser").await, "model");
+        let writer = &edition.inside("edition-writer").await[0];
         let text = writer.text().await.unwrap();
         assert!(text.contains("SmolLM2-135M-Instruct"), "{text}");
         assert!(
@@ -63,9 +36,9 @@ async fn the_real_135m_demo_plays_offline_with_the_models_editions_and_their_che
             "{text}"
         );
         // The checks run on the model's text: a survival table, and a badge per pinned fact.
-        assert_eq!(inside(edition, "edition-checks").await.len(), 1);
-        assert_eq!(inside(edition, "survival").await.len(), 1);
-        let badges = inside(edition, "fact").await;
+        assert_eq!(edition.inside("edition-checks").await.len(), 1);
+        assert_eq!(edition.inside("survival").await.len(), 1);
+        let badges = edition.facts().await;
         assert_eq!(
             badges.len(),
             3,
@@ -83,7 +56,7 @@ async fn the_real_135m_demo_plays_offline_with_the_models_editions_and_their_che
     assert!(browser.count_testid("unsourced-figure").await > 0);
     let last = &editions[2];
     let mut lost = 0;
-    for badge in inside(last, "fact").await {
+    for badge in last.facts().await {
         if attr(&badge, "data-kept").await == "false"
             || attr(&badge, "data-weakened").await == "true"
         {
@@ -99,23 +72,20 @@ async fn the_real_135m_demo_plays_offline_with_the_models_editions_and_their_che
 #[tokio::test]
 async fn the_topic_format_prints_editions_in_sections_shown_on_the_cards() {
     let browser = Browser::new().await;
+    let page = EditionsPage::new(&browser);
     browser.open("?demo=drift").await;
-    let format = browser.wait_testid("policy-format").await;
-    format.select_by_value("topics").await.unwrap();
-    browser.click_testid("play-all").await;
-    browser.click_testid("tab-editions").await;
-    browser
-        .wait_until(
-            "document.querySelectorAll('[data-testid=edition]').length === 3",
-            "three editions",
-        )
+    ChatPage::new(&browser)
+        .choose("policy-format", "topics")
         .await;
-    let editions = browser.all_testid("edition").await;
+    browser.click_testid("play-all").await;
+    page.open().await;
+    page.wait_count(3, "three editions").await;
+    let editions = page.cards().await;
     for edition in &editions {
         // The scripted editions are prose, so the extractive summariser wrote the sections.
-        assert_eq!(attr(edition, "data-summariser").await, "extractive");
-        assert_eq!(inside(edition, "edition-sections").await.len(), 1);
-        let sections = inside(edition, "edition-section").await;
+        assert_eq!(edition.attr("data-summariser").await, "extractive");
+        assert_eq!(edition.inside("edition-sections").await.len(), 1);
+        let sections = edition.inside("edition-section").await;
         assert!(!sections.is_empty());
         let mut headings = Vec::new();
         for section in &sections {
@@ -125,7 +95,7 @@ async fn the_topic_format_prints_editions_in_sections_shown_on_the_cards() {
         assert!(headings.iter().any(|h| h == "Rules"), "{headings:?}");
     }
     // Edition 1's rule lives in its "Rules" section, with the pinned rule phrase.
-    let first = inside(&editions[0], "edition-section").await;
+    let first = editions[0].inside("edition-section").await;
     let mut rules_facts = String::new();
     for section in &first {
         if attr(section, "data-heading").await == "Rules" {
@@ -141,18 +111,14 @@ async fn the_topic_format_prints_editions_in_sections_shown_on_the_cards() {
 #[tokio::test]
 async fn the_real_135m_fincoach_demo_shows_the_salary_lost_from_the_summaries() {
     let browser = Browser::new().await;
+    let page = EditionsPage::new(&browser);
     browser.open("?demo=real135m_fincoach&tab=editions").await;
-    browser.click_testid("play-all-editions").await;
-    browser
-        .wait_until(
-            "document.querySelectorAll('[data-testid=edition]').length === 2",
-            "the two recorded editions",
-        )
-        .await;
-    for edition in browser.all_testid("edition").await {
-        assert_eq!(attr(&edition, "data-summariser").await, "model");
+    page.play_all().await;
+    page.wait_count(2, "the two recorded editions").await;
+    for edition in page.cards().await {
+        assert_eq!(edition.attr("data-summariser").await, "model");
         let mut salary = None;
-        for badge in inside(&edition, "fact").await {
+        for badge in edition.facts().await {
             if attr(&badge, "data-fact").await == "1,20,000" {
                 salary = Some(attr(&badge, "data-kept").await);
             }

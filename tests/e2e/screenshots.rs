@@ -86,42 +86,19 @@ async fn screenshots() {
         browser.client.set_window_size(width, height).await.unwrap();
         for shot in &SHOTS {
             // The bare address reopens the last view; each shot opens its own.
-            browser
-                .client
-                .execute(
-                    "try { localStorage.removeItem('summary-memory.view') } catch (e) {}",
-                    vec![],
-                )
-                .await
-                .unwrap();
+            browser.forget_view().await;
             browser.open(shot.query).await;
             // The theme is the one the masthead's toggle stores; set before the app reads it.
-            browser
-                .client
-                .execute(
-                    "localStorage.setItem('summary-memory.theme', arguments[0]); \
-                     document.documentElement.setAttribute('data-theme', arguments[0]);",
-                    vec![serde_json::json!(theme)],
-                )
-                .await
-                .unwrap();
+            browser.store_theme(theme).await;
             for id in shot.clicks {
                 browser.click_testid(id).await;
             }
             let panel = shot.name.replace("welcome", "chat");
             browser.wait_testid(&format!("panel-{panel}")).await;
             if let Some(id) = shot.scroll {
-                browser.wait_testid(id).await;
-                browser
-                    .client
-                    .execute(
-                        &format!("document.querySelector(\"[data-testid='{id}']\").scrollIntoView({{block: 'center'}})"),
-                        vec![],
-                    )
-                    .await
-                    .unwrap();
+                browser.scroll_into_view(id).await;
             }
-            tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+            browser.wait_still().await;
             let png = browser.client.screenshot().await.unwrap();
             std::fs::write(out.join(format!("{}{suffix}.png", shot.name)), png).unwrap();
         }

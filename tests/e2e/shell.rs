@@ -59,10 +59,7 @@ async fn the_tab_comes_from_the_query_and_goes_back_into_it() {
     browser.click_testid("tab-tuner").await;
     browser.wait_testid("panel-tuner").await;
     browser
-        .wait_until(
-            "location.search === '?tab=tuner&max_turns=4'",
-            "the URL to follow the tab",
-        )
+        .wait_search_is("?tab=tuner&max_turns=4", "the URL to follow the tab")
         .await;
     assert!(browser.console_errors().await.is_empty());
     browser.close().await;
@@ -89,39 +86,12 @@ async fn the_csp_blocks_injected_scripts_but_lets_the_page_reach_any_endpoint() 
     let browser = Browser::new().await;
     browser.open("").await;
     // An inline script that got into the DOM (say, through a rendered reply) must not run.
-    browser
-        .client
-        .execute(
-            "const s = document.createElement('script'); s.textContent = 'window.__pwned = 1'; \
-             document.body.appendChild(s); \
-             const i = document.createElement('img'); i.setAttribute('onerror', 'window.__pwned = 2'); \
-             i.src = 'data:,x'; document.body.appendChild(i);",
-            vec![],
-        )
-        .await
-        .unwrap();
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    let pwned = browser
-        .client
-        .execute("return window.__pwned === undefined", vec![])
-        .await
-        .unwrap();
-    assert_eq!(
-        pwned,
-        serde_json::Value::Bool(true),
-        "an injected script ran"
-    );
+    browser.plant_inline_scripts().await;
+    assert!(browser.nothing_ran().await, "an injected script ran");
     // connect-src allows any http(s) origin: the user's endpoint is theirs to choose.
-    let models = browser
-        .client
-        .execute_async(
-            "const done = arguments[arguments.length - 1]; \
-             fetch(arguments[0] + '/models').then(r => r.json()).then(j => done(j.data.map(m => m.id).join(','))) \
-             .catch(e => done('failed: ' + e));",
-            vec![server.base_url.clone().into()],
-        )
-        .await
-        .unwrap();
-    assert_eq!(models.as_str(), Some("test-chat,test-summary"));
+    assert_eq!(
+        browser.fetch_models_in_page(&server.base_url).await,
+        "test-chat,test-summary"
+    );
     browser.close().await;
 }
