@@ -66,6 +66,10 @@ fn full_disk(full: bool) -> String {
     )
 }
 
+/// Takes IndexedDB away, as a browser that has none (or a private window that refuses it).
+const NO_INDEXEDDB: &str =
+    "Object.defineProperty(window, 'indexedDB', { value: undefined, configurable: true });";
+
 /// Reloads the page as a crash or a closed tab would lose it: without the "leave the page?"
 /// prompt the app asks for while something is unsaved (a capturing listener on the window runs
 /// before the app's and stops it).
@@ -396,11 +400,7 @@ async fn a_full_disk_is_an_alert_on_every_tab_the_app_goes_on_and_export_still_w
 async fn with_no_indexeddb_the_alert_shows_at_start_and_the_live_chat_works_in_memory() {
     let server = TestServer::start().await;
     let browser = Browser::new().await;
-    before_every_page(
-        &browser,
-        "Object.defineProperty(window, 'indexedDB', { value: undefined, configurable: true });",
-    )
-    .await;
+    before_every_page(&browser, NO_INDEXEDDB).await;
     connect(&browser, Setup::new(&server.base_url)).await;
     let alert = store_alert(&browser).await;
     assert!(alert.contains("cannot be kept"), "{alert}");
