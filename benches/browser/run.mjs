@@ -215,10 +215,12 @@ await withChromium(await serve(route), async (page) => {
   console.log(`  ratio ours / gpt-tokenizer ${(r.oursLoadMs / r.gptLoadMs).toFixed(2)}, ours / tiktoken ${(r.oursLoadMs / r.tkLoadMs).toFixed(2)}`)
   console.log(`\ncounting time per corpus, every tokenizer warm (median of 3 interleaved runs); ratio below 1.0 means ours is faster:`)
   console.log(`  ${'corpus'.padEnd(14)} ${'bytes'.padStart(6)}  ${'ours'.padStart(9)} ${'ours held'.padStart(9)} ${'gpt-tok'.padStart(9)} ${'tiktoken'.padStart(9)}   ours/gpt ours/tiktoken (held: /gpt /tiktoken)`)
+  const mismatches = []
   for (const c of r.perCorpus) {
     const us = (s) => `${(s * 1e6).toFixed(0)} µs`.padStart(9)
     const m = c.median
     const same = new Set(Object.values(c.counts)).size === 1
+    if (!same) mismatches.push(`${c.name}: ${JSON.stringify(c.counts)}`)
     console.log(`  ${c.name.padEnd(14)} ${String(c.bytes).padStart(6)}  ${us(m.ours)} ${us(m.oursHeld)} ${us(m.gpt)} ${us(m.tiktoken)}   ${(m.ours / m.gpt).toFixed(2).padStart(8)} ${(m.ours / m.tiktoken).toFixed(2).padStart(13)}  (${(m.oursHeld / m.gpt).toFixed(2)} ${(m.oursHeld / m.tiktoken).toFixed(2)})${same ? '' : `  COUNTS DIFFER ${JSON.stringify(c.counts)}`}`)
   }
   console.log(`\na session record across the wasm boundary and back, ms (median of 3); ratio above 1.0 means serde-wasm-bindgen is slower:`)
@@ -235,5 +237,8 @@ await withChromium(await serve(route), async (page) => {
   console.log(`  gpt-tokenizer, merge cache warm      ${fmt(r.gptRateWarm / 1e6)} MB/s`)
   // Time per corpus, ours / theirs, like the init ratio: below 1.0 means we count faster.
   console.log(`  time ratio ours / gpt-tokenizer      ${(r.gptRateCold / r.oursRateCold).toFixed(2)} (cold), ${(r.gptRateWarm / r.oursRateWarm).toFixed(2)} (warm)`)
-  if (r.oursTokens !== r.gptTokens) console.log(`\nnote: token totals differ (${r.oursTokens} vs ${r.gptTokens}); tests/tokens_exact.rs says where`)
+  if (r.oursTokens !== r.gptTokens) mismatches.push(`exactness corpus: ours ${r.oursTokens} tokens, gpt-tokenizer ${r.gptTokens} (tests/tokens_exact.rs says where)`)
+  // Every figure is printed first; then a count that differs fails the run (a non-zero exit
+  // through the rejected promise), since a tokenizer that counts differently is a bug, not a figure.
+  if (mismatches.length > 0) throw new Error(`token counts differ:\n  ${mismatches.join('\n  ')}`)
 })

@@ -4,7 +4,7 @@
 //! (rust-gems' linear-time BPE) and the `tiktoken` crate 4.x (hand-written pre-tokenisers, a
 //! vocabulary layered by key length, a whole-piece memo). Criterion times each; then a table
 //! prints the median of three interleaved timings and our time as a fraction of each peer's.
-//! Every count is checked against tiktoken-rs's.
+//! Every count is checked against tiktoken-rs's, and a count that differs fails the run.
 //!
 //! A package of its own (its own workspace and lock file) because both peers embed their
 //! vocabularies, and bpe-openai's build script builds three of them: as dev-dependencies of the
@@ -120,6 +120,7 @@ fn print_peer_ratios() {
 o200k_base, time per corpus (median of 3 interleaved runs of about 0.3 s):");
     let names: Vec<&str> = peers.iter().map(|p| p.name).collect();
     println!("  {:<14} {}", "corpus", names.join(" | "));
+    let mut mismatches = Vec::new();
     for (name, text) in bench_corpora() {
         let counts: Vec<usize> = peers.iter().map(|p| (p.count)(&text)).collect();
         let mut times = vec![Vec::new(); peers.len()];
@@ -153,10 +154,17 @@ o200k_base, time per corpus (median of 3 interleaved runs of about 0.3 s):");
         );
         if counts.iter().any(|&n| n != counts[2]) {
             println!("  {:<14} token counts differ: {counts:?}", "");
+            mismatches.push(format!("{name}: {names:?} counted {counts:?}"));
         } else {
             println!("  {:<14} every count is {} tokens", "", counts[2]);
         }
     }
+    // The table is printed whole first, so that every mismatch is seen, then the run fails:
+    // a tokenizer that counts differently is a bug, not a figure.
+    assert!(
+        mismatches.is_empty(),
+        "token counts differ from tiktoken-rs's: {mismatches:#?}"
+    );
 }
 
 

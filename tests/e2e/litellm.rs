@@ -7,13 +7,14 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::harness::{Browser, TempDir};
-use crate::replay::{edition_texts, progress_status, save_replay, twelve_turns_at_four_two};
-use crate::sessions::wait_count;
+use crate::harness::{Browser, PATIENCE, TempDir};
+use crate::pages::inspect::InspectPage;
+use crate::pages::query;
+use crate::pages::settings::SettingsPage;
 use crate::third_party::{
-    ServerProcess, call_usage, fetched, fill, messages, open_chat, page_origin, port_and_dir,
-    post_json, preflight, record_fetches, send, summarise_every_two_turns, test_connection,
-    usage_of, venv, wait_settled, words,
+    ServerProcess, call_usage, fetched, messages, open_chat, page_origin, port_and_dir, post_json,
+    preflight, record_fetches, send, summarise_every_two_turns, usage_of, venv, wait_folded,
+    wait_settled, words,
 };
 
 const MASTER_KEY: &str = "sk-litellm-e2e";
@@ -103,26 +104,22 @@ async fn the_litellm_proxy_lists_its_models_streams_a_reply_and_writes_the_summa
     assert_eq!(foreign.header("access-control-allow-origin"), None);
 
     // Settings: the proxy's URL and key; Test connection lists the proxy's models.
-    browser.open("?tab=settings").await;
+    let settings = SettingsPage::open(&browser).await;
     record_fetches(&browser).await;
-    fill(
-        &browser,
-        &[("base-url", &base_url), ("api-key", MASTER_KEY)],
-    )
-    .await;
-    let found = test_connection(&browser).await;
+    settings
+        .fill(&[("base-url", &base_url), ("api-key", MASTER_KEY)])
+        .await;
+    let found = settings.test_connection().await;
     assert!(found.starts_with("Connected: 2 models offered."), "{found}");
-    let mut offered = crate::third_party::offered_models(&browser).await;
+    let mut offered = settings.offered_models().await;
     offered.sort();
     assert_eq!(offered, ["mock-chat", "mock-summary"]);
-    fill(
-        &browser,
-        &[
+    settings
+        .fill(&[
             ("chat-model", "mock-chat"),
             ("summary-model", "mock-summary"),
-        ],
-    )
-    .await;
+        ])
+        .await;
 
     // Two turns under a 2/1 trigger: two streamed replies, then a summary cycle.
     open_chat(&browser).await;
@@ -141,13 +138,7 @@ async fn the_litellm_proxy_lists_its_models_streams_a_reply_and_writes_the_summa
     );
     send(&browser, "question 2").await;
     wait_settled(&browser, 4, patience).await;
-    browser
-        .wait_until(
-            "document.querySelector(\"[data-testid='summary']\") && \
-             document.querySelectorAll(\"[data-state='folded']\").length === 2",
-            "the summary cycle to fold turn 1",
-        )
-        .await;
+    wait_folded(&browser, 2, "the summary cycle to fold turn 1", PATIENCE).await;
     // The summary is the summariser model's reply, not the chat model's.
     let summary = browser.wait_testid("summary").await.text().await.unwrap();
     assert_eq!(words(&summary), SUMMARY_REPLY);
@@ -204,12 +195,7 @@ async fn the_litellm_proxy_lists_its_models_streams_a_reply_and_writes_the_summa
     // Each call's usage is recorded beside our own count, exactly as the proxy reports it: the
     // same request sent again from here gets the same usage back.
     browser.click_testid("tab-chat").await;
-    browser
-        .wait_until(
-            "document.querySelectorAll(\"[data-testid='call-usage']\").length === 3",
-            "three model calls listed",
-        )
-        .await;
+    query::wait_count(&browser, "call-usage", 3).await;
     let calls = call_usage(&browser).await;
     let kinds: Vec<&str> = calls.iter().map(|c| c.kind.as_str()).collect();
     assert_eq!(kinds, ["chat", "chat", "summary"]);
@@ -242,24 +228,23 @@ async fn a_live_replay_through_the_litellm_proxy_saves_the_summariser_models_edi
     let browser = Browser::new().await;
     let proxy = start_proxy(&page_origin()).await;
     let base_url = format!("http://127.0.0.1:{}/v1", proxy.port);
-    browser.open("?tab=settings").await;
-    fill(
-        &browser,
-        &[
+    SettingsPage::open(&browser)
+        .await
+        .fill(&[
             ("base-url", &base_url),
             ("api-key", MASTER_KEY),
             ("chat-model", "mock-chat"),
             ("summary-model", "mock-summary"),
-        ],
-    )
-    .await;
+        ])
+        .await;
     let dir = TempDir::new();
-    let calls = twelve_turns_at_four_two(&browser, &dir).await;
+    let calls = InspectPage::twelve_turns_at_four_two(&browser, &dir).await;
+    let inspect = InspectPage::new(&browser);
     browser.click_testid("replay-live").await;
     browser.click_testid("replay-live-start").await;
-    progress_status(&browser, "done").await;
-    wait_count(&browser, "replay-edition", calls).await;
-    for e in &edition_texts(&browser).await {
+    inspect.wait_live_status("done").await;
+    query::wait_count(&browser, "replay-edition", calls).await;
+    for e in &inspect.replay_editions().await {
         assert!(
             e.contains(SUMMARY_REPLY) && e.contains("written by mock-summary"),
             "{e}"
@@ -276,7 +261,7 @@ async fn a_live_replay_through_the_litellm_proxy_saves_the_summariser_models_edi
         progress.starts_with(&format!("Done: {calls} of about {calls} summaries")),
         "{progress}"
     );
-    save_replay(&browser, "(replayed live)").await;
+    inspect.save_replay("(replayed live)").await;
     browser.close().await;
     drop(proxy);
 }

@@ -13,7 +13,10 @@ use summary_memory::engine::session::{export, export_all};
 use crate::harness::{Browser, TempDir};
 use crate::live::{Setup, absent, connect, messages, send, text, wait_settled};
 use crate::openai_server::{Reply, TestServer};
-use crate::sessions::{exported, import, played, wait_count, wait_stored, write_file};
+use crate::pages::inspect::{InspectPage, StoredSessions, write_file};
+use crate::pages::query::{self, Field, Until, testid};
+use crate::pages::settings::SettingsPage;
+use crate::sessions::played;
 
 /// chromedriver's `goog/cdp/execute` endpoint, which fantoccini has no method for.
 #[derive(Debug)]
@@ -63,6 +66,10 @@ fn full_disk(full: bool) -> String {
     )
 }
 
+/// Takes IndexedDB away, as a browser that has none (or a private window that refuses it).
+const NO_INDEXEDDB: &str =
+    "Object.defineProperty(window, 'indexedDB', { value: undefined, configurable: true });";
+
 /// Reloads the page as a crash or a closed tab would lose it: without the "leave the page?"
 /// prompt the app asks for while something is unsaved (a capturing listener on the window runs
 /// before the app's and stops it).
@@ -77,6 +84,33 @@ async fn reload_regardless(browser: &Browser) {
         .unwrap();
     browser.client.refresh().await.unwrap();
     browser.wait_testid("tab-chat").await;
+}
+
+/// Turns the simulated full disk of [`full_disk`] on or off.
+async fn set_disk_full(browser: &Browser, full: bool) {
+    browser
+        .client
+        .execute("window.__diskFull = arguments[0];", vec![json!(full)])
+        .await
+        .unwrap();
+}
+
+/// Waits until the app no longer asks to warn before the page is left: everything it holds is
+/// stored.
+async fn wait_nothing_unsaved(browser: &Browser, what: &str) {
+    let deadline = std::time::Instant::now() + crate::harness::PATIENCE;
+    while warns_on_leave(browser).await {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The chat box's draft.
+async fn draft(browser: &Browser) -> Option<String> {
+    query::one(browser, &testid("chat-input"), Field::prop("value")).await
 }
 
 /// Whether the app asks to warn before the page is left now.
@@ -100,50 +134,6 @@ async fn store_alert(browser: &Browser) -> String {
     alert.text().await.unwrap()
 }
 
-/// Every stored record as (name, deleted, file).
-async fn records(browser: &Browser) -> Vec<(String, bool, String)> {
-    let script = "const done = arguments[arguments.length - 1];
-        const open = indexedDB.open('summary-memory');
-        open.onerror = () => done([]);
-        open.onsuccess = () => {
-            try {
-                const all = open.result.transaction('sessions').objectStore('sessions').getAll();
-                all.onsuccess = () => {
-                    open.result.close();
-                    done(all.result.map((r) => [r.name, r.deleted_ms !== undefined, r.file]));
-                };
-                all.onerror = () => done([]);
-            } catch (e) { done([]); }
-        };";
-    let value = browser.client.execute_async(script, vec![]).await.unwrap();
-    serde_json::from_value(value).unwrap()
-}
-
-async fn wait_records(browser: &Browser, want: usize) -> Vec<(String, bool, String)> {
-    let deadline = std::time::Instant::now() + crate::harness::PATIENCE;
-    loop {
-        let got = records(browser).await;
-        if got.len() == want {
-            return got;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "IndexedDB never held {want} records: {:?}",
-            got.iter().map(|r| (&r.0, r.1)).collect::<Vec<_>>()
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-async fn wait_message_count(browser: &Browser, n: usize) {
-    browser
-        .wait_until(
-            &format!("document.querySelectorAll(\"[data-testid='message']\").length === {n}"),
-            &format!("{n} messages"),
-        )
-        .await;
-}
-
 const REPLY: &str = "Start with an emergency fund of three months of spending, then pay off the \
     card with the highest rate, then put a fixed share of each salary into a broad index fund, \
     and look at the plan again once a year or whenever your income changes.";
@@ -156,24 +146,30 @@ async fn a_reload_mid_reply_keeps_the_message_and_what_had_arrived_and_offers_re
     let browser = Browser::new().await;
     connect(&browser, Setup::new(&server.base_url)).await;
     send(&browser, "plan my savings").await;
-    browser
-        .wait_until(
-            "(document.querySelector(\"[data-state='streaming'] .content\") || {textContent: ''})\
-             .textContent.length > 30",
-            "part of the reply",
-        )
-        .await;
+    query::wait(
+        &browser,
+        "[data-state='streaming'] .content",
+        Until::LongerThan(Field::text(), 30),
+        "part of the reply",
+    )
+    .await;
     assert!(
         warns_on_leave(&browser).await,
         "a reply arriving is unsaved"
     );
-    // The reply is saved as it arrives, at most every half second: let one save land.
-    tokio::time::sleep(Duration::from_millis(1200)).await;
+    // The reply is saved as it arrives, at most every half second: wait until one save with
+    // part of it has landed.
+    StoredSessions::new(&browser)
+        .wait_for(
+            |records| records.len() == 1 && records[0].2.contains(&REPLY[..30]),
+            "part of the reply stored",
+        )
+        .await;
     let before = messages(&browser).await[1].2.clone();
     reload_regardless(&browser).await;
     server.chunk_delay(Duration::ZERO);
 
-    wait_message_count(&browser, 2).await;
+    query::wait_count(&browser, "message", 2).await;
     let shown = messages(&browser).await;
     assert_eq!(
         (
@@ -226,11 +222,11 @@ async fn the_users_message_is_stored_before_its_request_is_sent() {
         assert!(std::time::Instant::now() < deadline, "no request");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    let stored = records(&browser).await;
+    let stored = StoredSessions::new(&browser).records().await;
     assert_eq!(stored.len(), 1, "{stored:?}");
     assert!(stored[0].2.contains("are you there?"), "{}", stored[0].2);
     reload_regardless(&browser).await;
-    wait_message_count(&browser, 1).await;
+    query::wait_count(&browser, "message", 1).await;
     assert_eq!(messages(&browser).await[0].2, "are you there?");
     browser.click_testid("retry").await;
     wait_settled(&browser, 2).await;
@@ -268,7 +264,7 @@ async fn a_summary_cut_off_by_a_reload_is_offered_again_and_committed_once() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     reload_regardless(&browser).await;
-    wait_message_count(&browser, 8).await;
+    query::wait_count(&browser, "message", 8).await;
     let error = crate::live::error_text(&browser).await;
     assert!(error.contains("summary"), "{error}");
     assert!(absent(&browser, "summary").await);
@@ -276,10 +272,16 @@ async fn a_summary_cut_off_by_a_reload_is_offered_again_and_committed_once() {
     let summary = browser.wait_testid("summary").await.text().await.unwrap();
     assert!(summary.contains("four questions"), "{summary}");
     // Reloaded again once the edition is stored: nothing is offered, nothing runs twice.
-    tokio::time::sleep(Duration::from_millis(700)).await;
+    StoredSessions::new(&browser)
+        .wait_for(
+            |records| records.len() == 1 && records[0].2.contains("four questions"),
+            "the edition stored",
+        )
+        .await;
+    wait_nothing_unsaved(&browser, "the summary's cycle to be stored").await;
     reload_regardless(&browser).await;
     browser.wait_testid("summary").await;
-    wait_message_count(&browser, 8).await;
+    query::wait_count(&browser, "message", 8).await;
     assert!(absent(&browser, "retry").await);
     browser.click_testid("tab-editions").await;
     browser.wait_testid("edition").await;
@@ -309,19 +311,9 @@ async fn leaving_the_page_warns_only_while_something_is_unsaved() {
     browser.wait_testid("stop").await;
     assert!(warns_on_leave(&browser).await, "a reply is arriving");
     wait_settled(&browser, 2).await;
-    browser
-        .wait_until(
-            "(() => { const e = new Event('beforeunload', { cancelable: true }); \
-             window.dispatchEvent(e); return !e.defaultPrevented; })()",
-            "the finished reply to be stored",
-        )
-        .await;
+    wait_nothing_unsaved(&browser, "the finished reply to be stored").await;
     // A change the full disk refuses is unsaved, and leaving warns again.
-    browser
-        .client
-        .execute("window.__diskFull = true;", vec![])
-        .await
-        .unwrap();
+    set_disk_full(&browser, true).await;
     browser.click_testid("tab-chat").await;
     browser.set_field("fact-input", "savings").await;
     browser.click_testid("fact-add").await;
@@ -341,32 +333,26 @@ async fn the_draft_survives_a_tab_switch_and_a_reload() {
         .send_keys("half a thought")
         .await
         .unwrap();
-    let draft = "return document.querySelector(\"[data-testid='chat-input']\").value";
     browser.click_testid("tab-tuner").await;
     browser.click_testid("tab-chat").await;
     browser.wait_testid("chat-input").await;
-    assert_eq!(
-        browser.client.execute(draft, vec![]).await.unwrap(),
-        "half a thought"
-    );
+    assert_eq!(draft(&browser).await.as_deref(), Some("half a thought"));
     browser.client.refresh().await.unwrap();
     browser.wait_testid("chat-input").await;
-    assert_eq!(
-        browser.client.execute(draft, vec![]).await.unwrap(),
-        "half a thought"
-    );
+    assert_eq!(draft(&browser).await.as_deref(), Some("half a thought"));
     // Sending takes the draft.
-    browser
-        .wait_until(
-            "!document.querySelector(\"[data-testid='send']\").disabled",
-            "Send to be enabled",
-        )
-        .await;
+    query::wait(
+        &browser,
+        &testid("send"),
+        Until::Is(Field::prop("disabled"), &json!(false)),
+        "Send to be enabled",
+    )
+    .await;
     browser.click_testid("send").await;
     wait_settled(&browser, 2).await;
     browser.client.refresh().await.unwrap();
-    wait_message_count(&browser, 2).await;
-    assert_eq!(browser.client.execute(draft, vec![]).await.unwrap(), "");
+    query::wait_count(&browser, "message", 2).await;
+    assert_eq!(draft(&browser).await.as_deref(), Some(""));
     browser.close().await;
 }
 
@@ -376,9 +362,9 @@ async fn a_full_disk_is_an_alert_on_every_tab_the_app_goes_on_and_export_still_w
     before_every_page(&browser, &full_disk(true)).await;
     let dir = TempDir::new();
     let path = write_file(&dir, "aarav.json", &export(&played(), 5, "0.1.0"));
-    browser.open("?tab=inspect").await;
-    import(&browser, &path).await;
-    wait_count(&browser, "session-item", 1).await;
+    let inspect = InspectPage::open(&browser).await;
+    inspect.import(&path).await;
+    inspect.wait_sessions(1).await;
     let alert = store_alert(&browser).await;
     assert!(alert.contains("storage is full"), "{alert}");
     assert!(alert.contains("xport"), "says to export: {alert}");
@@ -392,33 +378,21 @@ async fn a_full_disk_is_an_alert_on_every_tab_the_app_goes_on_and_export_still_w
     }
     browser.wait_testid("store-export").await;
     // Export works from memory.
-    browser.click_testid("tab-inspect").await;
-    browser.click_testid("export").await;
-    assert!(exported(&browser).await.contains("Aarav's plan"));
+    let inspect = InspectPage::click_tab(&browser).await;
+    assert!(inspect.export().await.contains("Aarav's plan"));
     // Room again: the next change writes, and the alert goes.
-    browser
-        .client
-        .execute("window.__diskFull = false;", vec![])
-        .await
-        .unwrap();
-    browser.set_field("session-rename", "Kept").await;
-    browser
-        .client
-        .execute(
-            "document.querySelector(\"[data-testid='session-rename']\")\
-             .dispatchEvent(new Event('change', { bubbles: true }));",
-            vec![],
-        )
-        .await
-        .unwrap();
-    wait_stored(&browser, 1).await;
-    browser
-        .wait_until(
-            "!document.querySelector(\"[data-testid='store-error']\")",
-            "the alert to go",
-        )
-        .await;
-    assert_eq!(records(&browser).await[0].0, "Kept");
+    set_disk_full(&browser, false).await;
+    inspect.rename_in_place("Kept").await;
+    let stored = StoredSessions::new(&browser);
+    stored.wait_count(1).await;
+    query::wait(
+        &browser,
+        &testid("store-error"),
+        Until::Absent,
+        "the alert to go",
+    )
+    .await;
+    assert_eq!(stored.records().await[0].0, "Kept");
     browser.close().await;
 }
 
@@ -426,21 +400,16 @@ async fn a_full_disk_is_an_alert_on_every_tab_the_app_goes_on_and_export_still_w
 async fn with_no_indexeddb_the_alert_shows_at_start_and_the_live_chat_works_in_memory() {
     let server = TestServer::start().await;
     let browser = Browser::new().await;
-    before_every_page(
-        &browser,
-        "Object.defineProperty(window, 'indexedDB', { value: undefined, configurable: true });",
-    )
-    .await;
+    before_every_page(&browser, NO_INDEXEDDB).await;
     connect(&browser, Setup::new(&server.base_url)).await;
     let alert = store_alert(&browser).await;
     assert!(alert.contains("cannot be kept"), "{alert}");
     send(&browser, "hello there").await;
     wait_settled(&browser, 2).await;
     assert!(store_alert(&browser).await.contains("cannot be kept"));
-    browser.click_testid("tab-inspect").await;
-    wait_count(&browser, "session-item", 1).await;
-    browser.click_testid("export").await;
-    assert!(exported(&browser).await.contains("hello there"));
+    let inspect = InspectPage::click_tab(&browser).await;
+    inspect.wait_sessions(1).await;
+    assert!(inspect.export().await.contains("hello there"));
     browser.close().await;
 }
 
@@ -456,42 +425,28 @@ async fn on_a_full_disk_deleting_frees_space_and_a_held_undo_can_be_dismissed() 
         "two.json",
         &export_all(&[played(), second], 5, "0.1.0"),
     );
-    browser.open("?tab=inspect").await;
-    import(&browser, &path).await;
-    wait_count(&browser, "session-item", 2).await;
-    wait_stored(&browser, 2).await;
+    let inspect = InspectPage::open(&browser).await;
+    let stored = StoredSessions::new(&browser);
+    inspect.import(&path).await;
+    inspect.wait_sessions(2).await;
+    stored.wait_count(2).await;
     // A deletion keeps the record, marked deleted, for its undo across reloads.
     browser.click_testid("session-delete").await;
     browser.wait_testid("undo-delete").await;
-    let deadline = std::time::Instant::now() + crate::harness::PATIENCE;
-    while !records(&browser).await.iter().any(|r| r.1) {
-        assert!(std::time::Instant::now() < deadline, "no tombstone");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    stored
+        .wait_for(|records| records.iter().any(|r| r.1), "a tombstone")
+        .await;
     // The disk fills up: a change is refused, and the alert offers to free the undo's space.
-    browser
-        .client
-        .execute("window.__diskFull = true;", vec![])
-        .await
-        .unwrap();
-    browser.set_field("session-rename", "Renamed").await;
-    browser
-        .client
-        .execute(
-            "document.querySelector(\"[data-testid='session-rename']\")\
-             .dispatchEvent(new Event('change', { bubbles: true }));",
-            vec![],
-        )
-        .await
-        .unwrap();
+    set_disk_full(&browser, true).await;
+    inspect.rename_in_place("Renamed").await;
     let alert = store_alert(&browser).await;
     assert!(alert.contains("until its undo is dismissed"), "{alert}");
     browser.click_testid("store-dismiss-undo").await;
-    let left = wait_records(&browser, 1).await;
+    let left = stored.wait_records(1).await;
     assert!(!left[0].1, "the tombstone is gone");
     // Deleting now removes the record at once; the undo stays offered in this tab.
     browser.click_testid("session-delete").await;
-    wait_records(&browser, 0).await;
+    stored.wait_records(0).await;
     browser.wait_testid("undo-delete").await;
     browser.close().await;
 }
@@ -501,53 +456,26 @@ async fn a_stored_session_is_compact_and_one_that_does_not_read_can_be_exported_
     let browser = Browser::new().await;
     let dir = TempDir::new();
     let path = write_file(&dir, "aarav.json", &export(&played(), 5, "0.1.0"));
-    browser.open("?tab=inspect").await;
-    import(&browser, &path).await;
-    let stored = wait_records(&browser, 1).await;
+    let inspect = InspectPage::open(&browser).await;
+    inspect.import(&path).await;
+    let stored = StoredSessions::new(&browser).wait_records(1).await;
     assert!(
         !stored[0].2.contains('\n'),
         "compact, not the indented export"
     );
     // A record that this app cannot read (as if damaged) is skipped, named, and offered as is.
     let broken = "{\"format\": \"summary-memory-session\", \"version\": 99, \"note\": \"kept\"}";
-    let planted = browser
-        .client
-        .execute_async(
-            "const done = arguments[arguments.length - 1];
-             const open = indexedDB.open('summary-memory');
-             open.onsuccess = () => {
-                 const store = open.result.transaction('sessions', 'readwrite').objectStore('sessions');
-                 const put = store.put({ id: 'broken', name: 'Damaged', updated_ms: 1, revision: 1, file: arguments[0] });
-                 put.onsuccess = () => { open.result.close(); done(true); };
-                 put.onerror = () => done(false);
-             };
-             open.onerror = () => done(false);",
-            vec![Value::from(broken)],
-        )
-        .await
-        .unwrap();
-    assert_eq!(planted, Value::Bool(true));
+    let planted = StoredSessions::new(&browser)
+        .plant("broken", "Damaged", broken)
+        .await;
+    assert!(planted);
     browser.client.refresh().await.unwrap();
     browser.wait_testid("tab-chat").await;
     let error = browser.wait_testid("error").await.text().await.unwrap();
     assert!(error.contains("Damaged"), "{error}");
-    browser.click_testid("export-unreadable").await;
-    browser
-        .wait_until(
-            "document.querySelector(\"[data-testid='unreadable-preview']\").textContent.length > 0",
-            "the raw export",
-        )
-        .await;
-    let raw = browser
-        .client
-        .execute(
-            "return document.querySelector(\"[data-testid='unreadable-preview']\").textContent",
-            vec![],
-        )
-        .await
-        .unwrap();
+    let raw = inspect.export_unreadable().await;
     assert_eq!(raw, broken);
-    wait_count(&browser, "session-item", 1).await;
+    inspect.wait_sessions(1).await;
     browser.close().await;
 }
 
@@ -558,28 +486,18 @@ async fn a_refused_write_of_the_live_chat_offers_the_choice_in_chat() {
     connect(&browser, Setup::new(&server.base_url)).await;
     send(&browser, "one").await;
     wait_settled(&browser, 2).await;
-    wait_stored(&browser, 1).await;
+    let stored = StoredSessions::new(&browser);
+    stored.wait_count(1).await;
+    // The write of the reply lands first: the stored record holds it, and nothing is unsaved.
+    stored
+        .wait_for(
+            |records| records.len() == 1 && records[0].2.contains("You said: one"),
+            "the reply stored",
+        )
+        .await;
+    wait_nothing_unsaved(&browser, "the reply's write to land").await;
     // Another tab saves the live chat behind this one's back (its broadcast lost).
-    let bump = "const done = arguments[arguments.length - 1];
-        const open = indexedDB.open('summary-memory');
-        open.onsuccess = () => {
-            const store = open.result.transaction('sessions', 'readwrite').objectStore('sessions');
-            const all = store.getAll();
-            all.onsuccess = () => {
-                const r = all.result[0];
-                r.revision += 5;
-                const put = store.put(r);
-                put.onsuccess = () => { open.result.close(); done(true); };
-                put.onerror = () => done(false);
-            };
-        };
-        open.onerror = () => done(false);";
-    // Let the write of the reply land first.
-    tokio::time::sleep(Duration::from_millis(400)).await;
-    assert_eq!(
-        browser.client.execute_async(bump, vec![]).await.unwrap(),
-        Value::Bool(true)
-    );
+    assert!(stored.bump(5, None).await);
     send(&browser, "two").await;
     wait_settled(&browser, 4).await;
     let notice = browser
@@ -591,18 +509,31 @@ async fn a_refused_write_of_the_live_chat_offers_the_choice_in_chat() {
     assert!(notice.contains("another tab"), "{notice}");
     browser.wait_testid("remote-reload").await;
     browser.click_testid("remote-keep-copy").await;
-    browser
-        .wait_until(
-            "!document.querySelector(\"[data-testid='remote-notice']\")",
-            "the notice to go",
-        )
-        .await;
+    query::wait(
+        &browser,
+        &testid("remote-notice"),
+        Until::Absent,
+        "the notice to go",
+    )
+    .await;
     // The chat goes on in the copy: one more message makes no third session.
     send(&browser, "three").await;
     wait_settled(&browser, 6).await;
-    wait_stored(&browser, 2).await;
-    tokio::time::sleep(Duration::from_millis(600)).await;
-    let stored = records(&browser).await;
+    stored.wait_count(2).await;
+    // Every write of the third turn has landed (the copy holds it and nothing is unsaved), so a
+    // third session, had one been made, would be stored by now.
+    stored
+        .wait_for(
+            |records| {
+                records
+                    .iter()
+                    .any(|r| r.0.ends_with("(copy)") && r.2.contains("three"))
+            },
+            "the copy with the third turn",
+        )
+        .await;
+    wait_nothing_unsaved(&browser, "the third turn's writes to land").await;
+    let stored = stored.records().await;
     assert_eq!(
         stored.len(),
         2,
@@ -617,61 +548,37 @@ async fn a_refused_write_of_the_live_chat_offers_the_choice_in_chat() {
 #[tokio::test]
 async fn an_unreadable_settings_record_is_said_and_the_remembered_key_is_kept() {
     let browser = Browser::new().await;
-    browser.open("?tab=settings").await;
-    browser
-        .client
-        .execute(
-            "localStorage.setItem('summary-memory.settings', '{\"version\":2,\"base_url\":\"https://api.openai.com/v1\",\"chat_model\":42}');
-             localStorage.setItem('summary-memory.api-key', 'sk-remembered');",
-            vec![],
-        )
-        .await
-        .unwrap();
+    let settings = SettingsPage::open(&browser).await;
+    let unreadable = r#"{"version":2,"base_url":"https://api.openai.com/v1","chat_model":42}"#;
+    settings.plant(unreadable, "sk-remembered").await;
     browser.client.refresh().await.unwrap();
     let alert = browser.wait_testid("settings-unreadable").await;
     assert_eq!(alert.attr("role").await.unwrap().as_deref(), Some("alert"));
     let text = alert.text().await.unwrap();
     assert!(text.contains("could not be read"), "{text}");
     assert!(text.contains("key is kept"), "{text}");
-    let value = |id: &str| format!("return document.querySelector(\"[data-testid='{id}']\").value");
     assert_eq!(
-        browser
-            .client
-            .execute(&value("api-key"), vec![])
-            .await
-            .unwrap(),
-        "sk-remembered"
+        settings.field_value("api-key").await.as_deref(),
+        Some("sk-remembered")
     );
     assert_eq!(
-        browser
-            .client
-            .execute(&value("base-url"), vec![])
-            .await
-            .unwrap(),
-        "https://api.openai.com/v1"
+        settings.field_value("base-url").await.as_deref(),
+        Some("https://api.openai.com/v1")
     );
-    // The form's save after the load keeps the key where it was, so the next visit has it.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The form's save after the load keeps the key where it was, so the next visit has it:
+    // wait until that save has replaced the unreadable record.
+    settings
+        .wait_saved_settings_differ(unreadable, "the form's save after the load")
+        .await;
     browser.client.refresh().await.unwrap();
     browser.wait_testid("api-key").await;
     assert_eq!(
-        browser
-            .client
-            .execute(
-                "return localStorage.getItem('summary-memory.api-key')",
-                vec![]
-            )
-            .await
-            .unwrap(),
-        "sk-remembered"
+        settings.remembered_key().await.as_deref(),
+        Some("sk-remembered")
     );
     assert_eq!(
-        browser
-            .client
-            .execute(&value("api-key"), vec![])
-            .await
-            .unwrap(),
-        "sk-remembered"
+        settings.field_value("api-key").await.as_deref(),
+        Some("sk-remembered")
     );
     assert!(
         absent(&browser, "settings-unreadable").await,

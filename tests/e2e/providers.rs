@@ -12,16 +12,8 @@ use crate::live::{
     wait_settled,
 };
 use crate::openai_server::{Reply, TestServer};
-
-async fn press_test_connection(browser: &Browser) {
-    browser.click_testid("test-connection").await;
-    browser
-        .wait_until(
-            "document.querySelector(\"[data-testid='models-found'], [data-testid='error']\")",
-            "Test connection to finish",
-        )
-        .await;
-}
+use crate::pages::query::{self, Field, Until, testid};
+use crate::pages::settings::SettingsPage;
 
 /// The Authorization headers a server received, in order.
 fn authorizations(server: &TestServer) -> Vec<String> {
@@ -42,10 +34,10 @@ async fn a_key_typed_for_one_origin_never_reaches_another() {
     let b = TestServer::start().await;
     assert_ne!(a.base_url, b.base_url);
     let browser = Browser::new().await;
-    browser.open("?tab=settings").await;
+    let settings = SettingsPage::open(&browser).await;
     browser.set_field("base-url", &a.base_url).await;
     browser.set_field("api-key", KEY).await;
-    press_test_connection(&browser).await;
+    settings.press_test_connection().await;
     browser.wait_testid("models-found").await;
     assert_eq!(authorizations(&a), [format!("Bearer {KEY}")]);
 
@@ -65,7 +57,7 @@ async fn a_key_typed_for_one_origin_never_reaches_another() {
         .unwrap()
         .unwrap_or_default();
     assert_eq!(key_field, "");
-    press_test_connection(&browser).await;
+    settings.press_test_connection().await;
     browser.wait_testid("models-found").await;
     assert!(
         b.requests().iter().any(|r| r.method == "GET"),
@@ -73,14 +65,7 @@ async fn a_key_typed_for_one_origin_never_reaches_another() {
     );
     assert_eq!(authorizations(&b), Vec::<String>::new(), "B got a key");
     // Nor is the key kept anywhere for later.
-    browser
-        .wait_until(
-            &format!(
-                "![localStorage, sessionStorage].some(s => Object.keys(s).some(k => s.getItem(k).includes('{KEY}')))"
-            ),
-            "the storage to forget the key",
-        )
-        .await;
+    settings.wait_key_forgotten(KEY).await;
     browser.close().await;
 }
 
@@ -97,15 +82,8 @@ async fn a_server_error_that_echoes_the_key_shows_no_key() {
         error.contains("Authorization: Bearer [redacted]"),
         "{error}"
     );
-    let page = browser
-        .client
-        .execute("return document.documentElement.outerHTML", vec![])
-        .await
-        .unwrap();
-    assert!(
-        !page.as_str().unwrap().contains(KEY),
-        "the key is on the page"
-    );
+    let page = query::page_html(&browser).await;
+    assert!(!page.contains(KEY), "the key is on the page");
     browser.close().await;
 }
 
@@ -228,18 +206,27 @@ async fn retry_after_ms_is_waited_out() {
 /// The row of the assistant message at `index` among the messages shown: its reasoning
 /// element's (open, label, text), if it has one.
 async fn reasoning_of(browser: &Browser, index: usize) -> Option<(bool, String, String)> {
-    let value = browser
-        .client
-        .execute(
-            "const m = document.querySelectorAll(\"[data-testid='message']\")[arguments[0]]; \
-             const r = m && m.querySelector(\"[data-testid='reasoning']\"); \
-             return r ? [r.open, r.querySelector('summary').textContent, \
-                         r.querySelector('.reasoning-text').textContent] : null;",
-            vec![json!(index)],
-        )
-        .await
-        .unwrap();
-    serde_json::from_value(value).unwrap()
+    let rows: Vec<ReasoningRow> = query::rows(browser, &testid("message"), &REASONING).await;
+    rows.into_iter().nth(index).and_then(shown_reasoning)
+}
+
+/// A row's reasoning element, read as (open, label, text): each `None` when it has none.
+type ReasoningRow = (Option<bool>, Option<String>, Option<String>);
+
+/// What [`REASONING`] reads of an element holding a reasoning element.
+const REASONING: [Field<'static>; 3] = [
+    Field::prop("open").within("[data-testid='reasoning']"),
+    Field::text().within("[data-testid='reasoning'] summary"),
+    Field::text().within("[data-testid='reasoning'] .reasoning-text"),
+];
+
+/// The reasoning shown, if the row has a reasoning element.
+fn shown_reasoning(row: ReasoningRow) -> Option<(bool, String, String)> {
+    match row {
+        (Some(open), Some(label), Some(text)) => Some((open, label, text)),
+        (None, _, _) => None,
+        other => panic!("a reasoning element without its label or text: {other:?}"),
+    }
 }
 
 /// A reasoning model's reasoning was dropped: it is shown in the reply's row, collapsed and
@@ -268,14 +255,7 @@ async fn a_reasoning_models_reply_shows_its_reasoning_collapsed_apart_from_the_a
         assert_eq!(reasoning, "The user greets me, so I greet back.");
         assert_eq!(reasoning_of(&browser, 0).await, None, "not on the question");
         // Opening it shows the text; the answer stays as it was.
-        browser
-            .client
-            .execute(
-                "document.querySelector(\"[data-testid='reasoning'] summary\").click()",
-                vec![],
-            )
-            .await
-            .unwrap();
+        query::click(&browser, "[data-testid='reasoning'] summary").await;
         assert!(reasoning_of(&browser, 1).await.unwrap().0, "opened");
         send(&browser, "again").await;
         wait_settled(&browser, 4).await;
@@ -302,17 +282,12 @@ async fn a_reply_that_only_reasoned_shows_its_reasoning_beside_the_error() {
     let error = error_text(&browser).await;
     assert!(error.contains("only reasoned"), "{error}");
     browser.wait_testid("reasoning").await;
-    let shown = browser
-        .client
-        .execute(
-            "const r = document.querySelector(\"[data-testid='reasoning']\"); \
-             return [r.open, r.querySelector('summary').textContent, \
-                     r.querySelector('.reasoning-text').textContent];",
-            vec![],
-        )
-        .await
-        .unwrap();
-    let (open, label, text): (bool, String, String) = serde_json::from_value(shown).unwrap();
+    let shown: Vec<ReasoningRow> = query::rows(&browser, "body", &REASONING).await;
+    let (open, label, text) = shown
+        .into_iter()
+        .next()
+        .and_then(shown_reasoning)
+        .expect("the reasoning shown");
     assert!(!open, "collapsed by default");
     assert!(label.contains("no answer"), "{label}");
     assert_eq!(text, "Let me weigh every option before answering.");
@@ -428,16 +403,15 @@ async fn a_request_too_long_can_be_folded_now_and_retried() {
 
 /// (data-excluded, marker text) of every message row.
 async fn exclusions(browser: &Browser) -> Vec<(String, bool)> {
-    let value = browser
-        .client
-        .execute(
-            "return [...document.querySelectorAll(\"[data-testid='message']\")].map(m => \
-             [m.dataset.excluded, m.textContent.includes('left out of the requests')])",
-            vec![],
-        )
-        .await
-        .unwrap();
-    serde_json::from_value(value).unwrap()
+    let rows: Vec<(String, String)> = query::rows(
+        browser,
+        &testid("message"),
+        &[Field::data("excluded"), Field::text()],
+    )
+    .await;
+    rows.into_iter()
+        .map(|(excluded, text)| (excluded, text.contains("left out of the requests")))
+        .collect()
 }
 
 /// The other way out: the longest message is left out of the request (the archive keeps it,
@@ -462,12 +436,13 @@ async fn a_request_too_long_can_leave_the_longest_message_out_and_take_it_back()
         .unwrap();
     assert!(label.contains("turn 1"), "{label}");
     browser.click_testid("exclude-longest").await;
-    browser
-        .wait_until(
-            "document.querySelector(\"[data-testid='message']\").dataset.excluded === 'true'",
-            "the long message to be marked as left out",
-        )
-        .await;
+    query::wait(
+        &browser,
+        &testid("message"),
+        Until::Is(Field::data("excluded"), &json!("true")),
+        "the long message to be marked as left out",
+    )
+    .await;
     assert_eq!(
         exclusions(&browser).await,
         [
@@ -487,12 +462,13 @@ async fn a_request_too_long_can_leave_the_longest_message_out_and_take_it_back()
     let toggle = browser.all_testid("exclude-message").await;
     assert_eq!(toggle[0].text().await.unwrap(), "Send again");
     toggle[0].click().await.unwrap();
-    browser
-        .wait_until(
-            "document.querySelector(\"[data-testid='message']\").dataset.excluded === 'false'",
-            "the long message to be sent again",
-        )
-        .await;
+    query::wait(
+        &browser,
+        &testid("message"),
+        Until::Is(Field::data("excluded"), &json!("false")),
+        "the long message to be sent again",
+    )
+    .await;
     send(&browser, "third").await;
     wait_settled(&browser, 6).await;
     assert_eq!(

@@ -14,8 +14,8 @@ use fantoccini::wd::WebDriverCompatibleCommand;
 use serde_json::{Value, json};
 
 use crate::harness::{Browser, PATIENCE, StoppableApp, TempDir, dist_dir};
-
-const CONTROLLED: &str = "navigator.serviceWorker && navigator.serviceWorker.controller";
+use crate::pages::query::{self, Field, Until, testid};
+use crate::pages::tokens::TokensPage;
 
 #[test]
 fn the_build_names_every_file_and_its_id_in_the_worker() {
@@ -219,9 +219,7 @@ async fn the_manifest_is_served_with_its_type_and_every_field_an_install_needs()
 async fn chromium_finds_the_app_installable_and_the_maskable_icon_keeps_to_its_safe_zone() {
     let browser = Browser::new().await;
     browser.open("?tab=tuner").await;
-    browser
-        .wait_until(CONTROLLED, "the service worker to take control")
-        .await;
+    query::wait_controlled(&browser).await;
     // Chromium's own check, as its install prompt uses it: manifest, icons, worker, scope.
     let deadline = Instant::now() + PATIENCE;
     loop {
@@ -257,34 +255,7 @@ async fn chromium_finds_the_app_installable_and_the_maskable_icon_keeps_to_its_s
     // Decoded by the browser: the maskable icon's paper reaches every edge, and everything
     // outside the safe zone (the central circle of radius 40%) is plain paper, so a launcher's
     // mask of any shape cuts nothing off. The "any" icon has transparent corners instead.
-    let pixels = script(
-        &browser,
-        "const read = async (src) => {
-            const bitmap = await createImageBitmap(await (await fetch(src)).blob());
-            const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
-            const context = canvas.getContext('2d');
-            context.drawImage(bitmap, 0, 0);
-            return { size: bitmap.width, data: context.getImageData(0, 0, bitmap.width, bitmap.height).data };
-        };
-        const mask = await read('icons/icon-maskable-512.png');
-        const paper = Array.from(mask.data.slice(0, 4));
-        let outside = 0, differing = 0, inside = 0, ink = 0;
-        const centre = mask.size / 2, radius = 0.4 * mask.size;
-        for (let y = 0; y < mask.size; y++) for (let x = 0; x < mask.size; x++) {
-            const i = 4 * (y * mask.size + x);
-            const same = [0, 1, 2, 3].every((k) => Math.abs(mask.data[i + k] - paper[k]) <= 2);
-            if (Math.hypot(x + 0.5 - centre, y + 0.5 - centre) > radius) {
-                outside++;
-                if (!same) differing++;
-            } else {
-                inside++;
-                if (!same) ink++;
-            }
-        }
-        const any = await read('icons/icon-512.png');
-        return { paper, outside, differing, inside, ink, anyCorner: any.data[3] };",
-    )
-    .await;
+    let pixels = icon_pixels(&browser).await;
     assert_eq!(
         pixels["paper"][3], 255,
         "the maskable icon is not opaque: {pixels}"
@@ -308,9 +279,7 @@ async fn the_installed_app_starts_offline_from_its_start_url() {
     let mut app = StoppableApp::start();
     browser.client.goto(&app.url).await.unwrap();
     browser.wait_testid("tab-chat").await;
-    browser
-        .wait_until(CONTROLLED, "the service worker to take control")
-        .await;
+    query::wait_controlled(&browser).await;
     let manifest: Value =
         serde_json::from_slice(&get(&app.url, "manifest.webmanifest").body).unwrap();
     let start = url::Url::parse(&app.url)
@@ -331,15 +300,7 @@ async fn the_installed_app_starts_offline_from_its_start_url() {
     browser.click_testid("tab-tuner").await;
     browser.wait_testid("summariser-calls").await;
     // What an installed window shows (its manifest and icons) comes from the cache too.
-    let offline = script(
-        &browser,
-        "const out = {};
-        for (const path of ['manifest.webmanifest', 'icons/icon-192.png', 'icons/icon-512.png', 'icons/icon-maskable-512.png']) {
-            try { out[path] = (await fetch(path)).status; } catch (e) { out[path] = String(e); }
-        }
-        return out;",
-    )
-    .await;
+    let offline = installed_window_statuses(&browser).await;
     for (path, status) in offline.as_object().unwrap() {
         assert_eq!(status, 200, "{path} offline: {offline}");
     }
@@ -358,9 +319,7 @@ async fn a_response_the_cache_refuses_still_reaches_the_page() {
     let browser = Browser::new().await;
     browser.client.goto(&server.url).await.unwrap();
     browser.wait_testid("tab-chat").await;
-    browser
-        .wait_until(CONTROLLED, "the service worker to take control")
-        .await;
+    query::wait_controlled(&browser).await;
 
     let index = copy.0.join("index.html");
     let html = std::fs::read_to_string(&index).unwrap();
@@ -383,28 +342,18 @@ async fn a_response_the_cache_refuses_still_reaches_the_page() {
         .await
         .unwrap();
     browser.wait_testid("tab-chat").await;
-    let served = browser
-        .client
-        .execute(
-            "const meta = document.querySelector('meta[name=sm-served]'); return meta && meta.content;",
-            vec![],
-        )
-        .await
-        .unwrap();
+    let served: Option<String> =
+        query::one(&browser, "meta[name=sm-served]", Field::prop("content")).await;
     assert_eq!(
-        served, "second",
+        served.as_deref(),
+        Some("second"),
         "the page came from the cache, not the network"
     );
     // The worker did control this load, so the answers did go through it.
-    browser
-        .wait_until(CONTROLLED, "the page to be controlled")
-        .await;
+    query::wait_controlled(&browser).await;
     // The vocabulary, fetched through the worker with `Vary: *`, loads too.
-    browser
-        .wait_until(
-            "document.querySelector(\"[data-testid='token-count']\")?.dataset.state === 'exact'",
-            "the vocabulary to load through the worker",
-        )
+    TokensPage::new(&browser)
+        .wait_state("exact", "the vocabulary to load through the worker")
         .await;
     let refused = server.refused.lock().unwrap().clone();
     assert!(
@@ -440,18 +389,17 @@ async fn an_install_that_could_not_keep_every_file_says_so() {
         assert!(text.contains(icon), "{icon} not named: {text}");
     }
     // The notice blocks nothing: the install went on, and the app is usable under it.
-    browser
-        .wait_until(CONTROLLED, "the service worker to take control")
-        .await;
+    query::wait_controlled(&browser).await;
     browser.click_testid("tab-tuner").await;
     browser.wait_testid("summariser-calls").await;
     browser.click_testid("offline-notice-dismiss").await;
-    browser
-        .wait_until(
-            "!document.querySelector(\"[data-testid='offline-notice']\")",
-            "the notice to go",
-        )
-        .await;
+    query::wait(
+        &browser,
+        &testid("offline-notice"),
+        Until::Absent,
+        "the notice to go",
+    )
+    .await;
     browser.close().await;
 }
 
@@ -461,16 +409,9 @@ async fn a_complete_install_says_nothing() {
     let browser = Browser::new().await;
     browser.client.goto(&app.url).await.unwrap();
     browser.wait_testid("tab-chat").await;
-    browser
-        .wait_until(CONTROLLED, "the service worker to take control")
-        .await;
+    query::wait_controlled(&browser).await;
     let build = build_of(&dist_dir());
-    let kept = script(
-        &browser,
-        "const cache = await caches.open((await caches.keys()).find((k) => k.startsWith('summary-memory:')));
-        return (await cache.keys()).map((r) => new URL(r.url).pathname.slice(1));",
-    )
-    .await;
+    let kept = kept_paths(&browser).await;
     for file in build["files"].as_array().unwrap() {
         assert!(
             kept.as_array().unwrap().contains(file),
@@ -488,9 +429,7 @@ async fn a_new_builds_worker_deletes_the_old_builds_cache_and_only_it() {
     let browser = Browser::new().await;
     browser.client.goto(&server.url).await.unwrap();
     browser.wait_testid("tab-chat").await;
-    browser
-        .wait_until(CONTROLLED, "the service worker to take control")
-        .await;
+    query::wait_controlled(&browser).await;
     let old = build_of(&copy.0)["id"].as_str().unwrap().to_owned();
     let keys = cache_keys(&browser).await;
     assert_eq!(keys.len(), 1, "{keys:?}");
@@ -499,11 +438,7 @@ async fn a_new_builds_worker_deletes_the_old_builds_cache_and_only_it() {
         "{keys:?}"
     );
     // A cache of the workers before per-build names, and one of another app on this origin.
-    script(
-        &browser,
-        "await caches.open('summary-memory-v2'); await caches.open('another-app'); return true;",
-    )
-    .await;
+    open_caches(&browser, &["summary-memory-v2", "another-app"]).await;
 
     // The next build: same files, a worker with another id (what precache.py writes).
     let new: String = old.chars().rev().collect();
@@ -511,11 +446,7 @@ async fn a_new_builds_worker_deletes_the_old_builds_cache_and_only_it() {
     let worker = copy.0.join("sw.js");
     let text = std::fs::read_to_string(&worker).unwrap();
     std::fs::write(&worker, text.replace(&old, &new)).unwrap();
-    script(
-        &browser,
-        "await (await navigator.serviceWorker.getRegistration()).update(); return true;",
-    )
-    .await;
+    update_worker(&browser).await;
     let deadline = Instant::now() + PATIENCE;
     let keys = loop {
         let keys = cache_keys(&browser).await;
@@ -534,23 +465,13 @@ async fn a_new_builds_worker_deletes_the_old_builds_cache_and_only_it() {
     assert_eq!(keys[0], "another-app");
     assert!(keys[1].ends_with(&format!(":{new}")), "{keys:?}");
     // The new build's cache holds the app, and the new worker controls the page.
-    let kept = script(
-        &browser,
-        "const cache = await caches.open((await caches.keys()).find((k) => k.startsWith('summary-memory:')));
-        return (await cache.keys()).length;",
-    )
-    .await;
+    let kept = kept_count(&browser).await;
     let files = build_of(&copy.0)["files"].as_array().unwrap().len();
     assert!(
         kept.as_u64().unwrap() >= files as u64,
         "{kept} entries, {files} files"
     );
-    browser
-        .wait_until(
-            "navigator.serviceWorker.controller && navigator.serviceWorker.controller.state === 'activated'",
-            "the new worker to control the page",
-        )
-        .await;
+    wait_activated_worker(&browser, "the new worker to control the page").await;
     browser.close().await;
 }
 
@@ -598,6 +519,109 @@ fn copy_of_dist() -> TempDir {
     let dir = TempDir::new();
     copy(&dist_dir(), &dir.0);
     dir
+}
+
+/// The maskable icon as the browser decodes it: its corner colour (the paper), how many pixels
+/// lie outside and inside the safe zone (the central circle of radius 40%), how many of those
+/// differ from the paper, and the alpha of the "any" icon's corner.
+async fn icon_pixels(browser: &Browser) -> Value {
+    script(
+        browser,
+        "const read = async (src) => {
+            const bitmap = await createImageBitmap(await (await fetch(src)).blob());
+            const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+            const context = canvas.getContext('2d');
+            context.drawImage(bitmap, 0, 0);
+            return { size: bitmap.width, data: context.getImageData(0, 0, bitmap.width, bitmap.height).data };
+        };
+        const mask = await read('icons/icon-maskable-512.png');
+        const paper = Array.from(mask.data.slice(0, 4));
+        let outside = 0, differing = 0, inside = 0, ink = 0;
+        const centre = mask.size / 2, radius = 0.4 * mask.size;
+        for (let y = 0; y < mask.size; y++) for (let x = 0; x < mask.size; x++) {
+            const i = 4 * (y * mask.size + x);
+            const same = [0, 1, 2, 3].every((k) => Math.abs(mask.data[i + k] - paper[k]) <= 2);
+            if (Math.hypot(x + 0.5 - centre, y + 0.5 - centre) > radius) {
+                outside++;
+                if (!same) differing++;
+            } else {
+                inside++;
+                if (!same) ink++;
+            }
+        }
+        const any = await read('icons/icon-512.png');
+        return { paper, outside, differing, inside, ink, anyCorner: any.data[3] };",
+    )
+    .await
+}
+
+/// The status of each file an installed window shows (its manifest and icons), fetched by the
+/// page (through its service worker), or the error as text.
+async fn installed_window_statuses(browser: &Browser) -> Value {
+    script(
+        browser,
+        "const out = {};
+        for (const path of ['manifest.webmanifest', 'icons/icon-192.png', 'icons/icon-512.png', 'icons/icon-maskable-512.png']) {
+            try { out[path] = (await fetch(path)).status; } catch (e) { out[path] = String(e); }
+        }
+        return out;",
+    )
+    .await
+}
+
+/// The paths (without the leading slash) the app's cache keeps.
+async fn kept_paths(browser: &Browser) -> Value {
+    script(
+        browser,
+        "const cache = await caches.open((await caches.keys()).find((k) => k.startsWith('summary-memory:')));
+        return (await cache.keys()).map((r) => new URL(r.url).pathname.slice(1));",
+    )
+    .await
+}
+
+/// How many entries the app's cache holds.
+async fn kept_count(browser: &Browser) -> Value {
+    script(
+        browser,
+        "const cache = await caches.open((await caches.keys()).find((k) => k.startsWith('summary-memory:')));
+        return (await cache.keys()).length;",
+    )
+    .await
+}
+
+/// Opens the caches named `names` on the page's origin (empty, if they were not there).
+async fn open_caches(browser: &Browser, names: &[&str]) {
+    let opens: Vec<String> = names
+        .iter()
+        .map(|n| format!("await caches.open({});", json!(n)))
+        .collect();
+    script(browser, &format!("{} return true;", opens.join(" "))).await;
+}
+
+/// Asks the browser to check for a new service worker now.
+async fn update_worker(browser: &Browser) {
+    script(
+        browser,
+        "await (await navigator.serviceWorker.getRegistration()).update(); return true;",
+    )
+    .await;
+}
+
+/// Waits until an activated worker controls the page.
+async fn wait_activated_worker(browser: &Browser, what: &str) {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let state = script(
+            browser,
+            "return navigator.serviceWorker.controller ? navigator.serviceWorker.controller.state : null;",
+        )
+        .await;
+        if state == "activated" {
+            return;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 /// The cache names of the page's origin.

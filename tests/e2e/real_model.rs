@@ -14,12 +14,13 @@ use fantoccini::Locator;
 use serde_json::Value;
 
 use crate::harness::{Browser, TempDir};
-use crate::replay::{edition_texts, save_replay, twelve_turns_at_four_two};
-use crate::sessions::wait_count;
+use crate::pages::inspect::InspectPage;
+use crate::pages::query;
+use crate::pages::settings::SettingsPage;
 use crate::third_party::{
-    ServerProcess, call_usage, fetched, fill, messages, open_chat, page_origin, pin_fact,
-    port_and_dir, post_json, preflight, record_fetches, send, summarise_every_two_turns,
-    test_connection, usage_of, venv, wait_for, wait_settled, words,
+    ServerProcess, call_usage, fetched, messages, open_chat, page_origin, pin_fact, port_and_dir,
+    post_json, preflight, record_fetches, send, summarise_every_two_turns, usage_of, venv,
+    wait_folded, wait_settled, words,
 };
 
 const MODEL: &str = "smollm2";
@@ -101,22 +102,20 @@ async fn a_real_model_streams_a_reply_and_writes_an_edition_that_the_drift_check
     );
 
     // Settings as a llama.cpp user would fill them: no key, the listed model, temperature 0.
-    browser.open("?tab=settings").await;
+    let settings = SettingsPage::open(&browser).await;
     record_fetches(&browser).await;
-    fill(&browser, &[("base-url", &base_url)]).await;
-    let found = test_connection(&browser).await;
+    settings.fill(&[("base-url", &base_url)]).await;
+    let found = settings.test_connection().await;
     assert!(found.starts_with("Connected: 1 models offered."), "{found}");
-    assert_eq!(crate::third_party::offered_models(&browser).await, [MODEL]);
+    assert_eq!(settings.offered_models().await, [MODEL]);
     // No summariser model: the chat model writes the summaries.
-    fill(
-        &browser,
-        &[
+    settings
+        .fill(&[
             ("chat-model", MODEL),
             ("temperature", "0"),
             ("max-tokens", "40"),
-        ],
-    )
-    .await;
+        ])
+        .await;
 
     open_chat(&browser).await;
     summarise_every_two_turns(&browser).await;
@@ -134,14 +133,7 @@ async fn a_real_model_streams_a_reply_and_writes_an_edition_that_the_drift_check
     assert!(!shown[1].2.trim().is_empty(), "the first reply has text");
 
     // The summary cycle commits an edition written by the model.
-    wait_for(
-        &browser,
-        "document.querySelector(\"[data-testid='summary']\") && \
-         document.querySelectorAll(\"[data-state='folded']\").length === 2",
-        "the model's summary to fold turn 1",
-        patience,
-    )
-    .await;
+    wait_folded(&browser, 2, "the model's summary to fold turn 1", patience).await;
     let posts = fetched(&browser, "/chat/completions").await;
     assert_eq!(posts.len(), 3, "two replies and one summary: {posts:?}");
     for (post, streamed) in [(&posts[0], true), (&posts[1], true), (&posts[2], false)] {
@@ -191,9 +183,10 @@ async fn a_real_model_streams_a_reply_and_writes_an_edition_that_the_drift_check
     // This server's streams carry no usage (it ignores stream_options), so those calls show our
     // count with the API's left empty; its non-streamed summary reports usage, recorded as sent.
     browser.click_testid("tab-chat").await;
-    wait_for(
+    query::wait_patiently(
         &browser,
-        "document.querySelectorAll(\"[data-testid='call-usage']\").length === 3",
+        "[data-testid='call-usage']",
+        query::Until::Count(3),
         "three model calls listed",
         patience,
     )
@@ -242,19 +235,18 @@ async fn a_live_replay_with_the_real_model_writes_every_summary_and_saves() {
     let browser = Browser::new().await;
     let server = start_server().await;
     let base_url = format!("http://127.0.0.1:{}/v1", server.port);
-    browser.open("?tab=settings").await;
-    fill(
-        &browser,
-        &[
+    SettingsPage::open(&browser)
+        .await
+        .fill(&[
             ("base-url", &base_url),
             ("chat-model", MODEL),
             ("temperature", "0"),
             ("max-tokens", "60"),
-        ],
-    )
-    .await;
+        ])
+        .await;
     let dir = TempDir::new();
-    let calls = twelve_turns_at_four_two(&browser, &dir).await;
+    let calls = InspectPage::twelve_turns_at_four_two(&browser, &dir).await;
+    let inspect = InspectPage::new(&browser);
     browser.click_testid("replay-live").await;
     let estimate = browser.wait_testid("replay-live-estimate").await;
     let attr = |name: &'static str| {
@@ -271,15 +263,11 @@ async fn a_live_replay_with_the_real_model_writes_every_summary_and_saves() {
     };
     let (sent_estimate, received_estimate) = (attr("data-sent").await, attr("data-received").await);
     browser.click_testid("replay-live-start").await;
-    wait_for(
-        &browser,
-        "document.querySelector('[data-testid=replay-live-progress]')?.dataset.status === 'done'",
-        "the real model's summaries",
-        Duration::from_secs(600),
-    )
-    .await;
-    wait_count(&browser, "replay-edition", calls).await;
-    for text in edition_texts(&browser).await {
+    inspect
+        .wait_live_status_patiently("done", Duration::from_secs(600))
+        .await;
+    query::wait_count(&browser, "replay-edition", calls).await;
+    for text in inspect.replay_editions().await {
         assert!(text.contains(&format!("written by {MODEL}")), "{text}");
     }
     // "Done: 5 of about 5 summaries · turn 12 of 12 · X tokens sent, Y received."
@@ -303,7 +291,7 @@ async fn a_live_replay_with_the_real_model_writes_every_summary_and_saves() {
          {received_estimate} received, the server counted {} and {}",
         counted[0], counted[1]
     );
-    save_replay(&browser, "(replayed live)").await;
+    inspect.save_replay("(replayed live)").await;
     browser.close().await;
     drop(server);
 }

@@ -11,7 +11,8 @@ use summary_memory::engine::session::{export, synthetic};
 use crate::harness::{Browser, TempDir};
 use crate::live::{Setup, connect};
 use crate::openai_server::{Reply, TestServer};
-use crate::sessions::{count, import, snapshot, wait_count, write_file};
+use crate::pages::inspect::{InspectPage, write_file};
+use crate::pages::query;
 
 #[tokio::test]
 async fn a_replay_under_another_placement_and_fold_mode_shows_new_editions_and_saves_them() {
@@ -19,16 +20,14 @@ async fn a_replay_under_another_placement_and_fold_mode_shows_new_editions_and_s
     let dir = TempDir::new();
     // Twelve turns under "summarise at 8, keep 4": two recorded editions.
     let path = write_file(&dir, "twelve.json", &export(&synthetic(12), 5, "0.1.0"));
-    browser.open("?tab=inspect").await;
-    browser
-        .wait_until(
-            "performance.getEntriesByName('sm-vocab-loaded-o200k_base').length > 0",
-            "the o200k_base vocabulary to load",
-        )
-        .await;
-    import(&browser, &path).await;
-    wait_count(&browser, "session-item", 1).await;
-    assert_eq!(count(&browser, "edition").await, 2, "the recorded editions");
+    let inspect = InspectPage::open_counted(&browser).await;
+    inspect.import(&path).await;
+    inspect.wait_sessions(1).await;
+    assert_eq!(
+        browser.count_testid("edition").await,
+        2,
+        "the recorded editions"
+    );
 
     // Summarise at 2 turns, keep 1, the summary as a user message, rebuilt from the archive.
     browser.set_field("replay-a", "2").await;
@@ -46,28 +45,18 @@ async fn a_replay_under_another_placement_and_fold_mode_shows_new_editions_and_s
         .await
         .unwrap();
     // The dry run follows: folds after every turn from the second.
-    browser
-        .wait_until(
-            "document.querySelector('[data-testid=replay-calls]')?.textContent === '11'",
-            "eleven summariser calls in the dry run",
-        )
+    inspect
+        .wait_replay_calls(11, "eleven summariser calls in the dry run")
         .await;
     browser.click_testid("replay-run").await;
-    wait_count(&browser, "replay-edition", 11).await;
-    let rebuilt = browser
-        .client
-        .execute(
-            "return [...document.querySelectorAll('[data-testid=replay-edition]')].every(e => e.dataset.rebuilt === 'true');",
-            vec![],
-        )
-        .await
-        .unwrap();
-    assert_eq!(
-        rebuilt, true,
+    query::wait_count(&browser, "replay-edition", 11).await;
+    let rebuilt = inspect.every_replay_edition_rebuilt().await;
+    assert!(
+        rebuilt,
         "every replayed edition was rebuilt from the archive"
     );
 
-    save_replay(&browser, "(replayed)").await;
+    inspect.save_replay("(replayed)").await;
     let errors = browser.console_errors().await;
     assert!(errors.is_empty(), "{errors:?}");
     browser.close().await;
@@ -78,15 +67,12 @@ async fn an_invalid_replay_policy_is_named_and_cannot_run() {
     let browser = Browser::new().await;
     let dir = TempDir::new();
     let path = write_file(&dir, "twelve.json", &export(&synthetic(12), 5, "0.1.0"));
-    browser.open("?tab=inspect").await;
-    import(&browser, &path).await;
-    wait_count(&browser, "session-item", 1).await;
+    let inspect = InspectPage::open(&browser).await;
+    inspect.import(&path).await;
+    inspect.wait_sessions(1).await;
     browser.set_field("replay-word_limit", "0").await;
-    browser
-        .wait_until(
-            "document.querySelector('[data-testid=replay-error]')?.textContent.includes('word limit')",
-            "the word limit named",
-        )
+    inspect
+        .wait_replay_error("word limit", "the word limit named")
         .await;
     let disabled = browser
         .wait_testid("replay-run")
@@ -96,28 +82,6 @@ async fn an_invalid_replay_policy_is_named_and_cannot_run() {
         .unwrap();
     assert_eq!(disabled.as_deref(), Some("true"));
     browser.close().await;
-}
-
-/// Every replayed edition's text, read in one script.
-pub(crate) async fn edition_texts(browser: &Browser) -> Vec<String> {
-    snapshot(
-        browser,
-        "[...document.querySelectorAll('[data-testid=replay-edition]')].map(e => e.textContent)",
-    )
-    .await
-}
-
-/// Saves the replay and checks that the list now holds it, under a name ending in `suffix`.
-pub(crate) async fn save_replay(browser: &Browser, suffix: &str) {
-    browser.click_testid("replay-save").await;
-    browser.wait_testid("replay-saved").await;
-    wait_count(browser, "session-item", 2).await;
-    let names: String = snapshot(
-        browser,
-        "[...document.querySelectorAll('[data-testid=session-item]')].map(e => e.textContent).join(' | ')",
-    )
-    .await;
-    assert!(names.contains(suffix), "the new session is listed: {names}");
 }
 
 /// The chat completion requests the test server received.
@@ -134,40 +98,7 @@ fn completions(server: &TestServer) -> Vec<serde_json::Value> {
 /// sets the replay to "summarise at 4 turns, keep 2". Returns the dry run's summariser calls.
 async fn live_replay_ready(browser: &Browser, server: &TestServer, dir: &TempDir) -> usize {
     connect(browser, Setup::new(&server.base_url)).await;
-    twelve_turns_at_four_two(browser, dir).await
-}
-
-/// Opens Inspect (in the same page, so the settings stay), imports the twelve-turn session and
-/// sets the replay to "summarise at 4 turns, keep 2". Returns the dry run's summariser calls.
-pub(crate) async fn twelve_turns_at_four_two(browser: &Browser, dir: &TempDir) -> usize {
-    browser.click_testid("tab-inspect").await;
-    browser
-        .wait_until(
-            "performance.getEntriesByName('sm-vocab-loaded-o200k_base').length > 0",
-            "the o200k_base vocabulary to load",
-        )
-        .await;
-    let path = write_file(dir, "twelve.json", &export(&synthetic(12), 5, "0.1.0"));
-    import(browser, &path).await;
-    wait_count(browser, "session-item", 1).await;
-    browser.set_field("replay-a", "4").await;
-    browser.set_field("replay-b", "2").await;
-    browser
-        .wait_until(
-            "document.querySelector('[data-testid=replay-calls]')?.textContent === '5'",
-            "five summariser calls in the dry run at 4/2",
-        )
-        .await;
-    5
-}
-
-pub(crate) async fn progress_status(browser: &Browser, status: &str) {
-    browser
-        .wait_until(
-            &format!("document.querySelector('[data-testid=replay-live-progress]')?.dataset.status === '{status}'"),
-            &format!("the live replay to be {status}"),
-        )
-        .await;
+    InspectPage::twelve_turns_at_four_two(browser, dir).await
 }
 
 #[tokio::test]
@@ -182,6 +113,7 @@ async fn a_live_replay_is_priced_first_then_its_model_written_editions_save_as_a
     let browser = Browser::new().await;
     let dir = TempDir::new();
     assert_eq!(live_replay_ready(&browser, &server, &dir).await, calls);
+    let inspect = InspectPage::new(&browser);
 
     // The price comes first, and nothing is sent for it.
     browser.click_testid("replay-live").await;
@@ -206,9 +138,9 @@ async fn a_live_replay_is_priced_first_then_its_model_written_editions_save_as_a
     );
 
     browser.click_testid("replay-live-start").await;
-    progress_status(&browser, "done").await;
-    wait_count(&browser, "replay-edition", calls).await;
-    let editions = edition_texts(&browser).await;
+    inspect.wait_live_status("done").await;
+    query::wait_count(&browser, "replay-edition", calls).await;
+    let editions = inspect.replay_editions().await;
     for (k, e) in editions.iter().enumerate() {
         assert!(e.contains(&format!("Live summary {}:", k + 1)), "{e}");
         assert!(e.contains("written by test-summary"), "{e}");
@@ -229,7 +161,7 @@ async fn a_live_replay_is_priced_first_then_its_model_written_editions_save_as_a
         requests[1]
     );
 
-    save_replay(&browser, "(replayed live)").await;
+    inspect.save_replay("(replayed live)").await;
     let errors = browser.console_errors().await;
     assert!(errors.is_empty(), "{errors:?}");
     browser.close().await;
@@ -241,6 +173,7 @@ async fn a_live_replay_stops_fails_and_goes_on_without_committing_twice() {
     let browser = Browser::new().await;
     let dir = TempDir::new();
     let calls = live_replay_ready(&browser, &server, &dir).await;
+    let inspect = InspectPage::new(&browser);
     server.script([
         // The first summary hangs until Stop.
         Reply::DelayedText {
@@ -257,7 +190,7 @@ async fn a_live_replay_stops_fails_and_goes_on_without_committing_twice() {
     server.script((1..=calls).map(|k| Reply::Text(format!("Resumed summary {k}."))));
     browser.click_testid("replay-live").await;
     browser.click_testid("replay-live-start").await;
-    progress_status(&browser, "running").await;
+    inspect.wait_live_status("running").await;
     for _ in 0..100 {
         if !completions(&server).is_empty() {
             break;
@@ -270,27 +203,20 @@ async fn a_live_replay_stops_fails_and_goes_on_without_committing_twice() {
         "the first summary is on its way"
     );
     // The form is locked while the replay runs (its fieldset is disabled).
-    let locked = browser
-        .client
-        .execute(
-            "return document.querySelector('[data-testid=replay-a]').matches(':disabled');",
-            vec![],
-        )
-        .await
-        .unwrap();
-    assert_eq!(locked, true, "the replay's form is locked");
+    let locked = inspect.replay_form_locked().await;
+    assert!(locked, "the replay's form is locked");
 
     browser.click_testid("replay-live-stop").await;
-    progress_status(&browser, "stopped").await;
-    assert_eq!(count(&browser, "replay-edition").await, 0);
+    inspect.wait_live_status("stopped").await;
+    assert_eq!(browser.count_testid("replay-edition").await, 0);
     assert_eq!(
-        count(&browser, "replay-save").await,
+        browser.count_testid("replay-save").await,
         0,
         "a stopped replay is not a session"
     );
 
     browser.click_testid("replay-live-resume").await;
-    progress_status(&browser, "failed").await;
+    inspect.wait_live_status("failed").await;
     let status = browser
         .wait_testid("replay-live-status")
         .await
@@ -299,8 +225,8 @@ async fn a_live_replay_stops_fails_and_goes_on_without_committing_twice() {
         .unwrap();
     assert!(status.contains("model overloaded today"), "{status}");
     browser.click_testid("replay-live-resume").await;
-    progress_status(&browser, "done").await;
-    wait_count(&browser, "replay-edition", calls).await;
+    inspect.wait_live_status("done").await;
+    query::wait_count(&browser, "replay-edition", calls).await;
     let first = browser
         .wait_testid("replay-edition")
         .await
@@ -319,17 +245,13 @@ async fn without_an_endpoint_the_live_replay_says_where_to_connect_one() {
     let browser = Browser::new().await;
     let dir = TempDir::new();
     let path = write_file(&dir, "twelve.json", &export(&synthetic(12), 5, "0.1.0"));
-    browser.open("?tab=inspect").await;
-    import(&browser, &path).await;
-    wait_count(&browser, "session-item", 1).await;
+    let inspect = InspectPage::open(&browser).await;
+    inspect.import(&path).await;
+    inspect.wait_sessions(1).await;
     browser.wait_testid("replay-live-unavailable").await;
     // Read in one script: the session's view is rebuilt when the vocabulary arrives.
-    let note: String = snapshot(
-        &browser,
-        "document.querySelector('[data-testid=replay-live-unavailable]').textContent",
-    )
-    .await;
+    let note = inspect.live_unavailable_note().await;
     assert!(note.contains("Settings"), "{note}");
-    assert_eq!(count(&browser, "replay-live").await, 0);
+    assert_eq!(browser.count_testid("replay-live").await, 0);
     browser.close().await;
 }

@@ -9,9 +9,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::harness::{Browser, TempDir, free_port};
+use crate::pages::query::{self, Field, Until, testid};
 
 /// The virtual environment `scripts/tools.sh --venv NAME` names (`litellm` or `llama`), or the
 /// one in `env_var` when set. A missing one fails the test: the set-up installs it, so a missing
@@ -308,78 +309,37 @@ pub async fn fetched(browser: &Browser, path_end: &str) -> Vec<Fetched> {
         .collect()
 }
 
-/// Sets Settings fields the way typing would (value plus an input event).
-pub async fn fill(browser: &Browser, fields: &[(&str, &str)]) {
-    for (testid, value) in fields {
-        browser.set_field(testid, value).await;
-    }
-}
-
-/// Presses Test connection and waits for its verdict; returns the "models found" text.
-pub async fn test_connection(browser: &Browser) -> String {
-    browser.click_testid("test-connection").await;
-    browser
-        .wait_until(
-            "document.querySelector(\"[data-testid='models-found'], [data-testid='error']\")",
-            "Test connection to finish",
-        )
-        .await;
-    if let Ok(error) = browser
-        .client
-        .find(fantoccini::Locator::Css("[data-testid='error']"))
-        .await
-    {
-        panic!(
-            "Test connection failed: {}",
-            error.text().await.unwrap_or_default()
-        );
-    }
-    browser
-        .wait_testid("models-found")
-        .await
-        .text()
-        .await
-        .unwrap()
-}
-
-/// The models the page now offers in the model fields' list.
-pub async fn offered_models(browser: &Browser) -> Vec<String> {
-    let value = browser
-        .client
-        .execute(
-            "return [...document.querySelectorAll('#model-options option')].map(o => o.value)",
-            vec![],
-        )
-        .await
-        .unwrap();
-    serde_json::from_value(value).unwrap()
-}
+// The Chat tab's steps both servers' tests take. They belong with the Chat tab's page object
+// (`pages/chat.rs`); they read the page through `pages::query`, so no selector script is
+// spelled out here.
 
 /// Opens the Chat tab in the same page and waits until the message box can be used.
 pub async fn open_chat(browser: &Browser) {
     browser.click_testid("tab-chat").await;
-    browser
-        .wait_until(
-            "!document.querySelector(\"[data-testid='chat-input']\").disabled",
-            "the message box to be enabled",
-        )
-        .await;
+    query::wait(
+        browser,
+        &testid("chat-input"),
+        Until::Is(Field::prop("disabled"), &json!(false)),
+        "the message box to be enabled",
+    )
+    .await;
 }
 
 /// A small trigger: summarise once 2 turns are verbatim, keep the last 1, so the second reply
 /// starts a cycle. `keep` is set first, so each step is valid.
 pub async fn summarise_every_two_turns(browser: &Browser) {
-    for (testid, value) in [("policy-keep", "1"), ("policy-max_turns", "2")] {
-        let input = browser.wait_testid(testid).await;
+    for (id, value) in [("policy-keep", "1"), ("policy-max_turns", "2")] {
+        let input = browser.wait_testid(id).await;
         input.clear().await.unwrap();
         input.send_keys(value).await.unwrap();
     }
-    browser
-        .wait_until(
-            "!document.querySelector('[data-testid=param-error]')",
-            "the new trigger to apply",
-        )
-        .await;
+    query::wait(
+        browser,
+        &testid("param-error"),
+        Until::Absent,
+        "the new trigger to apply",
+    )
+    .await;
 }
 
 /// Pins a word or phrase, as typing it and pressing Pin would.
@@ -392,15 +352,13 @@ pub async fn pin_fact(browser: &Browser, phrase: &str) {
         .await
         .unwrap();
     browser.click_testid("fact-add").await;
-    browser
-        .wait_until(
-            &format!(
-                "document.querySelectorAll('[data-testid=pinned-fact]').length === {}",
-                before + 1
-            ),
-            "the fact pinned",
-        )
-        .await;
+    query::wait(
+        browser,
+        &testid("pinned-fact"),
+        Until::Count(before + 1),
+        "the fact pinned",
+    )
+    .await;
 }
 
 /// Types a message and presses Send.
@@ -416,14 +374,11 @@ pub async fn send(browser: &Browser, text: &str) {
 
 /// Waits up to `patience` until `n` messages are shown and none is streaming.
 pub async fn wait_settled(browser: &Browser, n: usize, patience: Duration) {
-    let script = format!(
-        "return document.querySelectorAll(\"[data-testid='message']\").length === {n} && \
-         !document.querySelector(\"[data-state='streaming']\") && \
-         !document.querySelector(\"[data-testid='stop']\")"
-    );
     let deadline = Instant::now() + patience;
     loop {
-        if browser.client.execute(&script, vec![]).await.unwrap() == Value::Bool(true) {
+        let settled = query::count(browser, &testid("message")).await == n
+            && query::count(browser, "[data-state='streaming'], [data-testid='stop']").await == 0;
+        if settled {
             return;
         }
         if let Ok(error) = browser
@@ -444,18 +399,31 @@ pub async fn wait_settled(browser: &Browser, n: usize, patience: Duration) {
     }
 }
 
+/// Waits up to `patience` until a summary is shown and `folded` messages are folded under it.
+pub async fn wait_folded(browser: &Browser, folded: usize, what: &str, patience: Duration) {
+    query::wait_patiently(browser, &testid("summary"), Until::Present, what, patience).await;
+    query::wait_patiently(
+        browser,
+        "[data-state='folded']",
+        Until::Count(folded),
+        what,
+        patience,
+    )
+    .await;
+}
+
 /// (data-role, data-state, text) of every message on the page.
 pub async fn messages(browser: &Browser) -> Vec<(String, String, String)> {
-    let value = browser
-        .client
-        .execute(
-            "return [...document.querySelectorAll(\"[data-testid='message']\")].map(m => \
-             [m.dataset.role, m.dataset.state, m.querySelector('.content').textContent])",
-            vec![],
-        )
-        .await
-        .unwrap();
-    serde_json::from_value(value).unwrap()
+    query::rows(
+        browser,
+        &testid("message"),
+        &[
+            Field::data("role"),
+            Field::data("state"),
+            Field::text().within(".content"),
+        ],
+    )
+    .await
 }
 
 /// One row of the model calls table.
@@ -470,38 +438,28 @@ pub struct CallUsage {
 }
 
 pub async fn call_usage(browser: &Browser) -> Vec<CallUsage> {
-    let value = browser
-        .client
-        .execute(
-            "return [...document.querySelectorAll(\"[data-testid='call-usage']\")].map(c => \
-             ({kind: c.dataset.kind, client: c.dataset.client, \
-               api_prompt: c.dataset.apiPrompt, api_completion: c.dataset.apiCompletion}))",
-            vec![],
-        )
-        .await
-        .unwrap();
-    serde_json::from_value(value).unwrap()
+    let rows: Vec<(String, String, String, String)> = query::rows(
+        browser,
+        &testid("call-usage"),
+        &[
+            Field::data("kind"),
+            Field::data("client"),
+            Field::data("apiPrompt"),
+            Field::data("apiCompletion"),
+        ],
+    )
+    .await;
+    rows.into_iter()
+        .map(|(kind, client, api_prompt, api_completion)| CallUsage {
+            kind,
+            client,
+            api_prompt,
+            api_completion,
+        })
+        .collect()
 }
 
 /// Text with every run of whitespace made one space, as the page renders it.
 pub fn words(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// Waits up to `patience` until `script` (a JS expression) is truthy, or fails with `what`: as
-/// [`Browser::wait_until`], for a real model that may take longer than its patience.
-pub async fn wait_for(browser: &Browser, script: &str, what: &str, patience: Duration) {
-    let deadline = Instant::now() + patience;
-    loop {
-        let value = browser
-            .client
-            .execute(&format!("return !!({script})"), vec![])
-            .await
-            .unwrap();
-        if value == Value::Bool(true) {
-            return;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
 }

@@ -7,10 +7,15 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use std::future::IntoFuture;
+use std::sync::Arc;
+
 use fantoccini::Locator;
 use serde_json::{Value, json};
+use tokio::sync::Semaphore;
 
 use crate::harness::{Browser, StoppableApp, TempDir, dist_dir};
+use crate::pages::tokens::TokensPage;
 
 /// Counts of `texts` by gpt-tokenizer: (o200k_base, cl100k_base) per text.
 fn oracle_counts(texts: &[&str]) -> Vec<(usize, usize)> {
@@ -56,36 +61,85 @@ fn run(dir: &Path, program: &str, args: &[&str]) -> Vec<u8> {
     output.stdout
 }
 
-const COUNT: &str = "document.querySelector(\"[data-testid='token-count']\")";
-
-/// The count's text and its `data-state`, read in one script so that both come from the same
-/// moment (the vocabulary may finish loading between two separate reads).
-async fn count(browser: &Browser) -> (String, String) {
-    browser.wait_testid("token-count").await;
-    let pair = browser
-        .client
-        .execute(
-            &format!("const c = {COUNT}; return [c.textContent, c.dataset.state || ''];"),
-            vec![],
-        )
-        .await
-        .unwrap();
-    serde_json::from_value(pair).unwrap()
+/// The release dist on a port of its own, with every request for a vocabulary file held until
+/// [`HeldVocabulary::release`]: a test sees the loading state for as long as it needs to, instead
+/// of hoping to be faster than the download.
+struct HeldVocabulary {
+    url: String,
+    /// Closed to let the held requests through: a semaphore with no permits, whose waiters all
+    /// wake once it is closed.
+    gate: Arc<Semaphore>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
 }
 
-/// Waits until the count is exact and equal to `expect`.
-async fn wait_exact(browser: &Browser, expect: usize, what: &str) {
-    browser
-        .wait_until(
-            &format!("{COUNT}.dataset.state === 'exact' && {COUNT}.textContent === '{expect}'"),
-            what,
-        )
-        .await;
+impl HeldVocabulary {
+    fn start() -> HeldVocabulary {
+        let gate = Arc::new(Semaphore::new(0));
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let held = gate.clone();
+        let thread = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(async move {
+                let dist = dist_dir();
+                let files = tower_http::services::ServeDir::new(&dist)
+                    .precompressed_br()
+                    .precompressed_gzip()
+                    .fallback(tower_http::services::ServeFile::new(
+                        dist.join("index.html"),
+                    ));
+                let app =
+                    axum::Router::new()
+                        .fallback_service(files)
+                        .layer(axum::middleware::from_fn(
+                            move |request: axum::extract::Request, next: axum::middleware::Next| {
+                                let held = held.clone();
+                                async move {
+                                    if request.uri().path().ends_with(".smv") {
+                                        // Err once the gate is closed: that is the release.
+                                        let _ = held.acquire().await;
+                                    }
+                                    next.run(request).await
+                                }
+                            },
+                        ));
+                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                tokio::select! {
+                    served = axum::serve(listener, app).into_future() => served.unwrap(),
+                    _ = stopped => {}
+                }
+            });
+        });
+        HeldVocabulary {
+            url: format!("http://{addr}/"),
+            gate,
+            stop: Some(stop),
+            thread: Some(thread),
+        }
+    }
+
+    /// Lets every held request for a vocabulary, and every later one, through.
+    fn release(&self) {
+        self.gate.close();
+    }
 }
 
-async fn choose(browser: &Browser, encoding: &str) {
-    let select = browser.wait_testid("tokenizer-encoding").await;
-    select.select_by_value(encoding).await.unwrap();
+impl Drop for HeldVocabulary {
+    fn drop(&mut self) {
+        self.release();
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 #[tokio::test]
@@ -99,14 +153,11 @@ async fn counts_match_gpt_tokenizer_and_switching_encoding_recounts() {
     );
 
     let browser = Browser::new().await;
-    browser.open("?tab=tokens").await;
+    let tokens = TokensPage::open(&browser).await;
     browser.type_into("tokenizer-input", texts[0]).await;
-    wait_exact(
-        &browser,
-        expect[0].0,
-        "the o200k_base count of Hello, world!",
-    )
-    .await;
+    tokens
+        .wait_exact(expect[0].0, "the o200k_base count of Hello, world!")
+        .await;
     let chars = browser
         .wait_testid("char-count")
         .await
@@ -123,26 +174,17 @@ async fn counts_match_gpt_tokenizer_and_switching_encoding_recounts() {
     assert_eq!(spans, expect[0].0, "one coloured span per token");
 
     browser.type_into("tokenizer-input", texts[1]).await;
-    wait_exact(
-        &browser,
-        expect[1].0,
-        "the o200k_base count of the Hindi line",
-    )
-    .await;
-    choose(&browser, "cl100k_base").await;
-    wait_exact(
-        &browser,
-        expect[1].1,
-        "the cl100k_base recount after switching",
-    )
-    .await;
-    choose(&browser, "o200k_base").await;
-    wait_exact(
-        &browser,
-        expect[1].0,
-        "the o200k_base count after switching back",
-    )
-    .await;
+    tokens
+        .wait_exact(expect[1].0, "the o200k_base count of the Hindi line")
+        .await;
+    tokens.choose("cl100k_base").await;
+    tokens
+        .wait_exact(expect[1].1, "the cl100k_base recount after switching")
+        .await;
+    tokens.choose("o200k_base").await;
+    tokens
+        .wait_exact(expect[1].0, "the o200k_base count after switching back")
+        .await;
 
     let errors = browser.console_errors().await;
     assert!(errors.is_empty(), "console errors: {errors:#?}");
@@ -151,42 +193,38 @@ async fn counts_match_gpt_tokenizer_and_switching_encoding_recounts() {
 
 #[tokio::test]
 async fn before_the_vocabulary_loads_the_count_is_pending_never_zero() {
+    // The server holds the vocabulary file until the loading state has been seen, so the test
+    // never races the download (which, on loopback, a fast machine could win every time).
+    let server = HeldVocabulary::start();
     let browser = Browser::new().await;
     browser
         .client
-        .goto(&Browser::app_url("?tab=tokens"))
+        .goto(&format!("{}?tab=tokens", server.url))
         .await
         .unwrap();
-    // The very first reading, taken as soon as the count exists: either the vocabulary is
-    // still loading, or it has already loaded and the count is exact. It is never "0".
-    let (text, state) = count(&browser).await;
-    match state.as_str() {
-        "pending" => assert_eq!(text, "…"),
-        "exact" => assert_ne!(text, "0"),
-        other => panic!("unexpected first state {other:?} with text {text:?}"),
-    }
-    browser
-        .wait_until(
-            &format!("{COUNT}.dataset.state === 'exact'"),
-            "the vocabulary to load",
-        )
-        .await;
-    let (text, _) = count(&browser).await;
+    let tokens = TokensPage::new(&browser);
+    // The very first reading, taken as soon as the count exists, while the vocabulary is held:
+    // the count is pending, shown as "…", never "0"; and the status says it is loading.
+    let (text, state) = tokens.count().await;
+    assert_eq!(
+        (state.as_str(), text.as_str()),
+        ("pending", "…"),
+        "the first reading while the vocabulary loads"
+    );
+    let status = tokens.status().await;
+    assert!(
+        status.contains("Loading the o200k_base vocabulary"),
+        "{status}"
+    );
+    server.release();
+    tokens.wait_state("exact", "the vocabulary to load").await;
+    let (text, _) = tokens.count().await;
     assert!(
         text.parse::<u32>().unwrap() > 0,
         "the starter text has tokens"
     );
     // The vocabulary came as a file of its own, content-hashed, and the wasm is code only.
-    let fetched = browser
-        .client
-        .execute(
-            "return performance.getEntriesByType('resource')
-               .map((e) => [new URL(e.name).pathname, e.decodedBodySize || 0]);",
-            vec![],
-        )
-        .await
-        .unwrap();
-    let fetched: Vec<(String, u64)> = serde_json::from_value(fetched).unwrap();
+    let fetched = tokens.fetched().await;
     let vocab: Vec<&(String, u64)> = fetched
         .iter()
         .filter(|(path, _)| path.ends_with(".smv"))
@@ -230,13 +268,11 @@ async fn without_its_vocabulary_file_the_tab_says_so_and_counts_are_estimates() 
         .unwrap();
     // The page is loaded, but the app may not have mounted yet.
     browser.wait_testid("token-count").await;
-    browser
-        .wait_until(
-            &format!("{COUNT}.dataset.state === 'estimate'"),
-            "the count to become an estimate",
-        )
+    let tokens = TokensPage::new(&browser);
+    tokens
+        .wait_state("estimate", "the count to become an estimate")
         .await;
-    let (text, _) = count(&browser).await;
+    let (text, _) = tokens.count().await;
     let value: u32 = text
         .strip_prefix('≈')
         .unwrap_or_else(|| panic!("an estimate is marked with ≈, got {text:?}"))
@@ -250,8 +286,28 @@ async fn without_its_vocabulary_file_the_tab_says_so_and_counts_are_estimates() 
         message.contains("could not load the o200k_base vocabulary"),
         "{message}"
     );
-    // Trying again fails the same way, and the page keeps working.
+    // Trying again loads the file again (the app marks a second start), fails the same way,
+    // and the page keeps working.
+    tokens.wait_failures("o200k_base", 1).await;
+    assert_eq!(tokens.loads("start", "o200k_base").await, 1);
     browser.click_testid("vocab-retry").await;
+    tokens.wait_failures("o200k_base", 2).await;
+    assert_eq!(
+        tokens.loads("start", "o200k_base").await,
+        2,
+        "one more load"
+    );
+    tokens
+        .wait_state("estimate", "the count to stay an estimate")
+        .await;
+    let status = browser.wait_testid("vocab-status").await;
+    assert_eq!(status.attr("role").await.unwrap().as_deref(), Some("alert"));
+    let again = status.text().await.unwrap();
+    assert!(
+        again.contains("could not load the o200k_base vocabulary"),
+        "{again}"
+    );
+    browser.wait_testid("vocab-retry").await;
     browser.click_testid("tab-tuner").await;
     browser.wait_testid("panel-tuner").await;
     browser.close().await;
@@ -260,30 +316,13 @@ async fn without_its_vocabulary_file_the_tab_says_so_and_counts_are_estimates() 
 #[tokio::test]
 async fn a_megabyte_paste_is_estimated_and_the_page_stays_responsive() {
     let browser = Browser::new().await;
-    browser.open("?tab=tokens").await;
-    browser
-        .wait_until(
-            &format!("{COUNT}.dataset.state === 'exact'"),
-            "the vocabulary to load",
-        )
+    let tokens = TokensPage::open(&browser).await;
+    tokens.wait_state("exact", "the vocabulary to load").await;
+    tokens.paste_repeated("a", 1 << 20).await;
+    tokens
+        .wait_state("estimate", "the megabyte of 'a' to be estimated")
         .await;
-    browser
-        .client
-        .execute(
-            "const area = document.querySelector(\"[data-testid='tokenizer-input']\");
-             area.value = 'a'.repeat(1 << 20);
-             area.dispatchEvent(new Event('input', { bubbles: true }));",
-            vec![],
-        )
-        .await
-        .unwrap();
-    browser
-        .wait_until(
-            &format!("{COUNT}.dataset.state === 'estimate'"),
-            "the megabyte of 'a' to be estimated",
-        )
-        .await;
-    let (text, _) = count(&browser).await;
+    let (text, _) = tokens.count().await;
     let value: u32 = text
         .strip_prefix('≈')
         .unwrap_or_else(|| panic!("an estimate is marked with ≈, got {text:?}"))
@@ -308,17 +347,30 @@ async fn a_megabyte_paste_is_estimated_and_the_page_stays_responsive() {
 
 #[tokio::test]
 async fn the_tab_bar_is_clickable_while_the_vocabulary_may_still_load() {
+    // The vocabulary is held at the server until the tabs have been clicked, so the clicks
+    // happen while it loads, whatever the machine's speed.
+    let server = HeldVocabulary::start();
     let browser = Browser::new().await;
-    browser.open("?tab=tokens").await;
+    browser
+        .client
+        .goto(&format!("{}?tab=tokens", server.url))
+        .await
+        .unwrap();
+    browser.wait_testid("tab-chat").await;
+    let tokens = TokensPage::new(&browser);
     // Straight after mounting, before waiting for any count.
     browser.click_testid("tab-tuner").await;
     browser.wait_testid("panel-tuner").await;
     browser.click_testid("tab-tokens").await;
-    browser
-        .wait_until(
-            &format!("{COUNT} && {COUNT}.dataset.state === 'exact'"),
-            "the count to become exact after coming back",
-        )
+    let (text, state) = tokens.count().await;
+    assert_eq!(
+        (state.as_str(), text.as_str()),
+        ("pending", "…"),
+        "the vocabulary was still loading through the clicks"
+    );
+    server.release();
+    tokens
+        .wait_state("exact", "the count to become exact after coming back")
         .await;
     let errors = browser.console_errors().await;
     assert!(errors.is_empty(), "console errors: {errors:#?}");
@@ -336,19 +388,11 @@ async fn the_first_visit_downloads_the_wasm_and_the_vocabulary_once() {
         .goto(&format!("{}?tab=tokens", app.url))
         .await
         .unwrap();
-    browser
-        .wait_until(
-            &format!("{COUNT} && {COUNT}.dataset.state === 'exact'"),
-            "the vocabulary to load",
-        )
+    TokensPage::new(&browser)
+        .wait_state("exact", "the vocabulary to load")
         .await;
     // The worker controls the page once its install, which caches the files, has finished.
-    browser
-        .wait_until(
-            "navigator.serviceWorker && navigator.serviceWorker.controller",
-            "the service worker to take control",
-        )
-        .await;
+    crate::pages::query::wait_controlled(&browser).await;
     let requests = app.requests.lock().unwrap().clone();
     for suffix in [".wasm", ".smv"] {
         let asked = requests.iter().filter(|p| p.ends_with(suffix)).count();

@@ -8,6 +8,7 @@ use summary_memory::engine::message::WordCounter;
 use summary_memory::engine::session::read;
 
 use crate::harness::{Browser, TempDir};
+use crate::pages::inspect::InspectPage;
 
 /// Each fixture: file name, text, the `data-format` the page reports, and how many
 /// conversations it holds.
@@ -43,78 +44,6 @@ const FIXTURES: [(&str, &str, &str, usize); 5] = [
         1,
     ),
 ];
-
-async fn open_inspect(browser: &Browser) {
-    browser.open("?tab=inspect").await;
-    // Imported sessions are counted with the vocabulary; once it is in, no recount redraws
-    // the open session while a test reads it.
-    browser
-        .wait_until(
-            "performance.getEntriesByName('sm-vocab-loaded-o200k_base').length > 0",
-            "the vocabulary",
-        )
-        .await;
-    browser.wait_testid("import-file").await;
-}
-
-async fn wait_sessions(browser: &Browser, n: usize) {
-    browser
-        .wait_until(
-            &format!("document.querySelectorAll(\"[data-testid='session-item']\").length === {n}"),
-            &format!("{n} sessions listed"),
-        )
-        .await;
-}
-
-/// Waits for the import note naming `slug`, and returns its text and count.
-async fn wait_read(browser: &Browser, slug: &str) -> (String, String) {
-    browser
-        .wait_until(
-            &format!(
-                "document.querySelector(\"[data-testid='import-format'][data-format='{slug}']\")"
-            ),
-            &format!("the note that {slug} was read"),
-        )
-        .await;
-    let note = browser.wait_testid("import-format").await;
-    (
-        note.text().await.unwrap(),
-        note.attr("data-count").await.unwrap().unwrap_or_default(),
-    )
-}
-
-/// Closes the open session and exports every session in one file; returns its text.
-async fn export_all(browser: &Browser) -> String {
-    if let Ok(close) = browser
-        .client
-        .find(Locator::XPath("//button[normalize-space()='Close']"))
-        .await
-    {
-        close.click().await.unwrap();
-    }
-    browser
-        .wait_until(
-            "document.querySelector(\"[data-testid='export']\").textContent === 'Export all sessions'",
-            "nothing open",
-        )
-        .await;
-    browser.click_testid("export").await;
-    browser
-        .wait_until(
-            "document.querySelector(\"[data-testid='export-preview']\").textContent.length > 0",
-            "the export",
-        )
-        .await;
-    let value = browser
-        .client
-        .execute(
-            "return document.querySelector(\"[data-testid='export-preview']\").textContent",
-            vec![],
-        )
-        .await
-        .unwrap();
-    value.as_str().unwrap().to_owned()
-}
 
 /// Every message's text and every call of every fixture, as the engine reads them, is in the
 /// export (JSON-escaped, as the file holds it).
@@ -157,11 +86,8 @@ fn assert_export_holds_every_fixture(export: &str) {
 
 /// The OpenAI Chat fixture's session: tool calls and results are rows of their own, marked.
 async fn check_tool_rows(browser: &Browser) {
-    browser
-        .wait_until(
-            "document.querySelectorAll(\"[data-testid='message'][data-role='tool'][data-tool-call='result']\").length === 2",
-            "two tool results",
-        )
+    InspectPage::new(browser)
+        .wait_tool_results(2, "two tool results")
         .await;
     let calls = browser
         .client
@@ -208,20 +134,15 @@ async fn check_tool_rows(browser: &Browser) {
 async fn each_transcript_format_imports_through_the_file_input_and_re_exports_its_text() {
     let browser = Browser::new().await;
     let dir = TempDir::new();
-    open_inspect(&browser).await;
+    let inspect = InspectPage::open_counted(&browser).await;
     let mut sessions = 0;
     for (name, text, slug, conversations) in FIXTURES {
         let path = dir.0.join(name);
         std::fs::write(&path, text).unwrap();
-        browser
-            .wait_testid("import-file")
-            .await
-            .send_keys(&path.display().to_string())
-            .await
-            .unwrap();
-        let (note, count) = wait_read(&browser, slug).await;
+        inspect.import(&path.display().to_string()).await;
+        let (note, count) = inspect.wait_import_note(slug).await;
         sessions += conversations;
-        wait_sessions(&browser, sessions).await;
+        inspect.wait_sessions(sessions).await;
         assert_eq!(count, conversations.to_string(), "{name}");
         let noun = if conversations == 1 {
             "conversation"
@@ -251,43 +172,34 @@ async fn each_transcript_format_imports_through_the_file_input_and_re_exports_it
                 "{names:?}"
             );
             assert!(names.contains(&"A haiku".to_owned()), "{names:?}");
-            browser
-                .wait_until(
-                    "document.querySelector(\"[data-testid='session-detail']\").textContent.includes('Budget for the bike trip')",
-                    "the first conversation open",
-                )
+            inspect
+                .wait_detail_contains("Budget for the bike trip", "the first conversation open")
                 .await;
         }
     }
-    assert_export_holds_every_fixture(&export_all(&browser).await);
+    assert_export_holds_every_fixture(&inspect.export_all().await);
     browser.close().await;
 }
 
 #[tokio::test]
 async fn each_transcript_format_imports_by_paste_and_re_exports_its_text() {
     let browser = Browser::new().await;
-    open_inspect(&browser).await;
+    let inspect = InspectPage::open_counted(&browser).await;
     let mut sessions = 0;
     for (name, text, slug, conversations) in FIXTURES {
-        browser.set_field("paste-transcript", text).await;
-        browser.click_testid("paste-import").await;
-        let (_, count) = wait_read(&browser, slug).await;
+        inspect.paste(text).await;
+        let (_, count) = inspect.wait_import_note(slug).await;
         sessions += conversations;
-        wait_sessions(&browser, sessions).await;
+        inspect.wait_sessions(sessions).await;
         assert_eq!(count, conversations.to_string(), "{name}");
         // An imported transcript leaves the box, ready for the next.
-        let left = browser
-            .wait_testid("paste-transcript")
-            .await
-            .prop("value")
-            .await
-            .unwrap();
+        let left = inspect.pasted().await;
         assert_eq!(left.as_deref(), Some(""), "{name}");
         if slug == "openai-chat" {
             check_tool_rows(&browser).await;
         }
     }
-    assert_export_holds_every_fixture(&export_all(&browser).await);
+    assert_export_holds_every_fixture(&inspect.export_all().await);
     browser.close().await;
 }
 
@@ -295,15 +207,14 @@ async fn each_transcript_format_imports_by_paste_and_re_exports_its_text() {
 async fn a_damaged_transcript_is_refused_with_the_place_and_the_reason() {
     let browser = Browser::new().await;
     let dir = TempDir::new();
-    open_inspect(&browser).await;
+    let inspect = InspectPage::open_counted(&browser).await;
 
     // Pasted: an Anthropic tool call without a name. Nothing is imported, and the text stays.
     let pasted = r#"{"model": "claude-sonnet-4-5", "messages": [
         {"role": "user", "content": "q"},
         {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "input": {}}]}
     ]}"#;
-    browser.set_field("paste-transcript", pasted).await;
-    browser.click_testid("paste-import").await;
+    inspect.paste(pasted).await;
     let error = browser.wait_testid("error").await;
     assert_eq!(error.attr("role").await.unwrap().as_deref(), Some("alert"));
     let text = error.text().await.unwrap();
@@ -315,12 +226,7 @@ async fn a_damaged_transcript_is_refused_with_the_place_and_the_reason() {
         text.contains("at messages[1].content[0].name: name is missing"),
         "{text}"
     );
-    let kept = browser
-        .wait_testid("paste-transcript")
-        .await
-        .prop("value")
-        .await
-        .unwrap();
+    let kept = inspect.pasted().await;
     assert_eq!(kept.as_deref(), Some(pasted));
     assert_eq!(browser.count_testid("session-item").await, 0);
     assert_eq!(browser.count_testid("import-format").await, 0);
@@ -329,17 +235,9 @@ async fn a_damaged_transcript_is_refused_with_the_place_and_the_reason() {
     let broken = r#"[{"title": "Lost", "current_node": "gone", "mapping": {"root": {"message": null, "parent": null, "children": []}}}]"#;
     let path = dir.0.join("conversations.json");
     std::fs::write(&path, broken).unwrap();
-    browser
-        .wait_testid("import-file")
-        .await
-        .send_keys(&path.display().to_string())
-        .await
-        .unwrap();
-    browser
-        .wait_until(
-            "document.querySelector(\"[data-testid='error']\").textContent.includes('conversations.json')",
-            "the file's error",
-        )
+    inspect.import(&path.display().to_string()).await;
+    inspect
+        .wait_error_contains("conversations.json", "the file's error")
         .await;
     let text = browser.wait_testid("error").await.text().await.unwrap();
     assert!(
@@ -354,17 +252,9 @@ async fn a_damaged_transcript_is_refused_with_the_place_and_the_reason() {
         "{\"role\": \"user\", \"content\": \"a\"}\n{\"role\": \"assistant\", \"content\": \"b\"}\n{\"role\": \n",
     )
     .unwrap();
-    browser
-        .wait_testid("import-file")
-        .await
-        .send_keys(&path.display().to_string())
-        .await
-        .unwrap();
-    browser
-        .wait_until(
-            "document.querySelector(\"[data-testid='error']\").textContent.includes('log.jsonl')",
-            "the JSON Lines error",
-        )
+    inspect.import(&path.display().to_string()).await;
+    inspect
+        .wait_error_contains("log.jsonl", "the JSON Lines error")
         .await;
     let text = browser.wait_testid("error").await.text().await.unwrap();
     assert!(text.contains("at line 3: not valid JSON"), "{text}");

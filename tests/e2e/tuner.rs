@@ -10,42 +10,19 @@ use summary_memory::route::TriggerKind;
 use summary_memory::view::inspect::InspectView;
 
 use crate::harness::{Browser, TempDir};
-use crate::sessions::{import, wait_count, write_file};
-
-/// (turn, summarised_to, verbatim) for every row on the page.
-async fn rows(browser: &Browser) -> Vec<(u32, u32, String)> {
-    let mut out = Vec::new();
-    for row in browser.all_testid("schedule-row").await {
-        let attr = |name: &'static str| {
-            let row = row.clone();
-            async move { row.attr(name).await.unwrap().unwrap_or_default() }
-        };
-        out.push((
-            attr("data-turn").await.parse().unwrap(),
-            attr("data-summarised-to").await.parse().unwrap(),
-            attr("data-verbatim").await,
-        ));
-    }
-    out
-}
-
-async fn calls(browser: &Browser) -> String {
-    browser
-        .wait_testid("summariser-calls")
-        .await
-        .text()
-        .await
-        .unwrap()
-}
+use crate::pages::inspect::{InspectPage, write_file};
+use crate::pages::query;
+use crate::pages::tuner::TunerPage;
 
 #[tokio::test]
 async fn the_notebooks_three_schedules_row_by_row() {
     let browser = Browser::new().await;
+    let tuner = TunerPage::new(&browser);
 
     browser
         .open("?tab=tuner&trigger=turns&max_turns=4&keep=2&turns=10")
         .await;
-    assert_eq!(calls(&browser).await, "4");
+    assert_eq!(tuner.calls().await, "4");
     let expect: Vec<(u32, u32, String)> = [
         (1, 0, "1"),
         (2, 0, "1,2"),
@@ -60,20 +37,20 @@ async fn the_notebooks_three_schedules_row_by_row() {
     ]
     .map(|(t, s, v)| (t, s, v.to_owned()))
     .into();
-    assert_eq!(rows(&browser).await, expect);
+    assert_eq!(tuner.rows().await, expect);
 
     browser
         .open("?tab=tuner&trigger=turns&max_turns=4&keep=3&turns=10")
         .await;
-    assert_eq!(calls(&browser).await, "7");
-    let summarised: Vec<u32> = rows(&browser).await.into_iter().map(|r| r.1).collect();
+    assert_eq!(tuner.calls().await, "7");
+    let summarised: Vec<u32> = tuner.rows().await.into_iter().map(|r| r.1).collect();
     assert_eq!(summarised, [0, 0, 0, 0, 1, 2, 3, 4, 5, 6]);
 
     browser
         .open("?tab=tuner&trigger=turns&max_turns=6&keep=2&turns=10")
         .await;
-    assert_eq!(calls(&browser).await, "2");
-    let last = rows(&browser).await.pop().unwrap();
+    assert_eq!(tuner.calls().await, "2");
+    let last = tuner.rows().await.pop().unwrap();
     assert_eq!(last, (10, 4, "5,6,7,8,9,10".to_owned()));
     browser.close().await;
 }
@@ -83,25 +60,20 @@ async fn the_notebooks_three_schedules_row_by_row() {
 #[tokio::test]
 async fn typing_a_parameter_recomputes_and_rewrites_the_link() {
     let browser = Browser::new().await;
+    let tuner = TunerPage::new(&browser);
     browser
         .open("?tab=tuner&trigger=turns&max_turns=4&keep=2&turns=10")
         .await;
-    assert_eq!(calls(&browser).await, "4");
+    assert_eq!(tuner.calls().await, "4");
 
     let max_turns = browser.wait_testid("max_turns").await;
     max_turns.clear().await.unwrap();
     max_turns.send_keys("6").await.unwrap();
-    browser
-        .wait_until(
-            "document.querySelector('[data-testid=summariser-calls]').textContent === '2'",
-            "the call count to follow max_turns=6",
-        )
+    tuner
+        .wait_calls("2", "the call count to follow max_turns=6")
         .await;
-    browser
-        .wait_until(
-            "location.search.includes('max_turns=6')",
-            "the link to carry max_turns=6",
-        )
+    tuner
+        .wait_link_has(&["max_turns=6"], "the link to carry max_turns=6")
         .await;
 
     // keep >= max_turns is impossible: the page says why and shows no schedule.
@@ -121,11 +93,8 @@ async fn typing_a_parameter_recomputes_and_rewrites_the_link() {
 
     keep.clear().await.unwrap();
     keep.send_keys("1").await.unwrap();
-    browser
-        .wait_until(
-            "!document.querySelector('[data-testid=param-error]') && document.querySelectorAll('[data-testid=schedule-row]').length === 10",
-            "the error to clear and the table to return",
-        )
+    tuner
+        .wait_table_back(10, "the error to clear and the table to return")
         .await;
     assert!(browser.console_errors().await.is_empty());
     browser.close().await;
@@ -134,20 +103,18 @@ async fn typing_a_parameter_recomputes_and_rewrites_the_link() {
 #[tokio::test]
 async fn every_trigger_kind_can_be_chosen() {
     let browser = Browser::new().await;
+    let tuner = TunerPage::new(&browser);
     browser.open("?tab=tuner&turns=12").await;
     let select = browser.wait_testid("trigger").await;
     select.select_by_value("tokens").await.unwrap();
     browser.wait_testid("budget").await;
-    browser
-        .wait_until(
-            "location.search.includes('trigger=tokens')",
-            "trigger=tokens in the link",
-        )
+    tuner
+        .wait_link_has(&["trigger=tokens"], "trigger=tokens in the link")
         .await;
     select.select_by_value("every").await.unwrap();
     browser.wait_testid("every").await;
     select.select_by_value("manual").await.unwrap();
-    assert_eq!(calls(&browser).await, "0");
+    assert_eq!(tuner.calls().await, "0");
     assert_eq!(browser.all_testid("schedule-row").await.len(), 12);
     let chart = browser
         .client
@@ -163,6 +130,7 @@ async fn every_trigger_kind_can_be_chosen() {
 #[tokio::test]
 async fn the_window_trigger_picks_a_model_and_warns_of_a_compaction_loop() {
     let browser = Browser::new().await;
+    let tuner = TunerPage::new(&browser);
     browser.open("?tab=tuner&turns=12").await;
     browser
         .wait_testid("trigger")
@@ -172,34 +140,23 @@ async fn the_window_trigger_picks_a_model_and_warns_of_a_compaction_loop() {
         .unwrap();
     let model = browser.wait_testid("model-window").await;
     model.select_by_value("128000").await.unwrap();
-    browser
-        .wait_until(
-            "location.search.includes('trigger=window') && location.search.includes('context=128000')",
+    tuner
+        .wait_link_has(
+            &["trigger=window", "context=128000"],
             "the window trigger and gpt-4o's window in the link",
         )
         .await;
     // A 128k window never fills in twelve small turns: no call, no warning.
-    assert_eq!(calls(&browser).await, "0");
+    assert_eq!(tuner.calls().await, "0");
     assert_eq!(browser.count_testid("loop-warning").await, 0);
 
     // A 1,000-token window folding at 70% and keeping 30%: 300 system + 150 summary + 300 kept.
     browser.set_field("context", "1000").await;
     browser.set_field("fire_pct", "70").await;
-    browser
-        .wait_until(
-            "document.querySelector('[data-testid=loop-warning]')?.textContent.includes('compaction loop')",
-            "the loop warning",
-        )
+    tuner
+        .wait_loop_warning("compaction loop", "the loop warning")
         .await;
-    let folds = browser
-        .client
-        .execute(
-            "return [...document.querySelectorAll('[data-testid=schedule-row]')].map(r => r.classList.contains('fires'));",
-            vec![],
-        )
-        .await
-        .unwrap();
-    let folds: Vec<bool> = serde_json::from_value(folds).unwrap();
+    let folds = tuner.folds().await;
     let first = folds
         .iter()
         .position(|&f| f)
@@ -210,12 +167,7 @@ async fn the_window_trigger_picks_a_model_and_warns_of_a_compaction_loop() {
     );
     // Keeping less of the window ends the loop and the warning.
     browser.set_field("keep_pct", "5").await;
-    browser
-        .wait_until(
-            "!document.querySelector('[data-testid=loop-warning]')",
-            "the warning to go",
-        )
-        .await;
+    tuner.wait_no_loop_warning("the warning to go").await;
     assert!(browser.console_errors().await.is_empty());
     browser.close().await;
 }
@@ -225,50 +177,22 @@ async fn the_window_trigger_picks_a_model_and_warns_of_a_compaction_loop() {
 #[tokio::test]
 async fn three_presets_compared_show_a_row_and_a_line_each_and_download_as_csv() {
     let browser = Browser::new().await;
+    let tuner = TunerPage::new(&browser);
     browser
         .open("?tab=tuner&trigger=window&context=8192&turns=120")
         .await;
     for slug in ["gemini-cli", "codex-cli", "openai-cookbook-session"] {
-        browser
-            .client
-            .find(Locator::Css(&format!(
-                "[data-testid=compare-preset][data-preset='{slug}']"
-            )))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        tuner.compare(slug).await;
     }
-    browser
-        .wait_until(
-            "document.querySelectorAll('[data-testid=compare-row]').length === 4",
-            "this policy and three presets in the table",
-        )
+    tuner
+        .wait_compare_rows(4, "this policy and three presets in the table")
         .await;
-    let lines = browser
-        .client
-        .execute(
-            "return document.querySelectorAll('[data-testid=compare-chart] polyline').length;",
-            vec![],
-        )
-        .await
-        .unwrap();
+    let lines = tuner.compare_lines().await;
     assert_eq!(lines, 4, "one line per policy");
-    let cell = |policy: &str, column: usize| {
-        format!(
-            "return document.querySelector(`[data-testid=compare-row][data-policy='{policy}']`).children[{column}].textContent;"
-        )
-    };
     // The cookbook folds after its fourth turn; at 8,192 tokens Gemini's half-window fires
     // before Codex's 90%.
-    let first = |policy: &'static str| {
-        let browser = &browser;
-        let script = cell(policy, 4);
-        async move {
-            let text = browser.client.execute(&script, vec![]).await.unwrap();
-            text.as_str().unwrap().to_owned()
-        }
+    let first = |policy: &'static str| async move {
+        tuner.compare_cells(policy, &[4]).await.swap_remove(0)
     };
     assert_eq!(first("OpenAI cookbook SummarizingSession").await, "4");
     let gemini: u32 = first("Gemini CLI").await.parse().unwrap();
@@ -277,11 +201,8 @@ async fn three_presets_compared_show_a_row_and_a_line_each_and_download_as_csv()
     // Free tokens cost nothing.
     browser.set_field("price-in", "0").await;
     browser.set_field("price-out", "0").await;
-    browser
-        .wait_until(
-            "[...document.querySelectorAll('[data-testid=compare-row]')].every(r => r.children[6].textContent === '$0.0000')",
-            "every cost to be zero",
-        )
+    tuner
+        .wait_every_cell(6, "$0.0000", "every cost to be zero")
         .await;
     let href = browser
         .wait_testid("compare-csv")
@@ -311,25 +232,25 @@ async fn three_presets_compared_show_a_row_and_a_line_each_and_download_as_csv()
 #[tokio::test]
 async fn the_tuner_runs_on_a_library_session() {
     let browser = Browser::new().await;
+    let tuner = TunerPage::new(&browser);
     let dir = TempDir::new();
     let mut session = synthetic(17);
     session.name = "Tuned budget".into();
     let path = write_file(&dir, "tuned.json", &export(&session, 5, "0.1.0"));
-    browser
-        .open("?tab=inspect&trigger=turns&max_turns=5&keep=2&turns=10")
-        .await;
-    import(&browser, &path).await;
-    wait_count(&browser, "session-item", 1).await;
+    let inspect =
+        InspectPage::open_with(&browser, "&trigger=turns&max_turns=5&keep=2&turns=10").await;
+    inspect.import(&path).await;
+    inspect.wait_sessions(1).await;
 
-    browser.click_testid("tab-tuner").await;
-    wait_count(&browser, "schedule-row", 10).await;
+    TunerPage::click_tab(&browser).await;
+    query::wait_count(&browser, "schedule-row", 10).await;
     browser
         .wait_testid("tuner-conversation")
         .await
         .select_by_label("Tuned budget (17 turns)")
         .await
         .unwrap();
-    wait_count(&browser, "schedule-row", 17).await;
+    query::wait_count(&browser, "schedule-row", 17).await;
     // What the engine finds over the session's own sizes. A turn trigger's cycles do not depend
     // on the counter, so the page's o200k_base counts and the word counter here agree on them.
     let sizes = InspectView::new(&session, &WordCounter).sizes;
@@ -339,13 +260,13 @@ async fn the_tuner_runs_on_a_library_session() {
     })
     .unwrap();
     let expected = schedule(&policy, &sizes);
-    assert_eq!(calls(&browser).await, expected.calls.to_string());
+    assert_eq!(tuner.calls().await, expected.calls.to_string());
     let want: Vec<(u32, u32, String)> = expected
         .rows
         .iter()
         .map(|r| (r.turn, r.summarised_to, r.verbatim_list()))
         .collect();
-    assert_eq!(rows(&browser).await, want);
+    assert_eq!(tuner.rows().await, want);
     // The field for simulated turns gives way to the session's turn count.
     let note = browser.wait_testid("tuner-session-turns").await;
     assert!(note.text().await.unwrap().contains("17 turns"));
@@ -353,32 +274,11 @@ async fn the_tuner_runs_on_a_library_session() {
 
     // The comparison runs over the same 17 turns.
     for slug in ["openai-cookbook-session", "gemini-cli"] {
-        browser
-            .client
-            .find(Locator::Css(&format!(
-                "[data-testid=compare-preset][data-preset='{slug}']"
-            )))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        tuner.compare(slug).await;
     }
-    wait_count(&browser, "compare-row", 3).await;
-    let points = browser
-        .client
-        .execute(
-            "return [...document.querySelectorAll('[data-testid=compare-chart] polyline')]
-                .map(l => l.getAttribute('points').trim().split(/\\s+/).length);",
-            vec![],
-        )
-        .await
-        .unwrap();
-    assert_eq!(
-        points,
-        serde_json::json!([17, 17, 17]),
-        "one point per turn"
-    );
+    query::wait_count(&browser, "compare-row", 3).await;
+    let points = tuner.compare_points().await;
+    assert_eq!(points, [17, 17, 17], "one point per turn");
     let cookbook = preset("openai-cookbook-session").unwrap();
     let context = TriggerKind::default_of("context");
     let prices = Prices {
@@ -392,24 +292,13 @@ async fn the_tuner_runs_on_a_library_session() {
         context,
         prices,
     );
-    let cells = browser
-        .client
-        .execute(
-            &format!(
-                "const r = document.querySelector(`[data-testid=compare-row][data-policy='{}']`);
-                 return [r.children[1].textContent, r.children[4].textContent];",
-                cookbook.system
-            ),
-            vec![],
-        )
-        .await
-        .unwrap();
+    let cells = tuner.compare_cells(cookbook.system, &[1, 4]).await;
     let first = engine
         .first_fold
         .map_or("never".to_owned(), |t| t.to_string());
     assert_eq!(
         cells,
-        serde_json::json!([engine.calls.to_string(), first]),
+        [engine.calls.to_string(), first],
         "the cookbook's calls and first fold over the session"
     );
     assert_eq!(engine.schedule.rows.len(), 17);
@@ -421,7 +310,7 @@ async fn the_tuner_runs_on_a_library_session() {
         .select_by_value("simulated")
         .await
         .unwrap();
-    wait_count(&browser, "schedule-row", 10).await;
+    query::wait_count(&browser, "schedule-row", 10).await;
     browser.wait_testid("turns").await;
     assert!(browser.console_errors().await.is_empty());
     browser.close().await;
@@ -432,15 +321,17 @@ async fn the_tuner_runs_on_a_library_session() {
 #[tokio::test]
 async fn the_tuner_runs_on_the_chat_on_screen() {
     let browser = Browser::new().await;
+    let tuner = TunerPage::new(&browser);
     browser
         .open("?demo=fincoach&trigger=turns&max_turns=3&keep=1&turns=10")
         .await;
     browser.click_testid("play-all").await;
     browser.wait_testid("summary").await;
     browser.click_testid("tab-tuner").await;
-    browser
-        .wait_until(
-            "(document.querySelector(\"[data-testid=tuner-conversation] option[value='on-screen']\")?.textContent ?? '').includes('(6 turns)')",
+    tuner
+        .wait_conversation_offered(
+            "on-screen",
+            "(6 turns)",
             "the chat on screen, six turns, among the conversations",
         )
         .await;
@@ -450,7 +341,7 @@ async fn the_tuner_runs_on_the_chat_on_screen() {
         .select_by_value("on-screen")
         .await
         .unwrap();
-    wait_count(&browser, "schedule-row", 6).await;
+    query::wait_count(&browser, "schedule-row", 6).await;
     // A turn trigger folds where the turn count says, whatever the sizes.
     let policy = Policy::new(Trigger::Turns {
         max_turns: 3,
@@ -458,8 +349,8 @@ async fn the_tuner_runs_on_the_chat_on_screen() {
     })
     .unwrap();
     let expected = schedule(&policy, &ScheduleInput::uniform(6));
-    assert_eq!(calls(&browser).await, expected.calls.to_string());
-    let summarised: Vec<u32> = rows(&browser).await.into_iter().map(|r| r.1).collect();
+    assert_eq!(tuner.calls().await, expected.calls.to_string());
+    let summarised: Vec<u32> = tuner.rows().await.into_iter().map(|r| r.1).collect();
     let want: Vec<u32> = expected.rows.iter().map(|r| r.summarised_to).collect();
     assert_eq!(summarised, want);
     assert!(

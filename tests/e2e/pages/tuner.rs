@@ -1,1 +1,177 @@
-//! Page object: tuner.
+//! Page object: tuner. The schedule table and its summariser calls, the parameters' errors and
+//! the loop warning, the conversation chosen, and the comparison with other systems' presets
+//! (its table, chart and CSV).
+
+use serde_json::json;
+
+use super::query::{self, Field, Until, testid};
+use crate::harness::Browser;
+
+/// The Tuner tab of one browser.
+#[derive(Clone, Copy)]
+pub struct TunerPage<'a> {
+    browser: &'a Browser,
+}
+
+impl<'a> TunerPage<'a> {
+    /// The Tuner tab of a page already open.
+    pub fn new(browser: &'a Browser) -> TunerPage<'a> {
+        TunerPage { browser }
+    }
+
+    /// Clicks the Tuner tab (in the same page).
+    pub async fn click_tab(browser: &'a Browser) -> TunerPage<'a> {
+        browser.click_testid("tab-tuner").await;
+        TunerPage { browser }
+    }
+
+    /// (turn, summarised_to, verbatim) for every schedule row on the page.
+    pub async fn rows(&self) -> Vec<(u32, u32, String)> {
+        let mut out = Vec::new();
+        for row in self.browser.all_testid("schedule-row").await {
+            let attr = |name: &'static str| {
+                let row = row.clone();
+                async move { row.attr(name).await.unwrap().unwrap_or_default() }
+            };
+            out.push((
+                attr("data-turn").await.parse().unwrap(),
+                attr("data-summarised-to").await.parse().unwrap(),
+                attr("data-verbatim").await,
+            ));
+        }
+        out
+    }
+
+    /// The summariser calls the schedule counts, as shown.
+    pub async fn calls(&self) -> String {
+        self.browser
+            .wait_testid("summariser-calls")
+            .await
+            .text()
+            .await
+            .unwrap()
+    }
+
+    /// Waits until the summariser calls shown are `calls`.
+    pub async fn wait_calls(&self, calls: &str, what: &str) {
+        query::wait(
+            self.browser,
+            &testid("summariser-calls"),
+            Until::Is(Field::text(), &json!(calls)),
+            what,
+        )
+        .await;
+    }
+
+    /// Waits until the parameters' error is gone and the table has `n` rows again.
+    pub async fn wait_table_back(&self, n: usize, what: &str) {
+        query::wait(self.browser, &testid("param-error"), Until::Absent, what).await;
+        query::wait(self.browser, &testid("schedule-row"), Until::Count(n), what).await;
+    }
+
+    /// Waits until the link carries every one of `parts` (`trigger=tokens`, say).
+    pub async fn wait_link_has(&self, parts: &[&str], what: &str) {
+        query::wait_link_has(self.browser, parts, what).await;
+    }
+
+    /// For every schedule row, whether a summary fires there.
+    pub async fn folds(&self) -> Vec<bool> {
+        query::all(
+            self.browser,
+            &testid("schedule-row"),
+            Field::has_class("fires"),
+        )
+        .await
+    }
+
+    /// Waits until the loop warning holds `needle`.
+    pub async fn wait_loop_warning(&self, needle: &str, what: &str) {
+        query::wait(
+            self.browser,
+            &testid("loop-warning"),
+            Until::Contains(Field::text(), needle),
+            what,
+        )
+        .await;
+    }
+
+    /// Waits until no loop warning is shown.
+    pub async fn wait_no_loop_warning(&self, what: &str) {
+        query::wait(self.browser, &testid("loop-warning"), Until::Absent, what).await;
+    }
+
+    /// Adds the preset `slug` to the comparison.
+    pub async fn compare(&self, slug: &str) {
+        self.browser
+            .client
+            .find(fantoccini::Locator::Css(&format!(
+                "[data-testid=compare-preset][data-preset='{slug}']"
+            )))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+    }
+
+    /// Waits until the comparison's table has `n` rows.
+    pub async fn wait_compare_rows(&self, n: usize, what: &str) {
+        query::wait(self.browser, &testid("compare-row"), Until::Count(n), what).await;
+    }
+
+    /// How many lines the comparison's chart draws.
+    pub async fn compare_lines(&self) -> usize {
+        query::count(self.browser, "[data-testid=compare-chart] polyline").await
+    }
+
+    /// For each of the comparison chart's lines, how many points it has.
+    pub async fn compare_points(&self) -> Vec<usize> {
+        let points: Vec<Option<String>> = query::all(
+            self.browser,
+            "[data-testid=compare-chart] polyline",
+            Field::attr("points"),
+        )
+        .await;
+        points
+            .into_iter()
+            .map(|p| p.unwrap_or_default().split_whitespace().count())
+            .collect()
+    }
+
+    /// The texts of the cells at `columns` (0 is the policy's name) in `policy`'s row of the
+    /// comparison, read in one script.
+    pub async fn compare_cells(&self, policy: &str, columns: &[usize]) -> Vec<String> {
+        let css = format!("[data-testid=compare-row][data-policy='{policy}']");
+        let fields: Vec<String> = columns
+            .iter()
+            .map(|c| format!(":scope > :nth-child({})", c + 1))
+            .collect();
+        let fields: Vec<Field<'_>> = fields.iter().map(|c| Field::text().within(c)).collect();
+        let mut rows: Vec<Vec<String>> = query::rows(self.browser, &css, &fields).await;
+        assert!(!rows.is_empty(), "no comparison row for {policy}");
+        rows.swap_remove(0)
+    }
+
+    /// Waits until the cell at `column` of every comparison row reads `text`.
+    pub async fn wait_every_cell(&self, column: usize, text: &str, what: &str) {
+        let cell = format!(":scope > :nth-child({})", column + 1);
+        query::wait(
+            self.browser,
+            &testid("compare-row"),
+            Until::Every(Field::text().within(&cell), &json!(text)),
+            what,
+        )
+        .await;
+    }
+
+    /// Waits until the conversation `value` is offered with a label that holds `needle`.
+    pub async fn wait_conversation_offered(&self, value: &str, needle: &str, what: &str) {
+        query::wait(
+            self.browser,
+            &format!("[data-testid=tuner-conversation] option[value='{value}']"),
+            Until::Contains(Field::text(), needle),
+            what,
+        )
+        .await;
+    }
+}
