@@ -6,7 +6,6 @@
 
 use std::time::Duration;
 
-use fantoccini::wd::WebDriverCompatibleCommand;
 use serde_json::{Value, json};
 use summary_memory::engine::session::{export, export_all};
 
@@ -17,39 +16,6 @@ use crate::pages::inspect::{InspectPage, StoredSessions, write_file};
 use crate::pages::query::{self, Field, Until, testid};
 use crate::pages::settings::SettingsPage;
 use crate::sessions::played;
-
-/// chromedriver's `goog/cdp/execute` endpoint, which fantoccini has no method for.
-#[derive(Debug)]
-struct Cdp(Value);
-
-impl WebDriverCompatibleCommand for Cdp {
-    fn endpoint(
-        &self,
-        base: &url::Url,
-        session: Option<&str>,
-    ) -> Result<url::Url, url::ParseError> {
-        base.join(&format!(
-            "session/{}/goog/cdp/execute",
-            session.unwrap_or_default()
-        ))
-    }
-
-    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
-        (http::Method::POST, Some(self.0.to_string()))
-    }
-}
-
-/// Runs `source` in every page this browser loads from now on, before the page's own scripts.
-pub(crate) async fn before_every_page(browser: &Browser, source: &str) {
-    browser
-        .client
-        .issue_cmd(Cdp(json!({
-            "cmd": "Page.addScriptToEvaluateOnNewDocument",
-            "params": { "source": source }
-        })))
-        .await
-        .unwrap();
-}
 
 /// `IDBObjectStore.prototype.put` throws `QuotaExceededError` while `window.__diskFull` is
 /// true (from the start when `full`), as a browser whose storage quota is used up does.
@@ -304,7 +270,7 @@ async fn leaving_the_page_warns_only_while_something_is_unsaved() {
     server.chunk_delay(Duration::from_millis(100));
     server.script([text(REPLY)]);
     let browser = Browser::new().await;
-    before_every_page(&browser, &full_disk(false)).await;
+    browser.before_every_page(&full_disk(false)).await;
     connect(&browser, Setup::new(&server.base_url)).await;
     assert!(!warns_on_leave(&browser).await, "nothing to lose");
     send(&browser, "plan my savings").await;
@@ -359,7 +325,7 @@ async fn the_draft_survives_a_tab_switch_and_a_reload() {
 #[tokio::test]
 async fn a_full_disk_is_an_alert_on_every_tab_the_app_goes_on_and_export_still_works() {
     let browser = Browser::new().await;
-    before_every_page(&browser, &full_disk(true)).await;
+    browser.before_every_page(&full_disk(true)).await;
     let dir = TempDir::new();
     let path = write_file(&dir, "aarav.json", &export(&played(), 5, "0.1.0"));
     let inspect = InspectPage::open(&browser).await;
@@ -400,7 +366,7 @@ async fn a_full_disk_is_an_alert_on_every_tab_the_app_goes_on_and_export_still_w
 async fn with_no_indexeddb_the_alert_shows_at_start_and_the_live_chat_works_in_memory() {
     let server = TestServer::start().await;
     let browser = Browser::new().await;
-    before_every_page(&browser, NO_INDEXEDDB).await;
+    browser.before_every_page(NO_INDEXEDDB).await;
     connect(&browser, Setup::new(&server.base_url)).await;
     let alert = store_alert(&browser).await;
     assert!(alert.contains("cannot be kept"), "{alert}");
@@ -416,7 +382,7 @@ async fn with_no_indexeddb_the_alert_shows_at_start_and_the_live_chat_works_in_m
 #[tokio::test]
 async fn on_a_full_disk_deleting_frees_space_and_a_held_undo_can_be_dismissed() {
     let browser = Browser::new().await;
-    before_every_page(&browser, &full_disk(false)).await;
+    browser.before_every_page(&full_disk(false)).await;
     let dir = TempDir::new();
     let mut second = played();
     second.name = "Second".into();

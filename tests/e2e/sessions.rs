@@ -11,7 +11,7 @@ use summary_memory::engine::session::{Session, export, synthetic};
 use summary_memory::view::inspect::InspectView;
 
 use crate::harness::{Browser, StoppableApp, TempDir};
-use crate::pages::inspect::{InspectPage, StoredSessions};
+use crate::pages::inspect::{InspectPage, StoredSessions, write_file};
 use crate::pages::query;
 use crate::pages::settings::SettingsPage;
 
@@ -28,16 +28,6 @@ pub(crate) fn played() -> Session {
         ..Scripted::default()
     }
     .play(3)
-}
-
-/// Re-exported for the files that still import through this module (`long_chat.rs`,
-/// `demos.rs`): the helpers now live in the page objects.
-pub(crate) use crate::pages::inspect::write_file;
-pub(crate) use crate::pages::query::value as snapshot;
-
-/// Imports the file at `path` through Inspect's file input.
-pub(crate) async fn import(browser: &Browser, path: &str) {
-    InspectPage::new(browser).import(path).await;
 }
 
 #[tokio::test]
