@@ -171,15 +171,44 @@ impl Library {
         }
     }
 
-    /// The live chat to resume after a reload: the session `id` the library kept it in, while the
-    /// chat on screen is still empty (a chat already under way is never replaced), with what the
-    /// reload cut off offered again ([`LiveSession::resume_after_reload`]).
-    pub fn resume(&self, id: Option<&str>, live: &LiveSession, at_ms: u64) -> Option<LiveSession> {
-        let entry = self.get(id?)?;
-        live.memory()
-            .archive()
-            .is_empty()
-            .then(|| LiveSession::resume_after_reload(&entry.session, at_ms))
+    /// The live chat to resume after a reload or a crash, and the id of the session it is kept
+    /// in, while the chat on screen is still empty (a chat already under way is never replaced),
+    /// with what the reload cut off offered again ([`LiveSession::resume_after_reload`]).
+    ///
+    /// `hint` is the id the shell remembered in localStorage, which a crash can lose or leave
+    /// behind (Chromium writes it to disk lazily, while the library is in IndexedDB, written
+    /// before a change counts as done). So the library decides: with no hint, the live chat
+    /// is the one most recently changed; a hint naming a live chat is followed unless a newer
+    /// live chat is kept (the hint is older than the library); a hint naming a session that is
+    /// gone (the user deleted the chat) resumes nothing.
+    pub fn resume(
+        &self,
+        hint: Option<&str>,
+        live: &LiveSession,
+        at_ms: u64,
+    ) -> Option<(String, LiveSession)> {
+        if !live.memory().archive().is_empty() {
+            return None;
+        }
+        let newest = self
+            .list()
+            .iter()
+            .filter(|e| e.session.live.is_some())
+            .max_by_key(|e| e.updated_ms);
+        let entry = match hint {
+            None => newest?,
+            Some(id) => {
+                let hinted = self.get(id)?;
+                match newest {
+                    Some(newer) if newer.updated_ms > hinted.updated_ms => newer,
+                    _ => hinted,
+                }
+            }
+        };
+        Some((
+            entry.id.clone(),
+            LiveSession::resume_after_reload(&entry.session, at_ms),
+        ))
     }
 }
 

@@ -536,7 +536,7 @@ fn a_reply_kept_while_it_streams_resumes_marked_incomplete_with_retry() {
     // The page closes here. Read back as the store reads it, the chat shows both messages,
     // the reply incomplete, and Retry asks for the whole reply again without the cut one.
     let back = import(export(&kept, 3, "test").as_bytes(), &WordCounter).unwrap();
-    let mut resumed = reloaded(&library)
+    let (_, mut resumed) = reloaded(&library)
         .resume(id.as_deref(), &LiveSession::default(), 4)
         .unwrap();
     assert_eq!(LiveSession::resume_after_reload(&back, 4), resumed);
@@ -578,7 +578,8 @@ fn a_message_with_no_reply_resumes_with_retry() {
     let id = library.keep_live(None, || "live".into(), &live, 1, &WordCounter);
     let resumed = library
         .resume(id.as_deref(), &LiveSession::default(), 2)
-        .unwrap();
+        .unwrap()
+        .1;
     assert_eq!(resumed.memory().archive().len(), 1);
     assert_eq!(resumed.redo(), Some(&crate::app::live::Redo::Reply));
     // A chat that ended normally offers nothing.
@@ -589,7 +590,8 @@ fn a_message_with_no_reply_resumes_with_retry() {
     let id = library.keep_live(None, || "live".into(), &done, 2, &WordCounter);
     let resumed = library
         .resume(id.as_deref(), &LiveSession::default(), 3)
-        .unwrap();
+        .unwrap()
+        .1;
     assert_eq!((resumed.redo(), resumed.error()), (None, None));
 }
 
@@ -615,7 +617,8 @@ fn a_summary_in_flight_at_a_reload_is_offered_again_and_committed_once() {
     // Reloaded mid-summary: the summary is offered again, and Retry runs it.
     let mut resumed = reloaded(&library)
         .resume(id.as_deref(), &LiveSession::default(), 6)
-        .unwrap();
+        .unwrap()
+        .1;
     assert_eq!(resumed.redo(), Some(&crate::app::live::Redo::Summary));
     assert!(
         resumed.error().unwrap().contains("reloaded"),
@@ -634,7 +637,8 @@ fn a_summary_in_flight_at_a_reload_is_offered_again_and_committed_once() {
     let id = library.keep_live(None, || "live".into(), &resumed, 8, &WordCounter);
     let after = reloaded(&library)
         .resume(id.as_deref(), &LiveSession::default(), 9)
-        .unwrap();
+        .unwrap()
+        .1;
     assert_eq!((after.redo(), after.error()), (None, None));
     assert_eq!(after.memory().editions().len(), 1);
     assert!(!after.is_summarising());
@@ -890,7 +894,8 @@ fn the_kept_live_chat_is_resumed_only_into_an_empty_chat() {
     let mut library = Library::default();
     let id = library.keep_live(None, || "live".into(), &chat, 3, &WordCounter);
     let empty = LiveSession::default();
-    let resumed = library.resume(id.as_deref(), &empty, 9).unwrap();
+    let (kept_in, resumed) = library.resume(id.as_deref(), &empty, 9).unwrap();
+    assert_eq!(Some(kept_in), id);
     assert_eq!(
         (resumed.memory(), resumed.record()),
         (chat.memory(), chat.record())
@@ -899,8 +904,45 @@ fn the_kept_live_chat_is_resumed_only_into_an_empty_chat() {
         library.resume(id.as_deref(), &chat, 9).is_none(),
         "a chat under way stays"
     );
-    assert!(library.resume(None, &empty, 9).is_none());
-    assert!(library.resume(Some("deleted"), &empty, 9).is_none());
+    assert!(
+        library.resume(Some("deleted"), &empty, 9).is_none(),
+        "a chat the user deleted is not brought back"
+    );
+}
+
+/// A crash (the browser killed mid-reply) lost the localStorage pointer to the live chat, which
+/// Chromium writes lazily, and the Chat tab opened on the first-visit welcome although the
+/// library held the chat. The library, not the pointer, says which chat was live.
+#[test]
+fn a_crash_that_lost_the_pointer_still_resumes_the_newest_live_chat() {
+    let mut library = Library::default();
+    let mut old = LiveSession::default();
+    old.send("an older chat", 1, &WordCounter).unwrap();
+    let old_id = library.keep_live(None, || "old".into(), &old, 2, &WordCounter);
+    let mut chat = LiveSession::default();
+    chat.send("hi", 3, &WordCounter).unwrap();
+    chat.finish(ReplyEnd::Stopped("hel".into()), 4, &WordCounter);
+    library.keep_live(None, || "live".into(), &chat, 5, &WordCounter);
+    let empty = LiveSession::default();
+    for hint in [None, old_id.as_deref()] {
+        let (id, resumed) = library.resume(hint, &empty, 9).unwrap();
+        assert_eq!(id, "live", "hint {hint:?}: the newest live chat wins");
+        assert_eq!(resumed.memory(), chat.memory());
+    }
+    // A session that is not a live chat is never taken for one.
+    let mut imported = Library::default();
+    let session = library.get("live").unwrap().session.clone();
+    imported
+        .add(
+            "file".into(),
+            Session {
+                live: None,
+                ..session
+            },
+            6,
+        )
+        .unwrap();
+    assert!(imported.resume(None, &empty, 9).is_none());
 }
 
 #[test]

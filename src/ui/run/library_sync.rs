@@ -254,6 +254,16 @@ pub fn export(sessions: Sessions) -> String {
     text
 }
 
+/// Writes every session into one export and offers it as a download, whichever is open.
+pub fn export_all(sessions: Sessions) {
+    let text = sessions
+        .library
+        .with_untracked(|l| l.export(None, now_ms(), APP_VERSION));
+    if let Err(e) = download("summary-memory-sessions.json", &text) {
+        sessions.tab.update(|t| t.report(e));
+    }
+}
+
 /// Saves the Chat tab's live conversation into the library after every change (once the
 /// library has loaded), a reply as it arrives at most every half second ([`LiveSaves`]), and
 /// resumes it after a reload.
@@ -308,7 +318,12 @@ fn keep_live_chat(sessions: Sessions, workbench: RwSignal<Workbench>) {
                 .library
                 .with_untracked(|l| l.resume(id.as_deref(), &w.live, now_ms()))
         });
-        if let Some(live) = resumed {
+        if let Some((kept_in, live)) = resumed {
+            // The library found the chat (the remembered id can be lost to a crash): remember
+            // where it is kept, so the next save goes on in that session instead of a new one.
+            if id.as_deref() != Some(kept_in.as_str()) {
+                remember_live_id(sessions, kept_in);
+            }
             workbench.update(|w| w.set_live(live));
         }
     });
