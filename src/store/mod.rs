@@ -8,6 +8,8 @@
 //! contains the key (see [`SettingsRecord`]).
 
 pub mod broadcast;
+pub mod durable;
+pub mod persist;
 pub mod sessions;
 pub mod theme;
 pub mod view;
@@ -28,6 +30,19 @@ pub const UNREADABLE_SETTINGS_KEY: &str = "summary-memory.settings.unreadable";
 pub const DRAFT_KEY: &str = "summary-memory.draft";
 
 pub use crate::app::storage::StoreError;
+use crate::app::storage::durable_or_hint;
+
+/// The value the app starts from for `key`: IndexedDB's copy, or else localStorage's
+/// (`store::durable` says why).
+fn kept(local: &Storage, key: &str) -> Option<String> {
+    durable_or_hint(durable::get(key), read(local, key).ok().flatten())
+}
+
+/// Writes `value` under `key` to localStorage and to IndexedDB (`store::durable`).
+fn keep(local: &Storage, key: &str, value: &str) -> Result<(), StoreError> {
+    durable::set(key, value);
+    write(local, key, value)
+}
 
 /// Reads the settings and the key. No stored settings gives the defaults.
 pub fn load_settings() -> Result<Settings, StoreError> {
@@ -73,7 +88,7 @@ pub fn load_settings_kept() -> (Settings, Option<StoreError>) {
             .ok()
             .and_then(|s| read(&s, API_KEY_KEY).ok().flatten()))
         .unwrap_or_default();
-    let Some(text) = read(&local, SETTINGS_KEY).ok().flatten() else {
+    let Some(text) = kept(&local, SETTINGS_KEY) else {
         return (
             Settings {
                 api_key: key,
@@ -94,13 +109,15 @@ pub fn load_settings_kept() -> (Settings, Option<StoreError>) {
 pub fn load_draft() -> String {
     local()
         .ok()
-        .and_then(|l| read(&l, DRAFT_KEY).ok().flatten())
+        .and_then(|l| kept(&l, DRAFT_KEY))
         .unwrap_or_default()
 }
 
-/// Keeps the chat box's draft; an empty draft is removed. A refused write is ignored: the draft
-/// is still in the box.
+/// Keeps the chat box's draft; an empty draft is removed from localStorage and kept as "" in
+/// IndexedDB (so a crash cannot bring an older draft back). A refused write is ignored: the
+/// draft is still in the box.
 pub fn save_draft(text: &str) {
+    durable::set(DRAFT_KEY, text);
     if let Ok(local) = local() {
         let _ = if text.is_empty() {
             remove(&local, DRAFT_KEY)
@@ -110,14 +127,15 @@ pub fn save_draft(text: &str) {
     }
 }
 
-/// The library session the live chat was last kept in, if any.
+/// The library session the live chat was last kept in, if any: a hint, which
+/// `Library::resume` checks against the library itself.
 pub fn live_session_id() -> Option<String> {
-    read(&local().ok()?, LIVE_SESSION_KEY).ok().flatten()
+    kept(&local().ok()?, LIVE_SESSION_KEY)
 }
 
 /// Remembers which library session holds the live chat.
 pub fn set_live_session_id(id: &str) -> Result<(), StoreError> {
-    write(&local()?, LIVE_SESSION_KEY, id)
+    keep(&local()?, LIVE_SESSION_KEY, id)
 }
 
 /// Saves the settings without the key to localStorage, and the key where
@@ -126,7 +144,7 @@ pub fn save_settings(settings: &Settings) -> Result<(), StoreError> {
     let local = local()?;
     let record = serde_json::to_string(&settings.to_record())
         .map_err(|error| StoreError::Corrupt(error.to_string()))?;
-    write(&local, SETTINGS_KEY, &record)?;
+    keep(&local, SETTINGS_KEY, &record)?;
     save_key(&settings.api_key, settings.remember_key)
 }
 

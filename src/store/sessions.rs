@@ -20,10 +20,13 @@ use web_sys::{
 
 use super::StoreError;
 
-/// The database and its one object store.
+/// The database and its object stores: the sessions, and the small values a crash must not lose
+/// (`store::durable`).
 pub const DB_NAME: &str = "summary-memory";
 pub const STORE: &str = "sessions";
-const DB_VERSION: u32 = 1;
+pub const STATE_STORE: &str = "state";
+/// Version 2 added [`STATE_STORE`]; an upgrade from version 1 keeps the sessions as they are.
+const DB_VERSION: u32 = 2;
 
 pub use crate::app::library::Record;
 
@@ -49,10 +52,16 @@ pub async fn open() -> Result<IdbDatabase, StoreError> {
         else {
             return;
         };
-        // Version 1 is the only version, so an upgrade always starts from an empty database.
-        let params = IdbObjectStoreParameters::new();
-        params.set_key_path(&JsValue::from_str("id"));
-        let _ = db.create_object_store_with_optional_parameters(STORE, &params);
+        // An upgrade starts from an empty database or from version 1, which had the sessions
+        // only: each store is created when it is missing, and what is there is kept.
+        let names = db.object_store_names();
+        for (store, key_path) in [(STORE, "id"), (STATE_STORE, "key")] {
+            if !names.contains(store) {
+                let params = IdbObjectStoreParameters::new();
+                params.set_key_path(&JsValue::from_str(key_path));
+                let _ = db.create_object_store_with_optional_parameters(store, &params);
+            }
+        }
     });
     request.set_onupgradeneeded(Some(upgrade.as_ref().unchecked_ref()));
     let result = request_done(&request)
@@ -62,6 +71,15 @@ pub async fn open() -> Result<IdbDatabase, StoreError> {
     let db: IdbDatabase = result
         .dyn_into()
         .map_err(|_| StoreError::NoIndexedDb("the database did not open".into()))?;
+    // A newer build opened in another tab asks for an upgrade: this tab lets go of the database,
+    // so the other is not blocked, and opens it again at its next write.
+    let close = Closure::<dyn FnMut()>::new(|| {
+        if let Some(db) = DB.with(|cell| cell.borrow_mut().take()) {
+            db.close();
+        }
+    });
+    db.set_onversionchange(Some(close.as_ref().unchecked_ref()));
+    close.forget();
     DB.with(|cell| *cell.borrow_mut() = Some(db.clone()));
     Ok(db)
 }
@@ -202,7 +220,7 @@ fn classify(reason: String) -> StoreError {
 }
 
 /// Resolves with the request's result once it succeeds.
-async fn request_done(request: &IdbRequest) -> Result<JsValue, JsValue> {
+pub(super) async fn request_done(request: &IdbRequest) -> Result<JsValue, JsValue> {
     let request = request.clone();
     let promise = Promise::new(&mut |resolve, reject| {
         let ok = {
@@ -230,7 +248,7 @@ async fn request_done(request: &IdbRequest) -> Result<JsValue, JsValue> {
 }
 
 /// Resolves when the transaction commits; rejects when it aborts or fails.
-async fn transaction_done(tx: &IdbTransaction) -> Result<(), JsValue> {
+pub(super) async fn transaction_done(tx: &IdbTransaction) -> Result<(), JsValue> {
     let tx = tx.clone();
     let promise = Promise::new(&mut |resolve, reject| {
         let complete = Closure::once_into_js(move || {
@@ -254,7 +272,7 @@ async fn transaction_done(tx: &IdbTransaction) -> Result<(), JsValue> {
     JsFuture::from(promise).await.map(|_| ())
 }
 
-fn describe(error: &JsValue) -> String {
+pub(super) fn describe(error: &JsValue) -> String {
     if let Some(e) = error.dyn_ref::<web_sys::DomException>() {
         return format!("{}: {}", e.name(), e.message());
     }

@@ -9,13 +9,18 @@ fn local() -> Option<web_sys::Storage> {
     web_sys::window().and_then(|w| w.local_storage().ok().flatten())
 }
 
-/// The stored query string, if storage can be read and holds one.
+/// The stored query string, if storage can be read and holds one: IndexedDB's copy, or else
+/// localStorage's (`store::durable`).
 pub fn load_view() -> Option<String> {
-    local().and_then(|s| s.get_item(VIEW_KEY).ok().flatten())
+    crate::app::storage::durable_or_hint(
+        super::durable::get(VIEW_KEY),
+        local().and_then(|s| s.get_item(VIEW_KEY).ok().flatten()),
+    )
 }
 
 /// Stores the query string; a failure is ignored (see the module doc).
 pub fn save_view(query: &str) {
+    super::durable::set(VIEW_KEY, query);
     if let Some(storage) = local() {
         let _ = storage.set_item(VIEW_KEY, query);
     }

@@ -35,9 +35,32 @@ pub fn start() {
     // The stored theme goes on <html> before the first paint of the app, so a dark choice never
     // flashes light.
     crate::store::theme::apply_theme(crate::store::theme::load_theme());
-    leptos::mount::mount_to_body(App);
-    // Mounting is synchronous: from here the tab bar is in the page and answers clicks.
-    run::token_service::mark("sm-mounted");
-    // The service worker is registered once the first vocabulary has loaded
-    // (ui/run/token_service.rs).
+    // What a crash must not lose is read from IndexedDB before the app mounts, so the view,
+    // the draft, the settings and the live chat's session come from what was durably stored,
+    // not from localStorage, which a killed browser may not have written (`store::durable`).
+    // IndexedDB that is missing or slow costs only that: the app mounts after a short wait.
+    wasm_bindgen_futures::spawn_local(async {
+        let patience =
+            gloo_timers::future::TimeoutFuture::new(crate::store::durable::LOAD_PATIENCE_MS);
+        first_of(crate::store::durable::load(), patience).await;
+        leptos::mount::mount_to_body(App);
+        // Mounting is synchronous: from here the tab bar is in the page and answers clicks.
+        run::token_service::mark("sm-mounted");
+        // The service worker is registered once the first vocabulary has loaded
+        // (ui/run/token_service.rs).
+    });
+}
+
+/// Waits until either future is done.
+async fn first_of(first: impl std::future::Future, second: impl std::future::Future) {
+    let mut first = std::pin::pin!(first);
+    let mut second = std::pin::pin!(second);
+    std::future::poll_fn(move |cx| {
+        if first.as_mut().poll(cx).is_ready() || second.as_mut().poll(cx).is_ready() {
+            std::task::Poll::Ready(())
+        } else {
+            std::task::Poll::Pending
+        }
+    })
+    .await
 }
