@@ -78,7 +78,9 @@ pub fn App() -> impl IntoView {
 
     // The session library: loaded from IndexedDB once the vocabulary is (so its counts are
     // exact), every change saved back.
-    provide_sessions(tokens);
+    let sessions = provide_sessions(tokens);
+    // The browser is asked to keep the library once it holds something (`app::storage`).
+    super::run::storage_status::provide_storage_status(sessions);
     // The live chat's runner, shared so Stop reaches a reply whichever tab is open.
     let counter = tokens.counter();
     LiveDriver::provide(workbench, settings, counter);

@@ -6,6 +6,7 @@
 //! - `streamed.rs`: the live reply's pieces as a signal of their own;
 //! - `token_service.rs`: the app-wide token counter and its vocabulary loader;
 //! - `offline.rs`: the service worker's registration;
+//! - `storage_status.rs`: the browser asked to keep the library, and its answer;
 //! - `clock.rs`: the shell's one clock.
 //!
 //! Architecture invariant: nothing here imports a tab or a widget (`tests/purity.rs`).
@@ -14,5 +15,6 @@ pub mod clock;
 pub mod library_sync;
 pub mod live_driver;
 pub mod offline;
+pub mod storage_status;
 pub mod streamed;
 pub mod token_service;

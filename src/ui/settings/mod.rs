@@ -11,6 +11,7 @@ use crate::api::Client;
 use crate::app::settings_check::ConnectionTest;
 use crate::engine::openai::{PROVIDERS, detect_provider};
 use crate::engine::settings::{REASONING_EFFORTS, Settings};
+use crate::ui::widgets::storage_line::StorageLine;
 use crate::ui::widgets::store_alerts::SettingsUnreadable;
 use crate::ui::widgets::summary_settings::SummarySettings;
 use crate::view::settings_form::{EXPORT_HOLDS, inline_error, key_kept};
@@ -221,6 +222,10 @@ pub fn SettingsPanel() -> impl IntoView {
                 <div class="field-row">
                     <span class="label">"An export"</span>
                     <p class="field-control wide" data-testid="export-holds">{EXPORT_HOLDS}</p>
+                </div>
+                <div class="field-row">
+                    <span class="label">"Storage"</span>
+                    <div class="field-control wide"><StorageLine /></div>
                 </div>
             </fieldset>
 

@@ -10,6 +10,7 @@
 //! - `summary_settings.rs`: the summariser's generation fields (Chat's policy panel and Settings);
 //! - `token_estimate_note.rs`: the note that counts are estimates until the vocabulary loads;
 //! - `store_alerts.rs`, `remote_notice.rs`: the storage alerts and another tab's change;
+//! - `storage_line.rs`: whether the browser keeps the library, the space, the export reminder;
 //! - `lesson_bar.rs`, `theme_toggle.rs`, `offline_notice.rs`: the lesson above every tab, the
 //!   masthead's theme button and the offline notice.
 //!
@@ -21,6 +22,7 @@ pub mod lesson_bar;
 pub mod markdown;
 pub mod offline_notice;
 pub mod remote_notice;
+pub mod storage_line;
 pub mod store_alerts;
 pub mod summary_settings;
 pub mod theme_toggle;
