@@ -3,10 +3,12 @@
 //! when the test ends, pass or fail), plain HTTP to it from the test, and driving the page the way
 //! `live.rs` does.
 
+use std::cell::RefCell;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -46,12 +48,80 @@ pub fn venv(name: &str, env_var: &str) -> PathBuf {
 /// A server process on a loopback port, in a process group of its own. Dropping it (also when a
 /// test panics) kills the group; a watching shell kills the server if this test process dies
 /// without dropping it.
+///
+/// While it runs, every wait of this test's thread checks that it is alive
+/// ([`servers_alive`]): a server that dies (a crash on its first completion, say) fails the
+/// test at once, by name, with its exit status or signal and the last lines of its log, instead
+/// of the test waiting out its patience for a reply that will never come.
 pub struct ServerProcess {
     pub name: &'static str,
     pub port: u16,
-    child: Child,
+    child: Rc<RefCell<Child>>,
     log: PathBuf,
     _dir: TempDir,
+}
+
+/// A server this thread's test started, as [`servers_alive`] checks it.
+struct Watched {
+    name: &'static str,
+    child: Rc<RefCell<Child>>,
+    log: PathBuf,
+}
+
+thread_local! {
+    /// The servers the test on this thread is running (each `#[tokio::test]` has a thread and
+    /// a current-thread runtime of its own, so one test never sees another's).
+    static WATCHED: RefCell<Vec<Watched>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `Err` naming the first server of this test that has exited, how, and how its log ends.
+pub fn servers_alive() -> Result<(), String> {
+    WATCHED.with(|watched| {
+        for server in watched.borrow().iter() {
+            let status = server.child.borrow_mut().try_wait();
+            if let Ok(Some(status)) = status {
+                return Err(format!(
+                    "the {} server died during the test ({}); its log ends:\n{}",
+                    server.name,
+                    how_it_ended(status),
+                    log_tail(&server.log)
+                ));
+            }
+        }
+        Ok(())
+    })
+}
+
+/// "exit status 1" or "killed by signal 11 (SIGSEGV)". The server runs under a watching shell
+/// (see [`ServerProcess::start`]), which exits with the server's status: 128 + N for signal N.
+pub fn how_it_ended(status: ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    let signal = status
+        .signal()
+        .or_else(|| status.code().filter(|c| *c > 128).map(|c| c - 128));
+    match (signal, status.code()) {
+        (Some(signal), _) => {
+            let name = match signal {
+                4 => "SIGILL",
+                6 => "SIGABRT",
+                7 => "SIGBUS",
+                8 => "SIGFPE",
+                9 => "SIGKILL",
+                11 => "SIGSEGV",
+                15 => "SIGTERM",
+                _ => "a signal",
+            };
+            format!("killed by signal {signal} ({name})")
+        }
+        (None, Some(code)) => format!("exit status {code}"),
+        (None, None) => "ended".to_owned(),
+    }
+}
+
+fn log_tail(log: &Path) -> String {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(40)..].join("\n")
 }
 
 impl ServerProcess {
@@ -88,6 +158,14 @@ impl ServerProcess {
         let child = command
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {name}: {e}"));
+        let child = Rc::new(RefCell::new(child));
+        WATCHED.with(|w| {
+            w.borrow_mut().push(Watched {
+                name,
+                child: child.clone(),
+                log: log.clone(),
+            })
+        });
         ServerProcess {
             name,
             port,
@@ -102,10 +180,11 @@ impl ServerProcess {
     pub async fn wait_ready(&mut self, path: &str, patience: Duration) {
         let deadline = Instant::now() + patience;
         loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
+            if let Some(status) = self.child.borrow_mut().try_wait().unwrap() {
                 panic!(
-                    "{} exited ({status}) before it was ready:\n{}",
+                    "{} exited ({}) before it was ready:\n{}",
                     self.name,
+                    how_it_ended(status),
                     self.log_tail()
                 );
             }
@@ -128,17 +207,26 @@ impl ServerProcess {
 
     /// The last lines of the server's output.
     pub fn log_tail(&self) -> String {
-        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
-        let lines: Vec<&str> = text.lines().collect();
-        lines[lines.len().saturating_sub(40)..].join("\n")
+        log_tail(&self.log)
     }
 }
 
 impl Drop for ServerProcess {
     fn drop(&mut self) {
-        let group = format!("-{}", self.child.id());
+        let pid = self.child.borrow().id();
+        WATCHED.with(|w| w.borrow_mut().retain(|s| s.child.borrow().id() != pid));
+        // A test that failed on a page error ("could not reach the server") says why here.
+        if let Ok(Some(status)) = self.child.borrow_mut().try_wait() {
+            eprintln!(
+                "note: the {} server had died ({}); its log ends:\n{}",
+                self.name,
+                how_it_ended(status),
+                self.log_tail()
+            );
+        }
+        let group = format!("-{pid}");
         let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
-        let _ = self.child.wait();
+        let _ = self.child.borrow_mut().wait();
     }
 }
 
@@ -462,4 +550,47 @@ pub async fn call_usage(browser: &Browser) -> Vec<CallUsage> {
 /// Text with every run of whitespace made one space, as the page renders it.
 pub fn words(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The real-model test once waited out its whole 600 s for a reply from a llama.cpp server that
+/// had crashed (SIGSEGV) on its first completion, and the test before it blamed the network.
+/// A server that dies is now named within seconds, with how it ended and its log.
+#[tokio::test]
+async fn a_server_that_dies_is_reported_by_name_within_seconds() {
+    let (port, dir) = port_and_dir();
+    let script = "echo loading the model; sleep 0.5; kill -SEGV $$".to_owned();
+    let server = ServerProcess::start(
+        "crashing",
+        Path::new("sh"),
+        &["-c".to_owned(), script],
+        &[],
+        port,
+        dir,
+    );
+    assert_eq!(servers_alive(), Ok(()), "alive at first");
+    let started = Instant::now();
+    let error = loop {
+        if let Err(error) = servers_alive() {
+            break error;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the dead server was not noticed"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "noticed after {:?}",
+        started.elapsed()
+    );
+    for part in ["crashing", "signal 11 (SIGSEGV)", "loading the model"] {
+        assert!(error.contains(part), "{part:?} missing from: {error}");
+    }
+    drop(server);
+    assert_eq!(
+        servers_alive(),
+        Ok(()),
+        "a stopped server is no longer watched"
+    );
 }
