@@ -225,7 +225,10 @@ impl Drop for ServerProcess {
             );
         }
         let group = format!("-{pid}");
-        let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &group])
+            .stderr(Stdio::null())
+            .status();
         let _ = self.child.borrow_mut().wait();
     }
 }
