@@ -1,5 +1,6 @@
-//! The small values a crash must not lose, in IndexedDB beside the sessions: the view, the chat
-//! box's draft, the settings record and which session holds the live chat.
+//! The small values a crash must not lose, in IndexedDB beside the sessions, each under its
+//! localStorage key: the view, the chat box's draft, the settings record and which session holds
+//! the live chat.
 //!
 //! localStorage keeps them too, and is read synchronously, but Chromium writes localStorage to
 //! disk lazily: a browser killed (a crash, an OOM kill, a power cut) a second after a change
@@ -23,14 +24,6 @@ use web_sys::IdbTransactionMode;
 
 use super::StoreError;
 use super::sessions::{STATE_STORE, describe, open, request_done, transaction_done};
-
-/// The values kept here, each under its localStorage key.
-pub const KEYS: &[&str] = &[
-    super::view::VIEW_KEY,
-    super::DRAFT_KEY,
-    super::SETTINGS_KEY,
-    super::LIVE_SESSION_KEY,
-];
 
 /// How long the app waits for IndexedDB before it mounts with localStorage's values alone.
 pub const LOAD_PATIENCE_MS: u32 = 1_500;
