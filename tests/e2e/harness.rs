@@ -206,6 +206,17 @@ pub fn free_port() -> u16 {
         .port()
 }
 
+/// The pause between two looks at the page while a test waits. It first checks that every
+/// server this test started is still alive ([`crate::third_party::servers_alive`]): a test
+/// waiting for a reply from a server that died fails at once, naming it, how it ended and the
+/// end of its log, instead of at the end of its patience.
+pub async fn pause(millis: u64) {
+    if let Err(dead) = crate::third_party::servers_alive() {
+        panic!("{dead}");
+    }
+    tokio::time::sleep(Duration::from_millis(millis)).await;
+}
+
 /// One headless Chromium with a fresh profile, pointed at the app.
 pub struct Browser {
     pub client: Client,
@@ -319,7 +330,7 @@ impl Browser {
                 return;
             }
             assert!(Instant::now() < deadline, "timed out waiting for {what}");
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            pause(50).await;
         }
     }
 
@@ -706,7 +717,7 @@ impl Browser {
                 return found;
             }
             assert!(Instant::now() < deadline, "{never}");
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            pause(50).await;
         }
     }
 
@@ -755,7 +766,7 @@ impl Browser {
     /// Whether nothing planted in the page has run, after giving it the time to: there is no
     /// state to poll for here, since what is waited for is that nothing happens.
     pub async fn nothing_ran(&self) -> bool {
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        pause(300).await;
         self.read("window.__pwned === undefined").await
     }
 

@@ -433,7 +433,7 @@ impl<'a> ChatPage<'a> {
         loop {
             step().await;
             // The list lays out the rows of the new scroll position in the next frames.
-            tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+            crate::harness::pause(150).await;
             if self.in_view(row).await {
                 return;
             }

@@ -107,7 +107,7 @@ impl<'a> InspectPage<'a> {
                 Instant::now() < deadline,
                 "sessions listed: {got:?}, wanted {want:?}"
             );
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            crate::harness::pause(50).await;
         }
     }
 
@@ -265,7 +265,7 @@ impl<'a> InspectPage<'a> {
         let deadline = Instant::now() + PATIENCE;
         loop {
             archive.send_keys(&end).await.unwrap();
-            tokio::time::sleep(Duration::from_millis(150)).await;
+            crate::harness::pause(150).await;
             let shown = self
                 .browser
                 .client
@@ -512,7 +512,7 @@ impl<'a> StoredSessions<'a> {
                 Instant::now() < deadline,
                 "IndexedDB never held {n} sessions: {stored}"
             );
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            crate::harness::pause(50).await;
         }
     }
 
@@ -544,7 +544,7 @@ impl<'a> StoredSessions<'a> {
                 "IndexedDB never held {what}: {:?}",
                 got.iter().map(|r| (&r.0, r.1)).collect::<Vec<_>>()
             );
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            crate::harness::pause(50).await;
         }
     }
 

@@ -442,6 +442,6 @@ async fn poll(browser: &Browser, script: &str, args: Vec<Value>, what: &str, pat
             return;
         }
         assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        crate::harness::pause(50).await;
     }
 }

@@ -68,7 +68,7 @@ impl<'a> TokensPage<'a> {
                 std::time::Instant::now() < deadline,
                 "timed out waiting for {what}"
             );
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            crate::harness::pause(50).await;
         }
     }
 
