@@ -6,7 +6,7 @@
 
 use std::future::IntoFuture;
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
@@ -220,13 +220,37 @@ pub async fn pause(millis: u64) {
 /// One headless Chromium with a fresh profile, pointed at the app.
 pub struct Browser {
     pub client: Client,
-    _profile: TempDir,
+    /// The profile's folder, and the profile itself when this browser owns it (a crash test's
+    /// [`Profile`] outlives the browsers opened on it).
+    profile_dir: PathBuf,
+    _profile: Option<TempDir>,
+}
+
+/// A browser profile that outlives the browsers opened on it: the crash tier kills a browser
+/// ([`Browser::crash`]) and opens another on the same profile.
+pub struct Profile(TempDir);
+
+impl Profile {
+    pub fn new() -> Profile {
+        Profile(TempDir::new())
+    }
 }
 
 impl Browser {
     pub async fn new() -> Browser {
-        let shared = shared();
         let profile = TempDir::new();
+        let mut browser = Browser::launch(&profile.0).await;
+        browser._profile = Some(profile);
+        browser
+    }
+
+    /// A Chromium on `profile`, which keeps what earlier browsers on it stored.
+    pub async fn on_profile(profile: &Profile) -> Browser {
+        Browser::launch(&profile.0.0).await
+    }
+
+    async fn launch(profile: &Path) -> Browser {
+        let shared = shared();
         let caps = json!({
             "goog:chromeOptions": {
                 "binary": "/usr/bin/chromium",
@@ -235,7 +259,7 @@ impl Browser {
                     "--no-first-run", "--disable-background-networking",
                     "--disable-component-update", "--disable-sync",
                     "--disable-dev-shm-usage", "--window-size=1280,900",
-                    format!("--user-data-dir={}", profile.0.display()),
+                    format!("--user-data-dir={}", profile.display()),
                 ]
             },
             "goog:loggingPrefs": { "browser": "ALL" }
@@ -251,8 +275,33 @@ impl Browser {
             .expect("could not start a Chromium session through chromedriver");
         Browser {
             client,
-            _profile: profile,
+            profile_dir: profile.to_owned(),
+            _profile: None,
         }
+    }
+
+    /// Kills this browser's whole process tree with SIGKILL, as a crash, an OOM kill or a power
+    /// cut ends it: no unload handler runs and nothing is flushed that the browser had not
+    /// written already (localStorage, which Chromium writes lazily, loses its last changes).
+    /// Returns once every process of it is gone.
+    pub async fn crash(self) {
+        let flag = format!("--user-data-dir={}", self.profile_dir.display());
+        let tree = process_tree(&flag);
+        assert!(!tree.is_empty(), "no Chromium process runs with {flag}");
+        for pid in &tree {
+            // A process that ended meanwhile is no error here.
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .stderr(Stdio::null())
+                .status();
+        }
+        let deadline = Instant::now() + PATIENCE;
+        while tree.iter().any(|pid| alive(*pid)) {
+            assert!(Instant::now() < deadline, "Chromium outlived SIGKILL");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        // The WebDriver session died with the browser; dropping the client lets it go.
+        drop(self.client);
     }
 
     /// The app's URL with a query string, e.g. `?tab=tuner`.
@@ -599,9 +648,8 @@ impl Browser {
             )
             .await
             .unwrap();
+        self.keep_durably(key, Some(value)).await;
     }
-
-    /// Takes `key` out of the page's localStorage (a storage that refuses it is left as it is).
     pub async fn forget_item(&self, key: &str) {
         self.client
             .execute(
@@ -610,16 +658,34 @@ impl Browser {
             )
             .await
             .unwrap();
+        self.keep_durably(key, None).await;
     }
-
-    /// Forgets the view the app stored, so that the bare address is a first visit again (a
-    /// later visit would resume the stored view).
     pub async fn forget_view(&self) {
         self.forget_item("summary-memory.view").await;
     }
-
-    /// Puts the page in `theme` (`light` or `dark`) the way the masthead's toggle does: stored,
-    /// and set on the root element.
+    /// Writes (or, with `None`, removes) the copy of `key` the app keeps in IndexedDB beside
+    /// localStorage's (`store::durable`), whose copy wins at start: a test that plants or forgets
+    /// a stored value does it to both, as the app itself writes both.
+    async fn keep_durably(&self, key: &str, value: Option<&str>) {
+        let script = "const [key, value, done] = arguments;
+            const open = indexedDB.open('summary-memory');
+            open.onerror = () => done(false);
+            open.onsuccess = () => {
+                const db = open.result;
+                if (!db.objectStoreNames.contains('state')) { db.close(); done(true); return; }
+                const tx = db.transaction('state', 'readwrite');
+                const store = tx.objectStore('state');
+                if (value === null) store.delete(key); else store.put({ key, value });
+                tx.oncomplete = () => { db.close(); done(true); };
+                tx.onabort = () => { db.close(); done(false); };
+            };";
+        let written = self
+            .client
+            .execute_async(script, vec![json!(key), json!(value)])
+            .await
+            .unwrap();
+        assert_eq!(written, json!(true), "could not write {key} to IndexedDB");
+    }
     pub async fn store_theme(&self, theme: &str) {
         self.client
             .execute(
@@ -963,4 +1029,56 @@ impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
+}
+
+/// The processes whose command line holds `flag`, and all their descendants.
+fn process_tree(flag: &str) -> Vec<u32> {
+    let mut parents = Vec::new();
+    let mut roots = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        if cmdline.split(|b| *b == 0).any(|arg| arg == flag.as_bytes()) {
+            roots.push(pid);
+        }
+        if let Some(ppid) = parent_of(pid) {
+            parents.push((pid, ppid));
+        }
+    }
+    let mut tree = roots;
+    let mut grew = true;
+    while grew {
+        grew = false;
+        for (pid, ppid) in &parents {
+            if tree.contains(ppid) && !tree.contains(pid) {
+                tree.push(*pid);
+                grew = true;
+            }
+        }
+    }
+    tree
+}
+
+/// The parent of `pid`, from `/proc/PID/stat` (its fourth field, after the command in brackets).
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after = &stat[stat.rfind(')')? + 1..];
+    after.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Whether `pid` still runs (a zombie, killed but not yet reaped, does not).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let after = &stat[stat.rfind(')')? + 1..];
+            after.split_whitespace().next().map(|state| state != "Z")
+        })
+        .unwrap_or(false)
 }

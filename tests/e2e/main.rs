@@ -8,6 +8,7 @@
 
 mod a11y;
 mod contrast;
+mod crash;
 mod demos;
 mod drift_checks;
 mod harness;

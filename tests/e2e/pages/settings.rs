@@ -163,10 +163,10 @@ impl<'a> SettingsPage<'a> {
         query::storage_item(self.browser, "localStorage", API_KEY_KEY).await
     }
 
-    /// Writes a settings record and a remembered key straight into localStorage, as an older or
-    /// damaged copy of the app would have left them.
+    /// Writes a settings record where the app keeps it (localStorage and IndexedDB) and a
+    /// remembered key into localStorage, as a damaged copy of the app would have left them.
     pub async fn plant(&self, settings: &str, remembered_key: &str) {
-        query::set_storage_item(self.browser, "localStorage", SETTINGS_KEY, settings).await;
+        self.browser.store_item(SETTINGS_KEY, settings).await;
         query::set_storage_item(self.browser, "localStorage", API_KEY_KEY, remembered_key).await;
     }
 }
