@@ -30,6 +30,7 @@ mod screenshots;
 mod sessions;
 mod settings;
 mod shell;
+mod storage;
 mod third_party;
 mod tokens;
 mod transcripts;

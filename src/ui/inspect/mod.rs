@@ -20,6 +20,7 @@ use leptos::task::spawn_local;
 use crate::app::library::{Imported, LibraryTab};
 use crate::ui::run::library_sync::{self as sync, Sessions};
 use crate::ui::widgets::remote_notice::RemoteNoticeView;
+use crate::ui::widgets::storage_line::PersistReminder;
 
 /// The Inspect tab panel.
 #[component]
@@ -130,6 +131,7 @@ pub fn InspectTab() -> impl IntoView {
             })}
             <output data-testid="export-preview" hidden>{move || export_text.get()}</output>
             <list::UndoNotice />
+            <PersistReminder />
             <list::SessionList />
             <detail::SessionDetail />
         </section>
