@@ -249,14 +249,17 @@ async fn killed_right_after_a_delete_the_session_is_gone_and_the_undo_still_offe
 
 #[tokio::test]
 async fn killed_right_after_a_settings_change_and_a_draft_both_are_kept() {
+    let server = TestServer::start().await;
     let profile = Profile::new();
     let browser = Browser::on_profile(&profile).await;
-    let settings = SettingsPage::open(&browser).await;
-    settings
+    // An endpoint first, so the message box takes a draft; then a setting changed in the form.
+    let chat = ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
+    browser.click_testid("tab-settings").await;
+    SettingsPage::new(&browser)
         .fill(&[("chat-model", "typed-before-the-crash")])
         .await;
     browser.click_testid("tab-chat").await;
-    let chat = ChatPage::new(&browser);
+    chat.wait_enabled("the message box").await;
     chat.input()
         .await
         .send_keys("a draft typed before the crash")
@@ -270,6 +273,17 @@ async fn killed_right_after_a_settings_change_and_a_draft_both_are_kept() {
         "the draft in the box",
     )
     .await;
+    // Both are in IndexedDB, where the page keeps what it treats as saved: then the kill.
+    browser
+        .wait_durable("summary-memory.draft", |d| d == draft, "the draft stored")
+        .await;
+    browser
+        .wait_durable(
+            "summary-memory.settings",
+            |s| s.contains("typed-before-the-crash"),
+            "the settings stored",
+        )
+        .await;
     browser.crash().await;
 
     let browser = Browser::on_profile(&profile).await;

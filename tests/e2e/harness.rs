@@ -663,6 +663,38 @@ impl Browser {
     pub async fn forget_view(&self) {
         self.forget_item("summary-memory.view").await;
     }
+    /// The copy of `key` the app keeps in IndexedDB (`store::durable`), if it holds one.
+    pub async fn durable_item(&self, key: &str) -> Option<String> {
+        let script = "const [key, done] = arguments;
+            const open = indexedDB.open('summary-memory');
+            open.onerror = () => done(null);
+            open.onsuccess = () => {
+                const db = open.result;
+                if (!db.objectStoreNames.contains('state')) { db.close(); done(null); return; }
+                const get = db.transaction('state').objectStore('state').get(key);
+                get.onsuccess = () => { db.close(); done(get.result ? get.result.value : null); };
+                get.onerror = () => { db.close(); done(null); };
+            };";
+        let value = self
+            .client
+            .execute_async(script, vec![json!(key)])
+            .await
+            .unwrap();
+        value.as_str().map(str::to_owned)
+    }
+
+    /// Waits until IndexedDB's copy of `key` passes `test`.
+    pub async fn wait_durable(&self, key: &str, test: impl Fn(&str) -> bool, what: &str) {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            if self.durable_item(key).await.is_some_and(|v| test(&v)) {
+                return;
+            }
+            assert!(Instant::now() < deadline, "timed out waiting for {what}");
+            pause(50).await;
+        }
+    }
+
     /// Writes (or, with `None`, removes) the copy of `key` the app keeps in IndexedDB beside
     /// localStorage's (`store::durable`), whose copy wins at start: a test that plants or forgets
     /// a stored value does it to both, as the app itself writes both.
