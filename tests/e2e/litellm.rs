@@ -7,14 +7,14 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::harness::{Browser, PATIENCE, TempDir};
+use crate::harness::{Browser, PATIENCE, TempDir, words};
+use crate::pages::chat::ChatPage;
 use crate::pages::inspect::InspectPage;
 use crate::pages::query;
 use crate::pages::settings::SettingsPage;
 use crate::third_party::{
-    ServerProcess, call_usage, fetched, messages, open_chat, page_origin, port_and_dir, post_json,
-    preflight, record_fetches, send, summarise_every_two_turns, usage_of, venv, wait_folded,
-    wait_settled, words,
+    ServerProcess, fetched, page_origin, port_and_dir, post_json, preflight, record_fetches,
+    usage_of, venv,
 };
 
 const MASTER_KEY: &str = "sk-litellm-e2e";
@@ -122,12 +122,12 @@ async fn the_litellm_proxy_lists_its_models_streams_a_reply_and_writes_the_summa
         .await;
 
     // Two turns under a 2/1 trigger: two streamed replies, then a summary cycle.
-    open_chat(&browser).await;
-    summarise_every_two_turns(&browser).await;
+    let chat = ChatPage::open_tab(&browser).await;
+    chat.summarise_every_two_turns().await;
     let patience = Duration::from_secs(60);
-    send(&browser, "question 1").await;
-    wait_settled(&browser, 2, patience).await;
-    let shown = messages(&browser).await;
+    chat.send("question 1").await;
+    chat.wait_settled_within(2, patience).await;
+    let shown = chat.messages().await;
     assert_eq!(
         (
             shown[1].0.as_str(),
@@ -136,9 +136,10 @@ async fn the_litellm_proxy_lists_its_models_streams_a_reply_and_writes_the_summa
         ),
         ("assistant", "verbatim", CHAT_REPLY)
     );
-    send(&browser, "question 2").await;
-    wait_settled(&browser, 4, patience).await;
-    wait_folded(&browser, 2, "the summary cycle to fold turn 1", PATIENCE).await;
+    chat.send("question 2").await;
+    chat.wait_settled_within(4, patience).await;
+    chat.wait_folded_within(2, "the summary cycle to fold turn 1", PATIENCE)
+        .await;
     // The summary is the summariser model's reply, not the chat model's.
     let summary = browser.wait_testid("summary").await.text().await.unwrap();
     assert_eq!(words(&summary), SUMMARY_REPLY);
@@ -196,7 +197,7 @@ async fn the_litellm_proxy_lists_its_models_streams_a_reply_and_writes_the_summa
     // same request sent again from here gets the same usage back.
     browser.click_testid("tab-chat").await;
     query::wait_count(&browser, "call-usage", 3).await;
-    let calls = call_usage(&browser).await;
+    let calls = chat.call_usages().await;
     let kinds: Vec<&str> = calls.iter().map(|c| c.kind.as_str()).collect();
     assert_eq!(kinds, ["chat", "chat", "summary"]);
     for (call, post) in calls.iter().zip(&posts) {

@@ -6,15 +6,15 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::harness::{Browser, free_port, words};
+use crate::harness::{Browser, check_failure, failure, free_port, posts, words};
 use crate::openai_server::{Reply, TestServer};
-use crate::pages::chat::ChatPage;
+use crate::pages::chat::{ChatPage, KEY};
 use crate::pages::editions::EditionsPage;
 
-// The other feature files still reach these through `crate::live`: the page object and the
-// harness hold them now, and these names stay until those files call them there.
-pub(crate) use crate::harness::{check_failure, failure, posts, text};
-pub(crate) use crate::pages::chat::{KEY, Setup};
+// Kept for persistence.rs, which still imports these from `crate::live`: the page object and the
+// harness hold them now, and these names go once it calls them there. No other file uses them.
+pub(crate) use crate::harness::text;
+pub(crate) use crate::pages::chat::Setup;
 
 pub(crate) async fn connect(browser: &Browser, setup: Setup<'_>) {
     ChatPage::connect(browser, setup).await;

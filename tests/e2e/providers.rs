@@ -6,12 +6,9 @@
 
 use serde_json::json;
 
-use crate::harness::Browser;
-use crate::live::{
-    KEY, Setup, check_failure, connect, error_text, failure, messages, posts, send, text,
-    wait_settled,
-};
+use crate::harness::{Browser, check_failure, failure, posts, text};
 use crate::openai_server::{Reply, TestServer};
+use crate::pages::chat::{ChatPage, KEY, Setup};
 use crate::pages::query::{self, Field, Until, testid};
 use crate::pages::settings::SettingsPage;
 
@@ -75,9 +72,9 @@ async fn a_server_error_that_echoes_the_key_shows_no_key() {
     let server = TestServer::start().await;
     server.script([Reply::EchoAuthorization]);
     let browser = Browser::new().await;
-    connect(&browser, Setup::new(&server.base_url)).await;
-    send(&browser, "hello").await;
-    let error = error_text(&browser).await;
+    let chat = ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
+    chat.send("hello").await;
+    let error = chat.error_text().await;
     assert!(
         error.contains("Authorization: Bearer [redacted]"),
         "{error}"
@@ -107,10 +104,10 @@ async fn plain_json_to_a_streamed_request_is_used_as_the_reply() {
     let server = TestServer::start().await;
     server.script([Reply::JsonToStream("An ordinary JSON answer.".into())]);
     let browser = Browser::new().await;
-    connect(&browser, Setup::new(&server.base_url)).await;
-    send(&browser, "hello").await;
-    wait_settled(&browser, 2).await;
-    let shown = messages(&browser).await;
+    let chat = ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
+    chat.send("hello").await;
+    chat.wait_settled(2).await;
+    let shown = chat.messages().await;
     assert_eq!(
         (shown[1].1.as_str(), shown[1].2.as_str()),
         ("verbatim", "An ordinary JSON answer.")
@@ -148,12 +145,12 @@ async fn an_error_inside_a_stream_shows_the_providers_message_and_keeps_the_part
         let server = TestServer::start().await;
         server.script([script]);
         let browser = Browser::new().await;
-        connect(&browser, Setup::new(&server.base_url)).await;
-        send(&browser, "hello").await;
-        let error = error_text(&browser).await;
+        let chat = ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
+        chat.send("hello").await;
+        let error = chat.error_text().await;
         assert!(error.contains("Upstream model overloaded"), "{error}");
-        wait_settled(&browser, 2).await;
-        let shown = messages(&browser).await;
+        chat.wait_settled(2).await;
+        let shown = chat.messages().await;
         assert_eq!(
             (
                 shown[1].0.as_str(),
@@ -187,11 +184,11 @@ async fn retry_after_ms_is_waited_out() {
     let server = TestServer::start().await;
     server.script([Reply::RateLimitedMs(1200), text("Worth the wait.")]);
     let browser = Browser::new().await;
-    connect(&browser, Setup::new(&server.base_url)).await;
+    let chat = ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
     let started = std::time::Instant::now();
-    send(&browser, "are you busy?").await;
-    wait_settled(&browser, 2).await;
-    let shown = messages(&browser).await;
+    chat.send("are you busy?").await;
+    chat.wait_settled(2).await;
+    let shown = chat.messages().await;
     assert_eq!(shown[1].2, "Worth the wait.");
     assert_eq!(posts(&server).len(), 2);
     // The client's own first backoff is at most a second; the server asked for 1.2 s.
@@ -242,10 +239,10 @@ async fn a_reasoning_models_reply_shows_its_reasoning_collapsed_apart_from_the_a
         let browser = Browser::new().await;
         let mut setup = Setup::new(&server.base_url);
         setup.stream = stream;
-        connect(&browser, setup).await;
-        send(&browser, "hello").await;
-        wait_settled(&browser, 2).await;
-        let shown = messages(&browser).await;
+        let chat = ChatPage::connect(&browser, setup).await;
+        chat.send("hello").await;
+        chat.wait_settled(2).await;
+        let shown = chat.messages().await;
         assert_eq!(shown[1].2, "Hello to you too.", "stream {stream}");
         let (open, label, reasoning) = reasoning_of(&browser, 1)
             .await
@@ -257,8 +254,8 @@ async fn a_reasoning_models_reply_shows_its_reasoning_collapsed_apart_from_the_a
         // Opening it shows the text; the answer stays as it was.
         query::click(&browser, "[data-testid='reasoning'] summary").await;
         assert!(reasoning_of(&browser, 1).await.unwrap().0, "opened");
-        send(&browser, "again").await;
-        wait_settled(&browser, 4).await;
+        chat.send("again").await;
+        chat.wait_settled(4).await;
         let second = posts(&server)[1].to_string();
         assert!(
             !second.contains("greet back"),
@@ -277,9 +274,9 @@ async fn a_reply_that_only_reasoned_shows_its_reasoning_beside_the_error() {
         finish: "stop".into(),
     }]);
     let browser = Browser::new().await;
-    connect(&browser, Setup::new(&server.base_url)).await;
-    send(&browser, "please answer").await;
-    let error = error_text(&browser).await;
+    let chat = ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
+    chat.send("please answer").await;
+    let error = chat.error_text().await;
     assert!(error.contains("only reasoned"), "{error}");
     browser.wait_testid("reasoning").await;
     let shown: Vec<ReasoningRow> = query::rows(&browser, "body", &REASONING).await;
@@ -292,11 +289,11 @@ async fn a_reply_that_only_reasoned_shows_its_reasoning_beside_the_error() {
     assert!(label.contains("no answer"), "{label}");
     assert_eq!(text, "Let me weigh every option before answering.");
     // No empty assistant message was archived; Retry is offered and clears it.
-    assert_eq!(messages(&browser).await.len(), 1);
+    assert_eq!(chat.messages().await.len(), 1);
     browser.click_testid("retry").await;
-    wait_settled(&browser, 2).await;
-    assert_eq!(messages(&browser).await[1].2, "You said: please answer");
-    assert!(crate::live::absent(&browser, "reasoning").await);
+    chat.wait_settled(2).await;
+    assert_eq!(chat.messages().await[1].2, "You said: please answer");
+    assert!(browser.is_absent("reasoning").await);
     browser.close().await;
 }
 
@@ -367,25 +364,25 @@ async fn a_request_too_long_can_be_folded_now_and_retried() {
     let server = TestServer::start().await;
     server.script([text("a1"), text("a2"), text("a3"), context_overflow()]);
     let browser = Browser::new().await;
-    connect(&browser, Setup::new(&server.base_url)).await;
+    let chat = ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
     for n in 1..=3 {
-        send(&browser, &format!("question {n}")).await;
-        wait_settled(&browser, 2 * n).await;
+        chat.send(&format!("question {n}")).await;
+        chat.wait_settled(2 * n).await;
     }
-    send(&browser, "question 4").await;
-    let error = error_text(&browser).await;
+    chat.send("question 4").await;
+    let error = chat.error_text().await;
     assert!(error.contains("The chat request is too long"), "{error}");
     assert!(error.contains("by 808 tokens"), "{error}");
     browser.wait_testid("exclude-longest").await;
     browser.click_testid("fold-now").await;
     browser.wait_testid("summary").await;
-    wait_settled(&browser, 7).await;
+    chat.wait_settled(7).await;
     let bodies = posts(&server);
     assert_eq!(bodies.len(), 5);
     assert_eq!(bodies[4]["model"], "test-summary");
     browser.click_testid("retry").await;
-    wait_settled(&browser, 8).await;
-    assert_eq!(messages(&browser).await[7].2, "You said: question 4");
+    chat.wait_settled(8).await;
+    assert_eq!(chat.messages().await[7].2, "You said: question 4");
     let bodies = posts(&server);
     assert_eq!(
         user_messages(&bodies[3]),
@@ -397,7 +394,7 @@ async fn a_request_too_long_can_be_folded_now_and_retried() {
         ["question 2", "question 3", "question 4"]
     );
     assert!(bodies[5].to_string().contains("CONVERSATION SUMMARY"));
-    assert!(crate::live::absent(&browser, "error").await);
+    assert!(browser.is_absent("error").await);
     browser.close().await;
 }
 
@@ -422,12 +419,12 @@ async fn a_request_too_long_can_leave_the_longest_message_out_and_take_it_back()
     let server = TestServer::start().await;
     server.script([text("noted"), context_overflow()]);
     let browser = Browser::new().await;
-    connect(&browser, Setup::new(&server.base_url)).await;
+    let chat = ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
     browser.set_field("chat-input", &long).await;
     browser.click_testid("send").await;
-    wait_settled(&browser, 2).await;
-    send(&browser, "short question").await;
-    error_text(&browser).await;
+    chat.wait_settled(2).await;
+    chat.send("short question").await;
+    chat.error_text().await;
     let label = browser
         .wait_testid("exclude-longest")
         .await
@@ -452,11 +449,11 @@ async fn a_request_too_long_can_leave_the_longest_message_out_and_take_it_back()
         ]
     );
     browser.click_testid("retry").await;
-    wait_settled(&browser, 4).await;
+    chat.wait_settled(4).await;
     let bodies = posts(&server);
     assert_eq!(user_messages(&bodies[2]), ["short question"]);
     // Still in the archive and on the page, word for word.
-    assert_eq!(messages(&browser).await[0].2, long);
+    assert_eq!(chat.messages().await[0].2, long);
 
     // Its row sends it again.
     let toggle = browser.all_testid("exclude-message").await;
@@ -469,8 +466,8 @@ async fn a_request_too_long_can_leave_the_longest_message_out_and_take_it_back()
         "the long message to be sent again",
     )
     .await;
-    send(&browser, "third").await;
-    wait_settled(&browser, 6).await;
+    chat.send("third").await;
+    chat.wait_settled(6).await;
     assert_eq!(
         user_messages(&posts(&server)[3]),
         [long.as_str(), "short question", "third"]
@@ -485,17 +482,17 @@ async fn a_send_after_the_origin_changed_carries_no_key() {
     let a = TestServer::start().await;
     let b = TestServer::start().await;
     let browser = Browser::new().await;
-    connect(&browser, Setup::new(&a.base_url)).await;
-    send(&browser, "to a").await;
-    wait_settled(&browser, 2).await;
+    let chat = ChatPage::connect(&browser, Setup::new(&a.base_url)).await;
+    chat.send("to a").await;
+    chat.wait_settled(2).await;
     assert_eq!(authorizations(&a), [format!("Bearer {KEY}")]);
     browser.click_testid("tab-settings").await;
     browser.set_field("base-url", &b.base_url).await;
     browser.wait_testid("key-withdrawn").await;
     browser.click_testid("tab-chat").await;
-    send(&browser, "to b").await;
-    wait_settled(&browser, 4).await;
-    assert_eq!(messages(&browser).await[3].2, "You said: to b");
+    chat.send("to b").await;
+    chat.wait_settled(4).await;
+    assert_eq!(chat.messages().await[3].2, "You said: to b");
     assert_eq!(posts(&b).len(), 1);
     assert_eq!(authorizations(&b), Vec::<String>::new(), "B got a key");
     assert_eq!(authorizations(&a).len(), 1, "nothing more went to A");

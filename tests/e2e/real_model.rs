@@ -13,14 +13,14 @@ use std::time::Duration;
 use fantoccini::Locator;
 use serde_json::Value;
 
-use crate::harness::{Browser, TempDir};
+use crate::harness::{Browser, TempDir, words};
+use crate::pages::chat::ChatPage;
 use crate::pages::inspect::InspectPage;
 use crate::pages::query;
 use crate::pages::settings::SettingsPage;
 use crate::third_party::{
-    ServerProcess, call_usage, fetched, messages, open_chat, page_origin, pin_fact, port_and_dir,
-    post_json, preflight, record_fetches, send, summarise_every_two_turns, usage_of, venv,
-    wait_folded, wait_settled, words,
+    ServerProcess, fetched, page_origin, port_and_dir, post_json, preflight, record_fetches,
+    usage_of, venv,
 };
 
 const MODEL: &str = "smollm2";
@@ -117,15 +117,16 @@ async fn a_real_model_streams_a_reply_and_writes_an_edition_that_the_drift_check
         ])
         .await;
 
-    open_chat(&browser).await;
-    summarise_every_two_turns(&browser).await;
-    pin_fact(&browser, FACT).await;
+    let chat = ChatPage::open_tab(&browser).await;
+    chat.summarise_every_two_turns().await;
+    chat.pin_fact(FACT).await;
     let patience = Duration::from_secs(120);
-    send(&browser, "I live in Lisbon. Say hello in one sentence.").await;
-    wait_settled(&browser, 2, patience).await;
-    send(&browser, "Which city do I live in?").await;
-    wait_settled(&browser, 4, patience).await;
-    let shown = messages(&browser).await;
+    chat.send("I live in Lisbon. Say hello in one sentence.")
+        .await;
+    chat.wait_settled_within(2, patience).await;
+    chat.send("Which city do I live in?").await;
+    chat.wait_settled_within(4, patience).await;
+    let shown = chat.messages().await;
     for reply in [&shown[1], &shown[3]] {
         assert_eq!(reply.0, "assistant");
         assert_eq!(reply.1, "verbatim", "{shown:?}");
@@ -133,7 +134,8 @@ async fn a_real_model_streams_a_reply_and_writes_an_edition_that_the_drift_check
     assert!(!shown[1].2.trim().is_empty(), "the first reply has text");
 
     // The summary cycle commits an edition written by the model.
-    wait_folded(&browser, 2, "the model's summary to fold turn 1", patience).await;
+    chat.wait_folded_within(2, "the model's summary to fold turn 1", patience)
+        .await;
     let posts = fetched(&browser, "/chat/completions").await;
     assert_eq!(posts.len(), 3, "two replies and one summary: {posts:?}");
     for (post, streamed) in [(&posts[0], true), (&posts[1], true), (&posts[2], false)] {
@@ -191,7 +193,7 @@ async fn a_real_model_streams_a_reply_and_writes_an_edition_that_the_drift_check
         patience,
     )
     .await;
-    let calls = call_usage(&browser).await;
+    let calls = chat.call_usages().await;
     let kinds: Vec<&str> = calls.iter().map(|c| c.kind.as_str()).collect();
     assert_eq!(kinds, ["chat", "chat", "summary"]);
     let streamed_usage = usage_of(&post_json(

@@ -9,9 +9,9 @@ use serde_json::json;
 use summary_memory::engine::session::{export, synthetic};
 
 use crate::harness::{Browser, TempDir};
-use crate::live::{Setup, connect};
 use crate::openai_server::{Reply, TestServer};
-use crate::pages::inspect::{InspectPage, write_file};
+use crate::pages::chat::{ChatPage, Setup};
+use crate::pages::inspect::InspectPage;
 use crate::pages::query;
 
 #[tokio::test]
@@ -19,7 +19,7 @@ async fn a_replay_under_another_placement_and_fold_mode_shows_new_editions_and_s
     let browser = Browser::new().await;
     let dir = TempDir::new();
     // Twelve turns under "summarise at 8, keep 4": two recorded editions.
-    let path = write_file(&dir, "twelve.json", &export(&synthetic(12), 5, "0.1.0"));
+    let path = dir.write("twelve.json", &export(&synthetic(12), 5, "0.1.0"));
     let inspect = InspectPage::open_counted(&browser).await;
     inspect.import(&path).await;
     inspect.wait_sessions(1).await;
@@ -66,7 +66,7 @@ async fn a_replay_under_another_placement_and_fold_mode_shows_new_editions_and_s
 async fn an_invalid_replay_policy_is_named_and_cannot_run() {
     let browser = Browser::new().await;
     let dir = TempDir::new();
-    let path = write_file(&dir, "twelve.json", &export(&synthetic(12), 5, "0.1.0"));
+    let path = dir.write("twelve.json", &export(&synthetic(12), 5, "0.1.0"));
     let inspect = InspectPage::open(&browser).await;
     inspect.import(&path).await;
     inspect.wait_sessions(1).await;
@@ -97,7 +97,7 @@ fn completions(server: &TestServer) -> Vec<serde_json::Value> {
 /// Connects Settings to the test server, then imports the twelve-turn session in Inspect and
 /// sets the replay to "summarise at 4 turns, keep 2". Returns the dry run's summariser calls.
 async fn live_replay_ready(browser: &Browser, server: &TestServer, dir: &TempDir) -> usize {
-    connect(browser, Setup::new(&server.base_url)).await;
+    ChatPage::connect(browser, Setup::new(&server.base_url)).await;
     InspectPage::twelve_turns_at_four_two(browser, dir).await
 }
 
@@ -244,7 +244,7 @@ async fn a_live_replay_stops_fails_and_goes_on_without_committing_twice() {
 async fn without_an_endpoint_the_live_replay_says_where_to_connect_one() {
     let browser = Browser::new().await;
     let dir = TempDir::new();
-    let path = write_file(&dir, "twelve.json", &export(&synthetic(12), 5, "0.1.0"));
+    let path = dir.write("twelve.json", &export(&synthetic(12), 5, "0.1.0"));
     let inspect = InspectPage::open(&browser).await;
     inspect.import(&path).await;
     inspect.wait_sessions(1).await;

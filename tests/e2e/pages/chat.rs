@@ -3,10 +3,13 @@
 //! Reset, Run live) and the welcome a first visit shows. Its readers of the message list read
 //! in one script, since the list's rows are virtualised and may be rebuilt between two calls.
 
+use std::time::{Duration, Instant};
+
 use fantoccini::Locator;
 use fantoccini::elements::Element;
 use serde_json::{Value, json};
 
+use super::query::{self, Field, Until, testid};
 use crate::harness::{Browser, PATIENCE};
 
 /// The API key every live chat against the test server is set up with.
@@ -33,6 +36,17 @@ impl<'a> Setup<'a> {
 
 /// (data-role, data-state, text) of one message.
 pub type Shown = (String, String, String);
+
+/// One row of the model calls table, as the third-party servers' tests read it.
+#[derive(Debug, PartialEq, serde::Deserialize)]
+pub struct CallUsage {
+    pub kind: String,
+    /// The prompt tokens this page counted.
+    pub client: String,
+    /// What the API reported, or "—" when it reported nothing.
+    pub api_prompt: String,
+    pub api_completion: String,
+}
 
 /// The Chat tab of one browser.
 pub struct ChatPage<'a> {
@@ -67,6 +81,56 @@ impl<'a> ChatPage<'a> {
         let chat = ChatPage::new(browser);
         chat.wait_enabled("the message box to be enabled").await;
         chat
+    }
+
+    /// Opens the Chat tab in the same page (Settings already filled) and waits until the
+    /// message box can be used.
+    pub async fn open_tab(browser: &'a Browser) -> Self {
+        browser.click_testid("tab-chat").await;
+        query::wait(
+            browser,
+            &testid("chat-input"),
+            Until::Is(Field::prop("disabled"), &json!(false)),
+            "the message box to be enabled",
+        )
+        .await;
+        ChatPage::new(browser)
+    }
+
+    /// Sets a small trigger: summarise once 2 turns are verbatim, keep the last 1, so the second
+    /// reply starts a cycle. `keep` is set first, so each step is valid.
+    pub async fn summarise_every_two_turns(&self) {
+        for (id, value) in [("policy-keep", "1"), ("policy-max_turns", "2")] {
+            let input = self.browser.wait_testid(id).await;
+            input.clear().await.unwrap();
+            input.send_keys(value).await.unwrap();
+        }
+        query::wait(
+            self.browser,
+            &testid("param-error"),
+            Until::Absent,
+            "the new trigger to apply",
+        )
+        .await;
+    }
+
+    /// Pins a word or phrase, as typing it and pressing Pin would.
+    pub async fn pin_fact(&self, phrase: &str) {
+        let before = self.browser.all_testid("pinned-fact").await.len();
+        self.browser
+            .wait_testid("fact-input")
+            .await
+            .send_keys(phrase)
+            .await
+            .unwrap();
+        self.browser.click_testid("fact-add").await;
+        query::wait(
+            self.browser,
+            &testid("pinned-fact"),
+            Until::Count(before + 1),
+            "the fact pinned",
+        )
+        .await;
     }
 
     /// Waits until the message box is enabled: an endpoint and a chat model are set.
@@ -145,6 +209,60 @@ impl<'a> ChatPage<'a> {
                 &format!("{n} settled messages"),
             )
             .await;
+    }
+
+    /// [`ChatPage::wait_settled`] with a patience of its own, for a real server and model that
+    /// may take longer than the usual; an error shown meanwhile fails it at once.
+    pub async fn wait_settled_within(&self, n: usize, patience: Duration) {
+        let deadline = Instant::now() + patience;
+        loop {
+            let settled = query::count(self.browser, &testid("message")).await == n
+                && query::count(
+                    self.browser,
+                    "[data-state='streaming'], [data-testid='stop']",
+                )
+                .await
+                    == 0;
+            if settled {
+                return;
+            }
+            if let Ok(error) = self
+                .browser
+                .client
+                .find(Locator::Css("[data-testid='error']"))
+                .await
+            {
+                panic!(
+                    "the page shows an error while waiting for {n} messages: {}",
+                    error.text().await.unwrap_or_default()
+                );
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {n} settled messages"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Waits up to `patience` until a summary is shown and `folded` messages are folded under it.
+    pub async fn wait_folded_within(&self, folded: usize, what: &str, patience: Duration) {
+        query::wait_patiently(
+            self.browser,
+            &testid("summary"),
+            Until::Present,
+            what,
+            patience,
+        )
+        .await;
+        query::wait_patiently(
+            self.browser,
+            "[data-state='folded']",
+            Until::Count(folded),
+            what,
+            patience,
+        )
+        .await;
     }
 
     /// Waits until `n` messages are shown and none is streaming, whether or not a summary is
@@ -344,6 +462,29 @@ impl<'a> ChatPage<'a> {
                  [c.dataset.kind, c.dataset.client, c.dataset.apiPrompt, c.dataset.apiCompletion])",
             )
             .await
+    }
+
+    /// Every row of the model calls table, field by field.
+    pub async fn call_usages(&self) -> Vec<CallUsage> {
+        let rows: Vec<(String, String, String, String)> = query::rows(
+            self.browser,
+            &testid("call-usage"),
+            &[
+                Field::data("kind"),
+                Field::data("client"),
+                Field::data("apiPrompt"),
+                Field::data("apiCompletion"),
+            ],
+        )
+        .await;
+        rows.into_iter()
+            .map(|(kind, client, api_prompt, api_completion)| CallUsage {
+                kind,
+                client,
+                api_prompt,
+                api_completion,
+            })
+            .collect()
     }
 
     /// Waits until the retry's countdown no longer says `seconds`: it moves.

@@ -391,7 +391,7 @@ impl<'a> InspectPage<'a> {
     pub async fn twelve_turns_at_four_two(browser: &'a Browser, dir: &TempDir) -> usize {
         let page = InspectPage::click_tab(browser).await;
         page.wait_vocabulary().await;
-        let path = write_file(dir, "twelve.json", &export(&synthetic(12), 5, "0.1.0"));
+        let path = dir.write("twelve.json", &export(&synthetic(12), 5, "0.1.0"));
         page.import(&path).await;
         page.wait_sessions(1).await;
         browser.set_field("replay-a", "4").await;
@@ -435,11 +435,10 @@ impl<'a> InspectPage<'a> {
     }
 }
 
-/// Writes `text` to the file `name` in `dir` and returns its path, ready for the file input.
+/// Writes `text` to the file `name` in `dir` and returns its path: [`TempDir::write`], kept
+/// under this name for the feature files that still call it.
 pub fn write_file(dir: &TempDir, name: &str, text: &str) -> String {
-    let path = dir.0.join(name);
-    std::fs::write(&path, text).unwrap();
-    path.display().to_string()
+    dir.write(name, text)
 }
 
 /// The library's records in IndexedDB, as the page's own origin reads them.
