@@ -9,12 +9,13 @@
 //! ([`super::scripted`]) or the extractive baseline ([`extractive_summary`]). Where the script
 //! does not cover what a policy folds, the extractive summariser writes that edition, and the
 //! player records who wrote each cycle ([`Writer`]). The two recorded demos play
-//! [`super::recording`]'s replies and commit its editions as the model's. So a demo runs offline
+//! [`super::recording`]'s replies and, with the scripted summariser chosen, commit its editions
+//! as the model's. So a demo runs offline
 //! and gives the same editions every time.
 //!
 //! The seam for live mode: [`DemoPlayer::last_request`] is the chat request a live session would
 //! send where the demo reads its scripted reply, and [`DemoPlayer::pending_job`] is the summariser
-//! request a live session would send where the demo calls [`extractive_summary`].
+//! request a live session would send where the demo answers it offline.
 
 use thiserror::Error;
 
