@@ -1,4 +1,7 @@
-//! The view state carried in the query string (see `shared/e2e-hooks.md`).
+//! The view state carried in the query string (see `shared/e2e-hooks.md`): the tab (`?tab=`),
+//! the Tuner's trigger parameters, the demo (`?demo=`) and the lesson step (`?lesson=`), parsed,
+//! edited and printed back. The trigger kinds a link can name are
+//! [`TriggerKind::LINKED`](crate::engine::policy::TriggerKind::LINKED).
 //!
 //! Parsing is pure so it can be tested natively. Unknown parameters are ignored; a known
 //! parameter with a bad value is reported in [`Route::errors`] and left at its default, so a

@@ -1,5 +1,6 @@
 //! The browser tier: modules that only work in a real browser, run by wasm-bindgen-test in
-//! headless Chromium (`cargo test --target wasm32-unknown-unknown --test browser`).
+//! headless Chromium (`cargo test --target wasm32-unknown-unknown --test browser`): the address
+//! bar (`ui::url`), the key's and the settings' storage (`store`), and the client (`api`).
 #![cfg(target_arch = "wasm32")]
 
 use summary_memory::route::{Route, Tab};

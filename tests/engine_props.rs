@@ -1,4 +1,5 @@
-//! Property tests of the memory engine over random policies and conversations.
+//! Property tests of the memory engine over random policies and conversations, and of session
+//! import over arbitrary bytes and arbitrary JSON, which must never panic.
 // proptest is a native-only dev-dependency.
 #![cfg(not(target_arch = "wasm32"))]
 

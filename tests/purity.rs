@@ -3,10 +3,14 @@
 //! - the first invariant: the pure core imports nothing from the browser crates. It is what lets
 //!   `cargo test` exercise the engine natively, and it keeps decisions (core) apart from I/O
 //!   (shell). The application layer, `src/app`, is held to the same rule once it exists;
+//! - the third invariant, as far as a text check can: the shell never names the engine's state
+//!   machines, and the app layer never hands one out as `&mut`;
 //! - no import circle: no two files under `src/` import each other, directly or through others;
 //! - the layers: each room of `src/` imports only the rooms [`LAYERS`] lets it, so an arrow
 //!   upward (the app layer reaching for a view, a runner for a tab) or a tab importing another
 //!   tab fails with the file and line of the import.
+//!
+//! Each check has a self-test that plants a violation and sees it caught.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;

@@ -6,6 +6,10 @@
 //! timers and aborts. Every failure is a core [`ApiError`], so the chat and the summariser share
 //! one error story.
 //!
+//! A streamed reply is read through the response's `ReadableStream` into the core's SSE parser
+//! (or read whole when the server did not stream). Stop and timeouts abort through an
+//! `AbortController`. A 429, a 5xx or a timeout is sent again after the core's backoff.
+//!
 //! Requests carry only `Authorization` (when a key is set) and `Content-Type` (when there is a
 //! body): any other header would need the server's CORS preflight to allow it, and local servers
 //! rarely do. The key goes into that header and nowhere else: every text a server sends back

@@ -5,8 +5,8 @@
 //! Tuner's trigger) and what on it to look at ([`Look`]). [`Step::apply`] sets that view on the
 //! route and the [`Workbench`]; the shell (`ui/widgets/lesson_bar.rs`) only calls it, draws the
 //! step's text with Back and Next, and mirrors [`Look`] onto the page for the stylesheet to
-//! highlight. The
-//! step is in the link (`?lesson=N`, counted from 1), so a teacher can share it.
+//! highlight. The steps are [`STEPS`]. The step is in the link (`?lesson=N`, counted from 1), so
+//! a teacher can share it.
 
 use crate::app::workbench::Workbench;
 use crate::engine::message::CountTokens;

@@ -7,6 +7,18 @@
 //! [`LiveSession::summary_done`]). A streamed reply's text is kept here and only here: the shell
 //! forwards its pieces and says how the stream ended. The user's message goes into the archive
 //! before the request leaves, so a failure never loses it.
+//!
+//! What follows each request is decided here: [`LiveSession::reply_ended`] and
+//! [`LiveSession::summary_ended`] say what to perform next (a summary the reply made due, a
+//! compression, the next queued message of a demo run live). A reply stopped or cut short is
+//! kept, marked incomplete, and an empty reply is an error with Retry; a request too long offers
+//! to fold now or to leave a message out. Send is refused while a reply or a summary is being
+//! written, and so are Restore and Edit of the summary while a summary is. A reply is counted as
+//! it arrives ([`LiveSession::arrived`]), from its last settled piece boundary, and that count
+//! is archived with it; its reasoning is kept apart and never saved. A pending retry shows its
+//! countdown ([`LiveSession::retry_status`]); a summary's timeout is [`summary_timeout_ms`].
+//! [`LiveSession::shape`] is what the library compares to tell whether the chat changed, and
+//! [`LiveSession::resume_after_reload`] offers again what a reload cut off.
 
 use std::collections::{BTreeMap, VecDeque};
 

@@ -1,6 +1,7 @@
 //! The conversation on screen: a demo being played or the live chat, behind one trait, so the
 //! Chat and Editions tabs, the policy panel and the workbench ask "the conversation" and never
-//! which kind it is. [`crate::app::workbench::Workbench::on_screen`] is the one place that picks.
+//! which kind it is. [`OnScreen`] is implemented by [`DemoPlayer`] and [`LiveSession`], and
+//! [`crate::app::workbench::Workbench::on_screen`] is the one place that picks.
 
 use thiserror::Error;
 

@@ -1,4 +1,6 @@
 //! One message as any conversation shows it: a demo's, the live chat's, or a saved session's.
+//! A [`MessageRow`] carries the message's reasoning, and its [`RowState`], which includes
+//! whether it is left out of the requests.
 
 use crate::engine::memory::{MemoryState, MessageState};
 use crate::engine::message::Role;

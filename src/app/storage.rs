@@ -3,6 +3,13 @@
 //! next. It lives in the pure layer so that what the app does about a failure (which notice
 //! it becomes, which problem wins) is decided, and tested, natively; `crate::store` performs
 //! the I/O and re-exports it.
+//!
+//! Beside it, two decisions about what the browser keeps. [`durable_or_hint`] picks which of a
+//! small value's two stored copies the app starts from: IndexedDB's wins over localStorage's
+//! (ARCHITECTURE.md, invariant 9). [`StorageStatus`] holds what the browser answered when asked
+//! to keep the site's data ([`Persistence`]) and the space used, and says when to ask, the
+//! sentence Settings shows, and when a library of [`LARGE_LIBRARY`] sessions or more that the
+//! browser may evict gets a reminder to export.
 
 use thiserror::Error;
 

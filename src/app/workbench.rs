@@ -1,6 +1,11 @@
 //! The app-wide chat state: the demo being played, if any, the live chat with the user's
 //! endpoint, the last error and the policy panel's form. The shell keeps one [`Workbench`] in a
 //! signal at the root; Chat, Editions and Inspect change it only through its methods.
+//!
+//! The error on screen is a [`ChatError`] ([`Workbench::error_shown`], [`Workbench::can_retry`]).
+//! Picking a demo ([`Workbench::pick`]) and running one live ([`Workbench::run_live`]) are
+//! refused while the live chat waits for its endpoint, so its request cannot end in another
+//! conversation. [`Workbench::exclude_longest`] is the way out of a request too long.
 
 use crate::app::live::{LiveAction, LiveError, LiveSession};
 use crate::app::on_screen::{ChatError, EditionsShape, OnScreen};

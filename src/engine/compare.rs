@@ -1,5 +1,6 @@
 //! Sliding window and full history over the same simulated conversation as a summary-memory
 //! schedule, so the tuner can chart what each strategy sends per turn and in total.
+//! [`window_turns`] is the sliding window a policy is compared with.
 //!
 //! A turn's size is its question and everything after it: for an imported transcript, the
 //! reply side holds the tool calls and results too (`view::inspect` sums them so), so a window

@@ -1,15 +1,21 @@
-//! The bundled demos: scripted conversations played through the real memory engine, with the
-//! built-in extractive summariser standing in for a summariser model.
+//! The bundled demos: scripted conversations played through the real memory engine, with an
+//! offline summariser standing in for a summariser model.
 //!
-//! A [`DemoScript`] is plain data (the system prompt, the policy, the pinned facts and the turns).
-//! A [`DemoPlayer`] steps it one event at a time: a user message, the scripted reply, or a summary
-//! cycle. Nothing here calls a model: the replies are written out in the script and every
-//! [`SummaryJob`] the engine emits is answered by [`extractive_summary`], so a demo runs offline
+//! A [`DemoScript`] is plain data (the system prompt, the policy, the pinned facts and the turns):
+//! the FinCoach six turns, and the drift run in three batches. A [`DemoPlayer`] steps it one
+//! event at a time: a user message, the scripted reply, or a summary cycle. Nothing here calls a
+//! model: the replies are written out in the script, and every [`SummaryJob`] the engine emits is
+//! answered by the chosen [`DemoSummariser`]: the scripted abstractive editions
+//! ([`super::scripted`]) or the extractive baseline ([`extractive_summary`]). Where the script
+//! does not cover what a policy folds, the extractive summariser writes that edition, and the
+//! player records who wrote each cycle ([`Writer`]). The two recorded demos play
+//! [`super::recording`]'s replies and, with the scripted summariser chosen, commit its editions
+//! as the model's. So a demo runs offline
 //! and gives the same editions every time.
 //!
 //! The seam for live mode: [`DemoPlayer::last_request`] is the chat request a live session would
 //! send where the demo reads its scripted reply, and [`DemoPlayer::pending_job`] is the summariser
-//! request a live session would send where the demo calls [`extractive_summary`].
+//! request a live session would send where the demo answers it offline.
 
 use thiserror::Error;
 

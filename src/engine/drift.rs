@@ -1,5 +1,6 @@
 //! Drift tracking: which pinned facts ([`super::facts`]) each summary edition still states, the
-//! sentence that states them, and a word-level diff between consecutive editions.
+//! sentence that states them, and a word-level diff between consecutive editions (computed with
+//! the `similar` crate).
 //!
 //! A keyword check alone misses weakening ("a hard rule that he is allergic to equity
 //! instruments" becomes "He avoids equities"), so every track also carries the sentence that

@@ -1,5 +1,9 @@
 //! Editions: every summary that was ever current, kept in order and never overwritten, so that
 //! drift can be traced cycle by cycle and any earlier text can be restored.
+//!
+//! An [`Edition`] records its cycle, the turns it folded, the text before and after, the prompt,
+//! the model, the tokens in and out, its words against the limit, its level, who wrote it, and
+//! whether a rebuild from the archive wrote it (`rebuilt`).
 
 use super::text::word_count;
 

@@ -4,7 +4,8 @@
 //! It copies whole sentences out of the previous summary and the folded turns, preferring those
 //! that carry facts (amounts, numbers, dates, names, pinned facts), keeps them in their original
 //! order and never exceeds the word limit. Everything is deterministic: the same input gives the
-//! same summary, so demo runs and tests are reproducible.
+//! same summary, so demo runs and tests are reproducible. [`summarise_topics`] writes the same
+//! choice of sentences in topic sections ([`super::sections`]).
 
 use std::sync::LazyLock;
 

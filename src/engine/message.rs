@@ -5,7 +5,11 @@
 //! naming the call it answers. A non-text part (an image, audio, a file) is kept in the text as a
 //! labelled placeholder such as `[image]`, and listed in `placeholders`, so its token count is
 //! known to be an estimate. The token count covers the text, each call's name and arguments,
-//! and nothing else.
+//! and nothing else. [`Message::readable`] writes the tool traffic out as text for the chat and
+//! summariser requests.
+//!
+//! The [`CountTokens`] seam can count a text that grows at its end (a reply as it streams) from
+//! where a [`GrowingCount`] left it; by default it recounts the whole text.
 
 use serde::{Deserialize, Serialize};
 

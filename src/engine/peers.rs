@@ -5,7 +5,12 @@
 //! where the summary goes) in this engine's terms, over the same dry run as the Tuner. It does
 //! not reproduce the system's prompt, model or token counter. Where a system's rule has no exact
 //! counterpart here the preset says how it is approximated (`approximation`). Sources are the
-//! ones `PEERS.md` lists, cited on each preset.
+//! ones `PEERS.md` lists, cited on each preset: LangChain, LlamaIndex, the OpenAI cookbook,
+//! Codex, Claude Code, Gemini CLI and LibreChat.
+//!
+//! [`outcome`] measures any policy on one dry run (calls, tokens in and out, the largest
+//! request, the first fold, the turns over the window, the cost), and [`to_csv`] writes the
+//! table.
 
 use super::policy::{Placement, Policy, Trigger};
 use super::schedule::{Schedule, ScheduleInput, schedule};

@@ -1,6 +1,12 @@
 //! The summary policy: when a cycle fires (the trigger), where the summary goes in the request
 //! (placement), how a cycle builds the new summary (fold mode) and what the summariser is told
-//! (the prompt).
+//! (the prompt), with the summary budget and their validation. [`Trigger::loop_risk`] names a
+//! window policy that would fold on every turn.
+//!
+//! Two tables are the only place their names are written: [`TriggerKind`] for the trigger kinds
+//! (slug, label, number fields with their labels and defaults, and `build`), which the link, the
+//! policy panel, the Tuner and the replay all read, and [`Choice`] for the slugs and labels of
+//! [`Placement`], [`FoldMode`] and [`SummaryFormat`].
 //!
 //! Architecture invariant: [`Trigger::turns_to_fold`] is the only place that decides when a
 //! cycle fires and how many turns it folds. Both the live engine ([`crate::engine::MemoryState`])

@@ -1,4 +1,6 @@
-//! The summariser prompts: five editable presets, and the rendering of a summariser request.
+//! The summariser prompts: five editable presets, and the rendering of a summariser request in
+//! its three layouts: the first summary, a fold (EXISTING SUMMARY / NEW TURNS), and the
+//! compression of a summary one level up.
 //!
 //! A preset names the facts that must survive a cycle. A generic "summarise this" leaves that
 //! choice to the model, and drift starts with what the model thinks is unimportant.

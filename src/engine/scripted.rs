@@ -15,7 +15,8 @@
 //!
 //! Each text records the turns it was written to fold, so a caller can fall back to another
 //! summariser when the user's policy folds differently. Nothing here is wired into the demo
-//! player; this module is data and one lookup.
+//! player; this module is data and two lookups ([`scripted_editions`],
+//! [`scripted_summary`]).
 
 use crate::engine::edition::TurnRange;
 

@@ -2,7 +2,7 @@
 //!
 //! The shell pumps the chunks of `Response.body()` into [`SseParser::push`] and hands the
 //! returned events to the OpenAI stream decoder; the decoding itself lives here so that split
-//! lines and split UTF-8 characters are tested natively.
+//! lines, split UTF-8 characters, comments and a leading byte-order mark are tested natively.
 //!
 //! Architecture invariant: this module knows nothing about HTTP, JSON or OpenAI. It follows the
 //! WHATWG "event stream interpretation" rules, with one documented leniency in

@@ -6,6 +6,13 @@
 //! (gone when the tab closes) unless the user ticked "remember on this device"; only then does
 //! it go to localStorage, and unticking removes it from there. The settings record itself never
 //! contains the key (see [`SettingsRecord`]).
+//!
+//! Beside this file: `sessions.rs`, the session library in IndexedDB; `durable.rs`, IndexedDB's
+//! copy of the small values a crash must not lose (the view, the draft, the settings record, the
+//! live chat's session id), which wins over localStorage's (ARCHITECTURE.md, invariant 9);
+//! `persist.rs`, asking the browser to keep the site's data; `theme.rs`, the theme, applied to
+//! `<html>` before the app mounts; `view.rs`, the last view; `broadcast.rs`, the channel
+//! between open tabs.
 
 pub mod broadcast;
 pub mod durable;

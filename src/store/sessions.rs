@@ -6,6 +6,9 @@
 //! transaction; otherwise it aborts, and the caller learns that another tab got there first. A
 //! transaction that fails for any reason (quota, a value that cannot be stored) is aborted as a
 //! whole, so the previous record is what remains.
+//!
+//! The database is at version 2, which added the `state` store of `store::durable` beside the
+//! sessions; an upgrade from version 1 keeps the sessions as they are.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;

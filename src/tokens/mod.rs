@@ -16,6 +16,16 @@
 //!   estimated instead, and the count says so ([`Count::Estimate`]).
 //! - Until a vocabulary is loaded counts are [`Count::Pending`]; if loading failed they are
 //!   [`Count::Estimate`]s by [`rough_estimate`], never 0.
+//!
+//! One concept per file: [`compact`] names the vocabulary file of each encoding and, natively,
+//! writes it from tiktoken-rs's data; `vocab.rs` wraps `sm_bpe::Vocabulary` in this module's
+//! [`Count`] (`count.rs`, with the [`Limits`]); `encoding.rs` holds [`Encoding`] and
+//! [`TokensError`]; `counter.rs` holds [`TokenCounter`], which loads at once
+//! ([`TokenCounter::load_from`]) or in slices (`start_loading`, `Loading::step`,
+//! `finish_loading`), counts a growing text from its settled boundary
+//! ([`TokenCounter::count_growing_with`], the state kept in the engine's `GrowingCount`), and
+//! turns to rough estimates after `fail`; `chat.rs` adds the chat format's overhead; and
+//! `tests.rs` checks the crate against tiktoken-rs (splitter, merge, counts, the piece cache).
 
 mod cache;
 mod chat;

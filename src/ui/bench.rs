@@ -1,6 +1,9 @@
 //! Small functions for benches/browser, exported to JavaScript (Trunk exposes them as
 //! `window.wasmBindings`). They time a fresh counter, apart from the app's own, so the browser
-//! benchmark measures our tokenizer in the release build the users get.
+//! benchmark measures our tokenizer in the release build the users get. `benches/browser/run.mjs`
+//! times loading a vocabulary file and counting, with the texts passed from JavaScript on each
+//! call or held in wasm memory, and the structured clone of a session record in each of the two
+//! forms it could be stored in.
 
 use std::cell::RefCell;
 

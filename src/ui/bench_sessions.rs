@@ -1,6 +1,8 @@
-//! One function for benches/browser/sessions.mjs, exported to JavaScript (as
-//! `window.wasmBindings`): it writes the long made-up session the benchmark imports, so the file
-//! is generated in the page from the same engine code as the e2e test's, not committed.
+//! Two functions for the browser benchmarks, exported to JavaScript (as `window.wasmBindings`):
+//! `bench_session_file` writes the long made-up session that benches/browser/sessions.mjs
+//! imports (`engine::session::fixture::synthetic`), and `bench_chat_file` the long chat with
+//! nothing folded that benches/browser/stream.mjs streams into (`fixture::verbatim`). So the
+//! files are generated in the page from the same engine code as the e2e tests', not committed.
 
 use wasm_bindgen::prelude::*;
 

@@ -1,4 +1,9 @@
 //! The header, the tab bar and the tab panels, with the view state kept in the URL.
+//!
+//! This is the App root: it creates the app-wide signals (the route, the workbench, the
+//! settings, the settings' storage failure) and provides them as context. The route starts from
+//! [`start_query`] (the link, or the view stored at the last visit) and is mirrored into the
+//! address bar (`url.rs`) and into `store::view`.
 
 use leptos::prelude::*;
 

@@ -4,6 +4,10 @@
 //! the limit, and which pinned facts it still states; Inspect lists a session's editions in its
 //! archive layout and a replay's in one line each, and the Chat tab pins the edition in use as
 //! its front page.
+//!
+//! Each card also says who wrote it, badges each pinned fact as kept, weakened or lost, and
+//! shows the [`crate::engine::checks`] results: unsourced figures marked in the text, survival
+//! by kind, the overrun, and the snowball bars above the cards.
 
 use crate::engine::drift::{DiffKind, DiffSegment, PinnedFact, fact_presence, word_diff};
 use crate::engine::edition::{Edition, Provenance};

@@ -1,6 +1,6 @@
 //! The Inspect tab's view of one stored or imported session, read-only: its archive, its
-//! editions, the drift of the prompt's must-keep facts and the session's pinned facts, and a dry run of the same conversation
-//! under a trigger the user picks.
+//! editions, the drift of the prompt's must-keep facts and the session's pinned facts, and a
+//! dry run of the same conversation under a trigger the user picks.
 //!
 //! Everything here is computed from the session alone, so inspecting needs no endpoint, no key
 //! and no network.

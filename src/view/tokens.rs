@@ -1,5 +1,5 @@
 //! The Tokens tab: a text's count, its tokens as coloured pieces, and a sample conversation
-//! counted per message with the chat format's overhead.
+//! counted per message with the chat format's overhead, one [`ConversationTableRow`] each.
 //!
 //! Architecture invariant: everything here is computed from a [`TokenCounter`] and plain values;
 //! the component only renders it. The work is bounded on any input: tokens are listed for texts

@@ -1,7 +1,8 @@
 //! What the tiers against servers we did not write share: finding the virtual environment that
 //! `scripts/tools.sh --servers` installed, running a server from it on a loopback port (stopped
 //! when the test ends, pass or fail), plain HTTP to it from the test, and driving the page the way
-//! `live.rs` does.
+//! `live.rs` does. A server that dies is found by the next wait's pause (`harness::pause`, through
+//! [`servers_alive`]), which fails the test at once with how it ended and the end of its log.
 
 use std::cell::RefCell;
 use std::io::{Read, Write};

@@ -5,10 +5,17 @@
 //! for speed.
 //!
 //! - [`compact`]: the vocabulary file format, written at build time and parsed in the browser;
-//! - [`Ranks`]: the rank map built straight from that file, and tiktoken's byte-pair merge;
-//! - [`Splitter`]: tiktoken's pre-tokenising regexes on a non-backtracking engine;
+//! - [`Ranks`]: the rank map built straight from that file (layered by key length, see
+//!   `ranks.rs`), a step at a time by [`RanksBuilder`], and tiktoken's byte-pair merge;
+//! - [`Splitter`]: tiktoken's pre-tokenising regexes on a non-backtracking engine, and
+//!   [`Splitter::settled`], the last piece boundary of a growing text that no continuation can
+//!   move;
 //! - [`Vocabulary`]: counting piece by piece with a bounded per-piece cache, estimates for
-//!   over-long pieces.
+//!   over-long pieces, [`Vocabulary::count_growing`] (a growing text recounted only after its
+//!   settled boundary, which [`Growing`] keeps), and [`VocabularyBuilder`], which parses,
+//!   indexes in steps and compiles the splitter in a step of its own.
+//!
+//! `cargo test -p sm-bpe` tests each file on a tiny hand-made vocabulary.
 //!
 //! Pure Rust: no web crates, no I/O, no clock. `summary_memory::tokens` wraps it with the
 //! encodings, the loading states and the per-text cache; the tests against tiktoken-rs live

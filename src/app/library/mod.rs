@@ -7,6 +7,14 @@
 //! revision the store last confirmed (`expected`), so the store can refuse a write that is based
 //! on a record another tab has since replaced.
 //!
+//! The list is newest first. A deleted session can be undone, but on a full disk its record is
+//! freed at once. [`Library::add_all`] adds an envelope's sessions in one pass and one sort. The
+//! stored [`Record`] is the compact export, read back with no size cap, and kept as stored when
+//! it cannot be read. The live chat is kept as it streams ([`LiveSaves`], the save throttle) and
+//! resumed with what a reload cut off offered again; [`warn_on_leave`] and
+//! [`Library::live_after_conflict`] are the runner's other decisions. [`LibraryTab`] also holds the
+//! [`StoreAlert`] every tab shows.
+//!
 //! Beside [`Library`] (this file): `protocol.rs`, the cross-tab messages; `record.rs`, the
 //! stored [`Record`] a write becomes and how one is read back; `sync.rs`, the decisions the
 //! shell's runner asks for (load, a landed write, a remote version, a conflict's answer, import,

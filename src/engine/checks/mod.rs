@@ -13,6 +13,11 @@
 //!   word-count rule ([`crate::engine::word_count`]).
 //! - **Snowball guard** ([`snowball()`]): tokens per cycle, and a warning when the summary keeps
 //!   growing or passes its budget. It needs the whole sequence, so it is computed apart.
+//! - **Topic sections** ([`sections`]): the checks per section of a summary in topic sections,
+//!   and which section lost a fact or a rule.
+//!
+//! [`check_edition`] and [`check_editions`] return [`EditionChecks`]. The words the rule and
+//! survival checks compare come from [`crate::engine::words`].
 //!
 //! Everything here is a pure function of its arguments: no I/O, no clock, no model. The UI
 //! renders the returned values as they are.

@@ -24,6 +24,12 @@
 //! [`CallRecord`]); `wire` the versioned on-disk types; `import` reading a file (size cap,
 //! version check, invariant checks) and `migrate` the older shapes (version 0, plain message
 //! arrays); `export` writing one; [`fixture`] the sessions tests and benchmarks build.
+//!
+//! [`read`] offers any file that is not a session to [`crate::engine::transcript`] and says
+//! which format it read, one session per conversation. [`import_stored`] reads back what the
+//! app itself stored, with no size cap. Among the fixtures, `Scripted` is the shared scripted
+//! test session, `synthetic(turns)` a long summarised one and `verbatim(turns)` a long chat with
+//! nothing folded.
 
 pub mod domain;
 mod export;

@@ -11,6 +11,11 @@
 //! ([`Settings::set_base_url`]), and [`Settings::endpoint`] never hands a key to an origin other
 //! than its own, so no request can carry it elsewhere.
 //!
+//! A stored record that does not parse still gives back the key and every field that can be
+//! read ([`SettingsRecord::read`]). The summariser's own generation settings (`summary_*`) are
+//! empty for "the chat's value", are kept in the record (an older record reads them as empty),
+//! and go into every summary request.
+//!
 //! One concept a file: `form.rs` (the form and its validation), `record.rs` (the stored record)
 //! and `request.rs` (the checked endpoint and the requests built from it).
 

@@ -1,7 +1,9 @@
 //! Transcripts other tools write, read into conversations: OpenAI Chat Completions messages
 //! (`openai_chat.rs`), OpenAI Responses API input items (`responses.rs`), an Anthropic Messages
 //! request (`anthropic.rs`), a ChatGPT data export (`chatgpt.rs`), and JSON Lines of any of the
-//! first three (`lines.rs`). The format is detected from the content ([`detect`]), never from a
+//! first three (`lines.rs`), with the JSON paths and placeholders they share in `parts.rs`. A
+//! ChatGPT export is read by following each conversation's `mapping` from its `current_node` up
+//! to the root. The format is detected from the content ([`detect`]), never from a
 //! file name, and is reported with the result.
 //!
 //! Pure: the readers take parsed JSON and return [`Conversation`]s of [`MessageParts`], or a

@@ -3,7 +3,10 @@
 //!
 //! Without a demo loaded the tab is a live chat with the endpoint set in Settings: the
 //! [`crate::app::live::LiveSession`] decides what to send and keeps the memory, and
-//! [`crate::ui::run::live_driver::LiveDriver`] performs the requests. The files here only render.
+//! [`crate::ui::run::live_driver::LiveDriver`] performs the requests. The files here only render,
+//! one component each beside this file's tab and demo bar: `conversation.rs` (the folded archive
+//! and the verbatim turns, each a `VirtualList`), `composer.rs`, `policy_panel.rs` and
+//! `calls.rs`.
 
 mod calls;
 mod composer;

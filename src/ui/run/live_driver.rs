@@ -4,6 +4,10 @@
 //! the session's: [`LiveSession::reply_ended`] and [`LiveSession::summary_ended`] return the next
 //! action, and this loop only performs it.
 //!
+//! The [`LiveDriver`] is created once at the App root, so that Stop still reaches a request that
+//! started before the user switched tabs. It holds the Stop handle of the request in flight (the
+//! chat's or the summariser's) and the clock that ticks a pending retry's countdown.
+//!
 //! [`LiveSession`]: crate::app::live::LiveSession
 //! [`LiveSession::reply_ended`]: crate::app::live::LiveSession::reply_ended
 //! [`LiveSession::summary_ended`]: crate::app::live::LiveSession::summary_ended

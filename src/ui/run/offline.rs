@@ -2,6 +2,12 @@
 //! visit, and makes it installable as a window: its registration, which the token service asks
 //! for once the first vocabulary has loaded. The notice that says when its install could not keep
 //! every file is a widget (`ui/widgets/offline_notice.rs`).
+//!
+//! The worker's cache is named per build (`scripts/precache.py` writes the build's id and file
+//! list into it). At install it copies the files from the browser's HTTP cache, which the page
+//! has just filled, so nothing is downloaded twice; on activate it deletes older builds' caches
+//! of this scope. It answers same-origin GETs from the network first and from the cache when
+//! that fails, and a copy it could not save never reaches the page.
 
 /// Asks the browser to install the service worker. Where there is none (an old browser, a page
 /// not served over http(s) or localhost), the app simply keeps needing the network to load.

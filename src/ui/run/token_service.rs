@@ -7,7 +7,11 @@
 //! with a zero timeout between them, so no long task blocks input or painting: the tabs are
 //! visible and clickable before any vocabulary exists, and counts say "…" (pending) meanwhile,
 //! never 0. If the file cannot be had, the Tokens tab (`ui/tokens/`) says so and counts become
-//! estimates marked "≈".
+//! estimates marked "≈", with "Try again".
+//!
+//! Each load bumps a generation signal ([`TokenService::generation`]); a view that recounts
+//! reads it itself. [`TokenService::counter`] hands the engine a [`SharedCounter`], which reads
+//! the counter without subscribing anyone.
 //!
 //! Why slices on the main thread and not a Web Worker: counting is synchronous everywhere the
 //! engine counts (a message's cached count, the token trigger), so the counter has to live in

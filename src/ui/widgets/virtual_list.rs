@@ -4,7 +4,14 @@
 //!
 //! Rows are keyed by index and rendered once while they stay in the window, so a row whose data
 //! changes in place (a streaming chat message) should read its signal inside `row`. A list
-//! whose rows all change (a new session) is best rebuilt by its parent.
+//! whose rows all change (a new session) is best rebuilt by its parent. The box is focusable, so
+//! the keyboard scrolls it. With `follow` it is a chat's: it opens at its last row and holds on
+//! to the bottom while the reader is there, as rows are added and as the followed signal changes.
+//! Inspect uses it for a session's archive, editions and replay; the Chat tab for its folded
+//! archive and its verbatim turns.
+//!
+//! Written here rather than taken from a crate: no Leptos 0.8 virtual-list crate was in the
+//! offline registry the wasm-bindgen pin was resolved against.
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;

@@ -1,7 +1,9 @@
 //! What the Chat tab shows: the conversation on screen laid out as its folded archive, the
 //! summary pinned as the front page and the verbatim turns; the policy in use; and where a demo
-//! stands. The context window of the last request is [`crate::view::context_window`]'s; the
-//! state behind all of it is [`crate::app::workbench::Workbench`].
+//! stands; and the first visit's welcome ([`shows_welcome`], [`WELCOME_DEMOS`]). The demo bar
+//! and the hints around it are `bar.rs`'s. The context window of the last request is
+//! [`crate::view::context_window`]'s; the state behind all of it is
+//! [`crate::app::workbench::Workbench`].
 
 use crate::app::live::LiveSession;
 use crate::app::on_screen::OnScreen;
