@@ -15,7 +15,7 @@
 // lacks is fetched, except a vocabulary the page never loaded (the other encoding): that one is
 // kept when the page first fetches it through this worker. An install that could not keep every
 // file still completes (the app works online, and the files are kept as they are fetched again),
-// and tells the open pages, which say so (src/ui/offline.rs).
+// and tells the open pages, which say so (src/ui/run/offline.rs).
 const BUILD = { id: "unbuilt", files: ["index.html"], lazy: [] }; // written by scripts/precache.py
 
 // The scope is part of the name, so two copies of the app on one origin keep their own caches.
