@@ -6,39 +6,10 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::harness::{Browser, check_failure, failure, free_port, posts, words};
+use crate::harness::{Browser, check_failure, failure, free_port, posts, text, words};
 use crate::openai_server::{Reply, TestServer};
-use crate::pages::chat::{ChatPage, KEY};
+use crate::pages::chat::{ChatPage, KEY, Setup};
 use crate::pages::editions::EditionsPage;
-
-// Kept for persistence.rs, which still imports these from `crate::live`: the page object and the
-// harness hold them now, and these names go once it calls them there. No other file uses them.
-pub(crate) use crate::harness::text;
-pub(crate) use crate::pages::chat::Setup;
-
-pub(crate) async fn connect(browser: &Browser, setup: Setup<'_>) {
-    ChatPage::connect(browser, setup).await;
-}
-
-pub(crate) async fn send(browser: &Browser, text: &str) {
-    ChatPage::new(browser).send(text).await;
-}
-
-pub(crate) async fn messages(browser: &Browser) -> Vec<(String, String, String)> {
-    ChatPage::new(browser).messages().await
-}
-
-pub(crate) async fn wait_settled(browser: &Browser, n: usize) {
-    ChatPage::new(browser).wait_settled(n).await;
-}
-
-pub(crate) async fn error_text(browser: &Browser) -> String {
-    ChatPage::new(browser).error_text().await
-}
-
-pub(crate) async fn absent(browser: &Browser, testid: &str) -> bool {
-    browser.is_absent(testid).await
-}
 
 fn status(status: u16, kind: &str, message: &str) -> Reply {
     Reply::Status {

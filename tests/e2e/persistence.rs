@@ -9,10 +9,11 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use summary_memory::engine::session::{export, export_all};
 
+use crate::harness::text;
 use crate::harness::{Browser, TempDir};
-use crate::live::{Setup, absent, connect, messages, send, text, wait_settled};
 use crate::openai_server::{Reply, TestServer};
-use crate::pages::inspect::{InspectPage, StoredSessions, write_file};
+use crate::pages::chat::{ChatPage, Setup};
+use crate::pages::inspect::{InspectPage, StoredSessions};
 use crate::pages::query::{self, Field, Until, testid};
 use crate::pages::settings::SettingsPage;
 use crate::sessions::played;
@@ -110,8 +111,8 @@ async fn a_reload_mid_reply_keeps_the_message_and_what_had_arrived_and_offers_re
     server.chunk_delay(Duration::from_millis(120));
     server.script([text(REPLY), text("A short answer.")]);
     let browser = Browser::new().await;
-    connect(&browser, Setup::new(&server.base_url)).await;
-    send(&browser, "plan my savings").await;
+    let chat = ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
+    chat.send("plan my savings").await;
     query::wait(
         &browser,
         "[data-state='streaming'] .content",
@@ -131,12 +132,12 @@ async fn a_reload_mid_reply_keeps_the_message_and_what_had_arrived_and_offers_re
             "part of the reply stored",
         )
         .await;
-    let before = messages(&browser).await[1].2.clone();
+    let before = chat.messages().await[1].2.clone();
     reload_regardless(&browser).await;
     server.chunk_delay(Duration::ZERO);
 
     query::wait_count(&browser, "message", 2).await;
-    let shown = messages(&browser).await;
+    let shown = chat.messages().await;
     assert_eq!(
         (
             shown[0].0.as_str(),
@@ -153,11 +154,11 @@ async fn a_reload_mid_reply_keeps_the_message_and_what_had_arrived_and_offers_re
     assert!(partial.len() >= 30, "{partial:?}");
     assert!(REPLY.starts_with(partial), "{partial:?}");
     assert!(before.trim().starts_with(partial) || partial.starts_with(before.trim()));
-    let error = crate::live::error_text(&browser).await;
+    let error = chat.error_text().await;
     assert!(error.contains("Retry"), "{error}");
     browser.click_testid("retry").await;
-    wait_settled(&browser, 3).await;
-    let shown = messages(&browser).await;
+    chat.wait_settled(3).await;
+    let shown = chat.messages().await;
     assert_eq!(shown[2].2, "A short answer.");
     // The retried request did not send the cut reply.
     let last = server
@@ -180,8 +181,8 @@ async fn the_users_message_is_stored_before_its_request_is_sent() {
     let server = TestServer::start().await;
     server.script([Reply::Hang, text("Here it is.")]);
     let browser = Browser::new().await;
-    connect(&browser, Setup::new(&server.base_url)).await;
-    send(&browser, "are you there?").await;
+    let chat = ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
+    chat.send("are you there?").await;
     // The request reaches the server (and hangs there): the message must already be stored.
     let deadline = std::time::Instant::now() + crate::harness::PATIENCE;
     while server.requests().iter().all(|r| r.method != "POST") {
@@ -193,10 +194,10 @@ async fn the_users_message_is_stored_before_its_request_is_sent() {
     assert!(stored[0].2.contains("are you there?"), "{}", stored[0].2);
     reload_regardless(&browser).await;
     query::wait_count(&browser, "message", 1).await;
-    assert_eq!(messages(&browser).await[0].2, "are you there?");
+    assert_eq!(chat.messages().await[0].2, "are you there?");
     browser.click_testid("retry").await;
-    wait_settled(&browser, 2).await;
-    assert_eq!(messages(&browser).await[1].2, "Here it is.");
+    chat.wait_settled(2).await;
+    assert_eq!(chat.messages().await[1].2, "Here it is.");
     browser.close().await;
 }
 
@@ -213,10 +214,10 @@ async fn a_summary_cut_off_by_a_reload_is_offered_again_and_committed_once() {
         text("The user asked four questions."),
     ]);
     let browser = Browser::new().await;
-    connect(&browser, Setup::new(&server.base_url)).await;
+    let chat = ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
     for (n, q) in ["q1", "q2", "q3", "q4"].into_iter().enumerate() {
-        send(&browser, q).await;
-        wait_settled(&browser, 2 * (n + 1)).await;
+        chat.send(q).await;
+        chat.wait_settled(2 * (n + 1)).await;
     }
     let deadline = std::time::Instant::now() + crate::harness::PATIENCE;
     while server
@@ -231,9 +232,9 @@ async fn a_summary_cut_off_by_a_reload_is_offered_again_and_committed_once() {
     }
     reload_regardless(&browser).await;
     query::wait_count(&browser, "message", 8).await;
-    let error = crate::live::error_text(&browser).await;
+    let error = chat.error_text().await;
     assert!(error.contains("summary"), "{error}");
-    assert!(absent(&browser, "summary").await);
+    assert!(browser.is_absent("summary").await);
     browser.click_testid("retry").await;
     let summary = browser.wait_testid("summary").await.text().await.unwrap();
     assert!(summary.contains("four questions"), "{summary}");
@@ -248,7 +249,7 @@ async fn a_summary_cut_off_by_a_reload_is_offered_again_and_committed_once() {
     reload_regardless(&browser).await;
     browser.wait_testid("summary").await;
     query::wait_count(&browser, "message", 8).await;
-    assert!(absent(&browser, "retry").await);
+    assert!(browser.is_absent("retry").await);
     browser.click_testid("tab-editions").await;
     browser.wait_testid("edition").await;
     assert_eq!(browser.count_testid("edition").await, 1);
@@ -271,12 +272,12 @@ async fn leaving_the_page_warns_only_while_something_is_unsaved() {
     server.script([text(REPLY)]);
     let browser = Browser::new().await;
     browser.before_every_page(&full_disk(false)).await;
-    connect(&browser, Setup::new(&server.base_url)).await;
+    let chat = ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
     assert!(!warns_on_leave(&browser).await, "nothing to lose");
-    send(&browser, "plan my savings").await;
+    chat.send("plan my savings").await;
     browser.wait_testid("stop").await;
     assert!(warns_on_leave(&browser).await, "a reply is arriving");
-    wait_settled(&browser, 2).await;
+    chat.wait_settled(2).await;
     wait_nothing_unsaved(&browser, "the finished reply to be stored").await;
     // A change the full disk refuses is unsaved, and leaving warns again.
     set_disk_full(&browser, true).await;
@@ -292,7 +293,7 @@ async fn leaving_the_page_warns_only_while_something_is_unsaved() {
 async fn the_draft_survives_a_tab_switch_and_a_reload() {
     let server = TestServer::start().await;
     let browser = Browser::new().await;
-    connect(&browser, Setup::new(&server.base_url)).await;
+    let chat = ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
     browser
         .wait_testid("chat-input")
         .await
@@ -315,7 +316,7 @@ async fn the_draft_survives_a_tab_switch_and_a_reload() {
     )
     .await;
     browser.click_testid("send").await;
-    wait_settled(&browser, 2).await;
+    chat.wait_settled(2).await;
     browser.client.refresh().await.unwrap();
     query::wait_count(&browser, "message", 2).await;
     assert_eq!(draft(&browser).await.as_deref(), Some(""));
@@ -327,7 +328,7 @@ async fn a_full_disk_is_an_alert_on_every_tab_the_app_goes_on_and_export_still_w
     let browser = Browser::new().await;
     browser.before_every_page(&full_disk(true)).await;
     let dir = TempDir::new();
-    let path = write_file(&dir, "aarav.json", &export(&played(), 5, "0.1.0"));
+    let path = dir.write("aarav.json", &export(&played(), 5, "0.1.0"));
     let inspect = InspectPage::open(&browser).await;
     inspect.import(&path).await;
     inspect.wait_sessions(1).await;
@@ -335,7 +336,7 @@ async fn a_full_disk_is_an_alert_on_every_tab_the_app_goes_on_and_export_still_w
     assert!(alert.contains("storage is full"), "{alert}");
     assert!(alert.contains("xport"), "says to export: {alert}");
     assert!(
-        absent(&browser, "error").await,
+        browser.is_absent("error").await,
         "shown once, not again in Inspect"
     );
     for tab in ["tab-chat", "tab-editions", "tab-settings"] {
@@ -367,11 +368,11 @@ async fn with_no_indexeddb_the_alert_shows_at_start_and_the_live_chat_works_in_m
     let server = TestServer::start().await;
     let browser = Browser::new().await;
     browser.before_every_page(NO_INDEXEDDB).await;
-    connect(&browser, Setup::new(&server.base_url)).await;
+    let chat = ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
     let alert = store_alert(&browser).await;
     assert!(alert.contains("cannot be kept"), "{alert}");
-    send(&browser, "hello there").await;
-    wait_settled(&browser, 2).await;
+    chat.send("hello there").await;
+    chat.wait_settled(2).await;
     assert!(store_alert(&browser).await.contains("cannot be kept"));
     let inspect = InspectPage::click_tab(&browser).await;
     inspect.wait_sessions(1).await;
@@ -386,11 +387,7 @@ async fn on_a_full_disk_deleting_frees_space_and_a_held_undo_can_be_dismissed() 
     let dir = TempDir::new();
     let mut second = played();
     second.name = "Second".into();
-    let path = write_file(
-        &dir,
-        "two.json",
-        &export_all(&[played(), second], 5, "0.1.0"),
-    );
+    let path = dir.write("two.json", &export_all(&[played(), second], 5, "0.1.0"));
     let inspect = InspectPage::open(&browser).await;
     let stored = StoredSessions::new(&browser);
     inspect.import(&path).await;
@@ -421,7 +418,7 @@ async fn on_a_full_disk_deleting_frees_space_and_a_held_undo_can_be_dismissed() 
 async fn a_stored_session_is_compact_and_one_that_does_not_read_can_be_exported_as_stored() {
     let browser = Browser::new().await;
     let dir = TempDir::new();
-    let path = write_file(&dir, "aarav.json", &export(&played(), 5, "0.1.0"));
+    let path = dir.write("aarav.json", &export(&played(), 5, "0.1.0"));
     let inspect = InspectPage::open(&browser).await;
     inspect.import(&path).await;
     let stored = StoredSessions::new(&browser).wait_records(1).await;
@@ -449,9 +446,9 @@ async fn a_stored_session_is_compact_and_one_that_does_not_read_can_be_exported_
 async fn a_refused_write_of_the_live_chat_offers_the_choice_in_chat() {
     let server = TestServer::start().await;
     let browser = Browser::new().await;
-    connect(&browser, Setup::new(&server.base_url)).await;
-    send(&browser, "one").await;
-    wait_settled(&browser, 2).await;
+    let chat = ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
+    chat.send("one").await;
+    chat.wait_settled(2).await;
     let stored = StoredSessions::new(&browser);
     stored.wait_count(1).await;
     // The write of the reply lands first: the stored record holds it, and nothing is unsaved.
@@ -464,8 +461,8 @@ async fn a_refused_write_of_the_live_chat_offers_the_choice_in_chat() {
     wait_nothing_unsaved(&browser, "the reply's write to land").await;
     // Another tab saves the live chat behind this one's back (its broadcast lost).
     assert!(stored.bump(5, None).await);
-    send(&browser, "two").await;
-    wait_settled(&browser, 4).await;
+    chat.send("two").await;
+    chat.wait_settled(4).await;
     let notice = browser
         .wait_testid("remote-notice")
         .await
@@ -483,8 +480,8 @@ async fn a_refused_write_of_the_live_chat_offers_the_choice_in_chat() {
     )
     .await;
     // The chat goes on in the copy: one more message makes no third session.
-    send(&browser, "three").await;
-    wait_settled(&browser, 6).await;
+    chat.send("three").await;
+    chat.wait_settled(6).await;
     stored.wait_count(2).await;
     // Every write of the third turn has landed (the copy holds it and nothing is unsaved), so a
     // third session, had one been made, would be stored by now.
@@ -547,7 +544,7 @@ async fn an_unreadable_settings_record_is_said_and_the_remembered_key_is_kept() 
         Some("sk-remembered")
     );
     assert!(
-        absent(&browser, "settings-unreadable").await,
+        browser.is_absent("settings-unreadable").await,
         "read whole now"
     );
     browser.close().await;

@@ -11,7 +11,7 @@ use summary_memory::engine::session::{Session, export, synthetic};
 use summary_memory::view::inspect::InspectView;
 
 use crate::harness::{Browser, StoppableApp, TempDir};
-use crate::pages::inspect::{InspectPage, StoredSessions, write_file};
+use crate::pages::inspect::{InspectPage, StoredSessions};
 use crate::pages::query;
 use crate::pages::settings::SettingsPage;
 
@@ -36,7 +36,7 @@ async fn an_imported_session_is_listed_inspected_exported_and_kept_across_a_relo
     let dir = TempDir::new();
     let session = played();
     let file = export(&session, 5, "0.1.0");
-    let path = write_file(&dir, "aarav.json", &file);
+    let path = dir.write("aarav.json", &file);
 
     let inspect = InspectPage::open(&browser).await;
     inspect.import(&path).await;
@@ -147,7 +147,7 @@ async fn a_message_count_session_replays_under_message_count() {
     let browser = Browser::new().await;
     let dir = TempDir::new();
     let session = counted();
-    let path = write_file(&dir, "counted.json", &export(&session, 5, "0.1.0"));
+    let path = dir.write("counted.json", &export(&session, 5, "0.1.0"));
     let view = InspectView::new(&session, &WordCounter);
     let recorded = view.replay(&session, view.trigger.clone()).unwrap();
     let every = view.replay(&session, Trigger::Every { n: 4 }).unwrap();
@@ -186,11 +186,11 @@ async fn a_message_count_session_replays_under_message_count() {
 async fn a_malformed_file_shows_what_is_wrong_and_changes_nothing() {
     let browser = Browser::new().await;
     let dir = TempDir::new();
-    let good = write_file(&dir, "good.json", &export(&played(), 5, "0.1.0"));
+    let good = dir.write("good.json", &export(&played(), 5, "0.1.0"));
     let mut broken: Value = serde_json::from_str(&export(&played(), 5, "0.1.0")).unwrap();
     broken["session"]["editions"][1]["cycle"] = 7.into();
-    let broken = write_file(&dir, "broken.json", &broken.to_string());
-    let not_json = write_file(&dir, "notes.json", "{ this is not json");
+    let broken = dir.write("broken.json", &broken.to_string());
+    let not_json = dir.write("notes.json", "{ this is not json");
 
     let inspect = InspectPage::open(&browser).await;
     inspect.import(&good).await;
@@ -216,7 +216,7 @@ async fn the_api_key_never_appears_in_an_export() {
     const KEY: &str = "sk-e2e-never-exported";
     let browser = Browser::new().await;
     let dir = TempDir::new();
-    let path = write_file(&dir, "s.json", &export(&played(), 5, "0.1.0"));
+    let path = dir.write("s.json", &export(&played(), 5, "0.1.0"));
 
     browser.open("?tab=settings").await;
     browser
@@ -271,7 +271,7 @@ async fn the_undo_of_a_delete_survives_a_reload() {
     let browser = Browser::new().await;
     let stored = StoredSessions::new(&browser);
     let dir = TempDir::new();
-    let path = write_file(&dir, "aarav.json", &export(&played(), 5, "0.1.0"));
+    let path = dir.write("aarav.json", &export(&played(), 5, "0.1.0"));
 
     let inspect = InspectPage::open(&browser).await;
     inspect.import(&path).await;
@@ -321,7 +321,7 @@ async fn two_tabs_never_silently_overwrite_each_other() {
     let browser = Browser::new().await;
     let stored = StoredSessions::new(&browser);
     let dir = TempDir::new();
-    let path = write_file(&dir, "aarav.json", &export(&played(), 5, "0.1.0"));
+    let path = dir.write("aarav.json", &export(&played(), 5, "0.1.0"));
     let inspect = InspectPage::open(&browser).await;
     inspect.import(&path).await;
     inspect.wait_sessions(1).await;
@@ -375,7 +375,7 @@ async fn two_tabs_never_silently_overwrite_each_other() {
 async fn a_five_thousand_turn_session_opens_with_few_rows_and_the_keyboard_reaches_its_last_turn() {
     let browser = Browser::new().await;
     let dir = TempDir::new();
-    let path = write_file(&dir, "long.json", &export(&synthetic(5_000), 5, "0.1.0"));
+    let path = dir.write("long.json", &export(&synthetic(5_000), 5, "0.1.0"));
 
     let inspect = InspectPage::open(&browser).await;
     inspect.import(&path).await;

@@ -10,7 +10,7 @@ use summary_memory::route::TriggerKind;
 use summary_memory::view::inspect::InspectView;
 
 use crate::harness::{Browser, TempDir};
-use crate::pages::inspect::{InspectPage, write_file};
+use crate::pages::inspect::InspectPage;
 use crate::pages::query;
 use crate::pages::tuner::TunerPage;
 
@@ -236,7 +236,7 @@ async fn the_tuner_runs_on_a_library_session() {
     let dir = TempDir::new();
     let mut session = synthetic(17);
     session.name = "Tuned budget".into();
-    let path = write_file(&dir, "tuned.json", &export(&session, 5, "0.1.0"));
+    let path = dir.write("tuned.json", &export(&session, 5, "0.1.0"));
     let inspect =
         InspectPage::open_with(&browser, "&trigger=turns&max_turns=5&keep=2&turns=10").await;
     inspect.import(&path).await;

@@ -241,7 +241,7 @@ impl<'a> ChatPage<'a> {
                 Instant::now() < deadline,
                 "timed out waiting for {n} settled messages"
             );
-            tokio::time::sleep(Duration::from_millis(100)).await;
+            crate::harness::pause(100).await;
         }
     }
 

@@ -435,12 +435,6 @@ impl<'a> InspectPage<'a> {
     }
 }
 
-/// Writes `text` to the file `name` in `dir` and returns its path: [`TempDir::write`], kept
-/// under this name for the feature files that still call it.
-pub fn write_file(dir: &TempDir, name: &str, text: &str) -> String {
-    dir.write(name, text)
-}
-
 /// The library's records in IndexedDB, as the page's own origin reads them.
 #[derive(Clone, Copy)]
 pub struct StoredSessions<'a> {
