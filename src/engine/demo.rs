@@ -780,50 +780,61 @@ who want help with saving, investing, budgeting and planning.
 - Never recommend buying or selling an individual stock.
 - For major decisions, suggest a SEBI-registered adviser.";
 
-/// The six user messages are the seed's, word for word; the replies are written for the demo.
+/// The seed's six FinCoach user messages, word for word (the notebook's six-turn run); the
+/// replies are the model's and not in the seed.
+pub const FINCOACH_USER_MESSAGES: [&str; 6] = [
+    "Hi! I'm Chiru. My monthly take-home salary is ₹1,20,000.",
+    "My monthly expenses are about ₹60,000 for rent, food, and transport.",
+    "I have an FD of ₹50,000 that matures in 3 months. I am risk-averse.",
+    "What is a Systematic Investment Plan and how does it work?",
+    "What are the different types of mutual funds available in India?",
+    "What is my exact monthly take-home salary that I told you at the start?",
+];
+
+/// The seed's six user messages with replies written for the demo.
 const FINCOACH_TURNS: [(&str, &str); 6] = [
     (
-        "Hi! I'm Chiru. My monthly take-home salary is ₹1,20,000.",
+        FINCOACH_USER_MESSAGES[0],
         "Hello Chiru! A take-home salary of ₹1,20,000 a month is a solid base to plan with. \
          Tell me your monthly expenses and any savings or investments you already hold, and I \
          will suggest how to split the rest.",
     ),
     (
-        "My monthly expenses are about ₹60,000 for rent, food, and transport.",
+        FINCOACH_USER_MESSAGES[1],
         "That leaves a surplus of about ₹60,000 a month, half of your income. A good first goal \
          is an emergency fund of 6 months of expenses, about ₹3,60,000. Setting aside ₹30,000 a \
          month builds it in a year and still leaves ₹30,000 for other goals.",
     ),
     (
-        "I have an FD of ₹50,000 that matures in 3 months. I am risk-averse.",
+        FINCOACH_USER_MESSAGES[2],
         "When the ₹50,000 FD matures in 3 months, it can seed your emergency fund. Since you are \
          risk-averse, keep the rest of the surplus in recurring deposits, PPF or short-term debt \
          funds, and stay away from equity for now. Please confirm major decisions with a \
          SEBI-registered adviser.",
     ),
     (
-        "What is a Systematic Investment Plan and how does it work?",
+        FINCOACH_USER_MESSAGES[3],
         "A Systematic Investment Plan (SIP) puts a fixed amount into a mutual fund every month, \
          for example ₹10,000 on the 5th. Each instalment buys units at that day's price, so you \
          buy more units when prices are low and fewer when they are high. For a risk-averse \
          investor, an SIP in a debt or conservative hybrid fund keeps the swings small.",
     ),
     (
-        "What are the different types of mutual funds available in India?",
+        FINCOACH_USER_MESSAGES[4],
         "There are four broad types. Equity funds invest mainly in shares and carry the most \
          risk. Debt funds hold bonds and government securities and move less. Hybrid funds mix \
          the two, and solution-oriented funds target goals such as retirement or a child's \
          education. With your risk profile, debt and conservative hybrid funds fit best.",
     ),
     (
-        "What is my exact monthly take-home salary that I told you at the start?",
+        FINCOACH_USER_MESSAGES[5],
         "Your monthly take-home salary is ₹1,20,000, as you told me at the start. With about \
          ₹60,000 of expenses, that leaves a surplus of about ₹60,000 a month.",
     ),
 ];
 
 /// The seed's three batches of the drift run, two turns each, user and assistant text verbatim.
-const DRIFT_TURNS: [(&str, &str); 6] = [
+pub(crate) const DRIFT_TURNS: [(&str, &str); 6] = [
     (
         "Hi! I'm Chiru. My monthly take-home salary is ₹1,20,000 and my expenses are ₹60,000.",
         "That leaves a surplus of ₹60,000 a month. What are your goals?",

@@ -1,17 +1,9 @@
 //! Tests of the memory engine: cycles, failures, retries, stale jobs, edits and restores.
 
 use super::*;
+use crate::engine::demo::FINCOACH_USER_MESSAGES;
 use crate::engine::message::WordCounter;
 use crate::engine::policy::Trigger;
-
-const FINCOACH_TURNS: [&str; 6] = [
-    "Hi! I'm Chiru. My monthly take-home salary is ₹1,20,000.",
-    "My monthly expenses are about ₹60,000 for rent, food, and transport.",
-    "I have an FD of ₹50,000 that matures in 3 months. I am risk-averse.",
-    "What is a Systematic Investment Plan and how does it work?",
-    "What are the different types of mutual funds available in India?",
-    "What is my exact monthly take-home salary that I told you at the start?",
-];
 
 fn msg(role: Role, text: &str) -> Message {
     Message::new(role, text, &WordCounter, 0)
@@ -59,7 +51,7 @@ fn fincoach_six_turns_send_what_the_seed_sent() {
     let mut memory = memory(turns(4, 2));
     let mut sent_counts = Vec::new();
     let mut summary_sent = Vec::new();
-    for (i, question) in FINCOACH_TURNS.iter().enumerate() {
+    for (i, question) in FINCOACH_USER_MESSAGES.iter().enumerate() {
         let sent = play(&mut memory, question, &format!("Reply {}.", i + 1));
         sent_counts.push(sent.len());
         summary_sent.push(sent.iter().any(|m| m.content.starts_with(SUMMARY_HEADER)));
