@@ -884,6 +884,13 @@ mod tests {
         player
     }
 
+    /// The script played to its end with the given summariser.
+    fn played_by(script: DemoScript, summariser: DemoSummariser) -> DemoPlayer {
+        let mut player = DemoPlayer::with_summariser(script, summariser).unwrap();
+        player.play_all(&WordCounter).unwrap();
+        player
+    }
+
     fn writers(player: &DemoPlayer) -> Vec<(DemoSummariser, bool)> {
         player
             .editions()
@@ -899,8 +906,7 @@ mod tests {
     fn the_scripted_summariser_prints_the_script_under_the_demo_policy() {
         for script in DemoScript::all() {
             let slug = script.slug;
-            let mut player = DemoPlayer::with_summariser(script, DemoSummariser::Scripted).unwrap();
-            player.play_all(&WordCounter).unwrap();
+            let player = played_by(script, DemoSummariser::Scripted);
             let texts: Vec<&str> = player
                 .editions()
                 .iter()
@@ -915,9 +921,7 @@ mod tests {
             );
         }
         // The FinCoach script overruns its limit in edition 2, which the edition records.
-        let mut player =
-            DemoPlayer::with_summariser(DemoScript::fincoach(), DemoSummariser::Scripted).unwrap();
-        player.play_all(&WordCounter).unwrap();
+        let player = played_by(DemoScript::fincoach(), DemoSummariser::Scripted);
         assert!(player.editions()[1].overrun && !player.editions()[0].overrun);
         // The extractive baseline is the plain player's.
         let extractive = played(DemoScript::drift());
@@ -936,8 +940,7 @@ mod tests {
             max_turns: 3,
             keep: 0,
         };
-        let mut player = DemoPlayer::with_summariser(script, DemoSummariser::Scripted).unwrap();
-        player.play_all(&WordCounter).unwrap();
+        let player = played_by(script, DemoSummariser::Scripted);
         assert_eq!(player.editions().len(), 2);
         assert!(
             writers(&player)
@@ -965,8 +968,7 @@ mod tests {
     fn summarise_now_folds_under_a_manual_policy_and_survives_a_recount() {
         let mut script = DemoScript::fincoach();
         script.policy.trigger = Trigger::Manual { keep: 1 };
-        let mut player = DemoPlayer::new(script).unwrap();
-        player.play_all(&WordCounter).unwrap();
+        let player = played(script);
         assert!(
             player.editions().is_empty(),
             "a manual policy never fires by itself"
@@ -1136,8 +1138,7 @@ mod tests {
         use crate::engine::sections::parse_sections;
         let mut script = DemoScript::drift();
         script.policy.format = SummaryFormat::Topics;
-        let mut player = DemoPlayer::with_summariser(script, DemoSummariser::Scripted).unwrap();
-        player.play_all(&WordCounter).unwrap();
+        let player = played_by(script, DemoSummariser::Scripted);
         assert_eq!(player.editions().len(), 3);
         for edition in player.editions() {
             // The script is prose, so the extractive summariser wrote the sections.
