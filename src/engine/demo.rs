@@ -1006,12 +1006,13 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_recount_replays_the_users_policy_change_restore_and_edit() {
+    /// The FinCoach demo with turn 1 asked and answered under the script's policy (summarise
+    /// at 4, keep 2), then switched to summarise at 2, keep 1, with the salary pinned; returns
+    /// the player, the new policy and the pinned facts.
+    fn fincoach_with_a_policy_change_after_turn_one() -> (DemoPlayer, Policy, Vec<PinnedFact>) {
         let mut player = DemoPlayer::new(DemoScript::fincoach()).unwrap();
-        for _ in 0..2 {
-            player.next(&WordCounter).unwrap();
-        }
+        player.next(&WordCounter).unwrap();
+        player.next(&WordCounter).unwrap();
         let policy = Policy::new(Trigger::Turns {
             max_turns: 2,
             keep: 1,
@@ -1019,6 +1020,12 @@ mod tests {
         .unwrap();
         let facts = vec![PinnedFact::phrase("salary", "1,20,000")];
         player.set_policy(policy.clone(), facts.clone()).unwrap();
+        (player, policy, facts)
+    }
+
+    #[test]
+    fn a_recount_replays_the_users_policy_change_restore_and_edit() {
+        let (mut player, policy, facts) = fincoach_with_a_policy_change_after_turn_one();
         while player.editions().len() < 2 {
             player.next(&WordCounter).unwrap().unwrap();
         }
@@ -1072,17 +1079,7 @@ mod tests {
 
     #[test]
     fn a_policy_change_applies_from_the_next_reply_and_is_logged() {
-        let mut player = DemoPlayer::new(DemoScript::fincoach()).unwrap();
-        // Turn 1 asked and answered under the script's policy (summarise at 4, keep 2).
-        player.next(&WordCounter).unwrap();
-        player.next(&WordCounter).unwrap();
-        let policy = Policy::new(Trigger::Turns {
-            max_turns: 2,
-            keep: 1,
-        })
-        .unwrap();
-        let facts = vec![PinnedFact::phrase("salary", "1,20,000")];
-        player.set_policy(policy.clone(), facts.clone()).unwrap();
+        let (mut player, policy, facts) = fincoach_with_a_policy_change_after_turn_one();
         assert_eq!(player.memory().policy(), &policy);
         assert_eq!(player.pinned(), facts.as_slice());
         assert_eq!(player.facts().len(), 1);
