@@ -780,50 +780,61 @@ who want help with saving, investing, budgeting and planning.
 - Never recommend buying or selling an individual stock.
 - For major decisions, suggest a SEBI-registered adviser.";
 
-/// The six user messages are the seed's, word for word; the replies are written for the demo.
+/// The seed's six FinCoach user messages, word for word (the notebook's six-turn run); the
+/// replies are the model's and not in the seed.
+pub const FINCOACH_USER_MESSAGES: [&str; 6] = [
+    "Hi! I'm Chiru. My monthly take-home salary is ₹1,20,000.",
+    "My monthly expenses are about ₹60,000 for rent, food, and transport.",
+    "I have an FD of ₹50,000 that matures in 3 months. I am risk-averse.",
+    "What is a Systematic Investment Plan and how does it work?",
+    "What are the different types of mutual funds available in India?",
+    "What is my exact monthly take-home salary that I told you at the start?",
+];
+
+/// The seed's six user messages with replies written for the demo.
 const FINCOACH_TURNS: [(&str, &str); 6] = [
     (
-        "Hi! I'm Chiru. My monthly take-home salary is ₹1,20,000.",
+        FINCOACH_USER_MESSAGES[0],
         "Hello Chiru! A take-home salary of ₹1,20,000 a month is a solid base to plan with. \
          Tell me your monthly expenses and any savings or investments you already hold, and I \
          will suggest how to split the rest.",
     ),
     (
-        "My monthly expenses are about ₹60,000 for rent, food, and transport.",
+        FINCOACH_USER_MESSAGES[1],
         "That leaves a surplus of about ₹60,000 a month, half of your income. A good first goal \
          is an emergency fund of 6 months of expenses, about ₹3,60,000. Setting aside ₹30,000 a \
          month builds it in a year and still leaves ₹30,000 for other goals.",
     ),
     (
-        "I have an FD of ₹50,000 that matures in 3 months. I am risk-averse.",
+        FINCOACH_USER_MESSAGES[2],
         "When the ₹50,000 FD matures in 3 months, it can seed your emergency fund. Since you are \
          risk-averse, keep the rest of the surplus in recurring deposits, PPF or short-term debt \
          funds, and stay away from equity for now. Please confirm major decisions with a \
          SEBI-registered adviser.",
     ),
     (
-        "What is a Systematic Investment Plan and how does it work?",
+        FINCOACH_USER_MESSAGES[3],
         "A Systematic Investment Plan (SIP) puts a fixed amount into a mutual fund every month, \
          for example ₹10,000 on the 5th. Each instalment buys units at that day's price, so you \
          buy more units when prices are low and fewer when they are high. For a risk-averse \
          investor, an SIP in a debt or conservative hybrid fund keeps the swings small.",
     ),
     (
-        "What are the different types of mutual funds available in India?",
+        FINCOACH_USER_MESSAGES[4],
         "There are four broad types. Equity funds invest mainly in shares and carry the most \
          risk. Debt funds hold bonds and government securities and move less. Hybrid funds mix \
          the two, and solution-oriented funds target goals such as retirement or a child's \
          education. With your risk profile, debt and conservative hybrid funds fit best.",
     ),
     (
-        "What is my exact monthly take-home salary that I told you at the start?",
+        FINCOACH_USER_MESSAGES[5],
         "Your monthly take-home salary is ₹1,20,000, as you told me at the start. With about \
          ₹60,000 of expenses, that leaves a surplus of about ₹60,000 a month.",
     ),
 ];
 
 /// The seed's three batches of the drift run, two turns each, user and assistant text verbatim.
-const DRIFT_TURNS: [(&str, &str); 6] = [
+pub(crate) const DRIFT_TURNS: [(&str, &str); 6] = [
     (
         "Hi! I'm Chiru. My monthly take-home salary is ₹1,20,000 and my expenses are ₹60,000.",
         "That leaves a surplus of ₹60,000 a month. What are your goals?",
@@ -873,6 +884,13 @@ mod tests {
         player
     }
 
+    /// The script played to its end with the given summariser.
+    fn played_by(script: DemoScript, summariser: DemoSummariser) -> DemoPlayer {
+        let mut player = DemoPlayer::with_summariser(script, summariser).unwrap();
+        player.play_all(&WordCounter).unwrap();
+        player
+    }
+
     fn writers(player: &DemoPlayer) -> Vec<(DemoSummariser, bool)> {
         player
             .editions()
@@ -888,8 +906,7 @@ mod tests {
     fn the_scripted_summariser_prints_the_script_under_the_demo_policy() {
         for script in DemoScript::all() {
             let slug = script.slug;
-            let mut player = DemoPlayer::with_summariser(script, DemoSummariser::Scripted).unwrap();
-            player.play_all(&WordCounter).unwrap();
+            let player = played_by(script, DemoSummariser::Scripted);
             let texts: Vec<&str> = player
                 .editions()
                 .iter()
@@ -904,9 +921,7 @@ mod tests {
             );
         }
         // The FinCoach script overruns its limit in edition 2, which the edition records.
-        let mut player =
-            DemoPlayer::with_summariser(DemoScript::fincoach(), DemoSummariser::Scripted).unwrap();
-        player.play_all(&WordCounter).unwrap();
+        let player = played_by(DemoScript::fincoach(), DemoSummariser::Scripted);
         assert!(player.editions()[1].overrun && !player.editions()[0].overrun);
         // The extractive baseline is the plain player's.
         let extractive = played(DemoScript::drift());
@@ -925,8 +940,7 @@ mod tests {
             max_turns: 3,
             keep: 0,
         };
-        let mut player = DemoPlayer::with_summariser(script, DemoSummariser::Scripted).unwrap();
-        player.play_all(&WordCounter).unwrap();
+        let player = played_by(script, DemoSummariser::Scripted);
         assert_eq!(player.editions().len(), 2);
         assert!(
             writers(&player)
@@ -954,8 +968,7 @@ mod tests {
     fn summarise_now_folds_under_a_manual_policy_and_survives_a_recount() {
         let mut script = DemoScript::fincoach();
         script.policy.trigger = Trigger::Manual { keep: 1 };
-        let mut player = DemoPlayer::new(script).unwrap();
-        player.play_all(&WordCounter).unwrap();
+        let player = played(script);
         assert!(
             player.editions().is_empty(),
             "a manual policy never fires by itself"
@@ -993,12 +1006,13 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_recount_replays_the_users_policy_change_restore_and_edit() {
+    /// The FinCoach demo with turn 1 asked and answered under the script's policy (summarise
+    /// at 4, keep 2), then switched to summarise at 2, keep 1, with the salary pinned; returns
+    /// the player, the new policy and the pinned facts.
+    fn fincoach_with_a_policy_change_after_turn_one() -> (DemoPlayer, Policy, Vec<PinnedFact>) {
         let mut player = DemoPlayer::new(DemoScript::fincoach()).unwrap();
-        for _ in 0..2 {
-            player.next(&WordCounter).unwrap();
-        }
+        player.next(&WordCounter).unwrap();
+        player.next(&WordCounter).unwrap();
         let policy = Policy::new(Trigger::Turns {
             max_turns: 2,
             keep: 1,
@@ -1006,6 +1020,12 @@ mod tests {
         .unwrap();
         let facts = vec![PinnedFact::phrase("salary", "1,20,000")];
         player.set_policy(policy.clone(), facts.clone()).unwrap();
+        (player, policy, facts)
+    }
+
+    #[test]
+    fn a_recount_replays_the_users_policy_change_restore_and_edit() {
+        let (mut player, policy, facts) = fincoach_with_a_policy_change_after_turn_one();
         while player.editions().len() < 2 {
             player.next(&WordCounter).unwrap().unwrap();
         }
@@ -1059,17 +1079,7 @@ mod tests {
 
     #[test]
     fn a_policy_change_applies_from_the_next_reply_and_is_logged() {
-        let mut player = DemoPlayer::new(DemoScript::fincoach()).unwrap();
-        // Turn 1 asked and answered under the script's policy (summarise at 4, keep 2).
-        player.next(&WordCounter).unwrap();
-        player.next(&WordCounter).unwrap();
-        let policy = Policy::new(Trigger::Turns {
-            max_turns: 2,
-            keep: 1,
-        })
-        .unwrap();
-        let facts = vec![PinnedFact::phrase("salary", "1,20,000")];
-        player.set_policy(policy.clone(), facts.clone()).unwrap();
+        let (mut player, policy, facts) = fincoach_with_a_policy_change_after_turn_one();
         assert_eq!(player.memory().policy(), &policy);
         assert_eq!(player.pinned(), facts.as_slice());
         assert_eq!(player.facts().len(), 1);
@@ -1125,8 +1135,7 @@ mod tests {
         use crate::engine::sections::parse_sections;
         let mut script = DemoScript::drift();
         script.policy.format = SummaryFormat::Topics;
-        let mut player = DemoPlayer::with_summariser(script, DemoSummariser::Scripted).unwrap();
-        player.play_all(&WordCounter).unwrap();
+        let player = played_by(script, DemoSummariser::Scripted);
         assert_eq!(player.editions().len(), 3);
         for edition in player.editions() {
             // The script is prose, so the extractive summariser wrote the sections.

@@ -6,6 +6,7 @@
 //! up to [`MAX_SPAN_TEXT_BYTES`] and at most [`MAX_COLOURED_TOKENS`] of them are shown.
 
 use crate::engine::Role;
+use crate::engine::demo::FINCOACH_USER_MESSAGES;
 use crate::tokens::{
     ChatTurn, Count, Encoding, REPLY_PRIMING, TOKENS_PER_MESSAGE, TOKENS_PER_NAME, TokenCounter,
 };
@@ -19,14 +20,7 @@ pub const MAX_SPAN_TEXT_BYTES: usize = 256 * 1024;
 
 /// The six user messages of the FinCoach demo (the notebook's six-turn run), the sample
 /// conversation the per-message table counts.
-pub const SAMPLE_CONVERSATION: [&str; 6] = [
-    "Hi! I'm Chiru. My monthly take-home salary is ₹1,20,000.",
-    "My monthly expenses are about ₹60,000 for rent, food, and transport.",
-    "I have an FD of ₹50,000 that matures in 3 months. I am risk-averse.",
-    "What is a Systematic Investment Plan and how does it work?",
-    "What are the different types of mutual funds available in India?",
-    "What is my exact monthly take-home salary that I told you at the start?",
-];
+pub const SAMPLE_CONVERSATION: [&str; 6] = FINCOACH_USER_MESSAGES;
 
 /// What the tokenizer part of the tab shows for one text.
 #[derive(Clone, Debug, PartialEq, Eq)]

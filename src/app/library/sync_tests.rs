@@ -1,20 +1,13 @@
 //! The decisions the shell's runner asks the library for (`record.rs`, `sync.rs`, `tab.rs`), each
 //! fed the result of the I/O as the runner feeds it.
 
+use super::tests::{names, session};
 use super::*;
 use crate::app::live::ReplyEnd;
 use crate::app::storage::StoreError;
 use crate::engine::drift::PinnedFact;
 use crate::engine::message::WordCounter;
 use crate::engine::session::{ImportError, export, import, import_all};
-
-const FILE: &[u8] = br#"[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]"#;
-
-fn session(name: &str) -> Session {
-    let mut s = import(FILE, &WordCounter).unwrap();
-    s.name = name.into();
-    s
-}
 
 fn entry(id: &str, name: &str, revision: u64) -> Entry {
     Entry {
@@ -23,14 +16,6 @@ fn entry(id: &str, name: &str, revision: u64) -> Entry {
         updated_ms: 10,
         revision,
     }
-}
-
-fn names(library: &Library) -> Vec<&str> {
-    library
-        .list()
-        .iter()
-        .map(|e| e.session.name.as_str())
-        .collect()
 }
 
 /// The library a reload reads: every entry written as the store writes it, and loaded back.

@@ -2,7 +2,8 @@ use super::*;
 use crate::engine::message::WordCounter;
 use crate::engine::session::import;
 
-fn session(name: &str) -> Session {
+/// A two-message session named `name`; the sync tests use it too.
+pub(super) fn session(name: &str) -> Session {
     let mut s = import(
         br#"[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]"#,
         &WordCounter,
@@ -12,7 +13,8 @@ fn session(name: &str) -> Session {
     s
 }
 
-fn names(library: &Library) -> Vec<&str> {
+/// The names the library lists, in its order.
+pub(super) fn names(library: &Library) -> Vec<&str> {
     library
         .list()
         .iter()

@@ -282,6 +282,16 @@ mod tests {
     }
 
     /// Twelve turns under 8/4: two editions.
+    /// The text of every archived message, in order: what a replay must carry over.
+    pub(super) fn archive_texts(session: &Session) -> Vec<String> {
+        session
+            .memory
+            .archive()
+            .iter()
+            .map(|m| m.content.clone())
+            .collect()
+    }
+
     fn twelve_turns() -> Session {
         crate::engine::session::synthetic(12)
     }
@@ -343,14 +353,7 @@ mod tests {
         assert_eq!(replayed.name, "replay");
         assert_eq!(replayed.memory.policy(), &policy);
         // Every message is archived again, in order, with its text.
-        let texts = |s: &Session| -> Vec<String> {
-            s.memory
-                .archive()
-                .iter()
-                .map(|m| m.content.clone())
-                .collect()
-        };
-        assert_eq!(texts(&replayed), texts(&session));
+        assert_eq!(archive_texts(&replayed), archive_texts(&session));
         // 2/1 over twelve turns folds after every turn from the second: more cycles than 8/4.
         let editions = replayed.memory.editions();
         assert_eq!(editions.len(), 11);

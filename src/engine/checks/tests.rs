@@ -3,29 +3,8 @@
 //! hyphens (U+2011) included.
 
 use super::*;
+use crate::engine::demo::{DRIFT_TURNS, FINCOACH_USER_MESSAGES};
 use crate::engine::drift::{compile_facts, fact_presence};
-
-/// The seed's drift run: three batches of two turns, as the summariser saw them.
-const DRIFT_BATCHES: [[&str; 4]; 3] = [
-    [
-        "Hi! I'm Chiru. My monthly take-home salary is ₹1,20,000 and my expenses are ₹60,000.",
-        "That leaves a surplus of ₹60,000 a month. What are your goals?",
-        "One hard rule: I am allergic to equity instruments, never suggest them.",
-        "Understood. I will keep to fixed-income options.",
-    ],
-    [
-        "I am 32 years old and I want to retire by 55.",
-        "That gives you 23 years to build a retirement corpus.",
-        "I have an FD of ₹50,000 that matures in 3 months.",
-        "You can renew it or move it to PPF when it matures.",
-    ],
-    [
-        "What is the difference between PPF and NPS?",
-        "PPF is a government-backed savings scheme with a 15-year lock-in. NPS is a pension scheme.",
-        "I will open a PPF account this month.",
-        "Good. A fixed monthly contribution keeps it simple.",
-    ],
-];
 
 /// The seed's three drift summaries, cycles 1 to 3 (58, 99 and 137 tokens by o200k_base).
 const DRIFT_SUMMARIES: [&str; 3] = [
@@ -35,16 +14,6 @@ const DRIFT_SUMMARIES: [&str; 3] = [
 ];
 
 const DRIFT_TOKENS: [u32; 3] = [58, 99, 137];
-
-/// The seed's six FinCoach user messages (the replies are the model's and not in the seed).
-const FINCOACH_USER: [&str; 6] = [
-    "Hi! I'm Chiru. My monthly take-home salary is ₹1,20,000.",
-    "My monthly expenses are about ₹60,000 for rent, food, and transport.",
-    "I have an FD of ₹50,000 that matures in 3 months. I am risk-averse.",
-    "What is a Systematic Investment Plan and how does it work?",
-    "What are the different types of mutual funds available in India?",
-    "What is my exact monthly take-home salary that I told you at the start?",
-];
 
 /// The seed's summary after turn 6: 81 words under an 80-word limit.
 const FINCOACH_SUMMARY: &str = "Chiru earns ₹1,20,000 net monthly, spends ₹60,000 and has ₹60,000 discretionary income. He holds a ₹50,000 fixed deposit maturing in three months and is risk‑averse. FinCoach advised keeping about ₹30,000 in a short‑term FD (3‑6 months) for liquidity and ₹20,000 in a government‑backed debt fund or RD, while continuing to save ₹15‑20 k each month for a 3‑6‑month emergency fund (₹1.8‑3.6 L). After the cushion is built, allocate ₹20‑25 k to a conservative hybrid SIP (≈30 % equity, 70 % debt).";
@@ -62,7 +31,10 @@ fn drift_facts() -> Vec<PinnedFact> {
 /// The seed's drift run checked edition by edition: cycle `c` was written from, and had
 /// folded, the first `c` batches.
 fn drift_checks(facts: &[PinnedFact]) -> Vec<EditionChecks> {
-    let archive: Vec<&str> = DRIFT_BATCHES.iter().flatten().copied().collect();
+    let archive: Vec<&str> = DRIFT_TURNS
+        .iter()
+        .flat_map(|&(user, reply)| [user, reply])
+        .collect();
     let inputs: Vec<EditionInput<'_>> = DRIFT_SUMMARIES
         .iter()
         .enumerate()
@@ -211,8 +183,8 @@ fn the_seeds_drift_summaries_invent_no_figure_and_snowball() {
 fn the_seeds_fincoach_summary_overruns_and_invents_the_advice_figures() {
     let checks = check_edition(
         FINCOACH_SUMMARY,
-        &FINCOACH_USER,
-        &FINCOACH_USER[..4],
+        &FINCOACH_USER_MESSAGES,
+        &FINCOACH_USER_MESSAGES[..4],
         &[PinnedFact::phrase("salary", "1,20,000")],
         WORD_LIMIT,
     );
@@ -269,7 +241,10 @@ fn the_seeds_fincoach_summary_overruns_and_invents_the_advice_figures() {
 
 #[test]
 fn check_editions_agrees_with_check_edition() {
-    let archive: Vec<&str> = DRIFT_BATCHES.iter().flatten().copied().collect();
+    let archive: Vec<&str> = DRIFT_TURNS
+        .iter()
+        .flat_map(|&(user, reply)| [user, reply])
+        .collect();
     let facts = drift_facts();
     let sequence = drift_checks(&facts);
     for (i, summary) in DRIFT_SUMMARIES.iter().enumerate() {

@@ -93,26 +93,9 @@ impl MemoryState {
     /// An empty conversation.
     pub fn new(system_prompt: impl Into<String>, policy: Policy) -> Result<Self, PolicyError> {
         policy.validate()?;
-        let system_prompt = system_prompt.into();
-        Ok(MemoryState {
-            fixed_tokens: u64::from(ByteEstimate.count(&system_prompt)),
-            system_prompt,
-            policy,
-            archive: Vec::new(),
-            turn_starts: Vec::new(),
-            verbatim_from: 0,
-            folded_turns: 0,
-            summary: None,
-            summary_tokens: 0,
-            level: 0,
-            editions: Vec::new(),
-            failures: Vec::new(),
-            in_flight: None,
-            failed: None,
-            next_job_id: 1,
-            checked_len: 0,
-            excluded: BTreeSet::new(),
-        })
+        let mut state = MemoryState::blank(system_prompt.into(), policy);
+        state.fixed_tokens = u64::from(ByteEstimate.count(&state.system_prompt));
+        Ok(state)
     }
 
     pub fn system_prompt(&self) -> &str {
@@ -504,25 +487,9 @@ impl MemoryState {
         failures: Vec<Failure>,
         counter: &dyn CountTokens,
     ) -> MemoryState {
-        let mut state = MemoryState {
-            fixed_tokens: 0,
-            system_prompt,
-            policy,
-            archive: Vec::with_capacity(archive.len()),
-            turn_starts: Vec::new(),
-            verbatim_from: 0,
-            folded_turns: 0,
-            summary: None,
-            summary_tokens: 0,
-            level: 0,
-            editions: Vec::new(),
-            failures,
-            in_flight: None,
-            failed: None,
-            next_job_id: 1,
-            checked_len: 0,
-            excluded: BTreeSet::new(),
-        };
+        let mut state = MemoryState::blank(system_prompt, policy);
+        state.failures = failures;
+        state.archive.reserve(archive.len());
         for message in archive {
             state.push_message(message);
         }
@@ -543,6 +510,30 @@ impl MemoryState {
         state.refresh_fixed(counter);
         state.editions = editions;
         state
+    }
+
+    /// A memory with no messages, summary, editions or jobs, and no fixed tokens counted yet:
+    /// what [`MemoryState::new`] and [`MemoryState::from_parts`] both start from.
+    fn blank(system_prompt: String, policy: Policy) -> MemoryState {
+        MemoryState {
+            fixed_tokens: 0,
+            system_prompt,
+            policy,
+            archive: Vec::new(),
+            turn_starts: Vec::new(),
+            verbatim_from: 0,
+            folded_turns: 0,
+            summary: None,
+            summary_tokens: 0,
+            level: 0,
+            editions: Vec::new(),
+            failures: Vec::new(),
+            in_flight: None,
+            failed: None,
+            next_job_id: 1,
+            checked_len: 0,
+            excluded: BTreeSet::new(),
+        }
     }
 
     /// Archive index where turn `turn + 1` begins, i.e. just after the first `turn` turns.

@@ -1,17 +1,9 @@
 //! Tests of the memory engine: cycles, failures, retries, stale jobs, edits and restores.
 
 use super::*;
+use crate::engine::demo::FINCOACH_USER_MESSAGES;
 use crate::engine::message::WordCounter;
 use crate::engine::policy::Trigger;
-
-const FINCOACH_TURNS: [&str; 6] = [
-    "Hi! I'm Chiru. My monthly take-home salary is ₹1,20,000.",
-    "My monthly expenses are about ₹60,000 for rent, food, and transport.",
-    "I have an FD of ₹50,000 that matures in 3 months. I am risk-averse.",
-    "What is a Systematic Investment Plan and how does it work?",
-    "What are the different types of mutual funds available in India?",
-    "What is my exact monthly take-home salary that I told you at the start?",
-];
 
 fn msg(role: Role, text: &str) -> Message {
     Message::new(role, text, &WordCounter, 0)
@@ -54,12 +46,21 @@ fn play(memory: &mut MemoryState, user: &str, reply: &str) -> Vec<Message> {
     sent
 }
 
+/// Plays one turn that must start a summary job, and returns that job uncommitted.
+fn turn_with_a_job(memory: &mut MemoryState, user: &str, reply: &str) -> SummaryJob {
+    memory.add_message(msg(Role::User, user)).unwrap();
+    memory
+        .add_message(msg(Role::Assistant, reply))
+        .unwrap()
+        .expect("this turn should start a summary job")
+}
+
 #[test]
 fn fincoach_six_turns_send_what_the_seed_sent() {
     let mut memory = memory(turns(4, 2));
     let mut sent_counts = Vec::new();
     let mut summary_sent = Vec::new();
-    for (i, question) in FINCOACH_TURNS.iter().enumerate() {
+    for (i, question) in FINCOACH_USER_MESSAGES.iter().enumerate() {
         let sent = play(&mut memory, question, &format!("Reply {}.", i + 1));
         sent_counts.push(sent.len());
         summary_sent.push(sent.iter().any(|m| m.content.starts_with(SUMMARY_HEADER)));
@@ -93,11 +94,7 @@ fn the_fold_request_uses_the_existing_summary_layout() {
             .unwrap()
             .is_none()
     );
-    memory.add_message(msg(Role::User, "c")).unwrap();
-    let job = memory
-        .add_message(msg(Role::Assistant, "d"))
-        .unwrap()
-        .unwrap();
+    let job = turn_with_a_job(&mut memory, "c", "d");
     assert!(
         job.request[1]
             .content
@@ -105,11 +102,7 @@ fn the_fold_request_uses_the_existing_summary_layout() {
     );
     assert_eq!(job.tokens_in, 2);
     memory.commit(job.id, "S1", meta(), &WordCounter).unwrap();
-    memory.add_message(msg(Role::User, "e")).unwrap();
-    let job = memory
-        .add_message(msg(Role::Assistant, "f"))
-        .unwrap()
-        .unwrap();
+    let job = turn_with_a_job(&mut memory, "e", "f");
     assert!(job.request[1].content.starts_with("EXISTING SUMMARY (from previous turns):\nS1\n\nNEW TURNS TO ADD TO THE SUMMARY:\nUSER: c\nASSISTANT: d"));
     // Two words of turn 2 plus the one-word previous summary.
     assert_eq!(job.tokens_in, 3);
@@ -122,11 +115,7 @@ fn rebuild_mode_summarises_every_folded_turn_from_the_archive() {
     let mut memory = MemoryState::new("sys", policy).unwrap();
     play(&mut memory, "a", "b");
     play(&mut memory, "c", "d");
-    memory.add_message(msg(Role::User, "e")).unwrap();
-    let job = memory
-        .add_message(msg(Role::Assistant, "f"))
-        .unwrap()
-        .unwrap();
+    let job = turn_with_a_job(&mut memory, "e", "f");
     assert_eq!(job.previous.as_deref(), Some("Summary of turns 1 to 1."));
     let user = &job.request[1].content;
     assert!(
@@ -143,11 +132,7 @@ fn rebuild_mode_summarises_every_folded_turn_from_the_archive() {
 fn failure_and_empty_results_leave_memory_unchanged_and_can_be_retried() {
     let mut memory = memory(turns(2, 1));
     play(&mut memory, "a", "b");
-    memory.add_message(msg(Role::User, "c")).unwrap();
-    let job = memory
-        .add_message(msg(Role::Assistant, "d"))
-        .unwrap()
-        .unwrap();
+    let job = turn_with_a_job(&mut memory, "c", "d");
     let before = (
         memory.summary().map(str::to_owned),
         memory.verbatim().to_vec(),
@@ -204,13 +189,7 @@ fn structured_mode_asks_for_json_and_stores_it_canonically() {
         .add_message(msg(Role::User, "I'm Chiru, I earn 1,20,000."))
         .unwrap();
     memory.add_message(msg(Role::Assistant, "Noted.")).unwrap();
-    memory
-        .add_message(msg(Role::User, "Never suggest equities."))
-        .unwrap();
-    let job = memory
-        .add_message(msg(Role::Assistant, "Understood."))
-        .unwrap()
-        .unwrap();
+    let job = turn_with_a_job(&mut memory, "Never suggest equities.", "Understood.");
     assert!(job.structured);
     assert_eq!(job.request[0].content, STRUCTURED_MEMORY_PROMPT);
     assert!(job.request[1].content.contains("1,20,000"));
@@ -228,11 +207,7 @@ fn structured_mode_asks_for_json_and_stores_it_canonically() {
     assert_eq!(memory.editions().len(), 1);
 
     // The next progressive fold hands the previous memory back to the summariser.
-    memory.add_message(msg(Role::User, "I am 32.")).unwrap();
-    let next = memory
-        .add_message(msg(Role::Assistant, "Thanks."))
-        .unwrap()
-        .unwrap();
+    let next = turn_with_a_job(&mut memory, "I am 32.", "Thanks.");
     assert!(next.request[1].content.contains("\"user_name\": \"Chiru\""));
 }
 
@@ -240,11 +215,7 @@ fn structured_mode_asks_for_json_and_stores_it_canonically() {
 fn invalid_structured_memory_is_a_failed_job_that_changes_nothing() {
     let mut memory = structured_memory(turns(2, 1));
     play(&mut memory, "a", "b");
-    memory.add_message(msg(Role::User, "c")).unwrap();
-    let job = memory
-        .add_message(msg(Role::Assistant, "d"))
-        .unwrap()
-        .unwrap();
+    let job = turn_with_a_job(&mut memory, "c", "d");
     let verbatim = memory.verbatim().to_vec();
     let summary = memory.summary().map(str::to_owned);
     for reply in [
@@ -302,11 +273,7 @@ fn a_late_result_from_an_overtaken_job_is_rejected() {
 fn messages_keep_flowing_while_a_job_is_in_flight() {
     let mut memory = memory(turns(2, 1));
     play(&mut memory, "a", "b");
-    memory.add_message(msg(Role::User, "c")).unwrap();
-    let job = memory
-        .add_message(msg(Role::Assistant, "d"))
-        .unwrap()
-        .unwrap();
+    let job = turn_with_a_job(&mut memory, "c", "d");
     // Two more turns arrive before the summariser answers; no second job starts.
     memory.add_message(msg(Role::User, "e")).unwrap();
     assert!(
@@ -469,11 +436,7 @@ fn edits_and_restores_make_new_editions_and_reissue_the_job_in_flight() {
         Err(MemoryError::EmptyEdit)
     );
 
-    memory.add_message(msg(Role::User, "e")).unwrap();
-    let job = memory
-        .add_message(msg(Role::Assistant, "f"))
-        .unwrap()
-        .unwrap();
+    let job = turn_with_a_job(&mut memory, "e", "f");
     let reissued = memory
         .edit_summary("Edited during flight.", 10, &WordCounter)
         .unwrap()
@@ -496,17 +459,19 @@ fn edits_and_restores_make_new_editions_and_reissue_the_job_in_flight() {
     );
 }
 
-#[test]
-fn an_over_budget_summary_is_compressed_level_by_level_up_to_three() {
+/// A memory whose summary budget is three words, with its first fold job in flight.
+fn a_fold_under_a_three_word_budget() -> (MemoryState, SummaryJob) {
     let mut policy = Policy::new(turns(2, 1)).unwrap();
     policy.summary_budget = Some(3);
     let mut memory = MemoryState::new("sys", policy).unwrap();
     play(&mut memory, "a", "b");
-    memory.add_message(msg(Role::User, "c")).unwrap();
-    let job = memory
-        .add_message(msg(Role::Assistant, "d"))
-        .unwrap()
-        .unwrap();
+    let job = turn_with_a_job(&mut memory, "c", "d");
+    (memory, job)
+}
+
+#[test]
+fn an_over_budget_summary_is_compressed_level_by_level_up_to_three() {
+    let (mut memory, job) = a_fold_under_a_three_word_budget();
     let mut next = memory
         .commit(job.id, "one two three four five", meta(), &WordCounter)
         .unwrap();
@@ -530,15 +495,7 @@ fn an_over_budget_summary_is_compressed_level_by_level_up_to_three() {
 
 #[test]
 fn a_compression_that_fits_stops_climbing() {
-    let mut policy = Policy::new(turns(2, 1)).unwrap();
-    policy.summary_budget = Some(3);
-    let mut memory = MemoryState::new("sys", policy).unwrap();
-    play(&mut memory, "a", "b");
-    memory.add_message(msg(Role::User, "c")).unwrap();
-    let job = memory
-        .add_message(msg(Role::Assistant, "d"))
-        .unwrap()
-        .unwrap();
+    let (mut memory, job) = a_fold_under_a_three_word_budget();
     let compress = memory
         .commit(job.id, "one two three four", meta(), &WordCounter)
         .unwrap()

@@ -120,8 +120,7 @@ pub(super) fn message(
     for result in results {
         builder.push(result);
     }
-    let mut message = MessageParts::text(role, text.content);
-    message.placeholders = text.placeholders;
+    let mut message = text.into_message(role);
     if role == Role::Assistant {
         message.calls = calls;
         builder.push(message);
@@ -170,8 +169,7 @@ fn tool_result(block: &Value, place: &str) -> Result<MessageParts, TranscriptErr
     if block.get("is_error").and_then(Value::as_bool) == Some(true) {
         text.content = format!("(error) {}", text.content);
     }
-    let mut message = MessageParts::text(Role::Tool, text.content);
-    message.placeholders = text.placeholders;
+    let mut message = text.into_message(Role::Tool);
     message.call_id = Some(string(block, "tool_use_id", place)?.to_owned());
     Ok(message)
 }

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::parts::{Text, arguments, join, optional_string, string};
 use super::{Builder, TranscriptError};
-use crate::engine::message::{MessageParts, Role, ToolCall};
+use crate::engine::message::{Role, ToolCall};
 
 /// Whether an item could only be an OpenAI Chat Completions message: a role or field no other
 /// format has, or a content part of OpenAI's.
@@ -50,7 +50,7 @@ pub(super) fn message(
     match role {
         "system" | "developer" => builder.system(&text.content, &join(place, "role")),
         "user" => {
-            builder.push(parts(Role::User, text));
+            builder.push(text.into_message(Role::User));
             Ok(())
         }
         "assistant" => {
@@ -58,13 +58,13 @@ pub(super) fn message(
             if let Some(refusal) = optional_string(item, "refusal", place)? {
                 text.text(refusal);
             }
-            let mut message = parts(Role::Assistant, text);
+            let mut message = text.into_message(Role::Assistant);
             message.calls = calls(item, place)?;
             builder.push(message);
             Ok(())
         }
         "tool" | "function" => {
-            let mut message = parts(Role::Tool, text);
+            let mut message = text.into_message(Role::Tool);
             message.call_id = optional_string(item, "tool_call_id", place)?.map(str::to_owned);
             message.tool_name = optional_string(item, "name", place)?.map(str::to_owned);
             builder.push(message);
@@ -77,12 +77,6 @@ pub(super) fn message(
             ),
         )),
     }
-}
-
-fn parts(role: Role, text: Text) -> MessageParts {
-    let mut message = MessageParts::text(role, text.content);
-    message.placeholders = text.placeholders;
-    message
 }
 
 /// The text of a message's `content`: a string, null, or an array of parts.

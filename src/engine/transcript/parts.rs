@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use super::TranscriptError;
+use crate::engine::message::{MessageParts, Role};
 
 /// `prefix.field`, or `field` alone at the top; an index (`[2]`) is appended without a dot.
 pub(crate) fn join(prefix: &str, field: &str) -> String {
@@ -93,5 +94,12 @@ impl Text {
         };
         self.text(&shown);
         self.placeholders.push(label.to_owned());
+    }
+
+    /// The finished text as a message of `role`, its placeholders listed.
+    pub(crate) fn into_message(self, role: Role) -> MessageParts {
+        let mut message = MessageParts::text(role, self.content);
+        message.placeholders = self.placeholders;
+        message
     }
 }

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::parts::{Text, arguments, join, optional_string, string};
 use super::{Builder, TranscriptError};
-use crate::engine::message::{MessageParts, Role, ToolCall};
+use crate::engine::message::{Role, ToolCall};
 
 /// Whether an item is a Responses input item: a typed item, or a message whose parts are the
 /// Responses API's.
@@ -67,8 +67,7 @@ pub(super) fn read(
             }
             kind if kind.ends_with("_call_output") => {
                 let text = output(item.get("output"), &join(&at, "output"))?;
-                let mut result = MessageParts::text(Role::Tool, text.content);
-                result.placeholders = text.placeholders;
+                let mut result = text.into_message(Role::Tool);
                 result.call_id = optional_string(item, "call_id", &at)?.map(str::to_owned);
                 builder.push(result);
             }
@@ -120,9 +119,7 @@ fn message(builder: &mut Builder, item: &Value, place: &str) -> Result<(), Trans
             ));
         }
     };
-    let mut message = MessageParts::text(role, text.content);
-    message.placeholders = text.placeholders;
-    builder.push(message);
+    builder.push(text.into_message(role));
     Ok(())
 }
 

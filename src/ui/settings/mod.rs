@@ -85,28 +85,16 @@ pub fn SettingsPanel() -> impl IntoView {
                         <p class="warning field-control" data-testid="key-withdrawn" role="status">{notice}</p>
                     </div>
                 })}
-                <div class="field-row checkbox">
-                    <span></span>
-                    <div class="field-control">
-                        <label class="check">
-                            <input
-                                id="remember-key"
-                                data-testid="remember-key"
-                                type="checkbox"
-                                prop:checked=move || settings.with(|s| s.remember_key)
-                                on:change=move |ev| settings.update(|s| s.remember_key = event_target_checked(&ev))
-                            />
-                            "Remember the key on this device"
-                        </label>
-                        {move || {
-                            settings.with(|s| s.remember_key).then(|| view! {
-                                <p class="warning" data-testid="remember-warning">
-                                    "The key will be kept in this browser's localStorage until you untick this. Anyone who uses this browser profile can read it. Leave it unticked on a shared computer: the key is then forgotten when the tab closes."
-                                </p>
-                            })
-                        }}
-                    </div>
-                </div>
+                <CheckField id="remember-key" label="Remember the key on this device"
+                    get=|s| s.remember_key set=|s, v| s.remember_key = v>
+                    {move || {
+                        settings.with(|s| s.remember_key).then(|| view! {
+                            <p class="warning" data-testid="remember-warning">
+                                "The key will be kept in this browser's localStorage until you untick this. Anyone who uses this browser profile can read it. Leave it unticked on a shared computer: the key is then forgotten when the tab closes."
+                            </p>
+                        })
+                    }}
+                </CheckField>
                 <TextField id="timeout" label="Request timeout" inputmode="numeric"
                     help="Seconds to wait for a reply before giving up, 1 to 600."
                     get=|s| s.timeout_secs.clone() set=|s, v| s.timeout_secs = v />
@@ -190,21 +178,8 @@ pub fn SettingsPanel() -> impl IntoView {
                             </div>
                             <FieldError id="reasoning-effort" />
                         </div>
-                        <div class="field-row checkbox">
-                            <span></span>
-                            <div class="field-control">
-                                <label class="check">
-                                    <input
-                                        id="stream"
-                                        data-testid="stream"
-                                        type="checkbox"
-                                        prop:checked=move || settings.with(|s| s.stream)
-                                        on:change=move |ev| settings.update(|s| s.stream = event_target_checked(&ev))
-                                    />
-                                    "Stream replies as they are written"
-                                </label>
-                            </div>
-                        </div>
+                        <CheckField id="stream" label="Stream replies as they are written"
+                            get=|s| s.stream set=|s, v| s.stream = v />
                     </fieldset>
                     // The summariser's own settings, the same fields as the Chat policy panel's.
                     <div class="gen-column">
@@ -241,6 +216,37 @@ pub fn SettingsPanel() -> impl IntoView {
             // A failed save of the settings is shown above every tab (`store_alerts.rs`).
             <SettingsUnreadable />
         </section>
+    }
+}
+
+/// A checkbox bound to one field of the settings, its label beside it and whatever the caller
+/// adds (a warning) under it.
+#[component]
+fn CheckField(
+    id: &'static str,
+    label: &'static str,
+    get: fn(&Settings) -> bool,
+    set: fn(&mut Settings, bool),
+    #[prop(optional)] children: Option<Children>,
+) -> impl IntoView {
+    let settings = expect_context::<RwSignal<Settings>>();
+    view! {
+        <div class="field-row checkbox">
+            <span></span>
+            <div class="field-control">
+                <label class="check">
+                    <input
+                        id=id
+                        data-testid=id
+                        type="checkbox"
+                        prop:checked=move || settings.with(get)
+                        on:change=move |ev| settings.update(|s| set(s, event_target_checked(&ev)))
+                    />
+                    {label}
+                </label>
+                {children.map(|children| children())}
+            </div>
+        </div>
     }
 }
 

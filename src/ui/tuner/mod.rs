@@ -11,7 +11,7 @@ use crate::engine::schedule::ScheduleInput;
 use crate::route::{Route, TriggerKind};
 use crate::ui::run::library_sync::Sessions;
 use crate::ui::run::token_service::TokenService;
-use crate::ui::widgets::tokens_chart::TokensChart;
+use crate::ui::widgets::tokens_chart::{ChartLines, TokensChart};
 use crate::view::chart::{LineChart, Series, format_tokens};
 use crate::view::tuner::{
     DEFAULT_TURNS, Tuner, TunerRun, compare_policies_on, comparison_window, conversation_options,
@@ -276,16 +276,7 @@ fn CompareTable(rows: Vec<PolicyOutcome>) -> impl IntoView {
             </ul>
         })}
         <figure class="chart" data-testid="compare-chart">
-            <svg viewBox=format!("0 0 {} {}", chart.width, chart.height) role="img"
-                aria-label="Tokens sent per request under each policy compared">
-                {chart.ticks.iter().map(|(y, label)| view! {
-                    <line class="grid" x1="48" x2=chart.width.to_string() y1=y.to_string() y2=y.to_string() />
-                    <text class="tick" x="42" y=(y + 4.0).to_string() text-anchor="end">{label.clone()}</text>
-                }).collect_view()}
-                {chart.lines.iter().map(|(series, points)| view! {
-                    <polyline class=format!("line {}", series.class) points=points.clone() fill="none" />
-                }).collect_view()}
-            </svg>
+            <ChartLines chart=chart label="Tokens sent per request under each policy compared" />
             <figcaption>"Tokens per request, one line per policy (colours as in the table)."</figcaption>
         </figure>
         <p>

@@ -1,5 +1,6 @@
 //! `TokensChart`: tokens sent per request for the full history, a sliding window and summary
-//! memory, drawn as lines by the Tuner (its simulated run) and by Inspect (a session's replay).
+//! memory, drawn as lines by the Tuner (its simulated run) and by Inspect (a session's replay);
+//! and `ChartLines`, the chart's `<svg>`, which the Tuner's policy comparison draws too.
 
 use leptos::prelude::*;
 
@@ -26,16 +27,8 @@ pub(crate) fn TokensChart(comparison: Comparison, #[prop(into)] caption: String)
     );
     view! {
         <figure class="chart">
-            <svg viewBox=format!("0 0 {} {}", chart.width, chart.height) role="img"
-                aria-label="Tokens sent per request: full history, sliding window and summary memory">
-                {chart.ticks.iter().map(|(y, label)| view! {
-                    <line class="grid" x1="48" x2=chart.width.to_string() y1=y.to_string() y2=y.to_string() />
-                    <text class="tick" x="42" y=(y + 4.0).to_string() text-anchor="end">{label.clone()}</text>
-                }).collect_view()}
-                {chart.lines.iter().map(|(series, points)| view! {
-                    <polyline class=format!("line {}", series.class) points=points.clone() fill="none" />
-                }).collect_view()}
-            </svg>
+            <ChartLines chart=chart.clone()
+                label="Tokens sent per request: full history, sliding window and summary memory" />
             <figcaption>
                 {chart.lines.iter().map(|(series, _)| view! {
                     <span class=format!("key {}", series.class)>{series.label}</span>
@@ -43,5 +36,22 @@ pub(crate) fn TokensChart(comparison: Comparison, #[prop(into)] caption: String)
                 {caption}
             </figcaption>
         </figure>
+    }
+}
+
+/// The `<svg>` of a laid-out line chart: its grid, tick labels and one polyline a series. The
+/// caller wraps it in its own `<figure>` with its own key and caption.
+#[component]
+pub(crate) fn ChartLines(chart: LineChart, label: &'static str) -> impl IntoView {
+    view! {
+        <svg viewBox=format!("0 0 {} {}", chart.width, chart.height) role="img" aria-label=label>
+            {chart.ticks.iter().map(|(y, label)| view! {
+                <line class="grid" x1="48" x2=chart.width.to_string() y1=y.to_string() y2=y.to_string() />
+                <text class="tick" x="42" y=(y + 4.0).to_string() text-anchor="end">{label.clone()}</text>
+            }).collect_view()}
+            {chart.lines.iter().map(|(series, points)| view! {
+                <polyline class=format!("line {}", series.class) points=points.clone() fill="none" />
+            }).collect_view()}
+        </svg>
     }
 }

@@ -1,4 +1,5 @@
 use super::*;
+use crate::app::replay::tests::archive_texts;
 use crate::engine::memory::CommitMeta;
 use crate::engine::message::{ToolCall, WordCounter};
 use crate::engine::policy::Trigger;
@@ -74,14 +75,7 @@ fn a_live_replay_commits_each_answer_as_the_models_edition_into_a_new_session() 
         asked[1].previous.as_deref(),
         Some(editions[0].summary.as_str())
     );
-    let texts = |s: &Session| -> Vec<String> {
-        s.memory
-            .archive()
-            .iter()
-            .map(|m| m.content.clone())
-            .collect()
-    };
-    assert_eq!(texts(&new), texts(&session));
+    assert_eq!(archive_texts(&new), archive_texts(&session));
     assert_eq!(new.pinned, session.pinned);
     let progress = replayer.progress();
     assert_eq!((progress.turn, progress.turns), (12, 12));
