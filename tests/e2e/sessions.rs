@@ -367,7 +367,8 @@ async fn two_tabs_never_silently_overwrite_each_other() {
     // A hears of the copy and lists it too.
     browser.client.switch_to_window(a).await.unwrap();
     inspect.wait_sessions(2).await;
-    assert!(browser.console_errors().await.is_empty());
+    let errors = browser.console_errors().await;
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
     browser.close().await;
 }
 
