@@ -127,11 +127,13 @@ impl Source {
     }
 }
 
-/// The sessions a file holds, and what it was read as.
+/// The sessions a file holds, what it was read as, and the conversations left out.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Read {
     pub source: Source,
     pub sessions: Vec<Session>,
+    /// Conversations of the file that could not be read (the others were).
+    pub skipped: Vec<transcript::Skipped>,
 }
 
 impl Read {
@@ -145,7 +147,19 @@ impl Read {
         } else {
             "conversations"
         };
-        format!("Read {n} {what} from {}.", self.source.label())
+        let read = format!("Read {n} {what} from {}.", self.source.label());
+        match self.skipped.as_slice() {
+            [] => read,
+            [one] => format!("{read} Skipped 1 conversation: {}.", one.describe()),
+            many => format!(
+                "{read} Skipped {} conversations: {}.",
+                many.len(),
+                many.iter()
+                    .map(transcript::Skipped::describe)
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+        }
     }
 }
 
@@ -202,6 +216,7 @@ fn read_any(bytes: &[u8], counter: &dyn CountTokens) -> Result<Read, ImportError
     Ok(Read {
         source: Source::SessionFile,
         sessions: read_session_value(value, counter)?,
+        skipped: Vec::new(),
     })
 }
 
@@ -226,6 +241,7 @@ fn from_transcript(
             json_lines: read.json_lines,
         },
         sessions,
+        skipped: read.skipped,
     })
 }
 

@@ -577,6 +577,16 @@ fn read_says_what_the_file_was() {
         r.describe(),
         "Read 1 conversation from OpenAI Chat Completions messages as JSON Lines."
     );
+    let lines = "{\"title\":\"Fine\",\"messages\":[{\"role\":\"user\",\"content\":\"a\"}]}\n\
+                 {\"title\":\"Broken\",\"messages\":[{\"role\":\"robot\",\"content\":\"b\"}]}\n";
+    let r = read(lines.as_bytes(), &WordCounter).unwrap();
+    assert_eq!(r.sessions.len(), 1);
+    assert_eq!(
+        r.describe(),
+        "Read 1 conversation from OpenAI Chat Completions messages as JSON Lines. Skipped 1 \
+         conversation: \"Broken\" (line 2.messages[0].role: unknown role \"robot\"; expected system, developer, user, \
+         assistant, tool or function)."
+    );
 }
 
 /// Every fixture format, read as sessions: the format named, each conversation a session, the

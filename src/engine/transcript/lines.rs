@@ -5,7 +5,9 @@
 
 use serde_json::Value;
 
-use super::{Format, Transcript, TranscriptError, detect, detect_items, read_body, read_items};
+use super::{
+    Batch, Format, Transcript, TranscriptError, detect, detect_items, read_body, read_items,
+};
 
 /// Reads `text` as JSON Lines, or `None` when it does not look like JSON Lines (fewer than two
 /// values, or a first line that is not a JSON object), so the caller reports the JSON error.
@@ -41,20 +43,25 @@ fn read_values(values: &[(usize, Value)]) -> Result<Transcript, TranscriptError>
     };
     if values.iter().all(|(_, v)| whole(v)) {
         let mut format = None;
-        let mut conversations = Vec::new();
+        let mut batch = Batch::default();
         for (no, value) in values {
             let place = format!("line {no}");
-            let this = detect(value).ok_or_else(|| {
-                TranscriptError::new(&place, "not a conversation of a known format")
-            })?;
-            // Each line is read as what it is; the first line names the file's format.
-            format.get_or_insert(this);
-            conversations.extend(read_body(this, value, &place)?);
+            // Each line is read as what it is; the first line read names the file's format. A
+            // line that fails is skipped and named, as one conversation of an export is.
+            batch.read(value, || {
+                let this = detect(value).ok_or_else(|| {
+                    TranscriptError::new(&place, "not a conversation of a known format")
+                })?;
+                format.get_or_insert(this);
+                read_body(this, value, &place)
+            });
         }
+        let batch = batch.finish()?;
         return Ok(Transcript {
             format: format.unwrap_or(Format::OpenAiChat),
             json_lines: true,
-            conversations,
+            conversations: batch.conversations,
+            skipped: batch.skipped,
         });
     }
     let items: Vec<Value> = values.iter().map(|(_, v)| v.clone()).collect();
@@ -65,9 +72,11 @@ fn read_values(values: &[(usize, Value)]) -> Result<Transcript, TranscriptError>
         )
     })?;
     let place = |i: usize| format!("line {}", values[i].0);
+    let batch = read_items(format, &items, &place)?;
     Ok(Transcript {
         format,
         json_lines: true,
-        conversations: read_items(format, &items, &place)?,
+        conversations: batch.conversations,
+        skipped: batch.skipped,
     })
 }

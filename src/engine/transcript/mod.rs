@@ -65,12 +65,75 @@ impl Format {
     }
 }
 
-/// What was read: the format, whether it came as JSON Lines, and every conversation.
+/// What was read: the format, whether it came as JSON Lines, every conversation, and the
+/// conversations that could not be read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Transcript {
     pub format: Format,
     pub json_lines: bool,
     pub conversations: Vec<Conversation>,
+    /// Conversations of a many-conversation file that could not be read. One bad conversation
+    /// never sinks a file: the others import, and the note names each of these.
+    pub skipped: Vec<Skipped>,
+}
+
+/// A conversation left out of an import: where it stands, its title if it has one, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skipped {
+    pub place: String,
+    pub title: Option<String>,
+    pub reason: String,
+}
+
+impl Skipped {
+    /// The words the page shows: `[3] "Trip to Rome" at [3].mapping.n2: the node is missing`.
+    pub fn describe(&self) -> String {
+        match &self.title {
+            Some(title) => format!("\"{title}\" ({}: {})", self.place, self.reason),
+            None => format!("{}: {}", self.place, self.reason),
+        }
+    }
+}
+
+/// The conversations of a many-conversation file, each read on its own.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Batch {
+    pub(crate) conversations: Vec<Conversation>,
+    pub(crate) skipped: Vec<Skipped>,
+}
+
+impl Batch {
+    /// Reads one conversation of the file into the batch: its conversations on success, or a
+    /// [`Skipped`] naming it (by `value`'s `title` or `name`) on failure.
+    pub(crate) fn read(
+        &mut self,
+        value: &Value,
+        read: impl FnOnce() -> Result<Vec<Conversation>, TranscriptError>,
+    ) {
+        match read() {
+            Ok(conversations) => self.conversations.extend(conversations),
+            Err(e) => self.skipped.push(Skipped {
+                place: e.place,
+                title: ["title", "name"]
+                    .iter()
+                    .find_map(|k| value.get(k).and_then(Value::as_str))
+                    .filter(|t| !t.trim().is_empty())
+                    .map(str::to_owned),
+                reason: e.reason,
+            }),
+        }
+    }
+
+    /// The batch, or the first conversation's error when none could be read: a file with
+    /// nothing to import is refused, naming what is wrong with it.
+    pub(crate) fn finish(self) -> Result<Batch, TranscriptError> {
+        match self.skipped.first() {
+            Some(first) if self.conversations.is_empty() => {
+                Err(TranscriptError::new(&first.place, &first.reason))
+            }
+            _ => Ok(self),
+        }
+    }
 }
 
 /// One conversation of a transcript.
@@ -107,15 +170,19 @@ impl TranscriptError {
 /// caller then says what it expected). `Some(Err)` is a transcript with a fault.
 pub fn read_value(value: &Value) -> Option<Result<Transcript, TranscriptError>> {
     let format = detect(value)?;
-    let conversations = match value {
+    let batch = match value {
         Value::Array(items) => read_items(format, items, &|i| format!("[{i}]")),
-        Value::Object(_) => read_body(format, value, ""),
+        Value::Object(_) => read_body(format, value, "").map(|conversations| Batch {
+            conversations,
+            skipped: Vec::new(),
+        }),
         _ => return None,
     };
-    Some(conversations.map(|conversations| Transcript {
+    Some(batch.map(|batch| Transcript {
         format,
         json_lines: false,
-        conversations,
+        conversations: batch.conversations,
+        skipped: batch.skipped,
     }))
 }
 
@@ -145,7 +212,9 @@ pub(crate) fn detect_items(items: &[Value], body: Option<&Value>) -> Option<Form
     if items.is_empty() {
         return Some(Format::OpenAiChat);
     }
-    if items.iter().all(|i| i.get("mapping").is_some()) {
+    // A ChatGPT export is an array of conversations with `mapping`s; one entry without it is a
+    // broken conversation of the export (skipped when read), not another format.
+    if items.iter().all(Value::is_object) && items.iter().any(|i| i.get("mapping").is_some()) {
         return Some(Format::ChatGptExport);
     }
     if !items.iter().all(Value::is_object) {
@@ -224,22 +293,27 @@ pub(crate) fn read_body(
 }
 
 /// Reads a bare array of items of `format`, each item named by `place`: one conversation of
-/// messages, or, for a ChatGPT export, one conversation per item.
+/// messages, or, for a ChatGPT export, one conversation per item, each read on its own.
 pub(crate) fn read_items(
     format: Format,
     items: &[Value],
     place: &dyn Fn(usize) -> String,
-) -> Result<Vec<Conversation>, TranscriptError> {
+) -> Result<Batch, TranscriptError> {
     match format {
-        Format::ChatGptExport => items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| chatgpt::conversation(item, &place(i)))
-            .collect(),
+        Format::ChatGptExport => {
+            let mut batch = Batch::default();
+            for (i, item) in items.iter().enumerate() {
+                batch.read(item, || Ok(vec![chatgpt::conversation(item, &place(i))?]));
+            }
+            batch.finish()
+        }
         _ => {
             let mut builder = Builder::default();
             read_messages(format, &mut builder, items, place)?;
-            Ok(vec![builder.finish(None)])
+            Ok(Batch {
+                conversations: vec![builder.finish(None)],
+                skipped: Vec::new(),
+            })
         }
     }
 }

@@ -303,3 +303,37 @@ fn empty_messages_are_dropped_and_nothing_else() {
     assert_eq!(only(&t).system, "");
     assert!(MessageParts::text(Role::User, " ").is_empty());
 }
+
+#[test]
+fn one_broken_conversation_is_skipped_and_named_and_the_others_import() {
+    // A ChatGPT export in which one entry had no `mapping` was refused whole, as "unknown file
+    // format", although its other conversations were fine.
+    let mut export: Value = serde_json::from_str(fixture("chatgpt")).unwrap();
+    export
+        .as_array_mut()
+        .unwrap()
+        .insert(1, json!({"title": "Trimmed", "current_node": "x"}));
+    let t = read_value(&export).unwrap().unwrap();
+    assert_eq!(t.format, Format::ChatGptExport);
+    assert_eq!(t.conversations.len(), 2);
+    assert_eq!(t.skipped.len(), 1);
+    let skipped = &t.skipped[0];
+    assert_eq!(skipped.title.as_deref(), Some("Trimmed"));
+    assert!(skipped.place.starts_with("[1]"), "{skipped:?}");
+    assert!(
+        skipped.describe().contains("Trimmed"),
+        "{}",
+        skipped.describe()
+    );
+
+    // A line of a one-conversation-per-line file is skipped the same way.
+    let text = "{\"messages\": [{\"role\": \"user\", \"content\": \"a\"}]}\n\
+                {\"messages\": [{\"role\": \"robot\", \"content\": \"b\"}]}\n";
+    let t = read_lines(text).unwrap().unwrap();
+    assert_eq!(t.conversations.len(), 1);
+    assert_eq!(t.skipped[0].place, "line 2.messages[0].role");
+
+    // When nothing can be read, the file is refused with the first conversation's fault.
+    let e = error(json!([{"title": "A", "mapping": 5}, {"title": "B", "mapping": 6}]));
+    assert!(e.place.starts_with("[0]"), "{e}");
+}
