@@ -608,16 +608,22 @@ impl Browser {
         self.wait_testid(id).await.send_keys(path).await.unwrap();
     }
 
+    /// Sends a Chrome DevTools Protocol command through chromedriver and returns its result.
+    pub async fn devtools(&self, cmd: &str, params: Value) -> Value {
+        self.client
+            .issue_cmd(DevTools(json!({ "cmd": cmd, "params": params })))
+            .await
+            .unwrap_or_else(|e| panic!("{cmd} failed: {e}"))
+    }
+
     /// Runs `source` in every page this browser loads from now on, before the page's own
     /// scripts.
     pub async fn before_every_page(&self, source: &str) {
-        self.client
-            .issue_cmd(DevTools(json!({
-                "cmd": "Page.addScriptToEvaluateOnNewDocument",
-                "params": { "source": source }
-            })))
-            .await
-            .unwrap();
+        self.devtools(
+            "Page.addScriptToEvaluateOnNewDocument",
+            json!({ "source": source }),
+        )
+        .await;
     }
 
     /// Makes localStorage refuse `key` both ways (reading and writing it throw

@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use fantoccini::wd::WebDriverCompatibleCommand;
 use serde_json::{Value, json};
 
 use crate::harness::{Browser, PATIENCE, StoppableApp, TempDir, dist_dir};
@@ -223,7 +222,9 @@ async fn chromium_finds_the_app_installable_and_the_maskable_icon_keeps_to_its_s
     // Chromium's own check, as its install prompt uses it: manifest, icons, worker, scope.
     let deadline = Instant::now() + PATIENCE;
     loop {
-        let verdict = cdp(&browser, "Page.getInstallabilityErrors", json!({})).await;
+        let verdict = browser
+            .devtools("Page.getInstallabilityErrors", json!({}))
+            .await;
         let errors = verdict["installabilityErrors"]
             .as_array()
             .unwrap_or_else(|| {
@@ -238,7 +239,7 @@ async fn chromium_finds_the_app_installable_and_the_maskable_icon_keeps_to_its_s
         );
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
-    let manifest = cdp(&browser, "Page.getAppManifest", json!({})).await;
+    let manifest = browser.devtools("Page.getAppManifest", json!({})).await;
     assert!(
         manifest["url"]
             .as_str()
@@ -335,7 +336,9 @@ async fn a_response_the_cache_refuses_still_reaches_the_page() {
     server.refuse_caching_under("/");
     // Every file is asked of the server again, not of the HTTP cache, so each answer through
     // the worker carries the header.
-    cdp(&browser, "Network.clearBrowserCache", json!({})).await;
+    browser
+        .devtools("Network.clearBrowserCache", json!({}))
+        .await;
     browser
         .client
         .goto(&format!("{}?tab=tokens", server.url))
@@ -650,36 +653,6 @@ async fn script(browser: &Browser, body: &str) -> Value {
         panic!("the page script threw {error}");
     }
     result["value"].clone()
-}
-
-/// Sends a Chrome DevTools Protocol command through chromedriver and returns its result.
-async fn cdp(browser: &Browser, cmd: &str, params: Value) -> Value {
-    browser
-        .client
-        .issue_cmd(Cdp(json!({ "cmd": cmd, "params": params })))
-        .await
-        .unwrap_or_else(|e| panic!("{cmd} failed: {e}"))
-}
-
-/// chromedriver's `goog/cdp/execute` endpoint, which fantoccini has no method for.
-#[derive(Debug)]
-struct Cdp(Value);
-
-impl WebDriverCompatibleCommand for Cdp {
-    fn endpoint(
-        &self,
-        base: &url::Url,
-        session: Option<&str>,
-    ) -> Result<url::Url, url::ParseError> {
-        base.join(&format!(
-            "session/{}/goog/cdp/execute",
-            session.unwrap_or_default()
-        ))
-    }
-
-    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
-        (http::Method::POST, Some(self.0.to_string()))
-    }
 }
 
 /// The width and height in a PNG's IHDR chunk, which the format puts first.
