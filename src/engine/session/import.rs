@@ -138,17 +138,9 @@ pub struct Read {
 }
 
 impl Read {
-    /// The sentence the page shows after an import.
+    /// The sentence the page shows after an import, the skipped conversations named in it.
     pub fn describe(&self) -> String {
-        let n = self.sessions.len();
-        let what = if self.source == Source::SessionFile {
-            if n == 1 { "session" } else { "sessions" }
-        } else if n == 1 {
-            "conversation"
-        } else {
-            "conversations"
-        };
-        let read = format!("Read {n} {what} from {}.", self.source.label());
+        let read = self.headline();
         match self.skipped.as_slice() {
             [] => read,
             [one] => format!("{read} Skipped 1 conversation: {}.", one.describe()),
@@ -161,6 +153,22 @@ impl Read {
                     .join("; ")
             ),
         }
+    }
+}
+
+impl Read {
+    /// What was read, without the skipped conversations ("Read 3 conversations from a ChatGPT
+    /// data export."), for a page that lists those one by one.
+    pub fn headline(&self) -> String {
+        let n = self.sessions.len();
+        let what = if self.source == Source::SessionFile {
+            if n == 1 { "session" } else { "sessions" }
+        } else if n == 1 {
+            "conversation"
+        } else {
+            "conversations"
+        };
+        format!("Read {n} {what} from {}.", self.source.label())
     }
 }
 
