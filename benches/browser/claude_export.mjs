@@ -46,7 +46,7 @@ const done = arguments[arguments.length - 1];
   const perConversation = bytes / conversations;
   // About 5.8 bytes a word; eight messages share what a conversation's JSON has beside its text,
   // and a reply's text is written twice (its block and its \`text\`), its thinking once more.
-  const wordsPerMessage = Math.max(8, Math.round((perConversation - 3600) / 13 / 5.8));
+  const wordsPerMessage = Math.max(8, Math.round((perConversation - 5200) / 18 / 5.8));
   const root = '00000000-0000-4000-8000-000000000000';
   const stamp = (c, m) => new Date(Date.UTC(2025, 0, 1) + c * 3600000 + m * 60000).toISOString().replace('Z', '000Z');
   const message = (c, m, uuid, parent, sender, answer) => {
