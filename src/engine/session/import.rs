@@ -1,9 +1,9 @@
 //! Reading a session file: the size cap before parsing, the format and version check, the
 //! conversion of versions 1 to 3 into the engine's types, and every invariant the engine relies
 //! on checked after. Anything that is not a session file is offered to `engine::transcript`
-//! (OpenAI, Anthropic and ChatGPT transcripts, JSON Lines, and so the plain
-//! `[{role, content}]` array), each conversation becoming a session; [`read`] says which format
-//! was read. Nothing is changed when it fails: the result is new [`Session`]s or an
+//! (OpenAI and Anthropic requests, ChatGPT and Claude.ai exports, ShareGPT datasets, JSON
+//! Lines of them, and so the plain `[{role, content}]` array), each conversation becoming a
+//! session; [`read`] says which format was read. Nothing is changed when it fails: the result is new [`Session`]s or an
 //! [`ImportError`] that names the JSON path (or line, or conversation) at fault.
 
 use std::collections::BTreeSet;

@@ -115,7 +115,7 @@ pub fn InspectTab() -> impl IntoView {
                     <textarea
                         data-testid="paste-transcript"
                         rows="4"
-                        placeholder="[{\"role\": \"user\", \"content\": \"…\"}], a request body, a ChatGPT export, or JSON Lines"
+                        placeholder="[{\"role\": \"user\", \"content\": \"…\"}], a request body, a ChatGPT or Claude.ai export, a ShareGPT dataset, or JSON Lines"
                         prop:value=move || pasted.get()
                         on:input=move |ev| pasted.set(event_target_value(&ev))
                     ></textarea>
