@@ -463,13 +463,53 @@ proptest! {
     }
 }
 
-const TRANSCRIPTS: [&str; 5] = [
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Each reader meets arbitrary JSON inside its own format's outline (a Claude.ai message,
+    /// a ShareGPT turn, a ChatGPT node, ...), so that detection passes and the reader itself
+    /// has to cope; none panics.
+    #[test]
+    fn every_reader_copes_with_arbitrary_json_in_its_own_outline(a in json_value(), b in json_value()) {
+        let outlines = [
+            json!([{"name": "c", "chat_messages": [a.clone(), {"sender": "human", "content": [b.clone()]}]}]),
+            json!({"conversations": [{"chat_messages": [{"sender": "assistant", "parent_message_uuid": a.clone(), "uuid": b.clone()}]}]}),
+            json!({"current_leaf_message_uuid": a.clone(), "chat_messages": [{"uuid": "x", "parent_message_uuid": "x", "sender": "human", "attachments": b.clone(), "files": a.clone()}]}),
+            json!([{"conversations": [a.clone(), {"from": "function_call", "value": b.to_string()}], "images": b.clone()}]),
+            json!({"conversations": [{"from": "human", "value": "<image><video>"}], "images": a.clone(), "videos": b.clone(), "tools": a.clone(), "system": b.clone()}),
+            json!([{"title": "t", "current_node": a.clone(), "mapping": {"n": {"parent": b.clone(), "children": a.clone(), "message": b.clone()}}}]),
+            json!([{"mapping": {"n": {"message": {"author": {"role": "user"}, "content": {"content_type": a.clone(), "parts": b.clone()}, "metadata": a.clone()}}}}]),
+        ];
+        for outline in outlines {
+            let _ = import_all(outline.to_string().as_bytes(), &WordCounter);
+        }
+    }
+}
+
+const TRANSCRIPTS: [&str; 12] = [
     include_str!("fixtures/transcripts/openai_chat.json"),
     include_str!("fixtures/transcripts/openai_responses.json"),
     include_str!("fixtures/transcripts/anthropic.json"),
     include_str!("fixtures/transcripts/chatgpt_conversations.json"),
     include_str!("fixtures/transcripts/messages.jsonl"),
+    // Files other projects committed (tests/fixtures/wild/README.md), and a ShareGPT dataset as
+    // JSON Lines, so that every reader meets damaged real files.
+    include_str!("fixtures/wild/chatgpt/polylogue-native-conversation-v1.json"),
+    include_str!("fixtures/wild/chatgpt/polylogue-branching-trimmed.json"),
+    include_str!("fixtures/wild/claude-export/polylogue-golden-claude-tool.json"),
+    include_str!("fixtures/wild/claude-export/polylogue-native-rich-blocks-v1.json"),
+    include_str!("fixtures/wild/claude-export/polylogue-with-attachments.json"),
+    include_str!("fixtures/wild/sharegpt/llamafactory-mllm-demo.json"),
+    SHAREGPT_LINES,
 ];
+
+/// Two ShareGPT records as JSON Lines, one with a tool call and an image.
+const SHAREGPT_LINES: &str = concat!(
+    r#"{"conversations": [{"from": "human", "value": "<image>Rain in Oslo?"}, {"from": "function_call", "value": "{\"name\": \"weather\", \"arguments\": {\"city\": \"Oslo\"}}"}, {"from": "observation", "value": "3 mm"}, {"from": "gpt", "value": "A little."}], "images": ["oslo.png"], "tools": "[{\"name\": \"weather\"}]"}"#,
+    "\n",
+    r#"{"conversations": [{"from": "system", "value": "Be brief."}, {"from": "human", "value": "hi"}, {"from": "gpt", "value": "hello"}]}"#,
+    "\n"
+);
 
 fn json_value() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![

@@ -43,4 +43,5 @@ mod tokens;
 mod transcripts;
 mod tuner;
 mod welcome;
+mod wild_transcripts;
 mod workbench;

@@ -231,8 +231,9 @@ async fn a_damaged_transcript_is_refused_with_the_place_and_the_reason() {
     assert_eq!(browser.count_testid("session-item").await, 0);
     assert_eq!(browser.count_testid("import-format").await, 0);
 
-    // A file: a ChatGPT export whose current node is not in its mapping.
-    let broken = r#"[{"title": "Lost", "current_node": "gone", "mapping": {"root": {"message": null, "parent": null, "children": []}}}]"#;
+    // A file: a ChatGPT export whose one conversation's parent links go round in a circle (a
+    // dangling current node is no longer a fault: the newest leaf is read instead).
+    let broken = r#"[{"title": "Lost", "current_node": "a", "mapping": {"a": {"message": null, "parent": "b"}, "b": {"message": null, "parent": "a"}}}]"#;
     let path = dir.0.join("conversations.json");
     std::fs::write(&path, broken).unwrap();
     inspect.import(&path.display().to_string()).await;
@@ -241,7 +242,9 @@ async fn a_damaged_transcript_is_refused_with_the_place_and_the_reason() {
         .await;
     let text = browser.wait_testid("error").await.text().await.unwrap();
     assert!(
-        text.contains("at [0] (\"Lost\").mapping: current_node \"gone\" is not in mapping"),
+        text.contains(
+            "at [0] (\"Lost\").mapping[\"a\"].parent: the parent chain loops back to this node"
+        ),
         "{text}"
     );
 

@@ -146,6 +146,8 @@ impl Library {
             error,
         })?;
         let note = read.describe();
+        let headline = read.headline();
+        let skipped = read.skipped.clone();
         let count = read.sessions.len();
         // One pass and one sort for the whole file, however many sessions it holds.
         let sessions: Vec<(String, Session)> =
@@ -156,6 +158,8 @@ impl Library {
             count,
             source: read.source,
             note,
+            headline,
+            skipped,
         })
     }
 
@@ -254,14 +258,31 @@ impl Library {
 }
 
 /// What an import added: the first session's id (to open), how many sessions, what the file
-/// was read as, and the sentence that says so ("Read 2 conversations from a ChatGPT data
-/// export.").
+/// was read as, the sentence that says so ("Read 2 conversations from a ChatGPT data
+/// export.", naming any conversation skipped), and the same without the skipped ones
+/// (`headline`) with those (`skipped`) for a page that lists them one by one.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Imported {
     pub first: Option<String>,
     pub count: usize,
     pub source: Source,
     pub note: String,
+    pub headline: String,
+    pub skipped: Vec<crate::engine::transcript::Skipped>,
+}
+
+impl Imported {
+    /// The words before the list of skipped conversations ("Skipped 2 conversations, which
+    /// could not be read:"), or `None` when every conversation was read.
+    pub fn skipped_heading(&self) -> Option<String> {
+        match self.skipped.len() {
+            0 => None,
+            1 => Some("Skipped 1 conversation, which could not be read:".to_owned()),
+            n => Some(format!(
+                "Skipped {n} conversations, which could not be read:"
+            )),
+        }
+    }
 }
 
 /// Refuses a file over [`MAX_IMPORT_BYTES`] before it is read into memory.

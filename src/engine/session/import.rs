@@ -1,9 +1,9 @@
 //! Reading a session file: the size cap before parsing, the format and version check, the
 //! conversion of versions 1 to 3 into the engine's types, and every invariant the engine relies
 //! on checked after. Anything that is not a session file is offered to `engine::transcript`
-//! (OpenAI, Anthropic and ChatGPT transcripts, JSON Lines, and so the plain
-//! `[{role, content}]` array), each conversation becoming a session; [`read`] says which format
-//! was read. Nothing is changed when it fails: the result is new [`Session`]s or an
+//! (OpenAI and Anthropic requests, ChatGPT and Claude.ai exports, ShareGPT datasets, JSON
+//! Lines of them, and so the plain `[{role, content}]` array), each conversation becoming a
+//! session; [`read`] says which format was read. Nothing is changed when it fails: the result is new [`Session`]s or an
 //! [`ImportError`] that names the JSON path (or line, or conversation) at fault.
 
 use std::collections::BTreeSet;
@@ -42,9 +42,10 @@ pub enum ImportError {
         column: usize,
         message: String,
     },
-    /// The JSON is neither a session file, a session list nor a messages array.
+    /// The JSON is none of the formats read. `found` says what the file is instead.
     #[error(
-        "unknown file format {found:?}; expected \"{FORMAT}\", \"{ENVELOPE_FORMAT}\", OpenAI Chat Completions messages, OpenAI Responses input items, an Anthropic Messages request, a ChatGPT export or JSON Lines of messages"
+        "unknown file format: the file is {found}; this app reads its own session files (\"{FORMAT}\", \"{ENVELOPE_FORMAT}\") and {reads}, as JSON or JSON Lines",
+        reads = transcript::reads()
     )]
     UnknownFormat { found: String },
     /// The file was written by a newer or unknown version of the app.
@@ -137,17 +138,9 @@ pub struct Read {
 }
 
 impl Read {
-    /// The sentence the page shows after an import.
+    /// The sentence the page shows after an import, the skipped conversations named in it.
     pub fn describe(&self) -> String {
-        let n = self.sessions.len();
-        let what = if self.source == Source::SessionFile {
-            if n == 1 { "session" } else { "sessions" }
-        } else if n == 1 {
-            "conversation"
-        } else {
-            "conversations"
-        };
-        let read = format!("Read {n} {what} from {}.", self.source.label());
+        let read = self.headline();
         match self.skipped.as_slice() {
             [] => read,
             [one] => format!("{read} Skipped 1 conversation: {}.", one.describe()),
@@ -160,6 +153,22 @@ impl Read {
                     .join("; ")
             ),
         }
+    }
+}
+
+impl Read {
+    /// What was read, without the skipped conversations ("Read 3 conversations from a ChatGPT
+    /// data export."), for a page that lists those one by one.
+    pub fn headline(&self) -> String {
+        let n = self.sessions.len();
+        let what = if self.source == Source::SessionFile {
+            if n == 1 { "session" } else { "sessions" }
+        } else if n == 1 {
+            "conversation"
+        } else {
+            "conversations"
+        };
+        format!("Read {n} {what} from {}.", self.source.label())
     }
 }
 
@@ -291,13 +300,50 @@ fn read_session_value(
                     .collect()
             }
             Some(FORMAT) => Ok(vec![from_file_value(value, "", counter)?]),
-            other => Err(ImportError::UnknownFormat {
-                found: other.unwrap_or("(none)").to_owned(),
+            _ => Err(ImportError::UnknownFormat {
+                found: describe(&value),
             }),
         },
         _ => Err(ImportError::UnknownFormat {
-            found: "(not an object or array)".into(),
+            found: describe(&value),
         }),
+    }
+}
+
+/// What a JSON value that is none of the formats looks like, for the error: its kind, and the
+/// keys of an object (or of an array's first item), so the user sees what the app saw.
+fn describe(value: &Value) -> String {
+    fn keys(map: &serde_json::Map<String, Value>) -> String {
+        const SHOWN: usize = 6;
+        let mut names: Vec<String> = map.keys().take(SHOWN).map(|k| format!("{k:?}")).collect();
+        if map.len() > SHOWN {
+            names.push(format!("and {} more", map.len() - SHOWN));
+        }
+        if names.is_empty() {
+            "no keys".to_owned()
+        } else {
+            format!("keys {}", names.join(", "))
+        }
+    }
+    fn kind(value: &Value) -> String {
+        match value {
+            Value::Null => "null".into(),
+            Value::Bool(_) => "true or false".into(),
+            Value::Number(_) => "a number".into(),
+            Value::String(_) => "a string".into(),
+            Value::Array(items) => format!("an array of {} items", items.len()),
+            Value::Object(map) => match map.get("format").and_then(Value::as_str) {
+                Some(format) => format!("an object of format {format:?}"),
+                None => format!("an object with {}", keys(map)),
+            },
+        }
+    }
+    match value {
+        Value::Array(items) => match items.first() {
+            None => "an empty array".into(),
+            Some(first) => format!("{}, the first {}", kind(value), kind(first)),
+        },
+        other => kind(other),
     }
 }
 
@@ -341,7 +387,9 @@ fn from_file_value(
         _ => typed(value, prefix)?,
     };
     if file.format != FORMAT {
-        return Err(ImportError::UnknownFormat { found: file.format });
+        return Err(ImportError::UnknownFormat {
+            found: format!("an object of format {:?}", file.format),
+        });
     }
     from_session_v2(file.session, &join(prefix, "session"), counter)
 }

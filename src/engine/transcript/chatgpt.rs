@@ -7,9 +7,17 @@
 //! `reasoning_recap`, which are not kept) and a `recipient`: an assistant message addressed
 //! to anything but `all` is a call to that tool.
 //!
-//! Empty system nodes (the export has one at every root) are skipped; a system message with
-//! text is kept in the system prompt wherever it stands, since the export puts custom
-//! instructions there.
+//! Empty system nodes (the export has one at every root), `null` messages and nodes marked
+//! `metadata.is_visually_hidden_from_conversation` are skipped (custom instructions are hidden
+//! too, and are kept as the system prompt); a system message with text is kept in the system
+//! prompt wherever it stands, since the export puts custom instructions there.
+//!
+//! Trimmed and partial exports are read as far as they go: a `current_node` that is missing or
+//! names no node falls back to the newest leaf (by `create_time`), and a `parent` that names no
+//! node ends the branch there. Checked against a real export (Sinity/polylogue
+//! `tests/fixtures/real/chatgpt/branching.json` at 1d00e771b51549724780d878daa00caf23d076a8),
+//! whose custom instructions, hidden nodes, `thoughts`, `reasoning_recap` and tool calls are in
+//! the fixtures.
 
 use std::collections::HashSet;
 
@@ -32,11 +40,20 @@ pub(super) fn conversation(value: &Value, place: &str) -> Result<Conversation, T
         Some(t) => format!("{place} ({t:?})"),
         None => place.to_owned(),
     };
-    let Some(Value::Object(mapping)) = map.get("mapping") else {
-        return Err(TranscriptError::new(
-            join(&named, "mapping"),
-            "expected an object of nodes",
-        ));
+    let mapping = match map.get("mapping") {
+        Some(Value::Object(mapping)) => mapping,
+        None | Some(Value::Null) => {
+            return Err(TranscriptError::new(
+                join(&named, "mapping"),
+                "mapping is missing: a ChatGPT conversation holds its messages there",
+            ));
+        }
+        Some(_) => {
+            return Err(TranscriptError::new(
+                join(&named, "mapping"),
+                "mapping must be an object of nodes (id to node)",
+            ));
+        }
     };
     let path = active_path(map, mapping, &named)?;
     let mut builder = Builder {
@@ -54,19 +71,17 @@ pub(super) fn conversation(value: &Value, place: &str) -> Result<Conversation, T
     Ok(builder.finish(title))
 }
 
-/// The node ids from the root to `current_node` (or, without one, to the last leaf found by
-/// following the last child from the root).
+/// The node ids from the root to `current_node` (or, when it is missing or names no node, to
+/// the newest leaf), in order. A parent that names no node ends the branch: what is above it
+/// was trimmed away.
 fn active_path(
     map: &Map<String, Value>,
     mapping: &Map<String, Value>,
     place: &str,
 ) -> Result<Vec<String>, TranscriptError> {
     let current = match map.get("current_node") {
-        Some(Value::String(id)) => id.clone(),
-        None | Some(Value::Null) => match last_leaf(mapping) {
-            Some(id) => id,
-            None => return Ok(Vec::new()),
-        },
+        Some(Value::String(id)) if mapping.contains_key(id) => Some(id.clone()),
+        None | Some(Value::Null) | Some(Value::String(_)) => newest_leaf(mapping),
         Some(_) => {
             return Err(TranscriptError::new(
                 join(place, "current_node"),
@@ -76,17 +91,17 @@ fn active_path(
     };
     let mut path = Vec::new();
     let mut seen = HashSet::new();
-    let mut next = Some(current);
+    let mut next = current;
     while let Some(id) = next {
         let Some(node) = mapping.get(&id) else {
-            let reason = match path.last() {
-                None => format!("current_node {id:?} is not in mapping"),
-                Some(child) => {
-                    format!("node {child:?} names parent {id:?}, which is not in mapping")
-                }
-            };
-            return Err(TranscriptError::new(join(place, "mapping"), reason));
+            break;
         };
+        if !node.is_object() {
+            return Err(TranscriptError::new(
+                format!("{}[{id:?}]", join(place, "mapping")),
+                "expected a node object",
+            ));
+        }
         if !seen.insert(id.clone()) {
             return Err(TranscriptError::new(
                 format!("{}[{id:?}].parent", join(place, "mapping")),
@@ -109,28 +124,30 @@ fn active_path(
     Ok(path)
 }
 
-/// Without `current_node`: from the root (the node with no parent), the last child each time.
-fn last_leaf(mapping: &Map<String, Value>) -> Option<String> {
-    let mut id = mapping
+/// The leaf (a node none of whose children is in `mapping`) whose message is newest by
+/// `create_time`; ties go to the later id. `None` for an empty mapping.
+fn newest_leaf(mapping: &Map<String, Value>) -> Option<String> {
+    let is_leaf = |node: &Value| {
+        node.get("children")
+            .and_then(Value::as_array)
+            .is_none_or(|c| {
+                !c.iter()
+                    .filter_map(Value::as_str)
+                    .any(|c| mapping.contains_key(c))
+            })
+    };
+    let time = |node: &Value| {
+        node.get("message")
+            .and_then(|m| m.get("create_time"))
+            .and_then(Value::as_f64)
+            .filter(|t| t.is_finite())
+            .unwrap_or(0.0)
+    };
+    mapping
         .iter()
-        .find(|(_, n)| n.get("parent").is_none_or(Value::is_null))?
-        .0
-        .clone();
-    let mut steps = 0;
-    while let Some(child) = mapping
-        .get(&id)
-        .and_then(|n| n.get("children"))
-        .and_then(Value::as_array)
-        .and_then(|c| c.last())
-        .and_then(Value::as_str)
-    {
-        steps += 1;
-        if steps > mapping.len() || !mapping.contains_key(child) {
-            break;
-        }
-        id = child.to_owned();
-    }
-    Some(id)
+        .filter(|(_, node)| is_leaf(node))
+        .max_by(|(a_id, a), (b_id, b)| time(a).total_cmp(&time(b)).then(a_id.cmp(b_id)))
+        .map(|(id, _)| id.clone())
 }
 
 fn read_message(
@@ -151,14 +168,22 @@ fn read_message(
     let content = message
         .get("content")
         .ok_or_else(|| TranscriptError::new(join(place, "content"), "content is missing"))?;
+    let kind = content.get("content_type").and_then(Value::as_str);
+    let hidden = message
+        .get("metadata")
+        .and_then(|m| m.get("is_visually_hidden_from_conversation"))
+        .and_then(Value::as_bool)
+        == Some(true);
+    if hidden && kind != Some("user_editable_context") {
+        return Ok(());
+    }
     let Some(text) = content_text(content, &join(place, "content"))? else {
         return Ok(());
     };
     let at_ms = seconds_to_ms(message.get("create_time"));
     let recipient = optional_string(message, "recipient", place)?.unwrap_or("all");
     // Custom instructions come as a hidden user message; they are the system prompt.
-    let context =
-        content.get("content_type").and_then(Value::as_str) == Some("user_editable_context");
+    let context = kind == Some("user_editable_context");
     match role {
         _ if context => builder.system(&text.content, &join(place, "content")),
         "system" => builder.system(&text.content, &join(place, "author.role")),
@@ -234,6 +259,12 @@ fn content_text(content: &Value, place: &str) -> Result<Option<Text>, Transcript
                 if let Some(s) = field(name) {
                     text.text(s);
                 }
+            }
+        }
+        // Code the model ran (`text`, with its `language`), and what running it printed.
+        "code" | "execution_output" | "system_error" => {
+            if let Some(s) = field("text") {
+                text.text(s);
             }
         }
         _ => {

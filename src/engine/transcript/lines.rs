@@ -1,6 +1,7 @@
 //! JSON Lines: one JSON value per line. Either every line is a message (or an input item) of one
 //! conversation, or every line is a whole conversation (a request body with `messages` or
-//! `input`, as fine-tuning files and request logs hold, or one ChatGPT conversation). Blank
+//! `input`, as fine-tuning files and request logs hold, one ChatGPT or Claude.ai conversation,
+//! or one ShareGPT record). Blank
 //! lines are skipped; a place is named by its line, counted from 1.
 
 use serde_json::Value;
@@ -39,7 +40,16 @@ pub fn read_lines(text: &str) -> Option<Result<Transcript, TranscriptError>> {
 
 fn read_values(values: &[(usize, Value)]) -> Result<Transcript, TranscriptError> {
     let whole = |v: &Value| {
-        v.get("messages").is_some() || v.get("input").is_some() || v.get("mapping").is_some()
+        [
+            "messages",
+            "input",
+            "mapping",
+            "chat_messages",
+            "conversations",
+            "conversation",
+        ]
+        .iter()
+        .any(|k| v.get(k).is_some())
     };
     if values.iter().all(|(_, v)| whole(v)) {
         let mut format = None;

@@ -1,10 +1,11 @@
 //! Transcripts other tools write, read into conversations: OpenAI Chat Completions messages
 //! (`openai_chat.rs`), OpenAI Responses API input items (`responses.rs`), an Anthropic Messages
-//! request (`anthropic.rs`), a ChatGPT data export (`chatgpt.rs`), and JSON Lines of any of the
-//! first three (`lines.rs`), with the JSON paths and placeholders they share in `parts.rs`. A
+//! request (`anthropic.rs`), a ChatGPT data export (`chatgpt.rs`), a Claude.ai data export or
+//! single conversation (`claude_ai.rs`), ShareGPT datasets (`sharegpt.rs`), and JSON Lines of
+//! any of them (`lines.rs`), with the JSON paths and placeholders they share in `parts.rs`. A
 //! ChatGPT export is read by following each conversation's `mapping` from its `current_node` up
 //! to the root. The format is detected from the content ([`detect`]), never from a
-//! file name, and is reported with the result.
+//! file name, and is reported with the result; [`Format::ALL`] is the one list of what is read.
 //!
 //! Pure: the readers take parsed JSON and return [`Conversation`]s of [`MessageParts`], or a
 //! [`TranscriptError`] naming the place (a JSON path, a line, a conversation and node) and the
@@ -14,18 +15,23 @@
 //! message that made them; tool results as [`Role::Tool`] messages naming their call (and the
 //! tool, looked up from the call when the format names only the id); non-text parts as
 //! `[label]` placeholders. Leading `system` and `developer` messages become the system prompt.
-//! What none keeps: reasoning that the format marks as such (Anthropic `thinking`, Responses
-//! `reasoning` items, ChatGPT `thoughts`), since no request sends it back as conversation.
+//! What none keeps: reasoning that the format marks as such (Anthropic and Claude.ai
+//! `thinking`, Responses `reasoning` items, ChatGPT `thoughts` and `reasoning_recap`), since no
+//! request sends it back as conversation.
 
 mod anthropic;
 mod chatgpt;
+mod claude_ai;
 mod lines;
 mod openai_chat;
 mod parts;
 mod responses;
+mod sharegpt;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod wild_tests;
 
 use serde_json::Value;
 use thiserror::Error;
@@ -41,9 +47,22 @@ pub enum Format {
     OpenAiResponses,
     Anthropic,
     ChatGptExport,
+    ClaudeExport,
+    ShareGpt,
 }
 
 impl Format {
+    /// Every format read, in the order the page lists them. A new format joins this table and
+    /// is then named wherever the app says what it reads ([`reads`]).
+    pub const ALL: &'static [Format] = &[
+        Format::OpenAiChat,
+        Format::OpenAiResponses,
+        Format::Anthropic,
+        Format::ChatGptExport,
+        Format::ClaudeExport,
+        Format::ShareGpt,
+    ];
+
     /// The words the page shows for the format read.
     pub fn label(self) -> &'static str {
         match self {
@@ -51,6 +70,8 @@ impl Format {
             Format::OpenAiResponses => "OpenAI Responses API input items",
             Format::Anthropic => "an Anthropic Messages request",
             Format::ChatGptExport => "a ChatGPT data export",
+            Format::ClaudeExport => "a Claude.ai export",
+            Format::ShareGpt => "a ShareGPT dataset",
         }
     }
 
@@ -61,7 +82,20 @@ impl Format {
             Format::OpenAiResponses => "openai-responses",
             Format::Anthropic => "anthropic",
             Format::ChatGptExport => "chatgpt-export",
+            Format::ClaudeExport => "claude-export",
+            Format::ShareGpt => "sharegpt",
         }
+    }
+}
+
+/// The formats read, as one phrase: "OpenAI Chat Completions messages, ..., or a ShareGPT
+/// dataset", from [`Format::ALL`].
+pub fn reads() -> String {
+    let labels: Vec<&str> = Format::ALL.iter().map(|f| f.label()).collect();
+    match labels.split_last() {
+        Some((last, [])) => (*last).to_owned(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
     }
 }
 
@@ -172,10 +206,15 @@ pub fn read_value(value: &Value) -> Option<Result<Transcript, TranscriptError>> 
     let format = detect(value)?;
     let batch = match value {
         Value::Array(items) => read_items(format, items, &|i| format!("[{i}]")),
-        Value::Object(_) => read_body(format, value, "").map(|conversations| Batch {
-            conversations,
-            skipped: Vec::new(),
-        }),
+        Value::Object(_) => match claude_ai::wrapped(value) {
+            Some(items) if format == Format::ClaudeExport => {
+                read_items(format, items, &|i| format!("conversations[{i}]"))
+            }
+            _ => read_body(format, value, "").map(|conversations| Batch {
+                conversations,
+                skipped: Vec::new(),
+            }),
+        },
         _ => return None,
     };
     Some(batch.map(|batch| Transcript {
@@ -186,16 +225,21 @@ pub fn read_value(value: &Value) -> Option<Result<Transcript, TranscriptError>> 
     }))
 }
 
-/// Which format a value is, from its shape: a ChatGPT export has `mapping`s; a Responses input
-/// has typed items (`message`, `function_call`, ...) or `input`; an Anthropic request has a
-/// top-level `system`, a `claude` model or Anthropic content blocks; anything else with
-/// role-bearing messages is OpenAI Chat Completions.
+/// Which format a value is, from its shape: a ChatGPT export has `mapping`s; a Claude.ai export
+/// has `chat_messages`; a ShareGPT record has `conversations` of `from`/`value` turns; a
+/// Responses input has typed items (`message`, `function_call`, ...) or `input`; an Anthropic
+/// request has a top-level `system`, a `claude` model or Anthropic content blocks; anything else
+/// with role-bearing messages is OpenAI Chat Completions.
 pub fn detect(value: &Value) -> Option<Format> {
     match value {
         Value::Array(items) => detect_items(items, None),
         Value::Object(map) => {
             if map.contains_key("mapping") {
                 Some(Format::ChatGptExport)
+            } else if claude_ai::is_conversation(value) || claude_ai::wrapped(value).is_some() {
+                Some(Format::ClaudeExport)
+            } else if sharegpt::is_record(value) {
+                Some(Format::ShareGpt)
             } else if map.contains_key("input") && !map.contains_key("messages") {
                 Some(Format::OpenAiResponses)
             } else if let Some(Value::Array(messages)) = map.get("messages") {
@@ -219,6 +263,14 @@ pub(crate) fn detect_items(items: &[Value], body: Option<&Value>) -> Option<Form
     }
     if !items.iter().all(Value::is_object) {
         return None;
+    }
+    // The same holds for a Claude.ai export (conversations with `chat_messages`) and a ShareGPT
+    // dataset (records of turns): one entry without them is a broken entry of the file.
+    if items.iter().any(claude_ai::is_conversation) {
+        return Some(Format::ClaudeExport);
+    }
+    if items.iter().any(sharegpt::is_record) {
+        return Some(Format::ShareGpt);
     }
     if items.iter().any(responses::is_item) {
         return Some(Format::OpenAiResponses);
@@ -250,6 +302,8 @@ pub(crate) fn read_body(
     let at = |field: &str| parts::join(prefix, field);
     match format {
         Format::ChatGptExport => Ok(vec![chatgpt::conversation(value, prefix)?]),
+        Format::ClaudeExport => Ok(vec![claude_ai::conversation(value, prefix)?]),
+        Format::ShareGpt => Ok(vec![sharegpt::record(value, prefix)?]),
         Format::OpenAiResponses => {
             let mut builder = Builder::default();
             if let Some(instructions) = value.get("instructions").and_then(Value::as_str) {
@@ -293,17 +347,18 @@ pub(crate) fn read_body(
 }
 
 /// Reads a bare array of items of `format`, each item named by `place`: one conversation of
-/// messages, or, for a ChatGPT export, one conversation per item, each read on its own.
+/// messages, or, for an export or a dataset (ChatGPT, Claude.ai, ShareGPT), one conversation per
+/// item, each read on its own.
 pub(crate) fn read_items(
     format: Format,
     items: &[Value],
     place: &dyn Fn(usize) -> String,
 ) -> Result<Batch, TranscriptError> {
     match format {
-        Format::ChatGptExport => {
+        Format::ChatGptExport | Format::ClaudeExport | Format::ShareGpt => {
             let mut batch = Batch::default();
             for (i, item) in items.iter().enumerate() {
-                batch.read(item, || Ok(vec![chatgpt::conversation(item, &place(i))?]));
+                batch.read(item, || read_body(format, item, &place(i)));
             }
             batch.finish()
         }
@@ -338,10 +393,15 @@ fn read_messages(
             Ok(())
         }
         Format::OpenAiResponses => responses::read(builder, items, place),
-        Format::ChatGptExport => Err(TranscriptError::new(
-            place(0),
-            "a ChatGPT conversation cannot be a message of another",
-        )),
+        Format::ChatGptExport | Format::ClaudeExport | Format::ShareGpt => {
+            Err(TranscriptError::new(
+                place(0),
+                format!(
+                    "{} holds whole conversations, which cannot be messages of another",
+                    format.label()
+                ),
+            ))
+        }
     }
 }
 

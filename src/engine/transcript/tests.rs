@@ -263,11 +263,6 @@ fn damaged_transcripts_name_the_place_and_the_reason() {
         "unknown input item type",
     );
     check(
-        json!([{"title": "T", "current_node": "gone", "mapping": {"a": {"message": null, "parent": null}}}]),
-        "[0] (\"T\").mapping",
-        "current_node \"gone\" is not in mapping",
-    );
-    check(
         json!([{"title": "Loop", "current_node": "a", "mapping": {
             "a": {"message": null, "parent": "b"}, "b": {"message": null, "parent": "a"}
         }}]),

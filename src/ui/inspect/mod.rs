@@ -94,7 +94,7 @@ pub fn InspectTab() -> impl IntoView {
             <h2>"Inspect"</h2>
             <p class="hint">
                 "Open an exported session or another tool's transcript (choose a file, drop it here, or paste it) and look through it offline. "
-                "Read: this app's sessions, OpenAI Chat Completions messages, OpenAI Responses input items, Anthropic Messages requests, a ChatGPT export (conversations.json) and JSON Lines. "
+                {format!("Read: this app's sessions, {}, as JSON or JSON Lines. ", crate::engine::transcript::reads())}
                 "Sessions are kept in this browser; an export never contains your API key."
             </p>
             <ProblemAlert />
@@ -115,7 +115,7 @@ pub fn InspectTab() -> impl IntoView {
                     <textarea
                         data-testid="paste-transcript"
                         rows="4"
-                        placeholder="[{\"role\": \"user\", \"content\": \"…\"}], a request body, a ChatGPT export, or JSON Lines"
+                        placeholder="[{\"role\": \"user\", \"content\": \"…\"}], a request body, a ChatGPT or Claude.ai export, a ShareGPT dataset, or JSON Lines"
                         prop:value=move || pasted.get()
                         on:input=move |ev| pasted.set(event_target_value(&ev))
                     ></textarea>
@@ -126,8 +126,24 @@ pub fn InspectTab() -> impl IntoView {
                     on:click=on_paste_import
                 >"Import"</button>
             </div>
-            {move || read_note.get().map(|r| view! {
-                <p class="import-note" data-testid="import-format" data-format=r.source.slug() data-count=r.count role="status">{r.note}</p>
+            {move || read_note.get().map(|r| {
+                let skipped = r.skipped_heading().map(|heading| {
+                    view! {
+                        " "
+                        {heading}
+                        <ul class="import-skipped">
+                            {r.skipped.iter().map(|s| view! {
+                                <li data-testid="import-skipped">{s.describe()}</li>
+                            }).collect_view()}
+                        </ul>
+                    }
+                });
+                view! {
+                    <div class="import-note" data-testid="import-format" data-format=r.source.slug() data-count=r.count role="status">
+                        {r.headline}
+                        {skipped}
+                    </div>
+                }
             })}
             <output data-testid="export-preview" hidden>{move || export_text.get()}</output>
             <list::UndoNotice />
