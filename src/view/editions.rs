@@ -10,13 +10,13 @@
 //! by kind, the overrun, and the snowball bars above the cards.
 
 use crate::engine::drift::{DiffKind, DiffSegment, PinnedFact, fact_presence, word_diff};
-use crate::engine::edition::{Edition, Provenance};
+use crate::engine::edition::{Compactor, Edition, Provenance};
 use crate::engine::memory::MemoryState;
 use crate::engine::message::Role;
 
 use super::chat::FrontPage;
 use super::inspect::EditionView;
-use super::labels::{role_label, turns_label};
+use super::labels::{compacted_by, role_label, turns_label};
 use crate::app::workbench::Workbench;
 use crate::engine::checks::{
     DEFAULT_GROWTH_RUN, EditionChecks, EditionInput, LossKind, SectionCheck, SnowballWarning,
@@ -395,6 +395,7 @@ pub fn cards_with(
 fn written_by(edition: &Edition, writer: Option<Writer>) -> (&'static str, String) {
     match (edition.provenance, writer) {
         (Provenance::ManualEdit, _) => ("manual", "Edited by hand".to_owned()),
+        (Provenance::Tool(tool), _) => (tool.slug(), compacted_by(tool, edition.model.as_deref())),
         (Provenance::Model, _) => (
             "model",
             match &edition.model {
@@ -553,6 +554,10 @@ pub fn headline(edition: &Edition) -> String {
         ),
         (Some(range), _) => format!("{} folded", turns_label(range.first, range.last)),
         (None, Provenance::ManualEdit) => "edited by hand".to_owned(),
+        (None, Provenance::Tool(tool)) => format!(
+            "compacted by {} (no whole turn before its boundary)",
+            tool.name()
+        ),
         (None, Provenance::Restore) => match edition.restored_from {
             Some(cycle) => format!("edition {cycle} restored"),
             None => "restored".to_owned(),
@@ -642,6 +647,8 @@ fn provenance_label(provenance: Provenance) -> &'static str {
         Provenance::Extractive => "built-in extractive summariser",
         Provenance::ManualEdit => "edited by hand",
         Provenance::Restore => "restored",
+        Provenance::Tool(Compactor::ClaudeCode) => "Claude Code's own compaction",
+        Provenance::Tool(Compactor::Codex) => "Codex CLI's own compaction",
     }
 }
 

@@ -102,7 +102,8 @@ pub struct EditionView {
     pub words: u32,
     pub word_limit: u32,
     pub overrun: bool,
-    /// `model`, `extractive`, `manual edit` or `restore`.
+    /// `model`, `extractive`, `manual edit`, `restore`, or the coding agent whose own compaction
+    /// it is (`claude-code`, `codex`).
     pub provenance: &'static str,
 }
 
@@ -351,6 +352,7 @@ fn provenance_label(p: crate::engine::edition::Provenance) -> &'static str {
         Provenance::Extractive => "extractive",
         Provenance::ManualEdit => "manual edit",
         Provenance::Restore => "restore",
+        Provenance::Tool(tool) => tool.slug(),
     }
 }
 
