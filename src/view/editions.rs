@@ -113,9 +113,28 @@ impl EditionCard {
             word_limit: edition.word_limit,
             overrun: edition.overrun,
             provenance: edition.provenance,
+            summariser: edition.summariser,
+            written_by: edition.written_by.clone(),
             folded_label,
             folded_text: edition.folded.clone(),
             ..EditionCard::default()
+        }
+    }
+
+    /// The card with the offline checks of its edition: the unsourced figures marked in its
+    /// text, survival by kind, the overrun and the weakened rules.
+    pub fn with_checks(mut self, checks: &EditionChecks) -> EditionCard {
+        checked(&mut self, checks);
+        self
+    }
+
+    /// The words against the limit after the count, e.g. " / 80 words", or " words (no limit)"
+    /// for an edition written under none (another tool's compaction).
+    pub fn limit_label(&self) -> String {
+        if self.word_limit == 0 {
+            " words (no limit)".to_owned()
+        } else {
+            format!(" / {} words", self.word_limit)
         }
     }
 
@@ -716,6 +735,8 @@ mod tests {
             word_limit: 80,
             overrun: false,
             provenance: "model",
+            summariser: "model",
+            written_by: String::new(),
         };
         let card = EditionCard::of_archive(&archived);
         assert_eq!(card.folded_label, "Folded turns 3–4");

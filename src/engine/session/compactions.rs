@@ -74,3 +74,118 @@ fn whole_turns_before(archive: &[Message], starts: &[usize], at: usize) -> u32 {
     }
     whole
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Source, export, import, read};
+    use crate::engine::edition::{Compactor, Provenance, TurnRange};
+    use crate::engine::message::WordCounter;
+    use crate::engine::transcript::Format;
+
+    const CLAUDE_CODE: &str =
+        include_str!("../../../tests/fixtures/transcripts/claude_code_session.jsonl");
+    const CODEX: &str = include_str!("../../../tests/fixtures/transcripts/codex_rollout.jsonl");
+
+    fn folds(text: &str) -> Vec<(Option<TurnRange>, Provenance, u32, bool)> {
+        let read = read(text.as_bytes(), &WordCounter).unwrap();
+        assert_eq!(read.sessions.len(), 1);
+        read.sessions[0]
+            .memory
+            .editions()
+            .iter()
+            .map(|e| (e.folded, e.provenance, e.tokens_in, e.overrun))
+            .collect()
+    }
+
+    fn turns(first: u32, last: u32) -> Option<TurnRange> {
+        Some(TurnRange { first, last })
+    }
+
+    #[test]
+    fn claude_codes_compactions_are_editions_of_the_session() {
+        // The edge case's turns: 1 = u1 a1 r1 a2, 2 = u2 a3, 3 = u4 a4 r2 a5, 4 = u6 a6. The
+        // first boundary falls after turn 2; the second inside turn 3 (after its tool result),
+        // so it folds no whole turn and turn 3 stays verbatim.
+        let tool = Provenance::Tool(Compactor::ClaudeCode);
+        assert_eq!(
+            folds(CLAUDE_CODE),
+            [
+                (turns(1, 2), tool, 48_210, false),
+                (None, tool, 155_020, false)
+            ]
+        );
+        let read = read(CLAUDE_CODE.as_bytes(), &WordCounter).unwrap();
+        assert_eq!(
+            read.source,
+            Source::Transcript {
+                format: Format::ClaudeCode,
+                json_lines: true
+            }
+        );
+        assert_eq!(read.source.slug(), "claude-code-jsonl");
+        let session = &read.sessions[0];
+        assert_eq!(session.name, "Budget tracker: CSV import");
+        let memory = &session.memory;
+        assert_eq!(memory.archive().len(), 12, "the summaries are not messages");
+        let [first, second] = memory.editions() else {
+            panic!("two editions")
+        };
+        assert_eq!(first.previous, None);
+        assert_eq!(second.previous.as_deref(), Some(first.summary.as_str()));
+        assert_eq!((first.word_limit, first.level), (0, 0));
+        assert_eq!(memory.summary(), Some(second.summary.as_str()));
+        assert_eq!(memory.turn_of(6), 3, "turn 3 is verbatim");
+    }
+
+    #[test]
+    fn codexs_compactions_are_editions_with_the_model_that_wrote_them() {
+        // Turns of four messages each from message 0, 4, 8 and 12; the boundaries fall after
+        // messages 8 and 12. Without Codex's own count, tokens in are the folded turns' words.
+        let read = read(CODEX.as_bytes(), &WordCounter).unwrap();
+        let memory = &read.sessions[0].memory;
+        let editions = memory.editions();
+        assert_eq!(editions.len(), 2);
+        assert_eq!(editions[0].folded, turns(1, 2));
+        assert_eq!(editions[1].folded, turns(3, 3));
+        assert_eq!(editions[0].model.as_deref(), Some("gpt-5.1-codex"));
+        assert!(
+            editions
+                .iter()
+                .all(|e| e.provenance == Provenance::Tool(Compactor::Codex))
+        );
+        let turn_words: u32 = memory.archive()[0..8].iter().map(|m| m.tokens).sum();
+        assert_eq!(editions[0].tokens_in, turn_words);
+    }
+
+    #[test]
+    fn a_tools_editions_survive_export_and_import() {
+        for text in [CLAUDE_CODE, CODEX] {
+            let session = read(text.as_bytes(), &WordCounter)
+                .unwrap()
+                .sessions
+                .remove(0);
+            let file = export(&session, 1, "test");
+            assert!(
+                file.contains("\"provenance\": \"claude-code\"")
+                    || file.contains("\"provenance\": \"codex\"")
+            );
+            let back = import(file.as_bytes(), &WordCounter).unwrap();
+            assert_eq!(back.memory.editions(), session.memory.editions());
+            assert_eq!(back.memory.archive(), session.memory.archive());
+        }
+    }
+
+    #[test]
+    fn an_unknown_provenance_is_refused_naming_the_tools_it_knows() {
+        let session = read(CLAUDE_CODE.as_bytes(), &WordCounter)
+            .unwrap()
+            .sessions
+            .remove(0);
+        let file = export(&session, 1, "test").replace("\"claude-code\"", "\"cursor\"");
+        let e = import(file.as_bytes(), &WordCounter)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("editions[0].provenance"), "{e}");
+        assert!(e.contains("claude-code or codex"), "{e}");
+    }
+}

@@ -38,15 +38,19 @@ fn FrontPage(card: EditionCard) -> impl IntoView {
 #[component]
 fn ArchiveRow(card: EditionCard) -> impl IntoView {
     view! {
-        <div class="edition" role="listitem" data-testid="edition" data-cycle=card.cycle data-overrun=card.overrun.to_string()>
+        <div class="edition" role="listitem" data-testid="edition" data-cycle=card.cycle data-overrun=card.overrun.to_string() data-summariser=card.summariser>
             <h5>{format!("Edition {}", card.cycle)}</h5>
-            <div class="before"><span class="label">"Before"</span><p data-testid="edition-before">{card.before.unwrap_or_default()}</p></div>
-            <div class="folded"><span class="label">{card.folded_label}</span><pre data-testid="edition-folded">{card.folded_text}</pre></div>
-            <div class="after"><span class="label">"After"</span><p data-testid="edition-after">{card.text}</p></div>
+            {(!card.written_by.is_empty()).then(|| view! {
+                <p class="written-by" data-testid="edition-writer">{card.written_by.clone()}</p>
+            })}
+            <div class="before"><span class="label">"Before"</span><p data-testid="edition-before">{card.before.clone().unwrap_or_default()}</p></div>
+            <div class="folded"><span class="label">{card.folded_label.clone()}</span><pre data-testid="edition-folded">{card.folded_text.clone()}</pre></div>
+            <div class="after"><span class="label">"After"</span><p data-testid="edition-after">{card.text.clone()}</p></div>
             <p class="words" class:overrun=card.overrun>
-                <span data-testid="edition-words">{card.words}</span>{format!(" / {} words", card.word_limit)}
+                <span data-testid="edition-words">{card.words}</span>{card.limit_label()}
                 {card.overrun.then_some(" — over the limit")}
             </p>
+            {(!card.marked.is_empty()).then(|| view! { <EditionChecksView card=card.clone() /> })}
         </div>
     }
 }
