@@ -122,7 +122,8 @@ mod tests {
                 json_lines: true
             }
         );
-        assert_eq!(read.source.slug(), "claude-code-jsonl");
+        assert_eq!(read.source.slug(), "claude-code");
+        assert_eq!(read.source.label(), "a Claude Code session log");
         let session = &read.sessions[0];
         assert_eq!(session.name, "Budget tracker: CSV import");
         let memory = &session.memory;

@@ -104,6 +104,7 @@ impl Source {
                 format,
                 json_lines: false,
             } => format.label().into(),
+            Source::Transcript { format, .. } if format.is_lines_only() => format.label().into(),
             Source::Transcript {
                 format,
                 json_lines: true,
@@ -117,11 +118,8 @@ impl Source {
         match self {
             Source::SessionFile => "session".into(),
             Source::Transcript { format, json_lines } => {
-                format!(
-                    "{}{}",
-                    format.slug(),
-                    if json_lines { "-jsonl" } else { "" }
-                )
+                let lines = json_lines && !format.is_lines_only();
+                format!("{}{}", format.slug(), if lines { "-jsonl" } else { "" })
             }
         }
     }

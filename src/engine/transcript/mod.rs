@@ -64,6 +64,12 @@ impl Format {
         }
     }
 
+    /// Whether the format is JSON Lines by definition (a coding agent's log), so saying so adds
+    /// nothing to its name or slug.
+    pub fn is_lines_only(self) -> bool {
+        matches!(self, Format::ClaudeCode | Format::Codex)
+    }
+
     /// A stable slug, the page's `data-format`.
     pub fn slug(self) -> &'static str {
         match self {

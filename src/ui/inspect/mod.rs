@@ -94,7 +94,7 @@ pub fn InspectTab() -> impl IntoView {
             <h2>"Inspect"</h2>
             <p class="hint">
                 "Open an exported session or another tool's transcript (choose a file, drop it here, or paste it) and look through it offline. "
-                "Read: this app's sessions, OpenAI Chat Completions messages, OpenAI Responses input items, Anthropic Messages requests, a ChatGPT export (conversations.json) and JSON Lines. "
+                "Read: this app's sessions, OpenAI Chat Completions messages, OpenAI Responses input items, Anthropic Messages requests, a ChatGPT export (conversations.json), JSON Lines, and Claude Code session logs and Codex CLI rollouts (their own compactions become editions). "
                 "Sessions are kept in this browser; an export never contains your API key."
             </p>
             <ProblemAlert />
