@@ -1,36 +1,12 @@
-//! Coding agents' session logs, as JSON Lines: which agent wrote a file (Claude Code,
-//! `claude_code.rs`; Codex CLI, `codex.rs`), known from its records and never from its name, and
-//! what the two readers share: RFC 3339 timestamps, and a conversation finished with the
-//! compactions the agent recorded.
+//! What the two readers of coding agents' session logs (`claude_code.rs`, `codex.rs`) share:
+//! RFC 3339 timestamps, the records' times on the messages they hold, and a conversation
+//! finished with the compactions the agent recorded.
 
 use serde_json::Value;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use super::{Builder, Compaction, Conversation, Format, Transcript, TranscriptError};
-use super::{claude_code, codex};
-
-/// Reads `values` (each with its line number) as a coding agent's session log, or `None` when
-/// no record is one of theirs.
-pub(super) fn read(values: &[(usize, Value)]) -> Option<Result<Transcript, TranscriptError>> {
-    let format = if claude_code::is_session(values) {
-        Format::ClaudeCode
-    } else if codex::is_rollout(values) {
-        Format::Codex
-    } else {
-        return None;
-    };
-    let read = match format {
-        Format::ClaudeCode => claude_code::read(values),
-        _ => codex::read(values),
-    };
-    Some(read.map(|conversation| Transcript {
-        format,
-        json_lines: true,
-        conversations: vec![conversation],
-        skipped: Vec::new(),
-    }))
-}
+use super::{Builder, Compaction, Conversation};
 
 /// A record's RFC 3339 `timestamp` in milliseconds since the epoch; 0 when it has none, or one
 /// that is not RFC 3339 or lies before 1970 (the time of a message is shown, never relied on).
@@ -73,7 +49,3 @@ pub(super) fn stamp(builder: &mut Builder, from: usize, at_ms: u64) {
         }
     }
 }
-
-#[cfg(test)]
-#[path = "agent_log_tests.rs"]
-mod tests;

@@ -1,5 +1,5 @@
 //! JSON Lines: one JSON value per line. A coding agent's session log (Claude Code, Codex CLI)
-//! is recognised from its records first (`agent_log.rs`). Otherwise either every line is a
+//! is recognised from its records first (`agents.rs`). Otherwise either every line is a
 //! message (or an input item) of one conversation, or every line is a whole conversation (a
 //! request body with `messages` or `input`, as fine-tuning files and request logs hold, or one
 //! ChatGPT conversation). Blank lines are skipped; a place is named by its line, counted from 1.
@@ -40,7 +40,7 @@ pub fn read_lines(text: &str) -> Option<Result<Transcript, TranscriptError>> {
 
 fn read_values(values: &[(usize, Value)]) -> Result<Transcript, TranscriptError> {
     // A coding agent's session log is known by its records, whatever else its lines hold.
-    if let Some(read) = super::agent_log::read(values) {
+    if let Some(read) = super::agents::read(values) {
         return read;
     }
     let whole = |v: &Value| {

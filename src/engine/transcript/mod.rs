@@ -18,6 +18,7 @@
 //! `reasoning` items, ChatGPT `thoughts`), since no request sends it back as conversation.
 
 mod agent_log;
+mod agents;
 mod anthropic;
 mod chatgpt;
 mod claude_code;
