@@ -128,6 +128,24 @@ impl EditionCard {
         self
     }
 
+    /// The card with its text as a word diff against the summary before it (`after`), when
+    /// there was one: what the edition added and dropped.
+    pub fn with_diff(mut self) -> EditionCard {
+        let before = self.before.as_deref().unwrap_or("");
+        if before.trim().is_empty() {
+            return self;
+        }
+        let diff = word_diff(before, &self.text);
+        self.added_words = diff.added_words;
+        self.removed_words = diff.removed_words;
+        self.after = diff
+            .segments
+            .into_iter()
+            .filter(|s| !s.text.is_empty())
+            .collect();
+        self
+    }
+
     /// The words against the limit after the count, e.g. " / 80 words", or " words (no limit)"
     /// for an edition written under none (another tool's compaction).
     pub fn limit_label(&self) -> String {

@@ -690,8 +690,8 @@ mod tests {
         );
         // The second summary says rent is 1500 EUR; the archive only ever says 1450.
         let checks = crate::view::editions::edition_checks(&session.memory, &session.pinned);
-        let card = crate::view::editions::EditionCard::of_archive(&view.editions[1])
-            .with_checks(&checks[1]);
+        use crate::view::editions::EditionCard;
+        let card = EditionCard::of_archive(&view.editions[1]).with_checks(&checks[1]);
         let marked: Vec<&str> = card
             .marked
             .iter()
@@ -700,6 +700,24 @@ mod tests {
             .collect();
         assert_eq!(marked, ["1500"]);
         assert_eq!(card.limit_label(), " words (no limit)");
+        // The diff shows the drift: the rent the first summary kept, replaced.
+        let diff = card.clone().with_diff();
+        let of = |kind| -> String {
+            diff.after
+                .iter()
+                .filter(|s| s.kind == kind)
+                .map(|s| s.text.as_str())
+                .collect()
+        };
+        assert!(of(crate::engine::drift::DiffKind::Removed).contains("1450"));
+        assert!(of(crate::engine::drift::DiffKind::Added).contains("1500"));
+        assert!(
+            EditionCard::of_archive(&view.editions[0])
+                .with_diff()
+                .after
+                .is_empty(),
+            "the first edition has nothing before it to differ from"
+        );
         assert!(!card.overrun);
     }
 }

@@ -42,6 +42,13 @@ async fn a_claude_code_sessions_compactions_show_as_its_editions_with_the_drift_
     // no message of the session holds.
     assert!(editions[0].unsourced.is_empty(), "{editions:?}");
     assert_eq!(editions[1].unsourced, ["1500"], "{editions:?}");
+    // Its diff against the first shows the drift; the first has nothing to differ from.
+    assert!(editions[1].removed.contains("1450"), "{editions:?}");
+    assert!(editions[1].added.contains("1500"), "{editions:?}");
+    assert_eq!(
+        (editions[0].added.as_str(), editions[0].removed.as_str()),
+        ("", "")
+    );
     // The summaries are the editions' text, not messages; the turns after the first boundary
     // stay verbatim.
     let summaries = inspect.edition_summaries().await;

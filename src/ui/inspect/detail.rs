@@ -69,7 +69,7 @@ fn Detail(entry: Entry, view: InspectView) -> impl IntoView {
             <h4>{format!("Editions ({})", editions)}</h4>
             <VirtualList count=editions estimate=220 class="editions" label="Editions" row=move |i| {
                 let card = shown.with_value(|v| EditionCard::of_archive(&v.editions[i]));
-                let card = checks.with_value(|c| card.with_checks(&c[i]));
+                let card = checks.with_value(|c| card.with_checks(&c[i])).with_diff();
                 view! { <EditionCardView card layout=EditionLayout::Archive /> }
             } />
             <super::replay::Replay view=replay_view session />

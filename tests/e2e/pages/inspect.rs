@@ -22,6 +22,9 @@ pub struct ArchiveEdition {
     pub unsourced: Vec<String>,
     /// Whether it shows what its folded turns said that it still holds.
     pub survival: bool,
+    /// The words its diff against the summary before marks added, and dropped, run together.
+    pub added: String,
+    pub removed: String,
 }
 
 /// The Inspect tab of one browser.
@@ -175,17 +178,23 @@ impl<'a> InspectPage<'a> {
                 e.querySelector(\"[data-testid='edition-writer']\")?.innerText ?? '',
                 [...e.querySelectorAll(\"[data-testid='unsourced-figure']\")].map((m) => m.textContent),
                 !!e.querySelector(\"[data-testid='survival']\"),
+                [...e.querySelectorAll(\"[data-testid='edition-diff'] ins\")].map((m) => m.textContent).join(''),
+                [...e.querySelectorAll(\"[data-testid='edition-diff'] del\")].map((m) => m.textContent).join(''),
             ])"
         );
-        let read: Vec<(String, String, Vec<String>, bool)> =
+        let read: Vec<(String, String, Vec<String>, bool, String, String)> =
             query::value(self.browser, &script).await;
         read.into_iter()
-            .map(|(summariser, writer, unsourced, survival)| ArchiveEdition {
-                summariser,
-                writer,
-                unsourced,
-                survival,
-            })
+            .map(
+                |(summariser, writer, unsourced, survival, added, removed)| ArchiveEdition {
+                    summariser,
+                    writer,
+                    unsourced,
+                    survival,
+                    added,
+                    removed,
+                },
+            )
             .collect()
     }
 
