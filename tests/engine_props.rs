@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use summary_memory::engine::drift::PinnedFact;
 use summary_memory::engine::memory::{SUMMARY_ACK, SUMMARY_HEADER};
 use summary_memory::engine::message::{MessageParts, ToolCall};
+use summary_memory::engine::session::export;
 use summary_memory::engine::session::fixture::Scripted;
 use summary_memory::engine::session::{CallKind, CallRecord, LiveRecord, Session};
 use summary_memory::engine::{
@@ -485,6 +486,61 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// A coding agent's log with lines dropped, repeated, swapped or replaced by any JSON, or
+    /// cut short, never panics; and whatever it reads (its compactions as editions) exports and
+    /// imports back unchanged, so no damage yields an edition the session file refuses.
+    #[test]
+    fn agent_logs_never_panic_and_what_they_read_round_trips(
+        which in 0usize..AGENT_LOGS.len(),
+        edits in prop::collection::vec(
+            (0u8..4, any::<prop::sample::Index>(), any::<prop::sample::Index>()),
+            0..6,
+        ),
+        value in json_value(),
+        cut in any::<prop::sample::Index>(),
+    ) {
+        let mut lines: Vec<String> = AGENT_LOGS[which].lines().map(str::to_owned).collect();
+        for (op, a, b) in edits {
+            let (i, j) = (a.index(lines.len()), b.index(lines.len()));
+            match op {
+                0 if lines.len() > 1 => {
+                    lines.remove(i);
+                }
+                1 => {
+                    let line = lines[i].clone();
+                    lines.insert(j, line);
+                }
+                2 => lines.swap(i, j),
+                _ => lines[i] = value.to_string(),
+            }
+        }
+        let text = lines.join("\n");
+        let _ = import_all(&text.as_bytes()[..cut.index(text.len() + 1)], &WordCounter);
+        if let Ok(sessions) = import_all(text.as_bytes(), &WordCounter) {
+            for session in sessions {
+                let file = export(&session, 0, "props");
+                let back = import(file.as_bytes(), &WordCounter);
+                prop_assert!(back.is_ok(), "{:?}", back.err());
+                let back = back.unwrap();
+                prop_assert_eq!(back.memory.editions(), session.memory.editions());
+            }
+        }
+    }
+}
+
+/// The coding agents' logs: the files from the wild and the hand-written edge cases.
+const AGENT_LOGS: [&str; 6] = [
+    include_str!("fixtures/wild/claude-code/agent-history-real-session-01.jsonl"),
+    include_str!("fixtures/wild/claude-code/claude-code-log-dag-compact-after-rewind.jsonl"),
+    include_str!("fixtures/transcripts/claude_code_session.jsonl"),
+    include_str!("fixtures/wild/codex/agent-history-real-session-01.jsonl"),
+    include_str!("fixtures/wild/codex/agent-history-session-with-compaction.jsonl"),
+    include_str!("fixtures/transcripts/codex_rollout.jsonl"),
+];
 
 const TRANSCRIPTS: [&str; 12] = [
     include_str!("fixtures/transcripts/openai_chat.json"),

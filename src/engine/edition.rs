@@ -29,6 +29,45 @@ pub enum Provenance {
     ManualEdit,
     /// The user brought back an earlier edition's text.
     Restore,
+    /// Another tool compacted the conversation itself and wrote this summary: an edition read
+    /// from a coding agent's own session log (its compact boundary and summary).
+    Tool(Compactor),
+}
+
+/// A coding agent whose session logs record its own compactions, read as editions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Compactor {
+    /// Claude Code: a `compact_boundary` record, then the summary as a user message marked
+    /// `isCompactSummary`.
+    ClaudeCode,
+    /// Codex CLI: a `compacted` rollout item holding the summary.
+    Codex,
+}
+
+impl Compactor {
+    /// Every compactor, for slug look-ups.
+    pub const ALL: [Compactor; 2] = [Compactor::ClaudeCode, Compactor::Codex];
+
+    /// The stable slug: the page's `data-summariser` and the session file's `compactor`.
+    pub fn slug(self) -> &'static str {
+        match self {
+            Compactor::ClaudeCode => "claude-code",
+            Compactor::Codex => "codex",
+        }
+    }
+
+    /// The tool's name as the page says it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Compactor::ClaudeCode => "Claude Code",
+            Compactor::Codex => "Codex CLI",
+        }
+    }
+
+    /// The compactor with this slug.
+    pub fn from_slug(slug: &str) -> Option<Compactor> {
+        Compactor::ALL.into_iter().find(|c| c.slug() == slug)
+    }
 }
 
 /// One committed summary.
@@ -49,9 +88,10 @@ pub struct Edition {
     pub tokens_in: u32,
     pub tokens_out: u32,
     pub words: u32,
+    /// The prompt's word limit; 0 for none (another tool's compaction states none).
     pub word_limit: u32,
     /// The summary has more words than the limit: a word limit in a prompt is a request, not a
-    /// guarantee.
+    /// guarantee. Never set when there is no limit.
     pub overrun: bool,
     pub at_ms: u64,
     pub provenance: Provenance,
@@ -103,7 +143,7 @@ impl Edition {
             folded: draft.folded,
             previous: draft.previous,
             words,
-            overrun: words > draft.word_limit,
+            overrun: draft.word_limit > 0 && words > draft.word_limit,
             summary: draft.summary,
             prompt: draft.prompt,
             model: draft.model,

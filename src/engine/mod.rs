@@ -32,7 +32,7 @@ mod words;
 
 pub use compare::{CompareRow, Comparison, compare};
 pub use demo::{DemoError, DemoEvent, DemoPlayer, DemoScript, TurnRequest};
-pub use edition::{Edition, MAX_LEVEL, Provenance, TurnRange};
+pub use edition::{Compactor, Edition, MAX_LEVEL, Provenance, TurnRange};
 pub use memory::{
     CommitMeta, Failure, JobKind, MemoryError, MemoryState, MessageState, SummaryJob,
 };

@@ -10,13 +10,13 @@
 //! by kind, the overrun, and the snowball bars above the cards.
 
 use crate::engine::drift::{DiffKind, DiffSegment, PinnedFact, fact_presence, word_diff};
-use crate::engine::edition::{Edition, Provenance};
+use crate::engine::edition::{Compactor, Edition, Provenance};
 use crate::engine::memory::MemoryState;
 use crate::engine::message::Role;
 
 use super::chat::FrontPage;
 use super::inspect::EditionView;
-use super::labels::{role_label, turns_label};
+use super::labels::{compacted_by, role_label, turns_label};
 use crate::app::workbench::Workbench;
 use crate::engine::checks::{
     DEFAULT_GROWTH_RUN, EditionChecks, EditionInput, LossKind, SectionCheck, SnowballWarning,
@@ -113,9 +113,46 @@ impl EditionCard {
             word_limit: edition.word_limit,
             overrun: edition.overrun,
             provenance: edition.provenance,
+            summariser: edition.summariser,
+            written_by: edition.written_by.clone(),
             folded_label,
             folded_text: edition.folded.clone(),
             ..EditionCard::default()
+        }
+    }
+
+    /// The card with the offline checks of its edition: the unsourced figures marked in its
+    /// text, survival by kind, the overrun and the weakened rules.
+    pub fn with_checks(mut self, checks: &EditionChecks) -> EditionCard {
+        checked(&mut self, checks);
+        self
+    }
+
+    /// The card with its text as a word diff against the summary before it (`after`), when
+    /// there was one: what the edition added and dropped.
+    pub fn with_diff(mut self) -> EditionCard {
+        let before = self.before.as_deref().unwrap_or("");
+        if before.trim().is_empty() {
+            return self;
+        }
+        let diff = word_diff(before, &self.text);
+        self.added_words = diff.added_words;
+        self.removed_words = diff.removed_words;
+        self.after = diff
+            .segments
+            .into_iter()
+            .filter(|s| !s.text.is_empty())
+            .collect();
+        self
+    }
+
+    /// The words against the limit after the count, e.g. " / 80 words", or " words (no limit)"
+    /// for an edition written under none (another tool's compaction).
+    pub fn limit_label(&self) -> String {
+        if self.word_limit == 0 {
+            " words (no limit)".to_owned()
+        } else {
+            format!(" / {} words", self.word_limit)
         }
     }
 
@@ -395,6 +432,7 @@ pub fn cards_with(
 fn written_by(edition: &Edition, writer: Option<Writer>) -> (&'static str, String) {
     match (edition.provenance, writer) {
         (Provenance::ManualEdit, _) => ("manual", "Edited by hand".to_owned()),
+        (Provenance::Tool(tool), _) => (tool.slug(), compacted_by(tool, edition.model.as_deref())),
         (Provenance::Model, _) => (
             "model",
             match &edition.model {
@@ -553,6 +591,10 @@ pub fn headline(edition: &Edition) -> String {
         ),
         (Some(range), _) => format!("{} folded", turns_label(range.first, range.last)),
         (None, Provenance::ManualEdit) => "edited by hand".to_owned(),
+        (None, Provenance::Tool(tool)) => format!(
+            "compacted by {} (no whole turn before its boundary)",
+            tool.name()
+        ),
         (None, Provenance::Restore) => match edition.restored_from {
             Some(cycle) => format!("edition {cycle} restored"),
             None => "restored".to_owned(),
@@ -642,6 +684,8 @@ fn provenance_label(provenance: Provenance) -> &'static str {
         Provenance::Extractive => "built-in extractive summariser",
         Provenance::ManualEdit => "edited by hand",
         Provenance::Restore => "restored",
+        Provenance::Tool(Compactor::ClaudeCode) => "Claude Code's own compaction",
+        Provenance::Tool(Compactor::Codex) => "Codex CLI's own compaction",
     }
 }
 
@@ -709,6 +753,8 @@ mod tests {
             word_limit: 80,
             overrun: false,
             provenance: "model",
+            summariser: "model",
+            written_by: String::new(),
         };
         let card = EditionCard::of_archive(&archived);
         assert_eq!(card.folded_label, "Folded turns 3–4");

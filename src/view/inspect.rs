@@ -8,12 +8,13 @@
 use crate::app::rows::{MessageRow, RowState, rows_of};
 use crate::engine::compare::{Comparison, compare, window_turns};
 use crate::engine::drift::{PinnedFact, compile_facts, fact_presence};
+use crate::engine::edition::{Edition, Provenance};
 use crate::engine::message::{CountTokens, Role, word_count};
 use crate::engine::policy::{Policy, PolicyError, Trigger};
 use crate::engine::schedule::{Schedule, ScheduleInput, TurnSize, schedule};
 use crate::engine::session::Session;
 use crate::view::context_window::{ContextWindow, SegmentKind, WindowAlternative, stacked};
-use crate::view::labels::turns_label;
+use crate::view::labels::{compacted_by, turns_label};
 
 /// One archived message as Inspect lists it: an [`MessageRow`] with the fields Inspect's
 /// components read (its `state` as the `data-state` slug). Inspect's components are to read
@@ -102,8 +103,15 @@ pub struct EditionView {
     pub words: u32,
     pub word_limit: u32,
     pub overrun: bool,
-    /// `model`, `extractive`, `manual edit` or `restore`.
+    /// `model`, `extractive`, `manual edit`, `restore`, or the coding agent whose own compaction
+    /// it is (`claude-code`, `codex`).
     pub provenance: &'static str,
+    /// What `data-summariser` carries: `model`, `extractive`, `manual`, the coding agent
+    /// (`claude-code`, `codex`), or for a restore the restored edition's.
+    pub summariser: &'static str,
+    /// Who wrote it, in words, for an edition a coding agent's own compaction wrote; empty for
+    /// the others, whose provenance says enough.
+    pub written_by: String,
 }
 
 /// Whether the latest edition still states a must-keep fact, and where it was first lost.
@@ -178,6 +186,11 @@ impl InspectView {
                 word_limit: e.word_limit,
                 overrun: e.overrun,
                 provenance: provenance_label(e.provenance),
+                summariser: summariser(memory.editions(), e),
+                written_by: match e.provenance {
+                    Provenance::Tool(tool) => compacted_by(tool, e.model.as_deref()),
+                    _ => String::new(),
+                },
             })
             .collect::<Vec<_>>();
         let facts = drift(
@@ -344,13 +357,30 @@ fn drift(must_keep: &[String], pinned: &[PinnedFact], editions: &[EditionView]) 
         .collect()
 }
 
-fn provenance_label(p: crate::engine::edition::Provenance) -> &'static str {
-    use crate::engine::edition::Provenance;
+/// The `data-summariser` slug of `edition`: a restore carries the restored edition's.
+fn summariser(editions: &[Edition], edition: &Edition) -> &'static str {
+    let source = match (edition.provenance, edition.restored_from) {
+        (Provenance::Restore, Some(from)) => editions
+            .iter()
+            .find(|e| e.cycle == from && e.provenance != Provenance::Restore)
+            .unwrap_or(edition),
+        _ => edition,
+    };
+    match source.provenance {
+        Provenance::Model => "model",
+        Provenance::Extractive | Provenance::Restore => "extractive",
+        Provenance::ManualEdit => "manual",
+        Provenance::Tool(tool) => tool.slug(),
+    }
+}
+
+fn provenance_label(p: Provenance) -> &'static str {
     match p {
         Provenance::Model => "model",
         Provenance::Extractive => "extractive",
         Provenance::ManualEdit => "manual edit",
         Provenance::Restore => "restore",
+        Provenance::Tool(tool) => tool.slug(),
     }
 }
 
@@ -637,5 +667,57 @@ mod tests {
         // A window of four turns still holds turn 1, tool traffic included.
         assert_eq!(second.window_tokens, second.full_tokens);
         assert_eq!(replay.schedule.rows[1].tokens, second.full_tokens);
+    }
+
+    #[test]
+    fn a_coding_agents_compactions_show_as_its_editions_with_their_checks() {
+        let text = include_str!("../../tests/fixtures/transcripts/claude_code_session.jsonl");
+        let read = crate::engine::session::read(text.as_bytes(), &WordCounter).unwrap();
+        let session = &read.sessions[0];
+        let view = InspectView::new(session, &WordCounter);
+        let slugs: Vec<&str> = view.editions.iter().map(|e| e.summariser).collect();
+        assert_eq!(slugs, ["claude-code", "claude-code"]);
+        assert!(
+            view.editions[0]
+                .written_by
+                .starts_with("Written by Claude Code")
+        );
+        assert_eq!(view.editions[0].folded_turns, Some((1, 2)));
+        assert!(
+            view.editions[0]
+                .folded
+                .starts_with("user: Add a CSV import")
+        );
+        // The second summary says rent is 1500 EUR; the archive only ever says 1450.
+        let checks = crate::view::editions::edition_checks(&session.memory, &session.pinned);
+        use crate::view::editions::EditionCard;
+        let card = EditionCard::of_archive(&view.editions[1]).with_checks(&checks[1]);
+        let marked: Vec<&str> = card
+            .marked
+            .iter()
+            .filter(|(_, unsourced)| *unsourced)
+            .map(|(text, _)| text.as_str())
+            .collect();
+        assert_eq!(marked, ["1500"]);
+        assert_eq!(card.limit_label(), " words (no limit)");
+        // The diff shows the drift: the rent the first summary kept, replaced.
+        let diff = card.clone().with_diff();
+        let of = |kind| -> String {
+            diff.after
+                .iter()
+                .filter(|s| s.kind == kind)
+                .map(|s| s.text.as_str())
+                .collect()
+        };
+        assert!(of(crate::engine::drift::DiffKind::Removed).contains("1450"));
+        assert!(of(crate::engine::drift::DiffKind::Added).contains("1500"));
+        assert!(
+            EditionCard::of_archive(&view.editions[0])
+                .with_diff()
+                .after
+                .is_empty(),
+            "the first edition has nothing before it to differ from"
+        );
+        assert!(!card.overrun);
     }
 }

@@ -1,6 +1,7 @@
 //! The words the tabs use for core values: turn ranges, roles, triggers, placements, fold modes
 //! and summary budgets. Shared by Chat, Editions and Inspect, and importing no other view.
 
+use crate::engine::edition::Compactor;
 use crate::engine::message::Role;
 use crate::engine::policy::{Choice, FoldMode, Placement, Policy, Trigger};
 
@@ -73,4 +74,14 @@ pub fn summary_budget(policy: &Policy) -> String {
         Some(budget) => format!("{budget} tokens, then compress a level up"),
         None => "off".to_owned(),
     }
+}
+
+/// Who wrote an edition that a coding agent's own compaction wrote: the tool, and the model it
+/// ran when its log names one.
+pub fn compacted_by(tool: Compactor, model: Option<&str>) -> String {
+    let model = model.map(|m| format!(" (model {m})")).unwrap_or_default();
+    format!(
+        "Written by {}{model} when it compacted the session itself: its own summary, read from its log",
+        tool.name()
+    )
 }

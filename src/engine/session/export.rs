@@ -219,6 +219,7 @@ pub(super) fn to_file(session: &Session, created_ms: u64, app_version: &str) -> 
                         Provenance::Extractive => "extractive",
                         Provenance::ManualEdit => "manual_edit",
                         Provenance::Restore => "restore",
+                        Provenance::Tool(tool) => tool.slug(),
                     }
                     .into(),
                     level: e.level,

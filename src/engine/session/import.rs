@@ -16,7 +16,7 @@ use super::migrate::migrate_v0;
 use super::wire::{
     ENVELOPE_FORMAT, FORMAT, FileV2, LiveV2, MessageV1, PolicyV1, SessionV2, VERSION,
 };
-use crate::engine::edition::{Edition, EditionDraft, MAX_LEVEL, Provenance, TurnRange};
+use crate::engine::edition::{Compactor, Edition, EditionDraft, MAX_LEVEL, Provenance, TurnRange};
 use crate::engine::facts::PinnedFact;
 use crate::engine::memory::{Failure, JobKind, MemoryState, ends_turn, turn_starts};
 use crate::engine::message::{CountTokens, Message, MessageParts, Role, ToolCall};
@@ -105,6 +105,7 @@ impl Source {
                 format,
                 json_lines: false,
             } => format.label().into(),
+            Source::Transcript { format, .. } if format.is_lines_only() => format.label().into(),
             Source::Transcript {
                 format,
                 json_lines: true,
@@ -118,11 +119,8 @@ impl Source {
         match self {
             Source::SessionFile => "session".into(),
             Source::Transcript { format, json_lines } => {
-                format!(
-                    "{}{}",
-                    format.slug(),
-                    if json_lines { "-jsonl" } else { "" }
-                )
+                let lines = json_lines && !format.is_lines_only();
+                format!("{}{}", format.slug(), if lines { "-jsonl" } else { "" })
             }
         }
     }
@@ -254,23 +252,26 @@ fn from_transcript(
     })
 }
 
-/// One conversation as a new session under the default policy, every message verbatim.
+/// One conversation as a new session under the default policy: every message verbatim, but for
+/// the turns the tool that wrote it folded into its own compactions.
 fn from_conversation(c: Conversation, number: Option<usize>, counter: &dyn CountTokens) -> Session {
     let name = match (c.title.filter(|t| !t.trim().is_empty()), number) {
         (Some(title), _) => title,
         (None, Some(n)) => format!("Imported conversation {n}"),
         (None, None) => "Imported conversation".to_owned(),
     };
-    let archive = c
+    let archive: Vec<Message> = c
         .messages
         .into_iter()
         .map(|parts| Message::with_parts(parts, counter))
         .collect();
+    // A coding agent's own compactions become the session's editions.
+    let editions = super::compactions::editions(&archive, &c.compactions, counter);
     let memory = MemoryState::from_parts(
         c.system,
         Policy::default(),
         archive,
-        Vec::new(),
+        editions,
         Vec::new(),
         counter,
     );
@@ -489,14 +490,17 @@ fn from_session_v2(
             "extractive" => Provenance::Extractive,
             "manual_edit" => Provenance::ManualEdit,
             "restore" => Provenance::Restore,
-            other => {
-                return Err(invalid(
-                    at("provenance"),
-                    format!(
-                        "unknown provenance {other:?}; expected model, extractive, manual_edit or restore"
-                    ),
-                ));
-            }
+            other => match Compactor::from_slug(other) {
+                Some(tool) => Provenance::Tool(tool),
+                None => {
+                    return Err(invalid(
+                        at("provenance"),
+                        format!(
+                            "unknown provenance {other:?}; expected model, extractive, manual_edit, restore, claude-code or codex"
+                        ),
+                    ));
+                }
+            },
         };
         if let Some(from) = e.restored_from
             && (provenance != Provenance::Restore || from == 0 || from > e.cycle.saturating_sub(1))

@@ -31,6 +31,7 @@
 //! test session, `synthetic(turns)` a long summarised one and `verbatim(turns)` a long chat with
 //! nothing folded.
 
+mod compactions;
 pub mod domain;
 mod export;
 pub mod fixture;

@@ -192,6 +192,9 @@ pub(super) struct EditionV1 {
     #[serde(default)]
     pub(super) overrun: bool,
     pub(super) at_ms: u64,
+    /// `model`, `extractive`, `manual_edit`, `restore`, or the coding agent whose own compaction
+    /// wrote it, read from its log: `claude-code` or `codex` (a value added within version 3;
+    /// a build that predates it refuses the edition, naming the value).
     pub(super) provenance: String,
     pub(super) level: u8,
     pub(super) restored_from: Option<u32>,

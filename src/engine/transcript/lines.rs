@@ -1,8 +1,9 @@
-//! JSON Lines: one JSON value per line. Either every line is a message (or an input item) of one
-//! conversation, or every line is a whole conversation (a request body with `messages` or
-//! `input`, as fine-tuning files and request logs hold, one ChatGPT or Claude.ai conversation,
-//! or one ShareGPT record). Blank
-//! lines are skipped; a place is named by its line, counted from 1.
+//! JSON Lines: one JSON value per line. A coding agent's session log (Claude Code, Codex CLI)
+//! is recognised from its records first (`agents.rs`). Otherwise either every line is a
+//! message (or an input item) of one conversation, or every line is a whole conversation (a
+//! request body with `messages` or `input`, as fine-tuning files and request logs hold, one
+//! ChatGPT or Claude.ai conversation, or one ShareGPT record). Blank lines are skipped; a place
+//! is named by its line, counted from 1.
 
 use serde_json::Value;
 
@@ -39,6 +40,10 @@ pub fn read_lines(text: &str) -> Option<Result<Transcript, TranscriptError>> {
 }
 
 fn read_values(values: &[(usize, Value)]) -> Result<Transcript, TranscriptError> {
+    // A coding agent's session log is known by its records, whatever else its lines hold.
+    if let Some(read) = super::agents::read(values) {
+        return read;
+    }
     let whole = |v: &Value| {
         [
             "messages",

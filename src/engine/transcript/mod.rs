@@ -19,9 +19,13 @@
 //! `thinking`, Responses `reasoning` items, ChatGPT `thoughts` and `reasoning_recap`), since no
 //! request sends it back as conversation.
 
+mod agent_log;
+mod agents;
 mod anthropic;
 mod chatgpt;
 mod claude_ai;
+mod claude_code;
+mod codex;
 mod lines;
 mod openai_chat;
 mod parts;
@@ -36,6 +40,7 @@ mod wild_tests;
 use serde_json::Value;
 use thiserror::Error;
 
+use crate::engine::edition::Compactor;
 use crate::engine::message::{MessageParts, Role};
 
 pub use lines::read_lines;
@@ -49,6 +54,10 @@ pub enum Format {
     ChatGptExport,
     ClaudeExport,
     ShareGpt,
+    /// A Claude Code session log (`~/.claude/projects/<dir>/<session>.jsonl`).
+    ClaudeCode,
+    /// A Codex CLI session rollout (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`).
+    Codex,
 }
 
 impl Format {
@@ -61,6 +70,8 @@ impl Format {
         Format::ChatGptExport,
         Format::ClaudeExport,
         Format::ShareGpt,
+        Format::ClaudeCode,
+        Format::Codex,
     ];
 
     /// The words the page shows for the format read.
@@ -72,7 +83,15 @@ impl Format {
             Format::ChatGptExport => "a ChatGPT data export",
             Format::ClaudeExport => "a Claude.ai export",
             Format::ShareGpt => "a ShareGPT dataset",
+            Format::ClaudeCode => "a Claude Code session log",
+            Format::Codex => "a Codex CLI session rollout",
         }
+    }
+
+    /// Whether the format is JSON Lines by definition (a coding agent's log), so saying so adds
+    /// nothing to its name or slug.
+    pub fn is_lines_only(self) -> bool {
+        matches!(self, Format::ClaudeCode | Format::Codex)
     }
 
     /// A stable slug, the page's `data-format`.
@@ -84,6 +103,8 @@ impl Format {
             Format::ChatGptExport => "chatgpt-export",
             Format::ClaudeExport => "claude-export",
             Format::ShareGpt => "sharegpt",
+            Format::ClaudeCode => "claude-code",
+            Format::Codex => "codex",
         }
     }
 }
@@ -179,6 +200,30 @@ pub struct Conversation {
     pub system: String,
     /// Every other message, in order.
     pub messages: Vec<MessageParts>,
+    /// The compactions the tool that wrote the transcript recorded itself (a coding agent's
+    /// session log), oldest first; empty for every other format.
+    pub compactions: Vec<Compaction>,
+}
+
+/// One compaction a tool made of its own conversation: where it cut, and the summary it wrote
+/// in place of everything before the cut.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Compaction {
+    /// How many of the conversation's messages came before the boundary: the tool replaced them
+    /// (and any earlier summary) with `summary`. Never more than the messages read.
+    pub at: usize,
+    /// The summary as the tool wrote it.
+    pub summary: String,
+    pub tool: Compactor,
+    /// When it compacted, in milliseconds since the epoch; 0 when the log does not say.
+    pub at_ms: u64,
+    /// `manual` or `auto`, when the log says.
+    pub trigger: Option<String>,
+    /// The tokens the tool counted in its context just before it compacted, when the log says
+    /// (Claude Code's `preTokens`).
+    pub tokens_before: Option<u32>,
+    /// The model the tool ran when it compacted, when the log says (Codex's turn context).
+    pub model: Option<String>,
 }
 
 /// Why a transcript could not be read: where, and what is wrong there.
@@ -304,6 +349,7 @@ pub(crate) fn read_body(
         Format::ChatGptExport => Ok(vec![chatgpt::conversation(value, prefix)?]),
         Format::ClaudeExport => Ok(vec![claude_ai::conversation(value, prefix)?]),
         Format::ShareGpt => Ok(vec![sharegpt::record(value, prefix)?]),
+        Format::ClaudeCode | Format::Codex => Err(agent_log_alone(format, prefix)),
         Format::OpenAiResponses => {
             let mut builder = Builder::default();
             if let Some(instructions) = value.get("instructions").and_then(Value::as_str) {
@@ -402,7 +448,17 @@ fn read_messages(
                 ),
             ))
         }
+        Format::ClaudeCode | Format::Codex => Err(agent_log_alone(format, &place(0))),
     }
+}
+
+/// A coding agent's session log is a whole file of its own records ([`lines`] reads it), never
+/// a request body or a message of another format.
+fn agent_log_alone(format: Format, place: &str) -> TranscriptError {
+    TranscriptError::new(
+        place,
+        format!("{} is read only as a whole JSON Lines file", format.label()),
+    )
 }
 
 /// Collects one conversation's messages: leading system text into the system prompt, tool
@@ -471,6 +527,7 @@ impl Builder {
             title,
             system: self.system.join("\n\n"),
             messages: self.messages,
+            compactions: Vec::new(),
         }
     }
 }

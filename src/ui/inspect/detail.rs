@@ -8,7 +8,7 @@ use crate::app::library::Entry;
 use crate::ui::run::library_sync::Sessions;
 use crate::ui::widgets::edition_card::EditionCardView;
 use crate::ui::widgets::virtual_list::VirtualList;
-use crate::view::editions::{EditionCard, EditionLayout};
+use crate::view::editions::{EditionCard, EditionLayout, edition_checks};
 use crate::view::inspect::InspectView;
 
 /// The open session, read-only.
@@ -42,6 +42,9 @@ fn Detail(entry: Entry, view: InspectView) -> impl IntoView {
     let replay_view = view.clone();
     let session = entry.session.clone();
     let (editions, messages) = (view.editions.len(), view.messages.len());
+    // The checks of every edition, computed once: each row marks its unsourced figures and
+    // shows what its folded turns said that it still holds.
+    let checks = StoredValue::new(edition_checks(&session.memory, &session.pinned));
     // Rows are drawn from here as they scroll into view, never all at once.
     let shown = StoredValue::new(view.clone());
     view! {
@@ -66,6 +69,7 @@ fn Detail(entry: Entry, view: InspectView) -> impl IntoView {
             <h4>{format!("Editions ({})", editions)}</h4>
             <VirtualList count=editions estimate=220 class="editions" label="Editions" row=move |i| {
                 let card = shown.with_value(|v| EditionCard::of_archive(&v.editions[i]));
+                let card = checks.with_value(|c| card.with_checks(&c[i])).with_diff();
                 view! { <EditionCardView card layout=EditionLayout::Archive /> }
             } />
             <super::replay::Replay view=replay_view session />

@@ -94,7 +94,7 @@ pub fn InspectTab() -> impl IntoView {
             <h2>"Inspect"</h2>
             <p class="hint">
                 "Open an exported session or another tool's transcript (choose a file, drop it here, or paste it) and look through it offline. "
-                {format!("Read: this app's sessions, {}, as JSON or JSON Lines. ", crate::engine::transcript::reads())}
+                {format!("Read: this app's sessions, {}, as JSON or JSON Lines (a coding agent's own compactions become editions). ", crate::engine::transcript::reads())}
                 "Sessions are kept in this browser; an export never contains your API key."
             </p>
             <ProblemAlert />

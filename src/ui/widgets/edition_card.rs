@@ -6,7 +6,7 @@
 use leptos::prelude::*;
 
 use crate::app::workbench::Workbench;
-use crate::engine::drift::DiffKind;
+use crate::engine::drift::{DiffKind, DiffSegment};
 use crate::ui::run::clock::now_ms;
 use crate::ui::run::token_service::TokenService;
 use crate::view::editions::{EditionCard, EditionLayout, diff_class};
@@ -38,17 +38,43 @@ fn FrontPage(card: EditionCard) -> impl IntoView {
 #[component]
 fn ArchiveRow(card: EditionCard) -> impl IntoView {
     view! {
-        <div class="edition" role="listitem" data-testid="edition" data-cycle=card.cycle data-overrun=card.overrun.to_string()>
+        <div class="edition" role="listitem" data-testid="edition" data-cycle=card.cycle data-overrun=card.overrun.to_string() data-summariser=card.summariser>
             <h5>{format!("Edition {}", card.cycle)}</h5>
-            <div class="before"><span class="label">"Before"</span><p data-testid="edition-before">{card.before.unwrap_or_default()}</p></div>
-            <div class="folded"><span class="label">{card.folded_label}</span><pre data-testid="edition-folded">{card.folded_text}</pre></div>
-            <div class="after"><span class="label">"After"</span><p data-testid="edition-after">{card.text}</p></div>
+            {(!card.written_by.is_empty()).then(|| view! {
+                <p class="written-by" data-testid="edition-writer">{card.written_by.clone()}</p>
+            })}
+            <div class="before"><span class="label">"Before"</span><p data-testid="edition-before">{card.before.clone().unwrap_or_default()}</p></div>
+            <div class="folded"><span class="label">{card.folded_label.clone()}</span><pre data-testid="edition-folded">{card.folded_text.clone()}</pre></div>
+            <div class="after"><span class="label">"After"</span><p data-testid="edition-after">{card.text.clone()}</p></div>
+            {(!card.after.is_empty()).then(|| view! {
+                <div class="changes">
+                    <span class="label">{format!("Changes: +{} / −{} words", card.added_words, card.removed_words)}</span>
+                    <p class="diff" data-testid="edition-diff"><DiffText segments=card.after.clone() /></p>
+                </div>
+            })}
             <p class="words" class:overrun=card.overrun>
-                <span data-testid="edition-words">{card.words}</span>{format!(" / {} words", card.word_limit)}
+                <span data-testid="edition-words">{card.words}</span>{card.limit_label()}
                 {card.overrun.then_some(" — over the limit")}
             </p>
+            {(!card.marked.is_empty()).then(|| view! { <EditionChecksView card=card.clone() /> })}
         </div>
     }
+}
+
+/// A word diff's segments: added words in `<ins>`, dropped ones in `<del>`.
+#[component]
+fn DiffText(segments: Vec<DiffSegment>) -> impl IntoView {
+    segments
+        .into_iter()
+        .map(|seg| {
+            let class = diff_class(seg.kind);
+            match seg.kind {
+                DiffKind::Added => view! { <ins class=class>{seg.text}</ins> }.into_any(),
+                DiffKind::Removed => view! { <del class=class>{seg.text}</del> }.into_any(),
+                DiffKind::Equal => view! { <span class=class>{seg.text}</span> }.into_any(),
+            }
+        })
+        .collect_view()
 }
 
 /// A replay's list item: one line (cycle, length, level, who wrote it) and the text.
@@ -124,17 +150,7 @@ fn Newspaper(card: EditionCard) -> impl IntoView {
                 </section>
                 <section class="column today" data-testid="edition-after">
                     <h4>"Today"</h4>
-                    <p class="diff">
-                        {card.after.iter().map(|seg| {
-                            let class = diff_class(seg.kind);
-                            let text = seg.text.clone();
-                            match seg.kind {
-                                DiffKind::Added => view! { <ins class=class>{text}</ins> }.into_any(),
-                                DiffKind::Removed => view! { <del class=class>{text}</del> }.into_any(),
-                                DiffKind::Equal => view! { <span class=class>{text}</span> }.into_any(),
-                            }
-                        }).collect_view()}
-                    </p>
+                    <p class="diff"><DiffText segments=card.after.clone() /></p>
                 </section>
             </div>
             <EditionActions cycle=card.cycle text=card.text.clone() />

@@ -11,6 +11,22 @@ use summary_memory::engine::session::{export, synthetic};
 use super::query::{self, Field, Until, testid};
 use crate::harness::{Browser, PATIENCE, TempDir};
 
+/// One edition as the open session's detail lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArchiveEdition {
+    /// `data-summariser`: `claude-code`, `codex`, `model`, `extractive`, ...
+    pub summariser: String,
+    /// The line naming who wrote it; empty when the row has none.
+    pub writer: String,
+    /// The figures its checks mark as in no archived message.
+    pub unsourced: Vec<String>,
+    /// Whether it shows what its folded turns said that it still holds.
+    pub survival: bool,
+    /// The words its diff against the summary before marks added, and dropped, run together.
+    pub added: String,
+    pub removed: String,
+}
+
 /// The Inspect tab of one browser.
 #[derive(Clone, Copy)]
 pub struct InspectPage<'a> {
@@ -142,6 +158,44 @@ impl<'a> InspectPage<'a> {
     /// Every edition's summary as rendered, in one script.
     pub async fn edition_summaries(&self) -> Vec<String> {
         query::all(self.browser, &testid("edition-after"), Field::inner_text()).await
+    }
+
+    /// Waits until the open session lists `n` editions, then reads each as its row shows it:
+    /// its `data-summariser`, who wrote it (empty when the row does not say), the figures its
+    /// checks mark unsourced, and whether it shows its survival table.
+    pub async fn wait_archive_editions(&self, n: usize) -> Vec<ArchiveEdition> {
+        let rows = format!("{} {}", testid("session-detail"), testid("edition"));
+        query::wait(
+            self.browser,
+            &rows,
+            Until::Count(n),
+            &format!("{n} editions listed"),
+        )
+        .await;
+        let script = format!(
+            "[...document.querySelectorAll({rows:?})].map((e) => [
+                e.dataset.summariser ?? '',
+                e.querySelector(\"[data-testid='edition-writer']\")?.innerText ?? '',
+                [...e.querySelectorAll(\"[data-testid='unsourced-figure']\")].map((m) => m.textContent),
+                !!e.querySelector(\"[data-testid='survival']\"),
+                [...e.querySelectorAll(\"[data-testid='edition-diff'] ins\")].map((m) => m.textContent).join(''),
+                [...e.querySelectorAll(\"[data-testid='edition-diff'] del\")].map((m) => m.textContent).join(''),
+            ])"
+        );
+        let read: Vec<(String, String, Vec<String>, bool, String, String)> =
+            query::value(self.browser, &script).await;
+        read.into_iter()
+            .map(
+                |(summariser, writer, unsourced, survival, added, removed)| ArchiveEdition {
+                    summariser,
+                    writer,
+                    unsourced,
+                    survival,
+                    added,
+                    removed,
+                },
+            )
+            .collect()
     }
 
     /// Presses Export and returns the text of the export (read from the hidden preview the tab
