@@ -1,12 +1,15 @@
 //! JSON Lines: one JSON value per line. Either every line is a message (or an input item) of one
 //! conversation, or every line is a whole conversation (a request body with `messages` or
-//! `input`, as fine-tuning files and request logs hold, or one ChatGPT conversation). Blank
-//! lines are skipped; a place is named by its line, counted from 1.
+//! `input`, as fine-tuning files and request logs hold, or one ChatGPT conversation, or a
+//! proxy's record wrapping a request). A SillyTavern chat is told by its header line and read
+//! by `sillytavern.rs`. Blank lines are skipped; a place is named by its line, counted from 1.
 
 use serde_json::Value;
 
+use super::parts::join;
 use super::{
     Batch, Format, Transcript, TranscriptError, detect, detect_items, read_body, read_items,
+    sillytavern, wrapper,
 };
 
 /// Reads `text` as JSON Lines, or `None` when it does not look like JSON Lines (fewer than two
@@ -38,8 +41,20 @@ pub fn read_lines(text: &str) -> Option<Result<Transcript, TranscriptError>> {
 }
 
 fn read_values(values: &[(usize, Value)]) -> Result<Transcript, TranscriptError> {
+    // A SillyTavern chat is one conversation whose first line is a header, not a message.
+    if sillytavern::is_header(&values[0].1) {
+        return Ok(Transcript {
+            format: Format::SillyTavern,
+            json_lines: true,
+            conversations: vec![sillytavern::read(values)?],
+            skipped: Vec::new(),
+        });
+    }
     let whole = |v: &Value| {
-        v.get("messages").is_some() || v.get("input").is_some() || v.get("mapping").is_some()
+        v.get("messages").is_some()
+            || v.get("input").is_some()
+            || v.get("mapping").is_some()
+            || wrapper::unwrap(v).is_some()
     };
     if values.iter().all(|(_, v)| whole(v)) {
         let mut format = None;
@@ -53,7 +68,11 @@ fn read_values(values: &[(usize, Value)]) -> Result<Transcript, TranscriptError>
                     TranscriptError::new(&place, "not a conversation of a known format")
                 })?;
                 format.get_or_insert(this);
-                read_body(this, value, &place)
+                // A proxy's record (a claude-trace log line) is read from the body it wraps.
+                match wrapper::unwrap(value) {
+                    Some((at, body)) => read_body(this, &body, &join(&place, &at)),
+                    None => read_body(this, value, &place),
+                }
             });
         }
         let batch = batch.finish()?;

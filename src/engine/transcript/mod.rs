@@ -1,7 +1,9 @@
 //! Transcripts other tools write, read into conversations: OpenAI Chat Completions messages
 //! (`openai_chat.rs`), OpenAI Responses API input items (`responses.rs`), an Anthropic Messages
 //! request (`anthropic.rs`), a ChatGPT data export (`chatgpt.rs`), and JSON Lines of any of the
-//! first three (`lines.rs`), with the JSON paths and placeholders they share in `parts.rs`. A
+//! first three (`lines.rs`), with the JSON paths and placeholders they share in `parts.rs`. The
+//! chat apps' exports have a module each (`openwebui.rs`, `librechat.rs`, `chatbot_ui.rs`,
+//! `sillytavern.rs`), and a request a logging proxy wrapped is unwrapped first (`wrapper.rs`). A
 //! ChatGPT export is read by following each conversation's `mapping` from its `current_node` up
 //! to the root. The format is detected from the content ([`detect`]), never from a
 //! file name, and is reported with the result.
@@ -18,14 +20,21 @@
 //! `reasoning` items, ChatGPT `thoughts`), since no request sends it back as conversation.
 
 mod anthropic;
+mod chatbot_ui;
 mod chatgpt;
+mod librechat;
 mod lines;
 mod openai_chat;
+mod openwebui;
 mod parts;
 mod responses;
+mod sillytavern;
+mod wrapper;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_apps;
 
 use serde_json::Value;
 use thiserror::Error;
@@ -41,6 +50,10 @@ pub enum Format {
     OpenAiResponses,
     Anthropic,
     ChatGptExport,
+    OpenWebUi,
+    LibreChat,
+    ChatbotUi,
+    SillyTavern,
 }
 
 impl Format {
@@ -51,6 +64,10 @@ impl Format {
             Format::OpenAiResponses => "OpenAI Responses API input items",
             Format::Anthropic => "an Anthropic Messages request",
             Format::ChatGptExport => "a ChatGPT data export",
+            Format::OpenWebUi => "an Open WebUI chat export",
+            Format::LibreChat => "a LibreChat conversation export",
+            Format::ChatbotUi => "a Chatbot UI export",
+            Format::SillyTavern => "a SillyTavern chat",
         }
     }
 
@@ -61,6 +78,10 @@ impl Format {
             Format::OpenAiResponses => "openai-responses",
             Format::Anthropic => "anthropic",
             Format::ChatGptExport => "chatgpt-export",
+            Format::OpenWebUi => "openwebui",
+            Format::LibreChat => "librechat",
+            Format::ChatbotUi => "chatbot-ui",
+            Format::SillyTavern => "sillytavern",
         }
     }
 }
@@ -167,12 +188,21 @@ impl TranscriptError {
 }
 
 /// Reads a parsed JSON value as a transcript, or `None` when it is none of the formats (the
-/// caller then says what it expected). `Some(Err)` is a transcript with a fault.
+/// caller then says what it expected). `Some(Err)` is a transcript with a fault. A request
+/// captured by a logging proxy is read from the body it wraps, its places named from the top.
 pub fn read_value(value: &Value) -> Option<Result<Transcript, TranscriptError>> {
+    match wrapper::unwrap(value) {
+        Some((prefix, body)) => read_at(&body, &prefix),
+        None => read_at(value, ""),
+    }
+}
+
+fn read_at(value: &Value, prefix: &str) -> Option<Result<Transcript, TranscriptError>> {
     let format = detect(value)?;
     let batch = match value {
-        Value::Array(items) => read_items(format, items, &|i| format!("[{i}]")),
-        Value::Object(_) => read_body(format, value, "").map(|conversations| Batch {
+        _ if format.is_chat_app() => read_chat_app(format, value, prefix),
+        Value::Array(items) => read_items(format, items, &|i| format!("{prefix}[{i}]")),
+        Value::Object(_) => read_body(format, value, prefix).map(|conversations| Batch {
             conversations,
             skipped: Vec::new(),
         }),
@@ -186,11 +216,55 @@ pub fn read_value(value: &Value) -> Option<Result<Transcript, TranscriptError>> 
     }))
 }
 
+impl Format {
+    /// Whether the format is a chat app's export (or chat file), read by its own module into
+    /// as many conversations as it holds, rather than a request body of messages.
+    fn is_chat_app(self) -> bool {
+        matches!(
+            self,
+            Format::OpenWebUi | Format::LibreChat | Format::ChatbotUi | Format::SillyTavern
+        )
+    }
+}
+
+/// Reads a chat app's export at `prefix` with the module of its format.
+fn read_chat_app(format: Format, value: &Value, prefix: &str) -> Result<Batch, TranscriptError> {
+    match format {
+        Format::OpenWebUi => openwebui::read(value, prefix),
+        Format::LibreChat => librechat::read(value, prefix),
+        Format::ChatbotUi => chatbot_ui::read(value, prefix),
+        _ => Err(TranscriptError::new(
+            prefix,
+            format!("{} is read from JSON Lines only", format.label()),
+        )),
+    }
+}
+
+/// Which chat app's export a value is, from keys only that app writes: checked before the
+/// request formats, whose detection would otherwise see an app's `messages` as a request's.
+fn detect_chat_app(value: &Value) -> Option<Format> {
+    if openwebui::is_export(value) {
+        Some(Format::OpenWebUi)
+    } else if librechat::is_export(value) {
+        Some(Format::LibreChat)
+    } else if chatbot_ui::is_export(value) {
+        Some(Format::ChatbotUi)
+    } else {
+        None
+    }
+}
+
 /// Which format a value is, from its shape: a ChatGPT export has `mapping`s; a Responses input
 /// has typed items (`message`, `function_call`, ...) or `input`; an Anthropic request has a
 /// top-level `system`, a `claude` model or Anthropic content blocks; anything else with
 /// role-bearing messages is OpenAI Chat Completions.
 pub fn detect(value: &Value) -> Option<Format> {
+    if let Some(format) = detect_chat_app(value) {
+        return Some(format);
+    }
+    if let Some((_, body)) = wrapper::unwrap(value) {
+        return detect(&body);
+    }
     match value {
         Value::Array(items) => detect_items(items, None),
         Value::Object(map) => {
@@ -223,7 +297,12 @@ pub(crate) fn detect_items(items: &[Value], body: Option<&Value>) -> Option<Form
     if items.iter().any(responses::is_item) {
         return Some(Format::OpenAiResponses);
     }
-    if items.iter().any(openai_chat::has_openai_signal) {
+    // A `system` message is OpenAI's role, but a request sent to Anthropic through a proxy
+    // carries one too: there the body or an Anthropic content block decides.
+    let openai_only = |i: &Value| {
+        i.get("role").and_then(Value::as_str) != Some("system") && openai_chat::has_openai_signal(i)
+    };
+    if items.iter().any(openai_only) {
         return Some(Format::OpenAiChat);
     }
     let body_says_anthropic = body.is_some_and(|b| {
@@ -234,6 +313,9 @@ pub(crate) fn detect_items(items: &[Value], body: Option<&Value>) -> Option<Form
     });
     if body_says_anthropic || items.iter().any(anthropic::has_anthropic_signal) {
         return Some(Format::Anthropic);
+    }
+    if items.iter().any(openai_chat::has_openai_signal) {
+        return Some(Format::OpenAiChat);
     }
     if items.iter().all(|i| i.get("role").is_some()) {
         return Some(Format::OpenAiChat);
@@ -271,6 +353,9 @@ pub(crate) fn read_body(
             }
             Ok(vec![builder.finish(None)])
         }
+        Format::OpenWebUi | Format::LibreChat | Format::ChatbotUi | Format::SillyTavern => {
+            Ok(read_chat_app(format, value, prefix)?.conversations)
+        }
         Format::OpenAiChat | Format::Anthropic => {
             let Some(Value::Array(messages)) = value.get("messages") else {
                 return Err(TranscriptError::new(
@@ -278,7 +363,14 @@ pub(crate) fn read_body(
                     "expected an array of messages",
                 ));
             };
-            let mut builder = Builder::default();
+            // A `system` message inside an Anthropic request's `messages` (which the API itself
+            // refuses) is what proxies such as LiteLLM lift into the system prompt wherever it
+            // stands (BerriAI/litellm, litellm/llms/anthropic/chat/transformation.py,
+            // `translate_system_message`), so here it joins the system prompt in order too.
+            let mut builder = Builder {
+                late_system_allowed: format == Format::Anthropic,
+                ..Builder::default()
+            };
             if format == Format::Anthropic
                 && let Some(system) = value.get("system")
             {
@@ -307,8 +399,21 @@ pub(crate) fn read_items(
             }
             batch.finish()
         }
+        f if f.is_chat_app() => {
+            let mut batch = Batch::default();
+            for (i, item) in items.iter().enumerate() {
+                batch.read(
+                    item,
+                    || Ok(read_chat_app(f, item, &place(i))?.conversations),
+                );
+            }
+            batch.finish()
+        }
         _ => {
-            let mut builder = Builder::default();
+            let mut builder = Builder {
+                late_system_allowed: format == Format::Anthropic,
+                ..Builder::default()
+            };
             read_messages(format, &mut builder, items, place)?;
             Ok(Batch {
                 conversations: vec![builder.finish(None)],
@@ -338,9 +443,13 @@ fn read_messages(
             Ok(())
         }
         Format::OpenAiResponses => responses::read(builder, items, place),
-        Format::ChatGptExport => Err(TranscriptError::new(
+        Format::ChatGptExport
+        | Format::OpenWebUi
+        | Format::LibreChat
+        | Format::ChatbotUi
+        | Format::SillyTavern => Err(TranscriptError::new(
             place(0),
-            "a ChatGPT conversation cannot be a message of another",
+            format!("{} cannot be a message of another", format.label()),
         )),
     }
 }
