@@ -14,9 +14,14 @@
 //! parent missing from `history.messages` ends the branch there. A chat without `history` reads
 //! its flat `messages`. An assistant message's `output` (Responses-style items Open WebUI 0.6
 //! writes: `message`, `function_call`, `function_call_output`, `reasoning`) is read in place of
-//! its `content`, since it holds the calls; otherwise reasoning written into the content as
-//! `<details type="reasoning">` is left out, as every reader here leaves reasoning out. Files
-//! and images attached to a message are `[image]` / `[file: name]` placeholders.
+//! its `content`, since it holds the calls. Otherwise the content is read around the
+//! `<details>` blocks Open WebUI writes into a reply: `type="reasoning"` is left out, as every
+//! reader here leaves reasoning out, and `type="tool_calls"` is a call and its result (the
+//! attributes as Open WebUI's middleware.py writes them, and as LibreChat's fixture above
+//! holds one). Files and images attached to a message are `[image]` / `[file: name]`
+//! placeholders, the `files` shape of middleware.py at 000032ed1cfec98667bbf62795b0f8e0c76025b5
+//! (`{type, url, content_type, name}`), whose `get_message_list` also walks `history` from
+//! `currentId`, as this reader does.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -24,7 +29,7 @@ use serde_json::{Map, Value};
 
 use super::parts::{Text, join, optional_string, seconds_to_ms};
 use super::{Batch, Builder, Conversation, TranscriptError, responses};
-use crate::engine::message::Role;
+use crate::engine::message::{MessageParts, Role, ToolCall};
 
 /// Whether `value` is an Open WebUI export: an array of chats, one chat entry, or one chat.
 pub(super) fn is_export(value: &Value) -> bool {
@@ -180,34 +185,18 @@ fn message(builder: &mut Builder, item: &Value, place: &str) -> Result<(), Trans
     }
     let role = super::parts::string(item, "role", place)?;
     let at_ms = seconds_to_ms(item.get("timestamp"));
+    let before = builder.messages.len();
     if role == "assistant"
         && let Some(Value::Array(output)) = item.get("output")
         && !output.is_empty()
     {
         let at = join(place, "output");
-        let before = builder_len(builder);
         responses::read(builder, output, &|i| format!("{at}[{i}]"))?;
         stamp(builder, before, at_ms);
         return Ok(());
     }
-    let mut text = Text::default();
-    match item.get("content") {
-        None | Some(Value::Null) => {}
-        Some(Value::String(s)) => text.text(&without_reasoning(s)),
-        // Content saved as OpenAI parts (a message sent with images through the API).
-        Some(parts @ Value::Array(_)) => {
-            text = super::openai_chat::content(Some(parts), &join(place, "content"))?;
-        }
-        Some(_) => {
-            return Err(TranscriptError::new(
-                join(place, "content"),
-                "content must be a string",
-            ));
-        }
-    }
-    attachments(&mut text, item, place)?;
     let role = match role {
-        "system" => return builder.system(&text.content, &join(place, "role")),
+        "system" => Role::System,
         "user" => Role::User,
         "assistant" => Role::Assistant,
         other => {
@@ -217,9 +206,47 @@ fn message(builder: &mut Builder, item: &Value, place: &str) -> Result<(), Trans
             ));
         }
     };
-    let mut message = text.into_message(role);
-    message.at_ms = at_ms;
-    builder.push(message);
+    let mut text = Text::default();
+    match item.get("content") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(s)) => {
+            for segment in segments(s) {
+                match segment {
+                    Segment::Text(t) => text.text(t.trim()),
+                    // A tool call written into an assistant's reply splits it: the text so far
+                    // makes the calling message, the result follows, then the rest of the reply.
+                    Segment::Call(call, result) if role == Role::Assistant => {
+                        builder.push(std::mem::take(&mut text).into_message(role));
+                        let id = call.id.clone();
+                        builder.push_call(call, at_ms);
+                        if let Some(result) = result {
+                            let mut result = MessageParts::text(Role::Tool, result);
+                            result.call_id = Some(id);
+                            builder.push(result);
+                        }
+                    }
+                    // Another role's message has no calls: the block's arguments are its text.
+                    Segment::Call(call, _) => text.text(&call.arguments),
+                }
+            }
+        }
+        // Content saved as OpenAI parts (a message sent with images through the API).
+        Some(parts @ Value::Array(_)) => {
+            text = super::openai_chat::content(Some(parts), &join(place, "content"))?;
+        }
+        Some(_) => {
+            return Err(TranscriptError::new(
+                join(place, "content"),
+                "content must be a string or an array of parts",
+            ));
+        }
+    }
+    attachments(&mut text, item, place)?;
+    if role == Role::System {
+        return builder.system(&text.content, &join(place, "role"));
+    }
+    builder.push(text.into_message(role));
+    stamp(builder, before, at_ms);
     Ok(())
 }
 
@@ -257,27 +284,73 @@ fn attachments(text: &mut Text, item: &Value, place: &str) -> Result<(), Transcr
     Ok(())
 }
 
-/// The content without `<details type="reasoning" ...>...</details>` blocks, the model's
-/// thinking as Open WebUI writes it into the reply.
-fn without_reasoning(content: &str) -> String {
-    const OPEN: &str = "<details type=\"reasoning\"";
-    const CLOSE: &str = "</details>";
-    let mut out = String::with_capacity(content.len());
-    let mut rest = content;
-    while let Some(start) = rest.find(OPEN) {
-        out.push_str(&rest[..start]);
-        match rest[start..].find(CLOSE) {
-            Some(end) => rest = &rest[start + end + CLOSE.len()..],
-            // An unclosed block is the reply cut off while thinking: nothing after it is reply.
-            None => rest = "",
-        }
-    }
-    out.push_str(rest);
-    out.trim().to_owned()
+/// A piece of a message's content: its text, or a tool call Open WebUI wrote into it.
+enum Segment<'a> {
+    Text(&'a str),
+    /// The call, and its result when the block holds one.
+    Call(ToolCall, Option<String>),
 }
 
-fn builder_len(builder: &Builder) -> usize {
-    builder.messages.len()
+/// The content split at its `<details>` blocks, the way Open WebUI writes what is not reply
+/// into a reply: `type="reasoning"` (the model's thinking, left out), `type="tool_calls"` with
+/// the call in its attributes (`id`, `name`, `arguments`, HTML-escaped JSON) and the result in a
+/// `result` attribute (older versions) or as the block's text after its `<summary>` (newer),
+/// and any other type (`code_interpreter`) kept as text. An unclosed block is a reply cut off
+/// inside it: nothing after its start is reply.
+fn segments(content: &str) -> Vec<Segment<'_>> {
+    const OPEN: &str = "<details";
+    const CLOSE: &str = "</details>";
+    let mut out = Vec::new();
+    let mut rest = content;
+    while let Some(start) = rest.find(OPEN) {
+        out.push(Segment::Text(&rest[..start]));
+        let block = &rest[start..];
+        let (Some(tag_end), Some(close)) = (block.find('>'), block.find(CLOSE)) else {
+            return out;
+        };
+        if tag_end > close {
+            return out;
+        }
+        let tag = &block[..tag_end];
+        let body = &block[tag_end + 1..close];
+        match attribute(tag, "type").as_deref() {
+            Some("reasoning") => {}
+            Some("tool_calls") => {
+                let result = attribute(tag, "result").or_else(|| {
+                    let after_summary = match body.find("</summary>") {
+                        Some(i) => &body[i + "</summary>".len()..],
+                        None => body,
+                    };
+                    let text = after_summary.trim();
+                    (!text.is_empty()).then(|| unescape(text))
+                });
+                let call = ToolCall {
+                    id: attribute(tag, "id").unwrap_or_default(),
+                    name: attribute(tag, "name").unwrap_or_else(|| "tool".to_owned()),
+                    arguments: attribute(tag, "arguments").unwrap_or_default(),
+                };
+                out.push(Segment::Call(call, result));
+            }
+            _ => out.push(Segment::Text(&block[..close + CLOSE.len()])),
+        }
+        rest = &block[close + CLOSE.len()..];
+    }
+    out.push(Segment::Text(rest));
+    out
+}
+
+/// The unescaped value of `name="..."` in an opening tag.
+fn attribute(tag: &str, name: &str) -> Option<String> {
+    let key = format!(" {name}=\"");
+    let start = tag.find(&key)? + key.len();
+    let len = tag[start..].find('"')?;
+    Some(unescape(&tag[start..start + len]))
+}
+
+/// HTML entities decoded: Open WebUI escapes attribute values and results with Python's
+/// `html.escape`.
+fn unescape(text: &str) -> String {
+    html_escape::decode_html_entities(text).into_owned()
 }
 
 /// Gives the messages added since `from` the message's time.

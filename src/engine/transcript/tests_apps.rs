@@ -148,6 +148,36 @@ fn open_webui_reasoning_in_content_is_left_out_and_flat_messages_are_read() {
 }
 
 #[test]
+fn open_webui_tool_calls_written_into_the_reply_are_calls_and_results() {
+    // Older versions put the result in a `result` attribute, newer ones after the summary;
+    // both escape the JSON as HTML.
+    let reply = concat!(
+        "Let me check.\n",
+        "<details type=\"tool_calls\" done=\"true\" id=\"c1\" name=\"get_time\" ",
+        "arguments=\"{&quot;tz&quot;:&quot;UTC&quot;}\" result=\"&quot;12:00&quot;\" files=\"\">\n",
+        "<summary>Tool Executed</summary>\n</details>\n",
+        "<details type=\"tool_calls\" done=\"true\" id=\"c2\" name=\"get_date\" arguments=\"{}\">\n",
+        "<summary>Tool Executed</summary>\n&quot;1 May&quot;\n</details>\n",
+        "It is noon on 1 May."
+    );
+    let t = read(json!({"chat": {"history": {"currentId": "a", "messages": {
+        "u": {"id": "u", "parentId": null, "role": "user", "content": "Time?"},
+        "a": {"id": "a", "parentId": "u", "role": "assistant", "content": reply}
+    }}}}))
+    .unwrap();
+    let c = &t.conversations[0];
+    assert_eq!(roles(c), [U, A, T, A, T, A]);
+    assert_eq!(c.messages[1].content, "Let me check.");
+    assert_eq!(c.messages[1].calls[0].name, "get_time");
+    assert_eq!(c.messages[1].calls[0].arguments, "{\"tz\":\"UTC\"}");
+    assert_eq!(c.messages[2].content, "\"12:00\"");
+    assert_eq!(c.messages[2].tool_name.as_deref(), Some("get_time"));
+    assert_eq!(c.messages[3].calls[0].id, "c2");
+    assert_eq!(c.messages[4].content, "\"1 May\"");
+    assert_eq!(c.messages[5].content, "It is noon on 1 May.");
+}
+
+#[test]
 fn an_open_webui_export_with_one_broken_chat_imports_the_others_and_names_it() {
     let good = webui_chat(
         "Good",
