@@ -41,11 +41,13 @@ pub fn read_lines(text: &str) -> Option<Result<Transcript, TranscriptError>> {
 }
 
 fn read_values(values: &[(usize, Value)]) -> Result<Transcript, TranscriptError> {
-    // A SillyTavern chat is one conversation whose first line is a header, not a message.
+    // A SillyTavern chat is one conversation whose first line is a header, not a message. It is
+    // JSON Lines by definition, so `json_lines` (which marks a format that is also plain JSON
+    // read as JSON Lines, and names it so) stays false: the page says `sillytavern`.
     if sillytavern::is_header(&values[0].1) {
         return Ok(Transcript {
             format: Format::SillyTavern,
-            json_lines: true,
+            json_lines: false,
             conversations: vec![sillytavern::read(values)?],
             skipped: Vec::new(),
         });

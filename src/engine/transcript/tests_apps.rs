@@ -329,7 +329,7 @@ fn sillytavern_sample_chats_read_from_their_header_line() {
     // Aqua: the header and one greeting by the character. Megumin: the header (with
     // chat_metadata) and three messages, character, user, character; no swipes in either.
     let aqua = lines(wild("aqua")).unwrap();
-    assert_eq!((aqua.format, aqua.json_lines), (Format::SillyTavern, true));
+    assert_eq!((aqua.format, aqua.json_lines), (Format::SillyTavern, false));
     assert_eq!(aqua.format.slug(), "sillytavern");
     let c = &aqua.conversations[0];
     assert_eq!(c.title.as_deref(), Some("Aqua"));
