@@ -463,7 +463,7 @@ proptest! {
     }
 }
 
-const TRANSCRIPTS: [&str; 11] = [
+const TRANSCRIPTS: [&str; 12] = [
     include_str!("fixtures/transcripts/openai_chat.json"),
     include_str!("fixtures/transcripts/openai_responses.json"),
     include_str!("fixtures/transcripts/anthropic.json"),
@@ -474,6 +474,7 @@ const TRANSCRIPTS: [&str; 11] = [
     include_str!("fixtures/wild/librechat/librechat-tree.json"),
     include_str!("fixtures/wild/chatbot-ui/chatbotui-export.json"),
     include_str!("fixtures/wild/sillytavern/Megumin-1673323621108.jsonl"),
+    include_str!("fixtures/wild/anthropic-proxy/odin-requests.ndjson"),
     PROXY_CAPTURE,
 ];
 

@@ -1,7 +1,8 @@
 //! JSON Lines: one JSON value per line. Either every line is a message (or an input item) of one
 //! conversation, or every line is a whole conversation (a request body with `messages` or
 //! `input`, as fine-tuning files and request logs hold, or one ChatGPT conversation, or a
-//! proxy's record wrapping a request). A SillyTavern chat is told by its header line and read
+//! proxy's record wrapping a request, among which records of requests without a body are
+//! passed over). A SillyTavern chat is told by its header line and read
 //! by `sillytavern.rs`. Blank lines are skipped; a place is named by its line, counted from 1.
 
 use serde_json::Value;
@@ -58,10 +59,13 @@ fn read_values(values: &[(usize, Value)]) -> Result<Transcript, TranscriptError>
             || v.get("mapping").is_some()
             || wrapper::unwrap(v).is_some()
     };
-    if values.iter().all(|(_, v)| whole(v)) {
+    // A proxy's log holds requests that sent no body (health checks, model lists) between
+    // the conversations: they are passed over, as they hold nothing to read.
+    let bodiless = |v: &Value| wrapper::is_bodiless_record(v);
+    if values.iter().any(|(_, v)| whole(v)) && values.iter().all(|(_, v)| whole(v) || bodiless(v)) {
         let mut format = None;
         let mut batch = Batch::default();
-        for (no, value) in values {
+        for (no, value) in values.iter().filter(|(_, v)| !bodiless(v)) {
             let place = format!("line {no}");
             // Each line is read as what it is; the first line read names the file's format. A
             // line that fails is skipped and named, as one conversation of an export is.

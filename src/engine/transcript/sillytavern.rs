@@ -4,8 +4,9 @@
 //! `is_user`, `is_system`, `send_date`, `mes`, and for a generated reply `swipes` (every
 //! alternative generated), `swipe_id` (the one chosen) and `swipe_info`, with `extra` holding
 //! reasoning, media and the narrator marker. As SillyTavern writes it (SillyTavern/SillyTavern,
-//! src/endpoints/chats.js at d7d204f2ab1197c83320e41aa6cdb111536aca16: the chat saved as one
-//! JSON value per line, the header first) and as its early sample chats hold it
+//! src/endpoints/chats.js at 00a72b5a71195ec03bab5a42c03655f6ebe672e3: `/save` writes the chat
+//! as one JSON value per line, the header first, and its importers from other apps write the
+//! same header and `{name, is_user, send_date, mes}` lines) and as its early sample chats hold it
 //! (public/chats/Aqua/1673181146000.jsonl at 7b87227cd2f73241b54a52f50fdc8ef4c73fc81b).
 //!
 //! What is kept: the chosen swipe (`swipes[swipe_id]` when that is a string, else `mes`, which

@@ -27,6 +27,7 @@ fn wild(name: &str) -> &'static str {
         "megumin" => {
             include_str!("../../../tests/fixtures/wild/sillytavern/Megumin-1673323621108.jsonl")
         }
+        "odin" => include_str!("../../../tests/fixtures/wild/anthropic-proxy/odin-requests.ndjson"),
         other => panic!("no fixture {other}"),
     }
 }
@@ -429,6 +430,29 @@ fn a_proxy_capture_is_unwrapped_for_every_request_format() {
     )
     .unwrap_err();
     assert_eq!(e.place, "request.body.messages[0].role");
+}
+
+#[test]
+fn a_proxy_log_reads_its_requests_and_passes_over_the_ones_without_a_body() {
+    // Three lines: GET /health and GET /v1/models with `body: null`, and one POST /v1/messages
+    // whose body is an Anthropic request of one user message ("Hello!"), no tools.
+    let t = lines(wild("odin")).unwrap();
+    assert_eq!((t.format, t.json_lines), (Format::Anthropic, true));
+    assert!(t.skipped.is_empty());
+    assert_eq!(t.conversations.len(), 1);
+    let c = &t.conversations[0];
+    assert_eq!(roles(c), [U]);
+    assert_eq!(texts(c), ["Hello!"]);
+    assert!(c.messages[0].calls.is_empty() && c.messages[0].placeholders.is_empty());
+
+    // A log of nothing but bodiless requests holds no conversation, and is not read as one.
+    let empty = [
+        json!({"method": "GET", "path": "/health", "body": null}),
+        json!({"method": "GET", "path": "/v1/models", "body": null}),
+    ]
+    .map(|v| v.to_string())
+    .join("\n");
+    assert!(matches!(read_lines(&empty), Some(Err(_))));
 }
 
 #[test]

@@ -3,7 +3,10 @@
 //! body as JSON or as a string of JSON; `{request: {..., body}, response}`, as claude-trace
 //! writes each line of its log (badlogic/lemmy, apps/claude-trace/src/interceptor.ts at
 //! 0f1c5c7f088c0f97052c3fa573de8035ab982e3e: a `RawPair` of `request: {timestamp, method, url,
-//! headers, body}` and `response`); and `{request: <body>}`. The wrapper is taken off before the
+//! headers, body}` and `response`); `{timestamp, method, path, url, statusCode, durationMs,
+//! headers, body}`, as the Odin proxy for Claude Code logs each request (ChasonTang/Monorepo,
+//! odin/docs/odin_request_log_file.md at 70395c8ae36a403271e984bb867055a1995847de, with `body`
+//! null for a request that sent none); and `{request: <body>}`. The wrapper is taken off before the
 //! format is detected, so every request format reads wrapped (an OpenAI request as well as an
 //! Anthropic one), and the places named stay those of the file (`request.body.messages[2]`).
 
@@ -17,6 +20,19 @@ use super::parts::join;
 /// (it is a request itself, or holds no body that reads as one).
 pub(crate) fn unwrap(value: &Value) -> Option<(String, Cow<'_, Value>)> {
     unwrap_at(value, "", 0)
+}
+
+/// Whether `value` is a proxy's record of a request that sent no body (a health check, a
+/// `GET /v1/models`): it holds no conversation, so a log of requests passes over it.
+pub(crate) fn is_bodiless_record(value: &Value) -> bool {
+    let record = match value.get("request") {
+        Some(request @ Value::Object(_)) => request,
+        _ => value,
+    };
+    let http = ["method", "headers", "url", "path"]
+        .iter()
+        .any(|k| record.get(k).is_some());
+    http && record.get("body").is_none_or(Value::is_null) && !is_request(value)
 }
 
 /// Wrappers seen nest at most twice (`request.body`); a third level is no proxy's.
