@@ -254,7 +254,9 @@ fn detect_chat_app(value: &Value) -> Option<Format> {
     }
 }
 
-/// Which format a value is, from its shape: a ChatGPT export has `mapping`s; a Responses input
+/// Which format a value is, from its shape: a chat app's export has keys only that app writes
+/// (see [`detect_chat_app`]); a proxy's record is detected by the body it wraps; a ChatGPT
+/// export has `mapping`s; a Responses input
 /// has typed items (`message`, `function_call`, ...) or `input`; an Anthropic request has a
 /// top-level `system`, a `claude` model or Anthropic content blocks; anything else with
 /// role-bearing messages is OpenAI Chat Completions.
