@@ -542,7 +542,7 @@ const AGENT_LOGS: [&str; 6] = [
     include_str!("fixtures/transcripts/codex_rollout.jsonl"),
 ];
 
-const TRANSCRIPTS: [&str; 12] = [
+const TRANSCRIPTS: [&str; 19] = [
     include_str!("fixtures/transcripts/openai_chat.json"),
     include_str!("fixtures/transcripts/openai_responses.json"),
     include_str!("fixtures/transcripts/anthropic.json"),
@@ -557,7 +557,32 @@ const TRANSCRIPTS: [&str; 12] = [
     include_str!("fixtures/wild/claude-export/polylogue-with-attachments.json"),
     include_str!("fixtures/wild/sharegpt/llamafactory-mllm-demo.json"),
     SHAREGPT_LINES,
+    include_str!("fixtures/wild/openwebui/openwebui-export.json"),
+    include_str!("fixtures/wild/librechat/librechat-export.json"),
+    include_str!("fixtures/wild/librechat/librechat-tree.json"),
+    include_str!("fixtures/wild/chatbot-ui/chatbotui-export.json"),
+    include_str!("fixtures/wild/sillytavern/Megumin-1673323621108.jsonl"),
+    include_str!("fixtures/wild/anthropic-proxy/odin-requests.ndjson"),
+    PROXY_CAPTURE,
 ];
+
+/// Every fixture the damage test starts from imports whole, so that the damage is done to a
+/// file the readers accept, not to one refused at once.
+#[test]
+fn every_damaged_transcript_starts_from_a_file_that_imports() {
+    for (i, text) in TRANSCRIPTS.iter().enumerate() {
+        let sessions = import_all(text.as_bytes(), &WordCounter);
+        assert!(
+            sessions.as_ref().is_ok_and(|s| !s.is_empty()),
+            "transcript {i}: {:?}",
+            sessions.map(|s| s.len())
+        );
+    }
+}
+
+/// A request as a logging proxy records it: an Anthropic body, as a string of JSON, wrapped in
+/// the request with its headers.
+const PROXY_CAPTURE: &str = r#"{"request":{"method":"POST","headers":{"anthropic-version":"2023-06-01"},"body":"{\"model\":\"claude-3\",\"messages\":[{\"role\":\"system\",\"content\":\"s\"},{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"q\"}]},{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"f\",\"input\":{}}]}]}"},"response":{}}"#;
 
 /// Two ShareGPT records as JSON Lines, one with a tool call and an image.
 const SHAREGPT_LINES: &str = concat!(

@@ -15,6 +15,7 @@
 
 mod a11y;
 mod agent_logs;
+mod chat_apps;
 mod contrast;
 mod crash;
 mod demos;

@@ -2,6 +2,9 @@
 //! `messages` of `user` and `assistant`, whose content is a string or an array of blocks:
 //! `text`, `image`, `document`, `tool_use` (a call: id, name, input), `tool_result` (inside a
 //! user message: the result of a call, as a string or blocks), and `thinking` (not kept).
+//! A `system` message inside `messages`, which logging proxies capture although the API refuses
+//! it, joins the system prompt: leading, as the prompt itself; later, appended to it in order,
+//! as LiteLLM sends it (see `read_body` in mod.rs).
 //!
 //! A user message's `tool_result` blocks become [`Role::Tool`] messages placed before the
 //! user's own text, as the API requires them to come first, so that the results stay in the
@@ -65,6 +68,12 @@ pub(super) fn message(
     let role = match string(item, "role", place)? {
         "user" => Role::User,
         "assistant" => Role::Assistant,
+        // A proxy's capture may hold the system prompt as a message: see `read_body`.
+        "system" => {
+            let content = item.get("content").unwrap_or(&Value::Null);
+            let text = system_text(content, &join(place, "content"))?;
+            return builder.system(&text, &join(place, "role"));
+        }
         other => {
             return Err(TranscriptError::new(
                 join(place, "role"),

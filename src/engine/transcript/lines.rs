@@ -1,14 +1,18 @@
 //! JSON Lines: one JSON value per line. A coding agent's session log (Claude Code, Codex CLI)
-//! is recognised from its records first (`agents.rs`). Otherwise either every line is a
-//! message (or an input item) of one conversation, or every line is a whole conversation (a
-//! request body with `messages` or `input`, as fine-tuning files and request logs hold, one
-//! ChatGPT or Claude.ai conversation, or one ShareGPT record). Blank lines are skipped; a place
-//! is named by its line, counted from 1.
+//! is recognised from its records first (`agents.rs`), and a SillyTavern chat by its header
+//! line (`sillytavern.rs`). Otherwise either every line is a message (or an input item) of one
+//! conversation, or every line is a whole conversation (a request body with `messages` or
+//! `input`, as fine-tuning files and request logs hold, one ChatGPT or Claude.ai conversation,
+//! one ShareGPT record, or a proxy's record wrapping a request, among which records of requests
+//! without a body are passed over). Blank lines are skipped; a place is named by its line,
+//! counted from 1.
 
 use serde_json::Value;
 
+use super::parts::join;
 use super::{
     Batch, Format, Transcript, TranscriptError, detect, detect_items, read_body, read_items,
+    sillytavern, wrapper,
 };
 
 /// Reads `text` as JSON Lines, or `None` when it does not look like JSON Lines (fewer than two
@@ -44,6 +48,17 @@ fn read_values(values: &[(usize, Value)]) -> Result<Transcript, TranscriptError>
     if let Some(read) = super::agents::read(values) {
         return read;
     }
+    // A SillyTavern chat is one conversation whose first line is a header, not a message. It is
+    // JSON Lines by definition, so `json_lines` (which marks a format that is also plain JSON
+    // read as JSON Lines, and names it so) stays false: the page says `sillytavern`.
+    if sillytavern::is_header(&values[0].1) {
+        return Ok(Transcript {
+            format: Format::SillyTavern,
+            json_lines: false,
+            conversations: vec![sillytavern::read(values)?],
+            skipped: Vec::new(),
+        });
+    }
     let whole = |v: &Value| {
         [
             "messages",
@@ -55,11 +70,15 @@ fn read_values(values: &[(usize, Value)]) -> Result<Transcript, TranscriptError>
         ]
         .iter()
         .any(|k| v.get(k).is_some())
+            || wrapper::unwrap(v).is_some()
     };
-    if values.iter().all(|(_, v)| whole(v)) {
+    // A proxy's log holds requests that sent no body (health checks, model lists) between
+    // the conversations: they are passed over, as they hold nothing to read.
+    let bodiless = |v: &Value| wrapper::is_bodiless_record(v);
+    if values.iter().any(|(_, v)| whole(v)) && values.iter().all(|(_, v)| whole(v) || bodiless(v)) {
         let mut format = None;
         let mut batch = Batch::default();
-        for (no, value) in values {
+        for (no, value) in values.iter().filter(|(_, v)| !bodiless(v)) {
             let place = format!("line {no}");
             // Each line is read as what it is; the first line read names the file's format. A
             // line that fails is skipped and named, as one conversation of an export is.
@@ -68,7 +87,11 @@ fn read_values(values: &[(usize, Value)]) -> Result<Transcript, TranscriptError>
                     TranscriptError::new(&place, "not a conversation of a known format")
                 })?;
                 format.get_or_insert(this);
-                read_body(this, value, &place)
+                // A proxy's record (a claude-trace log line) is read from the body it wraps.
+                match wrapper::unwrap(value) {
+                    Some((at, body)) => read_body(this, &body, &join(&place, &at)),
+                    None => read_body(this, value, &place),
+                }
             });
         }
         let batch = batch.finish()?;

@@ -2,7 +2,10 @@
 //! (`openai_chat.rs`), OpenAI Responses API input items (`responses.rs`), an Anthropic Messages
 //! request (`anthropic.rs`), a ChatGPT data export (`chatgpt.rs`), a Claude.ai data export or
 //! single conversation (`claude_ai.rs`), ShareGPT datasets (`sharegpt.rs`), and JSON Lines of
-//! any of them (`lines.rs`), with the JSON paths and placeholders they share in `parts.rs`. A
+//! any of them (`lines.rs`), with the JSON paths and placeholders they share in `parts.rs`. The
+//! chat apps' exports have a module each (`openwebui.rs`, `librechat.rs`, `chatbot_ui.rs`,
+//! `sillytavern.rs`), coding agents' session logs too (`claude_code.rs`, `codex.rs`), and a
+//! request a logging proxy wrapped is unwrapped first (`wrapper.rs`). A
 //! ChatGPT export is read by following each conversation's `mapping` from its `current_node` up
 //! to the root. The format is detected from the content ([`detect`]), never from a
 //! file name, and is reported with the result; [`Format::ALL`] is the one list of what is read.
@@ -22,18 +25,24 @@
 mod agent_log;
 mod agents;
 mod anthropic;
+mod chatbot_ui;
 mod chatgpt;
 mod claude_ai;
 mod claude_code;
 mod codex;
+mod librechat;
 mod lines;
 mod openai_chat;
+mod openwebui;
 mod parts;
 mod responses;
 mod sharegpt;
+mod sillytavern;
+mod wrapper;
 
 #[cfg(test)]
 mod tests;
+mod tests_apps;
 #[cfg(test)]
 mod wild_tests;
 
@@ -58,6 +67,10 @@ pub enum Format {
     ClaudeCode,
     /// A Codex CLI session rollout (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`).
     Codex,
+    OpenWebUi,
+    LibreChat,
+    ChatbotUi,
+    SillyTavern,
 }
 
 impl Format {
@@ -70,6 +83,10 @@ impl Format {
         Format::ChatGptExport,
         Format::ClaudeExport,
         Format::ShareGpt,
+        Format::OpenWebUi,
+        Format::LibreChat,
+        Format::ChatbotUi,
+        Format::SillyTavern,
         Format::ClaudeCode,
         Format::Codex,
     ];
@@ -85,6 +102,10 @@ impl Format {
             Format::ShareGpt => "a ShareGPT dataset",
             Format::ClaudeCode => "a Claude Code session log",
             Format::Codex => "a Codex CLI session rollout",
+            Format::OpenWebUi => "an Open WebUI chat export",
+            Format::LibreChat => "a LibreChat conversation export",
+            Format::ChatbotUi => "a Chatbot UI export",
+            Format::SillyTavern => "a SillyTavern chat",
         }
     }
 
@@ -105,6 +126,10 @@ impl Format {
             Format::ShareGpt => "sharegpt",
             Format::ClaudeCode => "claude-code",
             Format::Codex => "codex",
+            Format::OpenWebUi => "openwebui",
+            Format::LibreChat => "librechat",
+            Format::ChatbotUi => "chatbot-ui",
+            Format::SillyTavern => "sillytavern",
         }
     }
 }
@@ -246,16 +271,25 @@ impl TranscriptError {
 }
 
 /// Reads a parsed JSON value as a transcript, or `None` when it is none of the formats (the
-/// caller then says what it expected). `Some(Err)` is a transcript with a fault.
+/// caller then says what it expected). `Some(Err)` is a transcript with a fault. A request
+/// captured by a logging proxy is read from the body it wraps, its places named from the top.
 pub fn read_value(value: &Value) -> Option<Result<Transcript, TranscriptError>> {
+    match wrapper::unwrap(value) {
+        Some((prefix, body)) => read_at(&body, &prefix),
+        None => read_at(value, ""),
+    }
+}
+
+fn read_at(value: &Value, prefix: &str) -> Option<Result<Transcript, TranscriptError>> {
     let format = detect(value)?;
     let batch = match value {
-        Value::Array(items) => read_items(format, items, &|i| format!("[{i}]")),
+        _ if format.is_chat_app() => read_chat_app(format, value, prefix),
+        Value::Array(items) => read_items(format, items, &|i| format!("{prefix}[{i}]")),
         Value::Object(_) => match claude_ai::wrapped(value) {
             Some(items) if format == Format::ClaudeExport => {
-                read_items(format, items, &|i| format!("conversations[{i}]"))
+                read_items(format, items, &|i| format!("{prefix}conversations[{i}]"))
             }
-            _ => read_body(format, value, "").map(|conversations| Batch {
+            _ => read_body(format, value, prefix).map(|conversations| Batch {
                 conversations,
                 skipped: Vec::new(),
             }),
@@ -270,12 +304,58 @@ pub fn read_value(value: &Value) -> Option<Result<Transcript, TranscriptError>> 
     }))
 }
 
-/// Which format a value is, from its shape: a ChatGPT export has `mapping`s; a Claude.ai export
-/// has `chat_messages`; a ShareGPT record has `conversations` of `from`/`value` turns; a
-/// Responses input has typed items (`message`, `function_call`, ...) or `input`; an Anthropic
-/// request has a top-level `system`, a `claude` model or Anthropic content blocks; anything else
-/// with role-bearing messages is OpenAI Chat Completions.
+impl Format {
+    /// Whether the format is a chat app's export (or chat file), read by its own module into
+    /// as many conversations as it holds, rather than a request body of messages.
+    fn is_chat_app(self) -> bool {
+        matches!(
+            self,
+            Format::OpenWebUi | Format::LibreChat | Format::ChatbotUi | Format::SillyTavern
+        )
+    }
+}
+
+/// Reads a chat app's export at `prefix` with the module of its format.
+fn read_chat_app(format: Format, value: &Value, prefix: &str) -> Result<Batch, TranscriptError> {
+    match format {
+        Format::OpenWebUi => openwebui::read(value, prefix),
+        Format::LibreChat => librechat::read(value, prefix),
+        Format::ChatbotUi => chatbot_ui::read(value, prefix),
+        _ => Err(TranscriptError::new(
+            prefix,
+            format!("{} is read from JSON Lines only", format.label()),
+        )),
+    }
+}
+
+/// Which chat app's export a value is, from keys only that app writes: checked before the
+/// request formats, whose detection would otherwise see an app's `messages` as a request's.
+fn detect_chat_app(value: &Value) -> Option<Format> {
+    if openwebui::is_export(value) {
+        Some(Format::OpenWebUi)
+    } else if librechat::is_export(value) {
+        Some(Format::LibreChat)
+    } else if chatbot_ui::is_export(value) {
+        Some(Format::ChatbotUi)
+    } else {
+        None
+    }
+}
+
+/// Which format a value is, from its shape: a chat app's export has keys only that app writes
+/// (see [`detect_chat_app`]); a proxy's record is detected by the body it wraps; a ChatGPT
+/// export has `mapping`s; a Claude.ai export has `chat_messages`; a ShareGPT record has
+/// `conversations` of `from`/`value` turns; a Responses input has typed items (`message`,
+/// `function_call`, ...) or `input`; an Anthropic request has a top-level `system`, a `claude`
+/// model or Anthropic content blocks; anything else with role-bearing messages is OpenAI Chat
+/// Completions.
 pub fn detect(value: &Value) -> Option<Format> {
+    if let Some(format) = detect_chat_app(value) {
+        return Some(format);
+    }
+    if let Some((_, body)) = wrapper::unwrap(value) {
+        return detect(&body);
+    }
     match value {
         Value::Array(items) => detect_items(items, None),
         Value::Object(map) => {
@@ -320,7 +400,12 @@ pub(crate) fn detect_items(items: &[Value], body: Option<&Value>) -> Option<Form
     if items.iter().any(responses::is_item) {
         return Some(Format::OpenAiResponses);
     }
-    if items.iter().any(openai_chat::has_openai_signal) {
+    // A `system` message is OpenAI's role, but a request sent to Anthropic through a proxy
+    // carries one too: there the body or an Anthropic content block decides.
+    let openai_only = |i: &Value| {
+        i.get("role").and_then(Value::as_str) != Some("system") && openai_chat::has_openai_signal(i)
+    };
+    if items.iter().any(openai_only) {
         return Some(Format::OpenAiChat);
     }
     let body_says_anthropic = body.is_some_and(|b| {
@@ -331,6 +416,9 @@ pub(crate) fn detect_items(items: &[Value], body: Option<&Value>) -> Option<Form
     });
     if body_says_anthropic || items.iter().any(anthropic::has_anthropic_signal) {
         return Some(Format::Anthropic);
+    }
+    if items.iter().any(openai_chat::has_openai_signal) {
+        return Some(Format::OpenAiChat);
     }
     if items.iter().all(|i| i.get("role").is_some()) {
         return Some(Format::OpenAiChat);
@@ -371,6 +459,9 @@ pub(crate) fn read_body(
             }
             Ok(vec![builder.finish(None)])
         }
+        Format::OpenWebUi | Format::LibreChat | Format::ChatbotUi | Format::SillyTavern => {
+            Ok(read_chat_app(format, value, prefix)?.conversations)
+        }
         Format::OpenAiChat | Format::Anthropic => {
             let Some(Value::Array(messages)) = value.get("messages") else {
                 return Err(TranscriptError::new(
@@ -378,7 +469,14 @@ pub(crate) fn read_body(
                     "expected an array of messages",
                 ));
             };
-            let mut builder = Builder::default();
+            // A `system` message inside an Anthropic request's `messages` (which the API itself
+            // refuses) is what proxies such as LiteLLM lift into the system prompt wherever it
+            // stands (BerriAI/litellm, litellm/llms/anthropic/chat/transformation.py,
+            // `translate_system_message`), so here it joins the system prompt in order too.
+            let mut builder = Builder {
+                late_system_allowed: format == Format::Anthropic,
+                ..Builder::default()
+            };
             if format == Format::Anthropic
                 && let Some(system) = value.get("system")
             {
@@ -408,8 +506,21 @@ pub(crate) fn read_items(
             }
             batch.finish()
         }
+        f if f.is_chat_app() => {
+            let mut batch = Batch::default();
+            for (i, item) in items.iter().enumerate() {
+                batch.read(
+                    item,
+                    || Ok(read_chat_app(f, item, &place(i))?.conversations),
+                );
+            }
+            batch.finish()
+        }
         _ => {
-            let mut builder = Builder::default();
+            let mut builder = Builder {
+                late_system_allowed: format == Format::Anthropic,
+                ..Builder::default()
+            };
             read_messages(format, &mut builder, items, place)?;
             Ok(Batch {
                 conversations: vec![builder.finish(None)],
@@ -439,15 +550,19 @@ fn read_messages(
             Ok(())
         }
         Format::OpenAiResponses => responses::read(builder, items, place),
-        Format::ChatGptExport | Format::ClaudeExport | Format::ShareGpt => {
-            Err(TranscriptError::new(
-                place(0),
-                format!(
-                    "{} holds whole conversations, which cannot be messages of another",
-                    format.label()
-                ),
-            ))
-        }
+        Format::ChatGptExport
+        | Format::ClaudeExport
+        | Format::ShareGpt
+        | Format::OpenWebUi
+        | Format::LibreChat
+        | Format::ChatbotUi
+        | Format::SillyTavern => Err(TranscriptError::new(
+            place(0),
+            format!(
+                "{} holds whole conversations, which cannot be messages of another",
+                format.label()
+            ),
+        )),
         Format::ClaudeCode | Format::Codex => Err(agent_log_alone(format, &place(0))),
     }
 }
