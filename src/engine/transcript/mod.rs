@@ -42,6 +42,7 @@ mod wrapper;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
 mod tests_apps;
 #[cfg(test)]
 mod wild_tests;
