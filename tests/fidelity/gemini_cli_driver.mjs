@@ -136,6 +136,18 @@ async function run(shape) {
   const envText = chat.history[0].parts[0].text;
   const requests = [];
   const statuses = [];
+  // The chat model: a fake content generator that reports, as the request's prompt tokens, the
+  // contract's word count of the whole request (system instruction and every history part).
+  const chatModel = {
+    generateContent: async ({ systemInstruction, contents }) => ({
+      candidates: [],
+      usageMetadata: {
+        promptTokenCount: words(systemInstruction) + contents.reduce((n, c) => n + c.parts.reduce((m, p) => m + partTokens(p), 0), 0),
+      },
+    }),
+  };
+  // The summariser calls each compression made, by the request it came before.
+  const compressions = [];
 
   const entry = (role, part) => {
     if (typeof part.text === 'string') {
@@ -152,8 +164,13 @@ async function run(shape) {
 
   // One request, as GeminiChat sends it: the system instruction, the history and the new content.
   const send = async (content, answers) => {
+    const callsBefore = summariser.calls;
     const compressed = await service.compress(chat, `fidelity-${shape}`, false, MODEL, config, hasFailedCompressionAttempt);
     statuses.push(CompressionStatus[compressed.info.compressionStatus] ?? compressed.info.compressionStatus);
+    if (summariser.calls > callsBefore) {
+      const calls = Array.from({ length: summariser.calls - callsBefore }, (_, i) => `S${callsBefore + i + 1}`);
+      compressions.push(`before request ${requests.length + 1}: ${calls.join(' then ')}`);
+    }
     if (compressed.info.compressionStatus === CompressionStatus.COMPRESSION_FAILED_INFLATED_TOKEN_COUNT) {
       hasFailedCompressionAttempt = true;
     } else if (compressed.info.compressionStatus === CompressionStatus.COMPRESSED && compressed.newHistory) {
@@ -171,7 +188,10 @@ async function run(shape) {
       }
     }
     requests.push({ request: requests.length + 1, answers, messages: listed });
-    chat.lastPromptTokenCount = words(conversation.system) + chat.history.reduce((n, c) => n + c.parts.reduce((m, p) => m + partTokens(p), 0), 0);
+    // The model's answer comes from the script (the driver appends it); what matters here is
+    // the usage it reports, which GeminiChat keeps as the last prompt token count.
+    const response = await chatModel.generateContent({ systemInstruction: conversation.system, contents: chat.history });
+    chat.lastPromptTokenCount = response.usageMetadata.promptTokenCount;
   };
 
   let pendingResults = null;
@@ -199,7 +219,11 @@ async function run(shape) {
     shape,
     summariser_calls: summariser.calls,
     requests,
-    notes: [...NOTES, `compression status before each request: ${statuses.join(" ")}`],
+    notes: [
+      ...NOTES,
+      `compression status before each request: ${statuses.join(' ')}`,
+      `the model calls of each compression (snapshot then verification): ${compressions.join('; ') || 'none'}`,
+    ],
   };
   const file = path.join(out, 'gemini-cli', `${shape}.json`);
   fs.mkdirSync(path.dirname(file), { recursive: true });
