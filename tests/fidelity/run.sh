@@ -18,6 +18,8 @@ modules=$(scripts/tools.sh --venv fidelity-node)
 command -v node >/dev/null || { echo "fidelity: node is not on PATH; run scripts/tools.sh --fidelity" >&2; exit 1; }
 
 cd tests/fidelity
+# The drivers' bytecode would land beside them, in the working tree.
+export PYTHONDONTWRITEBYTECODE=1
 for driver in langchain_classic_driver.py langchain_v1_driver.py llamaindex_driver.py openai_agents_driver.py; do
   echo "fidelity: $driver"
   "$venv/bin/python" "$driver" "$out" >/dev/null
