@@ -49,7 +49,7 @@ def run(shape):
             request = [SystemMessage(content=conversation["system"])] + history + [HumanMessage(content=user_text)] + scratchpad
             answer = chat.invoke(request)
             trace.request(answers, [trace.entry(lc_role(m), lc_text(m)) for m in request])
-            index, scripted = pending.pop(0)
+            _, scripted = pending.pop(0)
             if not scripted.get("tool_calls"):
                 reply_text = answer.content
                 break

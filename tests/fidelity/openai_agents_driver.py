@@ -19,7 +19,6 @@ The model is the SDK's own `agents.testing.ScriptedModel`, which records every c
 """
 
 import asyncio
-import json
 import re
 from importlib.metadata import version
 from typing import Any
