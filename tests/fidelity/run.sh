@@ -15,7 +15,10 @@ venv=$(scripts/tools.sh --venv fidelity)
 modules=$(scripts/tools.sh --venv fidelity-node)
 [ -f "$venv/.pins" ] || { echo "fidelity: the Python environment $venv is missing or unfinished; run scripts/tools.sh --fidelity" >&2; exit 1; }
 [ -f "$modules/../.pins" ] || { echo "fidelity: the npm package directory $modules is missing or unfinished; run scripts/tools.sh --fidelity" >&2; exit 1; }
-command -v node >/dev/null || { echo "fidelity: node is not on PATH; run scripts/tools.sh --fidelity" >&2; exit 1; }
+# scripts/tools.sh links a new enough Node.js into SM_BIN when the system's is older.
+export PATH="${SM_BIN:-${SM_CACHE:-$HOME/.cache/summary-memory}/bin}:$PATH"
+node_major=$(node --version 2>/dev/null | sed -n 's/^v\([0-9]*\)\..*/\1/p') || true
+[ "${node_major:-0}" -ge 20 ] || { echo "fidelity: @google/gemini-cli-core needs Node.js >= 20, found '${node_major:-none}'; run scripts/tools.sh --fidelity" >&2; exit 1; }
 
 cd tests/fidelity
 # The drivers' bytecode would land beside them, in the working tree.
