@@ -6,7 +6,8 @@
 #   1. Node.js and wasm-opt hidden: a real run installs both into the scratch folder, and they are
 #      then found there at the right versions; a second run installs nothing.
 #   2. Every tool hidden at once (trunk, wasm-bindgen-cli, wasm-opt, Node.js, chromium,
-#      chromedriver, and the LiteLLM and llama-cpp-python virtual environments): --plan lists each,
+#      chromedriver, the LiteLLM and llama-cpp-python virtual environments, and the fidelity tier's
+#      Python and npm libraries): --plan lists each,
 #      installs nothing, and exits 0.
 #   3. Every tool present at a wrong version (stand-in scripts): --plan lists each as found.
 #
@@ -108,9 +109,10 @@ expect_line 1w '^tools: all tools present, nothing installed$'
 ok "a warm run installs nothing"
 
 # --- 2. every tool hidden: --plan lists each -----------------------------------------------------
-run_tools 2 "$root/base" --plan --browser --servers || fail "run 2: tools.sh --plan exited with status $?"
+run_tools 2 "$root/base" --plan --browser --servers --fidelity || fail "run 2: tools.sh --plan exited with status $?"
 for tool in 'trunk' 'wasm-bindgen-cli' 'wasm-opt' 'Node\.js' 'chromium' 'chromium-driver' \
-  'litellm\[proxy\]' 'llama-cpp-python\[server\]'; do
+  'litellm\[proxy\]' 'llama-cpp-python\[server\]' "the fidelity tier's Python libraries" \
+  '@google/gemini-cli-core'; do
   expect_line 2 "^tools: plan: would install (.* )?$tool .*\(missing"
 done
 expect_line 2 'nothing was installed$'
