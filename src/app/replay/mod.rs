@@ -153,6 +153,7 @@ impl ReplayPolicy {
             prompt,
             format: recorded.format,
             summary_budget: self.summary_budget,
+            exact: recorded.exact.clone(),
         };
         policy.validate()?;
         Ok(policy)

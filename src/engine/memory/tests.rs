@@ -3,6 +3,7 @@
 use super::*;
 use crate::engine::demo::FINCOACH_USER_MESSAGES;
 use crate::engine::message::WordCounter;
+use crate::engine::policy::Placement;
 use crate::engine::policy::Trigger;
 
 fn msg(role: Role, text: &str) -> Message {

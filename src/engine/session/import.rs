@@ -719,6 +719,7 @@ fn policy_from_v1(p: PolicyV1, prefix: &str) -> Result<Policy, ImportError> {
         },
         format,
         summary_budget: p.summary_budget,
+        exact: crate::engine::policy::Exact::default(),
     };
     policy
         .validate()
