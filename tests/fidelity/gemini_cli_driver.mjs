@@ -1,0 +1,216 @@
+#!/usr/bin/env node
+// Drives Gemini CLI's real ChatCompressionService (@google/gemini-cli-core, dist/src/context/
+// chatCompressionService.js) through every fidelity conversation and writes
+// traces/gemini-cli/<shape>.json.
+//
+// The service is called as the CLI's client calls it (dist/src/core/client.js, 0.61.0:
+// `sendMessageStream` runs `tryCompressChat` before every request, the user's and each
+// tool-result continuation; a COMPRESSED result starts a new chat from the new history through
+// `getInitialChatHistory`, which puts the environment context first; an inflated result sets
+// `hasFailedCompressionAttempt`). The chat is a small stand-in for GeminiChat holding the
+// history as Content objects and the previous request's prompt token count as a server reports
+// it; the content generator is a fake that reports, as the prompt's tokens, the contract's word
+// count of the whole request. Both compression model calls go to the fake summariser.
+//
+// Usage: node tests/fidelity/gemini_cli_driver.mjs <out_dir> <node_modules dir holding the package>
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL, fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const out = path.resolve(process.argv[2] ?? path.join(here, 'traces'));
+const modules = process.argv[3];
+if (!modules) {
+  console.error('gemini_cli_driver: the second argument must be the node_modules directory holding @google/gemini-cli-core');
+  process.exit(2);
+}
+const pkgDir = path.join(modules, '@google', 'gemini-cli-core');
+if (!fs.existsSync(path.join(pkgDir, 'package.json'))) {
+  console.error(`gemini_cli_driver: ${pkgDir} is missing; install it with scripts/tools.sh --fidelity`);
+  process.exit(2);
+}
+// The telemetry attributes read (and on first use write) an installation id under ~/.gemini; a
+// scratch home keeps the user's own one out of it.
+process.env.HOME = fs.mkdtempSync(path.join(os.tmpdir(), 'gemini-fidelity-home-'));
+const pkg = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8'));
+const load = (file) => import(pathToFileURL(path.join(pkgDir, 'dist', 'src', file)).href);
+const { ChatCompressionService } = await load('context/chatCompressionService.js');
+const { CompressionStatus } = await load('core/turn.js');
+const { getInitialChatHistory } = await load('utils/environmentContext.js');
+
+// The environment context names today's date; a fixed date keeps the traces (and the history's
+// character counts, which decide the split) the same from day to day.
+const FIXED_DATE = 'Tuesday, December 1, 2026';
+Date.prototype.toLocaleDateString = () => FIXED_DATE;
+
+const MODEL = 'gemini-2.5-pro';
+const TOKEN_LIMIT = 1_048_576; // tokenLimit('gemini-2.5-pro') in dist/src/core/tokenLimits.js.
+const THRESHOLD_TOKENS = 300;
+// A threshold that is exactly 300 tokens of the model's limit (300 / 2^20 is exact in binary).
+const PARAMS = { model: MODEL, compressionThreshold: THRESHOLD_TOKENS / TOKEN_LIMIT, tokenLimit: TOKEN_LIMIT };
+const NOTES = [
+  'The split point is decided by the real findCompressSplitPoint on JSON.stringify(content).length of each history Content (characters, not the counter); the contents are {"role":"user"|"model","parts":[{"text":...}]} with tool calls as {"functionCall":{"id","name","args"}} parts and results as one user Content of {"functionResponse":{"id","name","response":{"output":...}}} parts.',
+  'The history starts with the environment context the real getInitialChatHistory writes (directory tree off, empty session memory, temp dir /tmp/fidelity-gemini, the date fixed to ' + FIXED_DATE + '); it is the fixed user entry first in each request and is compressed with the oldest history.',
+  'The previous request\'s prompt token count is the contract\'s word count of that whole request (system instruction, environment context and history), as a server reports usage; the compression compares it with compressionThreshold x tokenLimit and fires at >=.',
+  'The service\'s inflation check compares its own character estimate (calculateRequestTokenCount) of the new history with that word count; a compression that would grow it fails and is not retried (hasFailedCompressionAttempt), which the counter cannot replace.',
+  'Both model calls of a compression (the snapshot and the verification) go to the fake summariser; the kept summary is the second call\'s text.',
+];
+
+const words = (text) => (text.trim() === '' ? 0 : text.trim().split(/\s+/).length);
+
+class Summariser {
+  calls = 0;
+  next() {
+    this.calls += 1;
+    return [`S${this.calls}`, ...Array(19).fill('w')].join(' ');
+  }
+}
+
+function partTokens(part) {
+  if (typeof part.text === 'string') return words(part.text);
+  if (part.functionCall) return words(part.functionCall.name) + words(JSON.stringify(part.functionCall.args));
+  if (part.functionResponse) return words(part.functionResponse.response.output);
+  throw new Error(`gemini_cli_driver: a part the counter does not know: ${JSON.stringify(part)}`);
+}
+
+function fakeConfig(summariser) {
+  const config = {
+    storage: { getProjectTempDir: () => '/tmp/fidelity-gemini' },
+    getCompressionThreshold: async () => PARAMS.compressionThreshold,
+    getHookSystem: () => undefined,
+    getNextCompressionTruncationId: () => 0,
+    getTruncateToolOutputThreshold: () => 4_000_000,
+    getIncludeDirectoryTree: () => false,
+    getSessionMemory: () => '',
+    getUsageStatisticsEnabled: () => false,
+    getActiveModel: () => MODEL,
+    // Read by the telemetry the service logs each compression to (nothing is sent: usage
+    // statistics are off and no metrics exporter is initialised).
+    getExperiments: () => undefined,
+    getContentGeneratorConfig: () => undefined,
+    getSessionId: () => 'fidelity',
+    isInteractive: () => false,
+    getApprovedPlanPath: () => undefined,
+    getContentGenerator: () => ({ countTokens: async () => ({ totalTokens: 0 }) }),
+    getBaseLlmClient: () => ({
+      generateContent: async () => ({ candidates: [{ content: { role: 'model', parts: [{ text: summariser.next() }] } }] }),
+    }),
+  };
+  // A method this object lacks fails with "config.<name> is not a function": a change in the
+  // package the driver must learn about, not something to answer with a guess. The optional ones
+  // (called as `?.()`) are left out on purpose, so the package takes its own defaults.
+  // The prompt provider reads the configuration through an agent context's `config`.
+  config.config = config;
+  return config;
+}
+
+function toContents(message) {
+  if (message.role === 'user') return { role: 'user', parts: [{ text: message.content }] };
+  if (message.role === 'assistant') {
+    const parts = [{ text: message.content }];
+    for (const call of message.tool_calls ?? []) {
+      parts.push({ functionCall: { id: call.id, name: call.name, args: JSON.parse(call.arguments) } });
+    }
+    return { role: 'model', parts };
+  }
+  throw new Error(`gemini_cli_driver: no Content for role ${message.role}`);
+}
+
+async function run(shape) {
+  const conversation = JSON.parse(fs.readFileSync(path.join(here, 'conversations', `${shape}.json`), 'utf8'));
+  const messages = conversation.messages;
+  const byContent = new Map(messages.map((m, i) => [m.content, i]));
+  const resultIndex = new Map(messages.flatMap((m, i) => (m.role === 'tool' ? [[m.tool_call_id, i]] : [])));
+  const summariser = new Summariser();
+  const config = fakeConfig(summariser);
+  const service = new ChatCompressionService();
+  const unwrap = (entry) => ('content' in entry ? entry.content : entry);
+  const chat = {
+    history: (await getInitialChatHistory(config, [])).map(unwrap),
+    lastPromptTokenCount: 0,
+    getHistory() { return structuredClone(this.history); },
+    getLastPromptTokenCount() { return this.lastPromptTokenCount; },
+  };
+  let hasFailedCompressionAttempt = false;
+  const envText = chat.history[0].parts[0].text;
+  const requests = [];
+  const statuses = [];
+
+  const entry = (role, part) => {
+    if (typeof part.text === 'string') {
+      const marks = [...part.text.matchAll(/\bS(\d+)(?: w){19}\b/g)].map((m) => Number(m[1]));
+      if (marks.length) return { kind: 'summary', summary: Math.max(...marks), role, text: part.text };
+      const index = byContent.get(part.text);
+      const expected = role === 'model' ? 'assistant' : 'user';
+      if (index !== undefined && messages[index].role === expected) return { kind: 'verbatim', index };
+      return { kind: 'fixed', role: role === 'model' ? 'assistant' : role, text: part.text };
+    }
+    if (part.functionResponse) return { kind: 'verbatim', index: resultIndex.get(part.functionResponse.id) };
+    return null; // A functionCall part belongs to the model Content's text entry.
+  };
+
+  // One request, as GeminiChat sends it: the system instruction, the history and the new content.
+  const send = async (content, answers) => {
+    const compressed = await service.compress(chat, `fidelity-${shape}`, false, MODEL, config, hasFailedCompressionAttempt);
+    statuses.push(CompressionStatus[compressed.info.compressionStatus] ?? compressed.info.compressionStatus);
+    if (compressed.info.compressionStatus === CompressionStatus.COMPRESSION_FAILED_INFLATED_TOKEN_COUNT) {
+      hasFailedCompressionAttempt = true;
+    } else if (compressed.info.compressionStatus === CompressionStatus.COMPRESSED && compressed.newHistory) {
+      chat.history = (await getInitialChatHistory(config, compressed.newHistory)).map(unwrap);
+      hasFailedCompressionAttempt = false;
+    } else if (compressed.info.compressionStatus === CompressionStatus.CONTENT_TRUNCATED && compressed.newHistory) {
+      chat.history = compressed.newHistory.map(unwrap);
+    }
+    chat.history.push(content);
+    const listed = [{ kind: 'system' }];
+    for (const c of chat.history) {
+      for (const part of c.parts) {
+        const e = entry(c.role, part);
+        if (e) listed.push(e);
+      }
+    }
+    requests.push({ request: requests.length + 1, answers, messages: listed });
+    chat.lastPromptTokenCount = words(conversation.system) + chat.history.reduce((n, c) => n + c.parts.reduce((m, p) => m + partTokens(p), 0), 0);
+  };
+
+  let pendingResults = null;
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i];
+    if (message.role === 'user') {
+      await send(toContents(message), i);
+    } else if (message.role === 'assistant') {
+      chat.history.push(toContents(message));
+      pendingResults = message.tool_calls?.length ? { role: 'user', parts: [] } : null;
+    } else {
+      pendingResults.parts.push({ functionResponse: { id: message.tool_call_id, name: 'lookup', response: { output: message.content } } });
+      if (messages[i + 1]?.role !== 'tool') await send(pendingResults, i);
+    }
+  }
+  const envEntry = { kind: 'fixed', role: 'user', text: envText };
+  if (!requests.every((r) => JSON.stringify(r.messages[1]) === JSON.stringify(envEntry) || r.messages[1].kind === 'summary')) {
+    throw new Error(`gemini_cli_driver: ${shape}: a request does not start with the environment context`);
+  }
+  const trace = {
+    library: '@google/gemini-cli-core',
+    version: pkg.version,
+    source: 'dist/src/context/chatCompressionService.js',
+    params: PARAMS,
+    shape,
+    summariser_calls: summariser.calls,
+    requests,
+    notes: [...NOTES, `compression status before each request: ${statuses.join(" ")}`],
+  };
+  const file = path.join(out, 'gemini-cli', `${shape}.json`);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify(trace, null, 1) + '\n');
+  const share = '/tmp/sm/fidelity/traces';
+  if (fs.existsSync(share)) {
+    fs.mkdirSync(path.join(share, 'gemini-cli'), { recursive: true });
+    fs.copyFileSync(file, path.join(share, 'gemini-cli', `${shape}.json`));
+  }
+  return file;
+}
+
+const shapes = fs.readdirSync(path.join(here, 'conversations')).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort();
+for (const shape of shapes) console.log(await run(shape));

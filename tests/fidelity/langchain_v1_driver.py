@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Drives langchain 1.x's real SummarizationMiddleware inside a real `create_agent` (a LangGraph
+agent with an in-memory checkpointer, one thread per conversation) through every fidelity
+conversation, and writes traces/langchain-v1-middleware/<shape>.json.
+
+The chat model is a fake that records every request and answers with the next scripted
+assistant message; a tool `lookup` returns the scripted result of each call, so the agent's own
+loop runs the tool-call shape. The middleware gets the contract's counter as its
+`token_counter` and a fake summariser model.
+"""
+
+from importlib.metadata import version
+from typing import Annotated
+
+from langchain.agents import create_agent
+from langchain.agents.middleware import SummarizationMiddleware
+from langchain_core.messages import HumanMessage
+from langchain_core.tools import InjectedToolCallId, tool
+from langgraph.checkpoint.memory import InMemorySaver
+
+from common import Summariser, Trace, load, shapes
+from lc_fakes import FakeSummariser, RecordingChat, lc_role, lc_text, lc_tokens
+
+SLUG = "langchain-v1-middleware"
+PARAMS = {"trigger": ["tokens", 300], "keep": ["messages", 6]}
+NOTES = [
+    "token_counter is the contract's word counter; the fake chat model reports no usage_metadata, so the middleware's second test (the last reply's reported total_tokens) never fires.",
+    "The system prompt is passed as create_agent's system_prompt; the agent prepends it to each request and the middleware does not count it.",
+]
+
+
+def word_counter(messages):
+    return sum(lc_tokens(m) for m in messages)
+
+
+def run(shape):
+    conversation = load(shape)
+    summariser = Summariser()
+    results = {m["tool_call_id"]: m["content"] for m in conversation["messages"] if m["role"] == "tool"}
+
+    @tool
+    def lookup(query: str, tool_call_id: Annotated[str, InjectedToolCallId]) -> str:
+        """Looks something up."""
+        return results[tool_call_id]
+
+    middleware = SummarizationMiddleware(
+        model=FakeSummariser(summariser=summariser),
+        trigger=tuple(PARAMS["trigger"]),
+        keep=tuple(PARAMS["keep"]),
+        token_counter=word_counter,
+    )
+    script = [m for m in conversation["messages"] if m["role"] == "assistant"]
+    chat = RecordingChat(script=script, requests=[])
+    agent = create_agent(model=chat, tools=[lookup], system_prompt=conversation["system"], middleware=[middleware], checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": shape}}
+    trace = Trace(conversation, "langchain", version("langchain"), "langchain/agents/middleware/summarization.py", PARAMS, NOTES)
+    for message in conversation["messages"]:
+        if message["role"] != "user":
+            continue
+        agent.invoke({"messages": [HumanMessage(content=message["content"])]}, config)
+    for request in chat.requests:
+        trace.request_auto([trace.entry(lc_role(m), lc_text(m)) for m in request])
+    if chat.script:
+        raise SystemExit(f"{shape}: {len(chat.script)} scripted assistant messages were never asked for")
+    return trace.write(SLUG, summariser.calls)
+
+
+if __name__ == "__main__":
+    for shape in shapes():
+        print(run(shape))

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Drives llama-index-core's real ChatSummaryMemoryBuffer through every fidelity conversation
+and writes traces/llamaindex-summary-buffer/<shape>.json.
+
+The memory is used the way llama-index-core's FunctionAgent uses its memory
+(llama_index/core/agent/workflow/base_agent.py `init_run`, function_agent.py `take_step` and
+`finalize`, 0.14.25): the user message is put into the memory, `get()` is called once per user
+turn (this is where the buffer summarises), the agent's system prompt is put in front, the
+turn's tool calls and results are a scratchpad appended to later requests of the same turn, and
+at the end of the turn the scratchpad and the reply are put into the memory. The summariser is a
+fake LLM (a CustomLLM) answering as the contract's fake summariser.
+"""
+
+from importlib.metadata import version
+from typing import Any
+
+from llama_index.core.base.llms.types import ChatMessage, CompletionResponse, LLMMetadata, MessageRole
+from llama_index.core.llms import CustomLLM
+from llama_index.core.memory import ChatSummaryMemoryBuffer
+
+from common import Summariser, Trace, load, shapes, turns
+
+SLUG = "llamaindex-summary-buffer"
+PARAMS = {"token_limit": 250, "count_initial_tokens": False}
+NOTES = [
+    "tokenizer_fn is str.split, so a message counts the words of its content; the buffer's counter sees only content, so the words of a tool call's name and arguments are not counted (the contract's counter would count them).",
+    "get() runs once per user turn, before the turn's first request, as FunctionAgent calls it; later requests of a tool turn reuse that history plus the scratchpad.",
+]
+
+
+class FakeSummariserLLM(CustomLLM):
+    """The contract's fake summariser as a LlamaIndex LLM."""
+
+    summariser: Any = None
+
+    @property
+    def metadata(self) -> LLMMetadata:
+        return LLMMetadata(model_name="fidelity-fake-summariser")
+
+    def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
+        return CompletionResponse(text=self.summariser())
+
+    def stream_complete(self, prompt: str, formatted: bool = False, **kwargs: Any):
+        yield self.complete(prompt)
+
+
+ROLES = {MessageRole.SYSTEM: "system", MessageRole.USER: "user", MessageRole.ASSISTANT: "assistant", MessageRole.TOOL: "tool"}
+
+
+def to_chat_message(message):
+    kwargs = {}
+    if message.get("tool_calls"):
+        kwargs["tool_calls"] = [{"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}} for c in message["tool_calls"]]
+    if message.get("tool_call_id"):
+        kwargs["tool_call_id"] = message["tool_call_id"]
+    role = {"user": MessageRole.USER, "assistant": MessageRole.ASSISTANT, "tool": MessageRole.TOOL}[message["role"]]
+    return ChatMessage(role=role, content=message["content"], additional_kwargs=kwargs)
+
+
+def run(shape):
+    conversation = load(shape)
+    summariser = Summariser()
+    memory = ChatSummaryMemoryBuffer.from_defaults(llm=FakeSummariserLLM(summariser=summariser), tokenizer_fn=str.split, **PARAMS)
+    trace = Trace(conversation, "llama-index-core", version("llama-index-core"), "llama_index/core/memory/chat_summary_memory_buffer.py", PARAMS, NOTES)
+    system = ChatMessage(role=MessageRole.SYSTEM, content=conversation["system"])
+    for user_index, replies in turns(conversation):
+        memory.put(to_chat_message(conversation["messages"][user_index]))
+        history = memory.get()
+        scratchpad = []
+        answers = user_index
+        for index, message in replies:
+            if message["role"] == "assistant":
+                request = [system, *history, *scratchpad]
+                trace.request(answers, [trace.entry(ROLES[m.role], m.content) for m in request])
+            scratchpad.append(to_chat_message(message))
+            answers = index
+        memory.put_messages(scratchpad)
+    return trace.write(SLUG, summariser.calls)
+
+
+if __name__ == "__main__":
+    for shape in shapes():
+        print(run(shape))
