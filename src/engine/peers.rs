@@ -209,6 +209,187 @@ pub fn preset(slug: &str) -> Option<&'static PeerPreset> {
     PEER_PRESETS.iter().find(|p| p.slug == slug)
 }
 
+/// The exact policy of each runnable peer at the library's own parameters, by the names the
+/// library takes them (`params` holds them as a fidelity trace records them: a number, or a
+/// `[kind, value]` pair). `None` for a preset that is not runnable or a parameter missing; the
+/// error names the parameter.
+pub fn library_policy(slug: &str, param: &dyn Fn(&str) -> Option<f64>) -> Result<Policy, String> {
+    let need = |name: &str| {
+        param(name)
+            .filter(|v| v.is_finite() && *v >= 0.0)
+            .ok_or_else(|| {
+                format!("{slug}: the library parameter {name} is missing or not a number")
+            })
+    };
+    let whole = |v: f64| v.ceil().min(f64::from(u32::MAX)) as u32;
+    let policy = match slug {
+        "langchain-summary-buffer" => exact::langchain_classic(whole(need("max_token_limit")?)),
+        "langchain-v1-middleware" => exact::langchain_v1(
+            whole(need("trigger.tokens")?),
+            whole(need("keep.messages")?),
+        ),
+        "llamaindex-summary-buffer" => exact::llamaindex(whole(need("token_limit")?)),
+        "openai-cookbook-session" => exact::cookbook(
+            whole(need("keep_last_n_turns")?),
+            whole(need("context_limit")?),
+        ),
+        "gemini-cli" => {
+            exact::gemini_cli(whole(need("compressionThreshold")? * need("tokenLimit")?))
+        }
+        other => return Err(format!("{other}: no library to run this preset against")),
+    };
+    policy
+        .validate()
+        .map_err(|e| format!("{slug}: {e}"))
+        .map(|()| policy)
+}
+
+/// The peers' exact policies, each after the library file and version named in its comment.
+pub mod exact {
+    use crate::engine::policy::{
+        CheckAt, Compare, Counted, Exact, Keep, Measure, Policy, ShareOf, Start, SummaryAt,
+        SummaryOverflow, Trigger,
+    };
+
+    fn exact_policy(trigger: Trigger, exact: Exact) -> Policy {
+        let mut policy = Policy::new(trigger)
+            .unwrap_or_else(|error| unreachable!("a peer's exact trigger is invalid: {error}"));
+        policy.exact = exact;
+        policy
+    }
+
+    /// `langchain-classic` 1.0.8, `langchain_classic/memory/summary_buffer.py`: after each
+    /// exchange `prune()` pops single messages from the front while the buffer (the summary and
+    /// the system prompt not counted) is over `max_token_limit`, so a reply can stay without
+    /// its question; the summary is a bare `SystemMessage` before the buffer. Under an agent
+    /// executor the memory stores the input and the final output only.
+    pub fn langchain_classic(max_token_limit: u32) -> Policy {
+        let limit = max_token_limit.max(1);
+        exact_policy(
+            Trigger::Tokens {
+                budget: limit,
+                keep_tokens: limit,
+            },
+            Exact {
+                counted: Some(Counted::VERBATIM),
+                keep: Some(Keep::Tokens(limit)),
+                summary_at: SummaryAt::System,
+                tools_in_turn_only: true,
+                ..Exact::default()
+            },
+        )
+    }
+
+    /// The human message `SummarizationMiddleware` writes before the summary.
+    pub const LANGCHAIN_V1_PREFIX: &str = "Here is a summary of the conversation to date:\n\n";
+
+    /// `langchain` 1.5.2, `langchain/agents/middleware/summarization.py`: `before_model` counts
+    /// the agent's stored messages (its summary message and the new input included, the system
+    /// prompt not) and fires at `>=` the `("tokens", n)` trigger; it keeps the last
+    /// `("messages", n)` stored messages, moving the cut back onto a tool call whose results
+    /// it would orphan; the summary is one human message with a fixed prefix. When the cut
+    /// leaves only the old summary, it is summarised again.
+    pub fn langchain_v1(trigger_tokens: u32, keep_messages: u32) -> Policy {
+        let tokens = trigger_tokens.max(1);
+        exact_policy(
+            Trigger::Tokens {
+                budget: tokens,
+                keep_tokens: tokens,
+            },
+            Exact {
+                counted: Some(Counted::HISTORY),
+                compare: Compare::AtLeast,
+                check: CheckAt::BeforeRequest,
+                keep: Some(Keep::Messages(keep_messages)),
+                summary_at: SummaryAt::User,
+                summary_prefix: LANGCHAIN_V1_PREFIX.to_owned(),
+                summary_overflow: SummaryOverflow::Resummarise,
+                ..Exact::default()
+            },
+        )
+    }
+
+    /// `llama-index-core` 0.14.25, `llama_index/core/memory/chat_summary_memory_buffer.py`:
+    /// `get()`, once a turn before its first call, walks the stored messages (the summary
+    /// included, the system prompt not) from the newest while they fit `token_limit`; what is
+    /// left is summarised, with the replies and tool traffic at the front of the kept part; an
+    /// old summary left over alone is kept with no call. The summary is a system message.
+    pub fn llamaindex(token_limit: u32) -> Policy {
+        let limit = token_limit.max(1);
+        exact_policy(
+            Trigger::Tokens {
+                budget: limit,
+                keep_tokens: limit,
+            },
+            Exact {
+                counted: Some(Counted::HISTORY),
+                check: CheckAt::BeforeTurn,
+                keep: Some(Keep::Tokens(limit)),
+                start: Start::AtUser,
+                summary_at: SummaryAt::System,
+                ..Exact::default()
+            },
+        )
+    }
+
+    /// The fixed user message of the cookbook's summary pair.
+    pub const COOKBOOK_PROMPT: &str = "Summarize the conversation we had so far.";
+
+    /// The OpenAI cookbook's `SummarizingSession` (`openai/openai-cookbook`,
+    /// `examples/agents_sdk/session_memory.ipynb`): once the stored items hold more than
+    /// `context_limit` real user turns, everything before the last `keep_last_n_turns` of them
+    /// is replaced by a user message asking for a summary and the summary as the assistant's
+    /// answer.
+    pub fn cookbook(keep_last_n_turns: u32, context_limit: u32) -> Policy {
+        let max_turns = context_limit.saturating_add(1).max(keep_last_n_turns + 1);
+        let mut policy = exact_policy(
+            Trigger::Turns {
+                max_turns,
+                keep: keep_last_n_turns,
+            },
+            Exact {
+                keep: Some(Keep::Turns(keep_last_n_turns)),
+                summary_at: SummaryAt::AssistantAfter(COOKBOOK_PROMPT.to_owned()),
+                ..Exact::default()
+            },
+        );
+        policy.prompt.word_limit = 200;
+        policy
+    }
+
+    /// The model's reply after Gemini CLI's summary.
+    pub const GEMINI_ACK: &str = "Got it. Thanks for the additional context!";
+
+    /// `@google/gemini-cli-core` 0.61.0, `dist/src/context/chatCompressionService.js`: before
+    /// each request, when the previous request's prompt tokens (as the server reported them)
+    /// reach `threshold × tokenLimit(model)`, the oldest 70% of the history by JSON characters
+    /// (cut at a user message) is compressed in two model calls (the snapshot, then a
+    /// verification whose text is kept); the summary is a user message followed by a fixed
+    /// model reply.
+    pub fn gemini_cli(threshold_tokens: u32) -> Policy {
+        let tokens = threshold_tokens.max(1);
+        exact_policy(
+            Trigger::Tokens {
+                budget: tokens,
+                keep_tokens: tokens,
+            },
+            Exact {
+                compare: Compare::AtLeast,
+                check: CheckAt::PreviousRequest,
+                keep: Some(Keep::Share {
+                    of: ShareOf::History,
+                    pct: 30,
+                    by: Measure::Chars,
+                }),
+                summary_at: SummaryAt::UserThenAck(GEMINI_ACK.to_owned()),
+                calls_per_fold: 2,
+                summary_overflow: SummaryOverflow::Resummarise,
+                ..Exact::default()
+            },
+        )
+    }
+}
+
 /// Prices per million tokens, as the user types them.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Prices {

@@ -41,7 +41,7 @@ use super::edition::{Edition, EditionDraft, MAX_LEVEL, Provenance, TurnRange};
 use super::message::{ChatMessage, CountTokens, Message, Role};
 use super::policy::{
     Check, FoldMode, FoldView, HeadPart, Measured, Moment, Policy, PolicyError, SummaryFormat,
-    SummarySize, request_head, summary_size,
+    SummarySize, head_measured, request_head, summary_size,
 };
 use super::prompts::{compressed_word_limit, render_compress_request, render_fold_request};
 use super::structured::{STRUCTURED_MEMORY_PROMPT, parse_structured, structured_user_content};
@@ -64,6 +64,8 @@ pub struct MemoryState {
     /// Tokens of the system prompt, and the summary's size as placed, for the decision.
     system_tokens: u64,
     summary_size: Option<SummarySize>,
+    /// The head's stored messages, measured (see [`super::policy::head_measured`]).
+    head: Vec<Measured>,
     /// Tokens of the request's messages before the verbatim part (the system prompt and the
     /// summary as placed), for the window trigger. Exact after anything that takes a counter
     /// (a commit, an edit, a restore, [`MemoryState::count_system_prompt`]); after a new
@@ -134,8 +136,10 @@ impl MemoryState {
             SUMMARY_HEADER,
             SUMMARY_ACK,
         );
+        self.head = head_measured(&head, |t| counter.count(t), |_, t| t.chars().count() as u32);
         self.summary_size = summary_size(
             &head,
+            self.policy.exact.context_message.as_deref(),
             self.system_tokens,
             |t| u64::from(counter.count(t)),
             |_, t| t.chars().count() as u64,
@@ -529,6 +533,7 @@ impl MemoryState {
             fixed_tokens: 0,
             system_tokens: 0,
             summary_size: None,
+            head: Vec::new(),
             system_prompt,
             policy,
             archive: Vec::new(),
@@ -640,6 +645,7 @@ impl MemoryState {
                 moment,
                 system_tokens: self.system_tokens,
                 summary: self.summary_size,
+                head: &self.head,
                 reported,
             },
             messages_before: self.checked_len,

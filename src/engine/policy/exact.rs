@@ -80,6 +80,10 @@ pub enum CheckAt {
     AfterReply,
     /// Before each request, on the size of that request's stored history.
     BeforeRequest,
+    /// Before the first request of each turn (the one answering the user's message), on the
+    /// size of the stored history; the requests after a tool's result reuse it (LlamaIndex, as
+    /// its agents read their memory once a turn).
+    BeforeTurn,
     /// Before each request, on the previous request's size as the server reported it, and
     /// before the incoming message is stored (Gemini CLI).
     PreviousRequest,
@@ -181,6 +185,13 @@ pub struct Exact {
     /// writes the summary kept).
     pub calls_per_fold: u32,
     pub summary_overflow: SummaryOverflow,
+    /// Tool calls and their results are sent only in the requests of their own turn; the
+    /// history keeps the user's message and the final reply (LangChain's classic memory under
+    /// an agent executor).
+    pub tools_in_turn_only: bool,
+    /// A fixed user message the library puts first in its history, before the summary, and
+    /// writes again after each fold (Gemini CLI's session context).
+    pub context_message: Option<String>,
 }
 
 impl Default for Exact {
@@ -196,6 +207,8 @@ impl Default for Exact {
             summary_prefix: String::new(),
             calls_per_fold: 1,
             summary_overflow: SummaryOverflow::Keep,
+            tools_in_turn_only: false,
+            context_message: None,
         }
     }
 }
@@ -240,6 +253,9 @@ pub struct FoldView<'a> {
     pub system_tokens: u64,
     /// The summary, when there is one.
     pub summary: Option<SummarySize>,
+    /// The stored messages before the verbatim part, as the library's history holds them (a
+    /// fixed context message, the summary's messages), oldest first; see [`head_measured`].
+    pub head: &'a [Measured],
     /// Tokens of the previous request, as reported (for [`CheckAt::PreviousRequest`]).
     pub reported: Option<u64>,
 }
@@ -292,6 +308,10 @@ impl Exact {
         if before == (self.check == CheckAt::AfterReply) {
             return Fold::NONE;
         }
+        let answers_user = view.messages.last().is_some_and(|m| m.role == Role::User);
+        if self.check == CheckAt::BeforeTurn && !answers_user {
+            return Fold::NONE;
+        }
         // Gemini CLI compresses the history before the incoming message is stored in it.
         let history = if self.check == CheckAt::PreviousRequest {
             &view.messages[..view.messages.len().saturating_sub(1)]
@@ -301,9 +321,9 @@ impl Exact {
         if history.is_empty() || !self.fires(trigger, view) {
             return Fold::NONE;
         }
-        let summary_messages = view.summary.map_or(0, |s| s.messages as usize);
-        // The cut, counted over the stored history (the summary's messages first).
-        let cut = self.cut(trigger, history, view.summary);
+        let summary_messages = view.head.len();
+        // The cut, counted over the stored history (the head's messages first).
+        let cut = self.cut(trigger, history, view.head);
         let cut = self.adjust_start(history, summary_messages, cut);
         let folded = cut.saturating_sub(summary_messages);
         if folded > 0 {
@@ -351,7 +371,7 @@ impl Exact {
         };
         let counted_messages = messages.len()
             + if self.counted.is_some_and(|c| c.summary) {
-                view.summary.map_or(0, |s| s.messages as usize)
+                view.head.len()
             } else {
                 0
             };
@@ -372,8 +392,8 @@ impl Exact {
 
     /// Where the kept tail begins, as an index into the stored history with the summary's
     /// messages in front (so `summary_messages` means "fold no verbatim message").
-    fn cut(&self, trigger: &Trigger, history: &[Measured], summary: Option<SummarySize>) -> usize {
-        let s = summary.map_or(0, |s| s.messages as usize);
+    fn cut(&self, trigger: &Trigger, history: &[Measured], head: &[Measured]) -> usize {
+        let s = head.len();
         let n = history.len();
         match self.keep {
             None => {
@@ -430,11 +450,7 @@ impl Exact {
                     Measure::Tokens => u64::from(m.tokens),
                     Measure::Chars => u64::from(m.chars),
                 };
-                let summary_size = summary.map_or(0, |s| match by {
-                    Measure::Tokens => s.tokens,
-                    Measure::Chars => s.chars,
-                });
-                share_split(history, s, summary_size, size, pct)
+                share_split(head, history, size, pct)
             }
         }
     }
@@ -539,43 +555,36 @@ fn longest_tail_by(history: &[Measured], budget: u64, size: impl Fn(&Measured) -
     at
 }
 
-/// The newest `pct` percent of the history (the summary's `s` messages of `summary_size` in
-/// front): the cut is the first user message with at least `100 - pct` percent of the whole
-/// before it; with none, everything when the history ends on a reply that calls no tool, else
-/// the last user message. After Gemini CLI's `findCompressSplitPoint`
+/// The newest `pct` percent of the stored history (`head`, then `history`): the cut is the
+/// first user message with at least `100 - pct` percent of the whole before it; with none,
+/// everything when the history ends on a reply that calls no tool, else the last user message.
+/// The result indexes `head` then `history`. After Gemini CLI's `findCompressSplitPoint`
 /// (`@google/gemini-cli-core` 0.61.0, `dist/src/context/chatCompressionService.js`), whose
-/// summary is itself a user message at the front.
+/// history starts with its session context and its summary, both user messages.
 fn share_split(
+    head: &[Measured],
     history: &[Measured],
-    s: usize,
-    summary_size: u64,
     size: impl Fn(&Measured) -> u64,
     pct: u32,
 ) -> usize {
-    let total: u64 = summary_size + history.iter().map(&size).sum::<u64>();
+    let all = || head.iter().chain(history);
+    let total: u64 = all().map(&size).sum();
     // The target is `total × (100 − pct) / 100`, compared without rounding.
     let reached = |before: u64| before * 100 >= total * u64::from(100 - pct);
-    // The summary's own message is a user message at index 0 with nothing before it.
     let mut last_split = 0;
-    let mut before = if s > 0 {
-        if reached(0) {
-            return 0;
-        }
-        summary_size
-    } else {
-        0
-    };
-    for (i, m) in history.iter().enumerate() {
+    let mut before = 0u64;
+    for (i, m) in all().enumerate() {
+        // A tool's result is its own role here, never a user message.
         if m.role == Role::User {
             if reached(before) {
-                return s + i;
+                return i;
             }
-            last_split = s + i;
+            last_split = i;
         }
         before += size(m);
     }
-    match history.last() {
-        Some(last) if last.role == Role::Assistant && !last.calls => s + history.len(),
+    match all().last() {
+        Some(last) if last.role == Role::Assistant && !last.calls => head.len() + history.len(),
         _ => last_split,
     }
 }
@@ -595,6 +604,31 @@ pub enum HeadPart {
 /// `summary_at` puts it (`placement` and the engine's `header` and `ack` for
 /// [`SummaryAt::Placement`]).
 pub fn request_head(
+    exact: &Exact,
+    placement: super::Placement,
+    system_prompt: &str,
+    summary: Option<&str>,
+    header: &str,
+    ack: &str,
+) -> Vec<HeadPart> {
+    let mut out = request_head_of(exact, placement, system_prompt, summary, header, ack);
+    if let Some(context) = &exact.context_message {
+        let at = out
+            .iter()
+            .position(|p| *p == HeadPart::SystemPrompt)
+            .map_or(0, |i| i + 1);
+        out.insert(
+            at,
+            HeadPart::Fixed {
+                role: Role::User,
+                text: context.clone(),
+            },
+        );
+    }
+    out
+}
+
+fn request_head_of(
     exact: &Exact,
     placement: super::Placement,
     system_prompt: &str,
@@ -658,11 +692,35 @@ pub fn request_head(
     }
 }
 
+/// The head's stored messages as the decision measures them: every part but the system prompt
+/// (none when the summary is appended to the system prompt).
+pub fn head_measured(
+    head: &[HeadPart],
+    tokens: impl Fn(&str) -> u32,
+    chars: impl Fn(Role, &str) -> u32,
+) -> Vec<Measured> {
+    if !head.contains(&HeadPart::SystemPrompt) {
+        return Vec::new();
+    }
+    head.iter()
+        .filter_map(|part| match part {
+            HeadPart::SystemPrompt => None,
+            HeadPart::Summary { role, text } | HeadPart::Fixed { role, text } => Some(Measured {
+                role: *role,
+                tokens: tokens(text),
+                chars: chars(*role, text),
+                calls: false,
+            }),
+        })
+        .collect()
+}
+
 /// The summary's size in the history, from the request's head: every part but the system
 /// prompt (a summary appended to the system prompt takes no message of its own, and counts
 /// only what it adds).
 pub fn summary_size(
     head: &[HeadPart],
+    context: Option<&str>,
     system_tokens: u64,
     tokens: impl Fn(&str) -> u64,
     chars: impl Fn(Role, &str) -> u64,
@@ -675,8 +733,13 @@ pub fn summary_size(
     let mut any = false;
     let replaces_system = !head.contains(&HeadPart::SystemPrompt);
     for part in head {
+        if let HeadPart::Fixed { text, .. } = part
+            && Some(text.as_str()) == context
+        {
+            continue;
+        }
         if let HeadPart::Summary { role, text } | HeadPart::Fixed { role, text } = part {
-            any = true;
+            any |= matches!(part, HeadPart::Summary { .. });
             size.tokens += tokens(text);
             size.chars += chars(*role, text);
             size.messages += 1;

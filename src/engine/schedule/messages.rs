@@ -13,7 +13,8 @@
 
 use crate::engine::message::Role;
 use crate::engine::policy::{
-    Check, FoldView, HeadPart, Measured, Moment, Policy, SummarySize, request_head, summary_size,
+    Check, FoldView, HeadPart, Measured, Moment, Policy, SummarySize, head_measured, request_head,
+    summary_size,
 };
 
 /// The sizes of the texts a dry run adds itself: the summary each call writes, and the fixed
@@ -115,6 +116,8 @@ pub fn schedule_messages(policy: &Policy, input: &MessageInput<'_>) -> MessageRu
         policy,
         input,
         sized,
+        stored: Vec::new(),
+        scratch: Vec::new(),
         from: 0,
         summary: None,
         kept_users: Vec::new(),
@@ -124,14 +127,24 @@ pub fn schedule_messages(policy: &Policy, input: &MessageInput<'_>) -> MessageRu
         reported: None,
     };
     let mut requests = Vec::new();
+    let turn_only = policy.exact.tools_in_turn_only;
     for i in 0..input.messages.len() {
+        let m = input.messages[i];
+        let tool_traffic = m.role == Role::Tool || m.calls;
+        if turn_only && tool_traffic {
+            run.scratch.push(i);
+        } else {
+            run.stored.push(i);
+            if m.role == Role::Assistant {
+                run.scratch.clear();
+            }
+        }
         if answers(&input.messages, i) {
             run.check(i, Moment::BeforeRequest);
             let row = run.request(requests.len() as u32 + 1, i);
             run.reported = Some(row.tokens);
             requests.push(row);
         }
-        let m = input.messages[i];
         if m.role == Role::Assistant && !m.calls {
             run.check(i, Moment::AfterReply);
         }
@@ -147,7 +160,11 @@ struct State<'p, 'i> {
     policy: &'p Policy,
     input: &'i MessageInput<'i>,
     sized: Vec<Measured>,
-    /// The first verbatim message.
+    /// The messages the history stores, in order, as conversation indices.
+    stored: Vec<usize>,
+    /// This turn's tool traffic, when it is sent in its own turn only.
+    scratch: Vec<usize>,
+    /// The first verbatim message, as an index into `stored`.
     from: usize,
     /// The current summary: the call that wrote it, and its text.
     summary: Option<(u32, String)>,
@@ -176,6 +193,7 @@ impl State<'_, '_> {
         let sizer = self.input.sizer;
         summary_size(
             head,
+            self.policy.exact.context_message.as_deref(),
             u64::from(self.input.system_tokens),
             |t| u64::from(sizer.tokens(t)),
             |role, t| u64::from(sizer.chars(role, t)),
@@ -185,12 +203,19 @@ impl State<'_, '_> {
     /// Asks the policy at message `i` and applies what it decides.
     fn check(&mut self, i: usize, moment: Moment) {
         let head = self.head();
+        let sizer = self.input.sizer;
+        let stored = head_measured(&head, |t| sizer.tokens(t), |role, t| sizer.chars(role, t));
+        let history: Vec<Measured> = self.stored[self.from..]
+            .iter()
+            .map(|&k| self.sized[k])
+            .collect();
         let check = Check {
             view: FoldView {
-                messages: &self.sized[self.from..=i],
+                messages: &history,
                 moment,
                 system_tokens: u64::from(self.input.system_tokens),
                 summary: self.summary_size(&head),
+                head: &stored,
                 reported: self.reported,
             },
             messages_before: self.checked,
@@ -205,7 +230,8 @@ impl State<'_, '_> {
         }
         let folded_to = self.from + fold.messages;
         if let Some(budget) = self.policy.exact.keep_user_tokens {
-            self.kept_users = kept_user_messages(&self.input.messages, folded_to, budget);
+            let to = self.stored.get(folded_to).copied().unwrap_or(i + 1);
+            self.kept_users = kept_user_messages(&self.input.messages, to, budget);
         }
         self.from = folded_to;
         self.folds += 1;
@@ -246,7 +272,7 @@ impl State<'_, '_> {
                 }
             }
         }
-        for k in self.from..=i {
+        for &k in self.stored[self.from..].iter().chain(&self.scratch) {
             tokens += u64::from(self.input.messages[k].tokens);
             messages.push(Slot::Verbatim(k));
         }
@@ -255,7 +281,7 @@ impl State<'_, '_> {
             answers: i,
             messages,
             tokens,
-            from: self.from,
+            from: self.stored.get(self.from).copied().unwrap_or(i + 1),
         }
     }
 }

@@ -15,6 +15,7 @@ fn view(messages: &[Measured], moment: Moment) -> FoldView<'_> {
         moment,
         system_tokens: 0,
         summary: None,
+        head: &[],
         reported: None,
     }
 }
@@ -93,12 +94,14 @@ fn the_previous_requests_size_decides_and_the_incoming_message_stays() {
 fn only_the_old_summary_cut_off_is_kept_or_written_again() {
     let trigger = Trigger::MessageCount { max_messages: 2 };
     let history = [m(Role::User, 1), m(Role::Assistant, 1)];
+    let head = [m(Role::User, 20)];
     let mut v = view(&history, Moment::BeforeRequest);
     v.summary = Some(SummarySize {
         tokens: 20,
         chars: 40,
         messages: 1,
     });
+    v.head = &head;
     let exact = Exact {
         counted: Some(Counted::HISTORY),
         check: CheckAt::BeforeRequest,
