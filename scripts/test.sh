@@ -12,7 +12,7 @@ step() { printf '\n==> %s\n' "$*"; }
 export PATH="${SM_BIN:-${SM_CACHE:-$HOME/.cache/summary-memory}/bin}:$PATH"
 
 step "tools"
-scripts/tools.sh --browser --servers
+scripts/tools.sh --browser --servers --fidelity
 
 step "rehearsal: tools.sh on a machine without its tools (scratch PATH and folders)"
 scripts/rehearse.sh
@@ -29,6 +29,13 @@ cargo clippy --target wasm32-unknown-unknown -p sm-bpe -- -D warnings
 
 step "tier a: native tests of the pure core"
 cargo test --workspace
+
+step "fidelity tier: the real libraries (LangChain, LlamaIndex, openai-agents, Gemini CLI) against the committed traces, then the engine's presets against them"
+fidelity_out=$(mktemp -d)
+tests/fidelity/run.sh "$fidelity_out/traces"
+[ -f tests/fidelity.rs ] || { echo "fidelity: tests/fidelity.rs, the engine's side of the comparison, is missing" >&2; exit 1; }
+SM_FIDELITY_TRACES="$fidelity_out/traces" cargo test --test fidelity
+rm -rf "$fidelity_out"
 
 step "tier b: browser-only modules in headless Chromium (wasm-bindgen-test)"
 CHROMEDRIVER=$(command -v chromedriver) WASM_BINDGEN_TEST_TIMEOUT=120 \

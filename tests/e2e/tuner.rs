@@ -2,12 +2,13 @@
 
 use fantoccini::Locator;
 use summary_memory::engine::message::WordCounter;
-use summary_memory::engine::peers::{Prices, outcome, preset};
+use summary_memory::engine::peers::{Prices, fidelity, outcome, preset};
 use summary_memory::engine::policy::{Policy, Trigger};
 use summary_memory::engine::schedule::{ScheduleInput, schedule};
 use summary_memory::engine::session::{export, synthetic};
 use summary_memory::route::TriggerKind;
 use summary_memory::view::inspect::InspectView;
+use summary_memory::view::tuner_fidelity::preset_fidelity;
 
 use crate::harness::{Browser, TempDir};
 use crate::pages::inspect::InspectPage;
@@ -364,4 +365,60 @@ async fn the_tuner_runs_on_the_chat_on_screen() {
     );
     assert!(browser.console_errors().await.is_empty());
     browser.close().await;
+}
+
+/// A preset chosen for the comparison says how exact it is: the library, version and file the
+/// fidelity tier checked it against, `identical` or `approximate`, and what differs, as the
+/// engine's fidelity table says; a preset taken out of the comparison takes its entry with it.
+#[tokio::test]
+async fn a_chosen_preset_shows_its_source_version_and_exactness() {
+    let browser = Browser::new().await;
+    let tuner = TunerPage::new(&browser);
+    browser
+        .open("?tab=tuner&trigger=window&context=8192&turns=40")
+        .await;
+    assert_eq!(
+        browser.count_testid("peer-preset").await,
+        0,
+        "nothing chosen, nothing shown"
+    );
+    let chosen = ["langchain-v1-middleware", "gemini-cli", "codex-cli"];
+    for slug in chosen {
+        tuner.compare(slug).await;
+    }
+    tuner
+        .wait_peer_presets(3, "the fidelity of the three presets chosen")
+        .await;
+    let shown = tuner.peer_presets().await;
+    let slugs: Vec<&str> = shown.iter().map(|(slug, ..)| slug.as_str()).collect();
+    assert_eq!(slugs, chosen, "in the table's order");
+    for (slug, exactness, source, text) in &shown {
+        let row = fidelity(slug).unwrap();
+        let want = preset_fidelity(slug).unwrap();
+        assert_eq!(exactness, row.exactness.slug(), "{slug}");
+        assert_eq!(source, &want.source, "{slug}");
+        assert!(
+            source.contains(row.library) && source.contains(row.source_file),
+            "{slug}: {source}"
+        );
+        match row.version {
+            Some(version) => assert!(source.contains(version), "{slug}: {source}"),
+            None => assert!(source.contains("not run"), "{slug}: {source}"),
+        }
+        assert!(text.contains(&want.verdict), "{slug}: {text}");
+    }
+    // Codex could not be run, so it can only be approximate.
+    assert_eq!(shown[2].1, "approximate");
+
+    tuner.compare("gemini-cli").await;
+    tuner
+        .wait_peer_presets(2, "gemini-cli's entry to go with it")
+        .await;
+    let left: Vec<String> = tuner
+        .peer_presets()
+        .await
+        .into_iter()
+        .map(|(slug, ..)| slug)
+        .collect();
+    assert_eq!(left, ["langchain-v1-middleware", "codex-cli"]);
 }

@@ -9,6 +9,7 @@ the marker `S<k>` the fake summariser writes.
 """
 
 import json
+import os
 import re
 import shutil
 import sys
@@ -18,8 +19,9 @@ HERE = Path(__file__).resolve().parent
 CONVERSATIONS = HERE / "conversations"
 # Where the traces go: the first argument of a driver, else the committed traces.
 OUT = Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else HERE / "traces"
-# h23b reads fresh traces from here while both branches are open; absent elsewhere.
-SHARE = Path("/tmp/sm/fidelity/traces")
+# A second directory each trace is copied to, when SM_FIDELITY_SHARE names one (a colleague
+# reading fresh traces while they are made); unset, nothing is copied.
+SHARE = Path(os.environ["SM_FIDELITY_SHARE"]) if os.environ.get("SM_FIDELITY_SHARE") else None
 
 SUMMARY_MARK = re.compile(r"\bS(\d+)(?: w){19}\b")
 
@@ -127,8 +129,8 @@ class Trace:
         path = OUT / slug / f"{self.body['shape']}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(self.body, indent=1) + "\n", encoding="ascii")
-        if SHARE.is_dir():
-            (SHARE / slug).mkdir(exist_ok=True)
+        if SHARE is not None:
+            (SHARE / slug).mkdir(parents=True, exist_ok=True)
             shutil.copy(path, SHARE / slug / path.name)
         return path
 

@@ -204,8 +204,9 @@ async function run(shape) {
   const file = path.join(out, 'gemini-cli', `${shape}.json`);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, JSON.stringify(trace, null, 1) + '\n');
-  const share = '/tmp/sm/fidelity/traces';
-  if (fs.existsSync(share)) {
+  // A second directory to copy each trace to, when SM_FIDELITY_SHARE names one.
+  const share = process.env.SM_FIDELITY_SHARE;
+  if (share) {
     fs.mkdirSync(path.join(share, 'gemini-cli'), { recursive: true });
     fs.copyFileSync(file, path.join(share, 'gemini-cli', `${shape}.json`));
   }

@@ -20,6 +20,7 @@ use crate::view::tuner::{
 use crate::view::tuner_conversation::{
     TunerConversation, chart_caption, on_screen_turns, session_input,
 };
+use crate::view::tuner_fidelity::fidelity_of_rows;
 
 /// The sizes of the conversation chosen: `None` for the simulated one, else the real sizes of
 /// the chat on screen or a library session (recounted when a vocabulary arrives or the session changes).
@@ -241,6 +242,7 @@ fn CompareTable(rows: Vec<PolicyOutcome>) -> impl IntoView {
                 .and_then(|p| p.approximation.map(|a| (r.label.clone(), a)))
         })
         .collect();
+    let fidelity = fidelity_of_rows(rows.iter().map(|r| r.label.as_str()));
     view! {
         <div class="table-wrap">
             <table class="compare-table">
@@ -274,6 +276,24 @@ fn CompareTable(rows: Vec<PolicyOutcome>) -> impl IntoView {
             <ul class="hint">
                 {notes.into_iter().map(|(system, note)| view! { <li>{system} ": " {note}</li> }).collect_view()}
             </ul>
+        })}
+        {(!fidelity.is_empty()).then(|| view! {
+            <section class="fidelity" aria-label="How exact each preset is">
+                <h4>"How exact each preset is"</h4>
+                <p class="hint">
+                    "Checked request by request against the real library on the fidelity conversations "
+                    "(tests/fidelity/), with a word counter and a fake summariser."
+                </p>
+                <ul>
+                    {fidelity.into_iter().map(|f| view! {
+                        <li data-testid="peer-preset" data-preset=f.slug data-exactness=f.exactness>
+                            <strong>{f.system}</strong>" ("{f.exactness}"): "
+                            <span data-testid="preset-source">{f.source}</span>". "
+                            {f.verdict}"."
+                        </li>
+                    }).collect_view()}
+                </ul>
+            </section>
         })}
         <figure class="chart" data-testid="compare-chart">
             <ChartLines chart=chart label="Tokens sent per request under each policy compared" />

@@ -1,6 +1,6 @@
 //! Page object: tuner. The schedule table and its summariser calls, the parameters' errors and
 //! the loop warning, the conversation chosen, and the comparison with other systems' presets
-//! (its table, chart and CSV).
+//! (its table, chart and CSV, and how exact each preset is).
 
 use serde_json::json;
 
@@ -112,6 +112,27 @@ impl<'a> TunerPage<'a> {
             .click()
             .await
             .unwrap();
+    }
+
+    /// What the comparison says about each chosen preset's fidelity, in page order: (slug,
+    /// exactness, the `preset-source` text, the whole entry's text).
+    pub async fn peer_presets(&self) -> Vec<(String, String, String, String)> {
+        query::rows(
+            self.browser,
+            &testid("peer-preset"),
+            &[
+                Field::attr("data-preset"),
+                Field::attr("data-exactness"),
+                Field::text().within("[data-testid=preset-source]"),
+                Field::text(),
+            ],
+        )
+        .await
+    }
+
+    /// Waits until the comparison shows the fidelity of `n` presets.
+    pub async fn wait_peer_presets(&self, n: usize, what: &str) {
+        query::wait(self.browser, &testid("peer-preset"), Until::Count(n), what).await;
     }
 
     /// Waits until the comparison's table has `n` rows.
