@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use summary_memory::engine::Role;
-use summary_memory::engine::peers::library_policy;
+use summary_memory::engine::peers::{Exactness, FIDELITY, library_policy};
 use summary_memory::engine::schedule::{
     MessageInput, MessageRun, PlayedMessage, Sizer, Slot, schedule_messages,
 };
@@ -391,6 +391,34 @@ fn every_runnable_preset_is_request_identical_to_its_library_on_five_shapes() {
         short.is_empty(),
         "identical on fewer than {AT_LEAST} shapes: {short:?} (the differences are printed above)"
     );
+}
+
+/// The fidelity table says what the comparison finds: a row marked identical matches every
+/// shape, and a row marked approximate that was run differs on at least one.
+#[test]
+fn the_fidelity_table_is_neither_optimistic_nor_stale() {
+    let outcomes = outcomes();
+    for row in FIDELITY {
+        let mine: Vec<&Outcome> = outcomes.iter().filter(|o| o.slug == row.slug).collect();
+        let differing: Vec<&str> = mine
+            .iter()
+            .filter(|o| o.difference.is_some())
+            .map(|o| o.shape.as_str())
+            .collect();
+        match (row.exactness, row.version) {
+            (Exactness::Identical, _) => assert!(
+                !mine.is_empty() && differing.is_empty(),
+                "{} is marked identical but differs on {differing:?}",
+                row.slug
+            ),
+            (Exactness::Approximate, Some(_)) => assert!(
+                !differing.is_empty(),
+                "{} is marked approximate but matches every shape; mark it identical",
+                row.slug
+            ),
+            (Exactness::Approximate, None) => assert!(mine.is_empty(), "{} has traces", row.slug),
+        }
+    }
 }
 
 #[test]
