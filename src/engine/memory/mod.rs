@@ -144,11 +144,6 @@ impl MemoryState {
             |t| u64::from(counter.count(t)),
             |_, t| t.chars().count() as u64,
         );
-        // The decision adds the two parts; for the engine's own placements their sum is the
-        // fixed part exactly as counted.
-        if self.summary_size.is_none() {
-            self.system_tokens = self.fixed_tokens;
-        }
     }
 
     pub fn policy(&self) -> &Policy {
@@ -663,6 +658,13 @@ impl MemoryState {
         let prose = self.policy.format == SummaryFormat::Prose;
         if over_budget && prose && self.level < MAX_LEVEL {
             return Some(self.emit_compress(self.level + 1));
+        }
+        // An exact policy is checked where its library checks, and only there: a fold it
+        // decided is not followed by a second look (one whose tail still passes the threshold
+        // would otherwise fold again at once).
+        if self.policy.exact.is_exact() {
+            self.checked_len = self.archive.len();
+            return None;
         }
         self.check_trigger()
     }
