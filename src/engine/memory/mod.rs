@@ -521,6 +521,28 @@ impl MemoryState {
         state
     }
 
+    /// The first verbatim message, when an exact policy's fold ended inside a turn (where the
+    /// folded turns alone do not say it), for the session file.
+    pub(crate) fn verbatim_inside_a_turn(&self) -> Option<usize> {
+        (self.verbatim_from != self.turn_start(self.folded_turns)).then_some(self.verbatim_from)
+    }
+
+    /// Puts back a first verbatim message inside the last folded turn, as a session file
+    /// stored it; refused, with the reason, when it is not inside that turn.
+    pub(crate) fn set_verbatim_inside_a_turn(&mut self, from: usize) -> Result<(), String> {
+        let turn_begins = self.turn_start(self.folded_turns.saturating_sub(1));
+        let turn_ends = self.turn_start(self.folded_turns);
+        if self.folded_turns == 0 || from <= turn_begins || from > turn_ends {
+            return Err(format!(
+                "{from} is not inside the last folded turn (archive messages {} to {})",
+                turn_begins + 1,
+                turn_ends
+            ));
+        }
+        self.verbatim_from = from;
+        Ok(())
+    }
+
     /// A memory with no messages, summary, editions or jobs, and no fixed tokens counted yet:
     /// what [`MemoryState::new`] and [`MemoryState::from_parts`] both start from.
     fn blank(system_prompt: String, policy: Policy) -> MemoryState {
