@@ -271,6 +271,9 @@ pub enum PolicyError {
     /// An exact policy field out of range; the message names the field.
     #[error("exact policy: {0}")]
     Exact(&'static str),
+    /// An exact policy field as a form read it, the form's own words naming the field.
+    #[error("{0}")]
+    ExactField(String),
 }
 
 impl Trigger {
