@@ -2,11 +2,17 @@
 //! the engine's types never changes what is on disk. A file without it reads as today's
 //! defaults; a value this build does not know is an error naming its path.
 
-use super::import::ImportError;
 use super::wire::{CountedV4, ExactV4, KeepV4};
 use crate::engine::policy::{
     CheckAt, Compare, Counted, Exact, Keep, Measure, ShareOf, Start, SummaryAt, SummaryOverflow,
 };
+
+/// A value of the wire form this build does not know: where it is, and why it is refused.
+/// (The import turns it into its `ImportError::Invalid`.)
+pub(super) struct Refused {
+    pub(super) path: String,
+    pub(super) reason: String,
+}
 
 /// The wire form, `None` for the defaults (so older readers' files stay as they were).
 pub(super) fn exact_to_v4(e: &Exact) -> Option<ExactV4> {
@@ -94,24 +100,23 @@ fn keep(kind: &str, n: u32, context: Option<u32>, by: Option<&str>) -> KeepV4 {
 }
 
 /// The engine's exact policy from its wire form; `path` is where the form is in the file.
-pub(super) fn exact_from_v4(w: Option<ExactV4>, path: &str) -> Result<Exact, ImportError> {
+pub(super) fn exact_from_v4(w: Option<ExactV4>, path: &str) -> Result<Exact, Refused> {
     let Some(w) = w else {
         return Ok(Exact::default());
     };
-    let bad = |field: &str, found: &str, expected: &str| ImportError::Invalid {
+    let bad = |field: &str, found: &str, expected: &str| Refused {
         path: format!("{path}.{field}"),
         reason: format!("unknown value {found:?}; expected {expected}"),
     };
-    let pick =
-        |field: &str, value: &Option<String>, options: &[&str]| -> Result<usize, ImportError> {
-            match value {
-                None => Ok(0),
-                Some(v) => options
-                    .iter()
-                    .position(|o| o == v)
-                    .ok_or_else(|| bad(field, v, &options.join(", "))),
-            }
-        };
+    let pick = |field: &str, value: &Option<String>, options: &[&str]| -> Result<usize, Refused> {
+        match value {
+            None => Ok(0),
+            Some(v) => options
+                .iter()
+                .position(|o| o == v)
+                .ok_or_else(|| bad(field, v, &options.join(", "))),
+        }
+    };
     let compare =
         [Compare::Above, Compare::AtLeast][pick("compare", &w.compare, &["above", "at_least"])?];
     let check = [
@@ -169,7 +174,7 @@ pub(super) fn exact_from_v4(w: Option<ExactV4>, path: &str) -> Result<Exact, Imp
                 "messages" => Keep::Messages(k.n),
                 "tokens" => Keep::Tokens(k.n),
                 "window_share" => Keep::Share {
-                    of: ShareOf::Window(k.context.ok_or_else(|| ImportError::Invalid {
+                    of: ShareOf::Window(k.context.ok_or_else(|| Refused {
                         path: format!("{path}.keep.context"),
                         reason: "a window share needs its window".into(),
                     })?),

@@ -724,7 +724,12 @@ fn policy_from_v1(p: PolicyV1, prefix: &str) -> Result<Policy, ImportError> {
         },
         format,
         summary_budget: p.summary_budget,
-        exact: super::exact::exact_from_v4(p.exact, &join(prefix, "exact"))?,
+        exact: super::exact::exact_from_v4(p.exact, &join(prefix, "exact")).map_err(|r| {
+            ImportError::Invalid {
+                path: r.path,
+                reason: r.reason,
+            }
+        })?,
     };
     policy
         .validate()
