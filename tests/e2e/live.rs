@@ -805,3 +805,44 @@ async fn an_exact_policy_field_changes_the_next_fold_in_the_live_chat() {
     assert!(browser.console_errors().await.is_empty());
     browser.close().await;
 }
+
+/// Under an exact policy that checks before each request, the message that makes a summary due
+/// waits for it: the summariser is asked first, and the chat request that follows carries the
+/// new summary instead of the folded turn.
+#[tokio::test]
+async fn a_summary_due_before_a_request_is_written_before_that_request() {
+    let server = TestServer::start().await;
+    server.script([
+        text("First answer."),
+        text("The user asked one question."),
+        text("Second answer."),
+    ]);
+    let browser = Browser::new().await;
+    let chat = ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
+    chat.choose("policy-trigger", "tokens").await;
+    browser.type_into("policy-keep_tokens", "1").await;
+    browser.type_into("policy-budget", "5").await;
+    browser.click_testid("policy-exact").await;
+    chat.choose("policy-exact_check", "before_request").await;
+    chat.choose("policy-exact_counted", "history").await;
+    chat.choose("policy-exact_keep", "messages").await;
+    browser.type_into("policy-exact_keep_n", "1").await;
+    browser
+        .wait_gone("policy-exact-error", "the exact policy to apply")
+        .await;
+    browser
+        .wait_gone("param-error", "the new trigger to apply")
+        .await;
+    chat.send("question one").await;
+    chat.wait_settled(2).await;
+    chat.send("question two").await;
+    chat.wait_settled(4).await;
+    let bodies = posts(&server);
+    assert_eq!(bodies.len(), 3, "a chat request, the summary, a chat request");
+    let last = bodies[2].to_string();
+    assert!(last.contains("The user asked one question."), "{last}");
+    assert!(!last.contains("question one"), "{last}");
+    assert!(last.contains("question two"), "{last}");
+    assert!(browser.console_errors().await.is_empty());
+    browser.close().await;
+}
