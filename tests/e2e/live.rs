@@ -838,7 +838,11 @@ async fn a_summary_due_before_a_request_is_written_before_that_request() {
     chat.send("question two").await;
     chat.wait_settled(4).await;
     let bodies = posts(&server);
-    assert_eq!(bodies.len(), 3, "a chat request, the summary, a chat request");
+    assert_eq!(
+        bodies.len(),
+        3,
+        "a chat request, the summary, a chat request"
+    );
     let last = bodies[2].to_string();
     assert!(last.contains("The user asked one question."), "{last}");
     assert!(!last.contains("question one"), "{last}");
