@@ -745,3 +745,226 @@ fn replace_at(target: &mut Value, path: &[usize], value: Value) {
         None => *target = value,
     }
 }
+
+mod exact_vocabulary {
+    //! The dry run at message level and the live engine agree under random policies of the
+    //! exact vocabulary (the fields `MemoryState` honours: every field but the kept user
+    //! messages, the calls per fold and tool traffic kept to its own turn).
+    use super::*;
+    use summary_memory::engine::policy::{
+        CheckAt, Compare, Counted, Exact, Keep, Measure, ShareOf, Start, SummaryAt, SummaryOverflow,
+    };
+    use summary_memory::engine::schedule::{
+        MessageInput, PlayedMessage, Sizer, Slot, answers, schedule_messages,
+    };
+
+    fn counted() -> impl Strategy<Value = Option<Counted>> {
+        prop::option::of(
+            (
+                any::<bool>(),
+                any::<bool>(),
+                any::<bool>(),
+                any::<bool>(),
+                any::<bool>(),
+            )
+                .prop_map(|(system, summary, verbatim, incoming, reply)| Counted {
+                    system,
+                    summary,
+                    verbatim,
+                    incoming,
+                    reply,
+                }),
+        )
+    }
+
+    fn keep() -> impl Strategy<Value = Option<Keep>> {
+        prop_oneof![
+            Just(None),
+            (0u32..4).prop_map(|n| Some(Keep::Turns(n))),
+            (1u32..10).prop_map(|n| Some(Keep::Messages(n))),
+            (0u32..200).prop_map(|n| Some(Keep::Tokens(n))),
+            (1u32..100, any::<bool>()).prop_map(|(pct, chars)| Some(Keep::Share {
+                of: ShareOf::History,
+                pct: pct.min(99),
+                by: if chars {
+                    Measure::Chars
+                } else {
+                    Measure::Tokens
+                },
+            })),
+            (100u32..1_000, 1u32..100).prop_map(|(context, pct)| Some(Keep::Share {
+                of: ShareOf::Window(context),
+                pct: pct.min(99),
+                by: Measure::Tokens,
+            })),
+        ]
+    }
+
+    fn summary_at() -> impl Strategy<Value = SummaryAt> {
+        prop_oneof![
+            Just(SummaryAt::Placement),
+            Just(SummaryAt::System),
+            Just(SummaryAt::FirstSystem),
+            Just(SummaryAt::User),
+            Just(SummaryAt::UserThenAck("Got it, thanks.".into())),
+            Just(SummaryAt::AssistantAfter("Summarize what we said.".into())),
+        ]
+    }
+
+    fn exact() -> impl Strategy<Value = Exact> {
+        (
+            counted(),
+            any::<bool>(),
+            0usize..4,
+            keep(),
+            any::<bool>(),
+            summary_at(),
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+        )
+            .prop_map(
+                |(counted, at_least, check, keep, at_user, summary_at, prefix, again, context)| {
+                    Exact {
+                        counted,
+                        compare: if at_least {
+                            Compare::AtLeast
+                        } else {
+                            Compare::Above
+                        },
+                        check: [
+                            CheckAt::AfterReply,
+                            CheckAt::BeforeRequest,
+                            CheckAt::BeforeTurn,
+                            CheckAt::PreviousRequest,
+                        ][check],
+                        keep,
+                        start: if at_user {
+                            Start::AtUser
+                        } else {
+                            Start::Anywhere
+                        },
+                        summary_at,
+                        summary_prefix: if prefix {
+                            "Summary so far: ".into()
+                        } else {
+                            String::new()
+                        },
+                        summary_overflow: if again {
+                            SummaryOverflow::Resummarise
+                        } else {
+                            SummaryOverflow::Keep
+                        },
+                        context_message: context.then(|| "session context words".to_owned()),
+                        ..Exact::default()
+                    }
+                },
+            )
+    }
+
+    fn exact_policy() -> impl Strategy<Value = Policy> {
+        let trigger = prop_oneof![
+            (1u32..300).prop_map(|budget| Trigger::Tokens {
+                budget,
+                keep_tokens: budget
+            }),
+            (50u32..1_000, 2u32..=100).prop_map(|(context, fire_pct)| Trigger::Window {
+                context,
+                fire_pct,
+                keep_pct: 1,
+                keep_turns: 1
+            }),
+            (1u32..6).prop_map(|max_turns| Trigger::Turns { max_turns, keep: 0 }),
+            (2u32..12).prop_map(|max_messages| Trigger::MessageCount { max_messages }),
+        ];
+        (
+            trigger,
+            exact(),
+            prop_oneof![
+                Just(Placement::SecondSystem),
+                Just(Placement::AppendToSystem),
+                Just(Placement::UserAck)
+            ],
+        )
+            .prop_map(|(trigger, exact, placement)| {
+                let mut policy = Policy::new(trigger).expect("valid trigger");
+                policy.exact = exact;
+                policy.placement = placement;
+                policy
+            })
+    }
+
+    /// The counter is the word counter, and every summary is [`SUMMARY`], as the live engine
+    /// is given it.
+    struct Same;
+
+    impl Sizer for Same {
+        fn tokens(&self, text: &str) -> u32 {
+            WordCounter.count(text)
+        }
+
+        fn summary(&self, _call: u32) -> String {
+            SUMMARY.to_owned()
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// Request by request, the live engine with an instant summariser sends what the
+        /// message-level dry run lists, and makes as many summariser calls.
+        #[test]
+        fn the_message_level_dry_run_agrees_with_the_live_engine(
+            policy in exact_policy(),
+            turns in tool_turns(20),
+        ) {
+            let messages: Vec<Message> = turns
+                .iter()
+                .enumerate()
+                .flat_map(|(i, t)| tool_turn_messages(i + 1, t))
+                .collect();
+            let played: Vec<PlayedMessage> = messages
+                .iter()
+                .map(|m| PlayedMessage {
+                    role: m.role,
+                    tokens: m.tokens,
+                    chars: m.content.chars().count() as u32,
+                    calls: !m.calls.is_empty(),
+                })
+                .collect();
+            let run = schedule_messages(&policy, &MessageInput {
+                messages: played.clone(),
+                system_prompt: SYSTEM,
+                system_tokens: WordCounter.count(SYSTEM),
+                sizer: &Same,
+            });
+            let mut memory = MemoryState::new(SYSTEM, policy.clone()).unwrap();
+            memory.count_system_prompt(&WordCounter);
+            let mut requests = run.requests.iter();
+            let mut reported = None;
+            for (i, m) in messages.iter().enumerate() {
+                let job = memory.add_message(m.clone()).unwrap();
+                commit_all(&mut memory, job);
+                if answers(&played, i) {
+                    let job = memory.before_request(reported);
+                    commit_all(&mut memory, job);
+                    let sent = memory.request(&WordCounter);
+                    let row = requests.next().expect("a dry-run request for each answer");
+                    prop_assert_eq!(row.answers, i);
+                    let listed: Vec<(Role, String)> = row.messages.iter().map(|slot| match slot {
+                        Slot::System => (Role::System, SYSTEM.to_owned()),
+                        Slot::Summary { role, text, .. } | Slot::Fixed { role, text } => (*role, text.clone()),
+                        Slot::Verbatim(k) => (messages[*k].role, messages[*k].content.clone()),
+                    }).collect();
+                    let got: Vec<(Role, String)> = sent.iter().map(|m| (m.role, m.content.clone())).collect();
+                    prop_assert_eq!(&got, &listed, "request {}", row.request);
+                    let tokens: u64 = sent.iter().map(|m| u64::from(m.tokens)).sum();
+                    prop_assert_eq!(tokens, row.tokens, "request {}", row.request);
+                    reported = Some(tokens);
+                }
+            }
+            prop_assert!(requests.next().is_none());
+            prop_assert_eq!(memory.editions().len() as u32, run.calls);
+        }
+    }
+}

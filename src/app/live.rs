@@ -73,6 +73,11 @@ pub struct LiveSession {
     too_long: Option<Purpose>,
     /// The wait before the next attempt of a request that failed in a retryable way.
     retry_wait: Option<RetryWait>,
+    /// A user's message waits for the summary its policy asked for before its request (an
+    /// exact policy that checks before each request).
+    reply_waits: bool,
+    /// Tokens of the last chat request, for a policy that checks the previous request's size.
+    reported: Option<u64>,
 }
 
 /// A request waiting to be sent again after a retryable failure (a 429, a 5xx, a timeout).
@@ -429,6 +434,35 @@ impl LiveSession {
         at_ms: u64,
         counter: &dyn CountTokens,
     ) -> Result<Vec<ChatMessage>, LiveError> {
+        self.archive_user(text, at_ms, counter)?;
+        Ok(self.start_reply(counter))
+    }
+
+    /// Archives the user's message, then says what to perform: the chat request, or first the
+    /// summary its policy asks for before the request (an exact policy that checks there; the
+    /// request follows once the summary is committed, from [`LiveSession::summary_ended`]).
+    pub fn send_action(
+        &mut self,
+        text: &str,
+        at_ms: u64,
+        counter: &dyn CountTokens,
+    ) -> Result<LiveAction, LiveError> {
+        self.archive_user(text, at_ms, counter)?;
+        if let Some(job) = self.memory.before_request(self.reported) {
+            self.summarising = Some(job.id);
+            self.reply_waits = true;
+            return Ok(LiveAction::Summary(job));
+        }
+        Ok(LiveAction::Reply(self.start_reply(counter)))
+    }
+
+    /// Archives the user's message, when the chat can take one.
+    fn archive_user(
+        &mut self,
+        text: &str,
+        at_ms: u64,
+        counter: &dyn CountTokens,
+    ) -> Result<(), LiveError> {
         let text = text.trim();
         if text.is_empty() {
             return Err(LiveError::EmptyMessage);
@@ -441,7 +475,23 @@ impl LiveSession {
         }
         self.memory
             .add_message(Message::new(Role::User, text, counter, at_ms))?;
-        Ok(self.start_reply(counter))
+        Ok(())
+    }
+
+    /// The next queued message as an action ([`LiveSession::send_action`]), when nothing is
+    /// running and no error waits for Retry.
+    pub fn next_action(&mut self, at_ms: u64, counter: &dyn CountTokens) -> Option<LiveAction> {
+        if self.streaming.is_some() || self.summarising.is_some() || self.error.is_some() {
+            return None;
+        }
+        let text = self.queue.pop_front()?;
+        match self.send_action(&text, at_ms, counter) {
+            Ok(action) => Some(action),
+            Err(error) => {
+                self.error = Some(error.to_string());
+                None
+            }
+        }
     }
 
     /// Appends a piece of the reply that is arriving.
@@ -804,7 +854,7 @@ impl LiveSession {
         };
         match job {
             Some(job) => Some(LiveAction::Summary(job)),
-            None => self.next_queued(at_ms, counter).map(LiveAction::Reply),
+            None => self.next_action(at_ms, counter),
         }
     }
 
@@ -835,7 +885,12 @@ impl LiveSession {
         };
         match self.summary_done(job.id, result, model, at_ms, counter) {
             Some(next) => Some(LiveAction::Summary(next)),
-            None => self.next_queued(at_ms, counter).map(LiveAction::Reply),
+            // The message that waited for this summary is answered now that it is in.
+            None if self.reply_waits && self.summarising.is_none() && self.redo.is_none() => {
+                self.reply_waits = false;
+                Some(LiveAction::Reply(self.start_reply(counter)))
+            }
+            None => self.next_action(at_ms, counter),
         }
     }
 
@@ -856,6 +911,8 @@ impl LiveSession {
             unanswered: None,
             too_long: None,
             retry_wait: None,
+            reply_waits: false,
+            reported: None,
         }
     }
 
@@ -871,11 +928,11 @@ impl LiveSession {
         self.streamed_tokens = None;
         // A reply a failed request cut short is left out, as are the messages the user left
         // out.
-        self.memory
-            .request_leaving_out(counter, |index| self.kept.failed.contains(&index))
-            .iter()
-            .map(ChatMessage::from)
-            .collect()
+        let request = self
+            .memory
+            .request_leaving_out(counter, |index| self.kept.failed.contains(&index));
+        self.reported = Some(request.iter().map(|m| u64::from(m.tokens)).sum());
+        request.iter().map(ChatMessage::from).collect()
     }
 }
 

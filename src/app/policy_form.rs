@@ -10,6 +10,7 @@
 //! Tuner's link parameters and the trigger by the same
 //! [`crate::engine::policy::Trigger::validate`]. None of it is in the link.
 
+use crate::app::exact_form::ExactForm;
 use crate::engine::drift::{FactPattern, PinnedFact};
 use crate::engine::policy::{
     FoldMode, Placement, Policy, SummaryFormat, TRIGGER_FIELDS, TriggerKind,
@@ -41,6 +42,9 @@ pub enum PolicyEdit {
     MustKeep(String),
     /// The prompt's text, word limit and must-keep list back to the chosen preset's.
     ResetPrompt,
+    /// A field of the "exact policy" section, by its name in
+    /// [`crate::app::exact_form::EXACT_FIELDS`], with what was picked or typed.
+    Exact(&'static str, String),
     /// The text of the fact about to be pinned.
     NewFact(String),
     AddFact,
@@ -66,6 +70,8 @@ pub struct PolicyForm {
     pub must_keep: String,
     pub placement: Placement,
     pub format: SummaryFormat,
+    /// The "exact policy" section.
+    pub exact: ExactForm,
     pub facts: Vec<PinnedFact>,
     /// The fact being typed.
     pub new_fact: String,
@@ -105,6 +111,7 @@ impl PolicyForm {
             must_keep: String::new(),
             placement: policy.placement,
             format: policy.format,
+            exact: ExactForm::of(&policy.exact),
             facts: facts.to_vec(),
             new_fact: String::new(),
             fact_error: None,
@@ -128,9 +135,11 @@ impl PolicyForm {
             .is_none_or(|spec| spec != PromptSpec::from_preset(self.preset))
     }
 
-    /// Why field `name` (one of [`PROMPT_FIELDS`]) cannot be used, or `None` when it can.
+    /// Why field `name` (one of [`PROMPT_FIELDS`], or `exact` for the "exact policy" section)
+    /// cannot be used, or `None` when it can.
     pub fn field_error(&self, name: &str) -> Option<String> {
         match name {
+            "exact" => self.exact.exact().err(),
             "summary_budget" => self.summary_budget_value().err(),
             "prompt" => self
                 .prompt_text
@@ -241,6 +250,7 @@ impl PolicyForm {
             PolicyEdit::ResetPrompt => self.show_prompt(&PromptSpec::from_preset(self.preset)),
             PolicyEdit::Placement(placement) => self.placement = placement,
             PolicyEdit::Format(format) => self.format = format,
+            PolicyEdit::Exact(name, value) => self.exact.set(name, value),
             PolicyEdit::NewFact(text) => {
                 self.new_fact = text;
                 self.fact_error = None;
@@ -288,6 +298,10 @@ impl PolicyForm {
         }
         policy.fold = self.fold;
         policy.summary_budget = self.summary_budget_value()?;
+        policy.exact = self
+            .exact
+            .exact()
+            .map_err(|e| format!("{e} Nothing was changed."))?;
         policy.prompt = self.prompt_spec().expect("every prompt field is valid");
         policy
             .validate()

@@ -154,10 +154,10 @@ impl Workbench {
         if !self.is_live() {
             return None;
         }
-        match self.live.send(text, at_ms, counter) {
-            Ok(messages) => {
+        match self.live.send_action(text, at_ms, counter) {
+            Ok(action) => {
                 self.error = None;
-                Some(LiveAction::Reply(messages))
+                Some(action)
             }
             Err(error) => {
                 self.error = Some(error.into());
@@ -213,7 +213,7 @@ impl Workbench {
             Ok(session) => {
                 self.unload();
                 self.set_live(session);
-                self.live.next_queued(at_ms, counter).map(LiveAction::Reply)
+                self.live.next_action(at_ms, counter)
             }
             Err(error) => {
                 self.error = Some(error.into());

@@ -169,7 +169,8 @@ pub struct DemoPlayer {
 /// A change the user made to a demo between its scripted steps.
 #[derive(Clone, Debug, PartialEq)]
 enum UserAction {
-    Policy(Policy, Vec<PinnedFact>),
+    /// Boxed: a policy (with its exact fields) is far larger than the other actions.
+    Policy(Box<Policy>, Vec<PinnedFact>),
     Restore(u32),
     Edit(String),
     SummariseNow,
@@ -507,7 +508,7 @@ impl DemoPlayer {
         self.memory.set_policy(policy)?;
         self.facts = compiled;
         self.actions.push(UserAction::Policy(
-            self.memory.policy().clone(),
+            Box::new(self.memory.policy().clone()),
             facts.clone(),
         ));
         self.pinned = facts;
@@ -562,7 +563,7 @@ impl DemoPlayer {
                 | DemoEvent::SummaryRequested { .. } => {
                     match actions.next().expect("one action per user event") {
                         UserAction::Policy(policy, facts) => {
-                            replayed.set_policy(policy.clone(), facts.clone())?
+                            replayed.set_policy((**policy).clone(), facts.clone())?
                         }
                         UserAction::Restore(cycle) => replayed.restore(*cycle, counter)?,
                         UserAction::Edit(text) => replayed.edit_summary(text, counter)?,

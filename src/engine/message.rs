@@ -67,6 +67,17 @@ pub struct Message {
     pub placeholders: Vec<String>,
 }
 
+/// Whether a message with `role` begins a new turn after a message with `previous`: the first
+/// message does, and so does every user message that follows an assistant reply or a tool's
+/// result. Tool traffic (an assistant's calls and the results) never begins a turn, so it stays
+/// in the turn of the user message before it, and is folded with that turn.
+pub fn starts_turn(previous: Option<Role>, role: Role) -> bool {
+    match previous {
+        None => true,
+        Some(previous) => role == Role::User && matches!(previous, Role::Assistant | Role::Tool),
+    }
+}
+
 /// One message of a request's `messages` array, as an OpenAI-compatible endpoint takes it. Both
 /// the chat requests and the summariser's jobs are made of these.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

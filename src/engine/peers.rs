@@ -12,7 +12,7 @@
 //! request, the first fold, the turns over the window, the cost), and [`to_csv`] writes the
 //! table.
 
-use super::policy::{Placement, Policy, Trigger};
+use super::policy::Policy;
 use super::schedule::{Schedule, ScheduleInput, schedule};
 
 /// One system's policy, for a model whose window is `context` tokens.
@@ -35,178 +35,338 @@ impl PeerPreset {
     }
 }
 
-fn with(trigger: Trigger, placement: Placement) -> Policy {
-    let mut policy = Policy::new(trigger.clone()).unwrap_or_else(|error| {
-        // A preset whose numbers do not validate is a bug in this table: the tests build every
-        // preset at every window the Tuner offers.
-        unreachable!("preset trigger {trigger:?} is invalid: {error}")
-    });
-    policy.placement = placement;
-    policy
-}
-
-/// The percentage of `context` that `tokens` is, rounded up and kept within 1..=`below - 1`.
-fn pct_of(tokens: u32, context: u32, below: u32) -> u32 {
-    let pct = (u64::from(tokens) * 100).div_ceil(u64::from(context.max(1)));
-    (pct as u32).clamp(1, below.saturating_sub(1).max(1))
-}
-
 /// A fraction of a window, at least one token.
 fn share(context: u32, num: u64, den: u64) -> u32 {
     ((u64::from(context) * num / den) as u32).max(1)
 }
 
-/// The presets, in the order the page offers them.
+/// The presets, in the order the page offers them. The five with a library to run are its
+/// exact policy ([`exact`]) at the library's defaults, checked request by request against the
+/// real library by `tests/fidelity.rs`; the other three follow their sources as far as they go.
 pub const PEER_PRESETS: [PeerPreset; 8] = [
     PeerPreset {
         slug: "langchain-summary-buffer",
         system: "LangChain ConversationSummaryBufferMemory",
-        source: "langchain-ai/langchain libs/langchain/langchain/memory/summary_buffer.py (max_token_limit = 2000)",
-        approximation: None,
-        build: |_| {
-            with(
-                Trigger::Tokens {
-                    budget: 2_000,
-                    keep_tokens: 2_000,
-                },
-                Placement::SecondSystem,
-            )
-        },
+        source: "langchain-classic 1.0.8, langchain_classic/memory/summary_buffer.py (max_token_limit = 2000, pruned message by message after each exchange)",
+        approximation: Some(
+            "exact policy; LangChain's default counter adds a Human:/AI: prefix to each message, and the prompt and model are yours",
+        ),
+        build: |_| exact::langchain_classic(2_000),
     },
     PeerPreset {
         slug: "langchain-v1-middleware",
         system: "LangChain v1 SummarizationMiddleware",
-        source: "langchain-ai/langchain libs/langchain_v1/langchain/agents/middleware/summarization.py (keep = 20 messages; the documented example triggers at 4,000 tokens)",
+        source: "langchain 1.5.2, langchain/agents/middleware/summarization.py (no trigger by default; the docs' example fires at 4,000 tokens; keeps the last 20 messages)",
         approximation: Some(
-            "the summary is a human message; shown as a user message with an acknowledgement",
+            "exact policy at the docs' example trigger; the default counter (count_tokens_approximately), the prompt and the model differ",
         ),
-        // 100% of a 4,000-token "window" is the absolute 4,000-token trigger.
-        build: |_| {
-            with(
-                Trigger::Window {
-                    context: 4_000,
-                    fire_pct: 100,
-                    keep_pct: 1,
-                    keep_turns: 10,
-                },
-                Placement::UserAck,
-            )
-        },
+        build: |_| exact::langchain_v1(4_000, 20),
     },
     PeerPreset {
         slug: "llamaindex-summary-buffer",
         system: "LlamaIndex ChatSummaryMemoryBuffer",
-        source: "llama-index-core memory/chat_summary_memory_buffer.py (token_limit = 0.75 × the context window)",
-        approximation: None,
-        build: |context| {
-            let limit = share(context, 3, 4);
-            with(
-                Trigger::Tokens {
-                    budget: limit,
-                    keep_tokens: limit,
-                },
-                Placement::SecondSystem,
-            )
-        },
+        source: "llama-index-core 0.14.25, llama_index/core/memory/chat_summary_memory_buffer.py (token_limit = int(0.75 × the context window))",
+        approximation: Some(
+            "exact policy; its counter sees a message's content only (not a tool call's name and arguments), and its tokenizer is tiktoken's",
+        ),
+        build: |context| exact::llamaindex(share(context, 3, 4)),
     },
     PeerPreset {
         slug: "openai-cookbook-session",
         system: "OpenAI cookbook SummarizingSession",
-        source: "cookbook.openai.com examples/agents_sdk/session_memory (context_limit = 3 user turns, keep_last_n_turns = 2, summary ≤ 200 words)",
-        approximation: Some("the summary is a user and assistant pair, as here"),
-        build: |_| {
-            let mut policy = with(
-                Trigger::Turns {
-                    max_turns: 4,
-                    keep: 2,
-                },
-                Placement::UserAck,
-            );
-            policy.prompt.word_limit = 200;
-            policy
-        },
+        source: "openai/openai-cookbook examples/agents_sdk/session_memory.ipynb under openai-agents 0.24.0 (the notebook's instance: keep_last_n_turns = 2, context_limit = 4; the class defaults are 3 and 3)",
+        approximation: Some(
+            "exact policy at the notebook's own instance; the Runner stores tool calls and results as user messages, which this engine keeps as tool traffic",
+        ),
+        build: |_| exact::cookbook(2, 4),
     },
     PeerPreset {
         slug: "codex-cli",
         system: "Codex CLI",
-        source: "openai/codex codex-rs/core/src/compact.rs (90% of the window; the user's messages up to 20,000 tokens are kept)",
+        source: "openai/codex codex-rs/core/src/compact.rs at 0100b103625752f6a10c21b79a8c423761dc4c6a (fires at 90% of the window as reported, protocol/src/openai_models.rs; keeps the user's messages newest first up to COMPACT_USER_MESSAGE_MAX_TOKENS = 20,000, then the summary as a user message)",
         approximation: Some(
-            "Codex keeps the user's own messages (up to 20,000 tokens); here the newest turns up to that size",
+            "not run: Codex estimates tokens at 4 bytes each and truncates the oldest kept user message where this engine leaves it out; its summary prefix (templates/compact/summary_prefix.md) is not reproduced",
         ),
-        build: |context| {
-            with(
-                Trigger::Window {
-                    context,
-                    fire_pct: 90,
-                    keep_pct: pct_of(20_000, context, 90),
-                    keep_turns: 0,
-                },
-                Placement::UserAck,
-            )
-        },
+        build: |context| exact::codex(context),
     },
     PeerPreset {
         slug: "claude-code",
         system: "Claude Code auto-compact",
-        source: "anthropics/claude-code issues #31806, #24589 (documented at about 95% of the window)",
+        source: "anthropics/claude-code issue #31806, read from the shipped code: threshold = window − min(max output, 20,000) − 13,000 (about 83.5% of 200,000); not in the official docs",
         approximation: Some(
-            "what stays verbatim and where the summary goes are not documented; the latest turn is kept and the summary is a second system message",
+            "evidence from an issue, not source: what stays verbatim and where the summary goes are not documented; the latest turn is kept and the summary is a second system message",
         ),
-        build: |context| {
-            with(
-                Trigger::Window {
-                    context,
-                    fire_pct: 95,
-                    keep_pct: 1,
-                    keep_turns: 1,
-                },
-                Placement::SecondSystem,
-            )
-        },
+        build: |context| exact::claude_code(context),
     },
     PeerPreset {
         slug: "gemini-cli",
         system: "Gemini CLI",
-        source: "google-gemini/gemini-cli chatCompressionService.ts (0.5 of the window in code, 0.7 in the docs; the newest 30% kept)",
+        source: "@google/gemini-cli-core 0.61.0, dist/src/context/chatCompressionService.js (the previous request's prompt tokens ≥ 0.5 × the model's limit; the newest 30% of the history by characters kept; two model calls)",
         approximation: Some(
-            "the summary is an XML state snapshot; shown as a user message with an acknowledgement",
+            "exact policy; the history's characters are those of its JSON, estimated here at 4 a token, and its session context is not modelled in the Tuner",
         ),
-        build: |context| {
-            with(
-                Trigger::Window {
-                    context,
-                    fire_pct: 50,
-                    keep_pct: 30,
-                    keep_turns: 0,
-                },
-                Placement::UserAck,
-            )
-        },
+        build: |context| exact::gemini_cli(share(context, 1, 2)),
     },
     PeerPreset {
         slug: "librechat",
         system: "LibreChat",
-        source: "librechat.ai summarization configuration (trigger token_ratio 0.8, 3 assistant turns kept, maxSummaryTokens 4096)",
-        approximation: Some("old tool output is trimmed there; this engine keeps every message"),
-        build: |context| {
-            let mut policy = with(
-                Trigger::Window {
-                    context,
-                    fire_pct: 80,
-                    keep_pct: 1,
-                    keep_turns: 3,
-                },
-                Placement::SecondSystem,
-            );
-            policy.summary_budget = Some(4_096);
-            policy
-        },
+        source: "danny-avila/agents docs/summarization-behavior.md and librechat.ai's summarization docs (by default on overflow: the window less a 5% reserve; each compaction sees the whole conversation; maxSummaryTokens 2048)",
+        approximation: Some(
+            "not run: the request's own size stands for LibreChat's budget, and only the incoming message stays verbatim",
+        ),
+        build: |context| exact::librechat(context),
     },
 ];
 
 /// The preset named `slug`.
 pub fn preset(slug: &str) -> Option<&'static PeerPreset> {
     PEER_PRESETS.iter().find(|p| p.slug == slug)
+}
+
+/// The exact policy of each runnable peer at the library's own parameters, by the names the
+/// library takes them (`params` holds them as a fidelity trace records them: a number, or a
+/// `[kind, value]` pair). `None` for a preset that is not runnable or a parameter missing; the
+/// error names the parameter.
+pub fn library_policy(slug: &str, param: &dyn Fn(&str) -> Option<f64>) -> Result<Policy, String> {
+    let need = |name: &str| {
+        param(name)
+            .filter(|v| v.is_finite() && *v >= 0.0)
+            .ok_or_else(|| {
+                format!("{slug}: the library parameter {name} is missing or not a number")
+            })
+    };
+    let whole = |v: f64| v.ceil().min(f64::from(u32::MAX)) as u32;
+    let policy = match slug {
+        "langchain-summary-buffer" => exact::langchain_classic(whole(need("max_token_limit")?)),
+        "langchain-v1-middleware" => exact::langchain_v1(
+            whole(need("trigger.tokens")?),
+            whole(need("keep.messages")?),
+        ),
+        "llamaindex-summary-buffer" => exact::llamaindex(whole(need("token_limit")?)),
+        "openai-cookbook-session" => exact::cookbook(
+            whole(need("keep_last_n_turns")?),
+            whole(need("context_limit")?),
+        ),
+        "gemini-cli" => {
+            exact::gemini_cli(whole(need("compressionThreshold")? * need("tokenLimit")?))
+        }
+        other => return Err(format!("{other}: no library to run this preset against")),
+    };
+    policy
+        .validate()
+        .map_err(|e| format!("{slug}: {e}"))
+        .map(|()| policy)
+}
+
+/// The peers' exact policies, each after the library file and version named in its comment.
+pub mod exact {
+    use crate::engine::policy::{
+        CheckAt, Compare, Counted, Exact, Keep, Measure, Policy, ShareOf, Start, SummaryAt,
+        SummaryOverflow, Trigger,
+    };
+
+    fn exact_policy(trigger: Trigger, exact: Exact) -> Policy {
+        let mut policy = Policy::new(trigger)
+            .unwrap_or_else(|error| unreachable!("a peer's exact trigger is invalid: {error}"));
+        policy.exact = exact;
+        policy
+    }
+
+    /// `langchain-classic` 1.0.8, `langchain_classic/memory/summary_buffer.py`: after each
+    /// exchange `prune()` pops single messages from the front while the buffer (the summary and
+    /// the system prompt not counted) is over `max_token_limit`, so a reply can stay without
+    /// its question; the summary is a bare `SystemMessage` before the buffer. Under an agent
+    /// executor the memory stores the input and the final output only.
+    pub fn langchain_classic(max_token_limit: u32) -> Policy {
+        let limit = max_token_limit.max(1);
+        exact_policy(
+            Trigger::Tokens {
+                budget: limit,
+                keep_tokens: limit,
+            },
+            Exact {
+                counted: Some(Counted::VERBATIM),
+                keep: Some(Keep::Tokens(limit)),
+                summary_at: SummaryAt::System,
+                tools_in_turn_only: true,
+                ..Exact::default()
+            },
+        )
+    }
+
+    /// The human message `SummarizationMiddleware` writes before the summary.
+    pub const LANGCHAIN_V1_PREFIX: &str = "Here is a summary of the conversation to date:\n\n";
+
+    /// `langchain` 1.5.2, `langchain/agents/middleware/summarization.py`: `before_model` counts
+    /// the agent's stored messages (its summary message and the new input included, the system
+    /// prompt not) and fires at `>=` the `("tokens", n)` trigger; it keeps the last
+    /// `("messages", n)` stored messages, moving the cut back onto a tool call whose results
+    /// it would orphan; the summary is one human message with a fixed prefix. When the cut
+    /// leaves only the old summary, it is summarised again.
+    pub fn langchain_v1(trigger_tokens: u32, keep_messages: u32) -> Policy {
+        let tokens = trigger_tokens.max(1);
+        exact_policy(
+            Trigger::Tokens {
+                budget: tokens,
+                keep_tokens: tokens,
+            },
+            Exact {
+                counted: Some(Counted::HISTORY),
+                compare: Compare::AtLeast,
+                check: CheckAt::BeforeRequest,
+                keep: Some(Keep::Messages(keep_messages)),
+                summary_at: SummaryAt::User,
+                summary_prefix: LANGCHAIN_V1_PREFIX.to_owned(),
+                summary_overflow: SummaryOverflow::Resummarise,
+                ..Exact::default()
+            },
+        )
+    }
+
+    /// `llama-index-core` 0.14.25, `llama_index/core/memory/chat_summary_memory_buffer.py`:
+    /// `get()`, once a turn before its first call, walks the stored messages (the summary
+    /// included, the system prompt not) from the newest while they fit `token_limit`; what is
+    /// left is summarised, with the replies and tool traffic at the front of the kept part; an
+    /// old summary left over alone is kept with no call. The summary is a system message.
+    pub fn llamaindex(token_limit: u32) -> Policy {
+        let limit = token_limit.max(1);
+        exact_policy(
+            Trigger::Tokens {
+                budget: limit,
+                keep_tokens: limit,
+            },
+            Exact {
+                counted: Some(Counted::HISTORY),
+                check: CheckAt::BeforeTurn,
+                keep: Some(Keep::Tokens(limit)),
+                start: Start::AtUser,
+                summary_at: SummaryAt::System,
+                ..Exact::default()
+            },
+        )
+    }
+
+    /// The fixed user message of the cookbook's summary pair.
+    pub const COOKBOOK_PROMPT: &str = "Summarize the conversation we had so far.";
+
+    /// The OpenAI cookbook's `SummarizingSession` (`openai/openai-cookbook`,
+    /// `examples/agents_sdk/session_memory.ipynb`): once the stored items hold more than
+    /// `context_limit` real user turns, everything before the last `keep_last_n_turns` of them
+    /// is replaced by a user message asking for a summary and the summary as the assistant's
+    /// answer.
+    pub fn cookbook(keep_last_n_turns: u32, context_limit: u32) -> Policy {
+        let max_turns = context_limit.saturating_add(1).max(keep_last_n_turns + 1);
+        let mut policy = exact_policy(
+            Trigger::Turns {
+                max_turns,
+                keep: keep_last_n_turns,
+            },
+            Exact {
+                keep: Some(Keep::Turns(keep_last_n_turns)),
+                summary_at: SummaryAt::AssistantAfter(COOKBOOK_PROMPT.to_owned()),
+                ..Exact::default()
+            },
+        );
+        policy.prompt.word_limit = 200;
+        policy
+    }
+
+    /// Codex CLI, from `codex-rs/core/src/compact.rs` (openai/codex at
+    /// 0100b103625752f6a10c21b79a8c423761dc4c6a): when the usage the server reported reaches
+    /// 90% of the window, the whole history is summarised; the new history is the initial
+    /// context, the user's own messages (newest first, up to 20,000 tokens), then the summary
+    /// as a user message.
+    pub fn codex(context: u32) -> Policy {
+        let tokens = (u64::from(context.max(1)) * 9 / 10).max(1) as u32;
+        exact_policy(
+            Trigger::Tokens {
+                budget: tokens,
+                keep_tokens: tokens,
+            },
+            Exact {
+                counted: Some(Counted::ALL),
+                compare: Compare::AtLeast,
+                check: CheckAt::PreviousRequest,
+                keep: Some(Keep::Turns(0)),
+                keep_user_tokens: Some(20_000),
+                summary_at: SummaryAt::User,
+                ..Exact::default()
+            },
+        )
+    }
+
+    /// Claude Code, from the evidence in anthropics/claude-code issue #31806 (the shipped code,
+    /// not documentation): compaction when the request passes the window less the output
+    /// reserve (at most 20,000) and a 13,000-token buffer.
+    pub fn claude_code(context: u32) -> Policy {
+        // The output reserve is min(max output, 20,000); Claude models' max output is above
+        // 20,000, so the reserve is 20,000.
+        let tokens = context.saturating_sub(20_000 + 13_000).max(1);
+        exact_policy(
+            Trigger::Tokens {
+                budget: tokens,
+                keep_tokens: tokens,
+            },
+            Exact {
+                counted: Some(Counted::ALL),
+                keep: Some(Keep::Turns(1)),
+                ..Exact::default()
+            },
+        )
+    }
+
+    /// LibreChat's agents, by default on overflow: before a request whose size passes the
+    /// window less a 5% reserve, the conversation is summarised into a user message.
+    pub fn librechat(context: u32) -> Policy {
+        let tokens = (u64::from(context.max(1)) * 95 / 100).max(1) as u32;
+        let mut policy = exact_policy(
+            Trigger::Tokens {
+                budget: tokens,
+                keep_tokens: tokens,
+            },
+            Exact {
+                counted: Some(Counted::ALL),
+                check: CheckAt::BeforeRequest,
+                keep: Some(Keep::Messages(1)),
+                summary_at: SummaryAt::User,
+                ..Exact::default()
+            },
+        );
+        policy.summary_budget = Some(2_048);
+        policy
+    }
+
+    /// The model's reply after Gemini CLI's summary.
+    pub const GEMINI_ACK: &str = "Got it. Thanks for the additional context!";
+
+    /// `@google/gemini-cli-core` 0.61.0, `dist/src/context/chatCompressionService.js`: before
+    /// each request, when the previous request's prompt tokens (as the server reported them)
+    /// reach `threshold × tokenLimit(model)`, the oldest 70% of the history by JSON characters
+    /// (cut at a user message) is compressed in two model calls (the snapshot, then a
+    /// verification whose text is kept); the summary is a user message followed by a fixed
+    /// model reply.
+    pub fn gemini_cli(threshold_tokens: u32) -> Policy {
+        let tokens = threshold_tokens.max(1);
+        exact_policy(
+            Trigger::Tokens {
+                budget: tokens,
+                keep_tokens: tokens,
+            },
+            Exact {
+                compare: Compare::AtLeast,
+                check: CheckAt::PreviousRequest,
+                keep: Some(Keep::Share {
+                    of: ShareOf::History,
+                    pct: 30,
+                    by: Measure::Chars,
+                }),
+                summary_at: SummaryAt::UserThenAck(GEMINI_ACK.to_owned()),
+                calls_per_fold: 2,
+                summary_overflow: SummaryOverflow::Resummarise,
+                ..Exact::default()
+            },
+        )
+    }
 }
 
 /// Prices per million tokens, as the user types them.
@@ -372,24 +532,24 @@ pub const FIDELITY: [Fidelity; 8] = [
         library: "langchain-classic",
         version: Some("1.0.8"),
         source_file: "langchain_classic/memory/summary_buffer.py",
-        exactness: Exactness::Approximate,
-        differs: "it prunes single messages from the front, so a reply can stay without its question; the preset folds whole turns",
+        exactness: Exactness::Identical,
+        differs: "request-identical with the contract's word counter; LangChain's default counter adds a Human:/AI: prefix to each message, and the summariser's prompt and model are yours",
     },
     Fidelity {
         slug: "langchain-v1-middleware",
         library: "langchain",
         version: Some("1.5.2"),
         source_file: "langchain/agents/middleware/summarization.py",
-        exactness: Exactness::Approximate,
-        differs: "it counts the stored messages but not the system prompt, fires at or above the threshold before the call, and keeps a number of messages (the tail may start on a reply); the preset keeps turns and adds an acknowledgement",
+        exactness: Exactness::Identical,
+        differs: "request-identical at the traced trigger and keep; the default counter (count_tokens_approximately), the prompt and the model differ, and a reply's reported usage over the threshold would also fire it there",
     },
     Fidelity {
         slug: "llamaindex-summary-buffer",
         library: "llama-index-core",
         version: Some("0.14.25"),
         source_file: "llama_index/core/memory/chat_summary_memory_buffer.py",
-        exactness: Exactness::Approximate,
-        differs: "it checks before each call, counting the stored summary and the incoming user message but not the system prompt, and keeps an old summary without a call when only it overflows",
+        exactness: Exactness::Identical,
+        differs: "request-identical; its counter sees a message's content only (not a tool call's name and arguments), and its tokenizer, prompt and model are its own",
     },
     Fidelity {
         slug: "openai-cookbook-session",
@@ -397,7 +557,7 @@ pub const FIDELITY: [Fidelity; 8] = [
         version: Some("0.24.0"),
         source_file: "examples/agents_sdk/session_memory.ipynb (openai/openai-cookbook), run by agents/run.py",
         exactness: Exactness::Approximate,
-        differs: "the summary belongs in the assistant message answering a fixed user prompt, and the notebook's instance keeps 2 turns with a limit of 4",
+        differs: "identical on five of six conversations; with tool calls the Runner stores the calls and results as user messages holding their text, which the engine keeps as tool traffic",
     },
     Fidelity {
         slug: "codex-cli",
@@ -405,7 +565,7 @@ pub const FIDELITY: [Fidelity; 8] = [
         version: None,
         source_file: "codex-rs/core/src/compact.rs",
         exactness: Exactness::Approximate,
-        differs: "not run; Codex keeps only the user's messages (up to 20,000 tokens) and fires at 90% of the usage the provider reports",
+        differs: "not run; the preset follows compact.rs (the user's messages up to 20,000 tokens, then the summary, at 90% of the reported usage) but estimates no truncation of the oldest kept message and no summary prefix",
     },
     Fidelity {
         slug: "claude-code",
@@ -413,15 +573,15 @@ pub const FIDELITY: [Fidelity; 8] = [
         version: None,
         source_file: "closed source; issues #31806 and #24589",
         exactness: Exactness::Approximate,
-        differs: "not run; the threshold is read from issue #31806 (about 83.5% of a 200k window), what stays verbatim is not documented",
+        differs: "not run; the threshold is the evidence of issue #31806 (window - 20,000 - 13,000, about 83.5% of 200k); what stays verbatim and where the summary goes are not documented",
     },
     Fidelity {
         slug: "gemini-cli",
         library: "@google/gemini-cli-core",
         version: Some("0.61.0"),
         source_file: "dist/src/context/chatCompressionService.js",
-        exactness: Exactness::Approximate,
-        differs: "it keeps the newest 30% of the history by JSON characters, compares the previous request's prompt tokens, and makes two model calls per compression",
+        exactness: Exactness::Identical,
+        differs: "request-identical; the history's characters are its JSON's, its session context is the CLI's own, and a compression that would inflate the count fails there and is not modelled",
     },
     Fidelity {
         slug: "librechat",
@@ -429,7 +589,7 @@ pub const FIDELITY: [Fidelity; 8] = [
         version: None,
         source_file: "docs/summarization-behavior.md",
         exactness: Exactness::Approximate,
-        differs: "not run; by default it summarises on overflow, and the 0.8 ratio of its documentation is an example",
+        differs: "not run; by default it summarises on overflow (the window less a 5% reserve), and the 0.8 ratio of its documentation is an example",
     },
 ];
 
@@ -479,23 +639,28 @@ mod tests {
             let policy = preset(slug).unwrap().policy(context);
             outcome(slug, &policy, &input, context, FREE)
         };
-        // The cookbook folds after its fourth turn (more than three user turns).
-        assert_eq!(run("openai-cookbook-session").first_fold, Some(4));
+        // The notebook's session folds after its fifth turn (more than four user turns).
+        assert_eq!(run("openai-cookbook-session").first_fold, Some(5));
         // Gemini CLI at half the window fires well before Codex at 90%.
         let (gemini, codex) = (run("gemini-cli"), run("codex-cli"));
         let (g, c) = (gemini.first_fold.unwrap(), codex.first_fold.unwrap());
         assert!(g < c, "gemini {g}, codex {c}");
-        // Each first fires on the turn whose reply takes the request past its share: the fold is
-        // decided after the reply, so that turn's whole size (its 90-token reply too) counts.
+        // Both look at the previous request's size as reported, at >=: the first fold comes
+        // after the first turn whose request reached the share (it is shown on that turn).
         for (outcome, pct) in [(&gemini, 50), (&codex, 90)] {
             let threshold = u64::from(context) * pct / 100;
             let turn = outcome.first_fold.unwrap() as usize;
             let rows = &outcome.schedule.rows;
-            assert!(rows[turn - 1].tokens + 90 > threshold, "{}", outcome.label);
-            assert!(rows[turn - 2].tokens + 90 <= threshold, "{}", outcome.label);
+            assert!(rows[turn - 1].tokens >= threshold, "{}", outcome.label);
+            assert!(rows[turn - 2].tokens < threshold, "{}", outcome.label);
         }
-        // Claude Code at 95% never folds before Codex at 90%.
-        assert!(run("claude-code").first_fold.is_none_or(|t| t > c));
+        // Claude Code's threshold (about 83.5% at 200,000; 95,000 tokens, 74%, at 128,000) sits
+        // between Gemini CLI's and Codex's.
+        let claude = run("claude-code").first_fold.unwrap();
+        assert!(
+            g < claude && claude < c,
+            "gemini {g}, claude {claude}, codex {c}"
+        );
     }
 
     #[test]

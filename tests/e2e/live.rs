@@ -748,3 +748,105 @@ async fn a_demo_pick_while_a_reply_streams_is_refused_until_stop() {
     browser.wait_testid("progress").await;
     browser.close().await;
 }
+
+/// An "exact policy" field changed in the panel changes the next fold of the live chat: with
+/// the last message kept instead of the last turn, the next request holds the second reply
+/// without its question, and the summary goes in a lone user message with the typed prefix.
+#[tokio::test]
+async fn an_exact_policy_field_changes_the_next_fold_in_the_live_chat() {
+    let server = TestServer::start().await;
+    server.script([
+        text("First answer."),
+        text("Second answer."),
+        text("The user asked two questions."),
+        text("Third answer."),
+    ]);
+    let browser = Browser::new().await;
+    let chat = ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
+    browser.type_into("policy-keep", "1").await;
+    browser.type_into("policy-max_turns", "2").await;
+    browser
+        .wait_gone("param-error", "the new trigger to apply")
+        .await;
+    // The section is collapsed until opened; today's rules are its defaults.
+    browser.click_testid("policy-exact").await;
+    chat.choose("policy-exact_keep", "messages").await;
+    browser.type_into("policy-exact_keep_n", "1").await;
+    chat.choose("policy-exact_summary_at", "user").await;
+    browser
+        .type_into("policy-exact_summary_prefix", "Summary so far: ")
+        .await;
+    browser
+        .wait_gone("policy-exact-error", "the exact policy to apply")
+        .await;
+    for n in 1..=2 {
+        chat.send(&format!("question {n}")).await;
+        chat.wait_settled(2 * n).await;
+    }
+    chat.send("question 3").await;
+    chat.wait_settled(6).await;
+    let last = posts(&server).pop().unwrap();
+    let sent: Vec<(String, String)> = last["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["role"].as_str().unwrap_or_default().to_owned(),
+                m["content"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    let contents: Vec<&str> = sent.iter().map(|m| m.1.as_str()).collect();
+    assert_eq!(sent[1].0, "user", "{sent:?}");
+    assert_eq!(sent[1].1, "Summary so far: The user asked two questions.");
+    assert!(!contents.contains(&"question 2"), "{sent:?}");
+    assert_eq!(&contents[2..], ["Second answer.", "question 3"], "{sent:?}");
+    assert!(browser.console_errors().await.is_empty());
+    browser.close().await;
+}
+
+/// Under an exact policy that checks before each request, the message that makes a summary due
+/// waits for it: the summariser is asked first, and the chat request that follows carries the
+/// new summary instead of the folded turn.
+#[tokio::test]
+async fn a_summary_due_before_a_request_is_written_before_that_request() {
+    let server = TestServer::start().await;
+    server.script([
+        text("First answer."),
+        text("The user asked one question."),
+        text("Second answer."),
+    ]);
+    let browser = Browser::new().await;
+    let chat = ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
+    chat.choose("policy-trigger", "tokens").await;
+    browser.type_into("policy-keep_tokens", "1").await;
+    browser.type_into("policy-budget", "5").await;
+    browser.click_testid("policy-exact").await;
+    chat.choose("policy-exact_check", "before_request").await;
+    chat.choose("policy-exact_counted", "history").await;
+    chat.choose("policy-exact_keep", "messages").await;
+    browser.type_into("policy-exact_keep_n", "1").await;
+    browser
+        .wait_gone("policy-exact-error", "the exact policy to apply")
+        .await;
+    browser
+        .wait_gone("param-error", "the new trigger to apply")
+        .await;
+    chat.send("question one").await;
+    chat.wait_settled(2).await;
+    chat.send("question two").await;
+    chat.wait_settled(4).await;
+    let bodies = posts(&server);
+    assert_eq!(
+        bodies.len(),
+        3,
+        "a chat request, the summary, a chat request"
+    );
+    let last = bodies[2].to_string();
+    assert!(last.contains("The user asked one question."), "{last}");
+    assert!(!last.contains("question one"), "{last}");
+    assert!(last.contains("question two"), "{last}");
+    assert!(browser.console_errors().await.is_empty());
+    browser.close().await;
+}

@@ -838,3 +838,42 @@ fn a_streamed_reply_is_the_text_its_pieces_brought_however_the_stream_ended() {
         ReplyEnd::TooLong(context_error(Purpose::Chat).to_string())
     );
 }
+
+/// Under an exact policy that checks before each request (LangChain v1's middleware), the
+/// message that makes a summary due waits for it: sending asks for the summary first, and its
+/// end leads to the chat request, which carries the new summary in a lone user message.
+#[test]
+fn a_summary_due_before_a_request_is_written_before_that_request_is_sent() {
+    let policy = crate::engine::peers::exact::langchain_v1(12, 2);
+    let mut session = LiveSession::new(policy).unwrap();
+    let mut summaries = 0;
+    for turn in 1..=3u64 {
+        let mut action = session
+            .send_action(&format!("question number {turn} here"), turn, &C)
+            .unwrap();
+        loop {
+            match action {
+                LiveAction::Summary(job) => {
+                    summaries += 1;
+                    let reply = Ok(Some("the summary".to_owned()));
+                    action = session
+                        .summary_ended(&job, reply, None, "m", turn, &C)
+                        .expect("the waiting request follows the summary");
+                }
+                LiveAction::Reply(request) => {
+                    if turn == 3 {
+                        // 4 + 2 + 4 + 2 + 4 = 16 words reach 12: the summary came first.
+                        assert_eq!(summaries, 1);
+                        assert_eq!(request[1].role, Role::User);
+                        assert!(request[1].content.ends_with("the summary"), "{request:?}");
+                        assert_eq!(request.last().unwrap().content, "question number 3 here");
+                    }
+                    let end = ReplyEnd::Complete(format!("answer {turn}"));
+                    assert_eq!(session.reply_ended(&request, None, end, turn, &C), None);
+                    break;
+                }
+            }
+        }
+    }
+    assert_eq!(session.memory().editions().len(), 1);
+}

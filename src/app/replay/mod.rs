@@ -9,6 +9,7 @@
 //! ([`replay_offline`]) or the endpoint's summariser model (Inspect's live replay, priced first
 //! by [`estimate`]): the original is never changed.
 
+use crate::app::exact_form::ExactForm;
 use crate::engine::policy::{FoldMode, Placement, Policy, PolicyError, Trigger, TriggerKind};
 use crate::engine::prompts::{PresetId, PromptSpec};
 
@@ -104,6 +105,8 @@ pub struct ReplayPolicy {
     pub word_limit: u32,
     /// `None` turns hierarchical compression off.
     pub summary_budget: Option<u32>,
+    /// The "exact policy" section.
+    pub exact: ExactForm,
 }
 
 impl ReplayPolicy {
@@ -125,6 +128,7 @@ impl ReplayPolicy {
             preset: policy.prompt.preset,
             word_limit: policy.prompt.word_limit,
             summary_budget: policy.summary_budget,
+            exact: ExactForm::of(&policy.exact),
         }
     }
 
@@ -153,6 +157,7 @@ impl ReplayPolicy {
             prompt,
             format: recorded.format,
             summary_budget: self.summary_budget,
+            exact: self.exact.exact().map_err(PolicyError::ExactField)?,
         };
         policy.validate()?;
         Ok(policy)

@@ -82,6 +82,11 @@ pub struct Replayer {
     settings: SessionSettings,
     pinned: Vec<PinnedFact>,
     name: String,
+    /// Tokens of the last request as replayed, for a policy that checks the previous
+    /// request's size.
+    reported: Option<u64>,
+    /// The last request waits for the summary in flight; its size is taken once it commits.
+    request_waits: bool,
 }
 
 impl Replayer {
@@ -122,6 +127,8 @@ impl Replayer {
             settings: session.settings.clone(),
             pinned: session.pinned.clone(),
             name: name.into(),
+            reported: None,
+            request_waits: false,
         };
         let job = replayer.advance(counter)?;
         Ok((replayer, job))
@@ -163,6 +170,9 @@ impl Replayer {
             }
         };
         let next = self.memory.commit(job.id, &text, meta, counter)?;
+        if std::mem::take(&mut self.request_waits) {
+            self.reported = Some(self.request_tokens(counter));
+        }
         self.progress.summaries += 1;
         self.progress.tokens_sent += cost
             .prompt_tokens
@@ -233,6 +243,15 @@ impl Replayer {
         compile_facts(&self.pinned).unwrap_or_default()
     }
 
+    /// Tokens of the chat request the memory would send now.
+    fn request_tokens(&self, counter: &dyn CountTokens) -> u64 {
+        self.memory
+            .request(counter)
+            .iter()
+            .map(|m| u64::from(m.tokens))
+            .sum()
+    }
+
     /// Adds messages until the policy asks for a summary (returned, and pending) or none are
     /// left (the replay is done).
     fn advance(&mut self, counter: &dyn CountTokens) -> Result<Option<SummaryJob>, ReplayError> {
@@ -258,6 +277,21 @@ impl Replayer {
             {
                 self.pending = Some(job.clone());
                 return Ok(Some(job));
+            }
+            // A policy that checks before each request checks once the message a request
+            // answers is in (a user message, or the last of a run of tool results), on the
+            // previous request's size.
+            let next_is_reply = self
+                .source
+                .get(self.next)
+                .is_none_or(|m| m.role == Role::Assistant);
+            if matches!(message.role, Role::User | Role::Tool) && next_is_reply {
+                if let Some(job) = self.memory.before_request(self.reported) {
+                    self.request_waits = true;
+                    self.pending = Some(job.clone());
+                    return Ok(Some(job));
+                }
+                self.reported = Some(self.request_tokens(counter));
             }
         }
         self.status = ReplayStatus::Done;

@@ -39,7 +39,10 @@ use std::collections::BTreeSet;
 
 use super::edition::{Edition, EditionDraft, MAX_LEVEL, Provenance, TurnRange};
 use super::message::{ChatMessage, CountTokens, Message, Role};
-use super::policy::{FoldMode, Placement, Policy, PolicyError, SummaryFormat, TriggerView};
+use super::policy::{
+    Check, FoldMode, FoldView, HeadPart, Measured, Moment, Policy, PolicyError, SummaryFormat,
+    SummarySize, head_measured, request_head, summary_size,
+};
 use super::prompts::{compressed_word_limit, render_compress_request, render_fold_request};
 use super::structured::{STRUCTURED_MEMORY_PROMPT, parse_structured, structured_user_content};
 
@@ -52,15 +55,17 @@ impl CountTokens for ByteEstimate {
     }
 }
 
-/// The header of the summary when it is sent as its own message.
-pub const SUMMARY_HEADER: &str = "CONVERSATION SUMMARY (earlier turns):\n";
-/// The assistant's reply after a [`Placement::UserAck`] summary.
-pub const SUMMARY_ACK: &str = "Understood. I will use this summary of our earlier conversation.";
+pub use super::policy::{SUMMARY_ACK, SUMMARY_HEADER};
 
 /// The summary memory of one conversation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MemoryState {
     system_prompt: String,
+    /// Tokens of the system prompt, and the summary's size as placed, for the decision.
+    system_tokens: u64,
+    summary_size: Option<SummarySize>,
+    /// The head's stored messages, measured (see [`super::policy::head_measured`]).
+    head: Vec<Measured>,
     /// Tokens of the request's messages before the verbatim part (the system prompt and the
     /// summary as placed), for the window trigger. Exact after anything that takes a counter
     /// (a commit, an edit, a restore, [`MemoryState::count_system_prompt`]); after a new
@@ -120,11 +125,25 @@ impl MemoryState {
     }
 
     fn refresh_fixed(&mut self, counter: &dyn CountTokens) {
-        self.fixed_tokens = self
-            .request_prefix(counter)
-            .iter()
-            .map(|m| u64::from(m.tokens))
-            .sum();
+        let prefix = self.request_prefix(counter);
+        self.fixed_tokens = prefix.iter().map(|m| u64::from(m.tokens)).sum();
+        self.system_tokens = u64::from(counter.count(&self.system_prompt));
+        let head = request_head(
+            &self.policy.exact,
+            self.policy.placement,
+            &self.system_prompt,
+            self.summary.as_deref(),
+            SUMMARY_HEADER,
+            SUMMARY_ACK,
+        );
+        self.head = head_measured(&head, |t| counter.count(t), |_, t| t.chars().count() as u32);
+        self.summary_size = summary_size(
+            &head,
+            self.policy.exact.context_message.as_deref(),
+            self.system_tokens,
+            |t| u64::from(counter.count(t)),
+            |_, t| t.chars().count() as u64,
+        );
     }
 
     pub fn policy(&self) -> &Policy {
@@ -241,38 +260,28 @@ impl MemoryState {
         out
     }
 
-    /// The request's messages before the verbatim part.
+    /// The request's messages before the verbatim part, as the policy places the summary
+    /// ([`super::policy::request_head`], which the dry run reads too).
     fn request_prefix(&self, counter: &dyn CountTokens) -> Vec<Message> {
         let at_ms = self.editions.last().map_or(0, |e| e.at_ms);
-        let system = |content: String| Message::new(Role::System, content, counter, 0);
-        let mut out = Vec::with_capacity(self.archive.len() - self.verbatim_from + 3);
-        match (&self.summary, self.policy.placement) {
-            (None, _) => out.push(system(self.system_prompt.clone())),
-            (Some(summary), Placement::SecondSystem) => {
-                out.push(system(self.system_prompt.clone()));
-                out.push(Message::new(
-                    Role::System,
-                    format!("{SUMMARY_HEADER}{summary}"),
-                    counter,
-                    at_ms,
-                ));
-            }
-            (Some(summary), Placement::AppendToSystem) => out.push(system(format!(
-                "{}\n\n{SUMMARY_HEADER}{summary}",
-                self.system_prompt
-            ))),
-            (Some(summary), Placement::UserAck) => {
-                out.push(system(self.system_prompt.clone()));
-                out.push(Message::new(
-                    Role::User,
-                    format!("{SUMMARY_HEADER}{summary}"),
-                    counter,
-                    at_ms,
-                ));
-                out.push(Message::new(Role::Assistant, SUMMARY_ACK, counter, at_ms));
-            }
-        }
-        out
+        let head = request_head(
+            &self.policy.exact,
+            self.policy.placement,
+            &self.system_prompt,
+            self.summary.as_deref(),
+            SUMMARY_HEADER,
+            SUMMARY_ACK,
+        );
+        head.into_iter()
+            .map(|part| match part {
+                HeadPart::SystemPrompt => {
+                    Message::new(Role::System, self.system_prompt.clone(), counter, 0)
+                }
+                HeadPart::Summary { role, text } | HeadPart::Fixed { role, text } => {
+                    Message::new(role, text, counter, at_ms)
+                }
+            })
+            .collect()
     }
 
     /// Checks the trigger again over the last reply, for a conversation read back from storage
@@ -512,11 +521,36 @@ impl MemoryState {
         state
     }
 
+    /// The first verbatim message, when an exact policy's fold ended inside a turn (where the
+    /// folded turns alone do not say it), for the session file.
+    pub(crate) fn verbatim_inside_a_turn(&self) -> Option<usize> {
+        (self.verbatim_from != self.turn_start(self.folded_turns)).then_some(self.verbatim_from)
+    }
+
+    /// Puts back a first verbatim message inside the last folded turn, as a session file
+    /// stored it; refused, with the reason, when it is not inside that turn.
+    pub(crate) fn set_verbatim_inside_a_turn(&mut self, from: usize) -> Result<(), String> {
+        let turn_begins = self.turn_start(self.folded_turns.saturating_sub(1));
+        let turn_ends = self.turn_start(self.folded_turns);
+        if self.folded_turns == 0 || from <= turn_begins || from > turn_ends {
+            return Err(format!(
+                "{from} is not inside the last folded turn (archive messages {} to {})",
+                turn_begins + 1,
+                turn_ends
+            ));
+        }
+        self.verbatim_from = from;
+        Ok(())
+    }
+
     /// A memory with no messages, summary, editions or jobs, and no fixed tokens counted yet:
     /// what [`MemoryState::new`] and [`MemoryState::from_parts`] both start from.
     fn blank(system_prompt: String, policy: Policy) -> MemoryState {
         MemoryState {
             fixed_tokens: 0,
+            system_tokens: 0,
+            summary_size: None,
+            head: Vec::new(),
             system_prompt,
             policy,
             archive: Vec::new(),
@@ -559,11 +593,17 @@ impl MemoryState {
         } else {
             self.turn_starts.len().saturating_sub(1)
         };
+        // A fold of an exact policy may have ended inside a turn: its rest counts from there.
         let first = self.folded_turns as usize;
+        let first = if self.turn_start(self.folded_turns) > self.verbatim_from {
+            first.saturating_sub(1)
+        } else {
+            first
+        };
         let mut tokens = Vec::with_capacity(complete.saturating_sub(first));
         let mut messages = 0;
         for turn in first..complete {
-            let start = self.turn_starts[turn];
+            let start = self.turn_starts[turn].max(self.verbatim_from);
             let end = self.turn_start(turn as u32 + 1);
             tokens.push(self.archive[start..end].iter().map(|m| m.tokens).sum());
             messages += end - start;
@@ -575,19 +615,59 @@ impl MemoryState {
         if self.in_flight.is_some() {
             return None;
         }
-        let (turn_tokens, verbatim_messages) = self.complete_verbatim_turns();
-        let view = TriggerView {
-            turn_tokens: &turn_tokens,
-            verbatim_messages,
+        // An exact policy looks at a reply that ends a turn; any other at the complete turns.
+        let end = if self.policy.exact.is_exact() {
+            if !self.archive.last().is_some_and(turns::ends_turn) {
+                self.checked_len = self.archive.len();
+                return None;
+            }
+            self.archive.len()
+        } else {
+            let (_, messages) = self.complete_verbatim_turns();
+            self.verbatim_from + messages
+        };
+        let fold = self.decide(end, Moment::AfterReply, None);
+        self.checked_len = self.archive.len();
+        fold.call
+            .then(|| self.emit_fold_to(self.verbatim_from + fold.messages))
+    }
+
+    /// Checks an exact policy that decides before each request (the others decide after each
+    /// reply, and return `None` here). Call it once the message the request answers is stored,
+    /// with the previous request's size as the server reported it; a job returned is meant to
+    /// be committed before the request is built, as the libraries that check here do.
+    pub fn before_request(&mut self, reported: Option<u64>) -> Option<SummaryJob> {
+        if self.in_flight.is_some() || self.archive.is_empty() {
+            return None;
+        }
+        let fold = self.decide(self.archive.len(), Moment::BeforeRequest, reported);
+        fold.call
+            .then(|| self.emit_fold_to(self.verbatim_from + fold.messages))
+    }
+
+    /// Asks [`Policy::decide`] over the verbatim messages up to `end`.
+    fn decide(&self, end: usize, moment: Moment, reported: Option<u64>) -> super::policy::Fold {
+        let sized: Vec<Measured> = self.archive[self.verbatim_from..end.max(self.verbatim_from)]
+            .iter()
+            .map(|m| Measured {
+                role: m.role,
+                tokens: m.tokens,
+                chars: m.content.chars().count() as u32,
+                calls: !m.calls.is_empty(),
+            })
+            .collect();
+        self.policy.decide(&Check {
+            view: FoldView {
+                messages: &sized,
+                moment,
+                system_tokens: self.system_tokens,
+                summary: self.summary_size,
+                head: &self.head,
+                reported,
+            },
             messages_before: self.checked_len,
             messages_now: self.archive.len(),
-            fixed_tokens: self.fixed_tokens(),
-        };
-        self.checked_len = self.archive.len();
-        match self.policy.trigger.turns_to_fold(&view) {
-            0 => None,
-            fold => Some(self.emit_fold(fold)),
-        }
+        })
     }
 
     /// After the summary changed: compress it when it is over its budget, otherwise check the
@@ -601,14 +681,33 @@ impl MemoryState {
         if over_budget && prose && self.level < MAX_LEVEL {
             return Some(self.emit_compress(self.level + 1));
         }
+        // An exact policy is checked where its library checks, and only there: a fold it
+        // decided is not followed by a second look (one whose tail still passes the threshold
+        // would otherwise fold again at once).
+        if self.policy.exact.is_exact() {
+            self.checked_len = self.archive.len();
+            return None;
+        }
         self.check_trigger()
     }
 
     fn emit_fold(&mut self, turns: usize) -> SummaryJob {
-        let first = self.folded_turns + 1;
-        let last = self.folded_turns + turns as u32;
+        let to = self.turn_start(self.folded_turns + turns as u32);
+        self.emit_fold_to(to)
+    }
+
+    /// Folds the verbatim messages before archive index `to`. An exact policy may end the fold
+    /// inside a turn (a reply kept without its question), or fold nothing and write the summary
+    /// again on its own; the turns it names are the ones it touches.
+    fn emit_fold_to(&mut self, to: usize) -> SummaryJob {
         let from = self.verbatim_from;
-        let to = self.turn_start(last);
+        let first = self.turn_of(from).max(1);
+        let last = if to > from {
+            self.turn_of(to - 1)
+        } else {
+            self.folded_turns.max(1)
+        };
+        let first = first.min(last);
         let spec = &self.policy.prompt;
         let structured = self.policy.format == SummaryFormat::Structured;
         let (mut request, tokens_in) = match self.policy.fold {

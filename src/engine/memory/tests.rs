@@ -3,6 +3,7 @@
 use super::*;
 use crate::engine::demo::FINCOACH_USER_MESSAGES;
 use crate::engine::message::WordCounter;
+use crate::engine::policy::Placement;
 use crate::engine::policy::Trigger;
 
 fn msg(role: Role, text: &str) -> Message {
@@ -593,4 +594,104 @@ fn including_a_message_again_sends_it_again() {
     let sent = memory.request(&WordCounter);
     assert_eq!(sent.len(), 3);
     assert_eq!(sent[2].content, "two");
+}
+
+/// Each peer's exact policy, in the live engine with an instant summariser, sends the requests
+/// the message-level dry run lists: the same decision ([`Policy::decide`]) over the same
+/// messages, checked after a reply (LangChain's classic buffer, the cookbook) or before a
+/// request (LangChain v1, LlamaIndex, Gemini CLI on the reported size).
+#[test]
+fn the_peers_exact_policies_fold_in_the_live_engine_as_in_the_dry_run() {
+    use crate::engine::peers::exact;
+    use crate::engine::schedule::{MessageInput, PlayedMessage, Sizer, Slot, schedule_messages};
+
+    struct Words;
+    impl Sizer for Words {
+        fn tokens(&self, text: &str) -> u32 {
+            WordCounter.count(text)
+        }
+        fn summary(&self, _call: u32) -> String {
+            "the summary".to_owned()
+        }
+    }
+    let sizes: Vec<u32> = (0..24).map(|i| 3 + (i * 7) % 11).collect();
+    let messages: Vec<Message> = sizes
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| {
+            let role = if i % 2 == 0 {
+                Role::User
+            } else {
+                Role::Assistant
+            };
+            Message::new(
+                role,
+                vec![format!("m{i}"); n as usize].join(" "),
+                &WordCounter,
+                0,
+            )
+        })
+        .collect();
+    let played: Vec<PlayedMessage> = messages
+        .iter()
+        .map(|m| PlayedMessage {
+            role: m.role,
+            tokens: m.tokens,
+            chars: m.content.len() as u32,
+            calls: false,
+        })
+        .collect();
+    let system = "be brief";
+    for policy in [
+        exact::langchain_classic(40),
+        exact::langchain_v1(60, 4),
+        exact::llamaindex(50),
+        exact::cookbook(2, 3),
+        exact::gemini_cli(60),
+    ] {
+        let run = schedule_messages(
+            &policy,
+            &MessageInput {
+                messages: played.clone(),
+                system_prompt: system,
+                system_tokens: 2,
+                sizer: &Words,
+            },
+        );
+        assert!(run.folds > 1, "{:?} folds", policy.exact);
+        let mut memory = MemoryState::new(system, policy.clone()).unwrap();
+        memory.count_system_prompt(&WordCounter);
+        let mut reported = None;
+        let mut rows = run.requests.iter();
+        for (i, m) in messages.iter().enumerate() {
+            if let Some(job) = memory.add_message(m.clone()).unwrap() {
+                memory
+                    .commit(job.id, "the summary", meta(), &WordCounter)
+                    .unwrap();
+            }
+            if m.role != Role::User {
+                continue;
+            }
+            if let Some(job) = memory.before_request(reported) {
+                memory
+                    .commit(job.id, "the summary", meta(), &WordCounter)
+                    .unwrap();
+            }
+            let sent = memory.request(&WordCounter);
+            let row = rows.next().unwrap();
+            let listed: Vec<String> = row
+                .messages
+                .iter()
+                .map(|slot| match slot {
+                    Slot::System => system.to_owned(),
+                    Slot::Summary { text, .. } | Slot::Fixed { text, .. } => text.clone(),
+                    Slot::Verbatim(k) => messages[*k].content.clone(),
+                })
+                .collect();
+            let got: Vec<String> = sent.iter().map(|m| m.content.clone()).collect();
+            assert_eq!(got, listed, "{:?}, message {i}", policy.exact);
+            reported = Some(sent.iter().map(|m| u64::from(m.tokens)).sum());
+        }
+        assert_eq!(memory.editions().len() as u32, run.folds);
+    }
 }

@@ -1,6 +1,7 @@
 //! Turns: where each one begins in the archive (a user message after an assistant reply), and
 //! whether a message is still sent verbatim or folded into the summary.
 
+pub use crate::engine::message::starts_turn;
 use crate::engine::message::{Message, Role};
 
 /// Whether a message is still sent word for word.
@@ -8,17 +9,6 @@ use crate::engine::message::{Message, Role};
 pub enum MessageState {
     Verbatim,
     Folded,
-}
-
-/// Whether a message with `role` begins a new turn after a message with `previous`: the first
-/// message does, and so does every user message that follows an assistant reply or a tool's
-/// result. Tool traffic (an assistant's calls and the results) never begins a turn, so it stays
-/// in the turn of the user message before it, and is folded with that turn.
-pub fn starts_turn(previous: Option<Role>, role: Role) -> bool {
-    match previous {
-        None => true,
-        Some(previous) => role == Role::User && matches!(previous, Role::Assistant | Role::Tool),
-    }
 }
 
 /// Archive index where each turn of `roles` begins.

@@ -155,6 +155,7 @@ pub(super) fn policy_to_v1(p: &Policy) -> PolicyV1 {
             SummaryFormat::Topics => Some("topics".into()),
         },
         summary_budget: p.summary_budget,
+        exact: super::exact::exact_to_v4(&p.exact),
     }
 }
 
@@ -248,6 +249,7 @@ pub(super) fn to_file(session: &Session, created_ms: u64, app_version: &str) -> 
             excluded: m.excluded().collect(),
             facts: facts_to_v2(&session.pinned),
             live: session.live.as_ref().map(live_to_v2),
+            verbatim_from: m.verbatim_inside_a_turn(),
         },
     }
 }

@@ -1,5 +1,5 @@
 //! Reading a session file: the size cap before parsing, the format and version check, the
-//! conversion of versions 1 to 3 into the engine's types, and every invariant the engine relies
+//! conversion of versions 1 to 4 into the engine's types, and every invariant the engine relies
 //! on checked after. Anything that is not a session file is offered to `engine::transcript`
 //! (OpenAI and Anthropic requests, ChatGPT and Claude.ai exports, ShareGPT datasets, JSON
 //! Lines of them, and so the plain `[{role, content}]` array), each conversation becoming a
@@ -50,7 +50,7 @@ pub enum ImportError {
     UnknownFormat { found: String },
     /// The file was written by a newer or unknown version of the app.
     #[error(
-        "session format version {0} is not supported (this app reads versions 0 to 3); update the app"
+        "session format version {0} is not supported (this app reads versions 0 to 4); update the app"
     )]
     UnsupportedVersion(u64),
     /// A field is missing or has the wrong type.
@@ -604,6 +604,11 @@ fn from_session_v2(
         failures,
         counter,
     );
+    if let Some(from) = s.verbatim_from {
+        memory
+            .set_verbatim_inside_a_turn(from)
+            .map_err(|reason| invalid(join(prefix, "verbatim_from"), reason))?;
+    }
     for index in s.excluded {
         memory
             .set_excluded(index, true)
@@ -771,6 +776,12 @@ fn policy_from_v1(p: PolicyV1, prefix: &str) -> Result<Policy, ImportError> {
         },
         format,
         summary_budget: p.summary_budget,
+        exact: super::exact::exact_from_v4(p.exact, &join(prefix, "exact")).map_err(|r| {
+            ImportError::Invalid {
+                path: r.path,
+                reason: r.reason,
+            }
+        })?,
     };
     policy
         .validate()

@@ -1,7 +1,8 @@
 //! Older versions brought up to the current one. Version 0 (a bare message list and the latest
-//! summary) becomes a current file here; versions 1 and 2 need no migration, each being the next
-//! without the fields that default to none (version 2 has no tool traffic or placeholders on
-//! its messages, version 1 neither facts nor a live part either).
+//! summary) becomes a current file here; versions 1 to 3 need no migration, each being the next
+//! without the fields that default to none (version 3 has no exact policy and no first
+//! verbatim message inside a turn, version 2 no tool traffic or placeholders on its messages
+//! either, version 1 neither facts nor a live part).
 
 use super::domain::SessionSettings;
 use super::export::{policy_to_v1, settings_to_v1};
@@ -62,6 +63,7 @@ pub(super) fn migrate_v0(old: SessionV0) -> FileV2 {
             excluded: Vec::new(),
             facts: Vec::new(),
             live: None,
+            verbatim_from: None,
         },
     }
 }

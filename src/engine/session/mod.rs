@@ -18,7 +18,8 @@
 //! tool traffic and placeholders to archive messages (the `tool` role, an assistant's `calls`,
 //! a result's `call_id` and `tool_name`, the `placeholders` of non-text parts); a version-2
 //! file is a version-3 file without them, and a version-2 app refuses version 3 rather than
-//! drop them.
+//! drop them. Version 4 adds the policy's `exact` fields and, after an exact fold that ended
+//! inside a turn, `verbatim_from`; a version-3 file reads with today's defaults (`exact`).
 //!
 //! One concept per file: [`domain`] holds what the app keeps ([`Session`], [`LiveRecord`],
 //! [`CallRecord`]); `wire` the versioned on-disk types; `import` reading a file (size cap,
@@ -33,6 +34,7 @@
 
 mod compactions;
 pub mod domain;
+mod exact;
 mod export;
 pub mod fixture;
 mod import;

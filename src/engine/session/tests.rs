@@ -6,8 +6,9 @@ use serde_json::{Value, json};
 use super::*;
 use crate::engine::edition::Provenance;
 use crate::engine::facts::PinnedFact;
+use crate::engine::memory::CommitMeta;
 use crate::engine::memory::MemoryState;
-use crate::engine::message::WordCounter;
+use crate::engine::message::{Message, Role, WordCounter};
 use crate::engine::policy::{Placement, Policy, SummaryFormat, Trigger};
 use fixture::Scripted;
 
@@ -520,7 +521,10 @@ fn version_3_keeps_tool_calls_results_and_placeholders() {
         "tool traffic stays in its turn"
     );
     let value = file_json(&session);
-    assert_eq!(value["version"], 3);
+    assert_eq!(
+        value["version"], VERSION,
+        "written at the current version (tool traffic since 3)"
+    );
     let stored = &value["session"]["archive"];
     assert_eq!(stored[0]["placeholders"], json!(["image"]));
     assert_eq!(stored[1]["calls"][0]["name"], "get_weather");
@@ -673,5 +677,114 @@ fn a_damaged_transcript_names_the_place() {
     assert_eq!(
         err.to_string(),
         "at messages[1].content[0].name: name is missing"
+    );
+}
+
+fn model_meta() -> CommitMeta {
+    CommitMeta {
+        model: None,
+        provenance: Provenance::Model,
+        at_ms: 0,
+    }
+}
+
+/// A session under each peer's exact policy, played live with a fold that ends inside a turn
+/// (LangChain's classic buffer keeps a reply without its question), survives a version-4
+/// file: the exact fields and the first verbatim message come back as they were.
+#[test]
+fn the_exact_policy_and_a_fold_inside_a_turn_survive_export_and_import() {
+    use crate::engine::peers::exact;
+    for policy in [
+        exact::langchain_classic(12),
+        exact::langchain_v1(20, 3),
+        exact::llamaindex(15),
+        exact::cookbook(1, 2),
+        exact::gemini_cli(30),
+        exact::codex(100),
+    ] {
+        let mut memory = MemoryState::new("be brief", policy.clone()).unwrap();
+        memory.count_system_prompt(&WordCounter);
+        for t in 0..6 {
+            for (role, n) in [(Role::User, 2 + t % 3), (Role::Assistant, 5 + t % 4)] {
+                let text = vec![format!("w{t}"); n].join(" ");
+                let message = Message::new(role, text, &WordCounter, 0);
+                let mut job = memory.add_message(message).unwrap();
+                if role == Role::User {
+                    job = job.or_else(|| memory.before_request(None));
+                }
+                if let Some(job) = job {
+                    memory
+                        .commit(job.id, "the summary", model_meta(), &WordCounter)
+                        .unwrap();
+                }
+            }
+        }
+        let session = Session::new("exact", SessionSettings::default(), memory);
+        let value = file_json(&session);
+        assert_eq!(value["version"], 4);
+        let back = import_value(&value).unwrap();
+        assert_eq!(
+            back.memory.policy(),
+            session.memory.policy(),
+            "{:?}",
+            policy.exact
+        );
+        assert_eq!(
+            back.memory.verbatim(),
+            session.memory.verbatim(),
+            "{:?}",
+            policy.exact
+        );
+        assert_eq!(back.memory.summary(), session.memory.summary());
+    }
+    // The classic buffer's last fold above ended inside a turn, so the file says where.
+    let mut memory = MemoryState::new("be brief", exact::langchain_classic(6)).unwrap();
+    for (role, n) in [
+        (Role::User, 2),
+        (Role::Assistant, 3),
+        (Role::User, 2),
+        (Role::Assistant, 5),
+    ] {
+        let text = vec!["w"; n].join(" ");
+        if let Some(job) = memory
+            .add_message(Message::new(role, text, &WordCounter, 0))
+            .unwrap()
+        {
+            memory
+                .commit(job.id, "the summary", model_meta(), &WordCounter)
+                .unwrap();
+        }
+    }
+    assert_eq!(
+        memory.verbatim().len(),
+        1,
+        "the last reply alone fits 6 tokens"
+    );
+    let session = Session::new("mid-turn", SessionSettings::default(), memory);
+    let mut value = file_json(&session);
+    assert_eq!(value["session"]["verbatim_from"], 3);
+    let back = import_value(&value).unwrap();
+    assert_eq!(back.memory.verbatim(), session.memory.verbatim());
+    // A first verbatim message outside the last folded turn is refused, naming the field.
+    value["session"]["verbatim_from"] = json!(0);
+    let err = import_value(&value).unwrap_err().to_string();
+    assert!(err.contains("verbatim_from"), "{err}");
+}
+
+/// A version-3 file (no exact policy) reads with today's defaults, and an exact field this
+/// build does not know is refused with its path.
+#[test]
+fn older_files_read_the_exact_policy_as_the_defaults() {
+    let session = played();
+    let mut value = file_json(&session);
+    assert!(value["session"]["policy"].get("exact").is_none());
+    value["version"] = json!(3);
+    let back = import_value(&value).unwrap();
+    assert!(!back.memory.policy().exact.is_exact());
+    value["session"]["policy"]["exact"] = json!({"check": "sometimes"});
+    let err = import_value(&value).unwrap_err().to_string();
+    assert!(
+        err.contains("policy.exact.check") && err.contains("before_request"),
+        "{err}"
     );
 }

@@ -9,8 +9,10 @@ pub const FORMAT: &str = "summary-memory-session";
 /// The `format` of a file holding many sessions.
 pub const ENVELOPE_FORMAT: &str = "summary-memory-sessions";
 /// The version this build writes. Version 3 is version 2 with tool traffic and placeholders on
-/// archive messages ([`MessageV1`]'s fields since version 3); the shapes keep their names.
-pub const VERSION: u64 = 3;
+/// archive messages ([`MessageV1`]'s fields since version 3); version 4 adds the exact policy
+/// ([`ExactV4`]) and, after a fold that ended inside a turn, the first verbatim message. The
+/// shapes keep their names.
+pub const VERSION: u64 = 4;
 
 #[derive(Serialize, Deserialize)]
 pub(super) struct EnvelopeV2 {
@@ -52,6 +54,10 @@ pub(super) struct SessionV2 {
     /// Since version 2, and only for the live chat.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) live: Option<LiveV2>,
+    /// Since version 4: the archive index of the first verbatim message, written only when an
+    /// exact policy's fold ended inside a turn (otherwise the editions' turns say it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) verbatim_from: Option<usize>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -102,6 +108,9 @@ pub(super) struct PolicyV1 {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) format: Option<String>,
     pub(super) summary_budget: Option<u32>,
+    /// Since version 4; absent when the exact policy is today's defaults.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) exact: Option<ExactV4>,
 }
 
 #[derive(Serialize, Deserialize, Default)]
@@ -228,4 +237,65 @@ pub(super) struct SessionV0 {
 pub(super) struct MessageV0 {
     pub(super) role: String,
     pub(super) content: String,
+}
+
+/// Since version 4: the exact policy's fields ([`crate::engine::policy::Exact`]); absent when
+/// they are all today's defaults, and in every older file, which reads them as those.
+#[derive(Serialize, Deserialize, Default)]
+pub(super) struct ExactV4 {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) counted: Option<CountedV4>,
+    /// `above` or `at_least`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) compare: Option<String>,
+    /// `after_reply`, `before_request`, `before_turn` or `previous_request`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) check: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) keep: Option<KeepV4>,
+    /// `anywhere` or `at_user`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) start: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) keep_user_tokens: Option<u32>,
+    /// `placement`, `system`, `first_system`, `user`, `user_then_ack` or `assistant_after`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) summary_at: Option<String>,
+    /// The acknowledgement of `user_then_ack`, the prompt of `assistant_after`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) summary_at_text: Option<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub(super) summary_prefix: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) calls_per_fold: Option<u32>,
+    /// `keep` or `resummarise`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) summary_overflow: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(super) tools_in_turn_only: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) context_message: Option<String>,
+}
+
+#[derive(Serialize, Deserialize)]
+pub(super) struct CountedV4 {
+    pub(super) system: bool,
+    pub(super) summary: bool,
+    pub(super) verbatim: bool,
+    pub(super) incoming: bool,
+    pub(super) reply: bool,
+}
+
+#[derive(Serialize, Deserialize)]
+pub(super) struct KeepV4 {
+    /// `turns`, `messages`, `tokens`, `window_share` or `history_share`.
+    pub(super) kind: String,
+    /// The count, the tokens, or the share's percentage.
+    pub(super) n: u32,
+    /// The window of a `window_share`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) context: Option<u32>,
+    /// `tokens` or `chars`, for a share.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) by: Option<String>,
 }

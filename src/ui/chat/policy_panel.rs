@@ -7,6 +7,7 @@ use crate::app::policy_form::{PolicyEdit, fact_source};
 use crate::app::workbench::Workbench;
 use crate::engine::policy::{Choice, FoldMode, Placement, SummaryFormat, TriggerKind};
 use crate::engine::prompts::PresetId;
+use crate::ui::widgets::exact_policy::ExactPolicy;
 use crate::ui::widgets::summary_settings::SummarySettings;
 use crate::view::chat::PolicyPanel;
 
@@ -210,6 +211,12 @@ pub(super) fn PolicyEditor() -> impl IntoView {
                             .collect_view()}
                     </select>
                 </label>
+                <ExactPolicy
+                    form=Signal::derive(move || workbench.with(|w| w.policy.exact.clone()))
+                    set=Callback::new(move |(name, value)| edit(PolicyEdit::Exact(name, value)))
+                    prefix="policy"
+                    error=Signal::derive(move || workbench.with(|w| w.policy.field_error("exact")))
+                />
             </form>
             <h4>"Pinned facts"</h4>
             <ul class="pinned" data-testid="pinned-facts">

@@ -19,6 +19,7 @@ use crate::view::inspect::InspectView;
 
 use super::edition_list::EditionList;
 use super::live_replay::LiveReplay;
+use crate::ui::widgets::exact_policy::ExactPolicy;
 
 /// A dry run of this conversation, with its real turn sizes, under a policy the user edits,
 /// and an offline replay of its messages under that policy into a new session.
@@ -177,6 +178,15 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
                             }
                         } />
                 </label>
+                <ExactPolicy
+                    form=Signal::derive(move || form.with(|f| f.exact.clone()))
+                    set=Callback::new(move |(name, value): (&'static str, String)| {
+                        form.update(|f| f.exact.set(name, value));
+                        replayed.set(None);
+                    })
+                    prefix="replay"
+                    error=Signal::derive(move || form.with(|f| f.exact.exact().err()))
+                />
                 </fieldset>
             </form>
             <p>

@@ -18,6 +18,7 @@
 //! (`tests/purity.rs`).
 
 pub mod edition_card;
+pub mod exact_policy;
 pub mod lesson_bar;
 pub mod markdown;
 pub mod offline_notice;

@@ -230,3 +230,24 @@ fn the_welcome_shows_until_something_starts_and_offers_each_demo() {
     workbench.live.send("hello", 0, &WordCounter).unwrap();
     assert!(!shows_welcome(&workbench));
 }
+
+#[test]
+fn an_exact_policy_is_described_in_the_sections_words() {
+    use crate::engine::peers::exact;
+    assert_eq!(
+        describe_exact(&crate::engine::policy::Exact::default()),
+        None
+    );
+    let v1 = describe_exact(&exact::langchain_v1(300, 6).exact).unwrap();
+    for words in [
+        "Checked: before each request, on its size",
+        "Keeps verbatim: the last N messages",
+        "N = 6",
+        "at or over the threshold (>=)",
+        "The summary goes: in a lone user message",
+    ] {
+        assert!(v1.contains(words), "{words:?} in {v1}");
+    }
+    let gemini = describe_exact(&exact::gemini_cli(300).exact).unwrap();
+    assert!(gemini.contains("2 model calls a fold"), "{gemini}");
+}

@@ -260,3 +260,52 @@ fn tool_calls_and_placeholders_are_replayed_with_their_turn() {
     let replayed = replay_offline(&session, turns(3, 1), &WordCounter, "r").unwrap();
     assert_eq!(replayed.memory.archive(), session.memory.archive());
 }
+
+/// Each peer's exact policy, replayed, folds as often as the message-level dry run of the same
+/// conversation says: the replay checks before each request too, on the previous request's size.
+#[test]
+fn a_replay_under_an_exact_policy_folds_where_the_dry_run_does() {
+    use crate::engine::peers::exact;
+    use crate::engine::schedule::{MessageInput, PlayedMessage, Sizer, schedule_messages};
+    struct Words;
+    impl Sizer for Words {
+        fn tokens(&self, text: &str) -> u32 {
+            WordCounter.count(text)
+        }
+        fn summary(&self, call: u32) -> String {
+            format!("Summary {call}: the user saves weekly and holds no equities.")
+        }
+    }
+    let session = synthetic(16);
+    let archive = session.memory.archive();
+    let played: Vec<PlayedMessage> = archive
+        .iter()
+        .map(|m| PlayedMessage {
+            role: m.role,
+            tokens: WordCounter.count(&m.content),
+            chars: m.content.chars().count() as u32,
+            calls: !m.calls.is_empty(),
+        })
+        .collect();
+    for policy in [
+        exact::langchain_classic(150),
+        exact::langchain_v1(200, 4),
+        exact::llamaindex(150),
+        exact::cookbook(2, 3),
+        exact::gemini_cli(200),
+    ] {
+        let run = schedule_messages(
+            &policy,
+            &MessageInput {
+                messages: played.clone(),
+                system_prompt: session.memory.system_prompt(),
+                system_tokens: WordCounter.count(session.memory.system_prompt()),
+                sizer: &Words,
+            },
+        );
+        assert!(run.folds > 0, "{:?}", policy.exact);
+        let (replayer, asked) = run_live(&session, policy.clone());
+        assert_eq!(replayer.status(), &ReplayStatus::Done);
+        assert_eq!(asked.len() as u32, run.folds, "{:?}", policy.exact);
+    }
+}

@@ -9,7 +9,14 @@
 //! Verbatim turns are always a contiguous run ending with the current turn, so a row stores
 //! its first verbatim turn instead of a list, and 10,000 turns cost linear time.
 
+mod messages;
+
+pub use messages::{
+    MessageInput, MessageRun, PlayedMessage, RequestRow, Sizer, Slot, answers, schedule_messages,
+};
+
 use super::edition::TurnRange;
+use super::message::Role;
 use super::policy::{Placement, Policy, Trigger, TriggerView};
 
 /// Tokens of one turn's user message and assistant reply.
@@ -117,8 +124,90 @@ pub fn summary_messages(placement: Placement) -> u32 {
     }
 }
 
-/// Runs the policy over `input.turns` turns with an instant summariser.
+/// The [`Sizer`] of a turn-level dry run: fixed texts count a token a word, and each summary is
+/// `summary_tokens` words.
+struct TurnSizer {
+    summary_tokens: u32,
+}
+
+impl Sizer for TurnSizer {
+    fn tokens(&self, text: &str) -> u32 {
+        crate::engine::text::word_count(text)
+    }
+
+    fn summary(&self, _call: u32) -> String {
+        vec!["w"; self.summary_tokens as usize].join(" ")
+    }
+}
+
+/// An exact policy's turn-level dry run: the message-level run over the turns' two messages
+/// each, read back into rows.
+fn schedule_exact(policy: &Policy, input: &ScheduleInput) -> Schedule {
+    let mut messages = Vec::with_capacity(2 * input.turns as usize);
+    for turn in 1..=input.turns {
+        let size = input.size(turn);
+        for (role, tokens) in [(Role::User, size.user), (Role::Assistant, size.assistant)] {
+            messages.push(PlayedMessage {
+                role,
+                tokens,
+                chars: tokens.saturating_mul(4),
+                calls: false,
+            });
+        }
+    }
+    let sizer = TurnSizer {
+        summary_tokens: input.summary_tokens,
+    };
+    // The system prompt's text is not known here; only its size is.
+    let run = schedule_messages(
+        policy,
+        &MessageInput {
+            messages,
+            system_prompt: "",
+            system_tokens: input.system_tokens,
+            sizer: &sizer,
+        },
+    );
+    let turn_of = |index: usize| index as u32 / 2 + 1;
+    let mut rows: Vec<ScheduleRow> = run
+        .requests
+        .iter()
+        .map(|r| {
+            let turn = turn_of(r.answers);
+            let summarised_to = if r.from == 0 { 0 } else { turn_of(r.from - 1) };
+            ScheduleRow {
+                turn,
+                summarised_to,
+                verbatim_from: turn_of(r.from),
+                messages: r.messages.len() as u32,
+                tokens: r.tokens,
+                folds: None,
+            }
+        })
+        .collect();
+    // A fold between two requests is shown on the earlier turn, as a fold after its reply.
+    for t in 1..rows.len() {
+        let (before, after) = (run.requests[t - 1].from, run.requests[t].from);
+        if after > before {
+            rows[t - 1].folds = Some(TurnRange {
+                first: turn_of(before),
+                last: turn_of(after - 1),
+            });
+        }
+    }
+    Schedule {
+        total_tokens: rows.iter().map(|r| r.tokens).sum(),
+        calls: run.calls,
+        rows,
+    }
+}
+
+/// Runs the policy over `input.turns` turns with an instant summariser. An exact policy runs
+/// at message level ([`schedule_messages`]); any other over whole turns, here.
 pub fn schedule(policy: &Policy, input: &ScheduleInput) -> Schedule {
+    if policy.exact.is_exact() {
+        return schedule_exact(policy, input);
+    }
     let n = input.turns as usize;
     let summary_extra = summary_messages(policy.placement);
     let trigger: &Trigger = &policy.trigger;

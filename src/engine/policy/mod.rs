@@ -13,7 +13,20 @@
 //! and the dry run ([`crate::engine::schedule`]) call it, so the tuner can never disagree with
 //! what a session does.
 
+mod exact;
+
+pub use exact::{
+    CheckAt, Compare, Counted, Exact, Fold, FoldView, HeadPart, Keep, Measure, Measured, Moment,
+    ShareOf, Start, SummaryAt, SummaryOverflow, SummarySize, head_measured, request_head,
+    summary_size, turn_sizes,
+};
+
 use thiserror::Error;
+
+/// The header of the summary when it is sent as its own message.
+pub const SUMMARY_HEADER: &str = "CONVERSATION SUMMARY (earlier turns):\n";
+/// The assistant's reply after a [`Placement::UserAck`] summary.
+pub const SUMMARY_ACK: &str = "Understood. I will use this summary of our earlier conversation.";
 
 use super::prompts::{PresetId, PromptSpec};
 
@@ -196,6 +209,18 @@ pub struct Policy {
     /// Token budget of the summary itself. When a committed summary is larger, the engine asks
     /// for a compression one level up (hierarchical summarisation). `None` turns that off.
     pub summary_budget: Option<u32>,
+    /// The exact policy's fields ([`Exact`]); the default is today's behaviour.
+    pub exact: Exact,
+}
+
+/// One check of a policy: the message-level view, and what the periodic trigger counts.
+#[derive(Clone, Copy, Debug)]
+pub struct Check<'a> {
+    pub view: FoldView<'a>,
+    /// Messages in the whole conversation at the previous check.
+    pub messages_before: usize,
+    /// Messages in the whole conversation now.
+    pub messages_now: usize,
 }
 
 /// Why a policy cannot be used. Every message says which value to change.
@@ -243,6 +268,12 @@ pub enum PolicyError {
     /// A zero summary budget would compress every summary straight to the top level.
     #[error("the summary token budget must be at least 1, or turned off")]
     ZeroSummaryBudget,
+    /// An exact policy field out of range; the message names the field.
+    #[error("exact policy: {0}")]
+    Exact(&'static str),
+    /// An exact policy field as a form read it, the form's own words naming the field.
+    #[error("{0}")]
+    ExactField(String),
 }
 
 impl Trigger {
@@ -716,6 +747,7 @@ impl Policy {
             prompt: PromptSpec::from_preset(PresetId::FinancialAdvisor),
             format: SummaryFormat::default(),
             summary_budget: None,
+            exact: Exact::default(),
         };
         policy.validate()?;
         Ok(policy)
@@ -733,7 +765,32 @@ impl Policy {
         if self.summary_budget == Some(0) {
             return Err(PolicyError::ZeroSummaryBudget);
         }
-        Ok(())
+        self.exact.validate().map_err(PolicyError::Exact)
+    }
+
+    /// The one decision of when a cycle fires and what it folds, for the live engine and both
+    /// dry runs. An exact policy decides in [`Exact::decide`]; any other decides after each
+    /// reply in [`Trigger::turns_to_fold`], over whole turns.
+    pub fn decide(&self, check: &Check<'_>) -> Fold {
+        if self.exact.is_exact() {
+            return self.exact.decide(&self.trigger, &check.view);
+        }
+        let view = &check.view;
+        if view.moment != Moment::AfterReply {
+            return Fold::NONE;
+        }
+        let turn_tokens = turn_sizes(view.messages);
+        let turns = self.trigger.turns_to_fold(&TriggerView {
+            turn_tokens: &turn_tokens,
+            verbatim_messages: view.messages.len(),
+            messages_before: check.messages_before,
+            messages_now: check.messages_now,
+            fixed_tokens: view.system_tokens + view.summary.map_or(0, |s| s.tokens),
+        });
+        Fold {
+            messages: exact::turn_messages(view.messages, turns),
+            call: turns > 0,
+        }
     }
 }
 
@@ -750,6 +807,7 @@ impl Default for Policy {
             prompt: PromptSpec::from_preset(PresetId::FinancialAdvisor),
             format: SummaryFormat::default(),
             summary_budget: None,
+            exact: Exact::default(),
         }
     }
 }

@@ -1,0 +1,214 @@
+use super::*;
+
+fn m(role: Role, tokens: u32) -> Measured {
+    Measured {
+        role,
+        tokens,
+        chars: tokens,
+        calls: false,
+    }
+}
+
+fn view(messages: &[Measured], moment: Moment) -> FoldView<'_> {
+    FoldView {
+        messages,
+        moment,
+        system_tokens: 0,
+        summary: None,
+        head: &[],
+        reported: None,
+    }
+}
+
+#[test]
+fn the_default_is_not_exact_and_any_field_makes_it_so() {
+    assert!(!Exact::default().is_exact());
+    let changed = [
+        Exact {
+            compare: Compare::AtLeast,
+            ..Exact::default()
+        },
+        Exact {
+            calls_per_fold: 2,
+            ..Exact::default()
+        },
+        Exact {
+            summary_at: SummaryAt::User,
+            ..Exact::default()
+        },
+    ];
+    assert!(changed.iter().all(Exact::is_exact));
+}
+
+#[test]
+fn a_check_at_the_wrong_moment_never_fires() {
+    let trigger = Trigger::Tokens {
+        budget: 1,
+        keep_tokens: 1,
+    };
+    let big = [m(Role::User, 50), m(Role::Assistant, 50)];
+    let before = Exact {
+        check: CheckAt::BeforeRequest,
+        keep: Some(Keep::Tokens(1)),
+        ..Exact::default()
+    };
+    assert_eq!(
+        before.decide(&trigger, &view(&big, Moment::AfterReply)),
+        Fold::NONE
+    );
+    assert!(
+        before
+            .decide(&trigger, &view(&big, Moment::BeforeRequest))
+            .call
+    );
+}
+
+#[test]
+fn the_previous_requests_size_decides_and_the_incoming_message_stays() {
+    let trigger = Trigger::Tokens {
+        budget: 100,
+        keep_tokens: 100,
+    };
+    let exact = Exact {
+        check: CheckAt::PreviousRequest,
+        compare: Compare::AtLeast,
+        keep: Some(Keep::Tokens(0)),
+        ..Exact::default()
+    };
+    let history = [m(Role::User, 1), m(Role::Assistant, 1), m(Role::User, 1)];
+    let mut v = view(&history, Moment::BeforeRequest);
+    v.reported = Some(99);
+    assert_eq!(exact.decide(&trigger, &v), Fold::NONE);
+    v.reported = Some(100);
+    // Everything stored before the incoming message folds; the incoming one is not yet stored.
+    assert_eq!(
+        exact.decide(&trigger, &v),
+        Fold {
+            messages: 2,
+            call: true
+        }
+    );
+}
+
+#[test]
+fn only_the_old_summary_cut_off_is_kept_or_written_again() {
+    let trigger = Trigger::MessageCount { max_messages: 2 };
+    let history = [m(Role::User, 1), m(Role::Assistant, 1)];
+    let head = [m(Role::User, 20)];
+    let mut v = view(&history, Moment::BeforeRequest);
+    v.summary = Some(SummarySize {
+        tokens: 20,
+        chars: 40,
+        messages: 1,
+    });
+    v.head = &head;
+    let exact = Exact {
+        counted: Some(Counted::HISTORY),
+        check: CheckAt::BeforeRequest,
+        keep: Some(Keep::Messages(2)),
+        ..Exact::default()
+    };
+    // Three stored messages (the summary among them) keep two: only the summary is cut off.
+    assert_eq!(exact.decide(&trigger, &v), Fold::NONE);
+    let again = Exact {
+        summary_overflow: SummaryOverflow::Resummarise,
+        ..exact
+    };
+    assert_eq!(
+        again.decide(&trigger, &v),
+        Fold {
+            messages: 0,
+            call: true
+        }
+    );
+}
+
+#[test]
+fn shares_of_a_window_and_out_of_range_numbers() {
+    let trigger = Trigger::Window {
+        context: 100,
+        fire_pct: 50,
+        keep_pct: 20,
+        keep_turns: 0,
+    };
+    let exact = Exact {
+        keep: Some(Keep::Share {
+            of: ShareOf::Window(100),
+            pct: 20,
+            by: Measure::Tokens,
+        }),
+        ..Exact::default()
+    };
+    let history = [
+        m(Role::User, 20),
+        m(Role::Assistant, 20),
+        m(Role::User, 10),
+        m(Role::Assistant, 10),
+    ];
+    assert_eq!(
+        exact.decide(&trigger, &view(&history, Moment::AfterReply)),
+        Fold {
+            messages: 2,
+            call: true
+        }
+    );
+    let bad = Exact {
+        keep: Some(Keep::Share {
+            of: ShareOf::History,
+            pct: 100,
+            by: Measure::Chars,
+        }),
+        ..Exact::default()
+    };
+    assert!(bad.validate().unwrap_err().contains("share"));
+    let zero = Exact {
+        calls_per_fold: 0,
+        ..Exact::default()
+    };
+    assert!(zero.validate().unwrap_err().contains("calls per fold"));
+}
+
+#[test]
+fn the_head_places_the_summary_where_asked() {
+    let exact = |summary_at| Exact {
+        summary_at,
+        summary_prefix: "P: ".to_owned(),
+        ..Exact::default()
+    };
+    let head = |e: &Exact| {
+        request_head(
+            e,
+            super::super::Placement::SecondSystem,
+            "sys",
+            Some("sum"),
+            "H:",
+            "ack",
+        )
+    };
+    let summary = |role| HeadPart::Summary {
+        role,
+        text: "P: sum".to_owned(),
+    };
+    assert_eq!(
+        head(&exact(SummaryAt::FirstSystem)),
+        [summary(Role::System), HeadPart::SystemPrompt]
+    );
+    assert_eq!(
+        head(&exact(SummaryAt::AssistantAfter("go".into()))),
+        [
+            HeadPart::SystemPrompt,
+            HeadPart::Fixed {
+                role: Role::User,
+                text: "go".into()
+            },
+            summary(Role::Assistant)
+        ]
+    );
+    assert_eq!(
+        head(&Exact::default())[1],
+        HeadPart::Summary {
+            role: Role::System,
+            text: "H:sum".into()
+        }
+    );
+}

@@ -1,0 +1,441 @@
+//! The fidelity comparison: each runnable peer preset's dry run against the real library's
+//! trace, request by request and in summariser calls.
+//!
+//! For each trace in `tests/fidelity/traces/<preset-slug>/<shape>.json` (or the directory in
+//! `SM_FIDELITY_TRACES`), the engine plays `tests/fidelity/conversations/<shape>.json` under
+//! the preset's exact policy at the library's parameters (`peers::library_policy`), with the
+//! contract's counter and summariser (`/tmp/sm/prompts/contract23.md`): a message is the words
+//! of its content plus those of each tool call's name and arguments, and summariser call `k`
+//! writes `S<k>` and 19 `w`. Where a library counts in its own way and the harness could not
+//! replace it, the counter here does what the library does (each trace's `notes` say what).
+//! The engine's trace is written in the contract's format and compared with the library's; the
+//! first difference is printed.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use summary_memory::engine::Role;
+use summary_memory::engine::peers::{Exactness, FIDELITY, library_policy};
+use summary_memory::engine::schedule::{
+    MessageInput, MessageRun, PlayedMessage, Sizer, Slot, schedule_messages,
+};
+
+/// The presets that have a library to run, by slug.
+const RUNNABLE: [&str; 5] = [
+    "langchain-summary-buffer",
+    "langchain-v1-middleware",
+    "llamaindex-summary-buffer",
+    "openai-cookbook-session",
+    "gemini-cli",
+];
+
+/// Shapes each runnable preset must match at least (the acceptance).
+const AT_LEAST: usize = 5;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fidelity")
+}
+
+fn traces_dir() -> PathBuf {
+    std::env::var_os("SM_FIDELITY_TRACES").map_or_else(|| root().join("traces"), PathBuf::from)
+}
+
+fn read_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: cannot read: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: not JSON: {e}", path.display()))
+}
+
+fn words(text: &str) -> u32 {
+    text.split_whitespace().count() as u32
+}
+
+/// How one library measures a message, where the harness could not plug in the contract's
+/// counter.
+#[derive(Clone, Copy, PartialEq)]
+enum Library {
+    /// The contract's counter, and characters as the text's.
+    Contract,
+    /// LlamaIndex's buffer counts the words of a message's content only.
+    ContentOnly,
+    /// Gemini CLI: a call counts its name and its arguments as `JSON.stringify` writes them,
+    /// and characters are those of each history `Content`'s JSON.
+    Gemini,
+}
+
+impl Library {
+    fn of(slug: &str) -> Library {
+        match slug {
+            "llamaindex-summary-buffer" => Library::ContentOnly,
+            "gemini-cli" => Library::Gemini,
+            _ => Library::Contract,
+        }
+    }
+}
+
+/// `JSON.stringify` of a string: quotes, and the escapes of the plain ASCII the conversations
+/// hold.
+fn js_string(text: &str) -> String {
+    serde_json::to_string(text).expect("a string serialises")
+}
+
+/// Compact JSON of a tool call's arguments, as `JSON.stringify(JSON.parse(arguments))` writes
+/// them (the conversations' arguments are one-key objects, so key order cannot differ).
+fn compact_args(arguments: &str) -> String {
+    let value: Value = serde_json::from_str(arguments)
+        .unwrap_or_else(|e| panic!("tool arguments {arguments:?} are not JSON: {e}"));
+    serde_json::to_string(&value).expect("a value serialises")
+}
+
+/// Characters of Gemini CLI's `Content` for a message: `{"role":…,"parts":[…]}`, where a text
+/// part is `{"text":…}`, a call `{"functionCall":{"id","name","args"}}` and a result
+/// `{"functionResponse":{"id","name","response":{"output":…}}}`. Consecutive results share one
+/// user `Content`: the first result carries its envelope, each later one its comma.
+fn gemini_chars(message: &Value, follows_result: bool) -> u32 {
+    let content = message["content"].as_str().unwrap_or_default();
+    let text_part = format!("{{\"text\":{}}}", js_string(content));
+    let envelope = |role: &str, parts: &[String]| {
+        format!("{{\"role\":\"{role}\",\"parts\":[{}]}}", parts.join(",")).len() as u32
+    };
+    match message["role"].as_str() {
+        Some("user") => envelope("user", &[text_part]),
+        Some("assistant") => {
+            let mut parts = vec![text_part];
+            for call in message["tool_calls"].as_array().into_iter().flatten() {
+                parts.push(format!(
+                    "{{\"functionCall\":{{\"id\":{},\"name\":{},\"args\":{}}}}}",
+                    js_string(call["id"].as_str().unwrap_or_default()),
+                    js_string(call["name"].as_str().unwrap_or_default()),
+                    compact_args(call["arguments"].as_str().unwrap_or("{}"))
+                ));
+            }
+            envelope("model", &parts)
+        }
+        _ => {
+            let part = format!(
+                "{{\"functionResponse\":{{\"id\":{},\"name\":\"lookup\",\"response\":{{\"output\":{}}}}}}}",
+                js_string(message["tool_call_id"].as_str().unwrap_or_default()),
+                js_string(content)
+            );
+            if follows_result {
+                part.len() as u32 + 1
+            } else {
+                envelope("user", &[part])
+            }
+        }
+    }
+}
+
+fn played(conversation: &Value, library: Library) -> Vec<PlayedMessage> {
+    let messages = conversation["messages"].as_array().expect("messages");
+    messages
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let role = match m["role"].as_str() {
+                Some("user") => Role::User,
+                Some("assistant") => Role::Assistant,
+                Some("tool") => Role::Tool,
+                other => panic!("message {i}: unknown role {other:?}"),
+            };
+            let content = m["content"].as_str().unwrap_or_default();
+            let calls = m["tool_calls"].as_array().cloned().unwrap_or_default();
+            let call_words: u32 = calls
+                .iter()
+                .map(|c| {
+                    let name = words(c["name"].as_str().unwrap_or_default());
+                    let args = c["arguments"].as_str().unwrap_or_default();
+                    name + match library {
+                        Library::Gemini => words(&compact_args(args)),
+                        _ => words(args),
+                    }
+                })
+                .sum();
+            let tokens = words(content)
+                + match library {
+                    Library::ContentOnly => 0,
+                    _ => call_words,
+                };
+            let follows_result = i > 0 && role == Role::Tool && messages[i - 1]["role"] == "tool";
+            let chars = match library {
+                Library::Gemini => gemini_chars(m, follows_result),
+                _ => content.len() as u32,
+            };
+            PlayedMessage {
+                role,
+                tokens,
+                chars,
+                calls: !calls.is_empty(),
+            }
+        })
+        .collect()
+}
+
+/// The contract's counter and summariser.
+struct Contract {
+    library: Library,
+}
+
+impl Sizer for Contract {
+    fn tokens(&self, text: &str) -> u32 {
+        words(text)
+    }
+
+    fn chars(&self, role: Role, text: &str) -> u32 {
+        match self.library {
+            Library::Gemini => {
+                let role = if role == Role::Assistant {
+                    "model"
+                } else {
+                    "user"
+                };
+                format!(
+                    "{{\"role\":\"{role}\",\"parts\":[{{\"text\":{}}}]}}",
+                    js_string(text)
+                )
+                .len() as u32
+            }
+            _ => text.len() as u32,
+        }
+    }
+
+    fn summary(&self, call: u32) -> String {
+        let mut out = format!("S{call}");
+        for _ in 0..19 {
+            out.push_str(" w");
+        }
+        out
+    }
+}
+
+fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::System => "system",
+        Role::User => "user",
+        Role::Assistant => "assistant",
+        Role::Tool => "tool",
+    }
+}
+
+/// The engine's run as a trace's `requests`.
+fn engine_requests(run: &MessageRun) -> Vec<Value> {
+    run.requests
+        .iter()
+        .map(|r| {
+            let messages: Vec<Value> = r
+                .messages
+                .iter()
+                .map(|slot| match slot {
+                    Slot::System => json!({"kind": "system"}),
+                    Slot::Summary { call, role, text } => json!({
+                        "kind": "summary", "summary": call, "role": role_name(*role), "text": text
+                    }),
+                    Slot::Verbatim(i) => json!({"kind": "verbatim", "index": i}),
+                    Slot::Fixed { role, text } => {
+                        json!({"kind": "fixed", "role": role_name(*role), "text": text})
+                    }
+                })
+                .collect();
+            json!({"request": r.request, "answers": r.answers, "messages": messages})
+        })
+        .collect()
+}
+
+/// A library parameter by its name; `trigger.tokens` reads `["tokens", n]` pairs.
+fn param(params: &Value, name: &str) -> Option<f64> {
+    if let Some((key, kind)) = name.split_once('.') {
+        let pair = params.get(key)?.as_array()?;
+        return (pair.first()?.as_str()? == kind)
+            .then(|| pair.get(1)?.as_f64())
+            .flatten();
+    }
+    params.get(name)?.as_f64()
+}
+
+/// One comparison's outcome.
+struct Outcome {
+    slug: String,
+    shape: String,
+    /// `None` when identical; else the first difference, in words.
+    difference: Option<String>,
+}
+
+fn compare(slug: &str, trace_path: &Path) -> Outcome {
+    let trace = read_json(trace_path);
+    let shape = trace["shape"].as_str().expect("shape").to_owned();
+    let conversation = read_json(&root().join(format!("conversations/{shape}.json")));
+    let params = trace["params"].clone();
+    let mut policy = library_policy(slug, &|name| param(&params, name))
+        .unwrap_or_else(|e| panic!("{}: {e}", trace_path.display()));
+    let library = Library::of(slug);
+    if library == Library::Gemini {
+        // The CLI's session context is the first entry of its history; the preset cannot know
+        // its text (the date, the directory), so it is read from the trace's first request.
+        let context = trace["requests"][0]["messages"][1]["text"].as_str();
+        policy.exact.context_message = context.map(str::to_owned);
+    }
+    let system = conversation["system"].as_str().expect("system");
+    let sizer = Contract { library };
+    let run = schedule_messages(
+        &policy,
+        &MessageInput {
+            messages: played(&conversation, library),
+            system_prompt: system,
+            system_tokens: words(system),
+            sizer: &sizer,
+        },
+    );
+    let ours = engine_requests(&run);
+    let theirs = trace["requests"].as_array().cloned().unwrap_or_default();
+    let mut difference = None;
+    for (i, (a, b)) in ours.iter().zip(&theirs).enumerate() {
+        if a != b {
+            difference = Some(format!(
+                "request {}: the engine sends\n    {}\n  the library sends\n    {}",
+                i + 1,
+                brief(a),
+                brief(b)
+            ));
+            break;
+        }
+    }
+    if difference.is_none() && ours.len() != theirs.len() {
+        difference = Some(format!(
+            "{} requests in the engine's run, {} in the library's",
+            ours.len(),
+            theirs.len()
+        ));
+    }
+    let calls = trace["summariser_calls"].as_u64().unwrap_or(0);
+    if difference.is_none() && u64::from(run.calls) != calls {
+        difference = Some(format!(
+            "summariser calls: the engine makes {}, the library {calls}",
+            run.calls
+        ));
+    }
+    Outcome {
+        slug: slug.to_owned(),
+        shape,
+        difference,
+    }
+}
+
+/// A request in one line: `system`, `S<k>/<role>`, the verbatim indices, `fixed/<role>`.
+fn brief(request: &Value) -> String {
+    let parts: Vec<String> = request["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|m| match m["kind"].as_str() {
+            Some("system") => "system".to_owned(),
+            Some("summary") => format!("S{}/{}", m["summary"], m["role"].as_str().unwrap_or("?")),
+            Some("verbatim") => m["index"].to_string(),
+            Some("fixed") => format!("fixed/{}", m["role"].as_str().unwrap_or("?")),
+            Some("altered") => format!("altered:{}", m["index"]),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    format!("answers {}: {}", request["answers"], parts.join(" "))
+}
+
+fn outcomes() -> Vec<Outcome> {
+    let dir = traces_dir();
+    let mut out = Vec::new();
+    for slug in RUNNABLE {
+        let mut shapes: Vec<PathBuf> = std::fs::read_dir(dir.join(slug))
+            .unwrap_or_else(|e| {
+                panic!(
+                    "{}: no traces for {slug} ({e}); run the fidelity tier (scripts/test.sh) to write them",
+                    dir.join(slug).display()
+                )
+            })
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        shapes.sort();
+        assert!(
+            !shapes.is_empty(),
+            "{}: no traces",
+            dir.join(slug).display()
+        );
+        out.extend(shapes.iter().map(|p| compare(slug, p)));
+    }
+    out
+}
+
+#[test]
+fn every_runnable_preset_is_request_identical_to_its_library_on_five_shapes() {
+    let outcomes = outcomes();
+    let mut identical: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for o in &outcomes {
+        match &o.difference {
+            None => identical.entry(&o.slug).or_default().push(&o.shape),
+            Some(d) => println!("{} on {}: {d}", o.slug, o.shape),
+        }
+    }
+    for slug in RUNNABLE {
+        let shapes = identical.get(slug).cloned().unwrap_or_default();
+        println!(
+            "{slug}: identical on {} ({})",
+            shapes.len(),
+            shapes.join(", ")
+        );
+    }
+    let short: Vec<String> = RUNNABLE
+        .iter()
+        .filter(|slug| identical.get(*slug).map_or(0, Vec::len) < AT_LEAST)
+        .map(|slug| slug.to_string())
+        .collect();
+    assert!(
+        short.is_empty(),
+        "identical on fewer than {AT_LEAST} shapes: {short:?} (the differences are printed above)"
+    );
+}
+
+/// The fidelity table says what the comparison finds: a row marked identical matches every
+/// shape, and a row marked approximate that was run differs on at least one.
+#[test]
+fn the_fidelity_table_is_neither_optimistic_nor_stale() {
+    let outcomes = outcomes();
+    for row in FIDELITY {
+        let mine: Vec<&Outcome> = outcomes.iter().filter(|o| o.slug == row.slug).collect();
+        let differing: Vec<&str> = mine
+            .iter()
+            .filter(|o| o.difference.is_some())
+            .map(|o| o.shape.as_str())
+            .collect();
+        match (row.exactness, row.version) {
+            (Exactness::Identical, _) => assert!(
+                !mine.is_empty() && differing.is_empty(),
+                "{} is marked identical but differs on {differing:?}",
+                row.slug
+            ),
+            (Exactness::Approximate, Some(_)) => assert!(
+                !differing.is_empty(),
+                "{} is marked approximate but matches every shape; mark it identical",
+                row.slug
+            ),
+            (Exactness::Approximate, None) => assert!(mine.is_empty(), "{} has traces", row.slug),
+        }
+    }
+}
+
+#[test]
+fn the_comparison_finds_a_planted_difference() {
+    // A trace with one verbatim message dropped from one request must not compare identical.
+    let dir = std::env::temp_dir().join(format!("sm-fidelity-{}", std::process::id()));
+    let slug = "langchain-v1-middleware";
+    let source = traces_dir().join(slug).join("short-turns.json");
+    let mut trace = read_json(&source);
+    let request = &mut trace["requests"][3]["messages"];
+    let last = request.as_array_mut().expect("messages").pop();
+    assert!(last.is_some());
+    std::fs::create_dir_all(dir.join(slug)).unwrap();
+    let planted = dir.join(slug).join("short-turns.json");
+    std::fs::write(&planted, trace.to_string()).unwrap();
+    let outcome = compare(slug, &planted);
+    let _ = std::fs::remove_dir_all(&dir);
+    let difference = outcome.difference.expect("a planted difference is found");
+    assert!(difference.starts_with("request 4:"), "{difference}");
+}
