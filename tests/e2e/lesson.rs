@@ -82,7 +82,7 @@ async fn the_lesson_steps_forward_and_back_and_a_step_s_link_reopens_it() {
     shared.wait_testid("panel-chat").await;
     shared_lesson.wait_highlight(".archive").await;
     assert_eq!(shared.count_testid("message").await, 12);
-    assert!(!shared.is_enabled("lesson-next").await);
+    assert_eq!(shared.text_of("lesson-next").await, "Done");
     // Closing the lesson takes the bar and the step out of the link.
     shared_lesson.close().await;
     shared
@@ -193,5 +193,70 @@ async fn the_lesson_every_demo_and_every_tab_leave_the_console_clean_in_both_the
         }
     }
     assert!(errors.is_empty(), "console errors:\n{}", errors.join("\n"));
+    browser.close().await;
+}
+
+// From step 4 on, each step scrolled to its target and left the lesson card, with its text and
+// Back / Next / Close, far above the window (Next at -2,146 px on step 5); the last step had no
+// Done, the card never took the focus, and Esc did nothing.
+#[tokio::test]
+async fn the_lesson_card_stays_in_view_beside_its_target_takes_the_focus_and_closes_on_esc() {
+    let browser = Browser::new().await;
+    let lesson = LessonPage::new(&browser);
+    for width in [1400, 390] {
+        browser.client.set_window_size(width, 900).await.unwrap();
+        // A first visit: the view the last round left is forgotten, so the welcome shows.
+        browser.open("").await;
+        browser.forget_view().await;
+        browser.open("").await;
+        browser.wait_testid("welcome").await;
+        lesson.start().await;
+        lesson.wait_step(1).await;
+        // The card has the focus, and Next is one Tab away (Back is disabled on step 1).
+        assert_eq!(browser.focused().await, "lesson", "at {width} px");
+        browser.press(Key::Tab).await;
+        assert_eq!(browser.focused().await, "lesson-next", "at {width} px");
+        for number in 1..=9 {
+            if number > 1 {
+                lesson.next().await;
+                lesson.wait_step(number).await;
+            }
+            let at = lesson.positions().await;
+            let place = format!("step {number} at {width} px: {at:?}");
+            assert!(
+                at.card[0] >= 0.0 && at.card[1] <= at.height,
+                "card out of view, {place}"
+            );
+            assert!(
+                at.next[0] >= 0.0 && at.next[1] <= at.height,
+                "Next out of view, {place}"
+            );
+            let target = at.target.unwrap_or_else(|| panic!("no target, {place}"));
+            // The target starts below the card (its highlight's outline too) and inside the window.
+            assert!(target[0] >= at.card[1], "target under the card, {place}");
+            assert!(
+                target[0] < at.height - 40.0,
+                "target below the window, {place}"
+            );
+        }
+        // The last step ends with Done, which closes the lesson and gives the focus to the tab.
+        assert_eq!(browser.text_of("lesson-next").await, "Done");
+        lesson.next().await;
+        browser
+            .wait_gone("lesson", "Done to close the lesson")
+            .await;
+        browser
+            .wait_search_excludes("lesson=", "the lesson gone from the link")
+            .await;
+        assert_eq!(browser.focused().await, "tab-chat");
+    }
+    // Esc closes the lesson from anywhere on the page.
+    browser.open("?lesson=3").await;
+    lesson.wait_step(3).await;
+    browser.press(Key::Escape).await;
+    browser.wait_gone("lesson", "Esc to close the lesson").await;
+    assert_eq!(browser.focused().await, "tab-tuner");
+    let errors = browser.console_errors().await;
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
     browser.close().await;
 }
