@@ -107,8 +107,8 @@ fn Timeline(cards: Vec<EditionCard>, bars: Vec<SnowballBar>) -> impl IntoView {
                         {facts.into_iter().map(|row| view! {
                             <tr>
                                 <th scope="row">{row.label}</th>
-                                {row.cells.into_iter().map(|(kept, status)| view! {
-                                    <td class:kept=kept class:lost=!kept>{status}</td>
+                                {row.cells.into_iter().map(|(verdict, status)| view! {
+                                    <td class=format!("fact-cell {}", verdict.slug()) data-verdict=verdict.slug()>{status}</td>
                                 }).collect_view()}
                             </tr>
                         }).collect_view()}
