@@ -260,3 +260,64 @@ async fn the_lesson_card_stays_in_view_beside_its_target_takes_the_focus_and_clo
     assert!(errors.is_empty(), "console errors: {errors:#?}");
     browser.close().await;
 }
+
+// Step 9 said "twelve messages" where the archive showed 8; step 6 quoted "avoids equities"
+// where edition 3 says "prefers fixed-income options to equities"; step 7 highlighted the kept
+// badges, not the weakened one.
+#[tokio::test]
+async fn the_lesson_s_words_quote_what_the_screen_shows() {
+    let browser = Browser::new().await;
+    let lesson = LessonPage::new(&browser);
+    browser.open("?lesson=6").await;
+    lesson.wait_step(6).await;
+    browser
+        .wait_count("edition", 3, "the drift run's three editions")
+        .await;
+    let text = browser.text_of("lesson-text").await;
+    let quote = text
+        .rsplit('\u{201c}')
+        .next()
+        .and_then(|q| q.strip_suffix('\u{201d}'))
+        .unwrap_or_else(|| panic!("no quote in {text}"));
+    let third: String = browser
+        .read(
+            "(() => { const after = document.querySelector('[data-testid=edition][data-cycle=\"3\"] [data-testid=edition-after]').cloneNode(true); \
+             after.querySelectorAll('.removed').forEach(r => r.remove()); return after.textContent; })()",
+        )
+        .await;
+    assert!(
+        crate::harness::words(&third).contains(quote),
+        "{quote:?} not in edition 3: {third}"
+    );
+
+    lesson.next().await;
+    lesson.wait_step(7).await;
+    lesson
+        .wait_highlight("[data-testid='fact'][data-verdict='weakened']")
+        .await;
+    let highlighted: Vec<String> = browser
+        .read("Array.from(document.querySelectorAll('[data-testid=fact]')).filter(b => getComputedStyle(b).outlineStyle === 'solid').map(b => b.dataset.verdict)")
+        .await;
+    assert!(!highlighted.is_empty());
+    assert!(
+        highlighted.iter().all(|v| v == "weakened"),
+        "{highlighted:?}"
+    );
+
+    lesson.next().await;
+    lesson.next().await;
+    lesson.wait_step(9).await;
+    let label: String = browser
+        .read("document.querySelector('.archive .section-label').textContent")
+        .await;
+    let shown = label
+        .split_whitespace()
+        .find_map(|w| w.parse::<u32>().ok())
+        .unwrap_or_else(|| panic!("no count in {label}"));
+    let text = browser.text_of("lesson-text").await;
+    assert!(
+        text.contains(&format!("word for word, {shown} messages")),
+        "the archive shows {shown}: {text}"
+    );
+    browser.close().await;
+}

@@ -49,6 +49,7 @@ impl Lesson {
 pub fn LessonBar() -> impl IntoView {
     let lesson = Lesson::from_context();
     let route = lesson.route;
+    let workbench = lesson.workbench;
     let current = Memo::new(move |_| route.with(|r| r.lesson));
 
     // A link to a step opens its view once, at start.
@@ -112,7 +113,7 @@ pub fn LessonBar() -> impl IntoView {
             >
                 <p class="lesson-count" aria-live="polite">{move || format!("Lesson · step {} of {total}", number())}</p>
                 <h2 class="lesson-title" id="lesson-title" data-testid="lesson-title">{move || shown().title}</h2>
-                <p class="lesson-text" data-testid="lesson-text">{move || shown().text}</p>
+                <p class="lesson-text" data-testid="lesson-text">{move || workbench.with(|w| shown().words(w))}</p>
                 <div class="lesson-nav">
                     <button
                         type="button"
