@@ -93,6 +93,8 @@ pub fn ChatTab() -> impl IntoView {
         let now = route.get_untracked();
         if let Some(followup) = workbench.try_update(|w| start_demo(w, &now, kind, &counter)) {
             perform(followup, route, None);
+            // The welcome goes with its button; the keyboard goes on from the demo it opened.
+            crate::ui::widgets::focus_soon("[data-testid='step']");
         }
     };
     // The demo bar's rules, each a memo of its own so that a part is rebuilt only when what it

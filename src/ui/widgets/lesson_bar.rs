@@ -148,16 +148,7 @@ pub fn LessonBar() -> impl IntoView {
 
 /// Moves the focus to the selected tab's button, once the page has redrawn.
 fn focus_selected_tab() {
-    set_timeout(
-        || {
-            if let Ok(Some(tab)) = document().query_selector("[role='tab'][aria-selected='true']")
-                && let Ok(tab) = tab.dyn_into::<web_sys::HtmlElement>()
-            {
-                let _ = tab.focus();
-            }
-        },
-        std::time::Duration::from_millis(0),
-    );
+    super::focus_soon("[role='tab'][aria-selected='true']");
 }
 
 /// Scrolls the first element the step points at into view below the lesson card, once the

@@ -30,3 +30,20 @@ pub mod token_estimate_note;
 pub mod tokens_chart;
 pub mod virtual_list;
 pub mod window_view;
+
+/// Moves the focus to the first element matching `selector` once the page has redrawn, so that
+/// a button that opens something hands the keyboard to it.
+pub fn focus_soon(selector: &str) {
+    use wasm_bindgen::JsCast;
+    let selector = selector.to_owned();
+    leptos::prelude::set_timeout(
+        move || {
+            if let Ok(Some(element)) = leptos::prelude::document().query_selector(&selector)
+                && let Ok(element) = element.dyn_into::<web_sys::HtmlElement>()
+            {
+                let _ = element.focus();
+            }
+        },
+        std::time::Duration::from_millis(0),
+    );
+}
