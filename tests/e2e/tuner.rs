@@ -365,3 +365,20 @@ async fn the_tuner_runs_on_the_chat_on_screen() {
     assert!(browser.console_errors().await.is_empty());
     browser.close().await;
 }
+
+// The schedule read "summary of turns 1 to 1", and Inspect offered "Export all sessions" with no session to export.
+#[tokio::test]
+async fn a_summary_of_one_turn_is_named_in_the_singular_and_an_empty_library_offers_no_export() {
+    let browser = Browser::new().await;
+    browser
+        .open("?tab=tuner&trigger=turns&max_turns=2&keep=1&turns=4")
+        .await;
+    browser.wait_testid("schedule-row").await;
+    let rows: String = browser.read("document.body.innerText").await;
+    assert!(rows.contains("summary of turn 1 +"), "{rows}");
+    assert!(!rows.contains("turns 1 to 1"), "{rows}");
+    browser.click_testid("tab-inspect").await;
+    browser.wait_testid("panel-inspect").await;
+    assert!(!browser.is_enabled("export").await);
+    browser.close().await;
+}
