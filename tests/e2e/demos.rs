@@ -165,3 +165,23 @@ async fn check_fact_badges(browser: &Browser, engine: &DemoPlayer) {
         }
     }
 }
+
+// "Play all" jumped to the end at once, so nothing could be watched.
+#[tokio::test]
+async fn play_all_plays_the_demo_one_step_at_a_time() {
+    let browser = Browser::new().await;
+    let chat = ChatPage::new(&browser);
+    browser.open("?tab=chat&demo=fincoach").await;
+    browser.click_testid("play-all").await;
+    // Part-way: some messages are on screen and the demo is not over yet.
+    browser
+        .wait_until(
+            "(() => { const n = document.querySelectorAll('[data-testid=message]').length; \
+             return n >= 2 && n < 12 && !document.querySelector('[data-testid=progress]').textContent.includes('finished'); })()",
+            "the demo part-way through",
+        )
+        .await;
+    chat.wait_demo_finished().await;
+    assert_eq!(browser.count_testid("message").await, 12);
+    browser.close().await;
+}

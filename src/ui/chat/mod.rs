@@ -25,7 +25,7 @@ use crate::view::chat::{WELCOME, WELCOME_DEMOS, policy_panel, progress, shows_we
 use crate::view::context_window::context_window;
 
 use crate::ui::run::live_driver::LiveDriver;
-use crate::ui::run::token_service::TokenService;
+use crate::ui::run::token_service::{SharedCounter, TokenService};
 use crate::ui::widgets::lesson_bar::Lesson;
 use crate::ui::widgets::markdown::{RawReplies, RawToggle};
 use crate::ui::widgets::token_estimate_note::TokenEstimateNote;
@@ -183,7 +183,7 @@ pub fn ChatTab() -> impl IntoView {
                         type="button"
                         data-testid="play-all"
                         disabled=move || steps_disabled.get()
-                        on:click=move |_| workbench.update(|w| w.play_all(&counter))
+                        on:click=move |_| play_watched(workbench, counter)
                     >
                         "Play all"
                     </button>
@@ -347,5 +347,32 @@ fn perform(followup: Followup, route: RwSignal<Route>, ev: Option<&leptos::ev::E
             }
         }
         Followup::Nothing => {}
+    }
+}
+
+/// How long each step of Play all stays on screen before the next.
+const PLAY_STEP: std::time::Duration = std::time::Duration::from_millis(220);
+
+/// Plays the demo to its end one step at a time, [`PLAY_STEP`] apart, so the turns arriving and
+/// the folds can be watched (it jumped to the end before); at once for a reader who asked for
+/// reduced motion. It stops at the end, at a step that changes nothing (an error), or when the
+/// tab is gone.
+fn play_watched(workbench: RwSignal<Workbench>, counter: SharedCounter) {
+    if crate::ui::widgets::prefers_reduced_motion() {
+        workbench.update(|w| w.play_all(&counter));
+        return;
+    }
+    let moved = workbench.try_update(|w| {
+        let at = |w: &Workbench| {
+            w.demo()
+                .map(|p| (p.memory().archive().len(), p.memory().editions().len()))
+        };
+        let before = at(w);
+        w.step(&counter);
+        let going = w.demo().is_some_and(|p| !p.is_done());
+        going && at(w) != before
+    });
+    if moved == Some(true) {
+        set_timeout(move || play_watched(workbench, counter), PLAY_STEP);
     }
 }
