@@ -382,3 +382,20 @@ async fn a_summary_of_one_turn_is_named_in_the_singular_and_an_empty_library_off
     assert!(!browser.is_enabled("export").await);
     browser.close().await;
 }
+
+// A token budget of 1,000 yielded 1,050-1,440-token requests with no word that the budget
+// counts only the verbatim turns.
+#[tokio::test]
+async fn the_token_budget_says_it_counts_only_the_verbatim_turns() {
+    let browser = Browser::new().await;
+    browser.open("?tab=tuner&trigger=tokens&budget=1000").await;
+    browser.wait_testid("summariser-calls").await;
+    let page: String = browser.read("document.body.innerText").await;
+    assert!(
+        page.contains(
+            "Token budget of the verbatim turns (the system prompt and summary come on top)"
+        ),
+        "{page}"
+    );
+    browser.close().await;
+}
