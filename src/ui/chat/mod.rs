@@ -183,7 +183,7 @@ pub fn ChatTab() -> impl IntoView {
                         type="button"
                         data-testid="play-all"
                         disabled=move || steps_disabled.get()
-                        on:click=move |_| play_watched(workbench, counter)
+                        on:click=move |_| play_watched(workbench, counter, None)
                     >
                         "Play all"
                     </button>
@@ -355,24 +355,36 @@ const PLAY_STEP: std::time::Duration = std::time::Duration::from_millis(220);
 
 /// Plays the demo to its end one step at a time, [`PLAY_STEP`] apart, so the turns arriving and
 /// the folds can be watched (it jumped to the end before); at once for a reader who asked for
-/// reduced motion. It stops at the end, at a step that changes nothing (an error), or when the
-/// tab is gone.
-fn play_watched(workbench: RwSignal<Workbench>, counter: SharedCounter) {
-    if crate::ui::widgets::prefers_reduced_motion() {
+/// reduced motion. Each step knows where the last one left the demo (`left`): when anything else
+/// has moved it since (Reset, another demo, a lesson step, Step), it stops, as it does at the
+/// end, at a step that changes nothing (an error), or when the tab is gone.
+fn play_watched(
+    workbench: RwSignal<Workbench>,
+    counter: SharedCounter,
+    left: Option<(usize, usize)>,
+) {
+    if left.is_none() && crate::ui::widgets::prefers_reduced_motion() {
         workbench.update(|w| w.play_all(&counter));
         return;
     }
-    let moved = workbench.try_update(|w| {
-        let at = |w: &Workbench| {
-            w.demo()
-                .map(|p| (p.memory().archive().len(), p.memory().editions().len()))
-        };
+    let at = |w: &Workbench| {
+        w.demo().map_or((0, 0), |p| {
+            (p.memory().archive().len(), p.memory().editions().len())
+        })
+    };
+    let next = workbench.try_update(|w| {
         let before = at(w);
+        if left.is_some_and(|l| l != before) {
+            return None;
+        }
         w.step(&counter);
-        let going = w.demo().is_some_and(|p| !p.is_done());
-        going && at(w) != before
+        let now = at(w);
+        (w.demo().is_some_and(|p| !p.is_done()) && now != before).then_some(now)
     });
-    if moved == Some(true) {
-        set_timeout(move || play_watched(workbench, counter), PLAY_STEP);
+    if let Some(Some(now)) = next {
+        set_timeout(
+            move || play_watched(workbench, counter, Some(now)),
+            PLAY_STEP,
+        );
     }
 }
