@@ -31,6 +31,22 @@ impl Tab {
         Tab::Settings,
     ];
 
+    /// The tab a key pressed on the tab bar moves to, as the ARIA tabs pattern has it: the
+    /// arrow keys step to the next or previous tab (wrapping), Home and End go to the first and
+    /// the last; any other key moves nowhere.
+    pub fn after_key(self, key: &str) -> Option<Tab> {
+        let at = Tab::ALL.iter().position(|t| *t == self)?;
+        let last = Tab::ALL.len() - 1;
+        let to = match key {
+            "ArrowRight" => (at + 1) % Tab::ALL.len(),
+            "ArrowLeft" => at.checked_sub(1).unwrap_or(last),
+            "Home" => 0,
+            "End" => last,
+            _ => return None,
+        };
+        Some(Tab::ALL[to])
+    }
+
     /// The value used in `?tab=`.
     pub fn slug(self) -> &'static str {
         match self {
@@ -465,5 +481,16 @@ mod tests {
         let route = Route::parse("?trigger=messages");
         assert_eq!(route.trigger, None);
         assert_eq!(route.errors[0].param, "trigger");
+    }
+
+    #[test]
+    fn the_tab_bar_s_keys_follow_the_aria_tabs_pattern() {
+        assert_eq!(Tab::Chat.after_key("ArrowRight"), Some(Tab::Editions));
+        assert_eq!(Tab::Settings.after_key("ArrowRight"), Some(Tab::Chat));
+        assert_eq!(Tab::Chat.after_key("ArrowLeft"), Some(Tab::Settings));
+        assert_eq!(Tab::Tuner.after_key("ArrowLeft"), Some(Tab::Editions));
+        assert_eq!(Tab::Tuner.after_key("Home"), Some(Tab::Chat));
+        assert_eq!(Tab::Tuner.after_key("End"), Some(Tab::Settings));
+        assert_eq!(Tab::Tuner.after_key("Enter"), None);
     }
 }

@@ -224,7 +224,7 @@ impl Client {
             });
             let sent = self
                 .build(body.as_deref(), &attempt)
-                .map_err(|e| Halt::Error(ApiError::network(&self.endpoint.base_url, e)))?
+                .map_err(|e| Halt::Error(network_error(&self.endpoint.base_url, e)))?
                 .send()
                 .await;
             let error = match sent {
@@ -389,7 +389,7 @@ impl Attempt {
             return Err(Halt::Stopped);
         }
         let controller = AbortController::new().map_err(|_| {
-            Halt::Error(ApiError::network(
+            Halt::Error(network_error(
                 &endpoint.base_url,
                 "this browser cannot abort requests",
             ))
@@ -427,7 +427,7 @@ impl Attempt {
                 after_ms: Some(self.timeout_ms),
             })
         } else {
-            Halt::Error(ApiError::network(&endpoint.base_url, detail))
+            Halt::Error(network_error(&endpoint.base_url, detail))
         }
     }
 }
@@ -549,4 +549,13 @@ async fn sleep(delay_ms: u64, stop: &StopHandle) -> Result<(), Halt> {
 
 fn now_ms() -> u64 {
     js_sys::Date::now() as u64
+}
+
+/// A network error as this page sees it: its fix names the page's own origin
+/// ([`ApiError::for_origin`]).
+fn network_error(base_url: &str, detail: impl Into<String>) -> ApiError {
+    let origin = web_sys::window()
+        .and_then(|w| w.location().origin().ok())
+        .unwrap_or_default();
+    ApiError::network(base_url, detail).for_origin(&origin)
 }

@@ -8,6 +8,7 @@
 //! highlight. The steps are [`STEPS`]. The step is in the link (`?lesson=N`, counted from 1), so
 //! a teacher can share it.
 
+use crate::app::rows::RowState;
 use crate::app::workbench::Workbench;
 use crate::engine::message::CountTokens;
 use crate::route::{DemoKind, LESSON_STEPS, Route, Tab, TriggerKind};
@@ -61,7 +62,8 @@ impl Look {
             Look::Summary => "[data-testid='summary']",
             Look::Window => "[data-testid='last-request']",
             Look::Weakened => "[data-testid='weakened-note']",
-            Look::Facts => "[data-testid='fact']",
+            // The badge of the rule the edition weakened, not the ones it kept.
+            Look::Facts => "[data-testid='fact'][data-verdict='weakened']",
             Look::Overrun => "[data-testid='overrun-note']",
             Look::Archive => ".archive",
         }
@@ -133,7 +135,7 @@ pub const STEPS: [Step; LESSON_STEPS as usize] = [
     },
     Step {
         title: "The drift run: a rule becomes a preference",
-        text: "Three batches, three summary cycles, each written from the one before. The user's \"never suggest equities\" is a hard rule in the first edition and a mere preference, \"avoids equities\", by the third.",
+        text: "Three batches, three summary cycles, each written from the one before. The user's \"never suggest equities\" is a hard rule in the first edition and a mere preference by the third: {quote}",
         tab: Tab::Editions,
         tuner: None,
         demo: Some((DemoKind::Drift, Played::All)),
@@ -157,7 +159,7 @@ pub const STEPS: [Step; LESSON_STEPS as usize] = [
     },
     Step {
         title: "What the archive is for",
-        text: "Nothing is thrown away: every folded turn stays in the archive word for word, twelve messages after two cycles. It is what a summary is checked against, and what a lost fact can be recovered or rebuilt from.",
+        text: "Nothing is thrown away: every folded turn stays in the archive word for word, {folded} messages after two cycles. It is what a summary is checked against, and what a lost fact can be recovered or rebuilt from.",
         tab: Tab::Chat,
         tuner: None,
         demo: Some((DemoKind::FinCoach, Played::All)),
@@ -165,12 +167,48 @@ pub const STEPS: [Step; LESSON_STEPS as usize] = [
     },
 ];
 
+/// What the drift step quotes when the demo on screen has no edition stating the rule.
+const NO_QUOTE: &str = "the rule's words survive, its force does not.";
+
 /// Step `number`, counted from 1 as the link counts it.
 pub fn step(number: u32) -> Option<&'static Step> {
     STEPS.get(usize::try_from(number.checked_sub(1)?).ok()?)
 }
 
 impl Step {
+    /// The step's text as the screen beside it shows it: the words that quote the screen are
+    /// read from the same data the views draw. `{folded}` is how many messages the archive holds
+    /// folded; `{quote}` is the last edition's sentence on the first pinned fact, quoted.
+    pub fn words(&self, workbench: &Workbench) -> String {
+        let mut text = self.text.to_owned();
+        if text.contains("{folded}") {
+            let folded = workbench
+                .on_screen()
+                .rows()
+                .iter()
+                .filter(|r| r.state == RowState::Folded)
+                .count();
+            text = text.replace("{folded}", &folded.to_string());
+        }
+        if text.contains("{quote}") {
+            let quote = workbench
+                .demo()
+                .and_then(|player| {
+                    player
+                        .fact_tracks()
+                        .into_iter()
+                        .next()?
+                        .sentences
+                        .last()
+                        .cloned()
+                        .flatten()
+                })
+                .map_or_else(|| NO_QUOTE.to_owned(), |s| format!("\u{201c}{s}\u{201d}"));
+            text = text.replace("{quote}", &quote);
+        }
+        text
+    }
+
     /// Sets this step's view, as step `number` of the lesson: the route's tab, demo, Tuner
     /// trigger and lesson step, and the demo loaded and played as far as the step needs. A
     /// demo already there is played again from its start, so every step shows the same thing
@@ -206,7 +244,6 @@ impl Step {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::rows::RowState;
     use crate::engine::WordCounter;
     use crate::view::editions::edition_cards;
     use crate::view::tuner::Tuner;
@@ -288,6 +325,48 @@ mod tests {
         let player = workbench.demo().unwrap();
         assert!(player.is_done());
         assert_eq!(player.memory().archive().len(), 12);
+    }
+
+    // Step 9 said "twelve messages" where the archive showed 8, and step 6 quoted "avoids
+    // equities" where edition 3 says "prefers fixed-income options to equities".
+    #[test]
+    fn the_words_that_quote_the_screen_come_from_what_it_shows() {
+        let (_, workbench) = applied(9);
+        let folded = workbench
+            .on_screen()
+            .rows()
+            .iter()
+            .filter(|r| r.state == RowState::Folded)
+            .count();
+        assert_eq!(folded, 8);
+        let words = step(9).unwrap().words(&workbench);
+        assert!(
+            words.contains("word for word, 8 messages after two cycles"),
+            "{words}"
+        );
+        let (_, workbench) = applied(6);
+        let last = workbench
+            .demo()
+            .unwrap()
+            .memory()
+            .editions()
+            .last()
+            .unwrap();
+        let words = step(6).unwrap().words(&workbench);
+        assert!(
+            words.ends_with("\u{201c}He prefers fixed-income options to equities.\u{201d}"),
+            "{words}"
+        );
+        assert!(
+            last.summary
+                .contains("He prefers fixed-income options to equities.")
+        );
+        // No step's words keep a placeholder.
+        for number in 1..=LESSON_STEPS {
+            let (_, workbench) = applied(number);
+            let words = step(number).unwrap().words(&workbench);
+            assert!(!words.contains('{'), "step {number}: {words}");
+        }
     }
 
     #[test]

@@ -8,6 +8,8 @@
 
 use similar::{Algorithm, ChangeTag, TextDiff};
 
+use super::text::split_sentences;
+
 /// Pinned facts live in [`super::facts`]; these paths stay for existing callers.
 pub use super::facts::{CompiledFact, FactError, FactPattern, PinnedFact, compile_facts};
 
@@ -67,6 +69,146 @@ pub fn fact_presence(facts: &[CompiledFact], summaries: &[&str]) -> Vec<FactTrac
             }
         })
         .collect()
+}
+
+/// How one edition states one pinned fact, read against what the folded turns said of it.
+/// A badge's colour and words come from this, so a keyword that matched never reads as kept
+/// when the check found otherwise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FactVerdict {
+    /// No folded turn states the fact yet, and the edition does not either.
+    NotYet,
+    /// The edition states it as the folded turns did.
+    Kept,
+    /// Its words are there, the force of its rule is not (the rule check's verdict).
+    Weakened,
+    /// A folded turn keeps away from it ("stay away from equity") and the edition puts weight
+    /// on it ("about 25 % in equity"): the summary states the opposite.
+    Contradicted,
+    /// A folded turn states it and the edition does not.
+    Lost,
+}
+
+impl FactVerdict {
+    /// The value of a badge's `data-verdict`, and its class.
+    pub fn slug(self) -> &'static str {
+        match self {
+            FactVerdict::NotYet => "not-yet",
+            FactVerdict::Kept => "kept",
+            FactVerdict::Weakened => "weakened",
+            FactVerdict::Contradicted => "contradicted",
+            FactVerdict::Lost => "lost",
+        }
+    }
+}
+
+/// How `edition` states `fact`, given the messages folded into it so far (`folded`) and
+/// whether the rule check found the fact's rule weakened in it (`weakened`).
+///
+/// Contradiction is read from the few words before each match, one sentence at a time: an
+/// aversion word ([`AVERSE`]: "never", "avoid", "stay away from", "keep clear of") makes a
+/// sentence keep away from the fact; with none, an allocation cue ([`ENDORSE`]: a figure, "in",
+/// "invest", "recommend") makes it put weight on it. A folded sentence that keeps away, against
+/// an edition whose every sentence on the fact puts weight on it, is a contradiction. Like the
+/// rule check it is a tripwire with its evidence attached, not a judge of meaning.
+pub fn fact_verdict(
+    fact: &CompiledFact,
+    edition: &str,
+    folded: &[&str],
+    weakened: bool,
+) -> FactVerdict {
+    let stated_before = folded.iter().any(|text| fact.is_match(text));
+    if !fact.is_match(edition) {
+        return if stated_before {
+            FactVerdict::Lost
+        } else {
+            FactVerdict::NotYet
+        };
+    }
+    let averse_before = folded
+        .iter()
+        .flat_map(|text| split_sentences(text))
+        .any(|sentence| stance(fact, sentence) == Some(Stance::Averse));
+    let stances: Vec<Stance> = split_sentences(edition)
+        .into_iter()
+        .filter_map(|sentence| stance(fact, sentence))
+        .collect();
+    let endorsed = !stances.is_empty() && stances.iter().all(|s| *s == Stance::Endorses);
+    if averse_before && endorsed {
+        FactVerdict::Contradicted
+    } else if weakened {
+        FactVerdict::Weakened
+    } else {
+        FactVerdict::Kept
+    }
+}
+
+/// Words that, just before a fact, keep a sentence away from it. A `*` ends a prefix.
+pub const AVERSE: &[&str] = &[
+    "never", "not", "no", "don't", "dont", "avoid*", "away", "clear", "steer*", "allergic",
+    "without", "except", "refus*", "exclud*", "prefer*", "rather", "wary", "against", "nothing",
+];
+
+/// Words that, just before a fact and with no [`AVERSE`] word, put weight on it: a figure is
+/// one too.
+pub const ENDORSE: &[&str] = &[
+    "in",
+    "into",
+    "invest*",
+    "buy*",
+    "allocat*",
+    "put",
+    "add*",
+    "recommend*",
+    "suggest*",
+    "start*",
+    "increas*",
+    "more",
+    "heav*",
+    "switch*",
+    "move*",
+];
+
+/// How many words before a match are read for its stance.
+const STANCE_WINDOW: usize = 5;
+
+/// Where a sentence stands on a fact it mentions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stance {
+    Averse,
+    Endorses,
+    Neutral,
+}
+
+/// The stance of `sentence` on `fact`, or `None` when it does not mention it.
+fn stance(fact: &CompiledFact, sentence: &str) -> Option<Stance> {
+    let at = fact.find(sentence)?;
+    let before: Vec<String> = sentence[..at.start]
+        .split(|c: char| c.is_whitespace() || c == ',' || c == ';' || c == ':' || c == '(')
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '%' && c != '\'')
+                .to_lowercase()
+        })
+        .filter(|w| !w.is_empty())
+        .collect();
+    let window = &before[before.len().saturating_sub(STANCE_WINDOW)..];
+    let is = |list: &[&str], word: &str| {
+        list.iter().any(|cue| match cue.strip_suffix('*') {
+            Some(prefix) => word.starts_with(prefix),
+            None => word == *cue,
+        })
+    };
+    Some(if window.iter().any(|w| is(AVERSE, w)) {
+        Stance::Averse
+    } else if window
+        .iter()
+        .any(|w| is(ENDORSE, w) || w.chars().any(|c| c.is_ascii_digit()) || w == "%")
+    {
+        Stance::Endorses
+    } else {
+        Stance::Neutral
+    })
 }
 
 /// Diffs two editions word by word (whitespace is kept as its own token, so the segments
@@ -240,5 +382,67 @@ mod tests {
             .collect();
         assert!(removed.contains("hard"), "{removed}");
         assert!(edition_diffs(&[CYCLE_1]).is_empty());
+    }
+
+    const STAY_AWAY: &str = "Since you are risk-averse, keep the rest of the surplus in recurring deposits, PPF or short-term debt funds, and stay away from equity for now.";
+
+    #[test]
+    fn a_summary_that_puts_weight_where_a_turn_kept_away_is_contradicted() {
+        let equity = compiled(PinnedFact::phrase("equity", "equit"));
+        let edition = "FinCoach advised an SIP of ₹15,000 a month in a conservative hybrid fund with about 25 % in equity, and keeping clear of single stocks for the first few years.";
+        assert_eq!(
+            fact_verdict(&equity, edition, &[STAY_AWAY], false),
+            FactVerdict::Contradicted
+        );
+        // The same edition is no contradiction where no folded turn kept away from equity.
+        let neutral = "Equity funds invest mainly in shares and carry the most risk.";
+        assert_eq!(
+            fact_verdict(&equity, edition, &[neutral], false),
+            FactVerdict::Kept
+        );
+    }
+
+    #[test]
+    fn an_aversion_restated_softly_is_weakened_not_contradicted() {
+        let equity = compiled(PinnedFact::phrase("equity", "equit"));
+        let rule = "Never suggest equity instruments.";
+        for edition in [
+            "He prefers fixed-income options to equities.",
+            "He would rather stay away from equity instruments.",
+        ] {
+            assert_eq!(
+                fact_verdict(&equity, edition, &[rule], true),
+                FactVerdict::Weakened,
+                "{edition}"
+            );
+        }
+        assert_eq!(
+            fact_verdict(
+                &equity,
+                "He set a hard rule: never suggest equity.",
+                &[rule],
+                false
+            ),
+            FactVerdict::Kept
+        );
+    }
+
+    #[test]
+    fn a_fact_is_not_stated_yet_only_until_a_folded_turn_states_it() {
+        let rule = compiled(PinnedFact::phrase("hard rule", "hard rule"));
+        let edition = "Chiru wants only fixed-income options.";
+        assert_eq!(
+            fact_verdict(&rule, edition, &["I earn ₹1,20,000."], false),
+            FactVerdict::NotYet
+        );
+        assert_eq!(
+            fact_verdict(
+                &rule,
+                edition,
+                &["A hard rule: never suggest equities."],
+                false
+            ),
+            FactVerdict::Lost
+        );
     }
 }

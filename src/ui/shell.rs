@@ -18,6 +18,7 @@ use super::settings::SettingsPanel;
 use super::tokens::TokensTab;
 use super::tuner::TunerTab;
 use super::url::{current_query, replace_query};
+use super::widgets::focus_soon;
 use super::widgets::lesson_bar::LessonBar;
 use super::widgets::offline_notice::OfflineNotice;
 use super::widgets::store_alerts::{SettingsLoadError, StoreAlertRegion, StoreStatus};
@@ -97,12 +98,39 @@ pub fn App() -> impl IntoView {
     });
 
     view! {
+        // The first stop of the keyboard: past the masthead, the tabs and the lesson to the tab's
+        // own content.
+        <a
+            class="skip-link"
+            href="#panel"
+            data-testid="skip-link"
+            on:click=move |ev| {
+                ev.prevent_default();
+                focus_soon("#panel");
+            }
+        >
+            "Skip to the content"
+        </a>
         <header class="masthead">
             <h1>"Summary Memory"</h1>
             <p class="tagline">"Fold old turns into a summary, keep the new ones verbatim, and watch what drifts."</p>
             <ThemeToggle />
         </header>
-        <nav class="tabs" role="tablist" aria-label="Sections">
+        // The ARIA tabs pattern: only the selected tab is in the Tab order; the arrow keys, Home
+        // and End move between tabs and open the one they land on.
+        <nav
+            class="tabs"
+            role="tablist"
+            aria-label="Sections"
+            on:keydown=move |ev| {
+                let Some(to) = route.with_untracked(|r| r.tab.after_key(&ev.key())) else {
+                    return;
+                };
+                ev.prevent_default();
+                route.update(|r| r.tab = to);
+                focus_soon(&format!("#tab-{}", to.slug()));
+            }
+        >
             {Tab::ALL
                 .into_iter()
                 .map(|tab| {
@@ -114,6 +142,7 @@ pub fn App() -> impl IntoView {
                             data-testid=format!("tab-{}", tab.slug())
                             aria-controls="panel"
                             aria-selected=move || selected().to_string()
+                            tabindex=move || if selected() { "0" } else { "-1" }
                             class:active=selected
                             on:click=move |_| route.update(|r| r.tab = tab)
                         >
@@ -127,7 +156,7 @@ pub fn App() -> impl IntoView {
         <LessonBar />
         <OfflineNotice />
         <StoreAlertRegion />
-        <main id="panel" role="tabpanel" aria-labelledby=move || format!("tab-{}", tab.get().slug())>
+        <main id="panel" role="tabpanel" tabindex="-1" aria-labelledby=move || format!("tab-{}", tab.get().slug())>
             {move || panel(tab.get())}
         </main>
     }

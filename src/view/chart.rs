@@ -17,11 +17,19 @@ pub struct LineChart {
     pub max: f64,
     pub lines: Vec<(Series, String)>,
     pub ticks: Vec<(f64, String)>,
+    /// The x axis: (x, turn number) under the plot, a round step apart and never closer than
+    /// [`TURN_LABEL_GAP`], the first turn always among them.
+    pub turn_ticks: Vec<(f64, String)>,
 }
 
 /// Left margin for the tick labels, and the margins around the plot.
 pub const MARGIN_LEFT: f64 = 48.0;
 pub const MARGIN: f64 = 8.0;
+/// Room under the plot for the turn numbers.
+pub const MARGIN_BOTTOM: f64 = 22.0;
+/// The least distance between two turn numbers, in view-box units (CSS pixels when the chart
+/// is drawn at its real width).
+pub const TURN_LABEL_GAP: f64 = 36.0;
 
 impl LineChart {
     pub fn new(series: Vec<Series>, width: f64, height: f64) -> LineChart {
@@ -36,6 +44,8 @@ impl LineChart {
                 (y_of(value, max, height), format_tokens(value))
             })
             .collect();
+        let turns = series.iter().map(|s| s.values.len()).max().unwrap_or(0);
+        let turn_ticks = turn_ticks(turns, width);
         let lines = series
             .into_iter()
             .map(|s| {
@@ -49,6 +59,7 @@ impl LineChart {
             max,
             lines,
             ticks,
+            turn_ticks,
         }
     }
 }
@@ -69,12 +80,40 @@ pub fn points(values: &[f64], max: f64, width: f64, height: f64) -> String {
 }
 
 fn y_of(value: f64, max: f64, height: f64) -> f64 {
-    let plot = height - 2.0 * MARGIN;
+    let plot = height - MARGIN - MARGIN_BOTTOM;
     if max <= 0.0 {
-        height - MARGIN
+        height - MARGIN_BOTTOM
     } else {
-        height - MARGIN - plot * value / max
+        height - MARGIN_BOTTOM - plot * value / max
     }
+}
+
+/// The turn numbers under a plot of `turns` points drawn `width` wide: every turn when they fit,
+/// else every 2nd, 5th, 10th, 20th... (and the first).
+fn turn_ticks(turns: usize, width: f64) -> Vec<(f64, String)> {
+    if turns == 0 {
+        return Vec::new();
+    }
+    let span = (turns.max(2) - 1) as f64;
+    let plot_width = width - MARGIN_LEFT - MARGIN;
+    let per_turn = plot_width / span;
+    let step = [1, 2, 5]
+        .into_iter()
+        .cycle()
+        .zip((0..).flat_map(|e| std::iter::repeat_n(10_usize.pow(e), 3)))
+        .map(|(m, p)| m * p)
+        .find(|&step| per_turn * step as f64 >= TURN_LABEL_GAP || step >= turns)
+        .unwrap_or(turns);
+    (0..turns)
+        .filter(|&i| i == 0 || (i + 1) % step == 0)
+        .filter(|&i| i == 0 || per_turn * i as f64 >= TURN_LABEL_GAP * 0.75)
+        .map(|i| {
+            (
+                MARGIN_LEFT + plot_width * i as f64 / span,
+                (i + 1).to_string(),
+            )
+        })
+        .collect()
 }
 
 /// The smallest 1, 2 or 5 × 10ⁿ at or above `value`, so ticks land on round numbers.
@@ -124,7 +163,7 @@ mod tests {
     #[test]
     fn points_span_the_plot_and_scale_to_the_maximum() {
         let p = points(&[0.0, 50.0, 100.0], 100.0, 248.0, 116.0);
-        assert_eq!(p, "48.0,108.0 144.0,58.0 240.0,8.0");
+        assert_eq!(p, "48.0,94.0 144.0,51.0 240.0,8.0");
     }
 
     #[test]
@@ -149,5 +188,36 @@ mod tests {
         assert_eq!(chart.max, 100.0);
         let labels: Vec<_> = chart.ticks.iter().map(|(_, l)| l.as_str()).collect();
         assert_eq!(labels, ["0", "25", "50", "75", "100"]);
+    }
+
+    // The charts had no turn numbers on their x axis.
+    #[test]
+    fn the_x_axis_numbers_the_turns_a_readable_gap_apart() {
+        let series = |n: usize| {
+            vec![Series {
+                label: "",
+                class: "",
+                values: vec![1.0; n],
+            }]
+        };
+        let labels = |chart: &LineChart| -> Vec<String> {
+            chart.turn_ticks.iter().map(|(_, l)| l.clone()).collect()
+        };
+        let wide = LineChart::new(series(10), 960.0, 260.0);
+        assert_eq!(
+            labels(&wide),
+            (1..=10).map(|t| t.to_string()).collect::<Vec<_>>()
+        );
+        // At a phone's width 40 turns are numbered every 5th, a readable gap apart.
+        let narrow = LineChart::new(series(40), 340.0, 260.0);
+        assert_eq!(labels(&narrow)[..3], ["1", "5", "10"]);
+        for pair in narrow.turn_ticks.windows(2) {
+            assert!(pair[1].0 - pair[0].0 >= TURN_LABEL_GAP * 0.75, "{pair:?}");
+        }
+        assert!(
+            LineChart::new(series(0), 960.0, 260.0)
+                .turn_ticks
+                .is_empty()
+        );
     }
 }

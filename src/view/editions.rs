@@ -9,7 +9,9 @@
 //! shows the [`crate::engine::checks`] results: unsourced figures marked in the text, survival
 //! by kind, the overrun, and the snowball bars above the cards.
 
-use crate::engine::drift::{DiffKind, DiffSegment, PinnedFact, fact_presence, word_diff};
+use crate::engine::drift::{
+    DiffKind, DiffSegment, FactVerdict, PinnedFact, fact_presence, fact_verdict, word_diff,
+};
 use crate::engine::edition::{Compactor, Edition, Provenance};
 use crate::engine::memory::MemoryState;
 use crate::engine::message::Role;
@@ -245,20 +247,26 @@ pub struct FactBadge {
     pub label: String,
     /// What `data-fact` carries: the phrase, or the pattern of a regex fact.
     pub phrase: String,
+    /// Whether its words are in the edition (`data-kept`): the keyword check, which the
+    /// verdict may overrule.
     pub kept: bool,
     /// The fact belongs to a rule this edition weakened: its words may match, its force is gone.
     pub weakened: bool,
-    /// E.g. "kept", "lost in edition 2", "not stated yet".
+    /// What the checks found; the badge's colour and words come from it.
+    pub verdict: FactVerdict,
+    /// E.g. "kept", "words kept, rule weakened", "contradicted", "lost in edition 2", "not
+    /// stated yet".
     pub status: String,
     /// The sentence of this edition that states it.
     pub sentence: Option<String>,
 }
 
-/// One pinned fact across every edition: (kept, status) per edition, oldest first.
+/// One pinned fact across every edition: (verdict, status) per edition, oldest first.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FactRow {
     pub label: String,
-    pub cells: Vec<(bool, String)>,
+    /// (verdict, status) per edition.
+    pub cells: Vec<(FactVerdict, String)>,
 }
 
 /// The fact-by-edition table the timeline shows above the editions.
@@ -273,12 +281,7 @@ pub fn fact_table(cards: &[EditionCard]) -> Vec<FactRow> {
                 .iter()
                 .map(|c| {
                     let fact = &c.facts[f];
-                    let status = if fact.weakened {
-                        format!("{} · rule weakened", fact.status)
-                    } else {
-                        fact.status.clone()
-                    };
-                    (fact.kept && !fact.weakened, status)
+                    (fact.verdict, fact.status.clone())
                 })
                 .collect(),
         })
@@ -310,21 +313,16 @@ pub fn edition_checks(memory: &MemoryState, pinned: &[PinnedFact]) -> Vec<Editio
         .iter()
         .map(|m| m.content.as_str())
         .collect();
-    let mut folded_to = 0;
+    let folded = folded_counts(memory);
     let inputs: Vec<EditionInput<'_>> = memory
         .editions()
         .iter()
-        .map(|edition| {
-            if let Some(range) = edition.folded {
-                folded_to = folded_to.max(range.last);
-            }
+        .zip(folded)
+        .map(|(edition, folded)| {
             let archived = memory
                 .archive()
                 .iter()
                 .take_while(|m| m.at_ms <= edition.at_ms)
-                .count();
-            let folded = (0..memory.archive().len())
-                .take_while(|&i| memory.turn_of(i) <= folded_to)
                 .count();
             EditionInput {
                 text: &edition.summary,
@@ -335,6 +333,24 @@ pub fn edition_checks(memory: &MemoryState, pinned: &[PinnedFact]) -> Vec<Editio
         })
         .collect();
     check_editions(&archive, &inputs, pinned)
+}
+
+/// Per edition, how many archived messages it had folded by then (the archive's first ones):
+/// what its checks hold it to.
+fn folded_counts(memory: &MemoryState) -> Vec<usize> {
+    let mut folded_to = 0;
+    memory
+        .editions()
+        .iter()
+        .map(|edition| {
+            if let Some(range) = edition.folded {
+                folded_to = folded_to.max(range.last);
+            }
+            (0..memory.archive().len())
+                .take_while(|&i| memory.turn_of(i) <= folded_to)
+                .count()
+        })
+        .collect()
 }
 
 /// The snowball chart of the cards: the summary's tokens per cycle, with a warning where it
@@ -380,6 +396,27 @@ pub fn cards_with(
         .map(|e| e.summary.as_str())
         .collect();
     let tracks = fact_presence(&compiled, &summaries);
+    let folded = folded_counts(memory);
+    let archive: Vec<&str> = memory
+        .archive()
+        .iter()
+        .map(|m| m.content.as_str())
+        .collect();
+    // Each fact's verdict in every edition, oldest first, so a status can name where it was lost.
+    let verdicts: Vec<Vec<FactVerdict>> = compiled
+        .iter()
+        .zip(&tracks)
+        .map(|(fact, track)| {
+            summaries
+                .iter()
+                .enumerate()
+                .map(|(i, summary)| {
+                    let weakened = checks[i].weakened(&track.label);
+                    fact_verdict(fact, summary, &archive[..folded[i]], weakened)
+                })
+                .collect()
+        })
+        .collect();
     let all_pinned: Vec<PinnedFact> = pinned.iter().map(|f| (*f).clone()).collect();
     let sections: Vec<Vec<SectionCheck>> = memory
         .editions()
@@ -395,12 +432,14 @@ pub fn cards_with(
             let facts = tracks
                 .iter()
                 .zip(&pinned)
-                .map(|(track, fact)| FactBadge {
+                .zip(&verdicts)
+                .map(|((track, fact), verdicts)| FactBadge {
                     label: track.label.clone(),
                     phrase: crate::app::policy_form::fact_source(fact).to_owned(),
                     kept: track.kept[i],
                     weakened: checks[i].weakened(&track.label),
-                    status: fact_status(&track.kept, i),
+                    verdict: verdicts[i],
+                    status: fact_status(verdicts, i),
                     sentence: track.sentences[i].clone(),
                 })
                 .collect();
@@ -416,6 +455,9 @@ pub fn cards_with(
             (card.summariser, card.written_by) = written_by(source, writer(source.cycle));
             if edition.provenance == Provenance::Restore {
                 card.written_by = format!("{} (restored)", card.written_by);
+            } else {
+                // The subtitle names the same writer as the line under it.
+                card.provenance = writer_label(card.summariser);
             }
             checked(&mut card, &checks[i]);
             sectioned(
@@ -617,15 +659,21 @@ pub fn compression(tokens_in: u32, tokens_out: u32) -> Option<String> {
     })
 }
 
-/// Where a fact stands in edition `index`, given whether each edition states it.
-pub fn fact_status(kept: &[bool], index: usize) -> String {
-    if kept[index] {
-        return "kept".to_owned();
-    }
-    // The edition that lost it is the one right after the last edition that still stated it.
-    match kept[..index].iter().rposition(|&k| k) {
-        Some(last_kept) => format!("lost in edition {}", last_kept + 2),
-        None => "not stated yet".to_owned(),
+/// Where a fact stands in edition `index`, in words, from its verdict in every edition.
+pub fn fact_status(verdicts: &[FactVerdict], index: usize) -> String {
+    match verdicts[index] {
+        FactVerdict::Kept => "kept".to_owned(),
+        FactVerdict::Weakened => "words kept, rule weakened".to_owned(),
+        FactVerdict::Contradicted => "contradicted".to_owned(),
+        FactVerdict::NotYet => "not stated yet".to_owned(),
+        FactVerdict::Lost => {
+            // The edition that lost it is the first of the run of editions without it.
+            let first = verdicts[..index]
+                .iter()
+                .rposition(|v| *v != FactVerdict::Lost)
+                .map_or(0, |i| i + 1);
+            format!("lost in edition {}", first + 1)
+        }
     }
 }
 
@@ -675,6 +723,16 @@ fn card(memory: &MemoryState, edition: &Edition, facts: Vec<FactBadge>) -> Editi
         sections: Vec::new(),
         section_losses: Vec::new(),
         ..EditionCard::default()
+    }
+}
+
+/// The subtitle's short name of who wrote an edition, from its `data-summariser` slug.
+fn writer_label(summariser: &str) -> &'static str {
+    match summariser {
+        "scripted" => "scripted summariser",
+        "model" => "written by the summariser model",
+        "manual" => "edited by hand",
+        _ => "built-in extractive summariser",
     }
 }
 
@@ -944,9 +1002,17 @@ mod tests {
             ]
         );
         assert_eq!(cards[1].facts[1].status, "lost in edition 2");
+        // "equit" is still there, so the keyword passes, but the badge says what the rule
+        // check found: never the green "kept".
+        assert_eq!(cards[1].facts[0].verdict, FactVerdict::Weakened);
+        assert_eq!(cards[1].facts[0].status, "words kept, rule weakened");
+        assert_eq!(cards[2].facts[0].verdict, FactVerdict::Weakened);
         assert!(cards[1].weakened_notes[0].contains("meaning changed"));
         assert!(cards.iter().all(|c| c.summariser == "scripted"));
         assert!(cards[0].written_by.contains("scripted"));
+        // The subtitle said "built-in extractive summariser" above the line naming the
+        // scripted one.
+        assert!(cards.iter().all(|c| c.provenance == "scripted summariser"));
         // Nothing invented: the marked text is the edition's text with no figure marked.
         for card in &cards {
             assert!(card.marked.iter().all(|(_, unsourced)| !unsourced));
@@ -975,6 +1041,12 @@ mod tests {
             .map(|(t, _)| t.as_str())
             .collect();
         assert_eq!(marked, ["₹25,000", "₹15,000", "25 %"]);
+        // Turn 3's reply says to stay away from equity; edition 2 puts "about 25 % in equity".
+        let equity = &cards[1].facts[1];
+        assert_eq!((equity.label.as_str(), equity.kept), ("equity", true));
+        assert_eq!(equity.verdict, FactVerdict::Contradicted);
+        assert_eq!(equity.status, "contradicted");
+        assert_eq!(cards[0].facts[1].verdict, FactVerdict::NotYet);
         let rebuilt: String = cards[1].marked.iter().map(|(t, _)| t.as_str()).collect();
         assert_eq!(rebuilt, cards[1].text);
         assert!(cards[1].overrun);
@@ -1000,16 +1072,52 @@ mod tests {
         cards(DemoScript::fincoach())
     }
 
+    // In the recorded 135M drift run, edition 1 said "hard rule: not stated yet" although the
+    // turn that stated the hard rule had been folded into that very edition.
+    #[test]
+    fn a_fact_whose_stating_turn_was_folded_is_lost_not_not_yet() {
+        let cards = scripted_cards(DemoScript::real_135m());
+        let hard_rule = &cards[0].facts[1];
+        assert_eq!(hard_rule.label, "hard rule");
+        assert!(!hard_rule.kept);
+        assert_eq!(hard_rule.verdict, FactVerdict::Lost);
+        assert_eq!(hard_rule.status, "lost in edition 1");
+        // No badge of any edition of any demo is green unless its verdict is Kept.
+        for script in [
+            DemoScript::fincoach(),
+            DemoScript::drift(),
+            DemoScript::real_135m(),
+        ] {
+            for card in scripted_cards(script.clone())
+                .into_iter()
+                .chain(self::cards(script))
+            {
+                for fact in &card.facts {
+                    assert_eq!(fact.verdict == FactVerdict::Kept, fact.status == "kept");
+                }
+            }
+        }
+    }
+
     #[test]
     fn status_names_the_edition_that_lost_a_fact() {
-        let check = |kept: &[bool], index: usize, expect: &str| {
-            assert_eq!(fact_status(kept, index), expect, "{kept:?} at {index}");
+        use FactVerdict::{Contradicted, Kept, Lost, NotYet, Weakened};
+        let check = |verdicts: &[FactVerdict], index: usize, expect: &str| {
+            assert_eq!(
+                fact_status(verdicts, index),
+                expect,
+                "{verdicts:?} at {index}"
+            );
         };
-        check(&[true, false, false], 1, "lost in edition 2");
-        check(&[true, false, false], 2, "lost in edition 2");
-        check(&[true, false, true, false], 3, "lost in edition 4");
-        check(&[false, false], 1, "not stated yet");
-        check(&[false, true], 1, "kept");
+        check(&[Kept, Lost, Lost], 1, "lost in edition 2");
+        check(&[Kept, Lost, Lost], 2, "lost in edition 2");
+        check(&[Kept, Lost, Kept, Lost], 3, "lost in edition 4");
+        // Lost from the first edition on: the stating turn was folded into edition 1.
+        check(&[Lost, Lost], 1, "lost in edition 1");
+        check(&[NotYet, NotYet], 1, "not stated yet");
+        check(&[NotYet, Kept], 1, "kept");
+        check(&[Kept, Weakened], 1, "words kept, rule weakened");
+        check(&[NotYet, Contradicted], 1, "contradicted");
         assert_eq!(compression(0, 5), None);
         assert_eq!(compression(10, 20).as_deref(), Some("2.0× larger"));
     }
@@ -1040,8 +1148,8 @@ mod tests {
         assert_eq!(
             table[1].cells,
             [
-                (false, "not stated yet".to_owned()),
-                (true, "kept".to_owned())
+                (FactVerdict::NotYet, "not stated yet".to_owned()),
+                (FactVerdict::Kept, "kept".to_owned())
             ]
         );
         assert!(fact_table(&[]).is_empty());

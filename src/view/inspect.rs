@@ -135,6 +135,8 @@ pub struct InspectView {
     /// The trigger the session was recorded under, the starting point for a replay.
     pub trigger: Trigger,
     pub sizes: ScheduleInput,
+    /// Whether `sizes.summary_tokens` is an edition's real size, not the assumed one.
+    pub summary_measured: bool,
 }
 
 impl InspectView {
@@ -198,12 +200,12 @@ impl InspectView {
             &session.pinned,
             &editions,
         );
-        let summary_tokens = memory
+        let recorded = memory
             .editions()
             .last()
             .map(|e| e.tokens_out)
-            .filter(|&t| t > 0)
-            .unwrap_or_else(|| ScheduleInput::uniform(0).summary_tokens);
+            .filter(|&t| t > 0);
+        let summary_tokens = recorded.unwrap_or_else(|| ScheduleInput::uniform(0).summary_tokens);
         let sizes = ScheduleInput {
             turns: memory.turn_count(),
             sizes: turn_sizes(&messages),
@@ -219,6 +221,7 @@ impl InspectView {
             facts,
             trigger: memory.policy().trigger.clone(),
             sizes,
+            summary_measured: recorded.is_some(),
         }
     }
 
@@ -287,6 +290,81 @@ impl InspectView {
             },
             facts: Vec::new(),
         })
+    }
+}
+
+impl InspectView {
+    /// This view with the summary sized as a replay's own editions are (their mean size in
+    /// tokens), so the dry run, its chart and the context window count the summaries the replay
+    /// wrote rather than an assumed size. A replay with no edition leaves the view as it is.
+    pub fn sized_by(&self, replayed: &Session) -> InspectView {
+        let sizes: Vec<u32> = replayed
+            .memory
+            .editions()
+            .iter()
+            .map(|e| e.tokens_out)
+            .filter(|&t| t > 0)
+            .collect();
+        let mut view = self.clone();
+        if !sizes.is_empty() {
+            let total: u64 = sizes.iter().map(|&t| u64::from(t)).sum();
+            view.sizes.summary_tokens =
+                u32::try_from(total.div_ceil(sizes.len() as u64)).unwrap_or(u32::MAX);
+            view.summary_measured = true;
+        }
+        view
+    }
+
+    /// The words under the dry run's chart: where its summary size comes from.
+    pub fn summary_caption(&self) -> String {
+        if self.summary_measured {
+            format!(
+                "The summary counts {} tokens, the size of this session's (or the replay's) own editions.",
+                self.sizes.summary_tokens
+            )
+        } else {
+            format!(
+                "This session has no edition yet, so the summary is assumed to be {} tokens until a replay writes one.",
+                self.sizes.summary_tokens
+            )
+        }
+    }
+}
+
+/// What an offline replay's result says, and whether it can be saved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplayResult {
+    pub note: String,
+    /// A replay that wrote no edition adds nothing to the library, so it offers no Save.
+    pub can_save: bool,
+}
+
+/// The result line of an offline replay that wrote `replayed` under `trigger`.
+pub fn replay_result(replayed: &Session, trigger: &Trigger) -> ReplayResult {
+    let count = replayed.memory.editions().len();
+    if count == 0 {
+        let turns = replayed.memory.turn_count();
+        let turns = if turns == 1 {
+            "1 turn".to_owned()
+        } else {
+            format!("{turns} turns")
+        };
+        return ReplayResult {
+            note: format!(
+                "The replay wrote no edition: over this session's {turns} the trigger ({}) never fired, so there is nothing new to save.",
+                crate::view::labels::describe_trigger(trigger)
+            ),
+            can_save: false,
+        };
+    }
+    let editions = if count == 1 {
+        "1 edition".to_owned()
+    } else {
+        format!("{count} editions")
+    };
+    ReplayResult {
+        note: format!("The replay wrote {editions}."),
+        can_save: true,
     }
 }
 
@@ -719,5 +797,59 @@ mod tests {
             "the first edition has nothing before it to differ from"
         );
         assert!(!card.overrun);
+    }
+
+    // A replayed travel transcript showed seven red failures from the Financial-advisor preset's
+    // must-keep list; after a replay the chart counted an assumed 150-token summary where the
+    // edition had 16 words; and a replay that wrote no edition said "0 editions" and offered Save.
+    #[test]
+    fn an_import_is_judged_by_its_own_content_and_a_replay_by_its_own_summaries() {
+        let text = r#"[{"role":"user","content":"Plan a trip to Lisbon in May."},{"role":"assistant","content":"Three days: Alfama, Belem, Sintra."},{"role":"user","content":"And the budget?"},{"role":"assistant","content":"About 600 euros."},{"role":"user","content":"Trains or buses?"},{"role":"assistant","content":"Trains to Sintra."}]"#;
+        let imported = crate::engine::session::import(text.as_bytes(), &WordCounter).unwrap();
+        let policy = imported.memory.policy();
+        assert_eq!(
+            policy.prompt.preset,
+            crate::engine::prompts::PresetId::Generic
+        );
+        assert!(policy.prompt.must_keep.is_empty());
+        let view = InspectView::new(&imported, &WordCounter);
+        assert!(!view.summary_measured);
+        assert!(view.summary_caption().contains("assumed to be 150 tokens"));
+
+        // Three turns under a four-turn trigger: nothing fires.
+        let mut quiet = imported.memory.policy().clone();
+        quiet.trigger = Trigger::Turns {
+            max_turns: 4,
+            keep: 2,
+        };
+        let none = crate::app::replay::replay_offline(&imported, quiet.clone(), &WordCounter, "r")
+            .unwrap();
+        let result = replay_result(&none, &quiet.trigger);
+        assert!(!result.can_save);
+        assert!(result.note.contains("3 turns"), "{}", result.note);
+        assert!(result.note.contains("never fired"), "{}", result.note);
+        assert_eq!(view.sized_by(&none), view);
+
+        let mut busy = quiet;
+        busy.trigger = Trigger::Turns {
+            max_turns: 2,
+            keep: 1,
+        };
+        let some =
+            crate::app::replay::replay_offline(&imported, busy.clone(), &WordCounter, "r").unwrap();
+        let result = replay_result(&some, &busy.trigger);
+        assert!(result.can_save);
+        let sized = view.sized_by(&some);
+        let real: Vec<u32> = some
+            .memory
+            .editions()
+            .iter()
+            .map(|e| e.tokens_out)
+            .collect();
+        assert!(!real.is_empty());
+        assert!(sized.summary_measured);
+        assert!(real.iter().all(|&t| t < 150), "{real:?}");
+        assert!(sized.sizes.summary_tokens <= *real.iter().max().unwrap());
+        assert!(sized.sizes.summary_tokens >= *real.iter().min().unwrap());
     }
 }

@@ -14,6 +14,15 @@ pub fn turns_label(first: u32, last: u32) -> String {
     }
 }
 
+/// "1 turn" or "4 turns".
+pub fn turn_count(n: u32) -> String {
+    if n == 1 {
+        "1 turn".to_owned()
+    } else {
+        format!("{n} turns")
+    }
+}
+
 pub fn role_label(role: Role) -> &'static str {
     match role {
         Role::System => "System",

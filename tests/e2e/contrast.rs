@@ -90,3 +90,91 @@ async fn text_meets_wcag_aa_contrast_on_every_tab_in_both_themes() {
     assert!(found.iter().any(|f| f.contains("faint words")), "{found:?}");
     browser.close().await;
 }
+
+// In the dark theme the paste box, the rename fields and the Settings "Summariser generation"
+// fields stayed white: those fields had no style of their own in either theme.
+#[tokio::test]
+async fn every_field_takes_the_theme_s_colours() {
+    let browser = Browser::new().await;
+    let script = "Array.from(document.querySelectorAll('input, textarea, select'))
+        .filter(f => !['checkbox', 'radio', 'range', 'file', 'hidden'].includes(f.type) && f.offsetParent !== null)
+        .map(f => [f.dataset.testid || f.id || f.name || f.outerHTML.slice(0, 60), getComputedStyle(f).backgroundColor, getComputedStyle(f).color])";
+    for theme in ["light", "dark"] {
+        browser.open("").await;
+        browser.store_theme(theme).await;
+        let paper = browser.body_background().await;
+        let mut wrong = Vec::new();
+        for tab in ["inspect", "settings", "chat", "tuner", "tokens"] {
+            browser.click_testid(&format!("tab-{tab}")).await;
+            browser.wait_testid(&format!("panel-{tab}")).await;
+            let fields: Vec<(String, String, String)> = browser.read(script).await;
+            assert!(!fields.is_empty(), "{theme} {tab}: no field");
+            for (name, background, ink) in fields {
+                // A field's ground is the page's paper or a card's, never the browser's white
+                // in the dark theme; its text is never the browser's black there.
+                let white = background == "rgb(255, 255, 255)";
+                let black = ink == "rgb(0, 0, 0)";
+                if (theme == "dark" && (white || black)) || (theme == "light" && black) {
+                    wrong.push(format!(
+                        "{theme} {tab} {name}: {background} / {ink} on {paper}"
+                    ));
+                }
+            }
+        }
+        assert!(
+            wrong.is_empty(),
+            "fields in the browser's colours:\n{}",
+            wrong.join("\n")
+        );
+    }
+    browser.close().await;
+}
+
+// At 390 px the charts' labels shrank to about 4 px (a 960-wide drawing scaled down), the charts
+// had no turn numbers, the Tuner's "After the reply" and the Tokens "Total" columns were cut
+// off, and the Chat archive was a 590 px inner scroller on an 844 px screen.
+#[tokio::test]
+async fn on_a_phone_charts_read_at_their_size_tables_scroll_on_purpose_and_the_archive_leaves_room()
+{
+    let browser = Browser::new().await;
+    browser.client.set_window_size(390, 844).await.unwrap();
+    browser.open("?tab=tuner").await;
+    browser.wait_window_width_at_most(390).await;
+    browser.wait_testid("summariser-calls").await;
+    // Every chart label is drawn at least 9 px tall, and the x axis numbers the turns.
+    let ticks: Vec<(String, f64)> = browser
+        .read("Array.from(document.querySelectorAll('.chart svg text')).map(t => [t.textContent, t.getBoundingClientRect().height])")
+        .await;
+    assert!(ticks.iter().any(|(t, _)| t == "turn"), "{ticks:?}");
+    assert!(ticks.iter().any(|(t, _)| t == "10"), "{ticks:?}");
+    assert!(ticks.iter().all(|(_, h)| *h >= 9.0), "{ticks:?}");
+    // A table wider than the screen scrolls in its own frame, which the keyboard can reach.
+    for tab in ["tuner", "tokens"] {
+        browser.click_testid(&format!("tab-{tab}")).await;
+        browser.wait_testid(&format!("panel-{tab}")).await;
+        browser
+            .wait_fits_width("the page no wider than the phone")
+            .await;
+        let frames: Vec<(bool, bool)> = browser
+            .read("Array.from(document.querySelectorAll('table')).filter(t => t.offsetParent).map(t => { const f = t.closest('.table-wrap'); return [!!f && getComputedStyle(f).overflowX === 'auto' && f.tabIndex === 0, t.getBoundingClientRect().width <= (f || document.body).getBoundingClientRect().width + 1 || !!f]; })")
+            .await;
+        assert!(!frames.is_empty(), "{tab}: no table");
+        assert!(
+            frames.iter().all(|(framed, _)| *framed),
+            "{tab}: {frames:?}"
+        );
+    }
+    // The Chat archive is at most half the screen tall.
+    browser.open("?tab=chat&demo=fincoach").await;
+    browser.click_testid("play-all").await;
+    browser
+        .wait_text_contains("progress", "finished", "the demo to finish")
+        .await;
+    let (archive, screen): (f64, f64) = browser
+        .read(
+            "[document.querySelector('.chat-archive').getBoundingClientRect().height, innerHeight]",
+        )
+        .await;
+    assert!(archive <= screen * 0.5, "archive {archive} px of {screen}");
+    browser.close().await;
+}

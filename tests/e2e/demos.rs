@@ -165,3 +165,45 @@ async fn check_fact_badges(browser: &Browser, engine: &DemoPlayer) {
         }
     }
 }
+
+// "Play all" jumped to the end at once, so nothing could be watched.
+#[tokio::test]
+async fn play_all_plays_the_demo_one_step_at_a_time() {
+    let browser = Browser::new().await;
+    let chat = ChatPage::new(&browser);
+    browser.open("?tab=chat&demo=fincoach").await;
+    browser.click_testid("play-all").await;
+    // Part-way: some messages are on screen and the demo is not over yet.
+    browser
+        .wait_until(
+            "(() => { const n = document.querySelectorAll('[data-testid=message]').length; \
+             return n >= 2 && n < 12 && !document.querySelector('[data-testid=progress]').textContent.includes('finished'); })()",
+            "the demo part-way through",
+        )
+        .await;
+    chat.wait_demo_finished().await;
+    assert_eq!(browser.count_testid("message").await, 12);
+    browser.close().await;
+}
+
+// Once Play all stepped on a timer, a Reset pressed while it played was stepped over by the
+// timer, and the conversation never came back empty.
+#[tokio::test]
+async fn reset_while_play_all_plays_stops_it() {
+    let browser = Browser::new().await;
+    let chat = ChatPage::new(&browser);
+    browser.open("?tab=chat&demo=fincoach").await;
+    browser.click_testid("play-all").await;
+    browser
+        .wait_until(
+            "document.querySelectorAll('[data-testid=message]').length >= 2",
+            "the demo part-way through",
+        )
+        .await;
+    browser.click_testid("reset").await;
+    chat.wait_empty("an empty conversation after Reset").await;
+    // It stays empty: no timer steps the demo after the Reset.
+    crate::harness::pause(800).await;
+    assert_eq!(browser.count_testid("message").await, 0);
+    browser.close().await;
+}

@@ -42,7 +42,14 @@ async fn the_drift_demo_loses_or_weakens_the_rule_while_the_keyword_passes() {
                 drifted = true;
             }
             if weakened {
-                assert!(badge.text().await.unwrap().contains("weakened"));
+                // A weakened rule's badge says so, or says its words are lost too; never kept.
+                let verdict = attr(&badge, "data-verdict").await;
+                let text = badge.text().await.unwrap();
+                assert!(
+                    (verdict == "weakened" && text.contains("weakened"))
+                        || (verdict == "lost" && text.contains("lost")),
+                    "{verdict}: {text}"
+                );
             }
             if attr(&badge, "data-fact").await == "equit" {
                 assert!(!lost, "the keyword check passes in edition {}", i + 1);
@@ -118,6 +125,72 @@ async fn summarise_now_prints_an_edition_under_a_manual_policy() {
     let editions = EditionsPage::new(&browser);
     editions.open().await;
     editions.wait_count(1, "one edition").await;
+    let errors = browser.console_errors().await;
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+    browser.close().await;
+}
+
+/// Each badge of `card` as (label and status as shown, `data-verdict`, computed colour).
+async fn badge_colours(browser: &Browser, cycle: u32) -> Vec<(String, String, [u8; 3])> {
+    let script = format!(
+        "Array.from(document.querySelectorAll('[data-testid=edition][data-cycle=\"{cycle}\"] [data-testid=fact]'))
+            .map(b => [b.textContent.trim(), b.dataset.verdict, getComputedStyle(b).color.match(/\\d+/g).slice(0, 3).map(Number)])"
+    );
+    browser.read(&script).await
+}
+
+/// Whether a colour reads as green: its green channel above both others.
+fn green(rgb: [u8; 3]) -> bool {
+    rgb[1] > rgb[0] && rgb[1] > rgb[2]
+}
+
+// FinCoach's edition 2 turned "stay away from equity for now" into "about 25 % in equity" and
+// the badge said a green "equity: kept"; in the drift demo "kept · weakened" was drawn green;
+// each edition's subtitle said "built-in extractive summariser" above the line naming the
+// scripted one; and the Chat sidebar showed the pinned fact as "equity: equit".
+#[tokio::test]
+async fn a_badge_s_colour_and_words_come_from_the_verdict_in_both_themes() {
+    let browser = Browser::new().await;
+    for theme in ["light", "dark"] {
+        browser.open("").await;
+        browser.store_theme(theme).await;
+        let cards = played(&browser, "fincoach", 2).await;
+        for card in &cards {
+            assert!(
+                card.dateline().await.contains("scripted summariser"),
+                "{theme}"
+            );
+        }
+        let badges = badge_colours(&browser, 2).await;
+        let (salary, equity) = (&badges[0], &badges[1]);
+        assert_eq!(salary.0, "salary: kept", "{theme}");
+        assert!(green(salary.2), "{theme}: {salary:?}");
+        assert_eq!(equity.0, "equity: contradicted", "{theme}");
+        assert_eq!(equity.1, "contradicted", "{theme}");
+        assert!(!green(equity.2), "{theme}: {equity:?}");
+        assert!(equity.2[0] > equity.2[1], "{theme}: not red: {equity:?}");
+        // Edition 1 folds turns 1 and 2, which never mention equity.
+        assert_eq!(
+            badge_colours(&browser, 1).await[1].0,
+            "equity: not stated yet"
+        );
+
+        played(&browser, "drift", 3).await;
+        for cycle in [2, 3] {
+            let equity = badge_colours(&browser, cycle).await.remove(0);
+            assert_eq!(equity.0, "equity: words kept, rule weakened", "{theme}");
+            assert!(!green(equity.2), "{theme} edition {cycle}: {equity:?}");
+        }
+        let lost = badge_colours(&browser, 2).await.remove(1);
+        assert_eq!(lost.1, "lost", "{theme}");
+        assert!(!green(lost.2), "{theme}: {lost:?}");
+    }
+    // The Chat sidebar names the pinned facts by their labels.
+    browser.click_testid("tab-chat").await;
+    let pinned: Vec<String> = browser
+        .read("Array.from(document.querySelectorAll('[data-testid=pinned-fact]')).map(f => f.textContent.replace('Unpin', '').trim())")
+        .await;
+    assert_eq!(pinned, ["equity", "hard rule", "never suggest"]);
     let errors = browser.console_errors().await;
     assert!(errors.is_empty(), "console errors: {errors:#?}");
     browser.close().await;

@@ -255,3 +255,54 @@ async fn without_an_endpoint_the_live_replay_says_where_to_connect_one() {
     assert_eq!(browser.count_testid("replay-live").await, 0);
     browser.close().await;
 }
+
+// A replayed travel transcript showed red failures from the Financial-advisor preset's
+// must-keep list; after a replay the chart counted an assumed 150-token summary; and a replay
+// that wrote no edition (3 turns under a 4-turn trigger) said nothing of why and offered Save.
+#[tokio::test]
+async fn an_import_is_judged_by_its_own_content_and_a_replay_that_writes_nothing_says_why() {
+    let browser = Browser::new().await;
+    let dir = TempDir::new();
+    let path = dir.write(
+        "travel.json",
+        r#"[{"role":"user","content":"Plan a trip to Lisbon in May."},{"role":"assistant","content":"Three days: Alfama, Belem, Sintra."},{"role":"user","content":"And the budget?"},{"role":"assistant","content":"About 600 euros."},{"role":"user","content":"Trains or buses?"},{"role":"assistant","content":"Trains to Sintra."}]"#,
+    );
+    let inspect = InspectPage::open_counted(&browser).await;
+    inspect.import(&path).await;
+    inspect.wait_sessions(1).await;
+    let assumed = browser.text_of("replay-summary-size").await;
+    assert!(assumed.contains("assumed"), "{assumed}");
+    // Under its own 4-turn trigger, three turns write nothing: the note says why, and no Save.
+    browser.click_testid("replay-run").await;
+    let note = browser.text_of("replay-note").await;
+    assert!(
+        note.contains("never fired") && note.contains("3 turns"),
+        "{note}"
+    );
+    assert!(browser.is_absent("replay-save").await);
+    // Nothing of the financial-advice preset's must-keep list is checked.
+    let page: String = browser.read("document.body.innerText").await;
+    assert!(
+        !page.contains("risk profile"),
+        "the Financial-advisor list is checked"
+    );
+    // At 2 / 1 the replay writes editions, and the dry run counts their own size.
+    browser.set_field("replay-a", "2").await;
+    browser.set_field("replay-b", "1").await;
+    browser.click_testid("replay-run").await;
+    browser.wait_testid("replay-save").await;
+    let measured = browser.text_of("replay-summary-size").await;
+    assert!(measured.contains("own editions"), "{measured}");
+    let tokens: u32 = measured
+        .split_whitespace()
+        .find_map(|w| w.parse().ok())
+        .unwrap();
+    assert!(tokens < 150, "{measured}");
+    // The window of the same size is one turn, in the singular ("1 turns" before).
+    let page: String = browser.read("document.body.innerText").await;
+    assert!(page.contains("A sliding window of 1 turn "), "{page}");
+    assert!(!page.contains("of 1 turns"), "{page}");
+    let errors = browser.console_errors().await;
+    assert!(errors.is_empty(), "{errors:?}");
+    browser.close().await;
+}

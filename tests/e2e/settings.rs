@@ -145,3 +145,24 @@ async fn a_reload_keeps_the_settings_and_the_key_stays_out_of_local_storage() {
     );
     browser.close().await;
 }
+
+// The "could not reach" hint for Ollama showed a placeholder origin ("https://your.site")
+// instead of the page's own, and did not notice a base URL without /v1.
+#[tokio::test]
+async fn the_could_not_reach_hint_names_the_page_s_origin_and_a_missing_v1() {
+    assert!(
+        std::net::TcpStream::connect("127.0.0.1:11434").is_err(),
+        "this test needs Ollama's port closed"
+    );
+    let browser = Browser::new().await;
+    SettingsPage::test_connection_to(&browser, "http://localhost:11434", "").await;
+    let text = browser.wait_testid("error").await.text().await.unwrap();
+    let origin: String = browser.read("location.origin").await;
+    assert!(
+        text.contains(&format!("OLLAMA_ORIGINS=\"{origin}\"")),
+        "{text}"
+    );
+    assert!(!text.contains("your.site"), "{text}");
+    assert!(text.contains("try http://localhost:11434/v1"), "{text}");
+    browser.close().await;
+}

@@ -422,3 +422,37 @@ async fn a_chosen_preset_shows_its_source_version_and_exactness() {
         .collect();
     assert_eq!(left, ["langchain-v1-middleware", "codex-cli"]);
 }
+
+// The schedule read "summary of turns 1 to 1", and Inspect offered "Export all sessions" with no session to export.
+#[tokio::test]
+async fn a_summary_of_one_turn_is_named_in_the_singular_and_an_empty_library_offers_no_export() {
+    let browser = Browser::new().await;
+    browser
+        .open("?tab=tuner&trigger=turns&max_turns=2&keep=1&turns=4")
+        .await;
+    browser.wait_testid("schedule-row").await;
+    let rows: String = browser.read("document.body.innerText").await;
+    assert!(rows.contains("summary of turn 1 +"), "{rows}");
+    assert!(!rows.contains("turns 1 to 1"), "{rows}");
+    browser.click_testid("tab-inspect").await;
+    browser.wait_testid("panel-inspect").await;
+    assert!(!browser.is_enabled("export").await);
+    browser.close().await;
+}
+
+// A token budget of 1,000 yielded 1,050-1,440-token requests with no word that the budget
+// counts only the verbatim turns.
+#[tokio::test]
+async fn the_token_budget_says_it_counts_only_the_verbatim_turns() {
+    let browser = Browser::new().await;
+    browser.open("?tab=tuner&trigger=tokens&budget=1000").await;
+    browser.wait_testid("summariser-calls").await;
+    let page: String = browser.read("document.body.innerText").await;
+    assert!(
+        page.contains(
+            "Token budget of the verbatim turns (the system prompt and summary come on top)"
+        ),
+        "{page}"
+    );
+    browser.close().await;
+}

@@ -61,7 +61,13 @@ async fn a_keyboard_alone_starts_a_demo_and_plays_it_to_its_end() {
     browser.tab_to("welcome-fincoach").await;
     browser.press(Key::Enter).await;
     chat.wait_messages(1, "the first step").await;
-    browser.tab_to("step").await;
+    // The welcome goes with its button; the focus goes to the demo it opened, not the body.
+    browser
+        .wait_until(
+            "document.activeElement?.dataset?.testid === 'step'",
+            "the focus on Step",
+        )
+        .await;
     for _ in 0..3 {
         browser.press(Key::Enter).await;
     }
@@ -225,6 +231,48 @@ async fn storage_that_throws_costs_nothing_while_indexeddb_keeps_the_view() {
         .wait_search_includes("demo=drift", "the demo started")
         .await;
     assert_eq!(browser.count_testid("store-error").await, 0);
+    let errors = browser.console_errors().await;
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+    browser.close().await;
+}
+
+// The tabs were marked up as tabs but the arrow keys did nothing, and there was no skip link.
+#[tokio::test]
+async fn the_tabs_follow_the_aria_pattern_and_a_skip_link_reaches_the_content() {
+    let browser = Browser::new().await;
+    browser.open("?tab=tuner").await;
+    browser.wait_testid("panel-tuner").await;
+    // The first Tab reaches the skip link, which hands the focus to the tab's content.
+    browser.press(Key::Tab).await;
+    assert_eq!(browser.focused().await, "skip-link");
+    browser.press(Key::Enter).await;
+    browser
+        .wait_until(
+            "document.activeElement?.id === 'panel'",
+            "the focus on the content",
+        )
+        .await;
+    // Only the selected tab is in the Tab order; the arrows, Home and End move and open.
+    let in_order: Vec<String> = browser
+        .read("Array.from(document.querySelectorAll('[role=tab]')).filter(t => t.tabIndex === 0).map(t => t.dataset.testid)")
+        .await;
+    assert_eq!(in_order, ["tab-tuner"]);
+    browser.tab_to("tab-tuner").await;
+    for (key, tab) in [
+        (Key::Right, "tokens"),
+        (Key::End, "settings"),
+        (Key::Right, "chat"),
+        (Key::Left, "settings"),
+        (Key::Home, "chat"),
+    ] {
+        browser.press(key).await;
+        browser.wait_testid(&format!("panel-{tab}")).await;
+        assert_eq!(browser.focused().await, format!("tab-{tab}"));
+        let selected: String = browser
+            .read("document.querySelector('[role=tab][aria-selected=true]').dataset.testid")
+            .await;
+        assert_eq!(selected, format!("tab-{tab}"));
+    }
     let errors = browser.console_errors().await;
     assert!(errors.is_empty(), "console errors: {errors:#?}");
     browser.close().await;

@@ -206,7 +206,10 @@ mod tests {
         );
         assert_eq!(
             labels(ReplayKind::Tokens),
-            ("Token budget", "Keep verbatim (tokens)")
+            (
+                "Token budget of the verbatim turns (the system prompt and summary come on top)",
+                "Keep verbatim (tokens)"
+            )
         );
         assert_eq!(labels(ReplayKind::Every), ("Every N messages", "(unused)"));
         assert_eq!(

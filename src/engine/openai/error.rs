@@ -106,6 +106,32 @@ impl ApiError {
         }
     }
 
+    /// The same error as a page at `origin` (e.g. `http://127.0.0.1:8080`) sees it: a network
+    /// fix's example origin becomes the page's own, and a base URL whose path does not end in
+    /// `/v1` (where OpenAI-compatible servers answer) is pointed out. Other errors are unchanged.
+    pub fn for_origin(self, origin: &str) -> ApiError {
+        let ApiError::Network {
+            base_url,
+            detail,
+            fix,
+        } = self
+        else {
+            return self;
+        };
+        let mut fix = fix.replace(EXAMPLE_ORIGIN, origin);
+        if !base_url.trim_end_matches('/').ends_with("/v1") {
+            fix.push_str(&format!(
+                " The base URL does not end in /v1, where OpenAI-compatible servers answer: try {}/v1.",
+                base_url.trim_end_matches('/')
+            ));
+        }
+        ApiError::Network {
+            base_url,
+            detail,
+            fix,
+        }
+    }
+
     /// Whether sending the same request again later may succeed. Network failures are not
     /// retried: in a browser they are almost always CORS or a stopped server, and retrying only
     /// delays the fix text.
@@ -231,6 +257,10 @@ pub fn classify_http(status: u16, body: &str, retry_after: Option<&str>, now_ms:
 pub fn classify_http_waiting(status: u16, body: &str, header_wait_ms: Option<u64>) -> ApiError {
     ErrorInfo::from_body(body).classify(Some(status), header_wait_ms)
 }
+
+/// The example origin of the providers' notes, which [`ApiError::for_origin`] replaces with the
+/// page's own.
+pub const EXAMPLE_ORIGIN: &str = "https://your.site";
 
 const GENERIC_NETWORK_FIX: &str = "Check that the server is running and the base URL is right. A server on another origin must allow this page with CORS headers, and an https page cannot call a plain-http server other than localhost.";
 

@@ -917,3 +917,22 @@ fn the_decoder_decides_whether_a_stream_ended_or_was_cut_short() {
         }))
     );
 }
+
+// The Settings hint for an unreachable Ollama showed a placeholder origin instead of the page's
+// own, and did not notice a base URL without /v1.
+#[test]
+fn a_network_fix_names_the_page_s_origin_and_a_missing_v1() {
+    let error = ApiError::network("http://localhost:11434", "Failed to fetch")
+        .for_origin("http://127.0.0.1:8080");
+    let text = error.to_string();
+    assert!(
+        text.contains("OLLAMA_ORIGINS=\"http://127.0.0.1:8080\""),
+        "{text}"
+    );
+    assert!(!text.contains("your.site"), "{text}");
+    assert!(text.contains("try http://localhost:11434/v1"), "{text}");
+    let fine = ApiError::network("http://localhost:11434/v1/", "Failed to fetch")
+        .for_origin("http://127.0.0.1:8080")
+        .to_string();
+    assert!(!fine.contains("does not end in /v1"), "{fine}");
+}

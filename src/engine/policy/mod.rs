@@ -542,7 +542,10 @@ pub const TRIGGER_FIELDS: [TriggerField; 10] = [
     },
     TriggerField {
         param: "budget",
-        label: "Token budget",
+        // The budget counts only the turns kept word for word: the system prompt and the
+        // summary come on top, so a request is larger than it (the Tuner found 1,050-1,440
+        // tokens under a budget of 1,000 with no word of why).
+        label: "Token budget of the verbatim turns (the system prompt and summary come on top)",
         default: 1_000,
         slider_max: 20_000,
     },

@@ -105,6 +105,8 @@ impl ScheduleRow {
     pub fn describe(&self) -> String {
         let summary = if self.summarised_to == 0 {
             "no summary".to_owned()
+        } else if self.summarised_to == 1 {
+            "summary of turn 1".to_owned()
         } else {
             format!("summary of turns 1 to {}", self.summarised_to)
         };
@@ -320,7 +322,7 @@ mod tests {
                 "turn 2: no summary + verbatim turns [1, 2]",
                 "turn 3: no summary + verbatim turns [1, 2, 3]",
                 "turn 4: no summary + verbatim turns [1, 2, 3, 4]",
-                "turn 5: summary of turns 1 to 1 + verbatim turns [2, 3, 4, 5]",
+                "turn 5: summary of turn 1 + verbatim turns [2, 3, 4, 5]",
                 "turn 6: summary of turns 1 to 2 + verbatim turns [3, 4, 5, 6]",
                 "turn 7: summary of turns 1 to 3 + verbatim turns [4, 5, 6, 7]",
                 "turn 8: summary of turns 1 to 4 + verbatim turns [5, 6, 7, 8]",
@@ -413,5 +415,27 @@ mod tests {
         let run = schedule(&policy, &ScheduleInput::uniform(20));
         assert_eq!(run.calls, 0);
         assert_eq!(run.rows[19].verbatim_from, 1);
+    }
+
+    // A row after the first fold read "summary of turns 1 to 1".
+    #[test]
+    fn a_summary_of_one_turn_is_named_in_the_singular() {
+        let rows = schedule(
+            &Policy {
+                trigger: Trigger::Turns {
+                    max_turns: 2,
+                    keep: 1,
+                },
+                ..Policy::default()
+            },
+            &ScheduleInput::uniform(4),
+        )
+        .rows;
+        let said: Vec<String> = rows.iter().map(ScheduleRow::describe).collect();
+        assert!(
+            said.iter().any(|d| d.starts_with("summary of turn 1 +")),
+            "{said:?}"
+        );
+        assert!(!said.iter().any(|d| d.contains("turns 1 to 1")), "{said:?}");
     }
 }

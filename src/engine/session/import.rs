@@ -252,8 +252,20 @@ fn from_transcript(
     })
 }
 
-/// One conversation as a new session under the default policy: every message verbatim, but for
-/// the turns the tool that wrote it folded into its own compactions.
+/// The policy an imported conversation starts with: the default trigger, and the Generic prompt
+/// with no must-keep list, so it is judged by its own content rather than as a financial-advice
+/// chat (the default policy's preset is the demos').
+pub fn imported_policy() -> Policy {
+    let mut prompt = PromptSpec::from_preset(PresetId::Generic);
+    prompt.must_keep.clear();
+    Policy {
+        prompt,
+        ..Policy::default()
+    }
+}
+
+/// One conversation as a new session under [`imported_policy`]: every message verbatim, but
+/// for the turns the tool that wrote it folded into its own compactions.
 fn from_conversation(c: Conversation, number: Option<usize>, counter: &dyn CountTokens) -> Session {
     let name = match (c.title.filter(|t| !t.trim().is_empty()), number) {
         (Some(title), _) => title,
@@ -269,7 +281,7 @@ fn from_conversation(c: Conversation, number: Option<usize>, counter: &dyn Count
     let editions = super::compactions::editions(&archive, &c.compactions, counter);
     let memory = MemoryState::from_parts(
         c.system,
-        Policy::default(),
+        imported_policy(),
         archive,
         editions,
         Vec::new(),

@@ -25,7 +25,7 @@ use crate::view::chat::{WELCOME, WELCOME_DEMOS, policy_panel, progress, shows_we
 use crate::view::context_window::context_window;
 
 use crate::ui::run::live_driver::LiveDriver;
-use crate::ui::run::token_service::TokenService;
+use crate::ui::run::token_service::{SharedCounter, TokenService};
 use crate::ui::widgets::lesson_bar::Lesson;
 use crate::ui::widgets::markdown::{RawReplies, RawToggle};
 use crate::ui::widgets::token_estimate_note::TokenEstimateNote;
@@ -93,6 +93,8 @@ pub fn ChatTab() -> impl IntoView {
         let now = route.get_untracked();
         if let Some(followup) = workbench.try_update(|w| start_demo(w, &now, kind, &counter)) {
             perform(followup, route, None);
+            // The welcome goes with its button; the keyboard goes on from the demo it opened.
+            crate::ui::widgets::focus_soon("[data-testid='step']");
         }
     };
     // The demo bar's rules, each a memo of its own so that a part is rebuilt only when what it
@@ -181,7 +183,7 @@ pub fn ChatTab() -> impl IntoView {
                         type="button"
                         data-testid="play-all"
                         disabled=move || steps_disabled.get()
-                        on:click=move |_| workbench.update(|w| w.play_all(&counter))
+                        on:click=move |_| play_watched(workbench, counter, None)
                     >
                         "Play all"
                     </button>
@@ -345,5 +347,44 @@ fn perform(followup: Followup, route: RwSignal<Route>, ev: Option<&leptos::ev::E
             }
         }
         Followup::Nothing => {}
+    }
+}
+
+/// How long each step of Play all stays on screen before the next.
+const PLAY_STEP: std::time::Duration = std::time::Duration::from_millis(220);
+
+/// Plays the demo to its end one step at a time, [`PLAY_STEP`] apart, so the turns arriving and
+/// the folds can be watched (it jumped to the end before); at once for a reader who asked for
+/// reduced motion. Each step knows where the last one left the demo (`left`): when anything else
+/// has moved it since (Reset, another demo, a lesson step, Step), it stops, as it does at the
+/// end, at a step that changes nothing (an error), or when the tab is gone.
+fn play_watched(
+    workbench: RwSignal<Workbench>,
+    counter: SharedCounter,
+    left: Option<(usize, usize)>,
+) {
+    if left.is_none() && crate::ui::widgets::prefers_reduced_motion() {
+        workbench.update(|w| w.play_all(&counter));
+        return;
+    }
+    let at = |w: &Workbench| {
+        w.demo().map_or((0, 0), |p| {
+            (p.memory().archive().len(), p.memory().editions().len())
+        })
+    };
+    let next = workbench.try_update(|w| {
+        let before = at(w);
+        if left.is_some_and(|l| l != before) {
+            return None;
+        }
+        w.step(&counter);
+        let now = at(w);
+        (w.demo().is_some_and(|p| !p.is_done()) && now != before).then_some(now)
+    });
+    if let Some(Some(now)) = next {
+        set_timeout(
+            move || play_watched(workbench, counter, Some(now)),
+            PLAY_STEP,
+        );
     }
 }

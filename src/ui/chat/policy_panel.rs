@@ -227,17 +227,21 @@ pub(super) fn PolicyEditor() -> impl IntoView {
                         .enumerate()
                         .map(|(i, fact)| {
                             let source = fact_source(&fact).to_owned();
-                            let label = (fact.label != source).then(|| format!("{}: ", fact.label));
+                            // Shown by its label; the pattern it is checked by is in the title.
+                            let label = fact.label.clone();
                             view! {
-                                <li data-testid="pinned-fact" data-fact=source.clone()>
+                                <li
+                                    data-testid="pinned-fact"
+                                    data-fact=source.clone()
+                                    title=format!("Checked for \"{source}\" in every edition")
+                                >
                                     {label}
-                                    <code>{source.clone()}</code>
                                     " "
                                     <button
                                         type="button"
                                         class="link"
                                         data-testid="unpin-fact"
-                                        aria-label=format!("Unpin {source}")
+                                        aria-label=format!("Unpin {}", fact.label)
                                         on:click=move |_| edit(PolicyEdit::RemoveFact(i))
                                     >
                                         "Unpin"

@@ -5,6 +5,8 @@
 
 use leptos::prelude::*;
 
+use crate::ui::widgets::prefers_reduced_motion;
+
 use crate::app::workbench::Workbench;
 use crate::ui::run::token_service::TokenService;
 use crate::ui::widgets::edition_card::EditionCardView;
@@ -107,8 +109,8 @@ fn Timeline(cards: Vec<EditionCard>, bars: Vec<SnowballBar>) -> impl IntoView {
                         {facts.into_iter().map(|row| view! {
                             <tr>
                                 <th scope="row">{row.label}</th>
-                                {row.cells.into_iter().map(|(kept, status)| view! {
-                                    <td class:kept=kept class:lost=!kept>{status}</td>
+                                {row.cells.into_iter().map(|(verdict, status)| view! {
+                                    <td class=format!("fact-cell {}", verdict.slug()) data-verdict=verdict.slug()>{status}</td>
                                 }).collect_view()}
                             </tr>
                         }).collect_view()}
@@ -289,23 +291,4 @@ fn Rewriter(cards: Vec<EditionCard>) -> impl IntoView {
             </p>
         </section>
     }
-}
-
-/// Whether the reader asked the system for less motion.
-fn prefers_reduced_motion() -> bool {
-    use wasm_bindgen::JsCast;
-    let Some(window) = web_sys::window() else {
-        return false;
-    };
-    let query = js_sys::Reflect::get(&window, &"matchMedia".into())
-        .ok()
-        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
-        .and_then(|f| {
-            f.call1(&window, &"(prefers-reduced-motion: reduce)".into())
-                .ok()
-        });
-    query
-        .and_then(|q| js_sys::Reflect::get(&q, &"matches".into()).ok())
-        .and_then(|m| m.as_bool())
-        .unwrap_or(false)
 }

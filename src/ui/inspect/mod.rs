@@ -104,7 +104,14 @@ pub fn InspectTab() -> impl IntoView {
                     "Import a session or transcript file "
                     <input type="file" accept=".json,.jsonl,.ndjson,application/json,text/plain" data-testid="import-file" on:change=on_file />
                 </label>
-                <button data-testid="export" on:click=export>{move || export_label.get()}</button>
+                // With no session there is nothing to export.
+                <button
+                    data-testid="export"
+                    on:click=export
+                    disabled=move || !open.get() && sessions.library.with(|l| l.is_empty())
+                >
+                    {move || export_label.get()}
+                </button>
                 {move || open.get().then(|| view! {
                     <button on:click=move |_| tab.update(LibraryTab::close)>"Close"</button>
                 })}

@@ -15,7 +15,7 @@ use crate::ui::run::library_sync::{Sessions, new_id};
 use crate::ui::widgets::tokens_chart::TokensChart;
 use crate::ui::widgets::virtual_list::VirtualList;
 use crate::ui::widgets::window_view::WindowView;
-use crate::view::inspect::InspectView;
+use crate::view::inspect::{InspectView, replay_result};
 
 use super::edition_list::EditionList;
 use super::live_replay::LiveReplay;
@@ -36,15 +36,18 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
     let session = StoredValue::new(session);
     let recorded = StoredValue::new(recorded);
     let policy = Memo::new(move |_| form.with(|f| recorded.with_value(|r| f.policy(r))));
-    let outcome = Memo::new(move |_| {
-        policy
-            .get()
-            .map(|p| view.with_value(|v| v.replay_policy(&p)))
-    });
     let labels = Memo::new(move |_| labels(kind.get()));
     let sessions = use_context::<Sessions>();
     // The offline replay's new session, once run, and whether it was saved.
     let replayed = RwSignal::new(None::<Result<Session, String>>);
+    // Once a replay has written editions, the dry run counts their size, not an assumed one.
+    let sized = Memo::new(move |_| {
+        replayed.with(|r| match r {
+            Some(Ok(new)) => view.with_value(|v| v.sized_by(new)),
+            _ => view.get_value(),
+        })
+    });
+    let outcome = Memo::new(move |_| policy.get().map(|p| sized.with(|v| v.replay_policy(&p))));
     let saved = RwSignal::new(false);
     // The live replay, once started; the form is locked while it runs.
     let live = RwSignal::new(None::<Replayer>);
@@ -199,13 +202,15 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
                 Err(reason) => view! { <p class="param-error" role="alert" data-testid="replay-error">{reason}</p> }.into_any(),
                 Ok(new) => {
                     let editions = new.memory.editions().to_vec();
-                    let count = editions.len();
+                    let result = replay_result(&new, &new.memory.policy().trigger);
                     view! {
                         <div class="replayed" data-testid="replay-result">
-                            <p>{format!("The replay wrote {count} editions.")}" "
-                                <button type="button" data-testid="replay-save" on:click=save disabled=move || saved.get()>
-                                    "Save as a new session"
-                                </button>
+                            <p data-testid="replay-note">{result.note}" "
+                                {result.can_save.then(|| view! {
+                                    <button type="button" data-testid="replay-save" on:click=save disabled=move || saved.get()>
+                                        "Save as a new session"
+                                    </button>
+                                })}
                                 {move || saved.get().then(|| view! { <span role="status" data-testid="replay-saved">" Saved as a new session in the list."</span> })}
                             </p>
                             <EditionList editions />
@@ -222,13 +227,14 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
                         comparison=run.comparison.clone()
                         caption=" — tokens per request in this session, at its recorded sizes, under the trigger above."
                     />
+                    <p class="hint" data-testid="replay-summary-size">{move || sized.with(|v| v.summary_caption())}</p>
                     <label class="number">"Context window at turn "
                         <input type="number" min="1" max=turns.to_string() data-testid="replay-turn"
                             prop:value=move || at.get().to_string() on:input=at_input />
                     </label>
                     {
                         let run = run.clone();
-                        move || view.with_value(|v| v.context_at(&run, at.get()))
+                        move || sized.with(|v| v.context_at(&run, at.get()))
                             .map(|w| view! { <WindowView window=w /> })
                     }
                     <div class="schedule-head" aria-hidden="true"><span>"Turn"</span><span>"The request holds"</span><span>"Tokens"</span></div>

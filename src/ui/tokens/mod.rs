@@ -196,55 +196,58 @@ fn TokenPieces(tokenized: Memo<Tokenized>) -> impl IntoView {
 #[component]
 fn ConversationTableView(table: Memo<ConversationTable>) -> impl IntoView {
     view! {
-        <h3>"A conversation, per message"</h3>
-        <p class="hint">
-            "A chat request costs more than its messages' text. " {overhead_rule()}
-            " The six user messages of the FinCoach demo, as one request:"
-        </p>
-        <table class="conversation-tokens" data-testid="conversation-tokens">
-            <thead>
-                <tr>
-                    <th scope="col">"#"</th>
-                    <th scope="col">"Role"</th>
-                    <th scope="col">"Message"</th>
-                    <th scope="col">"Content"</th>
-                    <th scope="col">"Overhead"</th>
-                    <th scope="col">"Total"</th>
-                </tr>
-            </thead>
-            <tbody>
-                {move || {
-                    table
-                        .with(|t| t.rows.clone())
-                        .into_iter()
-                        .enumerate()
-                        .map(|(i, row)| {
-                            view! {
-                                <tr data-testid="conversation-row">
-                                    <td>{i + 1}</td>
-                                    <td>{row.role.as_str()}</td>
-                                    <td class="content">{row.content}</td>
-                                    <td data-state=count_state(row.content_tokens)>{row.content_tokens.to_string()}</td>
-                                    <td>{row.overhead}</td>
-                                    <td data-state=count_state(row.total)>{row.total.to_string()}</td>
-                                </tr>
-                            }
-                        })
-                        .collect_view()
-                }}
-            </tbody>
-            <tfoot>
-                <tr>
-                    <th scope="row" colspan="3">
-                        {move || format!("Request total (with {} tokens of reply priming)", table.with(|t| t.reply_priming))}
-                    </th>
-                    <td>{move || table.with(|t| t.content.to_string())}</td>
-                    <td>{move || table.with(|t| t.overhead.to_string())}</td>
-                    <td data-testid="conversation-total" data-state=move || table.with(|t| count_state(t.total))>
-                        {move || table.with(|t| t.total.to_string())}
-                    </td>
-                </tr>
-            </tfoot>
-        </table>
-    }
+            <h3>"A conversation, per message"</h3>
+            <p class="hint">
+                "A chat request costs more than its messages' text. " {overhead_rule()}
+                " The six user messages of the FinCoach demo, as one request:"
+            </p>
+    // Wider than a phone: it scrolls sideways on purpose, and the keyboard can scroll it.
+            <div class="table-wrap" tabindex="0" role="region" aria-label="The conversation, per message (scrolls sideways)">
+                    <table class="conversation-tokens" data-testid="conversation-tokens">
+                <thead>
+                    <tr>
+                        <th scope="col">"#"</th>
+                        <th scope="col">"Role"</th>
+                        <th scope="col">"Message"</th>
+                        <th scope="col">"Content"</th>
+                        <th scope="col">"Overhead"</th>
+                        <th scope="col">"Total"</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    {move || {
+                        table
+                            .with(|t| t.rows.clone())
+                            .into_iter()
+                            .enumerate()
+                            .map(|(i, row)| {
+                                view! {
+                                    <tr data-testid="conversation-row">
+                                        <td>{i + 1}</td>
+                                        <td>{row.role.as_str()}</td>
+                                        <td class="content">{row.content}</td>
+                                        <td data-state=count_state(row.content_tokens)>{row.content_tokens.to_string()}</td>
+                                        <td>{row.overhead}</td>
+                                        <td data-state=count_state(row.total)>{row.total.to_string()}</td>
+                                    </tr>
+                                }
+                            })
+                            .collect_view()
+                    }}
+                </tbody>
+                <tfoot>
+                    <tr>
+                        <th scope="row" colspan="3">
+                            {move || format!("Request total (with {} tokens of reply priming)", table.with(|t| t.reply_priming))}
+                        </th>
+                        <td>{move || table.with(|t| t.content.to_string())}</td>
+                        <td>{move || table.with(|t| t.overhead.to_string())}</td>
+                        <td data-testid="conversation-total" data-state=move || table.with(|t| count_state(t.total))>
+                            {move || table.with(|t| t.total.to_string())}
+                        </td>
+                    </tr>
+                </tfoot>
+            </table>
+            </div>
+        }
 }

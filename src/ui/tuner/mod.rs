@@ -11,7 +11,7 @@ use crate::engine::schedule::ScheduleInput;
 use crate::route::{Route, TriggerKind};
 use crate::ui::run::library_sync::Sessions;
 use crate::ui::run::token_service::TokenService;
-use crate::ui::widgets::tokens_chart::{ChartLines, TokensChart};
+use crate::ui::widgets::tokens_chart::{ChartLines, TokensChart, chart_width};
 use crate::view::chart::{LineChart, Series, format_tokens};
 use crate::view::tuner::{
     DEFAULT_TURNS, Tuner, TunerRun, compare_policies_on, comparison_window, conversation_options,
@@ -230,7 +230,7 @@ fn CompareTable(rows: Vec<PolicyOutcome>) -> impl IntoView {
                 values: row.schedule.rows.iter().map(|r| r.tokens as f64).collect(),
             })
             .collect(),
-        960.0,
+        chart_width(),
         260.0,
     );
     let notes: Vec<(String, &'static str)> = rows
@@ -244,7 +244,7 @@ fn CompareTable(rows: Vec<PolicyOutcome>) -> impl IntoView {
         .collect();
     let fidelity = fidelity_of_rows(rows.iter().map(|r| r.label.as_str()));
     view! {
-        <div class="table-wrap">
+        <div class="table-wrap" tabindex="0" role="region" aria-label="The policies compared (scrolls sideways)">
             <table class="compare-table">
                 <thead>
                     <tr>
@@ -395,7 +395,8 @@ fn RunView(run: TunerRun, simulated: bool) -> impl IntoView {
             comparison=run.comparison.clone()
             caption=chart_caption(simulated)
         />
-        <div class="table-wrap">
+        // Wider than a phone: it scrolls sideways on purpose, and the keyboard can scroll it.
+        <div class="table-wrap" tabindex="0" role="region" aria-label="The schedule, one row per turn (scrolls sideways)">
             <table class="schedule">
                 <thead>
                     <tr>

@@ -163,19 +163,17 @@ fn Newspaper(card: EditionCard) -> impl IntoView {
                 {card.facts.iter().map(|fact| {
                     let text = format!("{}: {}", fact.label, fact.status);
                     view! {
+                        // The colour and the words are the verdict's, never the keyword's alone.
                         <li
-                            class="fact"
-                            class:kept=fact.kept
-                            class:lost=!fact.kept
+                            class=format!("fact {}", fact.verdict.slug())
                             data-testid="fact"
                             data-fact=fact.phrase.clone()
                             data-kept=fact.kept.to_string()
                             data-weakened=fact.weakened.to_string()
-                            class:weakened=fact.weakened
+                            data-verdict=fact.verdict.slug()
                             title=fact.sentence.clone().unwrap_or_default()
                         >
                             {text}
-                            {fact.weakened.then(|| view! { <span class="weakened-label">" · weakened"</span> })}
                         </li>
                     }
                 }).collect_view()}

@@ -1,10 +1,11 @@
-//! The guided lesson's bar, above every tab while `?lesson=N` is in the route: the step's title
-//! and text, Back, Next and Close. The steps and what each sets up are `app::lesson`'s; this file
+//! The guided lesson's card, pinned to the top of the window while `?lesson=N` is in the route:
+//! the step's title and text, Back, Next (Done on the last step) and Close; Esc closes it too. The steps and what each sets up are `app::lesson`'s; this file
 //! applies them and mirrors the step's [`Look`] onto `<html data-lesson-look>`, where the
 //! stylesheet highlights what to look at (a rule, not a class on an element, so it survives the
 //! views redrawing).
 
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
 use crate::app::lesson::{Look, STEPS, step};
 use crate::app::workbench::Workbench;
@@ -48,6 +49,7 @@ impl Lesson {
 pub fn LessonBar() -> impl IntoView {
     let lesson = Lesson::from_context();
     let route = lesson.route;
+    let workbench = lesson.workbench;
     let current = Memo::new(move |_| route.with(|r| r.lesson));
 
     // A link to a step opens its view once, at start.
@@ -71,18 +73,47 @@ pub fn LessonBar() -> impl IntoView {
     let number = move || current.get().unwrap_or(1);
     let shown = move || step(number()).unwrap_or(&STEPS[0]);
     let total = STEPS.len() as u32;
+    let last = move || number() >= total;
     let go_by = move |delta: i64| {
         let to = i64::from(number()) + delta;
         if let Ok(to) = u32::try_from(to) {
             lesson.go(to);
         }
     };
+    // Closing gives the focus back to the tab on screen, where a keyboard user goes on from.
+    let close = move || {
+        route.update(|r| r.lesson = None);
+        focus_selected_tab();
+    };
+    // The card takes the focus when it opens (from the welcome's button or a link), so its
+    // words are read and Next is one Tab away.
+    let card = NodeRef::<leptos::html::Section>::new();
+    Effect::new(move |_| {
+        if let Some(card) = card.get() {
+            let _ = card.focus();
+        }
+    });
+    // Esc closes the lesson wherever the focus is.
+    let escape = window_event_listener(leptos::ev::keydown, move |event| {
+        if event.key() == "Escape" && open.get_untracked() {
+            close();
+        }
+    });
+    on_cleanup(move || escape.remove());
     move || {
         open.get().then(|| view! {
-            <section class="lesson" data-testid="lesson" data-step=number aria-label="Guided lesson">
+            <section
+                class="lesson"
+                data-testid="lesson"
+                data-step=number
+                data-target=move || shown().look.selector()
+                aria-labelledby="lesson-title"
+                tabindex="-1"
+                node_ref=card
+            >
                 <p class="lesson-count" aria-live="polite">{move || format!("Lesson · step {} of {total}", number())}</p>
-                <h2 class="lesson-title" data-testid="lesson-title">{move || shown().title}</h2>
-                <p class="lesson-text">{move || shown().text}</p>
+                <h2 class="lesson-title" id="lesson-title" data-testid="lesson-title">{move || shown().title}</h2>
+                <p class="lesson-text" data-testid="lesson-text">{move || workbench.with(|w| shown().words(w))}</p>
                 <div class="lesson-nav">
                     <button
                         type="button"
@@ -92,19 +123,20 @@ pub fn LessonBar() -> impl IntoView {
                     >
                         "Back"
                     </button>
+                    // One button, Next and on the last step Done, so the focus stays on it.
                     <button
                         type="button"
                         data-testid="lesson-next"
-                        disabled=move || { number() >= total }
-                        on:click=move |_| go_by(1)
+                        on:click=move |_| if last() { close() } else { go_by(1) }
                     >
-                        "Next"
+                        {move || if last() { "Done" } else { "Next" }}
                     </button>
                     <button
                         type="button"
                         class="quiet"
                         data-testid="lesson-close"
-                        on:click=move |_| route.update(|r| r.lesson = None)
+                        aria-keyshortcuts="Escape"
+                        on:click=move |_| close()
                     >
                         "Close the lesson"
                     </button>
@@ -114,13 +146,51 @@ pub fn LessonBar() -> impl IntoView {
     }
 }
 
-/// Scrolls the first element the step points at into view, once the views have drawn it.
+/// Moves the focus to the selected tab's button, once the page has redrawn.
+fn focus_selected_tab() {
+    super::focus_soon("[role='tab'][aria-selected='true']");
+}
+
+/// Scrolls the first element the step points at into view below the lesson card, once the
+/// views have drawn it. The card is pinned to the top of the window (`position: sticky`), so the
+/// element is brought to the top and then down past the card. The views draw over a few frames
+/// (a virtual list measures its rows after the first), so it looks again a little later.
 fn scroll_to(look: Look) {
     let selector = look.selector();
     let scroll = move || {
-        if let Ok(Some(element)) = document().query_selector(selector) {
-            element.scroll_into_view_with_bool(false);
+        let Ok(Some(element)) = document().query_selector(selector) else {
+            return;
+        };
+        let card_bottom = document()
+            .query_selector("[data-testid='lesson']")
+            .ok()
+            .flatten()
+            .and_then(|card| viewport_edge(&card, "bottom"))
+            .unwrap_or(0.0);
+        let top = viewport_edge(&element, "top").unwrap_or(0.0);
+        let height = window().inner_height().ok().and_then(|h| h.as_f64());
+        let beside = top >= card_bottom && height.is_some_and(|h| top < h - 40.0);
+        if !beside {
+            element.scroll_into_view_with_bool(true);
+            if let Some(top) = viewport_edge(&element, "top") {
+                // Room between the card and the element, so its highlight's outline shows.
+                window().scroll_by_with_x_and_y(0.0, top - card_bottom - 16.0);
+            }
         }
     };
-    set_timeout(scroll, std::time::Duration::from_millis(50));
+    set_timeout(scroll, std::time::Duration::from_millis(60));
+    set_timeout(scroll, std::time::Duration::from_millis(400));
+}
+
+/// Where `element`'s `edge` (`top` or `bottom`) is in the window, in CSS pixels. Read through
+/// `getBoundingClientRect` by name: web-sys's `DomRect` binding is not among the features this
+/// build compiles, and adding it would rebuild the whole web stack for two numbers.
+fn viewport_edge(element: &web_sys::Element, edge: &str) -> Option<f64> {
+    let rect = js_sys::Reflect::get(element, &"getBoundingClientRect".into())
+        .ok()?
+        .dyn_into::<js_sys::Function>()
+        .ok()?
+        .call0(element)
+        .ok()?;
+    js_sys::Reflect::get(&rect, &edge.into()).ok()?.as_f64()
 }

@@ -31,3 +31,39 @@ pub mod token_estimate_note;
 pub mod tokens_chart;
 pub mod virtual_list;
 pub mod window_view;
+
+/// Moves the focus to the first element matching `selector` once the page has redrawn, so that
+/// a button that opens something hands the keyboard to it.
+pub fn focus_soon(selector: &str) {
+    use wasm_bindgen::JsCast;
+    let selector = selector.to_owned();
+    leptos::prelude::set_timeout(
+        move || {
+            if let Ok(Some(element)) = leptos::prelude::document().query_selector(&selector)
+                && let Ok(element) = element.dyn_into::<web_sys::HtmlElement>()
+            {
+                let _ = element.focus();
+            }
+        },
+        std::time::Duration::from_millis(0),
+    );
+}
+
+/// Whether the reader asked the system for less motion.
+pub fn prefers_reduced_motion() -> bool {
+    use wasm_bindgen::JsCast;
+    let Some(window) = web_sys::window() else {
+        return false;
+    };
+    let query = js_sys::Reflect::get(&window, &"matchMedia".into())
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+        .and_then(|f| {
+            f.call1(&window, &"(prefers-reduced-motion: reduce)".into())
+                .ok()
+        });
+    query
+        .and_then(|q| js_sys::Reflect::get(&q, &"matches".into()).ok())
+        .and_then(|m| m.as_bool())
+        .unwrap_or(false)
+}

@@ -22,7 +22,7 @@ pub(crate) fn TokensChart(comparison: Comparison, #[prop(into)] caption: String)
             series("sliding window", "window", |r| r.window_tokens),
             series("summary memory", "summary", |r| r.summary_tokens),
         ],
-        960.0,
+        chart_width(),
         260.0,
     );
     view! {
@@ -52,6 +52,19 @@ pub(crate) fn ChartLines(chart: LineChart, label: &'static str) -> impl IntoView
             {chart.lines.iter().map(|(series, points)| view! {
                 <polyline class=format!("line {}", series.class) points=points.clone() fill="none" />
             }).collect_view()}
+            <text class="tick axis" x="42" y=(chart.height - 6.0).to_string() text-anchor="end">"turn"</text>
+            {chart.turn_ticks.iter().map(|(x, label)| view! {
+                <text class="tick" x=x.to_string() y=(chart.height - 6.0).to_string() text-anchor="middle">{label.clone()}</text>
+            }).collect_view()}
         </svg>
     }
+}
+
+/// The width to lay a chart out at: the page's content width when the chart is drawn, so its
+/// 11 px labels are 11 px on a phone too (a 960-wide view box shrank them to about 4 px at
+/// 390 px). A window resized later scales the drawing, as an image would.
+pub(crate) fn chart_width() -> f64 {
+    let window = web_sys::window().and_then(|w| w.inner_width().ok()?.as_f64());
+    // The body's side padding and the panel's own, less than the page gives at any width.
+    window.map_or(960.0, |w| (w - 48.0).clamp(280.0, 960.0))
 }

@@ -133,6 +133,12 @@ where
         if !asked.get_value() {
             asked.set_value(true);
             request_animation_frame(move || {
+                // The list may have been taken off the page before the frame came (a lesson
+                // step that switches tab and demo at once); its values are gone with it, and
+                // reading them would panic.
+                if heights.is_disposed() {
+                    return;
+                }
                 asked.set_value(false);
                 measure();
             });

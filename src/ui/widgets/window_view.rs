@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use crate::view::context_window::ContextWindow;
-use crate::view::labels::turns_label;
+use crate::view::labels::{turn_count, turns_label};
 
 /// The last request as a stacked bar, and what a sliding window would have sent instead.
 #[component]
@@ -22,13 +22,14 @@ pub(crate) fn WindowView(window: ContextWindow) -> impl IntoView {
     let alt = &window.window;
     let alternative = if alt.dropped_to == 0 {
         format!(
-            "A sliding window of {} turns would send the same turns ({} tokens) and nothing is dropped yet.",
-            alt.size, alt.tokens
+            "A sliding window of {} would send the same turns ({} tokens) and nothing is dropped yet.",
+            turn_count(alt.size),
+            alt.tokens
         )
     } else {
         format!(
-            "A sliding window of {} turns would send the system prompt and {} ({} tokens), and drop {} with nothing in their place.",
-            alt.size,
+            "A sliding window of {} would send the system prompt and {} ({} tokens), and drop {} with nothing in their place.",
+            turn_count(alt.size),
             turns_label(alt.first, alt.last),
             alt.tokens,
             turns_label(1, alt.dropped_to),

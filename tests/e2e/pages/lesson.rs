@@ -70,4 +70,36 @@ impl<'a> LessonPage<'a> {
             )
             .await;
     }
+
+    /// Where the card, its Next button and the step's target are in the window, once the
+    /// target has been scrolled to: each as `[top, bottom]` in CSS pixels, with the window's
+    /// height. Read when the page stands still (two reads 100 ms apart agree).
+    pub async fn positions(&self) -> Positions {
+        let script = "(() => {
+            const card = document.querySelector('[data-testid=lesson]');
+            const target = document.querySelector(card.dataset.target);
+            const next = document.querySelector('[data-testid=lesson-next]');
+            const edges = e => { if (!e) return null; const r = e.getBoundingClientRect(); return [Math.round(r.top), Math.round(r.bottom)]; };
+            return { card: edges(card), next: edges(next), target: edges(target), height: window.innerHeight };
+        })()";
+        let mut last: Option<Positions> = None;
+        for _ in 0..40 {
+            crate::harness::pause(100).await;
+            let now: Positions = self.browser.read(script).await;
+            if last.as_ref() == Some(&now) {
+                return now;
+            }
+            last = Some(now);
+        }
+        last.unwrap()
+    }
+}
+
+/// Where the lesson card, its Next button and the step's target are (see [`LessonPage::positions`]).
+#[derive(Debug, PartialEq, serde::Deserialize)]
+pub struct Positions {
+    pub card: [f64; 2],
+    pub next: [f64; 2],
+    pub target: Option<[f64; 2]>,
+    pub height: f64,
 }
