@@ -749,7 +749,7 @@ fn replace_at(target: &mut Value, path: &[usize], value: Value) {
 mod exact_vocabulary {
     //! The dry run at message level and the live engine agree under random policies of the
     //! exact vocabulary (the fields `MemoryState` honours: every field but the kept user
-    //! messages, the calls per fold and tool traffic kept to its own turn).
+    //! messages and tool traffic kept to its own turn).
     use super::*;
     use summary_memory::engine::policy::{
         CheckAt, Compare, Counted, Exact, Keep, Measure, ShareOf, Start, SummaryAt, SummaryOverflow,
@@ -822,9 +822,21 @@ mod exact_vocabulary {
             any::<bool>(),
             any::<bool>(),
             any::<bool>(),
+            1u32..4,
         )
             .prop_map(
-                |(counted, at_least, check, keep, at_user, summary_at, prefix, again, context)| {
+                |(
+                    counted,
+                    at_least,
+                    check,
+                    keep,
+                    at_user,
+                    summary_at,
+                    prefix,
+                    again,
+                    context,
+                    calls_per_fold,
+                )| {
                     Exact {
                         counted,
                         compare: if at_least {
@@ -856,6 +868,7 @@ mod exact_vocabulary {
                             SummaryOverflow::Keep
                         },
                         context_message: context.then(|| "session context words".to_owned()),
+                        calls_per_fold,
                         ..Exact::default()
                     }
                 },
@@ -942,12 +955,20 @@ mod exact_vocabulary {
             memory.count_system_prompt(&WordCounter);
             let mut requests = run.requests.iter();
             let mut reported = None;
+            // Every call of a job of several calls is a job of its own, committed in turn.
+            let mut calls = 0u32;
+            let mut commit_counting = |memory: &mut MemoryState, mut job: Option<SummaryJob>| {
+                while let Some(j) = job {
+                    calls += 1;
+                    job = memory.commit(j.id, SUMMARY, meta(), &WordCounter).unwrap();
+                }
+            };
             for (i, m) in messages.iter().enumerate() {
                 let job = memory.add_message(m.clone()).unwrap();
-                commit_all(&mut memory, job);
+                commit_counting(&mut memory, job);
                 if answers(&played, i) {
                     let job = memory.before_request(reported);
-                    commit_all(&mut memory, job);
+                    commit_counting(&mut memory, job);
                     let sent = memory.request(&WordCounter);
                     let row = requests.next().expect("a dry-run request for each answer");
                     prop_assert_eq!(row.answers, i);
@@ -964,7 +985,8 @@ mod exact_vocabulary {
                 }
             }
             prop_assert!(requests.next().is_none());
-            prop_assert_eq!(memory.editions().len() as u32, run.calls);
+            prop_assert_eq!(calls, run.calls);
+            prop_assert_eq!(memory.editions().len() as u32, run.folds);
         }
     }
 }

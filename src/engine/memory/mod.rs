@@ -32,7 +32,7 @@ mod turns;
 mod tests;
 
 pub use error::MemoryError;
-pub use job::{CommitMeta, Failure, JobKind, SummaryJob};
+pub use job::{CommitMeta, Failure, JobKind, SummaryJob, VERIFY_INSTRUCTION};
 pub use turns::{MessageState, ends_turn, starts_turn, turn_starts};
 
 use std::collections::BTreeSet;
@@ -369,6 +369,17 @@ impl MemoryState {
         if text.is_empty() {
             self.record_failure(job, "the summariser returned an empty summary", meta.at_ms);
             return Err(MemoryError::EmptySummary { job_id });
+        }
+        // A job of several calls commits only its last call's text: an earlier draft goes to
+        // the next call, and nothing changes until every call has succeeded.
+        if job.pass < job.passes {
+            let next = SummaryJob {
+                id: self.next_id(),
+                request: job.next_pass_request(text),
+                pass: job.pass + 1,
+                ..job
+            };
+            return Ok(Some(self.start(next)));
         }
         // Structured memory is validated before anything changes, and stored in its canonical
         // JSON form so the next fold can hand it back to the summariser.
@@ -753,6 +764,8 @@ impl MemoryState {
             word_limit,
             structured,
             from_archive: self.policy.fold == FoldMode::RebuildFromArchive,
+            pass: 1,
+            passes: self.policy.exact.calls_per_fold.max(1),
         };
         self.start(job)
     }
@@ -795,6 +808,8 @@ impl MemoryState {
             word_limit,
             structured: false,
             from_archive: false,
+            pass: 1,
+            passes: 1,
         };
         self.start(job)
     }
