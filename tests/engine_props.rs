@@ -748,8 +748,8 @@ fn replace_at(target: &mut Value, path: &[usize], value: Value) {
 
 mod exact_vocabulary {
     //! The dry run at message level and the live engine agree under random policies of the
-    //! exact vocabulary (the fields `MemoryState` honours: every field but the kept user
-    //! messages and tool traffic kept to its own turn).
+    //! exact vocabulary (the fields `MemoryState` honours: every field but tool traffic kept
+    //! to its own turn).
     use super::*;
     use summary_memory::engine::policy::{
         CheckAt, Compare, Counted, Exact, Keep, Measure, ShareOf, Start, SummaryAt, SummaryOverflow,
@@ -823,6 +823,7 @@ mod exact_vocabulary {
             any::<bool>(),
             any::<bool>(),
             1u32..4,
+            prop::option::of(0u32..60),
         )
             .prop_map(
                 |(
@@ -836,6 +837,7 @@ mod exact_vocabulary {
                     again,
                     context,
                     calls_per_fold,
+                    keep_user_tokens,
                 )| {
                     Exact {
                         counted,
@@ -869,6 +871,7 @@ mod exact_vocabulary {
                         },
                         context_message: context.then(|| "session context words".to_owned()),
                         calls_per_fold,
+                        keep_user_tokens,
                         ..Exact::default()
                     }
                 },

@@ -272,16 +272,54 @@ impl MemoryState {
             SUMMARY_HEADER,
             SUMMARY_ACK,
         );
-        head.into_iter()
-            .map(|part| match part {
-                HeadPart::SystemPrompt => {
-                    Message::new(Role::System, self.system_prompt.clone(), counter, 0)
+        let mut kept = Some(self.kept_users());
+        let mut out = Vec::new();
+        for part in head {
+            match part {
+                HeadPart::SystemPrompt => out.push(Message::new(
+                    Role::System,
+                    self.system_prompt.clone(),
+                    counter,
+                    0,
+                )),
+                HeadPart::Summary { role, text } => {
+                    // Codex puts the user messages a fold kept between the initial context
+                    // and the summary.
+                    out.extend(
+                        kept.take()
+                            .into_iter()
+                            .flatten()
+                            .map(|k| self.archive[k].clone()),
+                    );
+                    out.push(Message::new(role, text, counter, at_ms));
                 }
-                HeadPart::Summary { role, text } | HeadPart::Fixed { role, text } => {
-                    Message::new(role, text, counter, at_ms)
+                HeadPart::Fixed { role, text } => {
+                    out.push(Message::new(role, text, counter, at_ms))
                 }
-            })
-            .collect()
+            }
+        }
+        out
+    }
+
+    /// The archive indices of the user messages the last fold kept besides the summary (an
+    /// exact policy's [`super::policy::Exact::keep_user_tokens`]), oldest first; none before
+    /// the first fold. They follow from where the verbatim part begins, so a conversation read
+    /// back from storage keeps the same ones. Excluded messages are left out.
+    fn kept_users(&self) -> Vec<usize> {
+        let Some(budget) = self.policy.exact.keep_user_tokens else {
+            return Vec::new();
+        };
+        if !self.editions.iter().any(|e| e.folded.is_some()) {
+            return Vec::new();
+        }
+        super::policy::kept_user_messages(
+            self.archive.iter().map(|m| (m.role, m.tokens)),
+            self.verbatim_from,
+            budget,
+        )
+        .into_iter()
+        .filter(|k| !self.excluded.contains(k))
+        .collect()
     }
 
     /// Checks the trigger again over the last reply, for a conversation read back from storage

@@ -858,3 +858,34 @@ fn a_fold_of_two_calls_commits_nothing_when_the_second_fails() {
     let retried = memory.retry_job().unwrap();
     assert_eq!((retried.pass, retried.request), (1, first.request));
 }
+
+#[test]
+fn after_a_fold_the_user_messages_kept_by_tokens_come_before_the_summary() {
+    // Codex: nothing of the history stays verbatim but the user's own messages, newest first
+    // up to a token budget (seven tokens: two three-word questions).
+    let policy = exact_turns_policy(crate::engine::policy::Exact {
+        keep: Some(crate::engine::policy::Keep::Messages(0)),
+        keep_user_tokens: Some(7),
+        ..Default::default()
+    });
+    dry_run_and_engine_agree(&policy, &plain_turns(7, 3));
+    let mut memory = MemoryState::new("You are FinCoach.", policy).unwrap();
+    for (u, a) in [("q1 q1 q1", "a1"), ("q2 q2 q2", "a2"), ("q3 q3 q3", "a3")] {
+        play(&mut memory, u, a);
+    }
+    assert!(!memory.editions().is_empty(), "two turns fold");
+    let sent: Vec<String> = memory
+        .request(&WordCounter)
+        .iter()
+        .map(|m| m.content.clone())
+        .collect();
+    let summary = sent
+        .iter()
+        .position(|t| t.contains("Summary of turns"))
+        .unwrap();
+    assert_eq!(
+        sent[summary - 2..summary],
+        ["q1 q1 q1", "q2 q2 q2"],
+        "{sent:?}"
+    );
+}
