@@ -748,8 +748,7 @@ fn replace_at(target: &mut Value, path: &[usize], value: Value) {
 
 mod exact_vocabulary {
     //! The dry run at message level and the live engine agree under random policies of the
-    //! exact vocabulary (the fields `MemoryState` honours: every field but tool traffic kept
-    //! to its own turn).
+    //! exact vocabulary, every field of it drawn.
     use super::*;
     use summary_memory::engine::policy::{
         CheckAt, Compare, Counted, Exact, Keep, Measure, ShareOf, Start, SummaryAt, SummaryOverflow,
@@ -824,6 +823,7 @@ mod exact_vocabulary {
             any::<bool>(),
             1u32..4,
             prop::option::of(0u32..60),
+            any::<bool>(),
         )
             .prop_map(
                 |(
@@ -838,6 +838,7 @@ mod exact_vocabulary {
                     context,
                     calls_per_fold,
                     keep_user_tokens,
+                    tools_in_turn_only,
                 )| {
                     Exact {
                         counted,
@@ -872,7 +873,7 @@ mod exact_vocabulary {
                         context_message: context.then(|| "session context words".to_owned()),
                         calls_per_fold,
                         keep_user_tokens,
-                        ..Exact::default()
+                        tools_in_turn_only,
                     }
                 },
             )

@@ -889,3 +889,66 @@ fn after_a_fold_the_user_messages_kept_by_tokens_come_before_the_summary() {
         "{sent:?}"
     );
 }
+
+/// Turn `t` of a question, one tool call and its result, and a reply.
+fn tool_turn(t: usize) -> Vec<Message> {
+    use crate::engine::message::{MessageParts, ToolCall};
+    let id = format!("call_{t}");
+    let mut call = MessageParts::text(Role::Assistant, "");
+    call.calls.push(ToolCall {
+        id: id.clone(),
+        name: "lookup".into(),
+        arguments: format!("arg{t} arg{t}"),
+    });
+    let mut result = MessageParts::text(Role::Tool, format!("result{t} result{t} result{t}"));
+    result.call_id = Some(id);
+    result.tool_name = Some("lookup".into());
+    vec![
+        msg(Role::User, &format!("q{t} q{t}")),
+        Message::with_parts(call, &WordCounter),
+        Message::with_parts(result, &WordCounter),
+        msg(Role::Assistant, &format!("a{t} a{t}")),
+    ]
+}
+
+#[test]
+fn tool_traffic_kept_to_its_turn_is_sent_only_in_that_turns_requests() {
+    // Classic LangChain: the memory stores each turn's input and output, so a tool call and
+    // its result reach only the requests of their own turn, and never the summariser.
+    let policy = exact_turns_policy(crate::engine::policy::Exact {
+        tools_in_turn_only: true,
+        ..Default::default()
+    });
+    let messages: Vec<Message> = (1..=5).flat_map(tool_turn).collect();
+    let jobs = dry_run_and_engine_agree(&policy, &messages);
+    assert!(!jobs.is_empty());
+    for job in &jobs {
+        let text: String = job.request.iter().map(|m| m.content.as_str()).collect();
+        assert!(
+            !text.contains("result"),
+            "the summariser saw tool traffic: {text}"
+        );
+    }
+    let mut memory = MemoryState::new("You are FinCoach.", policy).unwrap();
+    for m in (1..=2)
+        .flat_map(tool_turn)
+        .chain(tool_turn(3).into_iter().take(3))
+    {
+        memory.add_message(m).unwrap();
+    }
+    let sent: Vec<String> = memory
+        .request(&WordCounter)
+        .iter()
+        .map(|m| m.content.clone())
+        .collect();
+    assert!(
+        sent.iter().any(|t| t == "result3 result3 result3"),
+        "{sent:?}"
+    );
+    assert!(
+        !sent
+            .iter()
+            .any(|t| t.starts_with("result1") || t.starts_with("result2"))
+    );
+    assert!(sent.iter().any(|t| t == "a2 a2"), "{sent:?}");
+}
