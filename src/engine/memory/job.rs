@@ -32,9 +32,9 @@ pub struct SummaryJob {
 }
 
 /// What a call after the first is asked, after the previous call's draft. Gemini CLI makes a
-/// second, verifying call over its first snapshot (`google-gemini/gemini-cli`,
-/// `packages/core/src/services/chatCompressionService.ts`, per /work/shared/PEERS.md); this
-/// sentence is this app's own.
+/// second, verifying call over its first snapshot (`@google/gemini-cli-core` 0.61,
+/// `dist/src/context/chatCompressionService.js`, as /work/shared/PEERS.md records it); this
+/// sentence is this app's own, not Gemini CLI's prompt.
 pub const VERIFY_INSTRUCTION: &str = "Check the summary you just wrote against the conversation above: correct anything it got wrong, add anything important it left out, and reply with the final summary only.";
 
 impl SummaryJob {
