@@ -748,8 +748,7 @@ fn replace_at(target: &mut Value, path: &[usize], value: Value) {
 
 mod exact_vocabulary {
     //! The dry run at message level and the live engine agree under random policies of the
-    //! exact vocabulary (the fields `MemoryState` honours: every field but the kept user
-    //! messages, the calls per fold and tool traffic kept to its own turn).
+    //! exact vocabulary, every field of it drawn.
     use super::*;
     use summary_memory::engine::policy::{
         CheckAt, Compare, Counted, Exact, Keep, Measure, ShareOf, Start, SummaryAt, SummaryOverflow,
@@ -822,9 +821,25 @@ mod exact_vocabulary {
             any::<bool>(),
             any::<bool>(),
             any::<bool>(),
+            1u32..4,
+            prop::option::of(0u32..60),
+            any::<bool>(),
         )
             .prop_map(
-                |(counted, at_least, check, keep, at_user, summary_at, prefix, again, context)| {
+                |(
+                    counted,
+                    at_least,
+                    check,
+                    keep,
+                    at_user,
+                    summary_at,
+                    prefix,
+                    again,
+                    context,
+                    calls_per_fold,
+                    keep_user_tokens,
+                    tools_in_turn_only,
+                )| {
                     Exact {
                         counted,
                         compare: if at_least {
@@ -856,7 +871,9 @@ mod exact_vocabulary {
                             SummaryOverflow::Keep
                         },
                         context_message: context.then(|| "session context words".to_owned()),
-                        ..Exact::default()
+                        calls_per_fold,
+                        keep_user_tokens,
+                        tools_in_turn_only,
                     }
                 },
             )
@@ -942,12 +959,20 @@ mod exact_vocabulary {
             memory.count_system_prompt(&WordCounter);
             let mut requests = run.requests.iter();
             let mut reported = None;
+            // Every call of a job of several calls is a job of its own, committed in turn.
+            let mut calls = 0u32;
+            let mut commit_counting = |memory: &mut MemoryState, mut job: Option<SummaryJob>| {
+                while let Some(j) = job {
+                    calls += 1;
+                    job = memory.commit(j.id, SUMMARY, meta(), &WordCounter).unwrap();
+                }
+            };
             for (i, m) in messages.iter().enumerate() {
                 let job = memory.add_message(m.clone()).unwrap();
-                commit_all(&mut memory, job);
+                commit_counting(&mut memory, job);
                 if answers(&played, i) {
                     let job = memory.before_request(reported);
-                    commit_all(&mut memory, job);
+                    commit_counting(&mut memory, job);
                     let sent = memory.request(&WordCounter);
                     let row = requests.next().expect("a dry-run request for each answer");
                     prop_assert_eq!(row.answers, i);
@@ -964,7 +989,8 @@ mod exact_vocabulary {
                 }
             }
             prop_assert!(requests.next().is_none());
-            prop_assert_eq!(memory.editions().len() as u32, run.calls);
+            prop_assert_eq!(calls, run.calls);
+            prop_assert_eq!(memory.editions().len() as u32, run.folds);
         }
     }
 }

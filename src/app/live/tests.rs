@@ -877,3 +877,52 @@ fn a_summary_due_before_a_request_is_written_before_that_request_is_sent() {
     }
     assert_eq!(session.memory().editions().len(), 1);
 }
+
+/// A fold of two calls (Gemini CLI's snapshot, then its verification) is performed as two
+/// summariser requests, both recorded; the second sees the first's draft, and only its text
+/// reaches the waiting chat request.
+#[test]
+fn a_fold_of_two_calls_sends_both_records_both_and_commits_the_second() {
+    let mut policy = crate::engine::peers::exact::langchain_v1(12, 2);
+    policy.exact.calls_per_fold = 2;
+    let mut session = LiveSession::new(policy).unwrap();
+    let mut jobs = Vec::new();
+    for turn in 1..=3u64 {
+        let mut action = session
+            .send_action(&format!("question number {turn} here"), turn, &C)
+            .unwrap();
+        loop {
+            match action {
+                LiveAction::Summary(job) => {
+                    jobs.push(job.clone());
+                    let text = format!("draft {}", jobs.len());
+                    action = session
+                        .summary_ended(&job, Ok(Some(text)), None, "m", turn, &C)
+                        .expect("the second call, then the waiting request");
+                }
+                LiveAction::Reply(request) => {
+                    if turn == 3 {
+                        assert_eq!(jobs.len(), 2);
+                        assert!(request[1].content.ends_with("draft 2"), "{request:?}");
+                    }
+                    let end = ReplyEnd::Complete(format!("answer {turn}"));
+                    assert_eq!(session.reply_ended(&request, None, end, turn, &C), None);
+                    break;
+                }
+            }
+        }
+    }
+    assert_eq!((jobs[0].pass, jobs[1].pass), (1, 2));
+    assert_eq!(
+        jobs[1].request[jobs[1].request.len() - 2].content,
+        "draft 1"
+    );
+    let summary_calls = session
+        .calls()
+        .iter()
+        .filter(|c| c.kind == CallKind::Summary)
+        .count();
+    assert_eq!(summary_calls, 2);
+    assert_eq!(session.memory().editions().len(), 1);
+    assert_eq!(session.memory().summary(), Some("draft 2"));
+}

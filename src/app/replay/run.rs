@@ -170,10 +170,15 @@ impl Replayer {
             }
         };
         let next = self.memory.commit(job.id, &text, meta, counter)?;
-        if std::mem::take(&mut self.request_waits) {
+        // A job of several calls (Gemini CLI's verification pass) commits only at its last
+        // call: until then nothing changed and the waiting request is not built yet.
+        let drafted = next.as_ref().is_some_and(|n| n.pass > 1);
+        if !drafted && std::mem::take(&mut self.request_waits) {
             self.reported = Some(self.request_tokens(counter));
         }
-        self.progress.summaries += 1;
+        if !drafted {
+            self.progress.summaries += 1;
+        }
         self.progress.tokens_sent += cost
             .prompt_tokens
             .map_or_else(|| request_tokens(&job, counter), u64::from);

@@ -23,6 +23,42 @@ pub struct SummaryJob {
     pub structured: bool,
     /// A fold that reads every folded turn from the archive and no previous summary.
     pub from_archive: bool,
+    /// Which model call of the job this is, from 1 to `passes`.
+    pub pass: u32,
+    /// The model calls the job makes ([`crate::engine::policy::Exact::calls_per_fold`] for a
+    /// fold). Each call after the first sees the previous call's draft and returns a better
+    /// one; only the last call's text is committed.
+    pub passes: u32,
+}
+
+/// What a call after the first is asked, after the previous call's draft. Gemini CLI makes a
+/// second, verifying call over its first snapshot (`@google/gemini-cli-core` 0.61,
+/// `dist/src/context/chatCompressionService.js`, as /work/shared/PEERS.md records it); this
+/// sentence is this app's own, not Gemini CLI's prompt.
+pub const VERIFY_INSTRUCTION: &str = "Check the summary you just wrote against the conversation above: correct anything it got wrong, add anything important it left out, and reply with the final summary only.";
+
+impl SummaryJob {
+    /// The request of this job's next call, which sees `draft`, the text this call returned:
+    /// the first call's request, the draft as the model's reply, then [`VERIFY_INSTRUCTION`].
+    pub fn next_pass_request(&self, draft: &str) -> Vec<ChatMessage> {
+        // A call after the first ends with the previous draft and the instruction; the next
+        // one starts again from the first call's request.
+        let first = if self.pass > 1 {
+            self.request.len().saturating_sub(2)
+        } else {
+            self.request.len()
+        };
+        let mut request = self.request[..first].to_vec();
+        request.push(ChatMessage {
+            role: crate::engine::message::Role::Assistant,
+            content: draft.to_owned(),
+        });
+        request.push(ChatMessage {
+            role: crate::engine::message::Role::User,
+            content: VERIFY_INSTRUCTION.to_owned(),
+        });
+        request
+    }
 }
 
 /// What a job does.

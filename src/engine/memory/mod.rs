@@ -32,7 +32,7 @@ mod turns;
 mod tests;
 
 pub use error::MemoryError;
-pub use job::{CommitMeta, Failure, JobKind, SummaryJob};
+pub use job::{CommitMeta, Failure, JobKind, SummaryJob, VERIFY_INSTRUCTION};
 pub use turns::{MessageState, ends_turn, starts_turn, turn_starts};
 
 use std::collections::BTreeSet;
@@ -249,15 +249,35 @@ impl MemoryState {
         leave_out: impl Fn(usize) -> bool,
     ) -> Vec<Message> {
         let mut out = self.request_prefix(counter);
+        let turn_now = self.current_turn_from();
         out.extend(
             self.verbatim()
                 .iter()
                 .enumerate()
                 .map(|(i, m)| (self.verbatim_from + i, m))
                 .filter(|(index, _)| !self.excluded.contains(index) && !leave_out(*index))
+                .filter(|&(index, m)| !self.hides_tool_traffic(m) || index >= turn_now)
                 .map(|(_, m)| m.clone()),
         );
         out
+    }
+
+    /// Whether `message` is tool traffic (a tool call or a tool result) that an exact policy
+    /// with [`super::policy::Exact::tools_in_turn_only`] sends only in its own turn's requests
+    /// and never to the summariser, as classic LangChain's memory, which stores only each
+    /// turn's input and output, does.
+    fn hides_tool_traffic(&self, message: &Message) -> bool {
+        self.policy.exact.tools_in_turn_only
+            && (message.role == Role::Tool || !message.calls.is_empty())
+    }
+
+    /// The archive index just after the last reply that ended a turn: the current turn's
+    /// tool traffic begins there.
+    fn current_turn_from(&self) -> usize {
+        self.archive
+            .iter()
+            .rposition(turns::ends_turn)
+            .map_or(0, |i| i + 1)
     }
 
     /// The request's messages before the verbatim part, as the policy places the summary
@@ -272,16 +292,54 @@ impl MemoryState {
             SUMMARY_HEADER,
             SUMMARY_ACK,
         );
-        head.into_iter()
-            .map(|part| match part {
-                HeadPart::SystemPrompt => {
-                    Message::new(Role::System, self.system_prompt.clone(), counter, 0)
+        let mut kept = Some(self.kept_users());
+        let mut out = Vec::new();
+        for part in head {
+            match part {
+                HeadPart::SystemPrompt => out.push(Message::new(
+                    Role::System,
+                    self.system_prompt.clone(),
+                    counter,
+                    0,
+                )),
+                HeadPart::Summary { role, text } => {
+                    // Codex puts the user messages a fold kept between the initial context
+                    // and the summary.
+                    out.extend(
+                        kept.take()
+                            .into_iter()
+                            .flatten()
+                            .map(|k| self.archive[k].clone()),
+                    );
+                    out.push(Message::new(role, text, counter, at_ms));
                 }
-                HeadPart::Summary { role, text } | HeadPart::Fixed { role, text } => {
-                    Message::new(role, text, counter, at_ms)
+                HeadPart::Fixed { role, text } => {
+                    out.push(Message::new(role, text, counter, at_ms))
                 }
-            })
-            .collect()
+            }
+        }
+        out
+    }
+
+    /// The archive indices of the user messages the last fold kept besides the summary (an
+    /// exact policy's [`super::policy::Exact::keep_user_tokens`]), oldest first; none before
+    /// the first fold. They follow from where the verbatim part begins, so a conversation read
+    /// back from storage keeps the same ones. Excluded messages are left out.
+    fn kept_users(&self) -> Vec<usize> {
+        let Some(budget) = self.policy.exact.keep_user_tokens else {
+            return Vec::new();
+        };
+        if !self.editions.iter().any(|e| e.folded.is_some()) {
+            return Vec::new();
+        }
+        super::policy::kept_user_messages(
+            self.archive.iter().map(|m| (m.role, m.tokens)),
+            self.verbatim_from,
+            budget,
+        )
+        .into_iter()
+        .filter(|k| !self.excluded.contains(k))
+        .collect()
     }
 
     /// Checks the trigger again over the last reply, for a conversation read back from storage
@@ -331,6 +389,7 @@ impl MemoryState {
     fn sent(&self, range: std::ops::Range<usize>) -> Vec<Message> {
         range
             .filter(|index| !self.excluded.contains(index))
+            .filter(|&index| !self.hides_tool_traffic(&self.archive[index]))
             .map(|index| self.archive[index].clone())
             .collect()
     }
@@ -369,6 +428,17 @@ impl MemoryState {
         if text.is_empty() {
             self.record_failure(job, "the summariser returned an empty summary", meta.at_ms);
             return Err(MemoryError::EmptySummary { job_id });
+        }
+        // A job of several calls commits only its last call's text: an earlier draft goes to
+        // the next call, and nothing changes until every call has succeeded.
+        if job.pass < job.passes {
+            let next = SummaryJob {
+                id: self.next_id(),
+                request: job.next_pass_request(text),
+                pass: job.pass + 1,
+                ..job
+            };
+            return Ok(Some(self.start(next)));
         }
         // Structured memory is validated before anything changes, and stored in its canonical
         // JSON form so the next fold can hand it back to the summariser.
@@ -626,10 +696,9 @@ impl MemoryState {
             let (_, messages) = self.complete_verbatim_turns();
             self.verbatim_from + messages
         };
-        let fold = self.decide(end, Moment::AfterReply, None);
+        let (fold, to) = self.decide(end, Moment::AfterReply, None);
         self.checked_len = self.archive.len();
-        fold.call
-            .then(|| self.emit_fold_to(self.verbatim_from + fold.messages))
+        fold.call.then(|| self.emit_fold_to(to))
     }
 
     /// Checks an exact policy that decides before each request (the others decide after each
@@ -640,15 +709,25 @@ impl MemoryState {
         if self.in_flight.is_some() || self.archive.is_empty() {
             return None;
         }
-        let fold = self.decide(self.archive.len(), Moment::BeforeRequest, reported);
-        fold.call
-            .then(|| self.emit_fold_to(self.verbatim_from + fold.messages))
+        let (fold, to) = self.decide(self.archive.len(), Moment::BeforeRequest, reported);
+        fold.call.then(|| self.emit_fold_to(to))
     }
 
-    /// Asks [`Policy::decide`] over the verbatim messages up to `end`.
-    fn decide(&self, end: usize, moment: Moment, reported: Option<u64>) -> super::policy::Fold {
-        let sized: Vec<Measured> = self.archive[self.verbatim_from..end.max(self.verbatim_from)]
+    /// Asks [`Policy::decide`] over the verbatim messages up to `end` (tool traffic left out
+    /// when the policy keeps it to its own turn), and says where a fold it decides ends: the
+    /// archive index just after the last message it folds.
+    fn decide(
+        &self,
+        end: usize,
+        moment: Moment,
+        reported: Option<u64>,
+    ) -> (super::policy::Fold, usize) {
+        let seen: Vec<usize> = (self.verbatim_from..end.max(self.verbatim_from))
+            .filter(|&k| !self.hides_tool_traffic(&self.archive[k]))
+            .collect();
+        let sized: Vec<Measured> = seen
             .iter()
+            .map(|&k| &self.archive[k])
             .map(|m| Measured {
                 role: m.role,
                 tokens: m.tokens,
@@ -656,7 +735,7 @@ impl MemoryState {
                 calls: !m.calls.is_empty(),
             })
             .collect();
-        self.policy.decide(&Check {
+        let fold = self.policy.decide(&Check {
             view: FoldView {
                 messages: &sized,
                 moment,
@@ -667,7 +746,14 @@ impl MemoryState {
             },
             messages_before: self.checked_len,
             messages_now: self.archive.len(),
-        })
+        });
+        // Hidden tool traffic after the last folded message stays: the current turn's is
+        // still sent, an older turn's never is.
+        let to = match fold.messages {
+            0 => self.verbatim_from,
+            n => seen.get(n - 1).map_or(end, |&k| k + 1),
+        };
+        (fold, to)
     }
 
     /// After the summary changed: compress it when it is over its budget, otherwise check the
@@ -753,6 +839,8 @@ impl MemoryState {
             word_limit,
             structured,
             from_archive: self.policy.fold == FoldMode::RebuildFromArchive,
+            pass: 1,
+            passes: self.policy.exact.calls_per_fold.max(1),
         };
         self.start(job)
     }
@@ -795,6 +883,8 @@ impl MemoryState {
             word_limit,
             structured: false,
             from_archive: false,
+            pass: 1,
+            passes: 1,
         };
         self.start(job)
     }

@@ -664,17 +664,20 @@ fn the_peers_exact_policies_fold_in_the_live_engine_as_in_the_dry_run() {
         let mut reported = None;
         let mut rows = run.requests.iter();
         for (i, m) in messages.iter().enumerate() {
-            if let Some(job) = memory.add_message(m.clone()).unwrap() {
-                memory
-                    .commit(job.id, "the summary", meta(), &WordCounter)
+            // A job of several calls (Gemini CLI's) asks for its next call on each commit.
+            let mut job = memory.add_message(m.clone()).unwrap();
+            while let Some(j) = job {
+                job = memory
+                    .commit(j.id, "the summary", meta(), &WordCounter)
                     .unwrap();
             }
             if m.role != Role::User {
                 continue;
             }
-            if let Some(job) = memory.before_request(reported) {
-                memory
-                    .commit(job.id, "the summary", meta(), &WordCounter)
+            let mut job = memory.before_request(reported);
+            while let Some(j) = job {
+                job = memory
+                    .commit(j.id, "the summary", meta(), &WordCounter)
                     .unwrap();
             }
             let sent = memory.request(&WordCounter);
@@ -694,4 +697,258 @@ fn the_peers_exact_policies_fold_in_the_live_engine_as_in_the_dry_run() {
         }
         assert_eq!(memory.editions().len() as u32, run.folds);
     }
+}
+
+/// The dry run's summariser for [`dry_run_and_engine_agree`]: call `k` writes `Call k.`, a
+/// token a word.
+struct Numbered;
+
+impl crate::engine::schedule::Sizer for Numbered {
+    fn tokens(&self, text: &str) -> u32 {
+        WordCounter.count(text)
+    }
+
+    fn summary(&self, call: u32) -> String {
+        format!("Call {call} wrote this summary.")
+    }
+}
+
+/// Plays `messages` under `policy` in the message-level dry run and in the live engine, whose
+/// summariser call `k` writes what the dry run's call `k` writes, and asserts the same requests
+/// (roles and texts) and the same number of summariser calls. Returns every summariser job the
+/// engine issued, in order.
+fn dry_run_and_engine_agree(policy: &Policy, messages: &[Message]) -> Vec<SummaryJob> {
+    use crate::engine::schedule::{
+        MessageInput, PlayedMessage, Sizer, Slot, answers, schedule_messages,
+    };
+    const SYSTEM: &str = "You are FinCoach.";
+    let played: Vec<PlayedMessage> = messages
+        .iter()
+        .map(|m| PlayedMessage {
+            role: m.role,
+            tokens: m.tokens,
+            chars: m.content.chars().count() as u32,
+            calls: !m.calls.is_empty(),
+        })
+        .collect();
+    let run = schedule_messages(
+        policy,
+        &MessageInput {
+            messages: played.clone(),
+            system_prompt: SYSTEM,
+            system_tokens: WordCounter.count(SYSTEM),
+            sizer: &Numbered,
+        },
+    );
+    let mut memory = MemoryState::new(SYSTEM, policy.clone()).unwrap();
+    memory.count_system_prompt(&WordCounter);
+    let mut jobs = Vec::new();
+    let mut run_jobs = |memory: &mut MemoryState, mut job: Option<SummaryJob>| {
+        while let Some(j) = job {
+            jobs.push(j.clone());
+            let text = Numbered.summary(jobs.len() as u32);
+            job = memory.commit(j.id, &text, meta(), &WordCounter).unwrap();
+        }
+    };
+    let mut requests = run.requests.iter();
+    let mut reported = None;
+    for (i, m) in messages.iter().enumerate() {
+        let job = memory.add_message(m.clone()).unwrap();
+        run_jobs(&mut memory, job);
+        if answers(&played, i) {
+            let job = memory.before_request(reported);
+            run_jobs(&mut memory, job);
+            let sent = memory.request(&WordCounter);
+            let row = requests.next().expect("a dry-run request for each answer");
+            let listed: Vec<(Role, String)> = row
+                .messages
+                .iter()
+                .map(|slot| match slot {
+                    Slot::System => (Role::System, SYSTEM.to_owned()),
+                    Slot::Summary { role, text, .. } | Slot::Fixed { role, text } => {
+                        (*role, text.clone())
+                    }
+                    Slot::Verbatim(k) => (messages[*k].role, messages[*k].content.clone()),
+                })
+                .collect();
+            let got: Vec<(Role, String)> =
+                sent.iter().map(|m| (m.role, m.content.clone())).collect();
+            assert_eq!(got, listed, "request {}", row.request);
+            let tokens: u64 = sent.iter().map(|m| u64::from(m.tokens)).sum();
+            assert_eq!(tokens, row.tokens, "tokens of request {}", row.request);
+            reported = Some(tokens);
+        }
+    }
+    assert!(requests.next().is_none(), "the dry run lists more requests");
+    assert_eq!(jobs.len() as u32, run.calls, "summariser calls");
+    jobs
+}
+
+/// `turns` turns of a user message and a reply, each message `words` words long.
+fn plain_turns(turns: usize, words: usize) -> Vec<Message> {
+    (1..=turns)
+        .flat_map(|t| {
+            let user = vec![format!("q{t}"); words].join(" ");
+            let reply = vec![format!("a{t}"); words].join(" ");
+            [msg(Role::User, &user), msg(Role::Assistant, &reply)]
+        })
+        .collect()
+}
+
+fn exact_turns_policy(exact: crate::engine::policy::Exact) -> Policy {
+    let mut policy = Policy::new(Trigger::Turns {
+        max_turns: 2,
+        keep: 0,
+    })
+    .unwrap();
+    policy.exact = exact;
+    policy
+}
+
+#[test]
+fn a_fold_of_two_calls_makes_both_and_the_second_sees_the_first_draft() {
+    let policy = exact_turns_policy(crate::engine::policy::Exact {
+        calls_per_fold: 2,
+        ..Default::default()
+    });
+    let jobs = dry_run_and_engine_agree(&policy, &plain_turns(6, 3));
+    assert!(jobs.len() >= 4, "at least two folds of two calls: {jobs:?}");
+    for pair in jobs.chunks(2) {
+        let (first, second) = (&pair[0], &pair[1]);
+        assert_eq!((first.pass, second.pass, second.passes), (1, 2, 2));
+        assert_eq!(first.kind, second.kind);
+        let n = jobs.iter().position(|j| j.id == first.id).unwrap() + 1;
+        let draft = format!("Call {n} wrote this summary.");
+        let tail = &second.request[second.request.len() - 2..];
+        assert_eq!(
+            (tail[0].role, tail[0].content.as_str()),
+            (Role::Assistant, draft.as_str())
+        );
+        assert_eq!(tail[1].content, VERIFY_INSTRUCTION);
+        assert_eq!(&second.request[..first.request.len()], &first.request[..]);
+    }
+}
+
+#[test]
+fn a_fold_of_two_calls_commits_nothing_when_the_second_fails() {
+    let policy = exact_turns_policy(crate::engine::policy::Exact {
+        calls_per_fold: 2,
+        ..Default::default()
+    });
+    let mut memory = MemoryState::new("You are FinCoach.", policy).unwrap();
+    memory.add_message(msg(Role::User, "q1")).unwrap();
+    memory.add_message(msg(Role::Assistant, "a1")).unwrap();
+    memory.add_message(msg(Role::User, "q2")).unwrap();
+    let first = memory
+        .add_message(msg(Role::Assistant, "a2"))
+        .unwrap()
+        .expect("two turns fold");
+    let second = memory
+        .commit(first.id, "A first draft.", meta(), &WordCounter)
+        .unwrap()
+        .expect("the verification call follows the draft");
+    // The draft alone changes nothing.
+    assert_eq!(memory.summary(), None);
+    assert_eq!(memory.verbatim().len(), 4);
+    assert!(memory.editions().is_empty());
+    memory.fail(second.id, "timed out", 7).unwrap();
+    assert_eq!(memory.summary(), None);
+    assert_eq!(memory.verbatim().len(), 4);
+    // Retry starts the fold again from its first call.
+    let retried = memory.retry_job().unwrap();
+    assert_eq!((retried.pass, retried.request), (1, first.request));
+}
+
+#[test]
+fn after_a_fold_the_user_messages_kept_by_tokens_come_before_the_summary() {
+    // Codex: nothing of the history stays verbatim but the user's own messages, newest first
+    // up to a token budget (seven tokens: two three-word questions).
+    let policy = exact_turns_policy(crate::engine::policy::Exact {
+        keep: Some(crate::engine::policy::Keep::Messages(0)),
+        keep_user_tokens: Some(7),
+        ..Default::default()
+    });
+    dry_run_and_engine_agree(&policy, &plain_turns(7, 3));
+    let mut memory = MemoryState::new("You are FinCoach.", policy).unwrap();
+    for (u, a) in [("q1 q1 q1", "a1"), ("q2 q2 q2", "a2"), ("q3 q3 q3", "a3")] {
+        play(&mut memory, u, a);
+    }
+    assert!(!memory.editions().is_empty(), "two turns fold");
+    let sent: Vec<String> = memory
+        .request(&WordCounter)
+        .iter()
+        .map(|m| m.content.clone())
+        .collect();
+    let summary = sent
+        .iter()
+        .position(|t| t.contains("Summary of turns"))
+        .unwrap();
+    assert_eq!(
+        sent[summary - 2..summary],
+        ["q1 q1 q1", "q2 q2 q2"],
+        "{sent:?}"
+    );
+}
+
+/// Turn `t` of a question, one tool call and its result, and a reply.
+fn tool_turn(t: usize) -> Vec<Message> {
+    use crate::engine::message::{MessageParts, ToolCall};
+    let id = format!("call_{t}");
+    let mut call = MessageParts::text(Role::Assistant, "");
+    call.calls.push(ToolCall {
+        id: id.clone(),
+        name: "lookup".into(),
+        arguments: format!("arg{t} arg{t}"),
+    });
+    let mut result = MessageParts::text(Role::Tool, format!("result{t} result{t} result{t}"));
+    result.call_id = Some(id);
+    result.tool_name = Some("lookup".into());
+    vec![
+        msg(Role::User, &format!("q{t} q{t}")),
+        Message::with_parts(call, &WordCounter),
+        Message::with_parts(result, &WordCounter),
+        msg(Role::Assistant, &format!("a{t} a{t}")),
+    ]
+}
+
+#[test]
+fn tool_traffic_kept_to_its_turn_is_sent_only_in_that_turns_requests() {
+    // Classic LangChain: the memory stores each turn's input and output, so a tool call and
+    // its result reach only the requests of their own turn, and never the summariser.
+    let policy = exact_turns_policy(crate::engine::policy::Exact {
+        tools_in_turn_only: true,
+        ..Default::default()
+    });
+    let messages: Vec<Message> = (1..=5).flat_map(tool_turn).collect();
+    let jobs = dry_run_and_engine_agree(&policy, &messages);
+    assert!(!jobs.is_empty());
+    for job in &jobs {
+        let text: String = job.request.iter().map(|m| m.content.as_str()).collect();
+        assert!(
+            !text.contains("result"),
+            "the summariser saw tool traffic: {text}"
+        );
+    }
+    let mut memory = MemoryState::new("You are FinCoach.", policy).unwrap();
+    for m in (1..=2)
+        .flat_map(tool_turn)
+        .chain(tool_turn(3).into_iter().take(3))
+    {
+        memory.add_message(m).unwrap();
+    }
+    let sent: Vec<String> = memory
+        .request(&WordCounter)
+        .iter()
+        .map(|m| m.content.clone())
+        .collect();
+    assert!(
+        sent.iter().any(|t| t == "result3 result3 result3"),
+        "{sent:?}"
+    );
+    assert!(
+        !sent
+            .iter()
+            .any(|t| t.starts_with("result1") || t.starts_with("result2"))
+    );
+    assert!(sent.iter().any(|t| t == "a2 a2"), "{sent:?}");
 }

@@ -589,6 +589,36 @@ fn share_split(
     }
 }
 
+/// The user messages before `to` that a fold keeps besides the summary
+/// ([`Exact::keep_user_tokens`]): newest first while their tokens fit `budget`, listed oldest
+/// first, as indices into `messages` (each its role and tokens). Codex truncates the oldest one
+/// that does not fit; this keeps it out instead, as a dry run cannot cut a message's text.
+pub fn kept_user_messages(
+    messages: impl IntoIterator<Item = (Role, u32)>,
+    to: usize,
+    budget: u32,
+) -> Vec<usize> {
+    let users: Vec<(usize, u32)> = messages
+        .into_iter()
+        .take(to)
+        .enumerate()
+        .filter(|(_, (role, _))| *role == Role::User)
+        .map(|(k, (_, tokens))| (k, tokens))
+        .collect();
+    let mut left = u64::from(budget);
+    let mut kept = Vec::new();
+    for &(k, tokens) in users.iter().rev() {
+        let tokens = u64::from(tokens);
+        if tokens > left {
+            break;
+        }
+        left -= tokens;
+        kept.push(k);
+    }
+    kept.reverse();
+    kept
+}
+
 /// One message of a request before its verbatim part.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum HeadPart {

@@ -17,8 +17,8 @@ mod exact;
 
 pub use exact::{
     CheckAt, Compare, Counted, Exact, Fold, FoldView, HeadPart, Keep, Measure, Measured, Moment,
-    ShareOf, Start, SummaryAt, SummaryOverflow, SummarySize, head_measured, request_head,
-    summary_size, turn_sizes,
+    ShareOf, Start, SummaryAt, SummaryOverflow, SummarySize, head_measured, kept_user_messages,
+    request_head, summary_size, turn_sizes,
 };
 
 use thiserror::Error;

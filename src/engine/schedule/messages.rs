@@ -13,8 +13,8 @@
 
 use crate::engine::message::Role;
 use crate::engine::policy::{
-    Check, FoldView, HeadPart, Measured, Moment, Policy, SummarySize, head_measured, request_head,
-    summary_size,
+    Check, FoldView, HeadPart, Measured, Moment, Policy, SummarySize, head_measured,
+    kept_user_messages, request_head, summary_size,
 };
 
 /// The sizes of the texts a dry run adds itself: the summary each call writes, and the fixed
@@ -231,7 +231,11 @@ impl State<'_, '_> {
         let folded_to = self.from + fold.messages;
         if let Some(budget) = self.policy.exact.keep_user_tokens {
             let to = self.stored.get(folded_to).copied().unwrap_or(i + 1);
-            self.kept_users = kept_user_messages(&self.input.messages, to, budget);
+            self.kept_users = kept_user_messages(
+                self.input.messages.iter().map(|m| (m.role, m.tokens)),
+                to,
+                budget,
+            );
         }
         self.from = folded_to;
         self.folds += 1;
@@ -284,27 +288,6 @@ impl State<'_, '_> {
             from: self.stored.get(self.from).copied().unwrap_or(i + 1),
         }
     }
-}
-
-/// The user messages before `to` that a fold keeps besides the summary: newest first while
-/// their tokens fit `budget`, listed oldest first. (Codex truncates the oldest one that does not
-/// fit; a dry run keeps it out instead, as it cannot cut a message's text.)
-fn kept_user_messages(messages: &[PlayedMessage], to: usize, budget: u32) -> Vec<usize> {
-    let mut left = u64::from(budget);
-    let mut kept = Vec::new();
-    for k in (0..to).rev() {
-        if messages[k].role != Role::User {
-            continue;
-        }
-        let tokens = u64::from(messages[k].tokens);
-        if tokens > left {
-            break;
-        }
-        left -= tokens;
-        kept.push(k);
-    }
-    kept.reverse();
-    kept
 }
 
 #[cfg(test)]
