@@ -92,6 +92,15 @@ async fn screenshots() {
             browser.store_theme(theme).await;
             for id in shot.clicks {
                 browser.click_testid(id).await;
+                // Play all steps the demo on a timer: the picture waits for its last step.
+                if *id == "play-all" {
+                    browser
+                        .wait_until(
+                            "document.querySelector('[data-testid=step]').disabled",
+                            "the demo played to its end",
+                        )
+                        .await;
+                }
             }
             let panel = shot.name.replace("welcome", "chat");
             browser.wait_testid(&format!("panel-{panel}")).await;
