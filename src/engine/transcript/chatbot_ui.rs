@@ -56,18 +56,17 @@ pub(super) fn read(value: &Value, prefix: &str) -> Result<Batch, TranscriptError
             }
         },
     };
-    let mut batch = Batch::default();
-    for (i, item) in conversations.iter().enumerate() {
-        let place = format!("{at}[{i}]");
-        batch.read(item, || Ok(vec![conversation(item, &place)?]));
-    }
     if conversations.is_empty() {
         return Err(TranscriptError::new(
             at,
             "the export holds no conversations",
         ));
     }
-    batch.finish()
+    Batch::of_each(
+        conversations,
+        |i| format!("{at}[{i}]"),
+        |item, place| Ok(vec![conversation(item, place)?]),
+    )
 }
 
 fn conversation(item: &Value, place: &str) -> Result<Conversation, TranscriptError> {

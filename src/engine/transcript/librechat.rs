@@ -48,17 +48,7 @@ fn is_conversation(value: &Value) -> bool {
 
 /// Reads the export (or each export of an array) at `prefix`.
 pub(super) fn read(value: &Value, prefix: &str) -> Result<Batch, TranscriptError> {
-    let mut batch = Batch::default();
-    match value {
-        Value::Array(items) => {
-            for (i, item) in items.iter().enumerate() {
-                let place = format!("{prefix}[{i}]");
-                batch.read(item, || Ok(vec![conversation(item, &place)?]));
-            }
-        }
-        _ => batch.read(value, || Ok(vec![conversation(value, prefix)?])),
-    }
-    batch.finish()
+    Batch::of_one_or_many(value, prefix, conversation)
 }
 
 /// One message of the export, flattened: its place, its parent, and the message.

@@ -205,6 +205,34 @@ impl Batch {
         }
     }
 
+    /// Reads each of `items` (named by `place`) with `read`, a conversation that fails skipped
+    /// and named: the batch, or the first error when none could be read.
+    pub(crate) fn of_each(
+        items: &[Value],
+        place: impl Fn(usize) -> String,
+        read: impl Fn(&Value, &str) -> Result<Vec<Conversation>, TranscriptError>,
+    ) -> Result<Batch, TranscriptError> {
+        let mut batch = Batch::default();
+        for (i, item) in items.iter().enumerate() {
+            batch.read(item, || read(item, &place(i)));
+        }
+        batch.finish()
+    }
+
+    /// Reads an export that is one conversation at `prefix`, or an array of them, each with
+    /// `conversation`, as [`Batch::of_each`] does.
+    pub(crate) fn of_one_or_many(
+        value: &Value,
+        prefix: &str,
+        conversation: impl Fn(&Value, &str) -> Result<Conversation, TranscriptError>,
+    ) -> Result<Batch, TranscriptError> {
+        let read = |item: &Value, at: &str| Ok(vec![conversation(item, at)?]);
+        match value {
+            Value::Array(items) => Batch::of_each(items, |i| format!("{prefix}[{i}]"), read),
+            _ => Batch::of_each(std::slice::from_ref(value), |_| prefix.to_owned(), read),
+        }
+    }
+
     /// The batch, or the first conversation's error when none could be read: a file with
     /// nothing to import is refused, naming what is wrong with it.
     pub(crate) fn finish(self) -> Result<Batch, TranscriptError> {
@@ -501,22 +529,11 @@ pub(crate) fn read_items(
 ) -> Result<Batch, TranscriptError> {
     match format {
         Format::ChatGptExport | Format::ClaudeExport | Format::ShareGpt => {
-            let mut batch = Batch::default();
-            for (i, item) in items.iter().enumerate() {
-                batch.read(item, || read_body(format, item, &place(i)));
-            }
-            batch.finish()
+            Batch::of_each(items, place, |item, at| read_body(format, item, at))
         }
-        f if f.is_chat_app() => {
-            let mut batch = Batch::default();
-            for (i, item) in items.iter().enumerate() {
-                batch.read(
-                    item,
-                    || Ok(read_chat_app(f, item, &place(i))?.conversations),
-                );
-            }
-            batch.finish()
-        }
+        f if f.is_chat_app() => Batch::of_each(items, place, |item, at| {
+            Ok(read_chat_app(f, item, at)?.conversations)
+        }),
         _ => {
             let mut builder = Builder {
                 late_system_allowed: format == Format::Anthropic,

@@ -44,17 +44,7 @@ pub(super) fn is_export(value: &Value) -> bool {
 
 /// Reads every chat of the export at `prefix`; a chat that cannot be read is skipped and named.
 pub(super) fn read(value: &Value, prefix: &str) -> Result<Batch, TranscriptError> {
-    let mut batch = Batch::default();
-    match value {
-        Value::Array(items) => {
-            for (i, item) in items.iter().enumerate() {
-                let place = format!("{prefix}[{i}]");
-                batch.read(item, || Ok(vec![conversation(item, &place)?]));
-            }
-        }
-        _ => batch.read(value, || Ok(vec![conversation(value, prefix)?])),
-    }
-    batch.finish()
+    Batch::of_one_or_many(value, prefix, conversation)
 }
 
 /// A chat entry of the export: a `chat` object holding the chat.
