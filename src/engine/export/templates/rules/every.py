@@ -1,6 +1,6 @@
 # When to summarise: each time the conversation (folded messages included) passes a multiple of
-# {{EVERY}} messages during the turn just completed; every verbatim turn but the newest is folded.
-EVERY = {{EVERY}}
+# __SM_EVERY__ messages during the turn just completed; every verbatim turn but the newest is folded.
+EVERY = __SM_EVERY__
 
 
 def turns_to_fold(turn_tokens, verbatim_messages, messages_before, messages_now, fixed_tokens):

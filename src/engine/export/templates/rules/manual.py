@@ -1,5 +1,5 @@
-# When to summarise: only when you ask (summarise_now); the cycle keeps the newest {{KEEP}} turns.
-KEEP_TURNS = {{KEEP}}
+# When to summarise: only when you ask (summarise_now); the cycle keeps the newest __SM_KEEP__ turns.
+KEEP_TURNS = __SM_KEEP__
 
 
 def turns_to_fold(turn_tokens, verbatim_messages, messages_before, messages_now, fixed_tokens):

@@ -1,6 +1,6 @@
-# When to summarise: once the verbatim turns hold more than {{MAX_MESSAGES}} messages; every
+# When to summarise: once the verbatim turns hold more than __SM_MAX_MESSAGES__ messages; every
 # verbatim turn but the newest is folded.
-MAX_MESSAGES = {{MAX_MESSAGES}}
+MAX_MESSAGES = __SM_MAX_MESSAGES__
 
 
 def turns_to_fold(turn_tokens, verbatim_messages, messages_before, messages_now, fixed_tokens):

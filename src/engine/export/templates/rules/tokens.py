@@ -1,8 +1,8 @@
-# When to summarise: once the verbatim turns hold more than {{BUDGET}} tokens, the oldest whole
-# turns are folded until the rest fits in {{KEEP_TOKENS}}. The newest turn always stays, even
+# When to summarise: once the verbatim turns hold more than __SM_BUDGET__ tokens, the oldest whole
+# turns are folded until the rest fits in __SM_KEEP_TOKENS__. The newest turn always stays, even
 # when it alone is larger than the budget. The system prompt and the summary come on top.
-BUDGET = {{BUDGET}}
-KEEP_TOKENS = {{KEEP_TOKENS}}
+BUDGET = __SM_BUDGET__
+KEEP_TOKENS = __SM_KEEP_TOKENS__
 
 
 def turns_to_fold(turn_tokens, verbatim_messages, messages_before, messages_now, fixed_tokens):

@@ -1,7 +1,7 @@
-# When to summarise: once the verbatim part holds {{MAX_TURNS}} complete turns, all of them but
-# the newest {{KEEP}} are folded into the summary.
-MAX_TURNS = {{MAX_TURNS}}
-KEEP_TURNS = {{KEEP}}
+# When to summarise: once the verbatim part holds __SM_MAX_TURNS__ complete turns, all of them but
+# the newest __SM_KEEP__ are folded into the summary.
+MAX_TURNS = __SM_MAX_TURNS__
+KEEP_TURNS = __SM_KEEP__
 
 
 def turns_to_fold(turn_tokens, verbatim_messages, messages_before, messages_now, fixed_tokens):

@@ -1,11 +1,11 @@
 # When to summarise: once the whole request (system prompt, summary and verbatim turns) passes
-# {{FIRE_PCT}}% of a {{CONTEXT}}-token window. The oldest whole turns are then folded until the
-# verbatim turns fit in {{KEEP_PCT}}% of it, or, when KEEP_TURNS is not 0, until the newest
+# __SM_FIRE_PCT__% of a __SM_CONTEXT__-token window. The oldest whole turns are then folded until the
+# verbatim turns fit in __SM_KEEP_PCT__% of it, or, when KEEP_TURNS is not 0, until the newest
 # KEEP_TURNS turns are left. The newest turn always stays.
-CONTEXT = {{CONTEXT}}
-THRESHOLD = CONTEXT * {{FIRE_PCT}} // 100
-KEEP_TOKENS = CONTEXT * {{KEEP_PCT}} // 100
-KEEP_TURNS = {{KEEP_TURNS}}
+CONTEXT = __SM_CONTEXT__
+THRESHOLD = CONTEXT * __SM_FIRE_PCT__ // 100
+KEEP_TOKENS = CONTEXT * __SM_KEEP_PCT__ // 100
+KEEP_TURNS = __SM_KEEP_TURNS__
 
 
 def turns_to_fold(turn_tokens, verbatim_messages, messages_before, messages_now, fixed_tokens):

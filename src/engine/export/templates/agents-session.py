@@ -4,9 +4,9 @@
 session_memory.ipynb): the Runner reads the history from it before each run and stores what the
 run adds, and the session replaces the oldest turns with a summary. Its policy is the one you
 tuned:
-{{POLICY}}
+__SM_POLICY__
 
-Run it with `pip install openai-agents tiktoken` and OPENAI_API_KEY set: `python {{FILE_NAME}}`.
+Run it with `pip install openai-agents tiktoken` and OPENAI_API_KEY set: `python __SM_FILE_NAME__`.
 """
 
 import asyncio
@@ -15,27 +15,27 @@ import sys
 from agents import Agent, Runner
 from agents.memory.session import SessionABC
 
-BASE_URL = {{BASE_URL}}
-CHAT_MODEL = {{CHAT_MODEL}}
-SUMMARY_MODEL = {{SUMMARY_MODEL}}
+BASE_URL = __SM_BASE_URL__
+CHAT_MODEL = __SM_CHAT_MODEL__
+SUMMARY_MODEL = __SM_SUMMARY_MODEL__
 SYSTEM_PROMPT = "You are a helpful assistant."  # Put your agent's own instructions here.
 
 # What the summariser is told. The facts listed must survive every summary.
-SUMMARY_PROMPT = {{SUMMARY_PROMPT}}
-MUST_KEEP = {{MUST_KEEP}}
-WORD_LIMIT = {{WORD_LIMIT}}
+SUMMARY_PROMPT = __SM_SUMMARY_PROMPT__
+MUST_KEEP = __SM_MUST_KEEP__
+WORD_LIMIT = __SM_WORD_LIMIT__
 # Pinned facts ("label: text"): after each cycle, the ones the new summary lost are reported.
-PINNED = {{PINNED}}
+PINNED = __SM_PINNED__
 # "progressive" folds the old summary and the new turns; "rebuild" summarises every folded
 # item again, so no summary is a summary of a summary.
-FOLD_MODE = {{FOLD_MODE}}
+FOLD_MODE = __SM_FOLD_MODE__
 # Where the summary goes: "second_system", "append_to_system" (the agent's instructions, through
 # `session.instructions`) or "user_ack".
-PLACEMENT = {{PLACEMENT}}
+PLACEMENT = __SM_PLACEMENT__
 SUMMARY_HEADER = "CONVERSATION SUMMARY (earlier turns):\n"
 SUMMARY_ACK = "Understood. I will use this summary of our earlier conversation."
 
-{{FOLD_RULE}}
+__SM_FOLD_RULE__
 
 
 def tiktoken_counter():
