@@ -27,6 +27,8 @@ SYSTEM_PROMPT = "You are a helpful assistant."  # Put your assistant's own instr
 SUMMARY_PROMPT = __SM_SUMMARY_PROMPT__
 MUST_KEEP = __SM_MUST_KEEP__
 WORD_LIMIT = __SM_WORD_LIMIT__
+# What the summariser is told about topic sections, when the summary is kept as sections.
+SUMMARY_SECTIONS = __SM_SUMMARY_SECTIONS__
 # Pinned facts ("label: text"): after each cycle, the ones the new summary lost are reported.
 PINNED = __SM_PINNED__
 # "progressive" folds the old summary and the new turns; "rebuild" summarises every folded
@@ -34,8 +36,8 @@ PINNED = __SM_PINNED__
 FOLD_MODE = __SM_FOLD_MODE__
 # Where the summary goes: "second_system", "append_to_system" or "user_ack".
 PLACEMENT = __SM_PLACEMENT__
-SUMMARY_HEADER = "CONVERSATION SUMMARY (earlier turns):\n"
-SUMMARY_ACK = "Understood. I will use this summary of our earlier conversation."
+SUMMARY_HEADER = __SM_SUMMARY_HEADER__
+SUMMARY_ACK = __SM_SUMMARY_ACK__
 
 __SM_FOLD_RULE__
 
@@ -63,6 +65,8 @@ def summariser_system():
         text += "\nPreserve these facts if they are mentioned:" + "".join("\n- " + f for f in MUST_KEEP)
     if WORD_LIMIT:
         text += f"\nWrite at most {WORD_LIMIT} words."
+    if SUMMARY_SECTIONS:
+        text += "\n" + SUMMARY_SECTIONS
     return text
 
 
