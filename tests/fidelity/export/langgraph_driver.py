@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Runs every exported LangGraph snippet (its graph, as the app writes it) in the real `langgraph`
-on every fidelity conversation and writes export-traces/langgraph/<policy>-<shape>.json.
+on every fidelity conversation and writes tests/fidelity/export-traces/langgraph/<policy>-<shape>.json.
 
 The graph's chat model is the tier's recording fake (lc_fakes.RecordingChat), its summariser the
 fake summariser model, its counter the contract's word counter, and a tool `lookup` returns the
@@ -14,8 +14,9 @@ from typing import Annotated
 from langchain_core.messages import HumanMessage
 from langchain_core.tools import InjectedToolCallId, tool
 
+from written_common import snippets, write  # first: it puts ../ on the path
+
 from common import Summariser, Trace, count_words, load, shapes
-from export_common import snippets, write
 from lc_fakes import FakeSummariser, RecordingChat, lc_role, lc_text
 
 TARGET = "langgraph"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Runs every exported seed-class snippet (the lesson's `SummaryMemory`, as the app writes it) on
-every fidelity conversation and writes export-traces/seed-class/<policy>-<shape>.json.
+every fidelity conversation and writes tests/fidelity/export-traces/seed-class/<policy>-<shape>.json.
 
 The snippet's summariser gets a fake OpenAI client that answers as the contract's fake
 summariser, and its counter the contract's word counter. Each request is what
@@ -10,8 +10,9 @@ waits for its answer, which is when the snippet's `chat()` sends it.
 
 from types import SimpleNamespace
 
+from written_common import snippets, write  # first: it puts ../ on the path
+
 from common import Summariser, Trace, count_words, load, shapes
-from export_common import snippets, write
 
 TARGET = "seed-class"
 NOTES = ["The chat requests are the snippet's get_messages_for_api() at each answer; tool calls go in as OpenAI's tool_calls entries."]

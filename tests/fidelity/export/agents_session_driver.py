@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs every exported Agents SDK snippet (its SummarizingSession, as the app writes it) under the
 real `openai-agents` Runner on every fidelity conversation and writes
-export-traces/agents-session/<policy>-<shape>.json.
+tests/fidelity/export-traces/agents-session/<policy>-<shape>.json.
 
 The chat model is the SDK's own `agents.testing.ScriptedModel`, which records every call; the
 summariser is a second ScriptedModel whose k-th answer is the contract's k-th summary; the tool
@@ -17,8 +17,9 @@ from agents import Runner, function_tool, set_tracing_disabled
 from agents.testing.model import ModelStep, ScriptedModel, assistant_message, function_call
 from agents.tool_context import ToolContext
 
+from written_common import snippets, write  # first: it puts ../ on the path
+
 from common import Summariser, Trace, count_words, load, shapes
-from export_common import snippets, write
 from openai_agents_driver import entries_for
 
 TARGET = "agents-session"
