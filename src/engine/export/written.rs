@@ -139,11 +139,29 @@ fn describe(policy: &Policy) -> String {
             )
         }
     };
-    format!(
+    wrap(&format!(
         "{trigger}; the summary {}; folds: {}.",
         policy.placement.label(),
         policy.fold.label()
-    )
+    ))
+}
+
+/// `text` in lines of at most 96 characters, for the snippet's opening comment.
+fn wrap(text: &str) -> String {
+    let mut out = String::new();
+    let mut line = 0;
+    for word in text.split_whitespace() {
+        if line > 0 && line + 1 + word.len() > 96 {
+            out.push('\n');
+            line = 0;
+        } else if line > 0 {
+            out.push(' ');
+            line += 1;
+        }
+        out.push_str(word);
+        line += word.len();
+    }
+    out
 }
 
 #[cfg(test)]

@@ -61,7 +61,14 @@ async def run(policy, snippet, shape):
         entries = [trace.entry("system", system)] if system else []
         items = call.input if isinstance(call.input, list) else [{"role": "user", "content": call.input}]
         trace.request_auto(entries + entries_for(trace, conversation, items))
-    return write(trace, TARGET, policy, len(summary_model.calls))
+    path = write(trace, TARGET, policy, len(summary_model.calls))
+    if policy.startswith("manual"):
+        calls = len(summary_model.calls)
+        await session.summarise_now()
+        left = len(snippet.split_turns(session.items))
+        if len(summary_model.calls) != calls + 1 or left != snippet.KEEP_TURNS:
+            raise SystemExit(f"{policy}: summarise_now made {len(summary_model.calls) - calls} calls and left {left} turns, not 1 and {snippet.KEEP_TURNS}")
+    return path
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from langchain_core.tools import InjectedToolCallId, tool
 from written_common import snippets, write  # first: it puts ../ on the path
 
 from common import Summariser, Trace, count_words, load, shapes
+from seed_class_driver import check_manual_cycle
 from lc_fakes import FakeSummariser, RecordingChat, lc_role, lc_text
 
 TARGET = "langgraph"
@@ -45,7 +46,10 @@ def run(policy, snippet, shape):
     trace = Trace(conversation, "langgraph", version("langgraph"), "src/engine/export/templates/langgraph.py", {"policy": policy}, NOTES)
     for request in chat.requests:
         trace.request_auto([trace.entry(lc_role(m), lc_text(m)) for m in request])
-    return write(trace, TARGET, policy, summariser.calls)
+    path = write(trace, TARGET, policy, summariser.calls)
+    now = lambda: snippet.summarise_now(graph, config, count_words)
+    check_manual_cycle(snippet, policy, summariser, now, lambda: graph.get_state(config).values["messages"])
+    return path
 
 
 if __name__ == "__main__":

@@ -45,7 +45,21 @@ def run(policy, snippet, shape):
         memory.add_message(m["role"], m["content"], **fields)
         if m["role"] in ("user", "tool") and (i + 1 == len(messages) or messages[i + 1]["role"] == "assistant"):
             trace.request(i, [trace.entry(r["role"], r["content"]) for r in memory.get_messages_for_api()])
-    return write(trace, TARGET, policy, summariser.calls)
+    path = write(trace, TARGET, policy, summariser.calls)
+    check_manual_cycle(snippet, policy, summariser, memory.summarise_now, lambda: memory.recent_turns)
+    return path
+
+
+def check_manual_cycle(snippet, case, summariser, summarise_now, verbatim):
+    """A manual case's cycle, asked for after the conversation: one summariser call, and the
+    newest KEEP_TURNS turns left verbatim (the trace is already written)."""
+    if not case.startswith("manual"):
+        return
+    calls = summariser.calls
+    summarise_now()
+    left = len(snippet.split_turns(verbatim()))
+    if summariser.calls != calls + 1 or left != snippet.KEEP_TURNS:
+        raise SystemExit(f"{case}: summarise_now made {summariser.calls - calls} calls and left {left} turns, not 1 and {snippet.KEEP_TURNS}")
 
 
 if __name__ == "__main__":
