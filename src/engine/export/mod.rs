@@ -328,7 +328,7 @@ pub fn import_policy(text: &str) -> Result<Policy, String> {
     }
     if let Some(version) = object.get("version") {
         match version.as_u64() {
-            Some(v) if v <= u64::from(crate::engine::session::VERSION) => {}
+            Some(v) if v <= crate::engine::session::VERSION => {}
             _ => {
                 return Err(format!(
                     "at version: {version} is not a version this app reads (0 to {})",

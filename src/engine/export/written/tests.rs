@@ -163,9 +163,11 @@ fn a_peer_presets_exact_fields_give_the_apps_own_rule_for_its_trigger() {
 
 #[test]
 fn structured_memory_and_a_summary_budget_are_dropped_and_named() {
-    let mut policy = Policy::default();
-    policy.format = SummaryFormat::Structured;
-    policy.summary_budget = Some(1_500);
+    let policy = Policy {
+        format: SummaryFormat::Structured,
+        summary_budget: Some(1_500),
+        ..Policy::default()
+    };
     for target in TARGETS {
         let out = export(target, &policy, &ctx());
         assert!(!out.exact);
