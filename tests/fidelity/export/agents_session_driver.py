@@ -55,7 +55,7 @@ async def run(policy, snippet, shape):
         if message["role"] == "user":
             await Runner.run(agent, message["content"], session=session)
     model.assert_complete()
-    trace = Trace(conversation, "openai-agents", version("openai-agents"), "src/engine/export/templates/agents_session.py, run by agents/run.py", {"policy": policy}, NOTES)
+    trace = Trace(conversation, "openai-agents", version("openai-agents"), "src/engine/export/templates/agents_session.py, run by agents/run.py", {"case": policy}, NOTES)
     for call in model.calls:
         system = call.system_instructions
         entries = [trace.entry("system", system)] if system else []

@@ -43,7 +43,7 @@ def run(policy, snippet, shape):
             graph.invoke({"messages": [HumanMessage(content=message["content"])]}, config)
     if chat.script:
         raise SystemExit(f"{policy} on {shape}: {len(chat.script)} scripted assistant messages were never asked for")
-    trace = Trace(conversation, "langgraph", version("langgraph"), "src/engine/export/templates/langgraph.py", {"policy": policy}, NOTES)
+    trace = Trace(conversation, "langgraph", version("langgraph"), "src/engine/export/templates/langgraph.py", {"case": policy}, NOTES)
     for request in chat.requests:
         trace.request_auto([trace.entry(lc_role(m), lc_text(m)) for m in request])
     path = write(trace, TARGET, policy, summariser.calls)

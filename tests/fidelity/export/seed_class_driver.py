@@ -34,7 +34,7 @@ def run(policy, snippet, shape):
     conversation = load(shape)
     summariser = Summariser()
     memory = snippet.make_memory(client=FakeClient(summariser), count_tokens=count_words, system_prompt=conversation["system"])
-    trace = Trace(conversation, "summary-memory seed class", "1", "src/engine/export/templates/seed_class.py", {"policy": policy}, NOTES)
+    trace = Trace(conversation, "summary-memory seed class", "1", "src/engine/export/templates/seed_class.py", {"case": policy}, NOTES)
     messages = conversation["messages"]
     for i, m in enumerate(messages):
         fields = {}
