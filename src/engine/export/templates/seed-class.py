@@ -9,7 +9,6 @@ __SM_POLICY__
 Run it with `pip install openai tiktoken` and OPENAI_API_KEY set: `python __SM_FILE_NAME__`.
 """
 
-import os
 import sys
 
 BASE_URL = __SM_BASE_URL__
@@ -158,7 +157,8 @@ class SummaryMemory:
 def default_client():
     from openai import OpenAI
 
-    return OpenAI(base_url=BASE_URL, api_key=os.environ["OPENAI_API_KEY"])
+    # The client reads OPENAI_API_KEY itself, and says so when it is not set.
+    return OpenAI(base_url=BASE_URL)
 
 
 def make_memory(client=None, count_tokens=None, system_prompt=SYSTEM_PROMPT, summarise=None):

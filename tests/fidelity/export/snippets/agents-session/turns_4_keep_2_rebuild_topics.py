@@ -13,7 +13,7 @@ Run it with `pip install openai-agents tiktoken` and OPENAI_API_KEY set: `python
 import asyncio
 import sys
 
-from agents import Agent, Runner
+from agents import Agent, Runner, set_tracing_disabled
 from agents.memory.session import SessionABC
 
 BASE_URL = "https://api.openai.com/v1"
@@ -217,6 +217,8 @@ def make_agent(model=None, summary_model=None, count_tokens=None, tools=(), inst
 
 
 async def main():
+    # The SDK sends traces to OpenAI with the key; another provider's key would be refused there.
+    set_tracing_disabled(not BASE_URL.startswith("https://api.openai.com/"))
     agent, session = make_agent()
     for line in sys.stdin:
         result = await Runner.run(agent, line.strip(), session=session)

@@ -10,7 +10,6 @@ after the system prompt; folds: progressive: the old summary plus the new turns.
 Run it with `pip install openai tiktoken` and OPENAI_API_KEY set: `python summary_memory_class.py`.
 """
 
-import os
 import sys
 
 BASE_URL = "https://api.openai.com/v1"
@@ -183,7 +182,8 @@ class SummaryMemory:
 def default_client():
     from openai import OpenAI
 
-    return OpenAI(base_url=BASE_URL, api_key=os.environ["OPENAI_API_KEY"])
+    # The client reads OPENAI_API_KEY itself, and says so when it is not set.
+    return OpenAI(base_url=BASE_URL)
 
 
 def make_memory(client=None, count_tokens=None, system_prompt=SYSTEM_PROMPT, summarise=None):
