@@ -73,6 +73,18 @@ def tiktoken_counter():
     return lambda text: len(encoding.encode(text))
 
 
+def fold_request(existing, turns_text):
+    """The summariser's request: the turns, folded into the existing summary when there is one
+    (the app's own layout)."""
+    if existing:
+        return (
+            f"EXISTING SUMMARY (from previous turns):\n{existing}\n\n"
+            f"NEW TURNS TO ADD TO THE SUMMARY:\n{turns_text}\n\n"
+            "Produce an updated summary that incorporates both."
+        )
+    return f"CONVERSATION TURNS TO SUMMARISE:\n{turns_text}\n\nProduce a summary of these turns."
+
+
 def summariser_system():
     """The summariser's instructions: the prompt, the facts to keep and the word limit."""
     text = SUMMARY_PROMPT.strip()
@@ -187,10 +199,7 @@ class SummarizingSession(SessionABC):
         self.folded += old
         progressive = FOLD_MODE == "progressive"
         new = "\n".join(f"{role_of(i).upper()}: {text_of(i)}" for i in (old if progressive else self.folded))
-        if progressive and self.summary:
-            user = f"EXISTING SUMMARY (from previous turns):\n{self.summary}\n\nNEW TURNS TO ADD TO THE SUMMARY:\n{new}\n\nProduce an updated summary that incorporates both."
-        else:
-            user = f"CONVERSATION TURNS TO SUMMARISE:\n{new}\n\nProduce a summary of these turns."
+        user = fold_request(self.summary if progressive else None, new)
         self.summary = await self.summarise(summariser_system(), user)
         for pin in PINNED:
             label, _, text = pin.partition(": ")

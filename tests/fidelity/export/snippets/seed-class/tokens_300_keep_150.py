@@ -72,6 +72,18 @@ def openai_summariser(client):
     return summarise
 
 
+def fold_request(existing, turns_text):
+    """The summariser's request: the turns, folded into the existing summary when there is one
+    (the app's own layout)."""
+    if existing:
+        return (
+            f"EXISTING SUMMARY (from previous turns):\n{existing}\n\n"
+            f"NEW TURNS TO ADD TO THE SUMMARY:\n{turns_text}\n\n"
+            "Produce an updated summary that incorporates both."
+        )
+    return f"CONVERSATION TURNS TO SUMMARISE:\n{turns_text}\n\nProduce a summary of these turns."
+
+
 def summariser_system():
     """The summariser's instructions: the prompt, the facts to keep and the word limit."""
     text = SUMMARY_PROMPT.strip()
@@ -162,10 +174,7 @@ class SummaryMemory:
         self.folded += old
         existing = self.current_summary if FOLD_MODE == "progressive" else None
         new = render_turns(old if FOLD_MODE == "progressive" else self.folded)
-        if existing:
-            user = f"EXISTING SUMMARY (from previous turns):\n{existing}\n\nNEW TURNS TO ADD TO THE SUMMARY:\n{new}\n\nProduce an updated summary that incorporates both."
-        else:
-            user = f"CONVERSATION TURNS TO SUMMARISE:\n{new}\n\nProduce a summary of these turns."
+        user = fold_request(existing, new)
         self.current_summary = self.summarise([{"role": "system", "content": summariser_system()}, {"role": "user", "content": user}])
         for pin in PINNED:
             label, _, text = pin.partition(": ")
