@@ -289,3 +289,20 @@ async fn a_summary_stating_the_opposite_of_a_must_keep_item_is_flagged_in_inspec
     assert!(browser.console_errors().await.is_empty());
     browser.close().await;
 }
+
+// In the recorded 135M drift run, edition 1 said "hard rule: not stated yet" although the turn
+// that stated the rule was folded into that very edition.
+#[tokio::test]
+async fn not_stated_yet_is_said_only_before_the_stating_turn_is_folded() {
+    let browser = Browser::new().await;
+    played(&browser, "real135m", 3).await;
+    let first = badge_colours(&browser, 1).await;
+    let rule = first
+        .iter()
+        .find(|b| b.0.starts_with("hard rule"))
+        .unwrap_or_else(|| panic!("{first:?}"));
+    assert_ne!(rule.1, "not-yet", "{rule:?}");
+    assert!(!rule.0.contains("not stated yet"), "{rule:?}");
+    assert!(browser.console_errors().await.is_empty());
+    browser.close().await;
+}
