@@ -302,6 +302,7 @@ impl<'a> Played<'a> {
                 sizes,
                 system_tokens: counter.count(system_prompt),
                 summary_tokens: settings.summary_tokens,
+                summary_sizes: Vec::new(),
             },
             messages,
             system_prompt,

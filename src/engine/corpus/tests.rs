@@ -116,6 +116,7 @@ fn the_dry_run_columns_are_the_schedule_of_the_conversations_turns() {
             sizes,
             system_tokens,
             summary_tokens: 150,
+            summary_sizes: Vec::new(),
         },
     );
     assert_eq!(row.turns, 40);

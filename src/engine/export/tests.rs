@@ -75,6 +75,11 @@ fn the_json_export_imports_back_to_the_same_policy() {
         let out = export(Target::Json, &policy, &ctx());
         assert!(out.exact && out.differences.is_empty());
         assert_eq!(import_policy(&out.code), Ok(policy.clone()), "{}", out.code);
+        // The command-line tool's `--policy` reads the page's export through the session reader.
+        assert_eq!(
+            crate::engine::session::import_policy(out.code.as_bytes()).ok(),
+            Some(policy.clone())
+        );
         assert!(out.code.contains("gpt-4o-mini") && out.code.contains("₹1,20,000"));
     }
 }

@@ -203,7 +203,8 @@ pub fn read_unbounded(bytes: &[u8], counter: &dyn CountTokens) -> Result<Read, I
 }
 
 /// A policy alone, in the shape a session file stores it (the `session.policy` object): a bare
-/// policy object, or a whole session file whose policy is taken. Every fault names its JSON
+/// policy object, a whole session file whose policy is taken, or the page's policy export
+/// (`engine::export`'s JSON target, its `policy`). Every fault names its JSON
 /// path, and the policy is validated.
 pub fn import_policy(bytes: &[u8]) -> Result<Policy, ImportError> {
     let value: Value = serde_json::from_slice(bytes).map_err(|e| ImportError::Json {
@@ -211,9 +212,12 @@ pub fn import_policy(bytes: &[u8]) -> Result<Policy, ImportError> {
         column: e.column(),
         message: e.to_string(),
     })?;
-    let (value, prefix) = match value.pointer("/session/policy") {
-        Some(policy) => (policy.clone(), "session.policy"),
-        None => (value, ""),
+    // A policy file the page's export writes (`engine::export`'s JSON target) holds the policy
+    // under `policy`, beside the models and pinned facts it carries for the reader.
+    let (value, prefix) = match (value.pointer("/session/policy"), value.pointer("/policy")) {
+        (Some(policy), _) => (policy.clone(), "session.policy"),
+        (None, Some(policy)) if policy.is_object() => (policy.clone(), "policy"),
+        _ => (value, ""),
     };
     policy_from_v1(typed(value, prefix)?, prefix).map_err(|e| match e {
         // A fault of the whole policy (it does not validate) is named as the policy's.
