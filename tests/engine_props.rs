@@ -823,7 +823,7 @@ mod exact_vocabulary {
             any::<bool>(),
             1u32..4,
             prop::option::of(0u32..60),
-            any::<bool>(),
+            (any::<bool>(), any::<bool>()),
         )
             .prop_map(
                 |(
@@ -838,7 +838,7 @@ mod exact_vocabulary {
                     context,
                     calls_per_fold,
                     keep_user_tokens,
-                    tools_in_turn_only,
+                    (tools_in_turn_only, keep_newest),
                 )| {
                     Exact {
                         counted,
@@ -854,6 +854,7 @@ mod exact_vocabulary {
                             CheckAt::PreviousRequest,
                         ][check],
                         keep,
+                        keep_newest,
                         start: if at_user {
                             Start::AtUser
                         } else {
