@@ -972,7 +972,9 @@ fn the_newest_message_stays_verbatim_when_it_alone_is_over_the_kept_tokens() {
         for m in &messages[..5] {
             assert!(memory.add_message(m.clone()).unwrap().is_none());
         }
-        let job = memory.before_request(None).expect("the giant message fires");
+        let job = memory
+            .before_request(None)
+            .expect("the giant message fires");
         memory
             .commit(job.id, "the summary", meta(), &WordCounter)
             .unwrap();
