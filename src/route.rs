@@ -1,6 +1,6 @@
 //! The view state carried in the query string (see `shared/e2e-hooks.md`): the tab (`?tab=`),
 //! the Tuner's trigger parameters, the demo (`?demo=`) and the lesson step (`?lesson=`), parsed,
-//! edited and printed back. The trigger kinds a link can name are
+//! edited and printed back, with the presets the Tuner compares (`?compare=`). The trigger kinds a link can name are
 //! [`TriggerKind::LINKED`](crate::engine::policy::TriggerKind::LINKED).
 //!
 //! Parsing is pure so it can be tested natively. Unknown parameters are ignored; a known
@@ -8,6 +8,8 @@
 //! mistyped link still opens the app.
 
 use std::fmt;
+
+use crate::engine::peers::preset;
 
 /// The tabs of the app, in the order the header shows them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -138,6 +140,9 @@ pub struct Route {
     pub demo: Option<DemoKind>,
     /// The step of the guided lesson on screen, counted from 1 (`?lesson=`); `None` outside it.
     pub lesson: Option<u32>,
+    /// The other systems' presets the Tuner compares, by slug, in the order they were ticked
+    /// (`?compare=gemini-cli,codex-cli`), so a reload or a shared link compares the same ones.
+    pub compare: Vec<&'static str>,
     /// One entry per known parameter whose value could not be used.
     pub errors: Vec<ParamError>,
 }
@@ -235,6 +240,19 @@ impl Route {
                     Some(step) => route.lesson = Some(step),
                     None => route.reject(&key, value, "a lesson step from 1 to 9"),
                 },
+                "compare" => {
+                    for slug in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+                        match preset(slug) {
+                            Some(p) if !route.compare.contains(&p.slug) => route.compare.push(p.slug),
+                            Some(_) => {}
+                            None => route.reject(
+                                &key,
+                                slug,
+                                "the Tuner's preset names, separated by commas (gemini-cli, codex-cli, …)",
+                            ),
+                        }
+                    }
+                }
                 name if NUMERIC_PARAMS.contains(&name) => {
                     let (max, expected) = range_of(name);
                     let parsed = value.parse::<u32>().ok().filter(|n| *n <= max);
@@ -281,6 +299,9 @@ impl Route {
         if let Some(step) = self.lesson {
             out.append_pair("lesson", &step.to_string());
         }
+        if !self.compare.is_empty() {
+            out.append_pair("compare", &self.compare.join(","));
+        }
         out.finish()
     }
 
@@ -301,6 +322,15 @@ impl Route {
         match raw.parse::<u32>().ok().filter(|n| *n <= max) {
             Some(n) => *self.number_mut(param) = Some(n),
             None => self.reject(param, raw, expected),
+        }
+    }
+
+    /// Ticks or unticks the preset `slug` in the Tuner's comparison (a slug no preset has is
+    /// left out).
+    pub fn set_compared(&mut self, slug: &str, on: bool) {
+        self.compare.retain(|s| *s != slug);
+        if on && let Some(p) = preset(slug) {
+            self.compare.push(p.slug);
         }
     }
 
@@ -481,6 +511,27 @@ mod tests {
         let route = Route::parse("?trigger=messages");
         assert_eq!(route.trigger, None);
         assert_eq!(route.errors[0].param, "trigger");
+    }
+
+    #[test]
+    fn the_compared_presets_round_trip_and_an_unknown_one_is_named() {
+        let route = Route::parse("?tab=tuner&compare=gemini-cli,codex-cli");
+        assert_eq!(route.compare, ["gemini-cli", "codex-cli"]);
+        assert_eq!(Route::parse(&route.to_query()), route);
+        assert!(route.to_query().contains("compare=gemini-cli%2Ccodex-cli"));
+        let mut route = Route::parse("?compare=codex-cli,nope,codex-cli");
+        assert_eq!(route.compare, ["codex-cli"]);
+        assert_eq!(route.errors[0].param, "compare");
+        assert!(
+            route.errors[0]
+                .to_string()
+                .starts_with("?compare=nope is not valid")
+        );
+        route.set_compared("gemini-cli", true);
+        route.set_compared("codex-cli", false);
+        route.set_compared("nope", true);
+        assert_eq!(route.compare, ["gemini-cli"]);
+        assert_eq!(Route::parse("").compare, Vec::<&str>::new());
     }
 
     #[test]

@@ -145,6 +145,7 @@ proptest! {
             sizes: turns.iter().map(|&(user, assistant)| TurnSize { user, assistant }).collect(),
             system_tokens: WordCounter.count(SYSTEM),
             summary_tokens: summary_cost(policy.placement),
+            summary_sizes: Vec::new(),
         };
         let run = schedule(&policy, &input);
         for (i, &(u, a)) in turns.iter().enumerate() {
@@ -405,6 +406,7 @@ proptest! {
                 .collect(),
             system_tokens: WordCounter.count(SYSTEM),
             summary_tokens: summary_cost(policy.placement),
+            summary_sizes: Vec::new(),
         };
         let run = schedule(&policy, &input);
         for (i, turn) in messages.into_iter().enumerate() {

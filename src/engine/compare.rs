@@ -99,6 +99,7 @@ mod tests {
             ],
             system_tokens: 100,
             summary_tokens: 40,
+            summary_sizes: Vec::new(),
         };
         let policy = Policy::new(Trigger::Turns {
             max_turns: 4,
@@ -145,6 +146,7 @@ mod tests {
             ],
             system_tokens: 0,
             summary_tokens: 0,
+            summary_sizes: Vec::new(),
         };
         let run = schedule(&Policy::default(), &input);
         assert_eq!(compare(&input, 2, &run).rows[1].window_tokens, 105);

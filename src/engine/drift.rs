@@ -143,6 +143,75 @@ pub fn fact_verdict(
     }
 }
 
+/// How `edition` states the prompt's must-keep item `item`, given the messages folded into it
+/// so far (`folded`).
+///
+/// A must-keep item is an instruction to the summariser ("stay away from equity", "no
+/// equities", "risk profile"), so it is read twice. As a phrase, by [`fact_verdict`] (kept, lost,
+/// not stated yet, or contradicted where a folded turn kept away from it). And when the item
+/// itself keeps away from a subject (an [`AVERSE`] word before it: "stay away from *equity*"),
+/// an edition whose every sentence on that subject puts weight on it ("about 25 % in equity")
+/// states the opposite of the item: contradicted, whatever words the folded turns used.
+pub fn must_keep_verdict(item: &str, edition: &str, folded: &[&str]) -> FactVerdict {
+    let subject = averse_subject(item).and_then(|stem| {
+        PinnedFact::regex(item, format!(r"(?i)\b{}\w*", regex::escape(&stem)))
+            .compile()
+            .ok()
+    });
+    if let Some(subject) = subject {
+        let stances: Vec<Stance> = split_sentences(edition)
+            .into_iter()
+            .filter_map(|sentence| stance(&subject, sentence))
+            .collect();
+        if !stances.is_empty() && stances.iter().all(|s| *s == Stance::Endorses) {
+            return FactVerdict::Contradicted;
+        }
+    }
+    match PinnedFact::phrase(item, item).compile() {
+        Ok(whole) => fact_verdict(&whole, edition, folded, false),
+        // An item with no words to match (blank) is never stated.
+        Err(_) => FactVerdict::NotYet,
+    }
+}
+
+/// Words of a must-keep item between its aversion word and its subject ("stay away *from*
+/// equity", "never *suggest* equities"), passed over to reach the subject.
+const SUBJECT_SKIP: &[&str] = &[
+    "from", "of", "the", "a", "an", "to", "any", "all", "for", "on", "with", "about", "mention*",
+    "use", "using", "touch*", "go", "going", "talk*", "discuss*",
+];
+
+/// The stem of the subject a must-keep item keeps away from ("equit" for "stay away from
+/// equity" or "no equities"), or `None` when the item keeps away from nothing.
+fn averse_subject(item: &str) -> Option<String> {
+    let words: Vec<String> = item
+        .split(|c: char| c.is_whitespace() || c == ',' || c == ';' || c == ':')
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+                .to_lowercase()
+        })
+        .filter(|w| !w.is_empty())
+        .collect();
+    let cue = words.iter().rposition(|w| is_cue(AVERSE, w))?;
+    let subject = words[cue + 1..]
+        .iter()
+        .find(|w| !is_cue(AVERSE, w) && !is_cue(ENDORSE, w) && !is_cue(SUBJECT_SKIP, w))?;
+    let stem = subject
+        .strip_suffix("ies")
+        .or_else(|| subject.strip_suffix('y'))
+        .or_else(|| subject.strip_suffix('s'))
+        .unwrap_or(subject);
+    (stem.chars().count() >= 3).then(|| stem.to_owned())
+}
+
+/// Whether `word` is one of `list`'s cues (a `*` ends a prefix).
+fn is_cue(list: &[&str], word: &str) -> bool {
+    list.iter().any(|cue| match cue.strip_suffix('*') {
+        Some(prefix) => word.starts_with(prefix),
+        None => word == *cue,
+    })
+}
+
 /// Words that, just before a fact, keep a sentence away from it. A `*` ends a prefix.
 pub const AVERSE: &[&str] = &[
     "never", "not", "no", "don't", "dont", "avoid*", "away", "clear", "steer*", "allergic",
@@ -193,17 +262,11 @@ fn stance(fact: &CompiledFact, sentence: &str) -> Option<Stance> {
         .filter(|w| !w.is_empty())
         .collect();
     let window = &before[before.len().saturating_sub(STANCE_WINDOW)..];
-    let is = |list: &[&str], word: &str| {
-        list.iter().any(|cue| match cue.strip_suffix('*') {
-            Some(prefix) => word.starts_with(prefix),
-            None => word == *cue,
-        })
-    };
-    Some(if window.iter().any(|w| is(AVERSE, w)) {
+    Some(if window.iter().any(|w| is_cue(AVERSE, w)) {
         Stance::Averse
     } else if window
         .iter()
-        .any(|w| is(ENDORSE, w) || w.chars().any(|c| c.is_ascii_digit()) || w == "%")
+        .any(|w| is_cue(ENDORSE, w) || w.chars().any(|c| c.is_ascii_digit()) || w == "%")
     {
         Stance::Endorses
     } else {
@@ -425,6 +488,70 @@ mod tests {
             ),
             FactVerdict::Kept
         );
+    }
+
+    // Only a pinned rule was checked for contradiction: a summary stating the opposite of a
+    // must-keep item ("about 25 % in equity" against "stay away from equity") was not flagged.
+    #[test]
+    fn a_summary_stating_the_opposite_of_a_must_keep_item_is_contradicted() {
+        let edition = "FinCoach advised an SIP of ₹15,000 a month in a conservative hybrid fund with about 25 % in equity.";
+        // No folded turn needs to say it in the item's words: the item itself keeps away.
+        for item in [
+            "stay away from equity",
+            "no equities",
+            "Never suggest equity instruments",
+        ] {
+            assert_eq!(
+                must_keep_verdict(item, edition, &["I earn ₹1,20,000."]),
+                FactVerdict::Contradicted,
+                "{item}"
+            );
+        }
+        // An edition that keeps away too is no contradiction: kept where the item's words are
+        // there, else lost once a folded turn stated it, not stated before that.
+        assert_eq!(
+            must_keep_verdict(
+                "stay away from equity",
+                "He wants to stay away from equity for now.",
+                &[STAY_AWAY]
+            ),
+            FactVerdict::Kept
+        );
+        assert_eq!(
+            must_keep_verdict(
+                "no equities",
+                "He avoids equities.",
+                &["No equities, please."]
+            ),
+            FactVerdict::Lost
+        );
+        assert_eq!(
+            must_keep_verdict("no equities", "He avoids equities.", &["I earn ₹1,20,000."]),
+            FactVerdict::NotYet
+        );
+        // An item that keeps away from nothing is read as a phrase, as a pinned fact is.
+        assert_eq!(
+            must_keep_verdict(
+                "risk profile",
+                "His risk profile is conservative.",
+                &["My risk profile is conservative."]
+            ),
+            FactVerdict::Kept
+        );
+        assert_eq!(
+            must_keep_verdict(
+                "risk profile",
+                "He saves ₹60,000.",
+                &["My risk profile: low."]
+            ),
+            FactVerdict::Lost
+        );
+        // A folded turn that kept away still contradicts an endorsing edition of a plain item.
+        assert_eq!(
+            must_keep_verdict("equity", edition, &[STAY_AWAY]),
+            FactVerdict::Contradicted
+        );
+        assert_eq!(must_keep_verdict("  ", edition, &[]), FactVerdict::NotYet);
     }
 
     #[test]

@@ -417,11 +417,14 @@ pub struct PolicyOutcome {
     /// Turns whose chat request is larger than the window.
     pub over_window: u32,
     pub cost: f64,
+    /// The policy's parameters in words, for a reader of the CSV ([`to_csv`]); [`outcome`]
+    /// leaves it empty for the caller, which knows how the policy was chosen, to fill.
+    pub parameters: String,
 }
 
 /// Runs `policy` over `input` and sums what the table shows. A cycle's summariser request is
 /// the instructions, the old summary (progressive folds) and the folded turns, or every turn
-/// folded so far (a rebuild from the archive); it writes `input.summary_tokens`.
+/// folded so far (a rebuild from the archive); cycle `k` writes `input.summary_after(k)`.
 pub fn outcome(
     label: impl Into<String>,
     policy: &Policy,
@@ -436,30 +439,33 @@ pub fn outcome(
         u64::from(size.user) + u64::from(size.assistant)
     };
     let mut summariser_in = 0u64;
-    let mut had_summary = false;
-    for fold in run.rows.iter().filter_map(|r| r.folds) {
+    for (cycles, fold) in run.rows.iter().filter_map(|r| r.folds).enumerate() {
         let first = match policy.fold {
             FoldMode::Progressive => fold.first,
             FoldMode::RebuildFromArchive => 1,
         };
-        let old = if had_summary && policy.fold == FoldMode::Progressive {
-            u64::from(input.summary_tokens)
+        // A progressive fold reads the summary the cycle before it wrote.
+        let old = if policy.fold == FoldMode::Progressive {
+            u64::from(input.summary_after(cycles as u32))
         } else {
             0
         };
         summariser_in +=
             ASSUMED_PROMPT_TOKENS + old + (first..=fold.last).map(turn_tokens).sum::<u64>();
-        had_summary = true;
     }
     let replies: u64 = (1..=input.turns)
         .map(|t| u64::from(input.size(t).assistant))
         .sum();
     let tokens_in = run.total_tokens + summariser_in;
-    let tokens_out = replies + u64::from(run.calls) * u64::from(input.summary_tokens);
+    let written: u64 = (1..=run.calls)
+        .map(|k| u64::from(input.summary_after(k)))
+        .sum();
+    let tokens_out = replies + written;
     let cost = tokens_in as f64 / 1e6 * prices.input_per_million
         + tokens_out as f64 / 1e6 * prices.output_per_million;
     PolicyOutcome {
         label: label.into(),
+        parameters: String::new(),
         calls: run.calls,
         tokens_in,
         tokens_out,
@@ -476,6 +482,8 @@ pub fn outcome(
 }
 
 /// The table as CSV (RFC 4180: a header row, fields quoted where they hold a comma or quote).
+/// The last column, `parameters`, names what each policy was run with, so a file read later
+/// says which policies made it; it comes after the table's columns, whose order stays.
 pub fn to_csv(outcomes: &[PolicyOutcome]) -> String {
     let quote = |field: &str| {
         if field.contains([',', '"', '\n']) {
@@ -485,11 +493,11 @@ pub fn to_csv(outcomes: &[PolicyOutcome]) -> String {
         }
     };
     let mut out = String::from(
-        "policy,summariser calls,tokens in,tokens out,largest request,first fold after turn,turns over the window,estimated cost\r\n",
+        "policy,summariser calls,tokens in,tokens out,largest request,first fold after turn,turns over the window,estimated cost,parameters\r\n",
     );
     for o in outcomes {
         out.push_str(&format!(
-            "{},{},{},{},{},{},{},{:.4}\r\n",
+            "{},{},{},{},{},{},{},{:.4},{}\r\n",
             quote(&o.label),
             o.calls,
             o.tokens_in,
@@ -497,7 +505,8 @@ pub fn to_csv(outcomes: &[PolicyOutcome]) -> String {
             o.largest,
             o.first_fold.map_or(String::new(), |t| t.to_string()),
             o.over_window,
-            o.cost
+            o.cost,
+            quote(&o.parameters)
         ));
     }
     out
@@ -739,11 +748,21 @@ mod tests {
     #[test]
     fn csv_has_a_header_and_quotes_what_needs_it() {
         let input = ScheduleInput::uniform(4);
-        let row = outcome("a, \"b\"", &Policy::default(), &input, 1_000, FREE);
+        let mut row = outcome("a, \"b\"", &Policy::default(), &input, 1_000, FREE);
+        row.parameters = "Summarise at (turns) 4, Keep verbatim (turns) 2".into();
         let csv = to_csv(&[row]);
         let lines: Vec<&str> = csv.split("\r\n").collect();
-        assert!(lines[0].starts_with("policy,summariser calls"));
+        // The table's columns keep their order; the policy's parameters come last.
+        assert_eq!(
+            lines[0],
+            "policy,summariser calls,tokens in,tokens out,largest request,first fold after turn,turns over the window,estimated cost,parameters"
+        );
         assert!(lines[1].starts_with("\"a, \"\"b\"\"\",1,"), "{}", lines[1]);
+        assert!(
+            lines[1].ends_with(",\"Summarise at (turns) 4, Keep verbatim (turns) 2\""),
+            "{}",
+            lines[1]
+        );
         assert_eq!(lines.len(), 3, "header, one row, and the final line break");
     }
 }

@@ -169,7 +169,10 @@ fn ParamErrors() -> impl IntoView {
     move || {
         let errors = route.with(|r| {
             let mut errors: Vec<String> = r.errors.iter().map(ToString::to_string).collect();
-            if let Err(policy) = trigger_from_route(r) {
+            // The Tuner says this at the field it concerns, in its labels' words.
+            if let Err(policy) = trigger_from_route(r)
+                && r.tab != Tab::Tuner
+            {
                 errors.push(format!(
                     "The trigger parameters do not work together: {policy}."
                 ));

@@ -7,7 +7,9 @@
 
 use crate::app::rows::{MessageRow, RowState, rows_of};
 use crate::engine::compare::{Comparison, compare, window_turns};
-use crate::engine::drift::{PinnedFact, compile_facts, fact_presence};
+use crate::engine::drift::{
+    FactVerdict, PinnedFact, compile_facts, fact_presence, fact_verdict, must_keep_verdict,
+};
 use crate::engine::edition::{Edition, Provenance};
 use crate::engine::message::{CountTokens, Role, word_count};
 use crate::engine::policy::{Policy, PolicyError, Trigger};
@@ -121,6 +123,9 @@ pub struct FactView {
     pub kept: bool,
     /// The first edition (from 1) that no longer states it.
     pub first_lost: Option<usize>,
+    /// How the latest edition states it ([`must_keep_verdict`] for a must-keep item): a
+    /// summary that states the opposite is contradicted, and never shown as kept.
+    pub verdict: FactVerdict,
 }
 
 /// Everything Inspect shows about a session.
@@ -211,6 +216,7 @@ impl InspectView {
             sizes: turn_sizes(&messages),
             system_tokens: counter.count(memory.system_prompt()),
             summary_tokens,
+            summary_sizes: Vec::new(),
         };
         InspectView {
             name: session.name.clone(),
@@ -257,10 +263,15 @@ impl InspectView {
             self.sizes.system_tokens,
         )];
         if row.summarised_to > 0 {
+            // The summary sent is the one the latest cycle before this turn wrote.
+            let cycles = replay.schedule.rows[..turn as usize - 1]
+                .iter()
+                .filter(|r| r.folds.is_some())
+                .count() as u32;
             parts.push((
                 SegmentKind::Summary,
                 format!("Summary of {}", turns_label(1, row.summarised_to)),
-                self.sizes.summary_tokens,
+                self.sizes.summary_after(cycles),
             ));
         }
         for t in row.verbatim_from..=turn {
@@ -294,32 +305,43 @@ impl InspectView {
 }
 
 impl InspectView {
-    /// This view with the summary sized as a replay's own editions are (their mean size in
-    /// tokens), so the dry run, its chart and the context window count the summaries the replay
-    /// wrote rather than an assumed size. A replay with no edition leaves the view as it is.
+    /// This view with each summary sized as the replay's own edition for that cycle, so the
+    /// dry run, its chart and the context window count, cycle by cycle, the summaries the replay
+    /// wrote rather than an assumed size (or one size for all). A compression or an edit between
+    /// two folds replaces the summary its cycle left. A replay with no edition leaves the view as
+    /// it is.
     pub fn sized_by(&self, replayed: &Session) -> InspectView {
-        let sizes: Vec<u32> = replayed
-            .memory
-            .editions()
-            .iter()
-            .map(|e| e.tokens_out)
-            .filter(|&t| t > 0)
-            .collect();
+        let mut sizes: Vec<u32> = Vec::new();
+        for edition in replayed.memory.editions() {
+            if edition.tokens_out == 0 {
+                continue;
+            }
+            match (edition.folded, sizes.last_mut()) {
+                (None, Some(last)) => *last = edition.tokens_out,
+                _ => sizes.push(edition.tokens_out),
+            }
+        }
         let mut view = self.clone();
-        if !sizes.is_empty() {
-            let total: u64 = sizes.iter().map(|&t| u64::from(t)).sum();
-            view.sizes.summary_tokens =
-                u32::try_from(total.div_ceil(sizes.len() as u64)).unwrap_or(u32::MAX);
+        if let Some(&last) = sizes.last() {
+            view.sizes.summary_tokens = last;
+            view.sizes.summary_sizes = sizes;
             view.summary_measured = true;
         }
         view
     }
 
-    /// The words under the dry run's chart: where its summary size comes from.
+    /// The words under the dry run's chart: where its summary sizes come from.
     pub fn summary_caption(&self) -> String {
-        if self.summary_measured {
+        let per_cycle = &self.sizes.summary_sizes;
+        if !per_cycle.is_empty() {
+            let list: Vec<String> = per_cycle.iter().map(u32::to_string).collect();
             format!(
-                "The summary counts {} tokens, the size of this session's (or the replay's) own editions.",
+                "Each cycle's summary counts the tokens of the replay's own edition for it ({}), as the replay wrote them.",
+                list.join(", ")
+            )
+        } else if self.summary_measured {
+            format!(
+                "The summary counts {} tokens, the size of this session's own latest edition.",
                 self.sizes.summary_tokens
             )
         } else {
@@ -425,12 +447,33 @@ fn drift(must_keep: &[String], pinned: &[PinnedFact], editions: &[EditionView]) 
         return Vec::new();
     };
     let summaries: Vec<&str> = editions.iter().map(|e| e.after.as_str()).collect();
+    // What every edition folded, and the editions before the latest (a fact they stated was
+    // known), read against the latest edition.
+    let (latest, earlier) = summaries.split_last().unwrap_or((&"", &[]));
+    let folded: Vec<&str> = editions
+        .iter()
+        .map(|e| e.folded.as_str())
+        .chain(earlier.iter().copied())
+        .collect();
+    // The must-keep phrases come first in `facts`.
+    let items = must_keep.iter().filter(|p| !p.trim().is_empty()).count();
     fact_presence(&compiled, &summaries)
         .into_iter()
-        .map(|track| FactView {
-            phrase: track.label,
-            kept: track.kept.last().copied().unwrap_or(false),
-            first_lost: track.first_lost,
+        .zip(&compiled)
+        .enumerate()
+        .map(|(i, (track, fact))| {
+            let verdict = if i < items {
+                must_keep_verdict(&track.label, latest, &folded)
+            } else {
+                fact_verdict(fact, latest, &folded, false)
+            };
+            FactView {
+                phrase: track.label,
+                kept: track.kept.last().copied().unwrap_or(false)
+                    && verdict != FactVerdict::Contradicted,
+                first_lost: track.first_lost,
+                verdict,
+            }
         })
         .collect()
 }
@@ -472,18 +515,25 @@ mod tests {
 
     /// Four turns under "summarise at 2, keep 1", with a must-keep fact the third summary drops.
     fn played() -> Session {
+        played_with(
+            "no equities",
+            [
+                "Client wants no equities.",
+                "Still no equities, bonds only.",
+                "Bonds only.",
+            ],
+        )
+    }
+
+    /// [`played`] with another must-keep item and other summaries.
+    fn played_with(must_keep: &str, summaries: [&str; 3]) -> Session {
         let mut policy = Policy::new(Trigger::Turns {
             max_turns: 2,
             keep: 1,
         })
         .unwrap();
-        policy.prompt.must_keep = vec!["no equities".into()];
+        policy.prompt.must_keep = vec![must_keep.into()];
         let mut memory = MemoryState::new("You are FinCoach.", policy).unwrap();
-        let summaries = [
-            "Client wants no equities.",
-            "Still no equities, bonds only.",
-            "Bonds only.",
-        ];
         let mut cycle = 0;
         for t in 1..=4u64 {
             let question = "q ".repeat(t as usize);
@@ -549,9 +599,42 @@ mod tests {
             [FactView {
                 phrase: "no equities".into(),
                 kept: false,
-                first_lost: Some(3)
+                first_lost: Some(3),
+                verdict: FactVerdict::Lost,
             }]
         );
+    }
+
+    // A summary stating the opposite of a must-keep item showed a green "✓ kept": only a pinned
+    // rule was checked for contradiction.
+    #[test]
+    fn a_summary_stating_the_opposite_of_a_must_keep_item_is_never_shown_kept() {
+        let session = played_with(
+            "stay away from equity",
+            [
+                "Client will stay away from equity for now.",
+                "Client will stay away from equity; bonds only.",
+                "Client holds bonds and about 25 % in equity. He still means to stay away from equity later.",
+            ],
+        );
+        let view = InspectView::new(&session, &WordCounter);
+        let fact = &view.facts[0];
+        assert_eq!(
+            fact.verdict,
+            FactVerdict::Kept,
+            "one sentence still keeps away"
+        );
+        let session = played_with(
+            "stay away from equity",
+            [
+                "Client will stay away from equity for now.",
+                "Client will stay away from equity; bonds only.",
+                "Client holds bonds, with about 25 % in equity as advised.",
+            ],
+        );
+        let fact = &InspectView::new(&session, &WordCounter).facts[0];
+        assert_eq!(fact.verdict, FactVerdict::Contradicted);
+        assert!(!fact.kept);
     }
 
     #[test]
@@ -569,12 +652,14 @@ mod tests {
                 FactView {
                     phrase: "no equities".into(),
                     kept: false,
-                    first_lost: Some(3)
+                    first_lost: Some(3),
+                    verdict: FactVerdict::Lost,
                 },
                 FactView {
                     phrase: r"(?i)\bbonds\b".into(),
                     kept: true,
-                    first_lost: Some(1)
+                    first_lost: Some(1),
+                    verdict: FactVerdict::Kept,
                 }
             ]
         );
@@ -849,7 +934,50 @@ mod tests {
         assert!(!real.is_empty());
         assert!(sized.summary_measured);
         assert!(real.iter().all(|&t| t < 150), "{real:?}");
-        assert!(sized.sizes.summary_tokens <= *real.iter().max().unwrap());
-        assert!(sized.sizes.summary_tokens >= *real.iter().min().unwrap());
+        // Each cycle counts its own edition's size, not their mean: the dry run, the chart and
+        // the context window all read the size of the summary the cycle before them wrote.
+        assert_eq!(sized.sizes.summary_sizes, real);
+        let run = sized.replay_policy(&busy);
+        let mut cycles = 0usize;
+        for row in &run.schedule.rows {
+            let sent = if cycles == 0 { 0 } else { real[cycles - 1] };
+            let turns: u64 = (row.verbatim_from..row.turn)
+                .map(|t| u64::from(sized.sizes.size(t).user + sized.sizes.size(t).assistant))
+                .sum();
+            let want = u64::from(sized.sizes.system_tokens)
+                + u64::from(sent)
+                + turns
+                + u64::from(sized.sizes.size(row.turn).user);
+            assert_eq!(row.tokens, want, "turn {}", row.turn);
+            let window = sized.context_at(&run, row.turn).unwrap();
+            assert_eq!(u64::from(window.total), want, "turn {}", row.turn);
+            cycles += usize::from(row.folds.is_some());
+        }
+        assert!(cycles >= 2, "the test needs two cycles of different sizes");
+        assert!(
+            sized
+                .summary_caption()
+                .contains(&format!("{}, {}", real[0], real[1]))
+        );
+    }
+
+    #[test]
+    fn a_compression_between_two_folds_replaces_the_size_its_cycle_left() {
+        let session = played();
+        let mut replayed = session.clone();
+        // The played session's three fold editions, then a manual edit of the third.
+        let sizes: Vec<u32> = replayed
+            .memory
+            .editions()
+            .iter()
+            .map(|e| e.tokens_out)
+            .collect();
+        replayed
+            .memory
+            .edit_summary("Bonds only, no equities ever.", 9, &WordCounter)
+            .unwrap();
+        let view = InspectView::new(&session, &WordCounter).sized_by(&replayed);
+        let edited = replayed.memory.editions().last().unwrap().tokens_out;
+        assert_eq!(view.sizes.summary_sizes, [sizes[0], sizes[1], edited]);
     }
 }

@@ -41,6 +41,127 @@ pub struct Tuner {
     /// Whether the conversation is the simulated one (not a library session).
     pub simulated: bool,
     pub outcome: Result<TunerRun, PolicyError>,
+    /// While `outcome` is an error: the last valid policy's run over the same conversation, so
+    /// the chart and the table keep showing something true (marked as the last valid one)
+    /// instead of an empty plot. `None` when the parameters are valid, or none ever were.
+    pub last_valid: Option<(LastValid, TunerRun)>,
+}
+
+/// The last trigger whose parameters worked together, and its fields in the form's words.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LastValid {
+    pub trigger: Trigger,
+    /// "Summarise at (turns) 6, Keep verbatim (turns) 2": the fields as the form labels them.
+    pub words: String,
+}
+
+impl LastValid {
+    /// The link's trigger when its parameters are valid.
+    pub fn of(route: &Route) -> Option<LastValid> {
+        let trigger = trigger_from_route(route).ok()?;
+        Some(LastValid {
+            words: fields_in_words(route),
+            trigger,
+        })
+    }
+
+    /// The link's trigger when valid, else `previous` (what a memo of it keeps between edits).
+    pub fn after(route: &Route, previous: Option<&LastValid>) -> Option<LastValid> {
+        LastValid::of(route).or_else(|| previous.cloned())
+    }
+}
+
+/// Why the trigger's fields do not work together, said at the field it concerns, in the
+/// form's own words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldProblem {
+    /// The parameter of the field to mark (`keep`, `budget`, …).
+    pub param: &'static str,
+    pub message: String,
+}
+
+/// The field `error` is about and what to say there, naming every field by its label; `None`
+/// for an error no trigger field causes.
+pub fn field_problem(error: &PolicyError) -> Option<FieldProblem> {
+    let label = |param: &str| {
+        let label = TRIGGER_FIELDS
+            .iter()
+            .find(|f| f.param == param)
+            .map_or(param, |f| f.label);
+        format!("\u{201c}{label}\u{201d}")
+    };
+    let (param, message) = match *error {
+        PolicyError::ZeroMaxTurns => (
+            "max_turns",
+            format!("{} must be at least 1.", label("max_turns")),
+        ),
+        PolicyError::KeepNotBelowMax { max_turns, keep } => (
+            "keep",
+            format!(
+                "{} ({keep}) must be smaller than {} ({max_turns}): lower it, or raise {}.",
+                label("keep"),
+                label("max_turns"),
+                label("max_turns")
+            ),
+        ),
+        PolicyError::ZeroBudget => ("budget", format!("{} must be at least 1.", label("budget"))),
+        PolicyError::KeepTokensAboveBudget {
+            budget,
+            keep_tokens,
+        } => (
+            "keep_tokens",
+            format!(
+                "{} ({keep_tokens}) must not be more than the token budget ({budget}): lower it, or raise the budget.",
+                label("keep_tokens")
+            ),
+        ),
+        PolicyError::ZeroPeriod => ("every", format!("{} must be at least 1.", label("every"))),
+        PolicyError::ZeroContext => (
+            "context",
+            format!("{} must be at least 1.", label("context")),
+        ),
+        PolicyError::PercentOutOfRange { field, value } => {
+            let param = if field == "keep" {
+                "keep_pct"
+            } else {
+                "fire_pct"
+            };
+            (
+                param,
+                format!("{} ({value}) must be from 1 to 100.", label(param)),
+            )
+        }
+        PolicyError::KeepPctNotBelowFire { fire_pct, keep_pct } => (
+            "keep_pct",
+            format!(
+                "{} ({keep_pct}) must be below {} ({fire_pct}): lower it, or raise {}.",
+                label("keep_pct"),
+                label("fire_pct"),
+                label("fire_pct")
+            ),
+        ),
+        _ => return None,
+    };
+    Some(FieldProblem { param, message })
+}
+
+/// The link's trigger fields as the form labels them, with their values (defaults filled in):
+/// "Summarise at (turns) 4, Keep verbatim (turns) 2".
+pub fn fields_in_words(route: &Route) -> String {
+    let kind = route.trigger.unwrap_or(TriggerKind::Turns);
+    let fields: Vec<String> = kind
+        .fields()
+        .into_iter()
+        .map(|f| {
+            let value = route.number(f.param).unwrap_or(f.default);
+            format!("{} {value}", f.label)
+        })
+        .collect();
+    if fields.is_empty() {
+        kind.label().to_owned()
+    } else {
+        format!("{}: {}", kind.label(), fields.join(", "))
+    }
 }
 
 /// A dry run of a valid policy.
@@ -63,28 +184,60 @@ impl Tuner {
     /// Builds the tuner from the query parameters over `conversation` (a session's real sizes),
     /// or over the simulated conversation the link describes when there is none.
     pub fn on(route: &Route, conversation: Option<&ScheduleInput>) -> Tuner {
+        Tuner::on_after(route, conversation, None)
+    }
+
+    /// [`Tuner::on`], and while the parameters are invalid, `last`'s run over the same
+    /// conversation ([`Tuner::last_valid`]).
+    pub fn on_after(
+        route: &Route,
+        conversation: Option<&ScheduleInput>,
+        last: Option<&LastValid>,
+    ) -> Tuner {
         let kind = route.trigger.unwrap_or(TriggerKind::Turns);
         let simulated = simulated_input(route);
         let input = conversation.unwrap_or(&simulated);
         let outcome = trigger_from_route(route)
             .and_then(Policy::new)
-            .map(|policy| {
-                let schedule = schedule(&policy, input);
-                let window = window_turns(&policy.trigger);
-                let comparison = compare(input, window, &schedule);
-                let fixed = u64::from(input.system_tokens) + u64::from(input.summary_tokens);
-                TunerRun {
-                    schedule,
-                    comparison,
-                    loop_risk: policy.trigger.loop_risk(fixed, typical_turn(input)),
-                }
-            });
+            .map(|policy| run_of(&policy, input));
+        let last_valid = match (&outcome, last) {
+            (Err(_), Some(last)) => Policy::new(last.trigger.clone())
+                .ok()
+                .map(|policy| (last.clone(), run_of(&policy, input))),
+            _ => None,
+        };
         Tuner {
             kind,
             turns: input.turns,
             simulated: conversation.is_none(),
             outcome,
+            last_valid,
         }
+    }
+
+    /// Why nothing is drawn, when nothing is: the parameters are invalid and no valid policy
+    /// came before them.
+    pub fn nothing_drawn(&self) -> Option<String> {
+        match (&self.outcome, &self.last_valid) {
+            (Err(_), None) => Some(
+                "Nothing is drawn: the trigger's fields above do not work together yet, and no earlier choice of them did. Fix the field marked above and the schedule and chart appear."
+                    .to_owned(),
+            ),
+            _ => None,
+        }
+    }
+}
+
+/// The run the Tuner shows for `policy` over `input`.
+fn run_of(policy: &Policy, input: &ScheduleInput) -> TunerRun {
+    let schedule = schedule(policy, input);
+    let window = window_turns(&policy.trigger);
+    let comparison = compare(input, window, &schedule);
+    let fixed = u64::from(input.system_tokens) + u64::from(input.summary_tokens);
+    TunerRun {
+        schedule,
+        comparison,
+        loop_risk: policy.trigger.loop_risk(fixed, typical_turn(input)),
     }
 }
 
@@ -149,36 +302,71 @@ fn turns_label(turns: u32) -> String {
 /// The label of the Tuner's own policy in the comparison table.
 pub const THIS_POLICY: &str = "this policy";
 
+/// One row of the comparison: a policy's outcome, and what the page must say beside it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Compared {
+    pub outcome: PolicyOutcome,
+    /// A preset whose requests are this policy's, turn for turn: its line lies exactly on this
+    /// policy's, so the chart dashes it and the table says so.
+    pub same_as_this_policy: bool,
+    /// This policy's row drawn from the last valid parameters, while the fields are invalid.
+    pub last_valid: bool,
+}
+
 /// The comparison of the Tuner's own policy (when its parameters are valid) and the chosen
 /// presets of other systems over the Tuner's simulated conversation, at the window the link
 /// sets (the window trigger's default otherwise).
-pub fn compare_policies(route: &Route, presets: &[&str], prices: Prices) -> Vec<PolicyOutcome> {
-    compare_policies_on(route, None, presets, prices)
+pub fn compare_policies(route: &Route, presets: &[&str], prices: Prices) -> Vec<Compared> {
+    compare_policies_on(route, None, presets, prices, None)
 }
 
 /// [`compare_policies`] over `conversation` (a session's real sizes), or over the simulated
-/// conversation when there is none.
+/// conversation when there is none; while the parameters are invalid, this policy's row is
+/// `last`'s, marked.
 pub fn compare_policies_on(
     route: &Route,
     conversation: Option<&ScheduleInput>,
     presets: &[&str],
     prices: Prices,
-) -> Vec<PolicyOutcome> {
+    last: Option<&LastValid>,
+) -> Vec<Compared> {
     let simulated = simulated_input(route);
     let input = conversation.unwrap_or(&simulated);
     let context = comparison_window(route);
-    let own = trigger_from_route(route)
-        .and_then(Policy::new)
-        .ok()
-        .map(|policy| outcome(THIS_POLICY, &policy, input, context, prices));
-    own.into_iter()
-        .chain(
-            presets
-                .iter()
-                .filter_map(|slug| preset(slug))
-                .map(|p| outcome(p.system, &p.policy(context), input, context, prices)),
-        )
-        .collect()
+    let valid = LastValid::of(route);
+    let (own, last_valid) = match (valid, last) {
+        (Some(now), _) => (Some(now), false),
+        (None, Some(last)) => (Some(last.clone()), true),
+        (None, None) => (None, false),
+    };
+    let own = own.and_then(|own| {
+        let policy = Policy::new(own.trigger).ok()?;
+        let mut row = outcome(THIS_POLICY, &policy, input, context, prices);
+        row.parameters = own.words;
+        Some(Compared {
+            outcome: row,
+            same_as_this_policy: false,
+            last_valid,
+        })
+    });
+    let own_requests: Option<Vec<u64>> = own
+        .as_ref()
+        .map(|o| o.outcome.schedule.rows.iter().map(|r| r.tokens).collect());
+    let presets = presets.iter().filter_map(|slug| preset(slug)).map(|p| {
+        let mut row = outcome(p.system, &p.policy(context), input, context, prices);
+        row.parameters = format!("{} at a {context}-token window", p.source);
+        let same = own_requests.as_ref().is_some_and(|own| {
+            own.iter()
+                .copied()
+                .eq(row.schedule.rows.iter().map(|r| r.tokens))
+        });
+        Compared {
+            outcome: row,
+            same_as_this_policy: same,
+            last_valid: false,
+        }
+    });
+    own.into_iter().chain(presets).collect()
 }
 
 /// The window the comparison measures against.
@@ -189,9 +377,11 @@ pub fn comparison_window(route: &Route) -> u32 {
         .unwrap_or_else(|| TriggerKind::default_of("context"))
 }
 
-/// The comparison as a CSV file in a `data:` link, for a download link.
-pub fn csv_link(outcomes: &[PolicyOutcome]) -> String {
-    let csv = to_csv(outcomes);
+/// The comparison as a CSV file in a `data:` link, for a download link: the table's columns,
+/// then each policy's parameters, so a file read later says which policies made it.
+pub fn csv_link(rows: &[Compared]) -> String {
+    let outcomes: Vec<PolicyOutcome> = rows.iter().map(|r| r.outcome.clone()).collect();
+    let csv = to_csv(&outcomes);
     let encoded = percent_encoding::utf8_percent_encode(&csv, percent_encoding::NON_ALPHANUMERIC);
     format!("data:text/csv;charset=utf-8,{encoded}")
 }
@@ -266,10 +456,19 @@ mod tests {
             input_per_million: 1.0,
             output_per_million: 1.0,
         };
-        let rows = compare_policies_on(&tokens, Some(&sizes), &["codex-cli", "gemini-cli"], prices);
+        let rows = compare_policies_on(
+            &tokens,
+            Some(&sizes),
+            &["codex-cli", "gemini-cli"],
+            prices,
+            None,
+        );
         assert_eq!(rows.len(), 3);
-        assert!(rows.iter().all(|r| r.schedule.rows.len() == 23), "{rows:?}");
-        assert_eq!(rows[0].calls, run.schedule.calls);
+        assert!(
+            rows.iter().all(|r| r.outcome.schedule.rows.len() == 23),
+            "{rows:?}"
+        );
+        assert_eq!(rows[0].outcome.calls, run.schedule.calls);
     }
 
     #[test]
@@ -360,7 +559,7 @@ mod tests {
             &["gemini-cli", "openai-cookbook-session", "nope"],
             prices,
         );
-        let labels: Vec<&str> = rows.iter().map(|r| r.label.as_str()).collect();
+        let labels: Vec<&str> = rows.iter().map(|r| r.outcome.label.as_str()).collect();
         assert_eq!(
             labels,
             [
@@ -369,18 +568,146 @@ mod tests {
                 "OpenAI cookbook SummarizingSession"
             ]
         );
-        assert!(rows.iter().all(|r| r.schedule.rows.len() == 30));
-        // The link decodes back to the CSV.
+        assert!(rows.iter().all(|r| r.outcome.schedule.rows.len() == 30));
+        // The link decodes back to the CSV, which names each policy's parameters.
         let link = csv_link(&rows);
         let body = link.strip_prefix("data:text/csv;charset=utf-8,").unwrap();
         let decoded = percent_encoding::percent_decode_str(body)
             .decode_utf8()
             .unwrap();
-        assert_eq!(decoded, to_csv(&rows));
+        let outcomes: Vec<PolicyOutcome> = rows.iter().map(|r| r.outcome.clone()).collect();
+        assert_eq!(decoded, to_csv(&outcomes));
+        let lines: Vec<&str> = decoded.lines().collect();
+        assert!(lines[0].ends_with(",parameters"), "{}", lines[0]);
+        assert!(
+            lines[1].ends_with(
+                ",\"Every N turns (keep K): Summarise at (turns) 4, Keep verbatim (turns) 2\""
+            ),
+            "{}",
+            lines[1]
+        );
+        let gemini = preset("gemini-cli").unwrap();
+        assert!(
+            lines[2].contains(gemini.source.split(',').next().unwrap()),
+            "{}",
+            lines[2]
+        );
+        assert!(lines[2].contains("at a 8192-token window"), "{}", lines[2]);
         // Invalid parameters leave the presets alone.
         let bad = Route::parse("?trigger=turns&max_turns=2&keep=5");
         let rows = compare_policies(&bad, &["gemini-cli"], prices);
         assert_eq!(rows.len(), 1);
+    }
+
+    // An invalid pair read "keep (8) must be smaller than max_turns (6)" above the heading, in
+    // the parameters' internal names, and the chart became an empty plot.
+    #[test]
+    fn an_invalid_pair_is_said_at_its_field_and_the_last_valid_policy_stays_drawn() {
+        let good = Route::parse("?trigger=turns&max_turns=6&keep=2&turns=12");
+        let bad = Route::parse("?trigger=turns&max_turns=6&keep=8&turns=12");
+        let error = Tuner::from_route(&bad).outcome.unwrap_err();
+        let problem = field_problem(&error).expect("a trigger field causes it");
+        assert_eq!(problem.param, "keep");
+        assert_eq!(
+            problem.message,
+            "\u{201c}Keep verbatim (turns)\u{201d} (8) must be smaller than \u{201c}Summarise at (turns)\u{201d} (6): lower it, or raise \u{201c}Summarise at (turns)\u{201d}."
+        );
+        assert!(!problem.message.contains("max_turns"));
+        // The memo keeps the last valid trigger through the invalid edit.
+        let last = LastValid::after(&good, None).expect("valid");
+        assert_eq!(
+            last.words,
+            "Every N turns (keep K): Summarise at (turns) 6, Keep verbatim (turns) 2"
+        );
+        let kept = LastValid::after(&bad, Some(&last)).expect("kept");
+        assert_eq!(kept, last);
+        let tuner = Tuner::on_after(&bad, None, Some(&kept));
+        assert!(tuner.outcome.is_err());
+        let (shown, run) = tuner.last_valid.clone().expect("the last valid run");
+        assert_eq!(shown, last);
+        assert_eq!(Some(run), Tuner::from_route(&good).outcome.ok());
+        assert_eq!(tuner.nothing_drawn(), None);
+        // With no valid policy before, the page says plainly why nothing is drawn.
+        let fresh = Tuner::on_after(&bad, None, None);
+        assert!(
+            fresh
+                .nothing_drawn()
+                .unwrap()
+                .starts_with("Nothing is drawn")
+        );
+        // A valid route draws its own run and no last one.
+        assert_eq!(Tuner::on_after(&good, None, Some(&last)).last_valid, None);
+        // The comparison keeps this policy's row too, marked.
+        let prices = Prices {
+            input_per_million: 1.0,
+            output_per_million: 1.0,
+        };
+        let rows = compare_policies_on(&bad, None, &[], prices, Some(&last));
+        assert_eq!(rows.len(), 1);
+        assert!(rows[0].last_valid);
+        assert_eq!(
+            rows[0].outcome.calls,
+            Tuner::from_route(&good).outcome.unwrap().schedule.calls
+        );
+        // Every trigger field's error names fields by their labels only.
+        for (query, param) in [
+            ("?max_turns=0", "max_turns"),
+            ("?trigger=tokens&budget=0", "budget"),
+            ("?trigger=tokens&budget=100&keep_tokens=200", "keep_tokens"),
+            ("?trigger=every&every=0", "every"),
+            ("?trigger=window&context=0", "context"),
+            ("?trigger=window&fire_pct=0", "fire_pct"),
+            ("?trigger=window&keep_pct=0", "keep_pct"),
+            ("?trigger=window&fire_pct=50&keep_pct=60", "keep_pct"),
+        ] {
+            let error = Tuner::from_route(&Route::parse(query)).outcome.unwrap_err();
+            let problem = field_problem(&error).unwrap_or_else(|| panic!("{query}"));
+            assert_eq!(problem.param, param, "{query}");
+            assert!(
+                !problem.message.contains('_'),
+                "{query}: {}",
+                problem.message
+            );
+        }
+    }
+
+    // A peer preset whose numbers give the same schedule as "this policy" hid its line exactly.
+    #[test]
+    fn a_preset_with_this_policys_schedule_is_marked_as_such() {
+        let prices = Prices {
+            input_per_million: 1.0,
+            output_per_million: 1.0,
+        };
+        // Over ten short turns neither this 80 % window policy nor Codex's 90 % ever folds: the
+        // same requests, turn for turn. Gemini CLI's half window does not fold either; the
+        // notebook's cookbook instance does.
+        let short = Route::parse("?tab=tuner&trigger=window&context=8192&turns=10");
+        let rows = compare_policies(
+            &short,
+            &["codex-cli", "gemini-cli", "openai-cookbook-session"],
+            prices,
+        );
+        let same: Vec<bool> = rows.iter().map(|r| r.same_as_this_policy).collect();
+        assert_eq!(same, [false, true, true, false]);
+        let own: Vec<u64> = rows[0]
+            .outcome
+            .schedule
+            .rows
+            .iter()
+            .map(|r| r.tokens)
+            .collect();
+        let codex: Vec<u64> = rows[1]
+            .outcome
+            .schedule
+            .rows
+            .iter()
+            .map(|r| r.tokens)
+            .collect();
+        assert_eq!(own, codex);
+        // Over 120 turns they fold at different turns, and are told apart.
+        let long = Route::parse("?tab=tuner&trigger=window&context=8192&turns=120");
+        let rows = compare_policies(&long, &["codex-cli"], prices);
+        assert!(!rows[1].same_as_this_policy);
     }
 
     #[test]

@@ -5,7 +5,10 @@
 //! are exempt, as WCAG exempts them; SVG chart labels are drawn with `fill` and not checked here;
 //! a word in the middle of a fade (the Editions rewrite) is skipped until it has arrived.
 
-use crate::harness::Browser;
+use summary_memory::engine::session::{export, synthetic};
+
+use crate::harness::{Browser, TempDir};
+use crate::pages::inspect::InspectPage;
 
 /// The page-side check: every text node that fails, with what it says and its ratio.
 const FAILURES: &str = r#"
@@ -127,6 +130,38 @@ async fn every_field_takes_the_theme_s_colours() {
             wrong.join("\n")
         );
     }
+    browser.close().await;
+}
+
+// In the dark theme the library's rename fields stayed white; the walk over every field above
+// never saw them, as they exist only once the library holds a session.
+#[tokio::test]
+async fn the_rename_fields_take_the_theme_s_colours_in_both_themes() {
+    let browser = Browser::new().await;
+    let dir = TempDir::new();
+    let path = dir.write("named.json", &export(&synthetic(3), 5, "0.1.0"));
+    let inspect = InspectPage::open(&browser).await;
+    inspect.import(&path).await;
+    inspect.wait_sessions(1).await;
+    let read = "(() => { const f = document.querySelector('[data-testid=session-rename]'); \
+        const s = getComputedStyle(f), b = getComputedStyle(document.body); \
+        return [s.backgroundColor, s.color, b.backgroundColor, b.color]; })()";
+    let mut seen = Vec::new();
+    for theme in ["light", "dark"] {
+        browser.store_theme(theme).await;
+        browser.wait_theme(Some(theme), "the theme to apply").await;
+        let (background, ink, paper, body_ink): (String, String, String, String) =
+            browser.read(read).await;
+        // The field is the page's paper and ink, not the browser's white and black.
+        assert_eq!(background, paper, "{theme}: the field's ground");
+        assert_eq!(ink, body_ink, "{theme}: the field's text");
+        if theme == "dark" {
+            assert_ne!(background, "rgb(255, 255, 255)");
+            assert_ne!(ink, "rgb(0, 0, 0)");
+        }
+        seen.push(background);
+    }
+    assert_ne!(seen[0], seen[1], "the two themes differ");
     browser.close().await;
 }
 

@@ -195,3 +195,114 @@ async fn a_badge_s_colour_and_words_come_from_the_verdict_in_both_themes() {
     assert!(errors.is_empty(), "console errors: {errors:#?}");
     browser.close().await;
 }
+
+/// A session whose prompt must keep `must_keep`, played over three turns under "summarise at
+/// 2, keep 1", its two summaries as given.
+fn must_keep_session(must_keep: &[&str], summaries: [&str; 2]) -> String {
+    use summary_memory::engine::edition::Provenance;
+    use summary_memory::engine::memory::{CommitMeta, MemoryState};
+    use summary_memory::engine::message::{Message, Role, WordCounter};
+    use summary_memory::engine::policy::{Policy, Trigger};
+    use summary_memory::engine::session::{Session, SessionSettings, export};
+    let mut policy = Policy::new(Trigger::Turns {
+        max_turns: 2,
+        keep: 1,
+    })
+    .unwrap();
+    policy.prompt.must_keep = must_keep.iter().map(|s| (*s).to_owned()).collect();
+    let mut memory = MemoryState::new("You are FinCoach.", policy).unwrap();
+    let turns = [
+        (
+            "I want bonds; stay away from equity for now.",
+            "Noted: bonds only.",
+        ),
+        ("What about a hybrid fund?", "It holds some equity."),
+        ("And my PPF?", "Keep it going."),
+    ];
+    let mut written = summaries.iter();
+    for (t, (ask, reply)) in turns.into_iter().enumerate() {
+        let at = t as u64 + 1;
+        memory
+            .add_message(Message::new(Role::User, ask, &WordCounter, at))
+            .unwrap();
+        let job = memory
+            .add_message(Message::new(Role::Assistant, reply, &WordCounter, at))
+            .unwrap();
+        if let Some(job) = job {
+            let meta = CommitMeta {
+                model: None,
+                provenance: Provenance::Extractive,
+                at_ms: at,
+            };
+            let text = written.next().expect("two summaries");
+            memory.commit(job.id, text, meta, &WordCounter).unwrap();
+        }
+    }
+    let session = Session::new("Must keep", SessionSettings::default(), memory);
+    export(&session, 5, "0.1.0")
+}
+
+// Only a pinned rule was checked for contradiction: a summary stating the opposite of a
+// must-keep item ("about 25 % in equity" against "stay away from equity") showed it kept.
+#[tokio::test]
+async fn a_summary_stating_the_opposite_of_a_must_keep_item_is_flagged_in_inspect() {
+    let browser = Browser::new().await;
+    let dir = crate::harness::TempDir::new();
+    let path = dir.write(
+        "must-keep.json",
+        &must_keep_session(
+            &["stay away from equity", "bonds"],
+            [
+                "The client wants bonds and will stay away from equity for now.",
+                "The client holds bonds, with about 25 % in equity in a hybrid fund.",
+            ],
+        ),
+    );
+    let inspect = crate::pages::inspect::InspectPage::open(&browser).await;
+    inspect.import(&path).await;
+    inspect.wait_sessions(1).await;
+    browser.wait_testid("fact").await;
+    let facts: Vec<(String, String, String, String, String)> = browser
+        .read("Array.from(document.querySelectorAll('[data-testid=fact]')).map(f => [f.dataset.fact, f.dataset.verdict, f.dataset.kept, f.innerText, getComputedStyle(f).color])")
+        .await;
+    let equity = facts
+        .iter()
+        .find(|f| f.0 == "stay away from equity")
+        .unwrap_or_else(|| panic!("{facts:?}"));
+    let bonds = facts.iter().find(|f| f.0 == "bonds").unwrap();
+    assert_eq!(
+        (equity.1.as_str(), equity.2.as_str()),
+        ("contradicted", "false"),
+        "{facts:?}"
+    );
+    assert!(
+        equity.3.starts_with('✗') && equity.3.contains("states the opposite"),
+        "{equity:?}"
+    );
+    assert_eq!(
+        (bonds.1.as_str(), bonds.2.as_str()),
+        ("kept", "true"),
+        "{facts:?}"
+    );
+    // Never drawn in the kept colour.
+    assert_ne!(equity.4, bonds.4, "{facts:?}");
+    assert!(browser.console_errors().await.is_empty());
+    browser.close().await;
+}
+
+// In the recorded 135M drift run, edition 1 said "hard rule: not stated yet" although the turn
+// that stated the rule was folded into that very edition.
+#[tokio::test]
+async fn not_stated_yet_is_said_only_before_the_stating_turn_is_folded() {
+    let browser = Browser::new().await;
+    played(&browser, "real135m", 3).await;
+    let first = badge_colours(&browser, 1).await;
+    let rule = first
+        .iter()
+        .find(|b| b.0.starts_with("hard rule"))
+        .unwrap_or_else(|| panic!("{first:?}"));
+    assert_ne!(rule.1, "not-yet", "{rule:?}");
+    assert!(!rule.0.contains("not stated yet"), "{rule:?}");
+    assert!(browser.console_errors().await.is_empty());
+    browser.close().await;
+}

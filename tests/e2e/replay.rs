@@ -292,17 +292,74 @@ async fn an_import_is_judged_by_its_own_content_and_a_replay_that_writes_nothing
     browser.click_testid("replay-run").await;
     browser.wait_testid("replay-save").await;
     let measured = browser.text_of("replay-summary-size").await;
-    assert!(measured.contains("own editions"), "{measured}");
-    let tokens: u32 = measured
-        .split_whitespace()
-        .find_map(|w| w.parse().ok())
-        .unwrap();
-    assert!(tokens < 150, "{measured}");
+    let sizes = summary_sizes(&measured);
+    assert!(!sizes.is_empty(), "{measured}");
+    assert!(sizes.iter().all(|&t| t < 150), "{measured}");
     // The window of the same size is one turn, in the singular ("1 turns" before).
     let page: String = browser.read("document.body.innerText").await;
     assert!(page.contains("A sliding window of 1 turn "), "{page}");
     assert!(!page.contains("of 1 turns"), "{page}");
     let errors = browser.console_errors().await;
     assert!(errors.is_empty(), "{errors:?}");
+    browser.close().await;
+}
+
+/// The per-cycle summary sizes the replay's caption lists: "(16, 22, 30)".
+fn summary_sizes(caption: &str) -> Vec<u32> {
+    assert!(caption.contains("own edition for it"), "{caption}");
+    let inside = caption
+        .split_once('(')
+        .and_then(|(_, rest)| rest.split_once(')'))
+        .map_or("", |(list, _)| list);
+    inside
+        .split(", ")
+        .map(|n| n.parse().unwrap_or_else(|_| panic!("{caption}")))
+        .collect()
+}
+
+// After a replay the context window and chart counted the MEAN of the edition sizes for every
+// cycle, not the summary each cycle wrote.
+#[tokio::test]
+async fn after_a_replay_each_request_counts_the_summary_its_cycle_wrote() {
+    let browser = Browser::new().await;
+    let dir = TempDir::new();
+    let path = dir.write("twelve.json", &export(&synthetic(12), 5, "0.1.0"));
+    let inspect = InspectPage::open_counted(&browser).await;
+    inspect.import(&path).await;
+    inspect.wait_sessions(1).await;
+    // Summarise at 2, keep 1: cycle k runs after turn k + 1, so turn t's request carries the
+    // summary of cycle t - 2.
+    browser.set_field("replay-a", "2").await;
+    browser.set_field("replay-b", "1").await;
+    browser.click_testid("replay-run").await;
+    browser.wait_testid("replay-save").await;
+    let sizes = summary_sizes(&browser.text_of("replay-summary-size").await);
+    assert!(sizes.len() >= 10, "{sizes:?}");
+    assert!(
+        sizes.iter().any(|&s| s != sizes[0]),
+        "the test needs editions of different sizes: {sizes:?}"
+    );
+    for turn in [3usize, 6, 12] {
+        browser.set_field("replay-turn", &turn.to_string()).await;
+        browser
+            .wait_until(
+                &format!(
+                    "document.querySelector('[data-testid=last-request]').dataset.turn === '{turn}'"
+                ),
+                "the context window of the turn asked",
+            )
+            .await;
+        let title: String = browser
+            .read("document.querySelector('[data-testid=last-request] .seg.summary').getAttribute('title')")
+            .await;
+        let tokens: u32 = title
+            .rsplit(": ")
+            .next()
+            .and_then(|t| t.strip_suffix(" tokens"))
+            .and_then(|t| t.parse().ok())
+            .unwrap_or_else(|| panic!("{title}"));
+        assert_eq!(tokens, sizes[turn - 3], "turn {turn}: {title}");
+    }
+    assert!(browser.console_errors().await.is_empty());
     browser.close().await;
 }

@@ -77,20 +77,53 @@ async fn typing_a_parameter_recomputes_and_rewrites_the_link() {
         .wait_link_has(&["max_turns=6"], "the link to carry max_turns=6")
         .await;
 
-    // keep >= max_turns is impossible: the page says why and shows no schedule.
+    // keep >= max_turns is impossible: the page says why at the field, in its labels' words,
+    // and keeps showing the last valid policy (6, keep 2), marked as such.
     let keep = browser.wait_testid("keep").await;
     keep.clear().await.unwrap();
-    keep.send_keys("6").await.unwrap();
-    let error = browser.wait_testid("param-error").await;
-    assert!(error.is_displayed().await.unwrap());
-    assert!(
-        error
-            .text()
-            .await
-            .unwrap()
-            .contains("keep (6) must be smaller than max_turns (6)")
+    keep.send_keys("8").await.unwrap();
+    tuner
+        .wait_field_error(
+            "keep",
+            "must be smaller than",
+            "the error at the keep field",
+        )
+        .await;
+    let at = tuner.field_error_layout("keep").await;
+    assert_eq!(
+        at.text,
+        "\u{201c}Keep verbatim (turns)\u{201d} (8) must be smaller than \u{201c}Summarise at (turns)\u{201d} (6): lower it, or raise \u{201c}Summarise at (turns)\u{201d}."
     );
-    assert!(browser.all_testid("schedule-row").await.is_empty());
+    assert!(!at.text.contains("max_turns"), "{at:?}");
+    assert_eq!(at.invalid.as_deref(), Some("true"), "{at:?}");
+    assert_eq!(at.described_by.as_deref(), Some(at.id.as_str()), "{at:?}");
+    assert!(
+        (0.0..=60.0).contains(&at.gap) && at.overlap,
+        "the error sits right under its field: {at:?}"
+    );
+    assert!(at.below_heading, "{at:?}");
+    // Nothing above the heading repeats it in the internal names.
+    assert!(browser.is_absent("param-error").await);
+    // The field being typed in keeps the focus.
+    assert_eq!(browser.focused().await, "keep");
+    let note = browser.text_of("tuner-last-valid").await;
+    assert!(
+        note.contains("last valid policy (Every N turns (keep K): Summarise at (turns) 6, Keep verbatim (turns) 2)"),
+        "{note}"
+    );
+    assert_eq!(
+        tuner.rows().await.len(),
+        10,
+        "the last valid schedule stays"
+    );
+    assert_eq!(tuner.calls().await, "2");
+    let lines: Vec<usize> = browser
+        .read("Array.from(document.querySelectorAll('.chart polyline')).map(l => l.getAttribute('points').split(' ').length)")
+        .await;
+    assert!(
+        !lines.is_empty() && lines.iter().all(|&n| n == 10),
+        "{lines:?}"
+    );
 
     keep.clear().await.unwrap();
     keep.send_keys("1").await.unwrap();
@@ -223,6 +256,26 @@ async fn three_presets_compared_show_a_row_and_a_line_each_and_download_as_csv()
     assert!(rows[0].starts_with("policy,summariser calls"), "{csv}");
     assert_eq!(rows.len(), 5, "a header and four policies: {csv}");
     assert!(rows.iter().any(|r| r.starts_with("Gemini CLI,")));
+    // The CSV says which policies made it: each names its parameters in the last column.
+    assert!(rows[0].ends_with(",estimated cost,parameters"), "{csv}");
+    assert!(
+        rows[1].starts_with("this policy,")
+            && rows[1].contains("Fraction of the context window: Context window (tokens) 8192, Fold at (% of the window) 80"),
+        "{csv}"
+    );
+    for slug in ["gemini-cli", "codex-cli", "openai-cookbook-session"] {
+        let p = preset(slug).unwrap();
+        let row = rows
+            .iter()
+            .find(|r| r.starts_with(p.system))
+            .unwrap_or_else(|| panic!("{slug}: {csv}"));
+        let library = p.source.split(" (").next().unwrap();
+        assert!(
+            row.contains(library) && row.contains("at a 8192-token window"),
+            "{slug}: {row}"
+        );
+    }
+    assert_eq!(tuner.csv().await, csv);
     assert!(browser.console_errors().await.is_empty());
     browser.close().await;
 }
@@ -454,5 +507,135 @@ async fn the_token_budget_says_it_counts_only_the_verbatim_turns() {
         ),
         "{page}"
     );
+    browser.close().await;
+}
+
+// An invalid link opened fresh had no valid policy to fall back on, and the chart became an
+// empty plot with no word of why.
+#[tokio::test]
+async fn an_invalid_link_says_plainly_why_nothing_is_drawn() {
+    let browser = Browser::new().await;
+    let tuner = TunerPage::new(&browser);
+    browser
+        .open("?tab=tuner&trigger=turns&max_turns=6&keep=8")
+        .await;
+    tuner
+        .wait_field_error(
+            "keep",
+            "(8) must be smaller than",
+            "the error at the keep field",
+        )
+        .await;
+    let why = browser.text_of("tuner-nothing-drawn").await;
+    assert!(why.starts_with("Nothing is drawn"), "{why}");
+    assert_eq!(browser.count_testid("schedule-row").await, 0);
+    assert_eq!(
+        query::count(&browser, ".chart svg").await,
+        0,
+        "no empty plot"
+    );
+    assert!(
+        browser
+            .text_of("compare-nothing")
+            .await
+            .contains("Nothing to compare")
+    );
+    // Fixing the field draws it all.
+    browser.set_field("keep", "2").await;
+    tuner
+        .wait_table_back(10, "the schedule once keep is 2")
+        .await;
+    assert!(browser.is_absent("tuner-nothing-drawn").await);
+    assert!(browser.console_errors().await.is_empty());
+    browser.close().await;
+}
+
+// A peer preset whose numbers give the same schedule as "this policy" hid the "this policy"
+// line exactly, drawn on top of it.
+#[tokio::test]
+async fn a_preset_with_this_policys_schedule_is_drawn_dashed_over_it_and_named() {
+    let browser = Browser::new().await;
+    let tuner = TunerPage::new(&browser);
+    // Over ten short turns neither this 80 % window policy nor Codex's 90 % ever folds.
+    browser
+        .open("?tab=tuner&trigger=window&context=8192&turns=10")
+        .await;
+    tuner.compare("codex-cli").await;
+    tuner.compare("openai-cookbook-session").await;
+    tuner
+        .wait_compare_rows(3, "this policy and two presets")
+        .await;
+    let lines = tuner.compare_line_styles().await;
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    let (own, codex, cookbook) = (&lines[0], &lines[1], &lines[2]);
+    assert_eq!(own.1, codex.1, "the same requests, point for point");
+    assert_ne!(own.1, cookbook.1);
+    // This policy's line is solid underneath, Codex's dashed on top, so both show.
+    assert_eq!(own.2, "none", "{own:?}");
+    assert!(codex.0.contains("same") && codex.2 != "none", "{codex:?}");
+    assert_eq!(cookbook.2, "none", "{cookbook:?}");
+    let note = tuner.compare_cells("Codex CLI", &[0]).await.swap_remove(0);
+    assert!(note.contains("same schedule as this policy"), "{note}");
+    assert_eq!(browser.count_testid("same-schedule").await, 1);
+    let caption: String = browser
+        .read("document.querySelector('[data-testid=compare-chart] figcaption').innerText")
+        .await;
+    assert!(
+        caption.contains("dashed line has the same schedule"),
+        "{caption}"
+    );
+    // Over 120 turns they fold at different turns: drawn apart, no note.
+    browser.set_field("turns", "120").await;
+    query::wait(
+        &browser,
+        &query::testid("same-schedule"),
+        query::Until::Absent,
+        "the note to go once the schedules differ",
+    )
+    .await;
+    let lines = tuner.compare_line_styles().await;
+    assert!(lines.iter().all(|l| l.2 == "none"), "{lines:?}");
+    assert!(browser.console_errors().await.is_empty());
+    browser.close().await;
+}
+
+// The preset checkboxes (which presets are compared) were forgotten on reload.
+#[tokio::test]
+async fn the_presets_compared_are_remembered_on_reload() {
+    let browser = Browser::new().await;
+    let tuner = TunerPage::new(&browser);
+    browser.open("?tab=tuner&turns=30").await;
+    tuner.compare("gemini-cli").await;
+    tuner.compare("codex-cli").await;
+    tuner.wait_compare_rows(3, "two presets ticked").await;
+    tuner
+        .wait_link_has(
+            &["compare=gemini-cli%2Ccodex-cli"],
+            "the link to carry the presets",
+        )
+        .await;
+    browser.client.refresh().await.unwrap();
+    browser.wait_testid("panel-tuner").await;
+    tuner
+        .wait_compare_rows(3, "the same two presets after the reload")
+        .await;
+    assert_eq!(tuner.ticked_presets().await, ["codex-cli", "gemini-cli"]);
+    let policies: Vec<String> = query::all(
+        &browser,
+        &query::testid("compare-row"),
+        query::Field::attr("data-policy"),
+    )
+    .await
+    .into_iter()
+    .map(|p: Option<String>| p.unwrap_or_default())
+    .collect();
+    assert_eq!(policies, ["this policy", "Gemini CLI", "Codex CLI"]);
+    // Unticking one takes it out of the link too.
+    tuner.compare("gemini-cli").await;
+    tuner.wait_compare_rows(2, "one preset left").await;
+    tuner
+        .wait_link_has(&["compare=codex-cli"], "the link to carry the one left")
+        .await;
+    assert!(browser.console_errors().await.is_empty());
     browser.close().await;
 }

@@ -18,6 +18,7 @@
 //! template engine is needed for so few.
 
 mod rules;
+mod written;
 
 use crate::engine::message::{Message, Role};
 use crate::engine::policy::Policy;
@@ -106,7 +107,7 @@ pub const TARGETS: [TargetSpec; 8] = [
         file_name: "summary_memory_langgraph.py",
         language: Language::Python,
         template: include_str!("templates/langgraph.py"),
-        rule: rules::not_yet,
+        rule: written::langgraph,
     },
     TargetSpec {
         target: Target::Llamaindex,
@@ -124,7 +125,7 @@ pub const TARGETS: [TargetSpec; 8] = [
         file_name: "summary_memory_agents_session.py",
         language: Language::Python,
         template: include_str!("templates/agents-session.py"),
-        rule: rules::not_yet,
+        rule: written::agents_session,
     },
     TargetSpec {
         target: Target::SeedClass,
@@ -133,7 +134,7 @@ pub const TARGETS: [TargetSpec; 8] = [
         file_name: "summary_memory_class.py",
         language: Language::Python,
         template: include_str!("templates/seed-class.py"),
-        rule: rules::not_yet,
+        rule: written::seed_class,
     },
     TargetSpec {
         target: Target::Json,

@@ -129,17 +129,6 @@ pub(super) fn json(policy: &Policy, ctx: &ExportContext<'_>) -> Mapped {
     }
 }
 
-/// A target another engineer writes: marked plainly until then.
-pub(super) fn not_yet(policy: &Policy, _ctx: &ExportContext<'_>) -> Mapped {
-    let mut runs = policy.clone();
-    runs.summary_budget = Some(u32::MAX);
-    Mapped {
-        runs,
-        differences: vec!["This target's snippet is not written yet.".to_owned()],
-        fills: Vec::new(),
-    }
-}
-
 /// The fields of the input a library run carries over unchanged (the prompt and the
 /// placement's pick; the placement does not act on an exact policy whose summary has its own
 /// place), and the sentences for what it cannot carry.

@@ -43,6 +43,10 @@ pub struct ScheduleInput {
     pub system_tokens: u32,
     /// The size assumed for the summary once there is one.
     pub summary_tokens: u32,
+    /// The size of the summary each fold cycle leaves in the request, oldest first (a replay's
+    /// own editions): cycle `k` (from 1) sends `summary_sizes[k - 1]`, and a cycle beyond the
+    /// list sends `summary_tokens`.
+    pub summary_sizes: Vec<u32>,
 }
 
 /// One simulated turn.
@@ -80,6 +84,19 @@ impl ScheduleInput {
             sizes: Vec::new(),
             system_tokens: 300,
             summary_tokens: 150,
+            summary_sizes: Vec::new(),
+        }
+    }
+
+    /// The summary's size in a request after `cycles` fold cycles (none before the first).
+    pub fn summary_after(&self, cycles: u32) -> u32 {
+        match cycles {
+            0 => 0,
+            k => self
+                .summary_sizes
+                .get(k as usize - 1)
+                .copied()
+                .unwrap_or(self.summary_tokens),
         }
     }
 
@@ -127,18 +144,21 @@ pub fn summary_messages(placement: Placement) -> u32 {
 }
 
 /// The [`Sizer`] of a turn-level dry run: fixed texts count a token a word, and each summary is
-/// `summary_tokens` words.
-struct TurnSizer {
-    summary_tokens: u32,
+/// as many words as its fold cycle's size ([`ScheduleInput::summary_after`]).
+struct TurnSizer<'a> {
+    input: &'a ScheduleInput,
+    /// Model calls per fold cycle, so a call's number names its cycle.
+    calls_per_fold: u32,
 }
 
-impl Sizer for TurnSizer {
+impl Sizer for TurnSizer<'_> {
     fn tokens(&self, text: &str) -> u32 {
         crate::engine::text::word_count(text)
     }
 
-    fn summary(&self, _call: u32) -> String {
-        vec!["w"; self.summary_tokens as usize].join(" ")
+    fn summary(&self, call: u32) -> String {
+        let cycle = call.div_ceil(self.calls_per_fold.max(1)).max(1);
+        vec!["w"; self.input.summary_after(cycle) as usize].join(" ")
     }
 }
 
@@ -158,7 +178,8 @@ fn schedule_exact(policy: &Policy, input: &ScheduleInput) -> Schedule {
         }
     }
     let sizer = TurnSizer {
-        summary_tokens: input.summary_tokens,
+        input,
+        calls_per_fold: policy.exact.calls_per_fold,
     };
     // The system prompt's text is not known here; only its size is.
     let run = schedule_messages(
@@ -223,12 +244,10 @@ pub fn schedule(policy: &Policy, input: &ScheduleInput) -> Schedule {
         let size = input.size(turn);
         let t = turn as usize;
         let summary = folded > 0;
+        // The summary the latest cycle wrote (none before the first).
+        let summary_size = u64::from(input.summary_after(calls));
         let tokens = u64::from(input.system_tokens)
-            + if summary {
-                u64::from(input.summary_tokens)
-            } else {
-                0
-            }
+            + summary_size
             + (prefix[t - 1] - prefix[folded])
             + u64::from(size.user);
         let messages =
@@ -241,12 +260,7 @@ pub fn schedule(policy: &Policy, input: &ScheduleInput) -> Schedule {
             verbatim_messages: 2 * (t - folded),
             messages_before: 2 * (t - 1),
             messages_now: 2 * t,
-            fixed_tokens: u64::from(input.system_tokens)
-                + if summary {
-                    u64::from(input.summary_tokens)
-                } else {
-                    0
-                },
+            fixed_tokens: u64::from(input.system_tokens) + summary_size,
         };
         let fold = trigger.turns_to_fold(&view);
         rows.push(ScheduleRow {
@@ -385,6 +399,7 @@ mod tests {
             ],
             system_tokens: 200,
             summary_tokens: 50,
+            summary_sizes: Vec::new(),
         };
         let run = schedule(&turns(4, 2), &input);
         let tokens: Vec<u64> = run.rows.iter().map(|r| r.tokens).collect();

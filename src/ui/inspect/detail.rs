@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 
 use crate::app::library::Entry;
+use crate::engine::drift::FactVerdict;
 use crate::ui::run::library_sync::Sessions;
 use crate::ui::widgets::edition_card::EditionCardView;
 use crate::ui::widgets::virtual_list::VirtualList;
@@ -57,9 +58,14 @@ fn Detail(entry: Entry, view: InspectView) -> impl IntoView {
                 <section class="facts">
                     <h4>"Must-keep and pinned facts in the latest edition"</h4>
                     {facts.into_iter().map(|f| {
-                        let lost = f.first_lost.map(|c| format!(" (first lost in edition {c})")).unwrap_or_default();
+                        // A summary that states the opposite is said so, before where it was lost.
+                        let lost = if f.verdict == FactVerdict::Contradicted {
+                            " (the latest edition states the opposite)".to_owned()
+                        } else {
+                            f.first_lost.map(|c| format!(" (first lost in edition {c})")).unwrap_or_default()
+                        };
                         view! {
-                            <span class="fact" class:lost=!f.kept data-testid="fact" data-fact=f.phrase.clone() data-kept=f.kept.to_string()>
+                            <span class="fact" class:lost=!f.kept data-testid="fact" data-fact=f.phrase.clone() data-kept=f.kept.to_string() data-verdict=f.verdict.slug()>
                                 {if f.kept { "✓ " } else { "✗ " }}{f.phrase.clone()}{lost}
                             </span>
                         }

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use crate::app::workbench::Workbench;
 use crate::engine::models::{MODEL_WINDOWS, model_of};
-use crate::engine::peers::{PEER_PRESETS, PolicyOutcome, Prices};
+use crate::engine::peers::{PEER_PRESETS, Prices};
 use crate::engine::schedule::ScheduleInput;
 use crate::route::{Route, TriggerKind};
 use crate::ui::run::library_sync::Sessions;
@@ -14,8 +14,8 @@ use crate::ui::run::token_service::TokenService;
 use crate::ui::widgets::tokens_chart::{ChartLines, TokensChart, chart_width};
 use crate::view::chart::{LineChart, Series, format_tokens};
 use crate::view::tuner::{
-    DEFAULT_TURNS, Tuner, TunerRun, compare_policies_on, comparison_window, conversation_options,
-    csv_link, on_screen_input,
+    Compared, DEFAULT_TURNS, FieldProblem, LastValid, Tuner, TunerRun, compare_policies_on,
+    comparison_window, conversation_options, csv_link, field_problem, on_screen_input,
 };
 use crate::view::tuner_conversation::{
     TunerConversation, chart_caption, on_screen_turns, session_input,
@@ -25,6 +25,8 @@ use crate::view::tuner_fidelity::fidelity_of_rows;
 /// The sizes of the conversation chosen: `None` for the simulated one, else the real sizes of
 /// the chat on screen or a library session (recounted when a vocabulary arrives or the session changes).
 type Conversation = Memo<Option<ScheduleInput>>;
+/// The last valid trigger, kept through invalid edits.
+type LastMemo = Memo<Option<LastValid>>;
 
 #[component]
 pub fn TunerTab() -> impl IntoView {
@@ -52,7 +54,19 @@ pub fn TunerTab() -> impl IntoView {
             None => conversation_options(&Default::default(), on_screen),
         }
     });
-    let tuner = Memo::new(move |_| conversation.with(|c| route.with(|r| Tuner::on(r, c.as_ref()))));
+    // The last trigger whose fields worked together: drawn, marked, while they do not.
+    let last_valid: LastMemo = Memo::new(move |previous: Option<&Option<LastValid>>| {
+        route.with(|r| LastValid::after(r, previous.and_then(Option::as_ref)))
+    });
+    let tuner = Memo::new(move |_| {
+        last_valid.with(|last| {
+            conversation.with(|c| route.with(|r| Tuner::on_after(r, c.as_ref(), last.as_ref())))
+        })
+    });
+    // Which field the parameters' problem is about, said beside it.
+    let problem =
+        Memo::new(move |_| tuner.with(|t| t.outcome.as_ref().err().and_then(field_problem)));
+    provide_context(problem);
     // Memos, so the parameter inputs are rebuilt only when the trigger kind (or the kind of
     // conversation) changes, not on every keystroke (which would steal the focus from the field
     // being typed in).
@@ -132,24 +146,45 @@ pub fn TunerTab() -> impl IntoView {
                 }}
             </form>
             {move || {
-                tuner
-                    .with(|t| t.outcome.clone().ok().map(|run| (run, t.simulated)))
-                    .map(|(run, simulated)| view! { <RunView run simulated /> })
+                tuner.with(|t| match (&t.outcome, &t.last_valid) {
+                    (Ok(run), _) => {
+                        view! { <RunView run=run.clone() simulated=t.simulated /> }.into_any()
+                    }
+                    (Err(_), Some((last, run))) => view! {
+                        <p class="warning" data-testid="tuner-last-valid">
+                            "The fields above do not work together, so the schedule and chart below "
+                            "still show the last valid policy (" {last.words.clone()} "), not what is typed."
+                        </p>
+                        <div class="last-valid"><RunView run=run.clone() simulated=t.simulated /></div>
+                    }
+                    .into_any(),
+                    (Err(_), None) => view! {
+                        <p class="warning" data-testid="tuner-nothing-drawn">{t.nothing_drawn()}</p>
+                    }
+                    .into_any(),
+                })
             }}
-            <ComparePolicies conversation />
+            <ComparePolicies conversation last_valid />
         </section>
     }
 }
 
 /// Colour classes of the comparison chart's lines, in order (www/style.css).
 const SERIES_CLASSES: [&str; 9] = ["p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8"];
+/// The same colours, dashed: a preset whose line lies exactly on this policy's is drawn over it
+/// with gaps, so both show.
+const SAME_CLASSES: [&str; 9] = [
+    "p0 same", "p1 same", "p2 same", "p3 same", "p4 same", "p5 same", "p6 same", "p7 same",
+    "p8 same",
+];
 
 /// Other systems' policies beside the Tuner's own, on the same conversation: a table
 /// (with an estimated cost from editable prices, and a CSV download) and one line each.
 #[component]
-fn ComparePolicies(conversation: Conversation) -> impl IntoView {
+fn ComparePolicies(conversation: Conversation, last_valid: LastMemo) -> impl IntoView {
     let route = expect_context::<RwSignal<Route>>();
-    let chosen = RwSignal::new(Vec::<&'static str>::new());
+    // The presets ticked live in the link (`?compare=`), so a reload keeps them.
+    let chosen = Memo::new(move |_| route.with(|r| r.compare.clone()));
     let price_in = RwSignal::new(2.5_f64);
     let price_out = RwSignal::new(10.0_f64);
     let outcomes = Memo::new(move |_| {
@@ -158,7 +193,11 @@ fn ComparePolicies(conversation: Conversation) -> impl IntoView {
             output_per_million: price_out.get(),
         };
         conversation.with(|conv| {
-            chosen.with(|c| route.with(|r| compare_policies_on(r, conv.as_ref(), c, prices)))
+            last_valid.with(|last| {
+                chosen.with(|c| {
+                    route.with(|r| compare_policies_on(r, conv.as_ref(), c, prices, last.as_ref()))
+                })
+            })
         })
     });
     let price = |signal: RwSignal<f64>, id: &'static str, label: &'static str| {
@@ -197,12 +236,7 @@ fn ComparePolicies(conversation: Conversation) -> impl IntoView {
                                 prop:checked=move || chosen.with(|c| c.contains(&slug))
                                 on:change=move |ev| {
                                     let on = event_target_checked(&ev);
-                                    chosen.update(|c| {
-                                        c.retain(|s| *s != slug);
-                                        if on {
-                                            c.push(slug);
-                                        }
-                                    });
+                                    route.update(|r| r.set_compared(slug, on));
                                 } />
                             {p.system}
                         </label>
@@ -219,30 +253,44 @@ fn ComparePolicies(conversation: Conversation) -> impl IntoView {
 }
 
 #[component]
-fn CompareTable(rows: Vec<PolicyOutcome>) -> impl IntoView {
+fn CompareTable(rows: Vec<Compared>) -> impl IntoView {
     let link = csv_link(&rows);
-    let chart = LineChart::new(
-        rows.iter()
-            .zip(SERIES_CLASSES.iter().cycle())
-            .map(|(row, class)| Series {
-                label: "",
-                class,
-                values: row.schedule.rows.iter().map(|r| r.tokens as f64).collect(),
-            })
-            .collect(),
-        chart_width(),
-        260.0,
-    );
+    let classes: Vec<&'static str> = rows
+        .iter()
+        .zip(SERIES_CLASSES.iter().zip(SAME_CLASSES).cycle())
+        .map(|(r, (class, same))| if r.same_as_this_policy { same } else { class })
+        .collect();
+    let chart = (!rows.is_empty()).then(|| {
+        LineChart::new(
+            rows.iter()
+                .zip(&classes)
+                .map(|(row, class)| Series {
+                    label: "",
+                    class,
+                    values: row
+                        .outcome
+                        .schedule
+                        .rows
+                        .iter()
+                        .map(|r| r.tokens as f64)
+                        .collect(),
+                })
+                .collect(),
+            chart_width(),
+            260.0,
+        )
+    });
+    let same_as_this = rows.iter().any(|r| r.same_as_this_policy);
     let notes: Vec<(String, &'static str)> = rows
         .iter()
         .filter_map(|r| {
             PEER_PRESETS
                 .iter()
-                .find(|p| p.system == r.label)
-                .and_then(|p| p.approximation.map(|a| (r.label.clone(), a)))
+                .find(|p| p.system == r.outcome.label)
+                .and_then(|p| p.approximation.map(|a| (r.outcome.label.clone(), a)))
         })
         .collect();
-    let fidelity = fidelity_of_rows(rows.iter().map(|r| r.label.as_str()));
+    let fidelity = fidelity_of_rows(rows.iter().map(|r| r.outcome.label.as_str()));
     view! {
         <div class="table-wrap" tabindex="0" role="region" aria-label="The policies compared (scrolls sideways)">
             <table class="compare-table">
@@ -258,9 +306,18 @@ fn CompareTable(rows: Vec<PolicyOutcome>) -> impl IntoView {
                     </tr>
                 </thead>
                 <tbody>
-                    {rows.iter().zip(SERIES_CLASSES.iter().cycle()).map(|(r, class)| view! {
+                    {rows.iter().zip(&classes).map(|(row, class)| {
+                        let r = &row.outcome;
+                        view! {
                         <tr data-testid="compare-row" data-policy=r.label.clone()>
-                            <th scope="row"><span class=format!("key {class}") aria-hidden="true"></span>{r.label.clone()}</th>
+                            <th scope="row"><span class=format!("key {class}") aria-hidden="true"></span>{r.label.clone()}
+                                {row.same_as_this_policy.then(|| view! {
+                                    <span class="hint" data-testid="same-schedule">" (same schedule as this policy: dashed over its line)"</span>
+                                })}
+                                {row.last_valid.then(|| view! {
+                                    <span class="hint" data-testid="compare-last-valid">" (the last valid parameters)"</span>
+                                })}
+                            </th>
                             <td>{r.calls}</td>
                             <td>{r.tokens_in}</td>
                             <td>{r.largest}</td>
@@ -268,7 +325,7 @@ fn CompareTable(rows: Vec<PolicyOutcome>) -> impl IntoView {
                             <td>{r.over_window}</td>
                             <td>{format!("${:.4}", r.cost)}</td>
                         </tr>
-                    }).collect_view()}
+                    }}).collect_view()}
                 </tbody>
             </table>
         </div>
@@ -295,10 +352,24 @@ fn CompareTable(rows: Vec<PolicyOutcome>) -> impl IntoView {
                 </ul>
             </section>
         })}
-        <figure class="chart" data-testid="compare-chart">
-            <ChartLines chart=chart label="Tokens sent per request under each policy compared" />
-            <figcaption>"Tokens per request, one line per policy (colours as in the table)."</figcaption>
-        </figure>
+        {match chart {
+            Some(chart) => view! {
+                <figure class="chart" data-testid="compare-chart">
+                    <ChartLines chart=chart label="Tokens sent per request under each policy compared" />
+                    <figcaption>
+                        "Tokens per request, one line per policy (colours as in the table)."
+                        {same_as_this.then_some(" A dashed line has the same schedule as this policy and is drawn over its line.")}
+                    </figcaption>
+                </figure>
+            }
+            .into_any(),
+            None => view! {
+                <p class="hint" data-testid="compare-nothing">
+                    "Nothing to compare yet: tick a policy above, or make the trigger's fields work together."
+                </p>
+            }
+            .into_any(),
+        }}
         <p>
             <a data-testid="compare-csv" href=link download="summary-memory-policies.csv">
                 "Download the table as CSV"
@@ -353,21 +424,42 @@ fn ModelWindowPicker() -> impl IntoView {
     }
 }
 
-/// A number input with a slider beside it, both bound to one query parameter.
+/// A number input with a slider beside it, both bound to one query parameter; when the
+/// parameters' problem is about this field, it is said right under it and the input is marked.
 #[component]
 fn NumberField(param: &'static str, label: &'static str, default: u32, max: u32) -> impl IntoView {
     let route = expect_context::<RwSignal<Route>>();
+    let problem = use_context::<Memo<Option<FieldProblem>>>();
+    let here = Memo::new(move |_| {
+        problem
+            .and_then(|p| p.get())
+            .filter(|p| p.param == param)
+            .map(|p| p.message)
+    });
+    let error_id = format!("tuner-{param}-error");
     let value = move || route.with(|r| r.number(param).unwrap_or(default).to_string());
     let set = move |ev: leptos::ev::Event| {
         let raw = event_target_value(&ev);
         route.update(|r| r.set_number(param, &raw));
     };
     view! {
-        <label class="number">
-            <span>{label}</span>
-            <input type="number" min="0" data-testid=param prop:value=value on:input=set />
-            <input type="range" min="0" max=max.to_string() aria-label=label prop:value=value on:input=set />
-        </label>
+        <div class="number-field">
+            <label class="number">
+                <span>{label}</span>
+                <input type="number" min="0" data-testid=param prop:value=value on:input=set
+                    aria-invalid=move || here.with(Option::is_some).then_some("true")
+                    aria-describedby={
+                        let id = error_id.clone();
+                        move || here.with(Option::is_some).then(|| id.clone())
+                    } />
+                <input type="range" min="0" max=max.to_string() aria-label=label prop:value=value on:input=set />
+            </label>
+            {move || here.get().map(|message| view! {
+                <p class="field-error" id=error_id.clone() data-testid="tuner-field-error" data-param=param role="alert">
+                    {message}
+                </p>
+            })}
+        </div>
     }
 }
 

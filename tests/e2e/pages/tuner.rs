@@ -7,6 +7,21 @@ use serde_json::json;
 use super::query::{self, Field, Until, testid};
 use crate::harness::Browser;
 
+/// Where a field's error sits (see [`TunerPage::field_error_layout`]).
+#[derive(Debug)]
+pub struct FieldErrorLayout {
+    pub invalid: Option<String>,
+    pub described_by: Option<String>,
+    pub id: String,
+    pub text: String,
+    /// Pixels from the input's bottom edge to the error's top.
+    pub gap: f64,
+    /// The error and the input overlap sideways.
+    pub overlap: bool,
+    /// The error is under the Tuner's heading, not above it.
+    pub below_heading: bool,
+}
+
 /// The Tuner tab of one browser.
 #[derive(Clone, Copy)]
 pub struct TunerPage<'a> {
@@ -63,10 +78,109 @@ impl<'a> TunerPage<'a> {
         .await;
     }
 
-    /// Waits until the parameters' error is gone and the table has `n` rows again.
+    /// Waits until no field says an error, no last valid run stands in, and the table has `n`
+    /// rows again.
     pub async fn wait_table_back(&self, n: usize, what: &str) {
-        query::wait(self.browser, &testid("param-error"), Until::Absent, what).await;
+        query::wait(
+            self.browser,
+            &testid("tuner-field-error"),
+            Until::Absent,
+            what,
+        )
+        .await;
+        query::wait(
+            self.browser,
+            &testid("tuner-last-valid"),
+            Until::Absent,
+            what,
+        )
+        .await;
         query::wait(self.browser, &testid("schedule-row"), Until::Count(n), what).await;
+    }
+
+    /// Waits until the field `param` says an error holding `needle`.
+    pub async fn wait_field_error(&self, param: &str, needle: &str, what: &str) {
+        query::wait(
+            self.browser,
+            &format!("[data-testid=tuner-field-error][data-param='{param}']"),
+            Until::Contains(Field::text(), needle),
+            what,
+        )
+        .await;
+    }
+
+    /// How the field `param` and its error sit on the screen, read in one script: the input's
+    /// `aria-invalid` and `aria-describedby`, the error's id and text, the gap in pixels from
+    /// the input's bottom edge to the error's top, whether they overlap sideways, and the
+    /// error's top against the Tuner heading's bottom.
+    pub async fn field_error_layout(&self, param: &str) -> FieldErrorLayout {
+        let (invalid, described_by, id, text, gap, overlap, below_heading): (
+            Option<String>,
+            Option<String>,
+            String,
+            String,
+            f64,
+            bool,
+            bool,
+        ) = self
+            .browser
+            .read(&format!(
+                "(() => {{ const input = document.querySelector(\"[data-testid='{param}']\"); \
+                 const error = document.querySelector(\"[data-testid=tuner-field-error][data-param='{param}']\"); \
+                 const heading = document.querySelector('[data-testid=panel-tuner] h2'); \
+                 const a = input.getBoundingClientRect(), b = error.getBoundingClientRect(), h = heading.getBoundingClientRect(); \
+                 return [input.getAttribute('aria-invalid'), input.getAttribute('aria-describedby'), error.id, error.innerText, \
+                   b.top - a.bottom, b.left < a.right && a.left < b.right, b.top >= h.bottom]; }})()"
+            ))
+            .await;
+        FieldErrorLayout {
+            invalid,
+            described_by,
+            id,
+            text,
+            gap,
+            overlap,
+            below_heading,
+        }
+    }
+
+    /// The comparison chart's lines in drawing order: (class, points, computed
+    /// `stroke-dasharray`), read in one script.
+    pub async fn compare_line_styles(&self) -> Vec<(String, String, String)> {
+        self.browser
+            .read(
+                "Array.from(document.querySelectorAll('[data-testid=compare-chart] polyline')).map(l => \
+                 [l.getAttribute('class'), l.getAttribute('points'), getComputedStyle(l).strokeDasharray])",
+            )
+            .await
+    }
+
+    /// The presets whose checkbox is ticked, in page order.
+    pub async fn ticked_presets(&self) -> Vec<String> {
+        self.browser
+            .read(
+                "Array.from(document.querySelectorAll('[data-testid=compare-preset]')).filter(c => c.checked).map(c => c.dataset.preset)",
+            )
+            .await
+    }
+
+    /// The comparison as the CSV its download link holds, decoded.
+    pub async fn csv(&self) -> String {
+        let href = self
+            .browser
+            .wait_testid("compare-csv")
+            .await
+            .attr("href")
+            .await
+            .unwrap()
+            .unwrap();
+        let body = href
+            .strip_prefix("data:text/csv;charset=utf-8,")
+            .expect("a CSV data link");
+        percent_encoding::percent_decode_str(body)
+            .decode_utf8()
+            .unwrap()
+            .into_owned()
     }
 
     /// Waits until the link carries every one of `parts` (`trigger=tokens`, say).

@@ -103,6 +103,7 @@ fn a_default_policy_plays_as_the_turn_level_dry_run_does() {
                 .collect(),
             system_tokens: 2,
             summary_tokens: 20,
+            summary_sizes: Vec::new(),
         };
         let by_turns = schedule(&policy, &input);
         assert_eq!(by_messages.calls, by_turns.calls, "{:?}", policy.trigger);
