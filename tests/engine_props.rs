@@ -825,7 +825,7 @@ mod exact_vocabulary {
             any::<bool>(),
             1u32..4,
             prop::option::of(0u32..60),
-            any::<bool>(),
+            (any::<bool>(), any::<bool>()),
         )
             .prop_map(
                 |(
@@ -840,7 +840,7 @@ mod exact_vocabulary {
                     context,
                     calls_per_fold,
                     keep_user_tokens,
-                    tools_in_turn_only,
+                    (tools_in_turn_only, keep_newest),
                 )| {
                     Exact {
                         counted,
@@ -856,6 +856,7 @@ mod exact_vocabulary {
                             CheckAt::PreviousRequest,
                         ][check],
                         keep,
+                        keep_newest,
                         start: if at_user {
                             Start::AtUser
                         } else {

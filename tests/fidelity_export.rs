@@ -200,42 +200,6 @@ fn difference(target: Target, case: &cases::Case, trace: &Value) -> Option<Strin
     })
 }
 
-/// Where a snippet is known to part from the dry run of `Export::runs`, and why: each must
-/// still differ (a stale entry fails), and nothing else may.
-const KNOWN: [(&str, &str, &str, &str); 4] = [
-    (
-        "langchain-middleware-py",
-        "tokens-300-keep-150",
-        "giant-message",
-        LC_KEEPS_NEWEST,
-    ),
-    (
-        "langchain-middleware-py",
-        "window-500-80-30",
-        "giant-message",
-        LC_KEEPS_NEWEST,
-    ),
-    (
-        "langchain-middleware-js",
-        "tokens-300-keep-150",
-        "giant-message",
-        LC_KEEPS_NEWEST,
-    ),
-    (
-        "langchain-middleware-js",
-        "window-500-80-30",
-        "giant-message",
-        LC_KEEPS_NEWEST,
-    ),
-];
-
-/// The exact vocabulary's `Keep::Tokens` keeps nothing when the newest message alone is over
-/// the kept tokens (LlamaIndex's and the classic buffer's rule); LangChain v1's token cut keeps
-/// the newest message anyway (`cutoff_candidate = len(messages) - 1` in `_find_token_based_cutoff`,
-/// `cutoffCandidate = messages.length - 1` in `findTokenBasedCutoff`).
-const LC_KEEPS_NEWEST: &str =
-    "LangChain v1 keeps the newest message when it alone is over the kept tokens";
-
 #[test]
 fn every_exported_snippet_makes_the_requests_of_the_policy_it_says_it_runs() {
     let dir = traces_dir();
@@ -257,30 +221,17 @@ fn every_exported_snippet_makes_the_requests_of_the_policy_it_says_it_runs() {
                 );
                 folds += trace["summariser_calls"].as_u64().unwrap_or(0);
                 compared += 1;
-                let known = KNOWN
-                    .iter()
-                    .find(|k| (k.0, k.1, k.2) == (run.target.slug(), case.name, shape.as_str()));
-                match (difference(run.target, case, &trace), known) {
-                    (Some(d), None) => failures.push(format!(
+                if let Some(d) = difference(run.target, case, &trace) {
+                    failures.push(format!(
                         "{} {} on {shape}: {d}",
                         run.target.slug(),
                         case.name
-                    )),
-                    (None, Some(k)) => failures.push(format!(
-                        "{} {} on {shape} is listed in KNOWN ({}) but matches; remove it",
-                        run.target.slug(),
-                        case.name,
-                        k.3
-                    )),
-                    _ => {}
+                    ));
                 }
             }
         }
     }
-    println!(
-        "{compared} traces compared, {} known to differ, {folds} summariser calls in them",
-        KNOWN.len()
-    );
+    println!("{compared} traces compared, {folds} summariser calls in them");
     assert!(
         failures.is_empty(),
         "{} of {compared} traces differ from the dry run of Export::runs:\n{}",

@@ -4,7 +4,8 @@
 //! back into an [`Exact`] only when every value works, with an error naming the field.
 //!
 //! The section edits what the live chat honours. The fields it does not show (calls per fold,
-//! the user's messages kept by a fold, tool traffic kept to its turn, a fixed context message)
+//! the user's messages kept by a fold, the newest message always kept, tool traffic kept to its
+//! turn, a fixed context message)
 //! keep the values of the policy the form was read from.
 
 use crate::engine::policy::{

@@ -204,6 +204,17 @@ pub mod exact {
     /// it would orphan; the summary is one human message with a fixed prefix. When the cut
     /// leaves only the old summary, it is summarised again.
     pub fn langchain_v1(trigger_tokens: u32, keep_messages: u32) -> Policy {
+        langchain_v1_keeping(trigger_tokens, Keep::Messages(keep_messages))
+    }
+
+    /// [`langchain_v1`] with the kept tail as the middleware's `keep` states it: messages, or
+    /// tokens (a `("fraction", f)` of the window comes to tokens too). A cut by tokens always
+    /// keeps the newest message, even when it alone is over the kept tokens: the binary search
+    /// for the longest tail that fits falls back to `len(messages) - 1` (`langchain` 1.5.2,
+    /// `langchain/agents/middleware/summarization.py`, `_find_token_based_cutoff`; npm
+    /// `langchain` 1.5.14, `dist/agents/middleware/summarization.js`, `findTokenBasedCutoff`,
+    /// the same). A cut by messages has no such floor (LangChain.js takes `{ messages: 0 }`).
+    pub fn langchain_v1_keeping(trigger_tokens: u32, keep: Keep) -> Policy {
         let tokens = trigger_tokens.max(1);
         exact_policy(
             Trigger::Tokens {
@@ -214,7 +225,15 @@ pub mod exact {
                 counted: Some(Counted::HISTORY),
                 compare: Compare::AtLeast,
                 check: CheckAt::BeforeRequest,
-                keep: Some(Keep::Messages(keep_messages)),
+                keep: Some(keep),
+                keep_newest: matches!(
+                    keep,
+                    Keep::Tokens(_)
+                        | Keep::Share {
+                            of: ShareOf::Window(_),
+                            ..
+                        }
+                ),
                 summary_at: SummaryAt::User,
                 summary_prefix: LANGCHAIN_V1_PREFIX.to_owned(),
                 summary_overflow: SummaryOverflow::Resummarise,

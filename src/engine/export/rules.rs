@@ -280,7 +280,9 @@ fn out_turns(out: &mut Vec<String>, system: &str, n: u32, least: u32) {
 /// (`langchain` 1.5.2, `langchain/agents/middleware/summarization.py`): `before_model` counts
 /// the stored messages and fires at `>=` the trigger (`len(messages) >= n` for messages,
 /// `int(max_input_tokens * f)` for a fraction); it keeps the last `n` messages, or the longest
-/// tail within the tokens, moving the cut back onto the tool call a result answers. No trigger
+/// tail within the tokens but never less than the newest message
+/// ([`exact::langchain_v1_keeping`]), moving the cut back onto the tool call a result answers.
+/// No trigger
 /// never fires. `window` is the model profile's `max_input_tokens`.
 pub fn langchain_v1_runs(trigger: Option<LcSize>, keep: LcSize, window: u32) -> Policy {
     let keep = match keep {
@@ -306,7 +308,13 @@ pub fn langchain_v1_js_runs(trigger: Option<LcSize>, keep: LcSize, window: u32) 
 }
 
 fn lc_runs(trigger: Option<LcSize>, keep: LcSize, window: u32) -> Policy {
-    let mut policy = exact::langchain_v1(1, 1);
+    let mut policy = exact::langchain_v1_keeping(
+        1,
+        match keep {
+            LcSize::Messages(n) => Keep::Messages(n),
+            size => Keep::Tokens(size.tokens(window).unwrap_or(1)),
+        },
+    );
     policy.trigger = match trigger {
         None => Trigger::Manual { keep: 0 },
         Some(LcSize::Messages(n)) => Trigger::MessageCount {
@@ -320,10 +328,6 @@ fn lc_runs(trigger: Option<LcSize>, keep: LcSize, window: u32) -> Policy {
             }
         }
     };
-    policy.exact.keep = Some(match keep {
-        LcSize::Messages(n) => Keep::Messages(n),
-        size => Keep::Tokens(size.tokens(window).unwrap_or(1)),
-    });
     policy
 }
 
@@ -350,6 +354,27 @@ fn lc_sentences(policy: &Policy, runs: &Policy, system: &str, out: &mut Vec<Stri
             "{system} puts the summary in a user message (\"Here is a summary of the conversation to date\"), not {}.",
             placement_words(policy)
         ));
+    }
+}
+
+/// The sentence for a floor of one newest message that the library has and the policy lacks,
+/// or the other way round ([`crate::engine::policy::Exact::keep_newest`]).
+fn newest_sentence(policy: &Policy, runs: &Policy, system: &str, out: &mut Vec<String>) {
+    // Today's rules (no exact policy) always leave the latest turn, so only an exact policy
+    // that keeps by tokens can fold the newest message.
+    let by_tokens = policy.exact.is_exact()
+        && matches!(
+            policy.exact.keep,
+            Some(Keep::Tokens(_) | Keep::Share { .. })
+        );
+    match (policy.exact.keep_newest, runs.exact.keep_newest) {
+        (false, true) if by_tokens => out.push(format!(
+            "{system} always keeps the newest message, even when it alone is over the tokens it keeps; yours summarises that message too."
+        )),
+        (true, false) => out.push(format!(
+            "{system} can summarise the newest message too, when it alone is over what it keeps; yours always keeps it."
+        )),
+        _ => {}
     }
 }
 
@@ -388,9 +413,15 @@ fn lc_middleware(
         Trigger::Window { context, .. } => context,
         _ => ctx.context_window,
     };
-    let runs = runs_of(trigger, keep, window);
+    let mut runs = runs_of(trigger, keep, window);
+    if matches!(runs.exact.keep, Some(Keep::Messages(n)) if n > 0) {
+        // The last `n ≥ 1` messages hold the newest one anyway, so the floor changes nothing
+        // and is carried as the input has it.
+        runs.exact.keep_newest = policy.exact.keep_newest;
+    }
     let mut sentences = Vec::new();
     lc_sentences(policy, &runs, system, &mut sentences);
+    newest_sentence(policy, &runs, system, &mut sentences);
     sentences.extend(out);
     let runs = carry(runs, policy, system, &mut sentences);
     let size = |s: LcSize| if js { s.javascript() } else { s.python() };
@@ -505,6 +536,7 @@ pub(super) fn langchain_buffer(policy: &Policy, ctx: &ExportContext<'_>) -> Mapp
             placement_words(policy)
         ));
     }
+    newest_sentence(policy, &runs, system, &mut sentences);
     sentences.extend(out);
     let runs = carry(runs, policy, system, &mut sentences);
     Mapped {
@@ -534,6 +566,7 @@ pub(super) fn llamaindex(policy: &Policy, ctx: &ExportContext<'_>) -> Mapped {
             placement_words(policy)
         ));
     }
+    newest_sentence(policy, &runs, system, &mut sentences);
     sentences.extend(out);
     let runs = carry(runs, policy, system, &mut sentences);
     Mapped {

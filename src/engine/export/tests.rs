@@ -138,6 +138,10 @@ fn each_target_expresses_its_own_library_policy_exactly() {
             Target::LangchainMiddlewarePy,
             langchain_v1_runs(None, Messages(6), 128_000),
         ),
+        (
+            Target::LangchainMiddlewarePy,
+            langchain_v1_runs(Some(Tokens(300)), Tokens(150), 128_000),
+        ),
         (Target::LangchainMiddlewareJs, peers::langchain_v1(300, 6)),
         (
             Target::LangchainMiddlewareJs,
@@ -325,6 +329,59 @@ fn what_no_library_target_can_carry_is_named() {
     assert!(says(&out, "does not check the JSON memory"));
     // And only those: the trigger and the cut are the library's own.
     assert_eq!(out.differences.len(), 3, "{:?}", out.differences);
+}
+
+/// LangChain v1 keeps the newest message when it alone is over the kept tokens, and the
+/// token buffers do not: the export runs the library's own floor and says so either way.
+#[test]
+fn the_newest_message_floor_is_the_middlewares_own_and_said_where_it_differs() {
+    use crate::engine::export::LcSize::{FractionPct, Messages, Tokens};
+    use crate::engine::policy::Keep;
+    // The middleware's cut by tokens (a fraction of the window too) has the floor; by
+    // messages it has none, and a floor on the input changes nothing there.
+    let tokens = langchain_v1_runs(Some(Tokens(300)), Tokens(150), 128_000);
+    assert!(tokens.exact.keep_newest);
+    assert!(
+        langchain_v1_js_runs(Some(Tokens(300)), FractionPct(30), 500)
+            .exact
+            .keep_newest
+    );
+    assert!(
+        !langchain_v1_js_runs(Some(Tokens(300)), Messages(0), 500)
+            .exact
+            .keep_newest
+    );
+    for target in [Target::LangchainMiddlewarePy, Target::LangchainMiddlewareJs] {
+        assert!(exported(target, &tokens).exact, "{target:?}");
+        let mut no_floor = tokens.clone();
+        no_floor.exact.keep_newest = false;
+        let out = exported(target, &no_floor);
+        assert!(!out.exact && out.runs.exact.keep_newest, "{target:?}");
+        assert!(
+            says(&out, "always keeps the newest message"),
+            "{target:?}: {:?}",
+            out.differences
+        );
+        let mut by_messages = peers::langchain_v1(300, 6);
+        by_messages.exact.keep_newest = true;
+        let out = exported(target, &by_messages);
+        assert!(out.exact, "{target:?}: {:?}", out.differences);
+    }
+    // LlamaIndex's buffer and the classic one fold a giant newest message.
+    for (target, mut policy) in [
+        (Target::Llamaindex, peers::llamaindex(500)),
+        (Target::LangchainBuffer, peers::langchain_classic(500)),
+    ] {
+        assert_eq!(policy.exact.keep, Some(Keep::Tokens(500)));
+        policy.exact.keep_newest = true;
+        let out = exported(target, &policy);
+        assert!(!out.exact && !out.runs.exact.keep_newest, "{target:?}");
+        assert!(
+            says(&out, "can summarise the newest message too"),
+            "{target:?}: {:?}",
+            out.differences
+        );
+    }
 }
 
 fn conversation(turns: usize) -> Vec<crate::engine::schedule::PlayedMessage> {

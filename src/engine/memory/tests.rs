@@ -952,3 +952,42 @@ fn tool_traffic_kept_to_its_turn_is_sent_only_in_that_turns_requests() {
     );
     assert!(sent.iter().any(|t| t == "a2 a2"), "{sent:?}");
 }
+
+/// LangChain v1 keeping tokens: a newest message alone over the kept tokens stays verbatim in
+/// the live engine's next request, as the dry run lists it; without the floor it is folded.
+#[test]
+fn the_newest_message_stays_verbatim_when_it_alone_is_over_the_kept_tokens() {
+    use crate::engine::policy::Keep;
+    let floored = crate::engine::peers::exact::langchain_v1_keeping(30, Keep::Tokens(10));
+    let mut bare = floored.clone();
+    bare.exact.keep_newest = false;
+    let giant = vec!["giant"; 40].join(" ");
+    let mut messages = plain_turns(2, 4);
+    messages.push(msg(Role::User, &giant));
+    messages.push(msg(Role::Assistant, "a3"));
+    for policy in [&floored, &bare] {
+        assert_eq!(dry_run_and_engine_agree(policy, &messages).len(), 1);
+        let mut memory = MemoryState::new("You are FinCoach.", policy.clone()).unwrap();
+        memory.count_system_prompt(&WordCounter);
+        for m in &messages[..5] {
+            assert!(memory.add_message(m.clone()).unwrap().is_none());
+        }
+        let job = memory
+            .before_request(None)
+            .expect("the giant message fires");
+        memory
+            .commit(job.id, "the summary", meta(), &WordCounter)
+            .unwrap();
+        let sent: Vec<String> = memory
+            .request(&WordCounter)
+            .iter()
+            .map(|m| m.content.clone())
+            .collect();
+        assert_eq!(
+            sent.contains(&giant),
+            policy.exact.keep_newest,
+            "{:?}: {sent:?}",
+            policy.exact
+        );
+    }
+}

@@ -13,7 +13,8 @@
 //!   history, the incoming message, the reply just received) and how it compares ([`Compare`]);
 //! - when it is checked ([`CheckAt`]: after each reply, before each request on its own size, or
 //!   before each request on the previous request's size as reported);
-//! - what stays verbatim ([`Keep`]) and where the kept tail may start ([`Start`]);
+//! - what stays verbatim ([`Keep`]), whether the kept tail always holds the newest message
+//!   (`keep_newest`), and where the kept tail may start ([`Start`]);
 //! - what a fold keeps besides the summary (`keep_user_tokens`: the user's own messages, newest
 //!   first, up to a token budget) and where the summary goes ([`SummaryAt`], `summary_prefix`);
 //! - how many model calls a fold makes (`calls_per_fold`);
@@ -173,6 +174,10 @@ pub struct Exact {
     pub check: CheckAt,
     /// What stays verbatim; `None` keeps the trigger's own rule (whole turns).
     pub keep: Option<Keep>,
+    /// The kept tail always holds at least the newest stored message, even when that message
+    /// alone is over what [`Exact::keep`] keeps (LangChain v1's cut by tokens); without it a
+    /// fold may take every verbatim message (LlamaIndex's buffer, LangChain's classic one).
+    pub keep_newest: bool,
     pub start: Start,
     /// Besides the summary, a fold keeps the user's own messages, newest first, up to this many
     /// tokens (Codex).
@@ -201,6 +206,7 @@ impl Default for Exact {
             compare: Compare::Above,
             check: CheckAt::AfterReply,
             keep: None,
+            keep_newest: false,
             start: Start::Anywhere,
             keep_user_tokens: None,
             summary_at: SummaryAt::Placement,
@@ -323,7 +329,11 @@ impl Exact {
         }
         let summary_messages = view.head.len();
         // The cut, counted over the stored history (the head's messages first).
-        let cut = self.cut(trigger, history, view.head);
+        let mut cut = self.cut(trigger, history, view.head);
+        if self.keep_newest {
+            // The newest message stays, before a tool's result moves the cut onto its call.
+            cut = cut.min(summary_messages + history.len() - 1);
+        }
         let cut = self.adjust_start(history, summary_messages, cut);
         let folded = cut.saturating_sub(summary_messages);
         if folded > 0 {

@@ -66,6 +66,7 @@ pub(super) fn exact_to_v4(e: &Exact) -> Option<ExactV4> {
                 }
             }
         }),
+        keep_newest: e.keep_newest,
         start: Some(
             match e.start {
                 Start::Anywhere => "anywhere",
@@ -207,6 +208,7 @@ pub(super) fn exact_from_v4(w: Option<ExactV4>, path: &str) -> Result<Exact, Ref
         compare,
         check,
         keep,
+        keep_newest: w.keep_newest,
         start,
         keep_user_tokens: w.keep_user_tokens,
         summary_at,

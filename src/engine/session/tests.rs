@@ -697,6 +697,7 @@ fn the_exact_policy_and_a_fold_inside_a_turn_survive_export_and_import() {
     for policy in [
         exact::langchain_classic(12),
         exact::langchain_v1(20, 3),
+        exact::langchain_v1_keeping(20, crate::engine::policy::Keep::Tokens(8)),
         exact::llamaindex(15),
         exact::cookbook(1, 2),
         exact::gemini_cli(30),
@@ -787,4 +788,44 @@ fn older_files_read_the_exact_policy_as_the_defaults() {
         err.contains("policy.exact.check") && err.contains("before_request"),
         "{err}"
     );
+}
+
+/// The newest-message floor is written only when set, so a version-4 file from before it (the
+/// same policy without `keep_newest`) reads as it did, with the floor off and every other
+/// field as written; with it, the floor survives the round trip.
+#[test]
+fn the_newest_message_floor_is_additive_to_version_4() {
+    use crate::engine::peers::exact;
+    use crate::engine::policy::Keep;
+    let session_of = |policy: Policy| {
+        let memory = MemoryState::new("be brief", policy).unwrap();
+        Session::new("floor", SessionSettings::default(), memory)
+    };
+    // LangChain v1 keeping messages has no floor: its file has no such key.
+    let by_messages = file_json(&session_of(exact::langchain_v1(20, 3)));
+    assert_eq!(by_messages["version"], 4);
+    assert!(
+        by_messages["session"]["policy"]["exact"]
+            .get("keep_newest")
+            .is_none()
+    );
+    // Keeping tokens, it has one, and the file reads back to the same policy.
+    let floored = exact::langchain_v1_keeping(20, Keep::Tokens(8));
+    assert!(floored.exact.keep_newest);
+    let mut value = file_json(&session_of(floored.clone()));
+    assert_eq!(value["session"]["policy"]["exact"]["keep_newest"], true);
+    assert_eq!(import_value(&value).unwrap().memory.policy(), &floored);
+    // The same file as a build before the floor wrote it: everything else as it was.
+    value["session"]["policy"]["exact"]
+        .as_object_mut()
+        .unwrap()
+        .remove("keep_newest");
+    let older = import_value(&value).unwrap();
+    let mut expected = floored;
+    expected.exact.keep_newest = false;
+    assert_eq!(older.memory.policy(), &expected);
+    // A floor that is not a boolean is refused, naming the field.
+    value["session"]["policy"]["exact"]["keep_newest"] = json!("yes");
+    let err = import_value(&value).unwrap_err().to_string();
+    assert!(err.contains("keep_newest"), "{err}");
 }

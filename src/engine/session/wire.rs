@@ -253,6 +253,10 @@ pub(super) struct ExactV4 {
     pub(super) check: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) keep: Option<KeepV4>,
+    /// Added within version 4: absent (false) in the files written before it, which read as
+    /// they did.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(super) keep_newest: bool,
     /// `anywhere` or `at_user`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) start: Option<String>,

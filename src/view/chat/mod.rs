@@ -166,6 +166,9 @@ pub fn describe_exact(exact: &crate::engine::policy::Exact) -> Option<String> {
     if let Some(tokens) = exact.keep_user_tokens {
         parts.push(format!("keeps the user's messages up to {tokens} tokens"));
     }
+    if exact.keep_newest {
+        parts.push("always keeps the newest message".to_owned());
+    }
     if exact.tools_in_turn_only {
         parts.push("tool traffic only in its own turn".to_owned());
     }

@@ -124,6 +124,65 @@ fn only_the_old_summary_cut_off_is_kept_or_written_again() {
 }
 
 #[test]
+fn the_newest_message_stays_when_asked_even_alone_over_the_kept_tokens() {
+    let trigger = Trigger::Tokens {
+        budget: 100,
+        keep_tokens: 100,
+    };
+    let by_tokens = Exact {
+        counted: Some(Counted::HISTORY),
+        check: CheckAt::BeforeRequest,
+        keep: Some(Keep::Tokens(50)),
+        ..Exact::default()
+    };
+    let floored = Exact {
+        keep_newest: true,
+        ..by_tokens.clone()
+    };
+    let folds = |messages| Fold {
+        messages,
+        call: true,
+    };
+    // A giant message alone over the kept tokens: folded without the floor, kept with it.
+    let giant = [
+        m(Role::User, 10),
+        m(Role::Assistant, 10),
+        m(Role::User, 300),
+    ];
+    let v = view(&giant, Moment::BeforeRequest);
+    assert_eq!(by_tokens.decide(&trigger, &v), folds(3));
+    assert_eq!(floored.decide(&trigger, &v), folds(2));
+    // When a tail fits, the floor changes nothing.
+    let small = [m(Role::User, 90), m(Role::Assistant, 20), m(Role::User, 20)];
+    let v = view(&small, Moment::BeforeRequest);
+    assert_eq!(by_tokens.decide(&trigger, &v), folds(1));
+    assert_eq!(floored.decide(&trigger, &v), folds(1));
+    // A tool's result kept by the floor takes its call with it.
+    let mut call = m(Role::Assistant, 5);
+    call.calls = true;
+    let tool = [m(Role::User, 5), call, m(Role::Tool, 300)];
+    let v = view(&tool, Moment::BeforeRequest);
+    assert_eq!(floored.decide(&trigger, &v), folds(1));
+    // Behind a summary, a lone giant message leaves only the summary to fold: written again
+    // when the policy says so (LangChain v1 summarises its summary message alone here).
+    let lone = [m(Role::User, 300)];
+    let head = [m(Role::User, 20)];
+    let mut v = view(&lone, Moment::BeforeRequest);
+    v.summary = Some(SummarySize {
+        tokens: 20,
+        chars: 20,
+        messages: 1,
+    });
+    v.head = &head;
+    assert_eq!(by_tokens.decide(&trigger, &v), folds(1));
+    let again = Exact {
+        summary_overflow: SummaryOverflow::Resummarise,
+        ..floored
+    };
+    assert_eq!(again.decide(&trigger, &v), folds(0));
+}
+
+#[test]
 fn shares_of_a_window_and_out_of_range_numbers() {
     let trigger = Trigger::Window {
         context: 100,
