@@ -20,6 +20,7 @@ use crate::view::inspect::{InspectView, replay_result};
 use super::edition_list::EditionList;
 use super::live_replay::LiveReplay;
 use crate::ui::widgets::exact_policy::ExactPolicy;
+use crate::ui::widgets::export_policy::ExportPolicy;
 
 /// A dry run of this conversation, with its real turn sizes, under a policy the user edits,
 /// and an offline replay of its messages under that policy into a new session.
@@ -192,6 +193,16 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
                 />
                 </fieldset>
             </form>
+            <ExportPolicy
+                policy=Signal::derive(move || policy.get().map_err(|e| e.to_string()))
+                facts=Signal::derive(move || session.with_value(|s| s.pinned.clone()))
+                conversation=Signal::derive(move || sized.with(|v| v.sizes.clone()))
+                on_import=Callback::new(move |policy| {
+                    form.set(ReplayPolicy::of(&policy));
+                    replayed.set(None);
+                    Ok(())
+                })
+            />
             <p>
                 <button type="button" data-testid="replay-run" on:click=run disabled=move || policy.with(|p| p.is_err()) || running()>
                     "Replay offline (extractive summariser)"

@@ -1,0 +1,238 @@
+//! The "Export policy" panel (Tuner, the Chat tab's policy panel, Inspect's replay form): the
+//! policy on screen as a snippet for one target, with what the snippet carries from Settings and
+//! the pinned facts, how exact it is in plain sentences, and, when the target runs a nearest
+//! policy instead, what that does to the schedule on the conversation on screen and both dry
+//! runs as two lines of one chart. The snippets themselves are written by
+//! [`crate::engine::export`]; this only gathers their context and lays out what the panel shows.
+//!
+//! Architecture invariant: the API key never reaches a snippet. [`context_of`] reads only the
+//! base URL and the model names from [`Settings`], and a test holds it to that.
+
+use crate::app::policy_form::fact_source;
+use crate::engine::export::{
+    Export, ExportContext, Target, export, import_policy, schedule_difference,
+};
+use crate::engine::facts::PinnedFact;
+use crate::engine::message::Role;
+use crate::engine::models::window_of;
+use crate::engine::policy::{Policy, Trigger, TriggerKind};
+use crate::engine::schedule::{
+    MessageInput, MessageRun, PlayedMessage, ScheduleInput, Sizer, schedule_messages,
+};
+use crate::engine::settings::Settings;
+use crate::route::Route;
+use crate::view::chart::Series;
+use crate::view::tuner::trigger_from_route;
+
+/// Everything the panel shows for one target.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExportView {
+    pub target: Target,
+    pub code: String,
+    /// The highlighter's name for the snippet's language (`data-language` on the code block).
+    pub language: &'static str,
+    pub file_name: &'static str,
+    /// A `data:` link holding the snippet, for the download link.
+    pub download_href: String,
+    pub exact: bool,
+    /// One sentence: whether the snippet runs this very policy.
+    pub verdict: String,
+    /// What differs, one sentence each (empty when exact).
+    pub differences: Vec<String>,
+    /// What the difference does on the conversation on screen, when there is one to play.
+    pub schedule: Option<String>,
+    /// Tokens per request under your policy and under the snippet's, when they differ.
+    pub chart: Vec<Series>,
+}
+
+/// What the panel needs to know besides the policy: the Settings, the pinned facts and the
+/// sizes of the conversation on screen (the Tuner's, the chat's or the session's).
+pub struct ExportInputs<'a> {
+    pub settings: &'a Settings,
+    pub facts: &'a [PinnedFact],
+    pub conversation: &'a ScheduleInput,
+}
+
+/// The note beside Copy once the browser has written the snippet to the clipboard.
+pub const COPIED: &str = "Copied to the clipboard.";
+/// The note beside Copy when the browser refused (no clipboard, or no permission).
+pub const NOT_COPIED: &str = "The browser did not let the page copy: select the code and copy it.";
+
+/// The choices of the target picker, as (slug, label).
+pub fn target_options() -> Vec<(&'static str, &'static str)> {
+    Target::ALL.iter().map(|t| (t.slug(), t.label())).collect()
+}
+
+/// The panel for `policy` exported to `target`.
+pub fn export_view(target: Target, policy: &Policy, inputs: &ExportInputs<'_>) -> ExportView {
+    let pinned = pinned_lines(inputs.facts);
+    let ctx = context_of(policy, inputs.settings, &pinned);
+    let out: Export = export(target, policy, &ctx);
+    let (schedule, chart) = if out.exact || inputs.conversation.turns == 0 {
+        (None, Vec::new())
+    } else {
+        let sizer = AssumedSizes {
+            summary_tokens: inputs.conversation.summary_tokens,
+        };
+        let played = played(inputs.conversation, &sizer);
+        let diff = schedule_difference(policy, &out.runs, &played);
+        let chart = vec![
+            series("your policy", "summary", &schedule_messages(policy, &played)),
+            series("the snippet's policy", "window", &schedule_messages(&out.runs, &played)),
+        ];
+        (Some(sentence_case(&diff.sentence)), chart)
+    };
+    let verdict = if out.exact {
+        format!("{} runs this very policy, request for request.", target.label())
+    } else {
+        format!(
+            "{} cannot express this policy exactly; the snippet runs the nearest policy it can:",
+            target.label()
+        )
+    };
+    ExportView {
+        target,
+        download_href: data_link(&out.code),
+        code: out.code,
+        language: target.language().slug(),
+        file_name: target.file_name(),
+        exact: out.exact,
+        verdict,
+        differences: out.differences,
+        schedule,
+        chart,
+    }
+}
+
+/// The context a snippet carries: the prompt, its word limit and must-keep list from the
+/// policy, the pinned facts, and from Settings only the model names and the base URL (a
+/// summariser model left empty is the chat model, as the app runs it). Never the key.
+pub fn context_of<'a>(
+    policy: &'a Policy,
+    settings: &'a Settings,
+    pinned: &'a [String],
+) -> ExportContext<'a> {
+    let chat_model = settings.chat_model.trim();
+    let summary_model = match settings.summary_model.trim() {
+        "" => chat_model,
+        named => named,
+    };
+    ExportContext {
+        summary_prompt: &policy.prompt.text,
+        word_limit: Some(policy.prompt.word_limit),
+        must_keep: &policy.prompt.must_keep,
+        pinned,
+        chat_model,
+        summary_model,
+        base_url: settings.base_url.trim(),
+        context_window: context_window(policy, chat_model),
+    }
+}
+
+/// The pinned facts as the policy panel shows them: the label, and the text it is checked by
+/// when that differs ("salary: 1,20,000").
+pub fn pinned_lines(facts: &[PinnedFact]) -> Vec<String> {
+    facts
+        .iter()
+        .map(|f| {
+            let source = fact_source(f);
+            if source == f.label {
+                f.label.clone()
+            } else {
+                format!("{}: {source}", f.label)
+            }
+        })
+        .collect()
+}
+
+/// The policy the Tuner exports: the Tuner's trigger (from the link) with the rest of the
+/// policy on screen (the policy panel's prompt, placement, fold mode and exact fields).
+pub fn tuner_policy(route: &Route, on_screen: &Policy) -> Result<Policy, String> {
+    let trigger = trigger_from_route(route).map_err(|e| e.to_string())?;
+    let policy = Policy {
+        trigger,
+        ..on_screen.clone()
+    };
+    policy.validate().map_err(|e| e.to_string())?;
+    Ok(policy)
+}
+
+/// A policy JSON read back (pasted or from a file named `place`), or why it cannot be, naming
+/// the place and the reason.
+pub fn read_policy(place: &str, text: &str) -> Result<Policy, String> {
+    if text.trim().is_empty() {
+        return Err(format!("{place}: it is empty; paste or choose a policy JSON file"));
+    }
+    import_policy(text).map_err(|reason| format!("{place}: {reason}"))
+}
+
+/// The window the snippet's window-based thresholds are a share of: the window trigger's own,
+/// else the chat model's known window, else the window trigger's default.
+fn context_window(policy: &Policy, chat_model: &str) -> u32 {
+    match policy.trigger {
+        Trigger::Window { context, .. } => context,
+        _ => window_of(chat_model).unwrap_or_else(|| TriggerKind::default_of("context")),
+    }
+}
+
+fn series(label: &'static str, class: &'static str, run: &MessageRun) -> Series {
+    Series {
+        label,
+        class,
+        values: run.requests.iter().map(|r| r.tokens as f64).collect(),
+    }
+}
+
+/// The conversation's turns as messages, a user message and a reply each, as the turn-level
+/// dry run plays an exact policy (`engine::schedule`): the message-level run needs messages, and
+/// the Tuner, the chat and a session all have their turns' sizes.
+fn played<'a>(input: &ScheduleInput, sizer: &'a AssumedSizes) -> MessageInput<'a> {
+    let mut messages = Vec::with_capacity(2 * input.turns as usize);
+    for turn in 1..=input.turns {
+        let size = input.size(turn);
+        for (role, tokens) in [(Role::User, size.user), (Role::Assistant, size.assistant)] {
+            messages.push(PlayedMessage {
+                role,
+                tokens,
+                chars: tokens.saturating_mul(4),
+                calls: false,
+            });
+        }
+    }
+    MessageInput {
+        messages,
+        system_prompt: "",
+        system_tokens: input.system_tokens,
+        sizer,
+    }
+}
+
+/// Sizes as the turn-level dry run assumes them: fixed texts a token a word, and each summary
+/// the conversation's summary size.
+struct AssumedSizes {
+    summary_tokens: u32,
+}
+
+impl Sizer for AssumedSizes {
+    fn tokens(&self, text: &str) -> u32 {
+        crate::engine::text::word_count(text)
+    }
+
+    fn summary(&self, _call: u32) -> String {
+        vec!["w"; self.summary_tokens as usize].join(" ")
+    }
+}
+
+/// `text` with its first letter capitalised, as a sentence of its own.
+fn sentence_case(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => format!("{}{}.", first.to_uppercase(), chars.as_str().trim_end_matches('.')),
+        None => String::new(),
+    }
+}
+
+fn data_link(code: &str) -> String {
+    let encoded = percent_encoding::utf8_percent_encode(code, percent_encoding::NON_ALPHANUMERIC);
+    format!("data:text/plain;charset=utf-8,{encoded}")
+}
