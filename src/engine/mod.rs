@@ -9,6 +9,7 @@ pub mod compare;
 pub mod demo;
 pub mod drift;
 pub mod edition;
+pub mod export;
 pub mod extractive;
 pub mod facts;
 pub mod memory;

@@ -693,7 +693,7 @@ fn live_from_v2(l: LiveV2, archive: &[Message], prefix: &str) -> Result<LiveReco
     })
 }
 
-fn policy_from_v1(p: PolicyV1, prefix: &str) -> Result<Policy, ImportError> {
+pub(super) fn policy_from_v1(p: PolicyV1, prefix: &str) -> Result<Policy, ImportError> {
     let t = &p.trigger;
     let need = |value: Option<u32>, field: &str| {
         value.ok_or_else(|| ImportError::Field {

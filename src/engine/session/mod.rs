@@ -58,3 +58,27 @@ pub use wire::{ENVELOPE_FORMAT, FORMAT, FileV2 as WireFile, VERSION};
 pub fn wire_of(session: &Session, created_ms: u64, app_version: &str) -> WireFile {
     export::to_file(session, created_ms, app_version)
 }
+
+/// A policy alone, as a session file of the current [`VERSION`] stores it (its `policy`
+/// object): the JSON export of `engine::export` writes it, so the two can never drift apart.
+pub fn policy_value(policy: &crate::engine::policy::Policy) -> serde_json::Value {
+    serde_json::to_value(export::policy_to_v1(policy)).unwrap_or_default()
+}
+
+/// Reads back a [`policy_value`], checking it as a session's policy is checked on import; the
+/// error names the JSON path at fault under `path`.
+pub fn policy_from_value(
+    value: serde_json::Value,
+    path: &str,
+) -> Result<crate::engine::policy::Policy, ImportError> {
+    let wire: wire::PolicyV1 =
+        serde_path_to_error::deserialize(value).map_err(|e| ImportError::Field {
+            path: if e.path().to_string() == "." {
+                path.to_owned()
+            } else {
+                format!("{path}.{}", e.path())
+            },
+            message: e.inner().to_string(),
+        })?;
+    import::policy_from_v1(wire, path)
+}

@@ -1,0 +1,511 @@
+//! The exactness rules: each target's mapping from the app's policy onto the library's own
+//! parameters, and from those back onto the exact policy the library runs
+//! (`engine::peers::exact`, request-identical to the real library in the fidelity tier).
+
+use crate::engine::peers::exact;
+use crate::engine::policy::{
+    FoldMode, Keep, Placement, Policy, ShareOf, SummaryAt, SummaryFormat, Trigger,
+};
+
+use super::ExportContext;
+
+/// What a rule found: the policy the snippet runs, the sentences, and the placeholders.
+pub(super) struct Mapped {
+    pub runs: Policy,
+    pub differences: Vec<String>,
+    pub fills: Vec<(&'static str, String)>,
+}
+
+/// A size as LangChain v1's middleware takes it: `("tokens", n)`, `("messages", n)` or
+/// `("fraction", f)` of the model's `max_input_tokens` (kept here in percent).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LcSize {
+    Tokens(u32),
+    Messages(u32),
+    FractionPct(u32),
+}
+
+impl LcSize {
+    fn python(self) -> String {
+        match self {
+            LcSize::Tokens(n) => format!("(\"tokens\", {n})"),
+            LcSize::Messages(n) => format!("(\"messages\", {n})"),
+            LcSize::FractionPct(p) => format!("(\"fraction\", {})", fraction(p)),
+        }
+    }
+
+    fn javascript(self) -> String {
+        match self {
+            LcSize::Tokens(n) => format!("{{ tokens: {n} }}"),
+            LcSize::Messages(n) => format!("{{ messages: {n} }}"),
+            LcSize::FractionPct(p) => format!("{{ fraction: {} }}", fraction(p)),
+        }
+    }
+
+    /// The tokens a size in tokens or a fraction comes to, as the library computes it:
+    /// `int(max_input_tokens * fraction)`, at least 1 (the same IEEE arithmetic in Rust).
+    fn tokens(self, window: u32) -> Option<u32> {
+        match self {
+            LcSize::Tokens(n) => Some(n.max(1)),
+            LcSize::FractionPct(p) => {
+                Some(((f64::from(window) * (f64::from(p) / 100.0)) as u32).max(1))
+            }
+            LcSize::Messages(_) => None,
+        }
+    }
+}
+
+/// `0.3` for 30 percent: the shortest decimal, as Python's and JavaScript's literals read it.
+fn fraction(pct: u32) -> String {
+    let value = f64::from(pct) / 100.0;
+    format!("{value}")
+}
+
+/// Thousands with commas, as the sentences write numbers.
+pub(super) fn num(n: u32) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A Python or JavaScript string literal (JSON's escapes are valid in both).
+pub(super) fn lit(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_else(|_| "\"\"".to_owned())
+}
+
+/// A list of string literals.
+fn lits(items: &[String]) -> String {
+    serde_json::to_string(items).unwrap_or_else(|_| "[]".to_owned())
+}
+
+/// The placeholders every template shares: the prompt's parts and the models (never a key).
+pub(super) fn common_fills(ctx: &ExportContext<'_>) -> Vec<(&'static str, String)> {
+    vec![
+        ("SUMMARY_PROMPT", lit(ctx.summary_prompt)),
+        (
+            "WORD_LIMIT",
+            ctx.word_limit.map_or("None".to_owned(), |n| n.to_string()),
+        ),
+        (
+            "WORD_LIMIT_JS",
+            ctx.word_limit.map_or("null".to_owned(), |n| n.to_string()),
+        ),
+        ("MUST_KEEP", lits(ctx.must_keep)),
+        ("PINNED", lits(ctx.pinned)),
+        ("CHAT_MODEL", lit(ctx.chat_model)),
+        ("SUMMARY_MODEL", lit(ctx.summary_model)),
+        ("BASE_URL", lit(ctx.base_url)),
+        ("CONTEXT_WINDOW", ctx.context_window.to_string()),
+    ]
+}
+
+/// The JSON target: the policy itself.
+pub(super) fn json(policy: &Policy, ctx: &ExportContext<'_>) -> Mapped {
+    let body = serde_json::json!({
+        "format": super::POLICY_FORMAT,
+        "version": crate::engine::session::VERSION,
+        "policy": crate::engine::session::policy_value(policy),
+        "models": {
+            "chat": ctx.chat_model,
+            "summary": ctx.summary_model,
+            "base_url": ctx.base_url,
+            "context_window": ctx.context_window,
+        },
+        "pinned": ctx.pinned,
+    });
+    Mapped {
+        runs: policy.clone(),
+        differences: Vec::new(),
+        fills: vec![(
+            "POLICY_JSON",
+            serde_json::to_string_pretty(&body).unwrap_or_default(),
+        )],
+    }
+}
+
+/// A target another engineer writes: marked plainly until then.
+pub(super) fn not_yet(policy: &Policy, _ctx: &ExportContext<'_>) -> Mapped {
+    let mut runs = policy.clone();
+    runs.summary_budget = Some(u32::MAX);
+    Mapped {
+        runs,
+        differences: vec!["This target's snippet is not written yet.".to_owned()],
+        fills: Vec::new(),
+    }
+}
+
+/// The fields of the input a library run carries over unchanged (the prompt and the
+/// placement's pick; the placement does not act on an exact policy whose summary has its own
+/// place), and the sentences for what it cannot carry.
+fn carry(mut runs: Policy, policy: &Policy, system: &str, out: &mut Vec<String>) -> Policy {
+    runs.placement = policy.placement;
+    runs.prompt = policy.prompt.clone();
+    runs.fold = FoldMode::Progressive;
+    if policy.fold == FoldMode::RebuildFromArchive {
+        out.push(format!(
+            "{system} summarises the old summary with the new messages each time; it cannot rebuild the summary from every folded turn, as yours does."
+        ));
+    }
+    runs.format = policy.format;
+    if policy.format == SummaryFormat::Structured {
+        runs.format = SummaryFormat::Prose;
+        out.push(format!(
+            "{system} does not check the JSON memory your format asks for: the prompt asks for it, and whatever the model writes is kept."
+        ));
+    }
+    runs.summary_budget = None;
+    if let Some(budget) = policy.summary_budget {
+        out.push(format!(
+            "{system} has no summary budget: a summary over your {} tokens is not compressed again.",
+            num(budget)
+        ));
+    }
+    runs
+}
+
+/// How many messages `turns` turns are, for the sentences and the nearest sizes.
+fn turn_messages(turns: u32) -> u32 {
+    turns.saturating_mul(2)
+}
+
+/// The LangChain v1 parameters nearest to `policy`, and the sentences that say how near.
+fn lc_params(policy: &Policy, system: &str, out: &mut Vec<String>) -> (Option<LcSize>, LcSize) {
+    let mut keep_tail = |exact: Option<Keep>| -> Option<LcSize> {
+        Some(match exact? {
+            Keep::Messages(n) => LcSize::Messages(n.max(1)),
+            Keep::Tokens(n) => LcSize::Tokens(n.max(1)),
+            Keep::Turns(n) => {
+                out_turns(out, system, n);
+                LcSize::Messages(turn_messages(n).max(1))
+            }
+            Keep::Share {
+                of: ShareOf::Window(_),
+                pct,
+                ..
+            } => LcSize::FractionPct(pct),
+            Keep::Share { pct, .. } => {
+                out.push(format!(
+                    "{system} cannot keep a share of the history itself; it keeps {pct}% of the window instead."
+                ));
+                LcSize::FractionPct(pct)
+            }
+        })
+    };
+    let kept = keep_tail(policy.exact.keep);
+    let exact = policy.exact.is_exact();
+    let at_least = policy.exact.compare == crate::engine::policy::Compare::AtLeast;
+    let (trigger, keep) = match policy.trigger {
+        Trigger::Tokens {
+            budget,
+            keep_tokens,
+        } => {
+            let fire = if exact && at_least {
+                budget
+            } else {
+                budget.saturating_add(1)
+            };
+            (
+                Some(LcSize::Tokens(fire)),
+                kept.unwrap_or(LcSize::Tokens(keep_tokens.max(1))),
+            )
+        }
+        Trigger::Window {
+            fire_pct,
+            keep_pct,
+            keep_turns,
+            ..
+        } => {
+            let keep = kept.unwrap_or(if keep_turns > 0 {
+                out.push(format!(
+                    "{system} keeps messages, not turns: keep {} messages ≈ your {keep_turns} turns.",
+                    turn_messages(keep_turns)
+                ));
+                LcSize::Messages(turn_messages(keep_turns))
+            } else {
+                LcSize::FractionPct(keep_pct)
+            });
+            (Some(LcSize::FractionPct(fire_pct)), keep)
+        }
+        Trigger::Turns { max_turns, keep } => {
+            out.push(format!(
+                "{system} counts messages, not turns: it fires at {} stored messages ≈ your {max_turns} turns.",
+                turn_messages(max_turns)
+            ));
+            let kept = kept.unwrap_or_else(|| {
+                out.push(format!(
+                    "It keeps messages, not turns: keep {} messages ≈ your {keep} turns.",
+                    turn_messages(keep).max(1)
+                ));
+                LcSize::Messages(turn_messages(keep).max(1))
+            });
+            (Some(LcSize::Messages(turn_messages(max_turns))), kept)
+        }
+        Trigger::MessageCount { max_messages } => (
+            Some(LcSize::Messages(max_messages.saturating_add(1))),
+            kept.unwrap_or(LcSize::Messages(2)),
+        ),
+        Trigger::Every { n } => {
+            out.push(format!(
+                "{system} has no \"every {n} messages\" rule: it fires once {n} messages are stored, and again each time they reach {n} after a fold."
+            ));
+            (
+                Some(LcSize::Messages(n.max(1))),
+                kept.unwrap_or(LcSize::Messages(2)),
+            )
+        }
+        Trigger::Manual { keep } => {
+            out.push(format!(
+                "{system} has no \"summarise now\" button: with no trigger it never summarises by itself, as yours does until you ask."
+            ));
+            (
+                None,
+                kept.unwrap_or(LcSize::Messages(turn_messages(keep).max(1))),
+            )
+        }
+    };
+    (trigger, keep)
+}
+
+fn out_turns(out: &mut Vec<String>, system: &str, n: u32) {
+    out.push(format!(
+        "{system} keeps messages, not turns: keep {} messages ≈ your {n} turns.",
+        turn_messages(n).max(1)
+    ));
+}
+
+/// The exact policy LangChain v1's Python `SummarizationMiddleware` runs for these parameters
+/// (`langchain` 1.5.2, `langchain/agents/middleware/summarization.py`): `before_model` counts
+/// the stored messages and fires at `>=` the trigger (`len(messages) >= n` for messages,
+/// `int(max_input_tokens * f)` for a fraction); it keeps the last `n` messages, or the longest
+/// tail within the tokens, moving the cut back onto the tool call a result answers. No trigger
+/// never fires. `window` is the model profile's `max_input_tokens`.
+pub fn langchain_v1_runs(trigger: Option<LcSize>, keep: LcSize, window: u32) -> Policy {
+    let mut policy = exact::langchain_v1(1, 1);
+    policy.trigger = match trigger {
+        None => Trigger::Manual { keep: 0 },
+        Some(LcSize::Messages(n)) => Trigger::MessageCount {
+            max_messages: n.saturating_sub(1).max(2),
+        },
+        Some(size) => {
+            let tokens = size.tokens(window).unwrap_or(1);
+            Trigger::Tokens {
+                budget: tokens,
+                keep_tokens: tokens,
+            }
+        }
+    };
+    policy.exact.keep = Some(match keep {
+        LcSize::Messages(n) => Keep::Messages(n.max(1)),
+        size => Keep::Tokens(size.tokens(window).unwrap_or(1)),
+    });
+    policy
+}
+
+/// The exact policy LangChain v1's JavaScript `summarizationMiddleware` runs for these
+/// parameters; see [`langchain_v1_runs`] for where the two agree.
+pub fn langchain_v1_js_runs(trigger: Option<LcSize>, keep: LcSize, window: u32) -> Policy {
+    langchain_v1_runs(trigger, keep, window)
+}
+
+fn lc_sentences(policy: &Policy, runs: &Policy, system: &str, out: &mut Vec<String>) {
+    if !policy.exact.is_exact() || policy.exact.check != runs.exact.check {
+        out.push(format!(
+            "{system} checks before each model call and counts the stored messages, the summary and the new message included but not the system prompt; yours checks after each reply."
+        ));
+    }
+    if policy.exact.summary_at != runs.exact.summary_at {
+        out.push(format!(
+            "{system} puts the summary in a user message (\"Here is a summary of the conversation to date\"), not {}.",
+            placement_words(policy)
+        ));
+    }
+}
+
+fn placement_words(policy: &Policy) -> String {
+    match &policy.exact.summary_at {
+        SummaryAt::Placement => match policy.placement {
+            Placement::SecondSystem => "as a second system message".to_owned(),
+            Placement::AppendToSystem => "in the system prompt".to_owned(),
+            Placement::UserAck => "as a user message with an acknowledgement".to_owned(),
+        },
+        SummaryAt::System => "as its own system message".to_owned(),
+        SummaryAt::FirstSystem => "as the first system message".to_owned(),
+        SummaryAt::User => "as a lone user message".to_owned(),
+        SummaryAt::UserThenAck(_) => "as a user message with an acknowledgement".to_owned(),
+        SummaryAt::AssistantAfter(_) => "as the assistant's answer to a fixed question".to_owned(),
+    }
+}
+
+fn lc_middleware(
+    policy: &Policy,
+    ctx: &ExportContext<'_>,
+    system: &str,
+    runs_of: fn(Option<LcSize>, LcSize, u32) -> Policy,
+    js: bool,
+) -> Mapped {
+    let mut out = Vec::new();
+    let (trigger, keep) = lc_params(policy, system, &mut out);
+    let window = match policy.trigger {
+        Trigger::Window { context, .. } => context,
+        _ => ctx.context_window,
+    };
+    let runs = runs_of(trigger, keep, window);
+    let mut sentences = Vec::new();
+    lc_sentences(policy, &runs, system, &mut sentences);
+    sentences.extend(out);
+    let runs = carry(runs, policy, system, &mut sentences);
+    let size = |s: LcSize| if js { s.javascript() } else { s.python() };
+    let none = if js { "undefined" } else { "None" };
+    Mapped {
+        runs,
+        differences: sentences,
+        fills: vec![
+            ("TRIGGER", trigger.map_or(none.to_owned(), size)),
+            ("KEEP", size(keep)),
+            ("MAX_INPUT_TOKENS", window.to_string()),
+        ],
+    }
+}
+
+pub(super) fn langchain_middleware_py(policy: &Policy, ctx: &ExportContext<'_>) -> Mapped {
+    lc_middleware(
+        policy,
+        ctx,
+        "LangChain's middleware",
+        langchain_v1_runs,
+        false,
+    )
+}
+
+pub(super) fn langchain_middleware_js(policy: &Policy, ctx: &ExportContext<'_>) -> Mapped {
+    lc_middleware(
+        policy,
+        ctx,
+        "LangChain.js's middleware",
+        langchain_v1_js_runs,
+        true,
+    )
+}
+
+/// Tokens a turn is taken to hold when a token-only library stands in for a turn rule.
+pub const TOKENS_PER_TURN: u32 = 250;
+
+/// The one token limit of a buffer that fires over it and keeps what fits in it (LangChain's
+/// classic buffer, LlamaIndex's), nearest to `policy`.
+fn one_limit(policy: &Policy, ctx: &ExportContext<'_>, system: &str, out: &mut Vec<String>) -> u32 {
+    match policy.trigger {
+        Trigger::Tokens {
+            budget,
+            keep_tokens,
+        } => {
+            if keep_tokens < budget {
+                out.push(format!(
+                    "{system} has one limit: over {} tokens it keeps the newest messages that fit in {}, where yours keeps {} tokens.",
+                    num(budget),
+                    num(budget),
+                    num(keep_tokens)
+                ));
+            }
+            budget
+        }
+        Trigger::Window {
+            context, fire_pct, ..
+        } => {
+            let limit = ((u64::from(context) * u64::from(fire_pct) / 100) as u32).max(1);
+            out.push(format!(
+                "{system} has one limit in tokens: {} tokens ≈ your {fire_pct}% of a {}-token window, counted over the stored messages without the system prompt; it keeps what fits in the same limit.",
+                num(limit),
+                num(context)
+            ));
+            limit
+        }
+        Trigger::Turns { max_turns, .. } => {
+            let limit = max_turns.saturating_mul(TOKENS_PER_TURN).max(1);
+            out.push(format!(
+                "{system} counts tokens, not turns: {} tokens ≈ your {max_turns} turns at about {TOKENS_PER_TURN} tokens a turn.",
+                num(limit)
+            ));
+            limit
+        }
+        Trigger::MessageCount { max_messages } | Trigger::Every { n: max_messages } => {
+            let limit = max_messages.saturating_mul(TOKENS_PER_TURN / 2).max(1);
+            out.push(format!(
+                "{system} counts tokens, not messages: {} tokens ≈ your {max_messages} messages at about {} tokens a message.",
+                num(limit),
+                TOKENS_PER_TURN / 2
+            ));
+            limit
+        }
+        Trigger::Manual { .. } => {
+            out.push(format!(
+                "{system} has no \"summarise now\" button: the nearest lets the conversation grow to the {}-token window before it summarises.",
+                num(ctx.context_window)
+            ));
+            ctx.context_window.max(1)
+        }
+    }
+}
+
+pub(super) fn langchain_buffer(policy: &Policy, ctx: &ExportContext<'_>) -> Mapped {
+    let system = "LangChain's classic buffer";
+    let mut out = Vec::new();
+    let limit = match (&policy.trigger, &policy.exact.keep) {
+        (Trigger::Tokens { budget, .. }, Some(Keep::Tokens(_))) => *budget,
+        _ => one_limit(policy, ctx, system, &mut out),
+    };
+    let runs = exact::langchain_classic(limit);
+    let mut sentences = Vec::new();
+    if policy.exact.check != runs.exact.check || !policy.exact.is_exact() {
+        sentences.push(format!(
+            "{system} prunes after each exchange, message by message, so the kept part may start on a reply; it counts the messages kept verbatim only."
+        ));
+    }
+    if policy.exact.summary_at != runs.exact.summary_at {
+        sentences.push(format!(
+            "{system} puts the summary in a system message before the kept messages, not {}.",
+            placement_words(policy)
+        ));
+    }
+    sentences.extend(out);
+    let runs = carry(runs, policy, system, &mut sentences);
+    Mapped {
+        runs,
+        differences: sentences,
+        fills: vec![("MAX_TOKEN_LIMIT", limit.to_string())],
+    }
+}
+
+pub(super) fn llamaindex(policy: &Policy, ctx: &ExportContext<'_>) -> Mapped {
+    let system = "LlamaIndex's buffer";
+    let mut out = Vec::new();
+    let limit = match (&policy.trigger, &policy.exact.keep) {
+        (Trigger::Tokens { budget, .. }, Some(Keep::Tokens(_))) => *budget,
+        _ => one_limit(policy, ctx, system, &mut out),
+    };
+    let runs = exact::llamaindex(limit);
+    let mut sentences = Vec::new();
+    if policy.exact.check != runs.exact.check || !policy.exact.is_exact() {
+        sentences.push(format!(
+            "{system} checks once a turn, before its first model call, and counts the stored messages with the summary but not the system prompt; the kept part starts at a user message."
+        ));
+    }
+    if policy.exact.summary_at != runs.exact.summary_at {
+        sentences.push(format!(
+            "{system} puts the summary in a system message before the kept messages, not {}.",
+            placement_words(policy)
+        ));
+    }
+    sentences.extend(out);
+    let runs = carry(runs, policy, system, &mut sentences);
+    Mapped {
+        runs,
+        differences: sentences,
+        fills: vec![("TOKEN_LIMIT", limit.to_string())],
+    }
+}
