@@ -236,3 +236,118 @@ fn data_link(code: &str) -> String {
     let encoded = percent_encoding::utf8_percent_encode(code, percent_encoding::NON_ALPHANUMERIC);
     format!("data:text/plain;charset=utf-8,{encoded}")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::policy::Trigger;
+
+    fn settings() -> Settings {
+        Settings {
+            base_url: "http://127.0.0.1:11434/v1".to_owned(),
+            api_key: "sk-do-not-ship-me".to_owned(),
+            chat_model: "chat-model-x".to_owned(),
+            summary_model: String::new(),
+            ..Settings::default()
+        }
+    }
+
+    fn tokens_policy() -> Policy {
+        let mut policy = Policy::new(Trigger::Tokens {
+            budget: 600,
+            keep_tokens: 200,
+        })
+        .unwrap();
+        policy.prompt.text = "Summarise and keep every figure.".to_owned();
+        policy.prompt.must_keep = vec!["the salary".to_owned()];
+        policy
+    }
+
+    fn view(target: Target, policy: &Policy) -> ExportView {
+        let facts = [PinnedFact::phrase("salary", "1,20,000")];
+        let conversation = ScheduleInput::uniform(24);
+        let settings = settings();
+        let inputs = ExportInputs {
+            settings: &settings,
+            facts: &facts,
+            conversation: &conversation,
+        };
+        export_view(target, policy, &inputs)
+    }
+
+    #[test]
+    fn every_snippet_carries_the_prompt_models_and_base_url_and_never_the_key() {
+        let policy = tokens_policy();
+        for target in Target::ALL {
+            let v = view(target, &policy);
+            assert!(!v.code.contains("sk-do-not-ship-me"), "{target:?} ships the key");
+            assert!(!v.download_href.contains("sk-do-not-ship-me"), "{target:?}");
+            // The summariser model left empty is the chat model, so the chat model's name is there.
+            assert!(v.code.contains("chat-model-x"), "{target:?}: {}", v.code);
+            assert!(v.code.contains("127.0.0.1:11434"), "{target:?}");
+            assert!(v.code.contains("keep every figure"), "{target:?}");
+            assert_eq!(v.file_name, target.file_name());
+            assert_eq!(v.language, target.language().slug());
+        }
+    }
+
+    #[test]
+    fn a_snippet_that_runs_another_policy_says_what_differs_and_charts_both_runs() {
+        let policy = tokens_policy();
+        let views: Vec<ExportView> = Target::ALL.iter().map(|&t| view(t, &policy)).collect();
+        let json = views.iter().find(|v| v.target == Target::Json).unwrap();
+        assert!(json.exact && json.differences.is_empty() && json.schedule.is_none());
+        assert!(json.chart.is_empty());
+        let inexact: Vec<&ExportView> = views.iter().filter(|v| !v.exact).collect();
+        assert!(!inexact.is_empty(), "some target cannot run a token trigger over turns");
+        for v in inexact {
+            assert!(!v.differences.is_empty(), "{:?}", v.target);
+            assert!(v.verdict.contains("nearest policy"), "{}", v.verdict);
+            let sentence = v.schedule.as_deref().unwrap();
+            assert!(sentence.starts_with("On this conversation"), "{sentence}");
+            assert_eq!(v.chart.len(), 2);
+            assert_eq!(v.chart[0].values.len(), 24, "one request a turn");
+            assert_eq!(v.chart[0].values.len(), v.chart[1].values.len());
+        }
+    }
+
+    #[test]
+    fn the_json_snippet_reads_back_to_the_same_policy_and_bad_input_names_the_place() {
+        let policy = tokens_policy();
+        let json = view(Target::Json, &policy);
+        assert_eq!(read_policy("the pasted text", &json.code), Ok(policy));
+        let empty = read_policy("the pasted text", "  ").unwrap_err();
+        assert!(empty.starts_with("the pasted text: it is empty"), "{empty}");
+        let broken = read_policy("policy.json", "{\"policy\": ").unwrap_err();
+        assert!(broken.starts_with("policy.json: "), "{broken}");
+        assert!(broken.contains("line 1"), "{broken}");
+    }
+
+    #[test]
+    fn the_download_link_holds_the_snippet_byte_for_byte() {
+        let v = view(Target::LangchainMiddlewarePy, &tokens_policy());
+        let encoded = v.download_href.strip_prefix("data:text/plain;charset=utf-8,").unwrap();
+        let decoded = percent_encoding::percent_decode_str(encoded).decode_utf8().unwrap();
+        assert_eq!(decoded, v.code);
+    }
+
+    #[test]
+    fn pinned_facts_read_as_the_panel_shows_them() {
+        let facts = [
+            PinnedFact::phrase("salary", "1,20,000"),
+            PinnedFact::phrase("no equities", "no equities"),
+        ];
+        assert_eq!(pinned_lines(&facts), ["salary: 1,20,000", "no equities"]);
+    }
+
+    #[test]
+    fn the_tuner_exports_its_trigger_with_the_rest_of_the_policy_on_screen() {
+        let on_screen = tokens_policy();
+        let route = Route::parse("?tab=tuner&trigger=turns&max_turns=6&keep=2");
+        let policy = tuner_policy(&route, &on_screen).unwrap();
+        assert_eq!(policy.trigger, Trigger::Turns { max_turns: 6, keep: 2 });
+        assert_eq!(policy.prompt, on_screen.prompt);
+        let bad = Route::parse("?tab=tuner&trigger=turns&max_turns=2&keep=2");
+        assert!(tuner_policy(&bad, &on_screen).unwrap_err().contains("keep"));
+    }
+}

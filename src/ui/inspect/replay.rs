@@ -105,7 +105,7 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
                         }
                     }>
                         {ReplayKind::ALL.into_iter().map(|k| view! {
-                            <option value=k.slug() selected=k == start.trigger.kind>{k.slug()}</option>
+                            <option value=k.slug() selected=move || kind.get() == k>{k.slug()}</option>
                         }).collect_view()}
                     </select>
                 </label>
@@ -138,7 +138,7 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
                         }
                     }>
                         {Placement::CHOICES.iter().map(|&(p, slug, label)| view! {
-                            <option value=slug selected=p == start.placement>{label}</option>
+                            <option value=slug selected=move || form.with(|f| f.placement == p)>{label}</option>
                         }).collect_view()}
                     </select>
                 </label>
@@ -150,7 +150,7 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
                         }
                     }>
                         {FoldMode::CHOICES.iter().map(|&(m, slug, label)| view! {
-                            <option value=slug selected=m == start.fold>{label}</option>
+                            <option value=slug selected=move || form.with(|f| f.fold == m)>{label}</option>
                         }).collect_view()}
                     </select>
                 </label>
@@ -162,7 +162,7 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
                         }
                     }>
                         {PresetId::BUILT_IN.into_iter().chain((!PresetId::BUILT_IN.contains(&recorded_preset)).then_some(recorded_preset)).map(|p| view! {
-                            <option value=p.slug() selected=p == recorded_preset>{p.label()}</option>
+                            <option value=p.slug() selected=move || form.with(|f| f.preset == p)>{p.label()}</option>
                         }).collect_view()}
                     </select>
                 </label>

@@ -97,7 +97,7 @@ pub fn ExportPolicy(
                         }).collect_view()}
                     </select>
                 </label>
-                {move || shown.get().flatten().map(|view| match view {
+                {move || shown.get().map(|view| match view {
                     Err(reason) => view! {
                         <p class="param-error" role="alert" data-testid="export-error">
                             "The form does not yield a policy to export: " {reason}
@@ -217,8 +217,9 @@ async fn copy_text(text: &str) -> String {
         let f = f.dyn_into::<js_sys::Function>().ok()?;
         f.call1(c, &JsValue::from_str(text)).ok()?.dyn_into::<js_sys::Promise>().ok()
     });
-    match write {
-        Some(promise) if JsFuture::from(promise).await.is_ok() => COPIED.to_owned(),
-        _ => NOT_COPIED.to_owned(),
-    }
+    let copied = match write {
+        Some(promise) => JsFuture::from(promise).await.is_ok(),
+        None => false,
+    };
+    if copied { COPIED } else { NOT_COPIED }.to_owned()
 }
