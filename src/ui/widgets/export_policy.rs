@@ -117,7 +117,7 @@ pub fn ExportPolicy(
                     {move || copied.get().map(|note| view! { <span role="status" data-testid="export-copied">{note}</span> })}
                 </p>
                 <details class="export-import">
-                    <summary>"Import a policy JSON"</summary>
+                    <summary data-testid="export-import-open">"Import a policy JSON"</summary>
                     <p class="hint">"The JSON target reads back here: paste it or choose its file, and the form above takes its policy."</p>
                     <textarea rows="4" data-testid="export-import-text" aria-label="Policy JSON"
                         prop:value=move || pasted.get()
@@ -132,6 +132,7 @@ pub fn ExportPolicy(
                             on:change=move |ev| {
                                 let input: web_sys::HtmlInputElement = event_target(&ev);
                                 if let Some(file) = input.files().and_then(|f| f.get(0)) {
+                                    imported.set(None);
                                     spawn_local(async move {
                                         let name = file.name();
                                         match JsFuture::from(file.text()).await {

@@ -1,0 +1,242 @@
+//! The "Export policy" panel: a policy tuned in the Tuner exported to every target (with the
+//! prompt and the model names from Settings, never the key), exactness said for a policy a
+//! target cannot express, Copy and the download, the highlighter's work, and the JSON target
+//! imported back into the same policy.
+
+use summary_memory::engine::export::{ExportContext, Target, export};
+use summary_memory::engine::policy::{Policy, Trigger};
+use summary_memory::view::export::COPIED;
+
+use crate::harness::{Browser, TempDir};
+use crate::pages::chat::ChatPage;
+use crate::pages::export::ExportPanel;
+use crate::pages::settings::SettingsPage;
+
+/// A key typed in Settings; no snippet may ever hold it.
+const KEY: &str = "sk-e2e-never-in-a-snippet";
+const CHAT_MODEL: &str = "e2e-chat-model";
+const SUMMARY_MODEL: &str = "e2e-summary-model";
+const BASE_URL: &str = "http://127.0.0.1:9/v1";
+/// The summariser prompt typed in the policy panel; every snippet carries it.
+const PROMPT: &str = "Summarise the conversation and keep every rupee figure exact.";
+
+/// A name each target's snippet must hold: the library's class or function it builds on.
+fn names(target: Target) -> &'static str {
+    match target {
+        Target::LangchainMiddlewarePy => "SummarizationMiddleware",
+        Target::LangchainMiddlewareJs => "summarizationMiddleware",
+        Target::LangchainBuffer => "ConversationSummaryBufferMemory",
+        Target::Langgraph => "StateGraph",
+        Target::Llamaindex => "ChatSummaryMemoryBuffer",
+        Target::AgentsSession => "SummarizingSession",
+        Target::SeedClass => "SummaryMemory",
+        Target::Json => "summary-memory-policy",
+    }
+}
+
+/// Sets the Tuner's trigger to `kind` with `fields`, in the page already open (a reload could
+/// lose the policy panel's edits).
+async fn tune(browser: &Browser, kind: &str, fields: &[(&str, &str)]) {
+    browser.click_testid("tab-tuner").await;
+    browser
+        .wait_testid("trigger")
+        .await
+        .select_by_value(kind)
+        .await
+        .unwrap();
+    for (id, value) in fields {
+        browser.set_field(id, value).await;
+        browser.wait_value(id, value, "the Tuner's field typed").await;
+    }
+}
+
+/// Settings with a base URL, a key and both models, and the policy panel's prompt edited.
+async fn set_up(browser: &Browser) {
+    let settings = SettingsPage::open(browser).await;
+    settings
+        .fill(&[
+            ("base-url", BASE_URL),
+            ("api-key", KEY),
+            ("chat-model", CHAT_MODEL),
+            ("summary-model", SUMMARY_MODEL),
+        ])
+        .await;
+    settings.wait_saved(SUMMARY_MODEL, "the models saved").await;
+    browser.click_testid("tab-chat").await;
+    browser.set_field("policy-prompt", PROMPT).await;
+    browser
+        .wait_value("policy-prompt", PROMPT, "the prompt typed")
+        .await;
+}
+
+#[tokio::test]
+async fn a_policy_tuned_in_the_tuner_exports_to_every_target_with_its_prompt_and_models_and_no_key()
+{
+    let browser = Browser::new().await;
+    set_up(&browser).await;
+    tune(&browser, "tokens", &[("budget", "900"), ("keep_tokens", "300")]).await;
+    let panel = ExportPanel::open(&browser).await;
+    for target in Target::ALL {
+        panel.choose(target).await;
+        let code = panel.code().await;
+        assert!(code.contains(names(target)), "{target:?} names no {}:\n{code}", names(target));
+        assert!(!code.contains(KEY), "{target:?} carries the key");
+        assert!(code.contains(CHAT_MODEL), "{target:?} lacks the chat model:\n{code}");
+        assert!(code.contains(SUMMARY_MODEL), "{target:?} lacks the summariser model");
+        assert!(code.contains(BASE_URL), "{target:?} lacks the base URL");
+        assert!(code.contains(PROMPT), "{target:?} lacks the prompt:\n{code}");
+        let (name, downloaded) = panel.download().await;
+        assert_eq!(name, target.file_name());
+        assert_eq!(downloaded, code, "{target:?}: the download is not the code shown");
+    }
+    browser.close().await;
+}
+
+/// The Tuner's policy (a turn trigger) exported to the first target that cannot run it: the
+/// panel says so, lists the same differences the core names, says what that does on the
+/// conversation, and draws both dry runs.
+#[tokio::test]
+async fn a_target_that_cannot_express_the_policy_says_what_differs_and_draws_both_runs() {
+    let browser = Browser::new().await;
+    browser
+        .open("?tab=tuner&trigger=turns&max_turns=6&keep=2&turns=20")
+        .await;
+    let policy = Policy::new(Trigger::Turns {
+        max_turns: 6,
+        keep: 2,
+    })
+    .unwrap();
+    let ctx = ExportContext {
+        summary_prompt: &policy.prompt.text,
+        word_limit: Some(policy.prompt.word_limit),
+        must_keep: &policy.prompt.must_keep,
+        pinned: &[],
+        chat_model: "",
+        summary_model: "",
+        base_url: "",
+        context_window: 128_000,
+    };
+    let (target, expected) = Target::ALL
+        .into_iter()
+        .map(|t| (t, export(t, &policy, &ctx)))
+        .find(|(_, e)| !e.exact)
+        .expect("some target cannot run a turn trigger as it is");
+    let panel = ExportPanel::open(&browser).await;
+    panel.choose(target).await;
+    let shown = panel.exactness().await;
+    assert!(!shown.exact, "{target:?}: {shown:?}");
+    assert_eq!(shown.differences, expected.differences);
+    let schedule = shown.schedule.expect("the schedule sentence");
+    assert!(schedule.starts_with("On this conversation"), "{schedule}");
+    assert!(schedule.contains("turn"), "{schedule}");
+    assert_eq!(shown.chart_lines, 2, "your run and the snippet's");
+
+    panel.choose(Target::Json).await;
+    let shown = panel.exactness().await;
+    assert!(shown.exact && shown.differences.is_empty() && shown.schedule.is_none());
+    assert_eq!(shown.chart_lines, 0);
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn copy_puts_the_snippet_on_the_clipboard_and_the_download_is_named_by_its_target() {
+    let browser = Browser::new().await;
+    browser.open("?tab=tuner").await;
+    let origin = Browser::app_url("");
+    browser
+        .devtools(
+            "Browser.grantPermissions",
+            serde_json::json!({
+                "origin": origin.trim_end_matches('/'),
+                "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"],
+            }),
+        )
+        .await;
+    let panel = ExportPanel::open(&browser).await;
+    panel.choose(Target::LangchainMiddlewarePy).await;
+    let code = panel.code().await;
+    assert_eq!(panel.copy().await, COPIED);
+    let pasted = panel.clipboard().await;
+    assert_eq!(pasted, code);
+    let (name, downloaded) = panel.download().await;
+    assert_eq!(name, "summary_memory_langchain.py");
+    assert_eq!(name, Target::LangchainMiddlewarePy.file_name());
+    assert_eq!(downloaded, code);
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn the_highlighter_colours_the_snippet_and_never_turns_its_text_into_markup() {
+    let browser = Browser::new().await;
+    browser.open("?tab=chat").await;
+    let planted = "Keep <img src=x onerror=\"window.__pwned=1\"> and </code><b>this</b> as text.";
+    browser.set_field("policy-prompt", planted).await;
+    browser
+        .wait_value("policy-prompt", planted, "the prompt typed")
+        .await;
+    let panel = ExportPanel::open(&browser).await;
+    for target in [Target::LangchainMiddlewarePy, Target::LangchainMiddlewareJs, Target::Json] {
+        panel.choose(target).await;
+        let coloured = panel.wait_highlighted().await;
+        assert!(coloured > 5, "{target:?}: {coloured} highlighted spans");
+        assert_eq!(panel.foreign_elements().await, Vec::<String>::new(), "{target:?}");
+        let code = panel.code().await;
+        assert!(code.contains("<img src=x"), "{target:?}: the prompt is not text:\n{code}");
+        let pwned: bool = browser.read("window.__pwned === 1").await;
+        assert!(!pwned, "the snippet's text ran as markup");
+    }
+    browser.close().await;
+}
+
+/// The JSON export of a policy tuned in the Tuner, imported after the Tuner and the policy
+/// panel were changed, gives back the same policy: the Tuner's trigger fields and the panel's
+/// prompt and placement read back as they were; a broken file is refused with its name and the
+/// reason, and changes nothing.
+#[tokio::test]
+async fn the_json_export_imports_back_into_the_same_policy() {
+    let browser = Browser::new().await;
+    set_up(&browser).await;
+    ChatPage::new(&browser)
+        .choose("policy-placement", "user_ack")
+        .await;
+    tune(&browser, "tokens", &[("budget", "900"), ("keep_tokens", "300")]).await;
+    let panel = ExportPanel::open(&browser).await;
+    panel.choose(Target::Json).await;
+    let json = panel.code().await;
+
+    // Change everything the file holds.
+    tune(&browser, "turns", &[("max_turns", "5"), ("keep", "1")]).await;
+    browser.click_testid("tab-chat").await;
+    browser.set_field("policy-prompt", "Another prompt.").await;
+    ChatPage::new(&browser)
+        .choose("policy-placement", "second_system")
+        .await;
+    browser.click_testid("tab-tuner").await;
+
+    let panel = ExportPanel::open(&browser).await;
+    let error = panel.import_pasted("{\"format\": \"summary-memory-policy\", ").await;
+    let error = error.unwrap_err();
+    assert!(error.starts_with("the pasted text: "), "{error}");
+    assert!(error.contains("line 1"), "{error}");
+    assert_eq!(browser.value_of("trigger").await, "turns");
+
+    let dir = TempDir::new();
+    let path = dir.write("summary_memory_policy.json", &json);
+    panel.import_file(&path).await.unwrap();
+    browser
+        .wait_value("trigger", "tokens", "the imported trigger")
+        .await;
+    assert_eq!(browser.value_of("budget").await, "900");
+    assert_eq!(browser.value_of("keep_tokens").await, "300");
+    browser.click_testid("tab-chat").await;
+    assert_eq!(browser.value_of("policy-prompt").await, PROMPT);
+    assert_eq!(browser.value_of("policy-placement").await, "user_ack");
+    assert_eq!(browser.value_of("policy-trigger").await, "tokens");
+    assert_eq!(browser.value_of("policy-budget").await, "900");
+
+    // Exported again from the policy panel, it is the same file.
+    let panel = ExportPanel::open(&browser).await;
+    panel.choose(Target::Json).await;
+    assert_eq!(panel.code().await, json);
+    browser.close().await;
+}
