@@ -35,6 +35,7 @@ fidelity_out=$(mktemp -d)
 tests/fidelity/run.sh "$fidelity_out/traces"
 [ -f tests/fidelity.rs ] || { echo "fidelity: tests/fidelity.rs, the engine's side of the comparison, is missing" >&2; exit 1; }
 SM_FIDELITY_TRACES="$fidelity_out/traces" cargo test --test fidelity
+SM_FIDELITY_EXPORT_TRACES="$fidelity_out/traces.export" cargo test --test fidelity_export
 rm -rf "$fidelity_out"
 
 step "tier b: browser-only modules in headless Chromium (wasm-bindgen-test)"

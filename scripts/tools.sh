@@ -430,12 +430,13 @@ ensure_fidelity_py() {
 
 fidelity_node_ok() {
   [ "$(cat "$FIDELITY_NODE_DIR/.pins" 2>/dev/null)" = "${FIDELITY_NODE_DIR##*-}" ] &&
-    [ -f "$FIDELITY_NODE_DIR/node_modules/@google/gemini-cli-core/dist/src/context/chatCompressionService.js" ]
+    [ -f "$FIDELITY_NODE_DIR/node_modules/@google/gemini-cli-core/dist/src/context/chatCompressionService.js" ] &&
+    [ -f "$FIDELITY_NODE_DIR/node_modules/langchain/dist/agents/middleware/summarization.js" ]
 }
 ensure_fidelity_node() {
   fidelity_node_ok && return 0
   ensure_node
-  if install_now "@google/gemini-cli-core (tests/fidelity/node/package-lock.json) into $FIDELITY_NODE_DIR" \
+  if install_now "@google/gemini-cli-core and langchain (tests/fidelity/node/package-lock.json) into $FIDELITY_NODE_DIR" \
     "missing; about a minute"; then
     rm -rf "$FIDELITY_NODE_DIR"
     mkdir -p "$FIDELITY_NODE_DIR"
@@ -444,7 +445,7 @@ ensure_fidelity_node() {
     # service, and skipping them keeps a package's post-install step off this machine.
     (cd "$FIDELITY_NODE_DIR" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error)
     echo "${FIDELITY_NODE_DIR##*-}" >"$FIDELITY_NODE_DIR/.pins"
-    verify "@google/gemini-cli-core" fidelity_node_ok
+    verify "@google/gemini-cli-core and langchain" fidelity_node_ok
   fi
 }
 

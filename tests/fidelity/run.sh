@@ -4,6 +4,10 @@
 # (tests/fidelity/traces/). scripts/test.sh then runs `cargo test --test fidelity` on the fresh
 # traces. It fails loudly, naming the fix, when an environment is missing.
 #
+# The export tier (tests/fidelity/export/) runs the same way: every exported snippet, unmodified,
+# into <out_dir>.export, diffed against tests/fidelity/export-traces/; scripts/test.sh then runs
+# `cargo test --test fidelity_export` on them.
+#
 # Usage: tests/fidelity/run.sh <out_dir>
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -39,3 +43,19 @@ if ! diff -r traces "$out" >"$out.diff"; then
 fi
 rm -f "$out.diff"
 echo "fidelity: $(find "$out" -name '*.json' | wc -l) traces regenerated, identical to the committed ones"
+
+# The export tier: each exported snippet as the app writes it (tests/fidelity_export.rs fails
+# when the committed snippets are stale), run in the real libraries.
+export_out="$out.export"
+mkdir -p "$export_out"
+echo "fidelity: export/export_driver.py"
+"$venv/bin/python" export/export_driver.py "$export_out" >/dev/null
+echo "fidelity: export/export_driver.mjs"
+node export/export_driver.mjs "$export_out" "$modules" >/dev/null
+if ! diff -r export-traces "$export_out" >"$export_out.diff"; then
+  echo "fidelity: regenerated export traces differ from tests/fidelity/export-traces (the first lines of $export_out.diff):" >&2
+  head -n 40 "$export_out.diff" >&2
+  exit 1
+fi
+rm -f "$export_out.diff"
+echo "fidelity: $(find "$export_out" -name '*.json' | wc -l) export traces regenerated, identical to the committed ones"

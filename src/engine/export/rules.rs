@@ -175,14 +175,22 @@ fn turn_messages(turns: u32) -> u32 {
 }
 
 /// The LangChain v1 parameters nearest to `policy`, and the sentences that say how near.
-fn lc_params(policy: &Policy, system: &str, out: &mut Vec<String>) -> (Option<LcSize>, LcSize) {
+///
+/// `least` is the fewest messages the library keeps: Python's middleware refuses 0, the
+/// JavaScript one takes it.
+fn lc_params(
+    policy: &Policy,
+    system: &str,
+    least: u32,
+    out: &mut Vec<String>,
+) -> (Option<LcSize>, LcSize) {
     let mut keep_tail = |exact: Option<Keep>| -> Option<LcSize> {
         Some(match exact? {
-            Keep::Messages(n) => LcSize::Messages(n.max(1)),
+            Keep::Messages(n) => LcSize::Messages(n.max(least)),
             Keep::Tokens(n) => LcSize::Tokens(n.max(1)),
             Keep::Turns(n) => {
-                out_turns(out, system, n);
-                LcSize::Messages(turn_messages(n).max(1))
+                out_turns(out, system, n, least);
+                LcSize::Messages(turn_messages(n).max(least))
             }
             Keep::Share {
                 of: ShareOf::Window(_),
@@ -240,9 +248,9 @@ fn lc_params(policy: &Policy, system: &str, out: &mut Vec<String>) -> (Option<Lc
             let kept = kept.unwrap_or_else(|| {
                 out.push(format!(
                     "It keeps messages, not turns: keep {} messages ≈ your {keep} turns.",
-                    turn_messages(keep).max(1)
+                    turn_messages(keep).max(least)
                 ));
-                LcSize::Messages(turn_messages(keep).max(1))
+                LcSize::Messages(turn_messages(keep).max(least))
             });
             (Some(LcSize::Messages(turn_messages(max_turns))), kept)
         }
@@ -265,17 +273,17 @@ fn lc_params(policy: &Policy, system: &str, out: &mut Vec<String>) -> (Option<Lc
             ));
             (
                 None,
-                kept.unwrap_or(LcSize::Messages(turn_messages(keep).max(1))),
+                kept.unwrap_or(LcSize::Messages(turn_messages(keep).max(least))),
             )
         }
     };
     (trigger, keep)
 }
 
-fn out_turns(out: &mut Vec<String>, system: &str, n: u32) {
+fn out_turns(out: &mut Vec<String>, system: &str, n: u32, least: u32) {
     out.push(format!(
         "{system} keeps messages, not turns: keep {} messages ≈ your {n} turns.",
-        turn_messages(n).max(1)
+        turn_messages(n).max(least)
     ));
 }
 
@@ -286,6 +294,29 @@ fn out_turns(out: &mut Vec<String>, system: &str, n: u32) {
 /// tail within the tokens, moving the cut back onto the tool call a result answers. No trigger
 /// never fires. `window` is the model profile's `max_input_tokens`.
 pub fn langchain_v1_runs(trigger: Option<LcSize>, keep: LcSize, window: u32) -> Policy {
+    let keep = match keep {
+        LcSize::Messages(n) => LcSize::Messages(n.max(1)),
+        other => other,
+    };
+    lc_runs(trigger, keep, window)
+}
+
+/// The exact policy LangChain.js v1's `summarizationMiddleware` runs for these parameters
+/// (npm `langchain` 1.5.14, `dist/agents/middleware/summarization.js`). Read apart from the
+/// Python one, it agrees on what this vocabulary states: `beforeModel` counts the state's
+/// messages and fires at `>=` (`messages.length < n` and `totalTokens < n` do not fire,
+/// `Math.floor(maxInputTokens * fraction)` for a fraction), the cut by messages or by a binary
+/// search for the longest tail within the tokens moves back onto the tool call a result
+/// answers, and the summary is one human message with the same prefix. Where they part: it
+/// takes `keep: { messages: 0 }` (everything is summarised, the incoming message too), it never
+/// fires on a reply's reported usage (Python also fires when the last reply's
+/// `usage_metadata.total_tokens` reaches a token trigger), and its summary prefix is an option
+/// (`summaryPrefix`).
+pub fn langchain_v1_js_runs(trigger: Option<LcSize>, keep: LcSize, window: u32) -> Policy {
+    lc_runs(trigger, keep, window)
+}
+
+fn lc_runs(trigger: Option<LcSize>, keep: LcSize, window: u32) -> Policy {
     let mut policy = exact::langchain_v1(1, 1);
     policy.trigger = match trigger {
         None => Trigger::Manual { keep: 0 },
@@ -301,16 +332,10 @@ pub fn langchain_v1_runs(trigger: Option<LcSize>, keep: LcSize, window: u32) -> 
         }
     };
     policy.exact.keep = Some(match keep {
-        LcSize::Messages(n) => Keep::Messages(n.max(1)),
+        LcSize::Messages(n) => Keep::Messages(n),
         size => Keep::Tokens(size.tokens(window).unwrap_or(1)),
     });
     policy
-}
-
-/// The exact policy LangChain v1's JavaScript `summarizationMiddleware` runs for these
-/// parameters; see [`langchain_v1_runs`] for where the two agree.
-pub fn langchain_v1_js_runs(trigger: Option<LcSize>, keep: LcSize, window: u32) -> Policy {
-    langchain_v1_runs(trigger, keep, window)
 }
 
 fn lc_sentences(policy: &Policy, runs: &Policy, system: &str, out: &mut Vec<String>) {
@@ -350,7 +375,14 @@ fn lc_middleware(
     js: bool,
 ) -> Mapped {
     let mut out = Vec::new();
-    let (trigger, keep) = lc_params(policy, system, &mut out);
+    let (trigger, mut keep) = lc_params(policy, system, 0, &mut out);
+    if !js && keep == LcSize::Messages(0) {
+        // Python refuses keep=("messages", 0); LangChain.js summarises everything.
+        keep = LcSize::Messages(1);
+        out.push(format!(
+            "{system} keeps at least 1 message (LangChain.js's can keep none): keep 1 message ≈ your 0 turns kept."
+        ));
+    }
     let window = match policy.trigger {
         Trigger::Window { context, .. } => context,
         _ => ctx.context_window,

@@ -108,3 +108,287 @@ fn no_snippet_keeps_a_placeholder_or_a_key() {
         assert!(!out.code.contains("sk-"), "{target:?}");
     }
 }
+
+fn exported(target: Target, policy: &Policy) -> Export {
+    export(target, policy, &ctx())
+}
+
+fn says(out: &Export, words: &str) -> bool {
+    out.differences.iter().any(|d| d.contains(words))
+}
+
+#[test]
+fn each_target_expresses_its_own_library_policy_exactly() {
+    use crate::engine::export::LcSize::{FractionPct, Messages, Tokens};
+    let cases = [
+        (
+            Target::LangchainMiddlewarePy,
+            peers::langchain_v1(4_000, 20),
+        ),
+        (
+            Target::LangchainMiddlewarePy,
+            langchain_v1_runs(Some(Messages(10)), Tokens(200), 128_000),
+        ),
+        (
+            Target::LangchainMiddlewarePy,
+            langchain_v1_runs(None, Messages(6), 128_000),
+        ),
+        (Target::LangchainMiddlewareJs, peers::langchain_v1(300, 6)),
+        (
+            Target::LangchainMiddlewareJs,
+            langchain_v1_js_runs(Some(Tokens(500)), Messages(0), 128_000),
+        ),
+        (Target::LangchainBuffer, peers::langchain_classic(2_000)),
+        (Target::Llamaindex, peers::llamaindex(96_000)),
+    ];
+    for (target, policy) in cases {
+        let out = exported(target, &policy);
+        assert!(out.exact, "{target:?}: {:?}", out.differences);
+        assert_eq!(out.runs, policy, "{target:?}");
+        assert!(out.differences.is_empty());
+    }
+    // A fraction of the window comes back as the tokens the library computes from it, so the
+    // policy it builds is exact again.
+    let fraction = langchain_v1_runs(Some(FractionPct(80)), FractionPct(30), 1_000);
+    assert_eq!(
+        fraction.trigger,
+        Trigger::Tokens {
+            budget: 800,
+            keep_tokens: 800
+        }
+    );
+    assert!(exported(Target::LangchainMiddlewarePy, &fraction).exact);
+}
+
+#[test]
+fn the_middleware_keeps_messages_not_turns_and_says_so_with_the_numbers() {
+    let out = exported(Target::LangchainMiddlewarePy, &Policy::default());
+    assert!(!out.exact);
+    assert!(
+        says(&out, "keep 4 messages ≈ your 2 turns"),
+        "{:?}",
+        out.differences
+    );
+    assert!(
+        says(&out, "8 stored messages ≈ your 4 turns"),
+        "{:?}",
+        out.differences
+    );
+    assert!(
+        says(&out, "not as a second system message"),
+        "{:?}",
+        out.differences
+    );
+    // `len(messages) >= 8` is "over 7 messages" in the engine's terms.
+    assert_eq!(out.runs.trigger, Trigger::MessageCount { max_messages: 7 });
+    assert_eq!(
+        out.runs.exact.keep,
+        Some(crate::engine::policy::Keep::Messages(4))
+    );
+    assert!(
+        out.code.contains("TRIGGER = (\"messages\", 8)"),
+        "{}",
+        out.code
+    );
+    assert!(out.code.contains("KEEP = (\"messages\", 4)"));
+    // The prompt, word limit, must-keep list and pinned facts are carried, and no key.
+    assert!(
+        out.code
+            .contains(r#"SUMMARY_PROMPT = "Summarise the advice {so far}, with \"quotes\".""#)
+    );
+    assert!(out.code.contains("WORD_LIMIT = 120"));
+    assert!(out.code.contains("[\"the client's salary\"]"));
+    assert!(out.code.contains("salary: ₹1,20,000"));
+    assert!(out.code.contains("OPENAI_API_KEY") && !out.code.contains("api_key="));
+}
+
+#[test]
+fn a_token_budget_fires_one_token_later_and_keeps_tokens() {
+    let policy = with_trigger(Trigger::Tokens {
+        budget: 1_200,
+        keep_tokens: 600,
+    });
+    let out = exported(Target::LangchainMiddlewareJs, &policy);
+    assert!(!out.exact);
+    // The app fires over 1,200 tokens; the middleware at 1,201 or more.
+    assert_eq!(
+        out.runs.trigger,
+        Trigger::Tokens {
+            budget: 1_201,
+            keep_tokens: 1_201
+        }
+    );
+    assert!(
+        out.code.contains("TRIGGER = { tokens: 1201 }"),
+        "{}",
+        out.code
+    );
+    assert!(out.code.contains("KEEP = { tokens: 600 }"));
+    assert!(says(&out, "checks before each model call"));
+}
+
+#[test]
+fn python_keeps_at_least_one_message_where_javascript_keeps_none() {
+    let policy = with_trigger(Trigger::Turns {
+        max_turns: 3,
+        keep: 0,
+    });
+    let py = exported(Target::LangchainMiddlewarePy, &policy);
+    let js = exported(Target::LangchainMiddlewareJs, &policy);
+    assert_eq!(
+        py.runs.exact.keep,
+        Some(crate::engine::policy::Keep::Messages(1))
+    );
+    assert_eq!(
+        js.runs.exact.keep,
+        Some(crate::engine::policy::Keep::Messages(0))
+    );
+    assert!(
+        says(&py, "keeps at least 1 message"),
+        "{:?}",
+        py.differences
+    );
+    assert!(!says(&js, "keeps at least 1 message"));
+}
+
+#[test]
+fn a_manual_policy_gets_no_trigger_and_the_sentence_says_why() {
+    let policy = with_trigger(Trigger::Manual { keep: 2 });
+    let out = exported(Target::LangchainMiddlewarePy, &policy);
+    assert!(out.code.contains("TRIGGER = None"));
+    assert!(says(&out, "no \"summarise now\" button"));
+    let out = exported(Target::LangchainBuffer, &policy);
+    assert!(
+        out.code.contains("MAX_TOKEN_LIMIT = 128000"),
+        "{}",
+        out.code
+    );
+    assert!(says(&out, "128,000-token window"), "{:?}", out.differences);
+}
+
+#[test]
+fn the_buffers_have_one_limit_and_say_what_it_stands_for() {
+    let tokens = with_trigger(Trigger::Tokens {
+        budget: 1_200,
+        keep_tokens: 600,
+    });
+    let out = exported(Target::LangchainBuffer, &tokens);
+    assert_eq!(out.runs.trigger, peers::langchain_classic(1_200).trigger);
+    assert!(says(
+        &out,
+        "keeps the newest messages that fit in 1,200, where yours keeps 600 tokens"
+    ));
+    assert!(out.code.contains("MAX_TOKEN_LIMIT = 1200"));
+    let window = with_trigger(Trigger::Window {
+        context: 32_000,
+        fire_pct: 80,
+        keep_pct: 30,
+        keep_turns: 0,
+    });
+    let out = exported(Target::Llamaindex, &window);
+    assert_eq!(out.runs.exact, peers::llamaindex(25_600).exact);
+    assert!(
+        says(&out, "25,600 tokens ≈ your 80% of a 32,000-token window"),
+        "{:?}",
+        out.differences
+    );
+    assert!(out.code.contains("TOKEN_LIMIT = 25600"));
+    let turns = exported(Target::Llamaindex, &Policy::default());
+    assert!(
+        says(
+            &turns,
+            "1,000 tokens ≈ your 4 turns at about 250 tokens a turn"
+        ),
+        "{:?}",
+        turns.differences
+    );
+}
+
+#[test]
+fn what_no_library_target_can_carry_is_named() {
+    let mut policy = peers::langchain_v1(4_000, 20);
+    policy.fold = FoldMode::RebuildFromArchive;
+    policy.summary_budget = Some(300);
+    policy.format = SummaryFormat::Structured;
+    let out = exported(Target::LangchainMiddlewarePy, &policy);
+    assert!(!out.exact);
+    assert_eq!(out.runs.fold, FoldMode::Progressive);
+    assert_eq!(out.runs.summary_budget, None);
+    assert_eq!(out.runs.format, SummaryFormat::Prose);
+    assert!(says(&out, "cannot rebuild the summary"));
+    assert!(says(&out, "your 300 tokens is not compressed again"));
+    assert!(says(&out, "does not check the JSON memory"));
+    // And only those: the trigger and the cut are the library's own.
+    assert_eq!(out.differences.len(), 3, "{:?}", out.differences);
+}
+
+fn conversation(turns: usize) -> Vec<crate::engine::schedule::PlayedMessage> {
+    use crate::engine::Role;
+    (0..turns * 2)
+        .map(|i| crate::engine::schedule::PlayedMessage {
+            role: if i % 2 == 0 {
+                Role::User
+            } else {
+                Role::Assistant
+            },
+            tokens: 10,
+            chars: 50,
+            calls: false,
+        })
+        .collect()
+}
+
+struct Words;
+
+impl crate::engine::schedule::Sizer for Words {
+    fn tokens(&self, text: &str) -> u32 {
+        text.split_whitespace().count() as u32
+    }
+    fn summary(&self, call: u32) -> String {
+        format!("S{call} w w w")
+    }
+}
+
+#[test]
+fn the_schedule_difference_names_the_turns_of_each() {
+    let input = MessageInput {
+        messages: conversation(14),
+        system_prompt: "You help.",
+        system_tokens: 2,
+        sizer: &Words,
+    };
+    let yours = Policy::default();
+    let same = schedule_difference(&yours, &yours, &input);
+    assert_eq!(same.yours, same.runs);
+    assert!(!same.yours.is_empty());
+    assert!(
+        same.sentence
+            .starts_with("on this conversation it folds at the same turns ("),
+        "{}",
+        same.sentence
+    );
+    // Every 6 messages folds after turns 3, 6 and 9; the middleware's count of stored messages
+    // includes its summary and the kept ones, so after its first fold it fires every 2 turns.
+    let yours = with_trigger(Trigger::Every { n: 6 });
+    let runs = exported(Target::LangchainMiddlewarePy, &yours).runs;
+    let diff = schedule_difference(&yours, &runs, &input);
+    assert_eq!(diff.yours[..3], [4, 7, 10]);
+    assert_eq!(diff.runs[..3], [4, 6, 8]);
+    assert_ne!(diff.yours, diff.runs);
+    let expect = format!(
+        "on this conversation it folds at turns {} instead of {}",
+        super::and_list(&diff.runs),
+        super::and_list(&diff.yours)
+    );
+    assert_eq!(diff.sentence, expect);
+    let never = with_trigger(Trigger::Manual { keep: 0 });
+    let none = schedule_difference(&yours, &never, &input);
+    assert!(none.runs.is_empty());
+    assert!(
+        none.sentence
+            .contains("it never folds, where yours folds at turns"),
+        "{}",
+        none.sentence
+    );
+    assert_eq!(super::and_list(&[6, 12, 18]), "6, 12 and 18");
+}

@@ -15,7 +15,10 @@ CHAT_MODEL = __SM_CHAT_MODEL__
 SUMMARY_MODEL = __SM_SUMMARY_MODEL__
 # The window a fraction is taken of: the middleware reads it from the model's profile.
 MAX_INPUT_TOKENS = __SM_MAX_INPUT_TOKENS__
-# When to summarise and what stays verbatim, in the middleware's own terms.
+# When to summarise and what stays verbatim, in the middleware's own terms. Two things the app's
+# dry run leaves out: a token trigger also fires when the last reply's reported usage
+# (usage_metadata.total_tokens, which counts the system prompt and the reply) reaches it, and a
+# cut by tokens keeps the newest message even when it alone is larger.
 TRIGGER = __SM_TRIGGER__
 KEEP = __SM_KEEP__
 
