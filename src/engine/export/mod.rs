@@ -18,6 +18,7 @@
 //! template engine is needed for so few.
 
 mod rules;
+mod written;
 
 use crate::engine::policy::Policy;
 use crate::engine::schedule::{MessageInput, Slot, schedule_messages};
@@ -105,7 +106,7 @@ pub const TARGETS: [TargetSpec; 8] = [
         file_name: "summary_memory_langgraph.py",
         language: Language::Python,
         template: include_str!("templates/langgraph.py"),
-        rule: rules::not_yet,
+        rule: written::langgraph,
     },
     TargetSpec {
         target: Target::Llamaindex,
@@ -123,7 +124,7 @@ pub const TARGETS: [TargetSpec; 8] = [
         file_name: "summary_memory_agents_session.py",
         language: Language::Python,
         template: include_str!("templates/agents-session.py"),
-        rule: rules::not_yet,
+        rule: written::agents_session,
     },
     TargetSpec {
         target: Target::SeedClass,
@@ -132,7 +133,7 @@ pub const TARGETS: [TargetSpec; 8] = [
         file_name: "summary_memory_class.py",
         language: Language::Python,
         template: include_str!("templates/seed-class.py"),
-        rule: rules::not_yet,
+        rule: written::seed_class,
     },
     TargetSpec {
         target: Target::Json,
@@ -327,7 +328,7 @@ pub fn import_policy(text: &str) -> Result<Policy, String> {
     }
     if let Some(version) = object.get("version") {
         match version.as_u64() {
-            Some(v) if v <= u64::from(crate::engine::session::VERSION) => {}
+            Some(v) if v <= crate::engine::session::VERSION => {}
             _ => {
                 return Err(format!(
                     "at version: {version} is not a version this app reads (0 to {})",

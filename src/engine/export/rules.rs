@@ -66,7 +66,7 @@ pub(super) fn num(n: u32) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -126,17 +126,6 @@ pub(super) fn json(policy: &Policy, ctx: &ExportContext<'_>) -> Mapped {
             "POLICY_JSON",
             serde_json::to_string_pretty(&body).unwrap_or_default(),
         )],
-    }
-}
-
-/// A target another engineer writes: marked plainly until then.
-pub(super) fn not_yet(policy: &Policy, _ctx: &ExportContext<'_>) -> Mapped {
-    let mut runs = policy.clone();
-    runs.summary_budget = Some(u32::MAX);
-    Mapped {
-        runs,
-        differences: vec!["This target's snippet is not written yet.".to_owned()],
-        fills: Vec::new(),
     }
 }
 
