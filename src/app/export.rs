@@ -38,7 +38,11 @@ mod tests {
         assert_eq!(route.trigger, Some(TriggerKind::Tokens));
         assert_eq!(route.number("budget"), Some(900));
         assert_eq!(route.number("keep_tokens"), Some(300));
-        assert!(route.to_query().contains("budget=900"), "{}", route.to_query());
+        assert!(
+            route.to_query().contains("budget=900"),
+            "{}",
+            route.to_query()
+        );
     }
 
     #[test]

@@ -77,13 +77,24 @@ pub fn export_view(target: Target, policy: &Policy, inputs: &ExportInputs<'_>) -
         let played = played(inputs.conversation, &sizer);
         let diff = schedule_difference(policy, &out.runs, &played);
         let chart = vec![
-            series("your policy", "summary", &schedule_messages(policy, &played)),
-            series("the snippet's policy", "window", &schedule_messages(&out.runs, &played)),
+            series(
+                "your policy",
+                "summary",
+                &schedule_messages(policy, &played),
+            ),
+            series(
+                "the snippet's policy",
+                "window",
+                &schedule_messages(&out.runs, &played),
+            ),
         ];
         (Some(sentence_case(&diff.sentence)), chart)
     };
     let verdict = if out.exact {
-        format!("{} runs this very policy, request for request.", target.label())
+        format!(
+            "{} runs this very policy, request for request.",
+            target.label()
+        )
     } else {
         format!(
             "{} cannot express this policy exactly; the snippet runs the nearest policy it can:",
@@ -161,7 +172,9 @@ pub fn tuner_policy(route: &Route, on_screen: &Policy) -> Result<Policy, String>
 /// the place and the reason.
 pub fn read_policy(place: &str, text: &str) -> Result<Policy, String> {
     if text.trim().is_empty() {
-        return Err(format!("{place}: it is empty; paste or choose a policy JSON file"));
+        return Err(format!(
+            "{place}: it is empty; paste or choose a policy JSON file"
+        ));
     }
     import_policy(text).map_err(|reason| format!("{place}: {reason}"))
 }
@@ -227,7 +240,11 @@ impl Sizer for AssumedSizes {
 fn sentence_case(text: &str) -> String {
     let mut chars = text.chars();
     match chars.next() {
-        Some(first) => format!("{}{}.", first.to_uppercase(), chars.as_str().trim_end_matches('.')),
+        Some(first) => format!(
+            "{}{}.",
+            first.to_uppercase(),
+            chars.as_str().trim_end_matches('.')
+        ),
         None => String::new(),
     }
 }
@@ -280,7 +297,10 @@ mod tests {
         let policy = tokens_policy();
         for target in Target::ALL {
             let v = view(target, &policy);
-            assert!(!v.code.contains("sk-do-not-ship-me"), "{target:?} ships the key");
+            assert!(
+                !v.code.contains("sk-do-not-ship-me"),
+                "{target:?} ships the key"
+            );
             assert!(!v.download_href.contains("sk-do-not-ship-me"), "{target:?}");
             // The summariser model left empty is the chat model, so the chat model's name is there.
             assert!(v.code.contains("chat-model-x"), "{target:?}: {}", v.code);
@@ -299,7 +319,10 @@ mod tests {
         assert!(json.exact && json.differences.is_empty() && json.schedule.is_none());
         assert!(json.chart.is_empty());
         let inexact: Vec<&ExportView> = views.iter().filter(|v| !v.exact).collect();
-        assert!(!inexact.is_empty(), "some target cannot run a token trigger over turns");
+        assert!(
+            !inexact.is_empty(),
+            "some target cannot run a token trigger over turns"
+        );
         for v in inexact {
             assert!(!v.differences.is_empty(), "{:?}", v.target);
             assert!(v.verdict.contains("nearest policy"), "{}", v.verdict);
@@ -326,8 +349,13 @@ mod tests {
     #[test]
     fn the_download_link_holds_the_snippet_byte_for_byte() {
         let v = view(Target::LangchainMiddlewarePy, &tokens_policy());
-        let encoded = v.download_href.strip_prefix("data:text/plain;charset=utf-8,").unwrap();
-        let decoded = percent_encoding::percent_decode_str(encoded).decode_utf8().unwrap();
+        let encoded = v
+            .download_href
+            .strip_prefix("data:text/plain;charset=utf-8,")
+            .unwrap();
+        let decoded = percent_encoding::percent_decode_str(encoded)
+            .decode_utf8()
+            .unwrap();
         assert_eq!(decoded, v.code);
     }
 
@@ -345,7 +373,13 @@ mod tests {
         let on_screen = tokens_policy();
         let route = Route::parse("?tab=tuner&trigger=turns&max_turns=6&keep=2");
         let policy = tuner_policy(&route, &on_screen).unwrap();
-        assert_eq!(policy.trigger, Trigger::Turns { max_turns: 6, keep: 2 });
+        assert_eq!(
+            policy.trigger,
+            Trigger::Turns {
+                max_turns: 6,
+                keep: 2
+            }
+        );
         assert_eq!(policy.prompt, on_screen.prompt);
         let bad = Route::parse("?tab=tuner&trigger=turns&max_turns=2&keep=2");
         assert!(tuner_policy(&bad, &on_screen).unwrap_err().contains("keep"));

@@ -46,7 +46,9 @@ async fn tune(browser: &Browser, kind: &str, fields: &[(&str, &str)]) {
         .unwrap();
     for (id, value) in fields {
         browser.set_field(id, value).await;
-        browser.wait_value(id, value, "the Tuner's field typed").await;
+        browser
+            .wait_value(id, value, "the Tuner's field typed")
+            .await;
     }
 }
 
@@ -74,20 +76,41 @@ async fn a_policy_tuned_in_the_tuner_exports_to_every_target_with_its_prompt_and
 {
     let browser = Browser::new().await;
     set_up(&browser).await;
-    tune(&browser, "tokens", &[("budget", "900"), ("keep_tokens", "300")]).await;
+    tune(
+        &browser,
+        "tokens",
+        &[("budget", "900"), ("keep_tokens", "300")],
+    )
+    .await;
     let panel = ExportPanel::open(&browser).await;
     for target in Target::ALL {
         panel.choose(target).await;
         let code = panel.code().await;
-        assert!(code.contains(names(target)), "{target:?} names no {}:\n{code}", names(target));
+        assert!(
+            code.contains(names(target)),
+            "{target:?} names no {}:\n{code}",
+            names(target)
+        );
         assert!(!code.contains(KEY), "{target:?} carries the key");
-        assert!(code.contains(CHAT_MODEL), "{target:?} lacks the chat model:\n{code}");
-        assert!(code.contains(SUMMARY_MODEL), "{target:?} lacks the summariser model");
+        assert!(
+            code.contains(CHAT_MODEL),
+            "{target:?} lacks the chat model:\n{code}"
+        );
+        assert!(
+            code.contains(SUMMARY_MODEL),
+            "{target:?} lacks the summariser model"
+        );
         assert!(code.contains(BASE_URL), "{target:?} lacks the base URL");
-        assert!(code.contains(PROMPT), "{target:?} lacks the prompt:\n{code}");
+        assert!(
+            code.contains(PROMPT),
+            "{target:?} lacks the prompt:\n{code}"
+        );
         let (name, downloaded) = panel.download().await;
         assert_eq!(name, target.file_name());
-        assert_eq!(downloaded, code, "{target:?}: the download is not the code shown");
+        assert_eq!(
+            downloaded, code,
+            "{target:?}: the download is not the code shown"
+        );
     }
     browser.close().await;
 }
@@ -175,13 +198,24 @@ async fn the_highlighter_colours_the_snippet_and_never_turns_its_text_into_marku
         .wait_value("policy-prompt", planted, "the prompt typed")
         .await;
     let panel = ExportPanel::open(&browser).await;
-    for target in [Target::LangchainMiddlewarePy, Target::LangchainMiddlewareJs, Target::Json] {
+    for target in [
+        Target::LangchainMiddlewarePy,
+        Target::LangchainMiddlewareJs,
+        Target::Json,
+    ] {
         panel.choose(target).await;
         let coloured = panel.wait_highlighted().await;
         assert!(coloured > 5, "{target:?}: {coloured} highlighted spans");
-        assert_eq!(panel.foreign_elements().await, Vec::<String>::new(), "{target:?}");
+        assert_eq!(
+            panel.foreign_elements().await,
+            Vec::<String>::new(),
+            "{target:?}"
+        );
         let code = panel.code().await;
-        assert!(code.contains("<img src=x"), "{target:?}: the prompt is not text:\n{code}");
+        assert!(
+            code.contains("<img src=x"),
+            "{target:?}: the prompt is not text:\n{code}"
+        );
         let pwned: bool = browser.read("window.__pwned === 1").await;
         assert!(!pwned, "the snippet's text ran as markup");
     }
@@ -199,7 +233,12 @@ async fn the_json_export_imports_back_into_the_same_policy() {
     ChatPage::new(&browser)
         .choose("policy-placement", "user_ack")
         .await;
-    tune(&browser, "tokens", &[("budget", "900"), ("keep_tokens", "300")]).await;
+    tune(
+        &browser,
+        "tokens",
+        &[("budget", "900"), ("keep_tokens", "300")],
+    )
+    .await;
     let panel = ExportPanel::open(&browser).await;
     panel.choose(Target::Json).await;
     let json = panel.code().await;
@@ -214,7 +253,9 @@ async fn the_json_export_imports_back_into_the_same_policy() {
     browser.click_testid("tab-tuner").await;
 
     let panel = ExportPanel::open(&browser).await;
-    let error = panel.import_pasted("{\"format\": \"summary-memory-policy\", ").await;
+    let error = panel
+        .import_pasted("{\"format\": \"summary-memory-policy\", ")
+        .await;
     let error = error.unwrap_err();
     assert!(error.starts_with("the pasted text: "), "{error}");
     assert!(error.contains("line 1"), "{error}");

@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 
+use crate::app::export::show_in_route;
 use crate::app::workbench::Workbench;
 use crate::engine::models::{MODEL_WINDOWS, model_of};
 use crate::engine::peers::{PEER_PRESETS, PolicyOutcome, Prices};
@@ -13,7 +14,6 @@ use crate::ui::run::library_sync::Sessions;
 use crate::ui::run::token_service::TokenService;
 use crate::ui::widgets::export_policy::ExportPolicy;
 use crate::ui::widgets::tokens_chart::{ChartLines, TokensChart, chart_width};
-use crate::app::export::show_in_route;
 use crate::view::chart::{LineChart, Series, format_tokens};
 use crate::view::export::tuner_policy;
 use crate::view::tuner::{

@@ -12,8 +12,8 @@ use wasm_bindgen_futures::JsFuture;
 
 use crate::engine::export::Target;
 use crate::engine::facts::PinnedFact;
-use crate::engine::schedule::ScheduleInput;
 use crate::engine::policy::Policy;
+use crate::engine::schedule::ScheduleInput;
 use crate::engine::settings::Settings;
 use crate::ui::widgets::tokens_chart::{ChartLines, chart_width};
 use crate::view::chart::LineChart;
@@ -62,12 +62,20 @@ pub fn ExportPolicy(
     // rebuilds the element from text nodes, so Leptos must not own the element's children.
     Effect::new(move |_| {
         let Some(element) = code.get() else { return };
-        let text = shown.with(|s| s.as_ref().and_then(|v| v.as_ref().ok()).map(|v| v.code.clone()));
+        let text = shown.with(|s| {
+            s.as_ref()
+                .and_then(|v| v.as_ref().ok())
+                .map(|v| v.code.clone())
+        });
         element.set_text_content(text.as_deref());
         highlight(&element);
     });
     let copy = move |_| {
-        let Some(text) = shown.with_untracked(|s| s.as_ref().and_then(|v| v.as_ref().ok()).map(|v| v.code.clone())) else {
+        let Some(text) = shown.with_untracked(|s| {
+            s.as_ref()
+                .and_then(|v| v.as_ref().ok())
+                .map(|v| v.code.clone())
+        }) else {
             return;
         };
         spawn_local(async move { copied.set(Some(copy_text(&text).await)) });
@@ -158,7 +166,8 @@ pub fn ExportPolicy(
 /// and both dry runs in one chart.
 #[component]
 fn Exactness(view: crate::view::export::ExportView) -> impl IntoView {
-    let chart = (!view.chart.is_empty()).then(|| LineChart::new(view.chart.clone(), chart_width(), 160.0));
+    let chart =
+        (!view.chart.is_empty()).then(|| LineChart::new(view.chart.clone(), chart_width(), 160.0));
     view! {
         <div data-testid="export-exactness" data-exact=view.exact.to_string()>
             <p>{view.verdict}</p>
@@ -188,7 +197,9 @@ fn load_highlighter() {
     if document.get_element_by_id("sm-highlight").is_some() {
         return;
     }
-    let Ok(script) = document.create_element("script") else { return };
+    let Ok(script) = document.create_element("script") else {
+        return;
+    };
     script.set_id("sm-highlight");
     let _ = script.set_attribute("type", "module");
     let _ = script.set_attribute("src", "highlight/highlight.mjs");
@@ -216,7 +227,10 @@ async fn copy_text(text: &str) -> String {
     let write = clipboard.as_ref().and_then(|c| {
         let f = js_sys::Reflect::get(c, &JsValue::from_str("writeText")).ok()?;
         let f = f.dyn_into::<js_sys::Function>().ok()?;
-        f.call1(c, &JsValue::from_str(text)).ok()?.dyn_into::<js_sys::Promise>().ok()
+        f.call1(c, &JsValue::from_str(text))
+            .ok()?
+            .dyn_into::<js_sys::Promise>()
+            .ok()
     });
     let copied = match write {
         Some(promise) => JsFuture::from(promise).await.is_ok(),
