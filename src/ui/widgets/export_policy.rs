@@ -58,15 +58,17 @@ pub fn ExportPolicy(
         imported.set(Some(outcome));
     };
     let code = NodeRef::<leptos::html::Code>::new();
-    // The code is written as text, then handed to the highlighter when it has loaded: it
-    // rebuilds the element from text nodes, so Leptos must not own the element's children.
+    // The code and its language are written here, then handed to the highlighter when it has
+    // loaded: it rebuilds the element from text nodes, so Leptos must not own the element's
+    // children, and the language must be the new one before it looks.
     Effect::new(move |_| {
         let Some(element) = code.get() else { return };
-        let text = shown.with(|s| {
+        let (text, language) = shown.with(|s| {
             s.as_ref()
                 .and_then(|v| v.as_ref().ok())
-                .map(|v| v.code.clone())
+                .map_or((None, ""), |v| (Some(v.code.clone()), v.language))
         });
+        let _ = element.set_attribute("data-language", language);
         element.set_text_content(text.as_deref());
         highlight(&element);
     });
@@ -113,8 +115,7 @@ pub fn ExportPolicy(
                     }.into_any(),
                     Ok(v) => view! { <Exactness view=v.clone() /> }.into_any(),
                 })}
-                <pre class="export-code"><code node_ref=code data-testid="export-code"
-                    data-language=move || shown.with(|s| s.as_ref().and_then(|v| v.as_ref().ok()).map(|v| v.language))></code></pre>
+                <pre class="export-code"><code node_ref=code data-testid="export-code"></code></pre>
                 <p class="controls">
                     <button type="button" data-testid="export-copy" on:click=copy>"Copy"</button>
                     {move || shown.with(|s| s.as_ref().and_then(|v| v.as_ref().ok()).map(|v| view! {
