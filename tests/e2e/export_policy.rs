@@ -3,13 +3,15 @@
 //! target cannot express, Copy and the download, the highlighter's work, and the JSON target
 //! imported back into the same policy.
 
-use summary_memory::engine::export::{ExportContext, Target, export};
-use summary_memory::engine::policy::{Policy, Trigger};
+use summary_memory::engine::export::{ExportContext, Target, export, import_policy};
+use summary_memory::engine::policy::{Placement, Policy, Trigger};
+use summary_memory::engine::session::{export as export_session, synthetic};
 use summary_memory::view::export::COPIED;
 
 use crate::harness::{Browser, TempDir};
 use crate::pages::chat::ChatPage;
 use crate::pages::export::ExportPanel;
+use crate::pages::inspect::InspectPage;
 use crate::pages::settings::SettingsPage;
 
 /// A key typed in Settings; no snippet may ever hold it.
@@ -31,6 +33,20 @@ fn names(target: Target) -> &'static str {
         Target::AgentsSession => "SummarizingSession",
         Target::SeedClass => "SummaryMemory",
         Target::Json => "summary-memory-policy",
+    }
+}
+
+/// What a snippet carries besides the policy, with no Settings and no pinned facts.
+fn bare_context(policy: &Policy) -> ExportContext<'_> {
+    ExportContext {
+        summary_prompt: &policy.prompt.text,
+        word_limit: Some(policy.prompt.word_limit),
+        must_keep: &policy.prompt.must_keep,
+        pinned: &[],
+        chat_model: "",
+        summary_model: "",
+        base_url: "",
+        context_window: 128_000,
     }
 }
 
@@ -129,16 +145,7 @@ async fn a_target_that_cannot_express_the_policy_says_what_differs_and_draws_bot
         keep: 2,
     })
     .unwrap();
-    let ctx = ExportContext {
-        summary_prompt: &policy.prompt.text,
-        word_limit: Some(policy.prompt.word_limit),
-        must_keep: &policy.prompt.must_keep,
-        pinned: &[],
-        chat_model: "",
-        summary_model: "",
-        base_url: "",
-        context_window: 128_000,
-    };
+    let ctx = bare_context(&policy);
     let (target, expected) = Target::ALL
         .into_iter()
         .map(|t| (t, export(t, &policy, &ctx)))
@@ -279,5 +286,39 @@ async fn the_json_export_imports_back_into_the_same_policy() {
     let panel = ExportPanel::open(&browser).await;
     panel.choose(Target::Json).await;
     assert_eq!(panel.code().await, json);
+    browser.close().await;
+}
+
+/// Inspect's replay form exports the policy it shows (the session's own, to begin with), and a
+/// policy JSON imported there is what its fields show next: the trigger, its numbers and the
+/// placement.
+#[tokio::test]
+async fn the_replay_form_exports_its_policy_and_takes_an_imported_one() {
+    let browser = Browser::new().await;
+    let dir = TempDir::new();
+    let session = synthetic(12);
+    let path = dir.write("twelve.json", &export_session(&session, 5, "0.1.0"));
+    let inspect = InspectPage::open_counted(&browser).await;
+    inspect.import(&path).await;
+    inspect.wait_sessions(1).await;
+    let panel = ExportPanel::open(&browser).await;
+    panel.choose(Target::Json).await;
+    let shown = import_policy(&panel.code().await).unwrap();
+    assert_eq!(shown.trigger, session.memory.policy().trigger);
+
+    let mut other = session.memory.policy().clone();
+    other.trigger = Trigger::Tokens {
+        budget: 700,
+        keep_tokens: 200,
+    };
+    other.placement = Placement::UserAck;
+    let json = export(Target::Json, &other, &bare_context(&other)).code;
+    panel.import_pasted(&json).await.unwrap();
+    browser
+        .wait_value("replay-trigger", "tokens", "the imported trigger")
+        .await;
+    assert_eq!(browser.value_of("replay-a").await, "700");
+    assert_eq!(browser.value_of("replay-b").await, "200");
+    assert_eq!(browser.value_of("replay-placement").await, "user_ack");
     browser.close().await;
 }
