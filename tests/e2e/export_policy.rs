@@ -8,7 +8,7 @@ use summary_memory::engine::policy::{Placement, Policy, Trigger};
 use summary_memory::engine::session::{export as export_session, synthetic};
 use summary_memory::view::export::COPIED;
 
-use crate::harness::{Browser, TempDir};
+use crate::harness::{Browser, StoppableApp, TempDir, dist_dir, pause};
 use crate::pages::chat::ChatPage;
 use crate::pages::export::ExportPanel;
 use crate::pages::inspect::InspectPage;
@@ -320,5 +320,50 @@ async fn the_replay_form_exports_its_policy_and_takes_an_imported_one() {
     assert_eq!(browser.value_of("replay-a").await, "700");
     assert_eq!(browser.value_of("replay-b").await, "200");
     assert_eq!(browser.value_of("replay-placement").await, "user_ack");
+    browser.close().await;
+}
+
+/// A dist built without the highlighter (scripts/tools.sh never installed it): the page's
+/// request for it gets the page itself, as a host that falls back to index.html answers, and
+/// the panel shows its code plain and whole.
+#[tokio::test]
+async fn without_the_highlighter_the_code_shows_plain_and_whole() {
+    // The dist's own files, without the highlight/ folder (nor the icons, which play no part).
+    let copy = TempDir::new();
+    for entry in std::fs::read_dir(dist_dir()).unwrap() {
+        let entry = entry.unwrap();
+        if entry.path().is_file() {
+            let to = copy.0.join(entry.file_name());
+            if std::fs::hard_link(entry.path(), &to).is_err() {
+                std::fs::copy(entry.path(), &to).unwrap();
+            }
+        }
+    }
+    let app = StoppableApp::start_with(copy.0.clone());
+    let browser = Browser::new().await;
+    browser
+        .client
+        .goto(&format!("{}?tab=tuner", app.url))
+        .await
+        .unwrap();
+    browser.wait_testid("tab-chat").await;
+    let panel = ExportPanel::open(&browser).await;
+    panel.choose(Target::LangchainMiddlewarePy).await;
+    browser
+        .wait_until(
+            "performance.getEntriesByType('resource').some(e => e.name.endsWith('highlight/highlight.mjs'))",
+            "the page to ask for the highlighter",
+        )
+        .await;
+    // The module fails as soon as its answer is in (the page is not JavaScript); a moment more
+    // for anything that would still colour the code.
+    pause(300).await;
+    let code = panel.code().await;
+    assert!(code.contains("SummarizationMiddleware"), "{code}");
+    assert_eq!(panel.download().await.1, code, "the code is whole");
+    let coloured: usize = browser
+        .read("document.querySelectorAll(\"[data-testid='export-code'] *\").length")
+        .await;
+    assert_eq!(coloured, 0, "plain text only");
     browser.close().await;
 }
