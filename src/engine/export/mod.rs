@@ -20,8 +20,9 @@
 mod rules;
 mod written;
 
+use crate::engine::message::{Message, Role};
 use crate::engine::policy::Policy;
-use crate::engine::schedule::{MessageInput, Slot, schedule_messages};
+use crate::engine::schedule::{MessageInput, PlayedMessage, Sizer, Slot, schedule_messages};
 
 pub use rules::{LcSize, langchain_v1_js_runs, langchain_v1_runs};
 
@@ -301,6 +302,44 @@ pub fn schedule_difference(
     }
 }
 
+/// The conversation on screen as the message-level dry run plays it, for
+/// [`schedule_difference`]: each message with the count it already carries (system messages
+/// are the request's own, so they are left out).
+pub fn played(messages: &[Message]) -> Vec<PlayedMessage> {
+    messages
+        .iter()
+        .filter(|m| m.role != Role::System)
+        .map(|m| PlayedMessage {
+            role: m.role,
+            tokens: m.tokens,
+            chars: m.content.chars().count() as u32,
+            calls: !m.calls.is_empty(),
+        })
+        .collect()
+}
+
+/// A [`Sizer`] for a dry run of the conversation on screen: fixed texts a token a word, and
+/// each summary `words` words long (the Tuner's assumed summary size).
+#[derive(Clone, Copy, Debug)]
+pub struct AssumedSummary {
+    pub words: u32,
+}
+
+impl Sizer for AssumedSummary {
+    fn tokens(&self, text: &str) -> u32 {
+        crate::engine::text::word_count(text)
+    }
+
+    fn summary(&self, call: u32) -> String {
+        // The call's number first, so two summaries are never the same text.
+        let mut out = format!("S{call}");
+        for _ in 1..self.words.max(1) {
+            out.push_str(" w");
+        }
+        out
+    }
+}
+
 /// The JSON target's envelope format name.
 pub const POLICY_FORMAT: &str = "summary-memory-policy";
 
@@ -363,7 +402,7 @@ fn fold_turns(policy: &Policy, input: &MessageInput<'_>) -> Vec<u32> {
             newest = call;
             let turn = input.messages[..=request.answers.min(input.messages.len() - 1)]
                 .iter()
-                .filter(|m| m.role == crate::engine::Role::User)
+                .filter(|m| m.role == Role::User)
                 .count() as u32;
             if out.last() != Some(&turn) {
                 out.push(turn);

@@ -327,10 +327,22 @@ fn lc_runs(trigger: Option<LcSize>, keep: LcSize, window: u32) -> Policy {
     policy
 }
 
+/// When a policy checks its trigger, in the sentences' words.
+fn check_words(policy: &Policy) -> &'static str {
+    use crate::engine::policy::CheckAt;
+    match policy.exact.check {
+        CheckAt::AfterReply => "after each reply",
+        CheckAt::BeforeRequest => "before each request",
+        CheckAt::BeforeTurn => "once a turn, before its first request",
+        CheckAt::PreviousRequest => "on the previous request's reported size",
+    }
+}
+
 fn lc_sentences(policy: &Policy, runs: &Policy, system: &str, out: &mut Vec<String>) {
     if !policy.exact.is_exact() || policy.exact.check != runs.exact.check {
         out.push(format!(
-            "{system} checks before each model call and counts the stored messages, the summary and the new message included but not the system prompt; yours checks after each reply."
+            "{system} checks before each model call and counts the stored messages, the summary and the new message included but not the system prompt; yours checks {}.",
+            check_words(policy)
         ));
     }
     if policy.exact.summary_at != runs.exact.summary_at {

@@ -392,3 +392,40 @@ fn the_schedule_difference_names_the_turns_of_each() {
     );
     assert_eq!(super::and_list(&[6, 12, 18]), "6, 12 and 18");
 }
+
+#[test]
+fn the_conversation_on_screen_plays_with_its_own_counts() {
+    use crate::engine::{Message, Role};
+    let mut messages = vec![Message::counted(Role::System, "You help.".into(), 3, 0)];
+    for i in 0..6 {
+        messages.push(Message::counted(Role::User, format!("question {i}"), 12, 0));
+        messages.push(Message::counted(
+            Role::Assistant,
+            format!("answer {i}"),
+            30,
+            0,
+        ));
+    }
+    let sizer = AssumedSummary { words: 5 };
+    assert_eq!(
+        crate::engine::schedule::Sizer::summary(&sizer, 2),
+        "S2 w w w w"
+    );
+    let input = MessageInput {
+        messages: played(&messages),
+        system_prompt: "You help.",
+        system_tokens: 3,
+        sizer: &sizer,
+    };
+    assert_eq!(input.messages.len(), 12);
+    assert_eq!(
+        (input.messages[0].tokens, input.messages[1].tokens),
+        (12, 30)
+    );
+    let policy = with_trigger(Trigger::Turns {
+        max_turns: 2,
+        keep: 1,
+    });
+    let diff = schedule_difference(&policy, &policy, &input);
+    assert_eq!(diff.yours, [3, 4, 5, 6]);
+}

@@ -83,6 +83,7 @@ class FakeSummariser extends BaseChatModel {
   constructor(maxInputTokens) {
     super({});
     this.calls = 0;
+    this.seen = [];
     this.maxInputTokens = maxInputTokens;
   }
   // The window a fraction is taken of, where the snippet's own model carries it (the base
@@ -93,7 +94,9 @@ class FakeSummariser extends BaseChatModel {
   _llmType() {
     return 'fidelity-fake-summariser';
   }
-  async _generate() {
+  async _generate(messages) {
+    // Each request must carry the snippet's prompt and word limit (checked after the run).
+    this.seen.push(messages.map(textOf).join('\n'));
     this.calls += 1;
     const text = [`S${this.calls}`, ...Array(19).fill('w')].join(' ');
     return { generations: [{ text, message: new AIMessage(text) }] };
@@ -120,6 +123,11 @@ async function run(slug, file, shape, snippet) {
     if (message.role === 'user') await agent.invoke({ messages: [new HumanMessage(message.content)] }, config);
   }
   if (chat.script.length) throw new Error(`${shape}: ${chat.script.length} scripted assistant messages were never asked for`);
+  for (const text of summariser.seen) {
+    if (!text.includes(snippet.SUMMARY_PROMPT) || !text.includes(`under ${snippet.WORD_LIMIT} words`)) {
+      throw new Error(`${file} on ${shape}: a summariser request lacks the snippet's prompt or word limit: ${text.slice(0, 200)}`);
+    }
+  }
   const requests = chat.requests.map((request, i) => {
     const messages = request.map((m) => entry(conversation, byContent, ROLES[m._getType()], textOf(m)));
     let answers = null;

@@ -42,7 +42,26 @@ def word_counter(messages):
     return sum(lc_tokens(m) for m in messages)
 
 
-def run_middleware(snippet, conversation, summariser, trace):
+class PromptSeeing(FakeSummariser):
+    """The fake summariser, keeping the text of each request it gets (to check that the
+    snippet's prompt reaches the library's summariser call)."""
+
+    # Typed object so that pydantic keeps the very list rather than a copy.
+    seen: object
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+        self.seen.append("\n".join(lc_text(m) for m in messages))
+        return super()._generate(messages, stop, run_manager, **kwargs)
+
+
+def check_prompt(snippet, seen, where):
+    """Each summariser request carries the snippet's prompt and word limit."""
+    for text in seen:
+        if snippet.SUMMARY_PROMPT not in text or f"under {snippet.WORD_LIMIT} words" not in text:
+            raise SystemExit(f"{where}: a summariser request lacks the snippet's prompt or word limit: {text[:200]!r}")
+
+
+def run_middleware(snippet, conversation, summariser, trace, seen):
     """LangChain v1: the snippet's agent, as ../langchain_v1_driver.py runs the middleware."""
     from langchain_core.messages import HumanMessage
     from langchain_core.tools import InjectedToolCallId, tool
@@ -57,7 +76,7 @@ def run_middleware(snippet, conversation, summariser, trace):
     script = [m for m in conversation["messages"] if m["role"] == "assistant"]
     chat = RecordingChat(script=script, requests=[])
     # The summariser carries the window in its profile, as the snippet's own model does.
-    fake = FakeSummariser(summariser=summariser, profile={"max_input_tokens": snippet.MAX_INPUT_TOKENS})
+    fake = PromptSeeing(summariser=summariser, seen=seen, profile={"max_input_tokens": snippet.MAX_INPUT_TOKENS})
     agent = snippet.make_agent(model=chat, summariser=fake, token_counter=word_counter, tools=[lookup], system_prompt=conversation["system"])
     config = {"configurable": {"thread_id": conversation["shape"]}}
     for message in conversation["messages"]:
@@ -69,11 +88,11 @@ def run_middleware(snippet, conversation, summariser, trace):
         raise SystemExit(f"{conversation['shape']}: {len(chat.script)} scripted assistant messages were never asked for")
 
 
-def run_buffer(snippet, conversation, summariser, trace):
+def run_buffer(snippet, conversation, summariser, trace, seen):
     """LangChain classic: the snippet's memory, as ../langchain_classic_driver.py uses it."""
     from langchain_core.messages import HumanMessage, SystemMessage, ToolMessage
 
-    memory = snippet.make_memory(summariser=FakeSummariser(summariser=summariser))
+    memory = snippet.make_memory(summariser=PromptSeeing(summariser=summariser, seen=seen))
     script = [m for m in conversation["messages"] if m["role"] == "assistant"]
     chat = RecordingChat(script=script, requests=[])
     for user_index, replies in turns(conversation):
@@ -98,14 +117,19 @@ def run_buffer(snippet, conversation, summariser, trace):
         memory.save_context({"input": user_text}, {"output": reply_text})
 
 
-def run_llamaindex(snippet, conversation, summariser, trace):
+def run_llamaindex(snippet, conversation, summariser, trace, seen):
     """LlamaIndex: the snippet's memory, as ../llamaindex_driver.py uses it (FunctionAgent's
     way: put, get once a turn, the turn's scratchpad put at its end)."""
     from llama_index.core.base.llms.types import ChatMessage, MessageRole
 
     from llamaindex_driver import ROLES, FakeSummariserLLM, to_chat_message
 
-    memory = snippet.make_memory(summariser=FakeSummariserLLM(summariser=summariser), tokenizer_fn=str.split)
+    class Seeing(FakeSummariserLLM):
+        def complete(self, prompt, formatted=False, **kwargs):
+            seen.append(prompt)
+            return super().complete(prompt, formatted, **kwargs)
+
+    memory = snippet.make_memory(summariser=Seeing(summariser=summariser), tokenizer_fn=str.split)
     system = ChatMessage(role=MessageRole.SYSTEM, content=conversation["system"])
     for user_index, replies in turns(conversation):
         memory.put(to_chat_message(conversation["messages"][user_index]))
@@ -138,9 +162,14 @@ def run(slug, path, shape):
     summariser = Summariser()
     case = path.stem.replace("_", "-")
     trace = Trace(conversation, library, version(library), source, {"target": slug, "case": case}, NOTES)
+    seen = []
+    snippet = import_snippet(path)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        runner(import_snippet(path), conversation, summariser, trace)
+        runner(snippet, conversation, summariser, trace, seen)
+    if len(seen) != summariser.calls:
+        raise SystemExit(f"{path} on {shape}: {summariser.calls} summaries but {len(seen)} summariser requests seen")
+    check_prompt(snippet, seen, f"{path} on {shape}")
     trace.body["summariser_calls"] = summariser.calls
     out = OUT / slug / f"{case}-{shape}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
