@@ -50,6 +50,11 @@ export_out="$out.export"
 mkdir -p "$export_out"
 echo "fidelity: export/export_driver.py"
 "$venv/bin/python" export/export_driver.py "$export_out" >/dev/null
+# The snippets whose summary logic the app writes itself, each in its own library.
+for driver in langgraph_driver.py agents_session_driver.py seed_class_driver.py; do
+  echo "fidelity: export/$driver"
+  "$venv/bin/python" "export/$driver" "$export_out" >/dev/null
+done
 echo "fidelity: export/export_driver.mjs"
 node export/export_driver.mjs "$export_out" "$modules" >/dev/null
 if ! diff -r export-traces "$export_out" >"$export_out.diff"; then

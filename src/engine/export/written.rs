@@ -6,6 +6,13 @@
 //! said: the exact fields of a peer preset (what the threshold counts, when it is checked,
 //! where a peer puts its summary), the summary budget (hierarchical compression) and the
 //! structured (JSON) memory format.
+//!
+//! Where they follow another's shape: the graph, the summary/chat/router layout of the source
+//! material's LangGraph lesson (`../shared/seeds/003_0ca150e992b2d075.txt`); the session, the
+//! cookbook's `SummarizingSession` (openai/openai-cookbook `examples/agents_sdk/session_memory.ipynb`
+//! at 12e0c9224d47dee8955edd55883866a05dfe0b72, as `tests/fidelity/openai_agents_driver.py`
+//! describes it), storing the Runner's items whole; the class, the interface of the lesson's
+//! `SummaryMemory` (`../shared/seeds/000_8bb66bf47b9b71af.txt`).
 
 use crate::engine::policy::{
     Choice, Exact, FoldMode, Policy, SUMMARY_ACK, SUMMARY_HEADER, SummaryFormat, Trigger,

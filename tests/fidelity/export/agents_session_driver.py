@@ -17,7 +17,7 @@ from agents import Runner, function_tool, set_tracing_disabled
 from agents.testing.model import ModelStep, ScriptedModel, assistant_message, function_call
 from agents.tool_context import ToolContext
 
-from written_common import snippets, write  # first: it puts ../ on the path
+from written_common import check_summariser_requests, snippets, write  # first: it puts ../ on the path
 
 from common import Summariser, Trace, count_words, load, shapes
 from openai_agents_driver import entries_for
@@ -55,7 +55,7 @@ async def run(policy, snippet, shape):
         if message["role"] == "user":
             await Runner.run(agent, message["content"], session=session)
     model.assert_complete()
-    trace = Trace(conversation, "openai-agents", version("openai-agents"), "src/engine/export/templates/agents_session.py, run by agents/run.py", {"policy": policy}, NOTES)
+    trace = Trace(conversation, "openai-agents", version("openai-agents"), "src/engine/export/templates/agents_session.py, run by agents/run.py", {"case": policy}, NOTES)
     for call in model.calls:
         system = call.system_instructions
         entries = [trace.entry("system", system)] if system else []
@@ -68,6 +68,9 @@ async def run(policy, snippet, shape):
         left = len(snippet.split_turns(session.items))
         if len(summary_model.calls) != calls + 1 or left != snippet.KEEP_TURNS:
             raise SystemExit(f"{policy}: summarise_now made {len(summary_model.calls) - calls} calls and left {left} turns, not 1 and {snippet.KEEP_TURNS}")
+    # The summariser's input is the user text, or one user item holding it.
+    seen = [(c.system_instructions or "", c.input if isinstance(c.input, str) else c.input[-1]["content"]) for c in summary_model.calls]
+    check_summariser_requests(snippet, seen, conversation, f"{policy} on {shape}")
     return path
 
 

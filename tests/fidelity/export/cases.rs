@@ -4,7 +4,7 @@
 
 use summary_memory::engine::export::{ExportContext, Target};
 use summary_memory::engine::peers::exact;
-use summary_memory::engine::policy::{Placement, Policy, Trigger};
+use summary_memory::engine::policy::{FoldMode, Placement, Policy, SummaryFormat, Trigger};
 
 /// One exported policy: its name (in the snippet's and the trace's file names) and the policy.
 pub struct Case {
@@ -106,8 +106,72 @@ const LLAMAINDEX: [Case; 7] = cases_with(Case {
     policy: || exact::llamaindex(250),
 });
 
+/// The targets whose logic the snippet writes (LangGraph, the Agents session, the seed class):
+/// the six, then what only they carry (a rebuilt summary in topic sections, a window that keeps
+/// turns), then two the export runs as its nearest policy (a peer preset's exact fields, and
+/// structured memory with a summary budget).
+const WRITTEN: [Case; 10] = {
+    let [a, b, c, d, e, f] = COMMON;
+    [
+        a,
+        b,
+        c,
+        d,
+        e,
+        f,
+        Case {
+            name: "turns-4-keep-2-rebuild-topics",
+            policy: || {
+                let mut policy = with(
+                    Trigger::Turns {
+                        max_turns: 4,
+                        keep: 2,
+                    },
+                    Placement::UserAck,
+                );
+                policy.fold = FoldMode::RebuildFromArchive;
+                policy.format = SummaryFormat::Topics;
+                policy
+            },
+        },
+        Case {
+            name: "window-800-50-keep-2-turns",
+            policy: || {
+                with(
+                    Trigger::Window {
+                        context: 800,
+                        fire_pct: 50,
+                        keep_pct: 30,
+                        keep_turns: 2,
+                    },
+                    Placement::SecondSystem,
+                )
+            },
+        },
+        Case {
+            name: "nearest-cookbook",
+            policy: || exact::cookbook(2, 4),
+        },
+        Case {
+            name: "nearest-structured-budget",
+            policy: || {
+                let mut policy = with(
+                    Trigger::Tokens {
+                        budget: 250,
+                        keep_tokens: 100,
+                    },
+                    Placement::AppendToSystem,
+                );
+                policy.format = SummaryFormat::Structured;
+                policy.summary_budget = Some(15);
+                policy
+            },
+        },
+    ]
+};
+
 /// Every target the tier runs.
-pub const RUN: [Run; 4] = [
+pub const RUN: [Run; 7] = [
     Run {
         target: Target::LangchainMiddlewarePy,
         driver: "export_driver.py",
@@ -127,6 +191,21 @@ pub const RUN: [Run; 4] = [
         target: Target::Llamaindex,
         driver: "export_driver.py",
         cases: &LLAMAINDEX,
+    },
+    Run {
+        target: Target::Langgraph,
+        driver: "langgraph_driver.py",
+        cases: &WRITTEN,
+    },
+    Run {
+        target: Target::AgentsSession,
+        driver: "agents_session_driver.py",
+        cases: &WRITTEN,
+    },
+    Run {
+        target: Target::SeedClass,
+        driver: "seed_class_driver.py",
+        cases: &WRITTEN,
     },
 ];
 

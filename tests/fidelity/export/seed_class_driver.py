@@ -10,7 +10,7 @@ waits for its answer, which is when the snippet's `chat()` sends it.
 
 from types import SimpleNamespace
 
-from written_common import snippets, write  # first: it puts ../ on the path
+from written_common import check_summariser_requests, snippets, write  # first: it puts ../ on the path
 
 from common import Summariser, Trace, count_words, load, shapes
 
@@ -19,10 +19,16 @@ NOTES = ["The chat requests are the snippet's get_messages_for_api() at each ans
 
 
 class FakeClient:
-    """An OpenAI client whose chat completions answer as the contract's fake summariser."""
+    """An OpenAI client whose chat completions answer as the contract's fake summariser, keeping
+    each request's (system, user) texts."""
 
     def __init__(self, summariser):
-        create = lambda **_: SimpleNamespace(choices=[SimpleNamespace(message=SimpleNamespace(content=summariser()))])
+        self.seen = []
+
+        def create(messages, **_):
+            self.seen.append((messages[0]["content"], messages[-1]["content"]))
+            return SimpleNamespace(choices=[SimpleNamespace(message=SimpleNamespace(content=summariser()))])
+
         self.chat = SimpleNamespace(completions=SimpleNamespace(create=create))
 
 
@@ -33,8 +39,9 @@ def openai_calls(message):
 def run(policy, snippet, shape):
     conversation = load(shape)
     summariser = Summariser()
-    memory = snippet.make_memory(client=FakeClient(summariser), count_tokens=count_words, system_prompt=conversation["system"])
-    trace = Trace(conversation, "summary-memory seed class", "1", "src/engine/export/templates/seed_class.py", {"policy": policy}, NOTES)
+    client = FakeClient(summariser)
+    memory = snippet.make_memory(client=client, count_tokens=count_words, system_prompt=conversation["system"])
+    trace = Trace(conversation, "summary-memory seed class", "1", "src/engine/export/templates/seed_class.py", {"case": policy}, NOTES)
     messages = conversation["messages"]
     for i, m in enumerate(messages):
         fields = {}
@@ -47,6 +54,7 @@ def run(policy, snippet, shape):
             trace.request(i, [trace.entry(r["role"], r["content"]) for r in memory.get_messages_for_api()])
     path = write(trace, TARGET, policy, summariser.calls)
     check_manual_cycle(snippet, policy, summariser, memory.summarise_now, lambda: memory.recent_turns)
+    check_summariser_requests(snippet, client.seen, conversation, f"{policy} on {shape}")
     return path
 
 

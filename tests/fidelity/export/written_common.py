@@ -41,3 +41,24 @@ def write(trace, target, case, summariser_calls):
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(trace.body, indent=1) + "\n", encoding="ascii")
     return path
+
+
+def check_summariser_requests(snippet, requests, conversation, where):
+    """Each summariser request (system text, user text), in call order, is told the snippet's
+    prompt, word limit and topic instruction, and folds as FOLD_MODE says: progressively, from
+    the second call on, the summary the call before wrote; rebuilt, every folded message again
+    from the conversation's first."""
+    first = conversation["messages"][0]["content"]
+    for call, (system, user) in enumerate(requests, start=1):
+        problems = []
+        if snippet.SUMMARY_PROMPT.strip() not in system or f"Write at most {snippet.WORD_LIMIT} words." not in system:
+            problems.append("the prompt or the word limit is missing")
+        if snippet.SUMMARY_SECTIONS and snippet.SUMMARY_SECTIONS not in system:
+            problems.append("the topic instruction is missing")
+        if snippet.FOLD_MODE == "progressive" and call > 1:
+            if not user.startswith(f"EXISTING SUMMARY (from previous turns):\nS{call - 1} "):
+                problems.append(f"it does not fold summary {call - 1}")
+        elif not user.startswith("CONVERSATION TURNS TO SUMMARISE:\n") or first not in user:
+            problems.append("it does not summarise from the conversation's first message")
+        if problems:
+            raise SystemExit(f"{where}, summariser call {call}: {'; '.join(problems)}: {user[:160]!r}")

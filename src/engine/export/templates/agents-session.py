@@ -12,7 +12,7 @@ Run it with `pip install openai-agents tiktoken` and OPENAI_API_KEY set: `python
 import asyncio
 import sys
 
-from agents import Agent, Runner
+from agents import Agent, Runner, set_tracing_disabled
 from agents.memory.session import SessionABC
 
 BASE_URL = __SM_BASE_URL__
@@ -46,6 +46,18 @@ def tiktoken_counter():
 
     encoding = tiktoken.get_encoding("o200k_base")
     return lambda text: len(encoding.encode(text))
+
+
+def fold_request(existing, turns_text):
+    """The summariser's request: the turns, folded into the existing summary when there is one
+    (the app's own layout)."""
+    if existing:
+        return (
+            f"EXISTING SUMMARY (from previous turns):\n{existing}\n\n"
+            f"NEW TURNS TO ADD TO THE SUMMARY:\n{turns_text}\n\n"
+            "Produce an updated summary that incorporates both."
+        )
+    return f"CONVERSATION TURNS TO SUMMARISE:\n{turns_text}\n\nProduce a summary of these turns."
 
 
 def summariser_system():
@@ -162,10 +174,7 @@ class SummarizingSession(SessionABC):
         self.folded += old
         progressive = FOLD_MODE == "progressive"
         new = "\n".join(f"{role_of(i).upper()}: {text_of(i)}" for i in (old if progressive else self.folded))
-        if progressive and self.summary:
-            user = f"EXISTING SUMMARY (from previous turns):\n{self.summary}\n\nNEW TURNS TO ADD TO THE SUMMARY:\n{new}\n\nProduce an updated summary that incorporates both."
-        else:
-            user = f"CONVERSATION TURNS TO SUMMARISE:\n{new}\n\nProduce a summary of these turns."
+        user = fold_request(self.summary if progressive else None, new)
         self.summary = await self.summarise(summariser_system(), user)
         for pin in PINNED:
             label, _, text = pin.partition(": ")
@@ -203,6 +212,8 @@ def make_agent(model=None, summary_model=None, count_tokens=None, tools=(), inst
 
 
 async def main():
+    # The SDK sends traces to OpenAI with the key; another provider's key would be refused there.
+    set_tracing_disabled(not BASE_URL.startswith("https://api.openai.com/"))
     agent, session = make_agent()
     for line in sys.stdin:
         result = await Runner.run(agent, line.strip(), session=session)

@@ -58,6 +58,18 @@ def tiktoken_counter():
     return lambda text: len(encoding.encode(text))
 
 
+def fold_request(existing, turns_text):
+    """The summariser's request: the turns, folded into the existing summary when there is one
+    (the app's own layout)."""
+    if existing:
+        return (
+            f"EXISTING SUMMARY (from previous turns):\n{existing}\n\n"
+            f"NEW TURNS TO ADD TO THE SUMMARY:\n{turns_text}\n\n"
+            "Produce an updated summary that incorporates both."
+        )
+    return f"CONVERSATION TURNS TO SUMMARISE:\n{turns_text}\n\nProduce a summary of these turns."
+
+
 def summariser_system():
     """The summariser's instructions: the prompt, the facts to keep and the word limit."""
     text = SUMMARY_PROMPT.strip()
@@ -135,11 +147,7 @@ def build_graph(model=None, summary_model=None, count_tokens=None, tools=(), sys
         folded = state.get("folded", []) + old
         progressive = FOLD_MODE == "progressive"
         new = "\n".join(f"{'USER' if m.type == 'human' else m.type.upper()}: {text_of(m)}" for m in (old if progressive else folded))
-        existing = state.get("summary")
-        if progressive and existing:
-            user = f"EXISTING SUMMARY (from previous turns):\n{existing}\n\nNEW TURNS TO ADD TO THE SUMMARY:\n{new}\n\nProduce an updated summary that incorporates both."
-        else:
-            user = f"CONVERSATION TURNS TO SUMMARISE:\n{new}\n\nProduce a summary of these turns."
+        user = fold_request(state.get("summary") if progressive else None, new)
         summary = text_of(summary_model.invoke([SystemMessage(summariser_system()), HumanMessage(user)])).strip()
         for pin in PINNED:
             label, _, text = pin.partition(": ")

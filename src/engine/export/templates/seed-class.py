@@ -9,7 +9,6 @@ __SM_POLICY__
 Run it with `pip install openai tiktoken` and OPENAI_API_KEY set: `python __SM_FILE_NAME__`.
 """
 
-import os
 import sys
 
 BASE_URL = __SM_BASE_URL__
@@ -52,6 +51,18 @@ def openai_summariser(client):
         return reply.choices[0].message.content.strip()
 
     return summarise
+
+
+def fold_request(existing, turns_text):
+    """The summariser's request: the turns, folded into the existing summary when there is one
+    (the app's own layout)."""
+    if existing:
+        return (
+            f"EXISTING SUMMARY (from previous turns):\n{existing}\n\n"
+            f"NEW TURNS TO ADD TO THE SUMMARY:\n{turns_text}\n\n"
+            "Produce an updated summary that incorporates both."
+        )
+    return f"CONVERSATION TURNS TO SUMMARISE:\n{turns_text}\n\nProduce a summary of these turns."
 
 
 def summariser_system():
@@ -144,10 +155,7 @@ class SummaryMemory:
         self.folded += old
         existing = self.current_summary if FOLD_MODE == "progressive" else None
         new = render_turns(old if FOLD_MODE == "progressive" else self.folded)
-        if existing:
-            user = f"EXISTING SUMMARY (from previous turns):\n{existing}\n\nNEW TURNS TO ADD TO THE SUMMARY:\n{new}\n\nProduce an updated summary that incorporates both."
-        else:
-            user = f"CONVERSATION TURNS TO SUMMARISE:\n{new}\n\nProduce a summary of these turns."
+        user = fold_request(existing, new)
         self.current_summary = self.summarise([{"role": "system", "content": summariser_system()}, {"role": "user", "content": user}])
         for pin in PINNED:
             label, _, text = pin.partition(": ")
@@ -158,7 +166,8 @@ class SummaryMemory:
 def default_client():
     from openai import OpenAI
 
-    return OpenAI(base_url=BASE_URL, api_key=os.environ["OPENAI_API_KEY"])
+    # The client reads OPENAI_API_KEY itself, and says so when it is not set.
+    return OpenAI(base_url=BASE_URL)
 
 
 def make_memory(client=None, count_tokens=None, system_prompt=SYSTEM_PROMPT, summarise=None):
