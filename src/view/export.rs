@@ -10,14 +10,14 @@
 
 use crate::app::policy_form::fact_source;
 use crate::engine::export::{
-    Export, ExportContext, Target, export, import_policy, schedule_difference,
+    AssumedSummary, Export, ExportContext, Target, export, import_policy, schedule_difference,
 };
 use crate::engine::facts::PinnedFact;
 use crate::engine::message::Role;
 use crate::engine::models::window_of;
 use crate::engine::policy::{Policy, Trigger, TriggerKind};
 use crate::engine::schedule::{
-    MessageInput, MessageRun, PlayedMessage, ScheduleInput, Sizer, schedule_messages,
+    MessageInput, MessageRun, PlayedMessage, ScheduleInput, schedule_messages,
 };
 use crate::engine::settings::Settings;
 use crate::route::Route;
@@ -71,10 +71,10 @@ pub fn export_view(target: Target, policy: &Policy, inputs: &ExportInputs<'_>) -
     let (schedule, chart) = if out.exact || inputs.conversation.turns == 0 {
         (None, Vec::new())
     } else {
-        let sizer = AssumedSizes {
-            summary_tokens: inputs.conversation.summary_tokens,
+        let sizer = AssumedSummary {
+            words: inputs.conversation.summary_tokens,
         };
-        let played = played(inputs.conversation, &sizer);
+        let played = played_turns(inputs.conversation, &sizer);
         let diff = schedule_difference(policy, &out.runs, &played);
         let chart = vec![
             series(
@@ -199,7 +199,7 @@ fn series(label: &'static str, class: &'static str, run: &MessageRun) -> Series 
 /// The conversation's turns as messages, a user message and a reply each, as the turn-level
 /// dry run plays an exact policy (`engine::schedule`): the message-level run needs messages, and
 /// the Tuner, the chat and a session all have their turns' sizes.
-fn played<'a>(input: &ScheduleInput, sizer: &'a AssumedSizes) -> MessageInput<'a> {
+fn played_turns<'a>(input: &ScheduleInput, sizer: &'a AssumedSummary) -> MessageInput<'a> {
     let mut messages = Vec::with_capacity(2 * input.turns as usize);
     for turn in 1..=input.turns {
         let size = input.size(turn);
@@ -217,22 +217,6 @@ fn played<'a>(input: &ScheduleInput, sizer: &'a AssumedSizes) -> MessageInput<'a
         system_prompt: "",
         system_tokens: input.system_tokens,
         sizer,
-    }
-}
-
-/// Sizes as the turn-level dry run assumes them: fixed texts a token a word, and each summary
-/// the conversation's summary size.
-struct AssumedSizes {
-    summary_tokens: u32,
-}
-
-impl Sizer for AssumedSizes {
-    fn tokens(&self, text: &str) -> u32 {
-        crate::engine::text::word_count(text)
-    }
-
-    fn summary(&self, _call: u32) -> String {
-        vec!["w"; self.summary_tokens as usize].join(" ")
     }
 }
 
