@@ -13,6 +13,8 @@
 #   --plan     print what would be installed and why, install nothing, exit 0.
 # scripts/tools.sh --venv litellm|llama|fidelity  prints where that virtual environment lives;
 # scripts/tools.sh --venv fidelity-node  prints the node_modules directory of the npm package.
+# scripts/tools.sh --venv highlight  prints where the export panel's syntax highlighter lives (the
+# pinned npm package of scripts/highlight/, which scripts/highlight.py copies into the dist).
 #
 # Where things go (each can be pointed elsewhere, as scripts/rehearse.sh does):
 #   SM_CACHE           ~/.cache/summary-memory: the virtual environments, keyed by version;
@@ -75,6 +77,9 @@ NODE_MIN_FIDELITY=20               # @google/gemini-cli-core 0.61 declares node 
 pins_hash() { sha256sum "$@" | sha256sum | cut -c1-12; }
 FIDELITY_PY_VENV=$SM_CACHE/fidelity-py-$(pins_hash tests/fidelity/requirements.txt)
 FIDELITY_NODE_DIR=$SM_CACHE/fidelity-node-$(pins_hash tests/fidelity/node/package.json tests/fidelity/node/package-lock.json)
+# The export panel's syntax highlighter (highlight.js, scripts/highlight/package-lock.json), named
+# by a hash of its pins like the fidelity sets. A build without it shows the snippets plain.
+HIGHLIGHT_DIR=$SM_CACHE/highlight-$(pins_hash scripts/highlight/package.json scripts/highlight/package-lock.json)
 export PATH="$SM_BIN:$PATH"
 
 browser=0 servers=0 fidelity=0 plan=0
@@ -90,7 +95,8 @@ while [ $# -gt 0 ]; do
         llama) echo "$LLAMA_VENV" ;;
         fidelity) echo "$FIDELITY_PY_VENV" ;;
         fidelity-node) echo "$FIDELITY_NODE_DIR/node_modules" ;;
-        *) echo "tools: --venv litellm|llama|fidelity|fidelity-node" >&2; exit 2 ;;
+        highlight) echo "$HIGHLIGHT_DIR/node_modules/@highlightjs/cdn-assets" ;;
+        *) echo "tools: --venv litellm|llama|fidelity|fidelity-node|highlight" >&2; exit 2 ;;
       esac
       exit 0 ;;
     *) echo "tools: unknown option $1 (see the top of $0)" >&2; exit 2 ;;
@@ -210,6 +216,26 @@ ensure_wasm_opt() {
     mkdir -p "$SM_BIN"
     ln -sf "$(npm prefix -g)/bin/wasm-opt" "$SM_BIN/wasm-opt"
     verify wasm-opt wasm_opt_ok
+  fi
+}
+
+# The highlighter is part of the build (scripts/highlight.py copies it into the dist), so it is
+# installed with the build's tools; it is a few files of JavaScript, fetched in a second.
+highlight_ok() {
+  [ "$(cat "$HIGHLIGHT_DIR/.pins" 2>/dev/null)" = "${HIGHLIGHT_DIR##*-}" ] &&
+    [ -f "$HIGHLIGHT_DIR/node_modules/@highlightjs/cdn-assets/es/core.min.js" ]
+}
+ensure_highlight() {
+  highlight_ok && return 0
+  ensure_node
+  if install_now "highlight.js (scripts/highlight/package-lock.json) into $HIGHLIGHT_DIR" "missing; seconds"; then
+    rm -rf "$HIGHLIGHT_DIR"
+    mkdir -p "$HIGHLIGHT_DIR"
+    cp scripts/highlight/package.json scripts/highlight/package-lock.json "$HIGHLIGHT_DIR/"
+    # npm ci installs exactly the lock file; the package has no install scripts to run.
+    (cd "$HIGHLIGHT_DIR" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error)
+    echo "${HIGHLIGHT_DIR##*-}" >"$HIGHLIGHT_DIR/.pins"
+    verify "highlight.js" highlight_ok
   fi
 }
 
@@ -435,6 +461,7 @@ ensure_wasm_target
 ensure_trunk
 ensure_wasm_bindgen
 ensure_wasm_opt
+ensure_highlight
 if [ "$browser" = 1 ]; then
   ensure_chromium
   ensure_node

@@ -11,6 +11,7 @@
 
 pub mod chat_actions;
 pub mod exact_form;
+pub mod export;
 pub mod lesson;
 pub mod library;
 pub mod live;

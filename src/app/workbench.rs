@@ -240,6 +240,18 @@ impl Workbench {
         self.error = self.on_screen_mut().set_policy(policy, facts).err();
     }
 
+    /// Puts a whole policy (one read back from the export panel's JSON) into the policy panel,
+    /// keeping the pinned facts, and applies it to the conversation on screen as a valid edit
+    /// would be.
+    pub fn import_policy(&mut self, policy: Policy) {
+        let facts = self.policy.facts.clone();
+        self.policy = PolicyForm::from_policy(&policy, &facts);
+        if *self.on_screen().memory().policy() == policy {
+            return;
+        }
+        self.error = self.on_screen_mut().set_policy(policy, facts).err();
+    }
+
     /// Edition `cycle`'s text becomes the current summary again, as a new edition, in the
     /// conversation on screen.
     pub fn restore(&mut self, cycle: u32, at_ms: u64, counter: &dyn CountTokens) {

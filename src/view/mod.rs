@@ -6,6 +6,7 @@ pub mod chart;
 pub mod chat;
 pub mod context_window;
 pub mod editions;
+pub mod export;
 pub mod inspect;
 pub mod labels;
 pub mod live_replay;

@@ -20,6 +20,7 @@ mod contrast;
 mod crash;
 mod demos;
 mod drift_checks;
+mod export_policy;
 mod harness;
 mod lesson;
 mod litellm;

@@ -7,9 +7,12 @@ use crate::app::policy_form::{PolicyEdit, fact_source};
 use crate::app::workbench::Workbench;
 use crate::engine::policy::{Choice, FoldMode, Placement, SummaryFormat, TriggerKind};
 use crate::engine::prompts::PresetId;
+use crate::ui::run::token_service::TokenService;
 use crate::ui::widgets::exact_policy::ExactPolicy;
+use crate::ui::widgets::export_policy::ExportPolicy;
 use crate::ui::widgets::summary_settings::SummarySettings;
 use crate::view::chat::PolicyPanel;
+use crate::view::tuner::on_screen_input;
 
 /// A field's own error, shown beside it, as `policy-{field}-error`.
 fn field_error(workbench: RwSignal<Workbench>, field: &'static str) -> impl IntoView {
@@ -38,6 +41,7 @@ pub(super) fn PolicyEditor() -> impl IntoView {
     let format = Memo::new(move |_| workbench.with(|w| w.policy.format));
     let fold = Memo::new(move |_| workbench.with(|w| w.policy.fold));
     let prompt_edited = Memo::new(move |_| workbench.with(|w| w.policy.prompt_edited()));
+    let tokens = use_context::<TokenService>();
     view! {
         <section class="card policy-editor" aria-label="Memory policy" data-testid="policy-editor">
             <h3>"Memory policy"</h3>
@@ -275,6 +279,25 @@ pub(super) fn PolicyEditor() -> impl IntoView {
                     .map(|e| view! { <p class="error" data-testid="fact-error" role="alert">{e}</p> })
             }}
             <SummarySettings />
+            <ExportPolicy
+                policy=Signal::derive(move || workbench.with(|w| w.policy.build().map(|(p, _)| p)))
+                facts=Signal::derive(move || workbench.with(|w| w.policy.facts.clone()))
+                conversation=Signal::derive(move || {
+                    let counter = tokens.map(|t| {
+                        // Reading the generation recounts the conversation when a vocabulary arrives.
+                        t.generation();
+                        t.counter()
+                    });
+                    workbench.with(|w| match &counter {
+                        Some(c) => on_screen_input(w.on_screen().memory(), c),
+                        None => on_screen_input(w.on_screen().memory(), &crate::engine::message::WordCounter),
+                    })
+                })
+                on_import=Callback::new(move |policy| {
+                    workbench.update(|w| w.import_policy(policy));
+                    Ok(())
+                })
+            />
         </section>
     }
 }

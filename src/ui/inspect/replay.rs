@@ -20,6 +20,7 @@ use crate::view::inspect::{InspectView, replay_result};
 use super::edition_list::EditionList;
 use super::live_replay::LiveReplay;
 use crate::ui::widgets::exact_policy::ExactPolicy;
+use crate::ui::widgets::export_policy::ExportPolicy;
 
 /// A dry run of this conversation, with its real turn sizes, under a policy the user edits,
 /// and an offline replay of its messages under that policy into a new session.
@@ -104,7 +105,7 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
                         }
                     }>
                         {ReplayKind::ALL.into_iter().map(|k| view! {
-                            <option value=k.slug() selected=k == start.trigger.kind>{k.slug()}</option>
+                            <option value=k.slug() selected=move || kind.get() == k>{k.slug()}</option>
                         }).collect_view()}
                     </select>
                 </label>
@@ -137,7 +138,7 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
                         }
                     }>
                         {Placement::CHOICES.iter().map(|&(p, slug, label)| view! {
-                            <option value=slug selected=p == start.placement>{label}</option>
+                            <option value=slug selected=move || form.with(|f| f.placement == p)>{label}</option>
                         }).collect_view()}
                     </select>
                 </label>
@@ -149,7 +150,7 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
                         }
                     }>
                         {FoldMode::CHOICES.iter().map(|&(m, slug, label)| view! {
-                            <option value=slug selected=m == start.fold>{label}</option>
+                            <option value=slug selected=move || form.with(|f| f.fold == m)>{label}</option>
                         }).collect_view()}
                     </select>
                 </label>
@@ -161,7 +162,7 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
                         }
                     }>
                         {PresetId::BUILT_IN.into_iter().chain((!PresetId::BUILT_IN.contains(&recorded_preset)).then_some(recorded_preset)).map(|p| view! {
-                            <option value=p.slug() selected=p == recorded_preset>{p.label()}</option>
+                            <option value=p.slug() selected=move || form.with(|f| f.preset == p)>{p.label()}</option>
                         }).collect_view()}
                     </select>
                 </label>
@@ -192,6 +193,16 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
                 />
                 </fieldset>
             </form>
+            <ExportPolicy
+                policy=Signal::derive(move || policy.get().map_err(|e| e.to_string()))
+                facts=Signal::derive(move || session.with_value(|s| s.pinned.clone()))
+                conversation=Signal::derive(move || sized.with(|v| v.sizes.clone()))
+                on_import=Callback::new(move |policy| {
+                    form.set(ReplayPolicy::of(&policy));
+                    replayed.set(None);
+                    Ok(())
+                })
+            />
             <p>
                 <button type="button" data-testid="replay-run" on:click=run disabled=move || policy.with(|p| p.is_err()) || running()>
                     "Replay offline (extractive summariser)"

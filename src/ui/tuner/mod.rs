@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 
+use crate::app::export::show_in_route;
 use crate::app::workbench::Workbench;
 use crate::engine::models::{MODEL_WINDOWS, model_of};
 use crate::engine::peers::{PEER_PRESETS, Prices};
@@ -11,11 +12,14 @@ use crate::engine::schedule::ScheduleInput;
 use crate::route::{Route, TriggerKind};
 use crate::ui::run::library_sync::Sessions;
 use crate::ui::run::token_service::TokenService;
+use crate::ui::widgets::export_policy::ExportPolicy;
 use crate::ui::widgets::tokens_chart::{ChartLines, TokensChart, chart_width};
 use crate::view::chart::{LineChart, Series, format_tokens};
+use crate::view::export::tuner_policy;
 use crate::view::tuner::{
     Compared, DEFAULT_TURNS, FieldProblem, LastValid, Tuner, TunerRun, compare_policies_on,
     comparison_window, conversation_options, csv_link, field_problem, on_screen_input,
+    simulated_input,
 };
 use crate::view::tuner_conversation::{
     TunerConversation, chart_caption, on_screen_turns, session_input,
@@ -145,6 +149,23 @@ pub fn TunerTab() -> impl IntoView {
                     .into_any(),
                 }}
             </form>
+            // The Tuner's trigger with the rest of the policy panel's policy, on the
+            // conversation chosen above.
+            <ExportPolicy
+                policy=Signal::derive(move || match workbench {
+                    Some(w) => w.with(|w| route.with(|r| tuner_policy(r, w.current_policy()))),
+                    None => Err("there is no policy on screen".to_owned()),
+                })
+                facts=Signal::derive(move || workbench.map(|w| w.with(|w| w.policy.facts.clone())).unwrap_or_default())
+                conversation=Signal::derive(move || conversation.get().unwrap_or_else(|| route.with(simulated_input)))
+                on_import=Callback::new(move |policy: crate::engine::policy::Policy| {
+                    let shown = route.try_update(|r| show_in_route(r, &policy)).unwrap_or(Ok(()));
+                    if let Some(w) = workbench {
+                        w.update(|w| w.import_policy(policy));
+                    }
+                    shown
+                })
+            />
             {move || {
                 tuner.with(|t| match (&t.outcome, &t.last_valid) {
                     (Ok(run), _) => {

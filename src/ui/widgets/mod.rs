@@ -7,6 +7,8 @@
 //! - `markdown.rs`: an assistant reply rendered from its Markdown tree;
 //! - `window_view.rs`: the context window of one request (Chat and Inspect's replay);
 //! - `tokens_chart.rs`: tokens per request, three ways (Tuner and Inspect's replay);
+//! - `export_policy.rs`: the policy on screen exported as a snippet (Tuner, the policy panel,
+//!   Inspect's replay form);
 //! - `summary_settings.rs`: the summariser's generation fields (Chat's policy panel and Settings);
 //! - `token_estimate_note.rs`: the note that counts are estimates until the vocabulary loads;
 //! - `store_alerts.rs`, `remote_notice.rs`: the storage alerts and another tab's change;
@@ -19,6 +21,7 @@
 
 pub mod edition_card;
 pub mod exact_policy;
+pub mod export_policy;
 pub mod lesson_bar;
 pub mod markdown;
 pub mod offline_notice;

@@ -4,6 +4,7 @@
 
 pub mod chat;
 pub mod editions;
+pub mod export;
 pub mod inspect;
 pub mod lesson;
 pub mod query;

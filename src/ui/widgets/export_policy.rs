@@ -1,0 +1,241 @@
+//! `ExportPolicy`: the "Export policy" button and the panel it opens, drawn the same in the
+//! Tuner, the Chat tab's policy panel and Inspect's replay form. What it shows is
+//! [`crate::view::export`]'s; this draws it, copies and downloads the snippet, reads a policy
+//! JSON back into its host, and loads the syntax highlighter once the panel is first opened
+//! (`www/highlight.mjs`, copied into the dist by `scripts/highlight.py`). A dist built without
+//! the highlighter shows the code plain.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+
+use crate::engine::export::Target;
+use crate::engine::facts::PinnedFact;
+use crate::engine::policy::Policy;
+use crate::engine::schedule::ScheduleInput;
+use crate::engine::settings::Settings;
+use crate::ui::widgets::tokens_chart::{ChartLines, chart_width};
+use crate::view::chart::LineChart;
+use crate::view::export::{
+    COPIED, ExportInputs, NOT_COPIED, export_view, read_policy, target_options,
+};
+
+/// The button that opens the panel, and the panel. `policy` is the host's policy on screen (or
+/// why its form yields none), `conversation` the sizes of the conversation on screen, which the
+/// schedule sentence and the chart play, and
+/// `on_import`, where the host takes a policy read back from JSON.
+#[component]
+pub fn ExportPolicy(
+    #[prop(into)] policy: Signal<Result<Policy, String>>,
+    #[prop(into)] facts: Signal<Vec<PinnedFact>>,
+    #[prop(into)] conversation: Signal<ScheduleInput>,
+    on_import: Callback<Policy, Result<(), String>>,
+) -> impl IntoView {
+    let settings = expect_context::<RwSignal<Settings>>();
+    let open = RwSignal::new(false);
+    let target = RwSignal::new(Target::ALL[0]);
+    let shown = Memo::new(move |_| {
+        open.get().then(|| {
+            policy.get().map(|p| {
+                let (facts, conversation) = (facts.get(), conversation.get());
+                settings.with(|settings| {
+                    let inputs = ExportInputs {
+                        settings,
+                        facts: &facts,
+                        conversation: &conversation,
+                    };
+                    export_view(target.get(), &p, &inputs)
+                })
+            })
+        })
+    });
+    let copied = RwSignal::new(None::<String>);
+    let imported = RwSignal::new(None::<Result<(), String>>);
+    let pasted = RwSignal::new(String::new());
+    let import = move |place: &str, text: &str| {
+        let outcome = read_policy(place, text).and_then(|p| on_import.run(p));
+        imported.set(Some(outcome));
+    };
+    let code = NodeRef::<leptos::html::Code>::new();
+    // The code and its language are written here, then handed to the highlighter when it has
+    // loaded: it rebuilds the element from text nodes, so Leptos must not own the element's
+    // children, and the language must be the new one before it looks.
+    Effect::new(move |_| {
+        let Some(element) = code.get() else { return };
+        let (text, language) = shown.with(|s| {
+            s.as_ref()
+                .and_then(|v| v.as_ref().ok())
+                .map_or((None, ""), |v| (Some(v.code.clone()), v.language))
+        });
+        let _ = element.set_attribute("data-language", language);
+        element.set_text_content(text.as_deref());
+        highlight(&element);
+    });
+    let copy = move |_| {
+        let Some(text) = shown.with_untracked(|s| {
+            s.as_ref()
+                .and_then(|v| v.as_ref().ok())
+                .map(|v| v.code.clone())
+        }) else {
+            return;
+        };
+        spawn_local(async move { copied.set(Some(copy_text(&text).await)) });
+    };
+    view! {
+        <p>
+            <button type="button" data-testid="export-policy" aria-expanded=move || open.get().to_string()
+                on:click=move |_| {
+                    load_highlighter();
+                    open.update(|o| *o = !*o);
+                }>
+                "Export policy"
+            </button>
+        </p>
+        {move || open.get().then(|| view! {
+            <section class="card export" aria-label="Export policy">
+                <h4>"Export this policy as code"</h4>
+                <label>"Target "
+                    <select data-testid="export-target" on:change=move |ev| {
+                        if let Some(t) = Target::from_slug(&event_target_value(&ev)) {
+                            target.set(t);
+                            copied.set(None);
+                        }
+                    }>
+                        {target_options().into_iter().map(|(slug, label)| view! {
+                            <option value=slug selected=move || target.get().slug() == slug>{label}</option>
+                        }).collect_view()}
+                    </select>
+                </label>
+                {move || shown.get().map(|view| match view {
+                    Err(reason) => view! {
+                        <p class="param-error" role="alert" data-testid="export-error">
+                            "The form does not yield a policy to export: " {reason}
+                        </p>
+                    }.into_any(),
+                    Ok(v) => view! { <Exactness view=v.clone() /> }.into_any(),
+                })}
+                <pre class="export-code"><code node_ref=code data-testid="export-code"></code></pre>
+                <p class="controls">
+                    <button type="button" data-testid="export-copy" on:click=copy>"Copy"</button>
+                    {move || shown.with(|s| s.as_ref().and_then(|v| v.as_ref().ok()).map(|v| view! {
+                        <a data-testid="export-download" href=v.download_href.clone() download=v.file_name>
+                            "Download " {v.file_name}
+                        </a>
+                    }))}
+                    {move || copied.get().map(|note| view! { <span role="status" data-testid="export-copied">{note}</span> })}
+                </p>
+                <details class="export-import">
+                    <summary data-testid="export-import-open">"Import a policy JSON"</summary>
+                    <p class="hint">"The JSON target reads back here: paste it or choose its file, and the form above takes its policy."</p>
+                    <textarea rows="4" data-testid="export-import-text" aria-label="Policy JSON"
+                        prop:value=move || pasted.get()
+                        on:input=move |ev| pasted.set(event_target_value(&ev))></textarea>
+                    <p class="controls">
+                        <button type="button" data-testid="export-import"
+                            on:click=move |_| import("the pasted text", &pasted.get_untracked())>
+                            "Import the pasted JSON"
+                        </button>
+                        <input type="file" accept=".json,application/json" data-testid="export-import-file"
+                            aria-label="Policy JSON file"
+                            on:change=move |ev| {
+                                let input: web_sys::HtmlInputElement = event_target(&ev);
+                                if let Some(file) = input.files().and_then(|f| f.get(0)) {
+                                    imported.set(None);
+                                    spawn_local(async move {
+                                        let name = file.name();
+                                        match JsFuture::from(file.text()).await {
+                                            Ok(text) => import(&name, &text.as_string().unwrap_or_default()),
+                                            Err(_) => imported.set(Some(Err(format!("{name}: the browser could not read the file")))),
+                                        }
+                                    });
+                                }
+                                input.set_value("");
+                            } />
+                    </p>
+                    {move || imported.get().map(|outcome| match outcome {
+                        Ok(()) => view! { <p role="status" data-testid="export-imported">"Imported: the form above now holds this policy."</p> }.into_any(),
+                        Err(reason) => view! { <p class="param-error" role="alert" data-testid="export-import-error">{reason}</p> }.into_any(),
+                    })}
+                </details>
+            </section>
+        })}
+    }
+}
+
+/// How exact the snippet is, and when it is not, what differs, what that does to the schedule,
+/// and both dry runs in one chart.
+#[component]
+fn Exactness(view: crate::view::export::ExportView) -> impl IntoView {
+    let chart =
+        (!view.chart.is_empty()).then(|| LineChart::new(view.chart.clone(), chart_width(), 160.0));
+    view! {
+        <div data-testid="export-exactness" data-exact=view.exact.to_string()>
+            <p>{view.verdict}</p>
+            {(!view.differences.is_empty()).then(|| view! {
+                <ul>{view.differences.into_iter().map(|d| view! { <li>{d}</li> }).collect_view()}</ul>
+            })}
+            {view.schedule.map(|s| view! { <p data-testid="export-schedule">{s}</p> })}
+            {chart.map(|chart| view! {
+                <figure class="chart">
+                    <ChartLines chart=chart.clone() label="Tokens per request: your policy and the snippet's" />
+                    <figcaption>
+                        {chart.lines.iter().map(|(series, _)| view! {
+                            <span class=format!("key {}", series.class)>{series.label}</span>
+                        }).collect_view()}
+                        " — tokens per request on the conversation on screen."
+                    </figcaption>
+                </figure>
+            })}
+        </div>
+    }
+}
+
+/// Adds the highlighter's module to the page once; a dist without it answers 404, and the code
+/// stays plain.
+fn load_highlighter() {
+    let document = document();
+    if document.get_element_by_id("sm-highlight").is_some() {
+        return;
+    }
+    let Ok(script) = document.create_element("script") else {
+        return;
+    };
+    script.set_id("sm-highlight");
+    let _ = script.set_attribute("type", "module");
+    let _ = script.set_attribute("src", "highlight/highlight.mjs");
+    if let Some(body) = document.body() {
+        let _ = body.append_child(&script);
+    }
+}
+
+/// Hands `element` to the highlighter, when it has loaded (it highlights what is on the page
+/// itself when it arrives).
+fn highlight(element: &web_sys::HtmlElement) {
+    let global = js_sys::global();
+    if let Ok(f) = js_sys::Reflect::get(&global, &JsValue::from_str("smHighlight"))
+        && let Ok(f) = f.dyn_into::<js_sys::Function>()
+    {
+        let _ = f.call1(&JsValue::NULL, element);
+    }
+}
+
+/// Writes `text` to the clipboard; the note says whether it did.
+async fn copy_text(text: &str) -> String {
+    let clipboard = js_sys::Reflect::get(&window().navigator(), &JsValue::from_str("clipboard"))
+        .ok()
+        .filter(|c| !c.is_undefined());
+    let write = clipboard.as_ref().and_then(|c| {
+        let f = js_sys::Reflect::get(c, &JsValue::from_str("writeText")).ok()?;
+        let f = f.dyn_into::<js_sys::Function>().ok()?;
+        f.call1(c, &JsValue::from_str(text))
+            .ok()?
+            .dyn_into::<js_sys::Promise>()
+            .ok()
+    });
+    let copied = match write {
+        Some(promise) => JsFuture::from(promise).await.is_ok(),
+        None => false,
+    };
+    if copied { COPIED } else { NOT_COPIED }.to_owned()
+}
