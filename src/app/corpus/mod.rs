@@ -10,6 +10,8 @@
 //!
 //! The run is generic over the row type so that it knows nothing of what a worker measures.
 
+pub mod wire;
+
 use std::ops::Range;
 
 use thiserror::Error;
