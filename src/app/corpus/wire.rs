@@ -39,6 +39,18 @@ pub enum ColumnWire {
     },
 }
 
+/// What a worker says back.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum FromWorker<R> {
+    /// The vocabulary is loaded and the columns read: batches may come.
+    Ready,
+    /// The worker cannot go on (its vocabulary or columns did not load, or a batch broke).
+    Failed { reason: String },
+    /// One answer per conversation of the batch, in its order.
+    Answers { answers: Vec<Answer<R>> },
+}
+
 /// One conversation of a batch, borrowed from the batch's bytes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Item<'a> {
