@@ -6,6 +6,7 @@
 
 pub mod checks;
 pub mod compare;
+pub mod corpus;
 pub mod demo;
 pub mod drift;
 pub mod edition;
@@ -19,6 +20,7 @@ pub mod peers;
 pub mod policy;
 pub mod prompts;
 pub mod recording;
+pub mod replay;
 pub mod schedule;
 pub mod scripted;
 pub mod sections;

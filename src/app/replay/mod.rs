@@ -4,7 +4,7 @@
 //! [`ReplayForm::of`] is the one mapping from a trigger to the form, so every trigger kind,
 //! message count included, replays as itself. [`ReplayPolicy`] is the rest of the policy a
 //! replay can change (placement, fold mode, prompt preset, word limit, summary budget, and the
-//! numbers a kind has beyond two). [`Replayer`] (in `run.rs`) plays the session's own messages
+//! numbers a kind has beyond two). [`Replayer`] (in `engine::replay`) plays the session's own messages
 //! again under it into a new session, with the built-in extractive summariser
 //! ([`replay_offline`]) or the endpoint's summariser model (Inspect's live replay, priced first
 //! by [`estimate`]): the original is never changed.
@@ -13,9 +13,9 @@ use crate::app::exact_form::ExactForm;
 use crate::engine::policy::{FoldMode, Placement, Policy, PolicyError, Trigger, TriggerKind};
 use crate::engine::prompts::{PresetId, PromptSpec};
 
-mod run;
-
-pub use run::{
+// The replay's run is pure engine code (the corpus comparison runs it too), so it lives in
+// `engine::replay`; these names stay for the tab's callers.
+pub use crate::engine::replay::{
     LiveEstimate, Progress, ReplayError, ReplayStatus, Replayer, SummaryCost, estimate,
     replay_offline,
 };

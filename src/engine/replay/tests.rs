@@ -1,5 +1,4 @@
 use super::*;
-use crate::app::replay::tests::archive_texts;
 use crate::engine::memory::CommitMeta;
 use crate::engine::message::{ToolCall, WordCounter};
 use crate::engine::policy::Trigger;
@@ -315,4 +314,14 @@ fn a_replay_under_an_exact_policy_folds_where_the_dry_run_does() {
             policy.exact
         );
     }
+}
+
+/// The text of every archived message, in order: what a replay must carry over.
+fn archive_texts(session: &Session) -> Vec<String> {
+    session
+        .memory
+        .archive()
+        .iter()
+        .map(|m| m.content.clone())
+        .collect()
 }

@@ -321,10 +321,23 @@ pub fn replay_offline(
     counter: &dyn CountTokens,
     name: impl Into<String>,
 ) -> Result<Session, ReplayError> {
+    Ok(replay_extractive(session, policy, counter, name)?.0)
+}
+
+/// [`replay_offline`], with what the replay sent and received: the summaries committed and
+/// the summariser's tokens both ways, as this app counts them (the corpus comparison's
+/// summariser columns).
+pub fn replay_extractive(
+    session: &Session,
+    policy: Policy,
+    counter: &dyn CountTokens,
+    name: impl Into<String>,
+) -> Result<(Session, Progress), ReplayError> {
     let (replayer, _) = run_extractive(session, policy, counter, name)?;
-    Ok(replayer
+    let session = replayer
         .finished()
-        .expect("an extractive replay always runs to the end"))
+        .expect("an extractive replay always runs to the end");
+    Ok((session, replayer.progress))
 }
 
 /// Runs the whole replay with the extractive summariser; also returns each request's tokens.
