@@ -52,7 +52,9 @@ mod worker {
                 let bytes = Uint8Array::new(buffer).to_vec();
                 post(&batch(&bytes));
             } else {
-                post(&failed("the page sent a message that is neither text nor bytes"));
+                post(&failed(
+                    "the page sent a message that is neither text nor bytes",
+                ));
             }
         });
         scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
@@ -94,7 +96,10 @@ mod worker {
             .map_err(|_| format!("the vocabulary {url} could not be fetched"))?;
         let response: web_sys::Response = fetched.unchecked_into();
         if !response.ok() {
-            return Err(format!("the server answered {} for {url}", response.status()));
+            return Err(format!(
+                "the server answered {} for {url}",
+                response.status()
+            ));
         }
         let promise = response
             .array_buffer()

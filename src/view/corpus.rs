@@ -61,7 +61,12 @@ pub struct CorpusTable {
 pub fn table(rows: &[Row], columns: &[Column], prices: &Prices, progress: Progress) -> CorpusTable {
     let summaries = summarise(rows, columns);
     let lines: Vec<PolicyLine> = summaries.iter().map(|s| line(s, prices)).collect();
-    let widest = lines.iter().map(|l| l.tokens_sent).max().unwrap_or(0).max(1);
+    let widest = lines
+        .iter()
+        .map(|l| l.tokens_sent)
+        .max()
+        .unwrap_or(0)
+        .max(1);
     let bars = lines
         .iter()
         .map(|l| Bar {
@@ -116,7 +121,7 @@ pub fn grouped(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -167,6 +172,83 @@ fn line(summary: &Summary, prices: &Prices) -> PolicyLine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::engine::corpus::CorpusSettings;
+    use crate::engine::corpus::measure;
+    use crate::engine::message::WordCounter;
+    use crate::engine::session::fixture::verbatim;
+
+    #[test]
+    fn the_table_has_a_line_per_policy_and_says_when_it_covers_part_of_the_corpus() {
+        let columns = vec![
+            Column::preset("langchain-summary-buffer", 3_000).unwrap(),
+            Column::preset("claude-code", 3_000).unwrap(),
+        ];
+        let settings = CorpusSettings {
+            window: 3_000,
+            summary_tokens: 150,
+            replay: false,
+        };
+        let rows: Vec<Row> = [30, 80]
+            .into_iter()
+            .enumerate()
+            .flat_map(|(i, n)| {
+                measure(
+                    "library",
+                    i as u32,
+                    &verbatim(n),
+                    &columns,
+                    &settings,
+                    &WordCounter,
+                )
+                .unwrap()
+            })
+            .collect();
+        let free = Prices {
+            chat_in_per_mtok: 0.0,
+            summary_in_per_mtok: 0.0,
+            summary_out_per_mtok: 0.0,
+        };
+        let t = table(&rows, &columns, &free, Progress { done: 2, total: 5 });
+        assert_eq!(
+            t.lines
+                .iter()
+                .map(|l| l.policy.as_str())
+                .collect::<Vec<_>>(),
+            ["langchain-summary-buffer", "claude-code"]
+        );
+        assert_eq!(t.lines[0].cost, "$0.00");
+        let sent: u64 = rows[..]
+            .iter()
+            .filter(|r| r.policy == "claude-code")
+            .map(Row::tokens_sent)
+            .sum();
+        assert_eq!(t.lines[1].tokens_sent, sent);
+        assert!(t.bars.iter().any(|b| b.percent == 100.0));
+        assert_eq!(
+            t.partial.as_deref(),
+            Some("Stopped: this table covers 2 of the 5 conversations, the ones done before Stop.")
+        );
+        // The worst conversation by tokens sent is the longer one, named and indexed.
+        let worst = t.lines[0]
+            .spread
+            .iter()
+            .find(|d| d.metric == crate::engine::corpus::Metric::TokensSent.label())
+            .unwrap();
+        assert_eq!(worst.worst_at.as_ref().map(|w| w.0), Some(1));
+        let csv = t
+            .csv_link
+            .strip_prefix("data:text/csv;charset=utf-8,")
+            .unwrap();
+        let csv = percent_encoding::percent_decode_str(csv)
+            .decode_utf8()
+            .unwrap();
+        assert_eq!(csv, rows_csv(&rows));
+        assert_eq!(
+            table(&rows, &columns, &free, Progress { done: 2, total: 2 }).partial,
+            None
+        );
+    }
 
     #[test]
     fn numbers_are_grouped_by_thousands() {

@@ -11,6 +11,7 @@
 //! The run is generic over the row type so that it knows nothing of what a worker measures.
 
 pub mod wire;
+pub mod work;
 
 use std::ops::Range;
 

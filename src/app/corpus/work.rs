@@ -101,3 +101,138 @@ pub fn batch_of<'a>(first: usize, sessions: impl IntoIterator<Item = (&'a str, &
         text,
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::corpus::CorpusRun;
+    use crate::engine::corpus::sort_rows;
+    use crate::engine::message::WordCounter;
+    use crate::engine::policy::Trigger;
+    use crate::engine::session::fixture::verbatim;
+
+    fn init(columns: Vec<ColumnWire>) -> WorkerInit {
+        WorkerInit {
+            vocab_url: String::new(),
+            encoding: "o200k_base".into(),
+            columns,
+            settings: serde_json::to_value(CorpusSettings {
+                window: 3_000,
+                summary_tokens: 150,
+                replay: true,
+            })
+            .unwrap(),
+        }
+    }
+
+    fn yours() -> Policy {
+        Policy::new(Trigger::Turns {
+            max_turns: 6,
+            keep: 2,
+        })
+        .unwrap()
+    }
+
+    fn wires() -> Vec<ColumnWire> {
+        vec![
+            column_wire(corpus::YOURS, "Yours", &yours()).unwrap(),
+            ColumnWire::Preset {
+                slug: "langchain-summary-buffer".into(),
+            },
+            ColumnWire::Preset {
+                slug: "claude-code".into(),
+            },
+        ]
+    }
+
+    #[test]
+    fn a_policy_crosses_to_the_worker_unchanged() {
+        let prepared = Prepared::from_init(&init(wires()), &WordCounter).unwrap();
+        assert_eq!(prepared.columns[0].policy, yours());
+        assert_eq!(prepared.columns[0].id, "yours");
+        assert_eq!(
+            prepared.columns[2],
+            Column::preset("claude-code", 3_000).unwrap()
+        );
+    }
+
+    #[test]
+    fn a_preset_that_does_not_exist_is_refused_by_its_column() {
+        let bad = init(vec![ColumnWire::Preset {
+            slug: "nobody".into(),
+        }]);
+        assert_eq!(
+            Prepared::from_init(&bad, &WordCounter).unwrap_err(),
+            "column 0: no peer preset is called nobody"
+        );
+    }
+
+    /// The whole path a worker takes (a session written into a batch, read back, imported and
+    /// measured), on a pool of three answering in reverse, gives the rows of measuring each
+    /// session directly on one thread.
+    #[test]
+    fn batches_on_a_pool_give_the_rows_of_one_thread() {
+        let sessions: Vec<Session> = [3, 12, 40, 7, 90, 25, 1, 60]
+            .into_iter()
+            .map(verbatim)
+            .collect();
+        let prepared = Prepared::from_init(&init(wires()), &WordCounter).unwrap();
+        let mut direct: Vec<Row> = sessions
+            .iter()
+            .enumerate()
+            .flat_map(|(i, s)| {
+                corpus::measure(
+                    "library",
+                    i as u32,
+                    s,
+                    &prepared.columns,
+                    &prepared.settings,
+                    &WordCounter,
+                )
+                .unwrap()
+            })
+            .collect();
+        let mut run = CorpusRun::new(sessions.len(), 3, 2);
+        let mut out = run.start();
+        while let Some(d) = out.pop() {
+            let bytes = batch_of(
+                d.range.start,
+                sessions[d.range.clone()].iter().map(|s| ("library", s)),
+            );
+            let answers = prepared.measure_batch(&bytes, &WordCounter).unwrap();
+            let rows = answers.into_iter().map(Result::unwrap).collect();
+            out.extend(run.finished(d.worker, rows).unwrap());
+        }
+        let rows = run.rows();
+        assert_eq!(rows, direct);
+        sort_rows(&mut direct, &prepared.columns);
+        assert_eq!(rows, direct, "the run's order is the CSV's order");
+    }
+
+    #[test]
+    fn a_conversation_that_does_not_import_is_answered_with_its_place_and_the_rest_go_on() {
+        let prepared = Prepared::from_init(&init(wires()), &WordCounter).unwrap();
+        let good = export_compact(&verbatim(4), 0, "");
+        let bytes = encode_batch([
+            Item {
+                index: 5,
+                source: "library",
+                text: "{not json",
+            },
+            Item {
+                index: 6,
+                source: "library",
+                text: &good,
+            },
+        ]);
+        let answers = prepared.measure_batch(&bytes, &WordCounter).unwrap();
+        assert!(
+            answers[0]
+                .as_ref()
+                .unwrap_err()
+                .starts_with("library [5]: the conversation does not read"),
+            "{answers:?}"
+        );
+        assert_eq!(answers[1].as_ref().unwrap().len(), 3);
+    }
+}

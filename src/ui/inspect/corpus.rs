@@ -53,9 +53,7 @@ pub fn CorpusCompare() -> impl IntoView {
                 .collect::<Vec<_>>()
         })
     });
-    let running = move || {
-        status.with(|s| s.as_ref().is_some_and(|s| s.phase == Phase::Running))
-    };
+    let running = move || status.with(|s| s.as_ref().is_some_and(|s| s.phase == Phase::Running));
 
     let start = move |_| {
         error.set(None);
@@ -123,9 +121,8 @@ pub fn CorpusCompare() -> impl IntoView {
     let result = Memo::new(move |_| {
         status.with(|s| {
             let s = s.as_ref()?;
-            (s.phase != Phase::Running).then(|| {
-                run_columns.with_value(|c| table(&s.rows, c, &prices.get(), s.progress))
-            })
+            (s.phase != Phase::Running)
+                .then(|| run_columns.with_value(|c| table(&s.rows, c, &prices.get(), s.progress)))
         })
     });
     let open = move |index: u32| {

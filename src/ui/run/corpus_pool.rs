@@ -231,7 +231,11 @@ impl Inner {
 fn worker_url() -> Result<String, String> {
     web_sys::window()
         .and_then(|w| w.document())
-        .and_then(|d| d.query_selector("meta[name='sm-corpus-worker']").ok().flatten())
+        .and_then(|d| {
+            d.query_selector("meta[name='sm-corpus-worker']")
+                .ok()
+                .flatten()
+        })
         .and_then(|meta| meta.get_attribute("content"))
         .ok_or_else(|| "the page names no corpus worker: a build without scripts/worker.py".into())
 }
