@@ -90,7 +90,10 @@ pub fn column_wire(id: &str, label: &str, policy: &Policy) -> Result<ColumnWire,
 }
 
 /// The bytes of one batch: the sessions `first..` of the corpus, each with its source.
-pub fn batch_of<'a>(first: usize, sessions: impl IntoIterator<Item = (&'a str, &'a Session)>) -> Vec<u8> {
+pub fn batch_of<'a>(
+    first: usize,
+    sessions: impl IntoIterator<Item = (&'a str, &'a Session)>,
+) -> Vec<u8> {
     let texts: Vec<(&str, String)> = sessions
         .into_iter()
         .map(|(source, s)| (source, export_compact(s, 0, "")))
