@@ -24,6 +24,11 @@ pub fn export_compact(session: &Session, created_ms: u64, app_version: &str) -> 
     serde_json::to_string(&file).unwrap_or_default()
 }
 
+/// Writes a policy alone, as a session file stores it: what [`super::import_policy`] reads.
+pub fn export_policy(policy: &Policy) -> String {
+    serde_json::to_string_pretty(&policy_to_v1(policy)).unwrap_or_default()
+}
+
 /// Writes many sessions as one envelope file.
 pub fn export_all(sessions: &[Session], created_ms: u64, app_version: &str) -> String {
     let envelope = EnvelopeV2 {

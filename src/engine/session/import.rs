@@ -195,6 +195,36 @@ pub fn import_stored(bytes: &[u8], counter: &dyn CountTokens) -> Result<Session,
     Ok(sessions.remove(0))
 }
 
+/// [`read`] with no size cap, for the command-line tool: the cap guards the page against a file
+/// from elsewhere filling its memory, and a user's own machine reading a file they named has
+/// no such need.
+pub fn read_unbounded(bytes: &[u8], counter: &dyn CountTokens) -> Result<Read, ImportError> {
+    read_any(bytes, counter)
+}
+
+/// A policy alone, in the shape a session file stores it (the `session.policy` object): a bare
+/// policy object, or a whole session file whose policy is taken. Every fault names its JSON
+/// path, and the policy is validated.
+pub fn import_policy(bytes: &[u8]) -> Result<Policy, ImportError> {
+    let value: Value = serde_json::from_slice(bytes).map_err(|e| ImportError::Json {
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
+    })?;
+    let (value, prefix) = match value.pointer("/session/policy") {
+        Some(policy) => (policy.clone(), "session.policy"),
+        None => (value, ""),
+    };
+    policy_from_v1(typed(value, prefix)?, prefix).map_err(|e| match e {
+        // A fault of the whole policy (it does not validate) is named as the policy's.
+        ImportError::Invalid { path, reason } if path.is_empty() => ImportError::Invalid {
+            path: "the policy".into(),
+            reason,
+        },
+        e => e,
+    })
+}
+
 /// [`read`] with no size cap.
 fn read_any(bytes: &[u8], counter: &dyn CountTokens) -> Result<Read, ImportError> {
     let value: Value = match serde_json::from_slice(bytes) {
@@ -213,6 +243,13 @@ fn read_any(bytes: &[u8], counter: &dyn CountTokens) -> Result<Read, ImportError
             };
         }
     };
+    read_json(value, counter)
+}
+
+/// Reads a parsed JSON value as [`read`] reads a file's (a session file or envelope, or a
+/// transcript), with no size cap: for the command-line tool, which parses each line of a JSON
+/// Lines file of conversations once and reads it on its own.
+pub fn read_json(value: Value, counter: &dyn CountTokens) -> Result<Read, ImportError> {
     let is_session = value
         .get("format")
         .and_then(Value::as_str)

@@ -45,10 +45,11 @@ mod wire;
 mod tests;
 
 pub use domain::{CallKind, CallRecord, LiveRecord, Session, SessionSettings};
-pub use export::{export, export_all, export_compact};
+pub use export::{export, export_all, export_compact, export_policy};
 pub use fixture::synthetic;
 pub use import::{
-    ImportError, MAX_IMPORT_BYTES, Read, Source, import, import_all, import_stored, read,
+    ImportError, MAX_IMPORT_BYTES, Read, Source, import, import_all, import_policy, import_stored,
+    read, read_json, read_unbounded,
 };
 pub use wire::{ENVELOPE_FORMAT, FORMAT, FileV2 as WireFile, VERSION};
 

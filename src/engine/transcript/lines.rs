@@ -59,19 +59,7 @@ fn read_values(values: &[(usize, Value)]) -> Result<Transcript, TranscriptError>
             skipped: Vec::new(),
         });
     }
-    let whole = |v: &Value| {
-        [
-            "messages",
-            "input",
-            "mapping",
-            "chat_messages",
-            "conversations",
-            "conversation",
-        ]
-        .iter()
-        .any(|k| v.get(k).is_some())
-            || wrapper::unwrap(v).is_some()
-    };
+    let whole = is_whole;
     // A proxy's log holds requests that sent no body (health checks, model lists) between
     // the conversations: they are passed over, as they hold nothing to read.
     let bodiless = |v: &Value| wrapper::is_bodiless_record(v);
@@ -117,4 +105,20 @@ fn read_values(values: &[(usize, Value)]) -> Result<Transcript, TranscriptError>
         conversations: batch.conversations,
         skipped: batch.skipped,
     })
+}
+
+/// Whether a line is a whole conversation: a request body with `messages` or `input`, one
+/// ChatGPT or Claude.ai conversation, one ShareGPT record, or a proxy's record wrapping one.
+pub(super) fn is_whole(v: &Value) -> bool {
+    [
+        "messages",
+        "input",
+        "mapping",
+        "chat_messages",
+        "conversations",
+        "conversation",
+    ]
+    .iter()
+    .any(|k| v.get(k).is_some())
+        || wrapper::unwrap(v).is_some()
 }

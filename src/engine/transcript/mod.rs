@@ -55,6 +55,20 @@ use crate::engine::message::{MessageParts, Role};
 
 pub use lines::read_lines;
 
+/// How a reader may take a JSON Lines file whose first line is `first`: when it is a whole
+/// conversation (as [`read_lines`] reads a file of them), each line can be read on its own, so
+/// a file of any size streams line by line. A coding agent's log or a SillyTavern chat, whose
+/// lines are records of one conversation, is read whole.
+pub fn lines_stream(first: &Value) -> bool {
+    lines::is_whole(first) && agents::read(&[(1, first.clone())]).is_none()
+}
+
+/// Whether a line of a proxy's log is a request without a body (a health check, a model list),
+/// which [`read_lines`] passes over.
+pub fn is_bodiless_line(value: &Value) -> bool {
+    wrapper::is_bodiless_record(value)
+}
+
 /// The transcript formats this module reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Format {
