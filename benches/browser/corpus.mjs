@@ -64,8 +64,13 @@ const done = arguments[arguments.length - 1];
   });
   const start = (n) => Promise.all(Array.from({ length: n }, () => new Promise((ok, no) => {
     const w = new Worker(loader);
-    w.onmessage = (e) => { const m = JSON.parse(e.data); m.kind === 'ready' ? ok(w) : no(new Error(m.reason)); };
-    w.postMessage(init);
+    w.onerror = () => no(new Error('the corpus worker did not load'));
+    w.onmessage = (e) => {
+      const m = JSON.parse(e.data);
+      if (m.kind === 'started') w.postMessage(init);
+      else if (m.kind === 'ready') ok(w);
+      else no(new Error(m.reason));
+    };
   })));
   // Every conversation on n workers, 8 to a batch, each worker taking the next batch when done.
   const run = async (workers) => {

@@ -2,6 +2,7 @@
 //! page (no Leptos: Trunk builds it with the `corpus-worker` feature, which leaves the shell out
 //! of the library). The page's pool (`ui::run::corpus_pool`) starts one per core.
 //!
+//! Once its handler is set it says `started` (what the page posted before would be lost).
 //! It only moves bytes; what it does with them is `app::corpus::work`, tested natively:
 //! - a string is the [`WorkerInit`]: the worker fetches the vocabulary by the URL the page's
 //!   build named (the browser's cache or the service worker serves it), loads it, reads the
@@ -60,6 +61,7 @@ mod worker {
         scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         // The handler lives as long as the worker.
         on_message.forget();
+        post(&serde_json::to_string(&FromWorker::<Row>::Started).unwrap_or_default());
     }
 
     async fn init(text: String) {

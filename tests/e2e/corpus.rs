@@ -98,6 +98,7 @@ async fn a_thousand_conversations_compare_on_the_pool_with_progress_stop_and_the
         )
         .await;
     assert_eq!(first.total, CONVERSATIONS);
+    assert_eq!(first.phase, "running", "{first:?}");
     corpus.stop().await;
     let stopped = corpus
         .wait_progress(Duration::from_secs(5), "the run stopped", |p| {

@@ -1,5 +1,6 @@
 //! What the page and a corpus worker say to each other, as plain data both sides build and read.
 //!
+//! - `started`, the worker's first word, once its wasm listens; only then the page sends
 //! - [`WorkerInit`], sent once as JSON text: where the vocabulary is, the settings and the
 //!   columns. A column's policy travels as a session export holding no messages (the export
 //!   format is the app's one versioned written form of a policy, exact fields included), a
@@ -43,6 +44,10 @@ pub enum ColumnWire {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum FromWorker<R> {
+    /// Its wasm is running and listening. A message posted to a worker before its wasm has set
+    /// its handler is lost (the worker's script ends before the wasm is compiled, and the
+    /// browser delivers what waited to no handler), so the page sends the init only then.
+    Started,
     /// The vocabulary is loaded and the columns read: batches may come.
     Ready,
     /// The worker cannot go on (its vocabulary or columns did not load, or a batch broke).

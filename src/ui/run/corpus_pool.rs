@@ -48,6 +48,8 @@ struct Inner {
     /// The pool's size (the workers are dropped once the run ends).
     size: usize,
     ready: usize,
+    /// The init, sent to each worker once it says it has started.
+    init: String,
     /// The library ids of the corpus's sessions, in corpus order, with each one's source.
     corpus: Vec<(String, String)>,
     library: RwSignal<Library>,
@@ -97,6 +99,7 @@ impl CorpusPool {
                 workers: Vec::new(),
                 size: count,
                 ready: 0,
+                init,
                 corpus,
                 library,
                 status,
@@ -114,9 +117,8 @@ impl CorpusPool {
                 }
             });
             worker.set_onmessage(Some(handler.as_ref().unchecked_ref()));
-            worker
-                .post_message(&JsValue::from_str(&init))
-                .map_err(|_| "the corpus worker could not be sent its settings".to_owned())?;
+            // A worker whose script or wasm fails to load fires `error` and never speaks.
+            worker.set_onerror(Some(handler.as_ref().unchecked_ref()));
             let mut inner = pool.inner.borrow_mut();
             inner.workers.push(worker);
             inner.handlers.push(handler);
@@ -136,11 +138,27 @@ impl CorpusPool {
     }
 
     fn answered(&self, worker: usize, event: MessageEvent) {
-        let text = event.data().as_string().unwrap_or_default();
-        let message = serde_json::from_str::<FromWorker<Row>>(&text)
-            .map_err(|e| format!("its answer does not read: {e}"));
+        let message = if event.type_() == "error" {
+            Err("its script or wasm could not be loaded".to_owned())
+        } else {
+            let text = event.data().as_string().unwrap_or_default();
+            serde_json::from_str::<FromWorker<Row>>(&text)
+                .map_err(|e| format!("its answer does not read: {e}"))
+        };
         let mut inner = self.inner.borrow_mut();
         let dispatches = match message {
+            Ok(FromWorker::Started) => {
+                // After Stop the workers are gone, and a late word from one is ignored.
+                let init = JsValue::from_str(&inner.init);
+                if let Some(w) = inner.workers.get(worker)
+                    && w.post_message(&init).is_err()
+                {
+                    inner
+                        .run
+                        .failed(worker, "it could not be sent its settings");
+                }
+                Vec::new()
+            }
             Ok(FromWorker::Ready) => {
                 inner.ready += 1;
                 if inner.ready == inner.size {
@@ -211,10 +229,11 @@ impl Inner {
         let array = Uint8Array::from(bytes.as_slice());
         let buffer = array.buffer();
         let transfer = Array::of1(&buffer);
-        if self.workers[dispatch.worker]
-            .post_message_with_transfer(&buffer, &transfer)
-            .is_err()
-        {
+        let posted = self
+            .workers
+            .get(dispatch.worker)
+            .map(|w| w.post_message_with_transfer(&buffer, &transfer).is_ok());
+        if posted == Some(false) {
             self.run
                 .failed(dispatch.worker, "the batch could not be posted to it");
         }

@@ -98,12 +98,16 @@ impl<'a> CorpusPage<'a> {
     ) -> CorpusProgress {
         let deadline = Instant::now() + patience;
         loop {
-            if let Ok(Some(p)) = self.try_progress().await
-                && test(&p)
+            let last = self.try_progress().await.ok().flatten();
+            if let Some(p) = &last
+                && test(p)
             {
-                return p;
+                return p.clone();
             }
-            assert!(Instant::now() < deadline, "timed out waiting for {what}");
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {what}; the progress is {last:?}"
+            );
             pause(50).await;
         }
     }
