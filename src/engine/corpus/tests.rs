@@ -93,7 +93,7 @@ fn the_dry_run_columns_are_the_schedule_of_the_conversations_turns() {
         "s",
         0,
         &session,
-        &[column.clone()],
+        std::slice::from_ref(&column),
         &settings(false),
         &WordCounter,
     )
@@ -161,7 +161,7 @@ fn the_replay_counts_the_summariser_requests_as_the_live_replay_estimate_does() 
         "s",
         0,
         &session,
-        &[column.clone()],
+        std::slice::from_ref(&column),
         &settings(true),
         &WordCounter,
     )
@@ -392,10 +392,12 @@ fn a_preset_column_is_found_by_slug_and_an_unknown_slug_is_none() {
 
 #[test]
 fn an_invalid_policy_is_refused_as_a_column_with_the_policys_reason() {
-    let mut policy = Policy::default();
-    policy.trigger = Trigger::Turns {
-        max_turns: 2,
-        keep: 5,
+    let policy = Policy {
+        trigger: Trigger::Turns {
+            max_turns: 2,
+            keep: 5,
+        },
+        ..Policy::default()
     };
     let err = Column::new("bad", "Bad", policy.clone()).unwrap_err();
     assert_eq!(err, policy.validate().unwrap_err());
