@@ -58,7 +58,7 @@ const done = arguments[arguments.length - 1];
   };
   const init = JSON.stringify({
     vocab_url: vocab, encoding: 'o200k_base',
-    columns: ['langchain-summary-buffer', 'langchain-v1-middleware', 'openai-agents-session', 'claude-code']
+    columns: ['langchain-summary-buffer', 'langchain-v1-middleware', 'openai-cookbook-session', 'claude-code']
       .map((slug) => ({ kind: 'preset', slug })),
     settings: { window: 128000, summary_tokens: 150, replay },
   });

