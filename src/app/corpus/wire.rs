@@ -7,8 +7,12 @@
 //!   peer preset by its slug.
 //! - A batch, sent as bytes the page transfers (not copies) to the worker ([`encode_batch`],
 //!   [`decode_batch`]): per conversation its index in the corpus, its source and its session
-//!   export text, each length-prefixed. `benches/browser/corpus.mjs` measured this against
-//!   posting the texts as JavaScript strings; the numbers are in `benches/browser/README.md`.
+//!   export text, each length-prefixed. Chosen because the page's wasm already holds the text
+//!   as UTF-8, so a batch is one copy out of wasm memory and a transfer that copies nothing,
+//!   where strings would be re-encoded to UTF-16 and structured-cloned. Not yet settled by
+//!   numbers: `benches/browser/corpus.mjs` times both hand-overs from JavaScript, where the
+//!   bytes pay a TextEncoder the page does not (0.2 MB: strings 0.2 ms, bytes 2.4 ms, on a
+//!   loaded 2-core machine), so the page's own path is still to be measured.
 //! - The answer, JSON text: per conversation its rows, or why it could not be measured.
 
 use serde::{Deserialize, Serialize};
