@@ -12,9 +12,11 @@ pub mod route;
 pub mod tokens;
 pub mod view;
 
-#[cfg(target_arch = "wasm32")]
+// The corpus worker's build (`--features corpus-worker`) leaves the page's shell out, so its
+// wasm holds no Leptos.
+#[cfg(all(target_arch = "wasm32", not(feature = "corpus-worker")))]
 pub mod api;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(feature = "corpus-worker")))]
 pub mod store;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(feature = "corpus-worker")))]
 pub mod ui;

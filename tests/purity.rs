@@ -128,6 +128,8 @@ const TAB: &[&str] = &[
 const LAYERS: &[(&str, &[&str])] = &[
     // The crate root declares the modules.
     ("src/lib.rs", &["src/"]),
+    // Other binaries (the corpus worker): the shell of a worker, over the app layer and the core.
+    ("src/bin/", APP_AND_CORE),
     // The shell's root: mounting, the App root, the tab bar, the address bar, the bench exports.
     (
         "src/ui/*.rs",

@@ -10,6 +10,7 @@
 //! from app values, never the other way round.
 
 pub mod chat_actions;
+pub mod corpus;
 pub mod exact_form;
 pub mod export;
 pub mod lesson;

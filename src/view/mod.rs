@@ -5,6 +5,7 @@
 pub mod chart;
 pub mod chat;
 pub mod context_window;
+pub mod corpus;
 pub mod editions;
 pub mod export;
 pub mod inspect;

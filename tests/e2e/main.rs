@@ -17,6 +17,7 @@ mod a11y;
 mod agent_logs;
 mod chat_apps;
 mod contrast;
+mod corpus;
 mod crash;
 mod demos;
 mod drift_checks;

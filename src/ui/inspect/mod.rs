@@ -3,11 +3,13 @@
 //! conversations read) and export of session files, the session list
 //! (`list.rs`), and a read-only look at one session (`detail.rs`: archive, editions, drift;
 //! `replay.rs`: a dry run and an offline replay under another policy; `live_replay.rs`: the
-//! same replay with the endpoint's summariser). Nothing but the live replay needs an endpoint, a
+//! same replay with the endpoint's summariser), and the comparison of policies over many
+//! sessions on a pool of workers (`corpus.rs`). Nothing but the live replay needs an endpoint, a
 //! key or the network, and it only when the user starts it. Components read and render; what
 //! they do goes through the app-wide [`Sessions`], whose runner ([`crate::ui::run::library_sync`])
 //! performs it.
 
+mod corpus;
 mod detail;
 mod edition_list;
 mod list;
@@ -156,6 +158,7 @@ pub fn InspectTab() -> impl IntoView {
             <list::UndoNotice />
             <PersistReminder />
             <list::SessionList />
+            <corpus::CorpusCompare />
             <detail::SessionDetail />
         </section>
     }

@@ -8,10 +8,12 @@
 //! - `offline.rs`: the service worker's registration;
 //! - `storage_status.rs`: the browser asked to keep the library, and its answer;
 //! - `clock.rs`: the shell's one clock.
+//! - `corpus_pool.rs`: the corpus comparison's pool of Web Workers.
 //!
 //! Architecture invariant: nothing here imports a tab or a widget (`tests/purity.rs`).
 
 pub mod clock;
+pub mod corpus_pool;
 pub mod library_sync;
 pub mod live_driver;
 pub mod offline;

@@ -3,6 +3,7 @@
 //! live here, once, instead of inline in the tests.
 
 pub mod chat;
+pub mod corpus;
 pub mod editions;
 pub mod export;
 pub mod inspect;

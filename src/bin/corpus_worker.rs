@@ -1,0 +1,141 @@
+//! The corpus worker: a Web Worker's wasm holding the engine and the counter and nothing of the
+//! page (no Leptos: Trunk builds it with the `corpus-worker` feature, which leaves the shell out
+//! of the library). The page's pool (`ui::run::corpus_pool`) starts one per core.
+//!
+//! Once its handler is set it says `started` (what the page posted before would be lost).
+//! It only moves bytes; what it does with them is `app::corpus::work`, tested natively:
+//! - a string is the [`WorkerInit`]: the worker fetches the vocabulary by the URL the page's
+//!   build named (the browser's cache or the service worker serves it), loads it, reads the
+//!   columns and answers `ready`, or `failed` with the reason;
+//! - an `ArrayBuffer` is a batch (`app::corpus::wire`), transferred by the page: the worker
+//!   measures it and answers with one result per conversation, as JSON text.
+
+#[cfg(target_arch = "wasm32")]
+fn main() {
+    worker::start();
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() {
+    eprintln!("The corpus worker runs in a browser's Web Worker; Trunk builds it with the page.");
+}
+
+#[cfg(target_arch = "wasm32")]
+mod worker {
+    use std::cell::RefCell;
+
+    use js_sys::{ArrayBuffer, Uint8Array};
+    use summary_memory::app::corpus::wire::{FromWorker, WorkerInit};
+    use summary_memory::app::corpus::work::Prepared;
+    use summary_memory::engine::corpus::Row;
+    use summary_memory::tokens::{Encoding, TokenCounter};
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen::prelude::*;
+    use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+
+    /// What the init set up: the counter with its vocabulary, the columns and settings.
+    struct State {
+        counter: TokenCounter,
+        prepared: Prepared,
+    }
+
+    thread_local! {
+        static STATE: RefCell<Option<State>> = const { RefCell::new(None) };
+    }
+
+    pub fn start() {
+        let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+            let data = event.data();
+            if let Some(text) = data.as_string() {
+                wasm_bindgen_futures::spawn_local(init(text));
+            } else if let Some(buffer) = data.dyn_ref::<ArrayBuffer>() {
+                let bytes = Uint8Array::new(buffer).to_vec();
+                post(&batch(&bytes));
+            } else {
+                post(&failed(
+                    "the page sent a message that is neither text nor bytes",
+                ));
+            }
+        });
+        scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        // The handler lives as long as the worker.
+        on_message.forget();
+        post(&serde_json::to_string(&FromWorker::<Row>::Started).unwrap_or_default());
+    }
+
+    async fn init(text: String) {
+        let answer = match load(&text).await {
+            Ok(state) => {
+                STATE.with(|s| *s.borrow_mut() = Some(state));
+                FromWorker::<Row>::Ready
+            }
+            Err(reason) => FromWorker::Failed { reason },
+        };
+        post(&serde_json::to_string(&answer).unwrap_or_default());
+    }
+
+    async fn load(text: &str) -> Result<State, String> {
+        let init: WorkerInit =
+            serde_json::from_str(text).map_err(|e| format!("the init does not read: {e}"))?;
+        let encoding: Encoding = init
+            .encoding
+            .parse()
+            .map_err(|_| format!("no encoding is called {}", init.encoding))?;
+        let bytes = fetch_bytes(&init.vocab_url).await?;
+        let counter = TokenCounter::new(encoding);
+        counter
+            .load_from(encoding, &bytes)
+            .map_err(|e| format!("the vocabulary {} does not load: {e}", init.vocab_url))?;
+        let prepared = Prepared::from_init(&init, &counter)?;
+        Ok(State { counter, prepared })
+    }
+
+    async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
+        let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+        let fetched = wasm_bindgen_futures::JsFuture::from(scope.fetch_with_str(url))
+            .await
+            .map_err(|_| format!("the vocabulary {url} could not be fetched"))?;
+        let response: web_sys::Response = fetched.unchecked_into();
+        if !response.ok() {
+            return Err(format!(
+                "the server answered {} for {url}",
+                response.status()
+            ));
+        }
+        let promise = response
+            .array_buffer()
+            .map_err(|_| format!("the vocabulary {url} could not be read"))?;
+        let buffer = wasm_bindgen_futures::JsFuture::from(promise)
+            .await
+            .map_err(|_| format!("the download of {url} broke off"))?;
+        Ok(Uint8Array::new(&buffer).to_vec())
+    }
+
+    fn batch(bytes: &[u8]) -> String {
+        let answer = STATE.with(|s| match s.borrow().as_ref() {
+            None => FromWorker::Failed {
+                reason: "a batch came before the init".into(),
+            },
+            Some(state) => match state.prepared.measure_batch(bytes, &state.counter) {
+                Ok(answers) => FromWorker::Answers { answers },
+                Err(e) => FromWorker::Failed {
+                    reason: e.to_string(),
+                },
+            },
+        });
+        serde_json::to_string(&answer).unwrap_or_default()
+    }
+
+    fn failed(reason: &str) -> String {
+        serde_json::to_string(&FromWorker::<Row>::Failed {
+            reason: reason.into(),
+        })
+        .unwrap_or_default()
+    }
+
+    fn post(text: &str) {
+        let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+        let _ = scope.post_message(&JsValue::from_str(text));
+    }
+}

@@ -1,0 +1,267 @@
+//! The corpus comparison's pool of Web Workers: one per core (`navigator.hardwareConcurrency`),
+//! each running the core-only wasm of `src/bin/corpus_worker.rs`. The pool performs what
+//! [`CorpusRun`] decides: it posts each batch to its worker, feeds each answer back, and mirrors
+//! the run into a signal the Inspect tab draws. It draws nothing and decides nothing.
+//!
+//! The main thread's share per batch is small (write a few dozen sessions' export text, post
+//! the bytes as a transfer, read the JSON answer), so no task of it comes near 50 ms; the
+//! sessions are read from the library one batch at a time, never copied as a whole.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use js_sys::{Array, Uint8Array};
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+use web_sys::{MessageEvent, Worker};
+
+use crate::app::corpus::wire::{ColumnWire, FromWorker, WorkerInit};
+use crate::app::corpus::work::batch_of;
+use crate::app::corpus::{CorpusRun, Dispatch, Phase, Progress};
+use crate::app::library::Library;
+use crate::engine::corpus::{CorpusSettings, Row};
+use crate::tokens::Encoding;
+
+use super::token_service::vocabulary_url;
+
+/// What the tab shows of a run: how far it is, where it stands, the time spent, and the rows
+/// done so far in conversation order (filled when the run ends).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CorpusStatus {
+    pub progress: Progress,
+    pub phase: Phase,
+    pub workers: usize,
+    pub elapsed_ms: f64,
+    pub rows: Vec<Row>,
+}
+
+/// One corpus run on the pool. Dropping it does not stop the workers: call [`CorpusPool::stop`].
+#[derive(Clone)]
+pub struct CorpusPool {
+    inner: Rc<RefCell<Inner>>,
+}
+
+struct Inner {
+    run: CorpusRun<Row>,
+    workers: Vec<Worker>,
+    /// The pool's size (the workers are dropped once the run ends).
+    size: usize,
+    ready: usize,
+    /// The init, sent to each worker once it says it has started.
+    init: String,
+    /// The library ids of the corpus's sessions, in corpus order, with each one's source.
+    corpus: Vec<(String, String)>,
+    library: RwSignal<Library>,
+    status: RwSignal<Option<CorpusStatus>>,
+    started: f64,
+    /// The workers' message handlers, kept alive as long as the run.
+    handlers: Vec<Closure<dyn FnMut(MessageEvent)>>,
+}
+
+/// The workers the pool starts: one per logical core the browser reports, at least one, and
+/// never more than there are batches to hand out.
+pub fn pool_size(batches: usize) -> usize {
+    let cores = web_sys::window()
+        .map(|w| w.navigator().hardware_concurrency() as usize)
+        .unwrap_or(1);
+    cores.clamp(1, 64).min(batches.max(1))
+}
+
+impl CorpusPool {
+    /// Starts a run over `corpus` (library ids with their source, in corpus order) under
+    /// `columns`, on `workers` workers (`None`: [`pool_size`]). `status` follows the run.
+    pub fn start(
+        corpus: Vec<(String, String)>,
+        columns: Vec<ColumnWire>,
+        settings: CorpusSettings,
+        encoding: Encoding,
+        workers: Option<usize>,
+        library: RwSignal<Library>,
+        status: RwSignal<Option<CorpusStatus>>,
+    ) -> Result<CorpusPool, String> {
+        let vocab_url = vocabulary_url(encoding)?;
+        let loader = worker_url()?;
+        let total = corpus.len();
+        let cores = workers.unwrap_or_else(|| pool_size(total));
+        let batch = CorpusRun::<Row>::batch_for(total, cores);
+        let count = workers.unwrap_or_else(|| pool_size(total.div_ceil(batch)));
+        let init = WorkerInit {
+            vocab_url,
+            encoding: encoding.name().to_owned(),
+            columns,
+            settings: serde_json::to_value(settings).map_err(|e| e.to_string())?,
+        };
+        let init = serde_json::to_string(&init).map_err(|e| e.to_string())?;
+        let pool = CorpusPool {
+            inner: Rc::new(RefCell::new(Inner {
+                run: CorpusRun::new(total, count, batch),
+                workers: Vec::new(),
+                size: count,
+                ready: 0,
+                init,
+                corpus,
+                library,
+                status,
+                started: now(),
+                handlers: Vec::new(),
+            })),
+        };
+        for index in 0..count {
+            let worker = Worker::new(&loader)
+                .map_err(|_| format!("the corpus worker {loader} could not be started"))?;
+            let weak = Rc::downgrade(&pool.inner);
+            let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+                if let Some(inner) = weak.upgrade() {
+                    CorpusPool { inner }.answered(index, event);
+                }
+            });
+            worker.set_onmessage(Some(handler.as_ref().unchecked_ref()));
+            // A worker whose script or wasm fails to load fires `error` and never speaks.
+            worker.set_onerror(Some(handler.as_ref().unchecked_ref()));
+            let mut inner = pool.inner.borrow_mut();
+            inner.workers.push(worker);
+            inner.handlers.push(handler);
+        }
+        pool.publish();
+        Ok(pool)
+    }
+
+    /// Stop: no batch goes out any more, the workers end at once (a batch half done is
+    /// dropped), and the table shows the conversations done.
+    pub fn stop(&self) {
+        let mut inner = self.inner.borrow_mut();
+        inner.run.stop();
+        inner.end_workers();
+        drop(inner);
+        self.publish();
+    }
+
+    fn answered(&self, worker: usize, event: MessageEvent) {
+        let message = if event.type_() == "error" {
+            Err("its script or wasm could not be loaded".to_owned())
+        } else {
+            let text = event.data().as_string().unwrap_or_default();
+            serde_json::from_str::<FromWorker<Row>>(&text)
+                .map_err(|e| format!("its answer does not read: {e}"))
+        };
+        let mut inner = self.inner.borrow_mut();
+        let dispatches = match message {
+            Ok(FromWorker::Started) => {
+                // After Stop the workers are gone, and a late word from one is ignored.
+                let init = JsValue::from_str(&inner.init);
+                if let Some(w) = inner.workers.get(worker)
+                    && w.post_message(&init).is_err()
+                {
+                    inner
+                        .run
+                        .failed(worker, "it could not be sent its settings");
+                }
+                Vec::new()
+            }
+            Ok(FromWorker::Ready) => {
+                inner.ready += 1;
+                if inner.ready == inner.size {
+                    inner.run.start()
+                } else {
+                    Vec::new()
+                }
+            }
+            Ok(FromWorker::Answers { answers }) => {
+                match answers.into_iter().collect::<Result<Vec<_>, String>>() {
+                    Ok(rows) => match inner.run.finished(worker, rows) {
+                        Ok(next) => next.into_iter().collect(),
+                        Err(e) => {
+                            inner.run.failed(worker, &e.to_string());
+                            Vec::new()
+                        }
+                    },
+                    Err(reason) => {
+                        inner.run.failed(worker, &reason);
+                        Vec::new()
+                    }
+                }
+            }
+            Ok(FromWorker::Failed { reason }) | Err(reason) => {
+                inner.run.failed(worker, &reason);
+                Vec::new()
+            }
+        };
+        for dispatch in dispatches {
+            inner.post(&dispatch);
+        }
+        if *inner.run.phase() != Phase::Running {
+            inner.end_workers();
+        }
+        drop(inner);
+        self.publish();
+    }
+
+    /// Mirrors the run into the status signal: the progress always, the rows once it ended.
+    fn publish(&self) {
+        let inner = self.inner.borrow();
+        let phase = inner.run.phase().clone();
+        let rows = if phase == Phase::Running {
+            Vec::new()
+        } else {
+            inner.run.rows()
+        };
+        let status = CorpusStatus {
+            progress: inner.run.progress(),
+            phase,
+            workers: inner.size,
+            elapsed_ms: now() - inner.started,
+            rows,
+        };
+        inner.status.set(Some(status));
+    }
+}
+
+impl Inner {
+    /// Posts one batch to its worker, its bytes transferred rather than copied.
+    fn post(&mut self, dispatch: &Dispatch) {
+        let bytes = self.library.with_untracked(|library| {
+            let sessions = self.corpus[dispatch.range.clone()]
+                .iter()
+                .filter_map(|(id, source)| library.get(id).map(|e| (source.as_str(), &e.session)));
+            batch_of(dispatch.range.start, sessions)
+        });
+        let array = Uint8Array::from(bytes.as_slice());
+        let buffer = array.buffer();
+        let transfer = Array::of1(&buffer);
+        let posted = self
+            .workers
+            .get(dispatch.worker)
+            .map(|w| w.post_message_with_transfer(&buffer, &transfer).is_ok());
+        if posted == Some(false) {
+            self.run
+                .failed(dispatch.worker, "the batch could not be posted to it");
+        }
+    }
+
+    fn end_workers(&mut self) {
+        for worker in self.workers.drain(..) {
+            worker.terminate();
+        }
+    }
+}
+
+/// The corpus worker's loader, as the build named it in index.html (`scripts/worker.py`).
+fn worker_url() -> Result<String, String> {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| {
+            d.query_selector("meta[name='sm-corpus-worker']")
+                .ok()
+                .flatten()
+        })
+        .and_then(|meta| meta.get_attribute("content"))
+        .ok_or_else(|| "the page names no corpus worker: a build without scripts/worker.py".into())
+}
+
+fn now() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map(|p| p.now())
+        .unwrap_or_default()
+}

@@ -1,0 +1,288 @@
+//! Inspect's corpus comparison as the page draws it: the progress line, one table line per
+//! policy (totals and cost at the prices typed), the distribution over the conversations with
+//! the worst one, the chart's bars and the CSV link, all computed from the run's rows.
+
+use crate::app::corpus::{Phase, Progress};
+use crate::engine::corpus::{Column, Prices, Row, Summary, rows_csv, summarise};
+
+/// One policy's line of the table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PolicyLine {
+    /// The column's id: the `data-policy` value.
+    pub policy: String,
+    pub label: String,
+    pub calls: u64,
+    pub chat_tokens: u64,
+    pub summariser_tokens: u64,
+    pub tokens_sent: u64,
+    pub largest_request: u64,
+    pub over_window: u64,
+    /// The estimated cost at the prices typed, in dollars, two decimals.
+    pub cost: String,
+    pub facts_lost: u64,
+    pub rules_lost: u64,
+    pub unsourced_figures: u64,
+    /// Per metric, the distribution over the conversations.
+    pub spread: Vec<Spread>,
+}
+
+/// One metric over the conversations of one policy.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Spread {
+    pub metric: &'static str,
+    pub median: u64,
+    pub p90: u64,
+    pub worst: u64,
+    /// The worst conversation: its index in the corpus and its name.
+    pub worst_at: Option<(u32, String)>,
+}
+
+/// One bar of the chart: tokens sent per policy, as a share of the largest.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bar {
+    pub label: String,
+    pub tokens: u64,
+    /// Percent of the widest bar, 0 to 100.
+    pub percent: f64,
+}
+
+/// The table, the chart and the CSV of a run's rows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CorpusTable {
+    pub lines: Vec<PolicyLine>,
+    pub bars: Vec<Bar>,
+    /// The sentence above a table of part of the corpus; `None` when it covers all of it.
+    pub partial: Option<String>,
+    /// The rows as CSV (the command-line tool writes the same), in a `data:` link.
+    pub csv_link: String,
+}
+
+/// The table of `rows` (every conversation done) under `columns`, at `prices`.
+pub fn table(rows: &[Row], columns: &[Column], prices: &Prices, progress: Progress) -> CorpusTable {
+    let summaries = summarise(rows, columns);
+    let lines: Vec<PolicyLine> = summaries.iter().map(|s| line(s, prices)).collect();
+    let widest = lines
+        .iter()
+        .map(|l| l.tokens_sent)
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let bars = lines
+        .iter()
+        .map(|l| Bar {
+            label: l.label.clone(),
+            tokens: l.tokens_sent,
+            percent: l.tokens_sent as f64 * 100.0 / widest as f64,
+        })
+        .collect();
+    let partial = (progress.done < progress.total).then(|| {
+        format!(
+            "Stopped: this table covers {} of the {} conversations, the ones done before Stop.",
+            grouped(progress.done as u64),
+            grouped(progress.total as u64)
+        )
+    });
+    let csv = rows_csv(rows);
+    let encoded = percent_encoding::utf8_percent_encode(&csv, percent_encoding::NON_ALPHANUMERIC);
+    CorpusTable {
+        lines,
+        bars,
+        partial,
+        csv_link: format!("data:text/csv;charset=utf-8,{encoded}"),
+    }
+}
+
+/// The line under the progress bar: conversations done, on how many workers, and the time
+/// left at the rate so far (or how it ended).
+pub fn progress_line(progress: Progress, phase: &Phase, workers: usize, elapsed_ms: f64) -> String {
+    let done = format!(
+        "{} of {} conversations",
+        grouped(progress.done as u64),
+        grouped(progress.total as u64)
+    );
+    let on = if workers == 1 {
+        "1 worker".to_owned()
+    } else {
+        format!("{workers} workers")
+    };
+    match phase {
+        Phase::Running => match progress.left_ms(elapsed_ms) {
+            Some(left) => format!("{done} on {on}, about {} left", seconds(left)),
+            None => format!("{done} on {on}"),
+        },
+        Phase::Stopped => format!("Stopped at {done}."),
+        Phase::Done => format!("{done} in {} on {on}.", seconds(elapsed_ms)),
+        Phase::Failed(reason) => format!("Broke off at {done}: {reason}"),
+    }
+}
+
+/// `1234567` as `1,234,567`.
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn seconds(ms: f64) -> String {
+    let s = (ms / 1000.0).max(0.0);
+    if s < 10.0 {
+        format!("{s:.1} s")
+    } else if s < 120.0 {
+        format!("{s:.0} s")
+    } else {
+        format!("{:.0} min", s / 60.0)
+    }
+}
+
+fn line(summary: &Summary, prices: &Prices) -> PolicyLine {
+    let t = &summary.totals;
+    PolicyLine {
+        policy: summary.policy.clone(),
+        label: summary.label.clone(),
+        calls: t.summariser_calls,
+        chat_tokens: t.chat_tokens,
+        summariser_tokens: t.summariser_tokens_in,
+        tokens_sent: t.tokens_sent(),
+        largest_request: t.largest_request,
+        over_window: t.over_window,
+        cost: format!("${:.2}", prices.cost_totals(t)),
+        facts_lost: t.facts_lost,
+        rules_lost: t.rules_lost,
+        unsourced_figures: t.unsourced_figures,
+        spread: summary
+            .distributions
+            .iter()
+            .map(|d| Spread {
+                metric: d.metric.label(),
+                median: d.median,
+                p90: d.p90,
+                worst: d.worst,
+                worst_at: d.worst_at.as_ref().map(|(_, i, name)| (*i, name.clone())),
+            })
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use crate::engine::corpus::CorpusSettings;
+    use crate::engine::corpus::measure;
+    use crate::engine::message::WordCounter;
+    use crate::engine::session::fixture::verbatim;
+
+    #[test]
+    fn the_table_has_a_line_per_policy_and_says_when_it_covers_part_of_the_corpus() {
+        let columns = vec![
+            Column::preset("langchain-summary-buffer", 3_000).unwrap(),
+            Column::preset("claude-code", 3_000).unwrap(),
+        ];
+        let settings = CorpusSettings {
+            window: 3_000,
+            summary_tokens: 150,
+            replay: false,
+        };
+        let rows: Vec<Row> = [30, 80]
+            .into_iter()
+            .enumerate()
+            .flat_map(|(i, n)| {
+                measure(
+                    "library",
+                    i as u32,
+                    &verbatim(n),
+                    &columns,
+                    &settings,
+                    &WordCounter,
+                )
+                .unwrap()
+            })
+            .collect();
+        let free = Prices {
+            chat_in_per_mtok: 0.0,
+            summary_in_per_mtok: 0.0,
+            summary_out_per_mtok: 0.0,
+        };
+        let t = table(&rows, &columns, &free, Progress { done: 2, total: 5 });
+        assert_eq!(
+            t.lines
+                .iter()
+                .map(|l| l.policy.as_str())
+                .collect::<Vec<_>>(),
+            ["langchain-summary-buffer", "claude-code"]
+        );
+        assert_eq!(t.lines[0].cost, "$0.00");
+        let sent: u64 = rows[..]
+            .iter()
+            .filter(|r| r.policy == "claude-code")
+            .map(Row::tokens_sent)
+            .sum();
+        assert_eq!(t.lines[1].tokens_sent, sent);
+        assert!(t.bars.iter().any(|b| b.percent == 100.0));
+        assert_eq!(
+            t.partial.as_deref(),
+            Some("Stopped: this table covers 2 of the 5 conversations, the ones done before Stop.")
+        );
+        // The worst conversation by tokens sent is the longer one, named and indexed.
+        let worst = t.lines[0]
+            .spread
+            .iter()
+            .find(|d| d.metric == crate::engine::corpus::Metric::TokensSent.label())
+            .unwrap();
+        assert_eq!(worst.worst_at.as_ref().map(|w| w.0), Some(1));
+        let csv = t
+            .csv_link
+            .strip_prefix("data:text/csv;charset=utf-8,")
+            .unwrap();
+        let csv = percent_encoding::percent_decode_str(csv)
+            .decode_utf8()
+            .unwrap();
+        assert_eq!(csv, rows_csv(&rows));
+        assert_eq!(
+            table(&rows, &columns, &free, Progress { done: 2, total: 2 }).partial,
+            None
+        );
+    }
+
+    #[test]
+    fn numbers_are_grouped_by_thousands() {
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1000), "1,000");
+        assert_eq!(grouped(1234567), "1,234,567");
+    }
+
+    #[test]
+    fn the_progress_line_says_the_time_left_and_how_a_run_ended() {
+        let p = Progress {
+            done: 250,
+            total: 1000,
+        };
+        assert_eq!(
+            progress_line(p, &Phase::Running, 2, 4000.0),
+            "250 of 1,000 conversations on 2 workers, about 12 s left"
+        );
+        assert_eq!(
+            progress_line(p, &Phase::Stopped, 2, 4000.0),
+            "Stopped at 250 of 1,000 conversations."
+        );
+        assert_eq!(
+            progress_line(
+                Progress {
+                    done: 1000,
+                    total: 1000
+                },
+                &Phase::Done,
+                1,
+                2500.0
+            ),
+            "1,000 of 1,000 conversations in 2.5 s on 1 worker."
+        );
+    }
+}
