@@ -61,13 +61,16 @@ reveal() {
 }
 
 # Runs tools.sh with the scratch environment of run $1 and PATH $2; its output goes to $root/$1.log
-# (and is shown indented), its exit status is returned.
+# (and is shown indented), its exit status is returned. A run named "Nw" is run N again, warm: it
+# logs to its own file but uses run N's folders, so whatever run N installed counts as present
+# (the highlighter, for one, lives only in SM_CACHE, not on PATH).
 run_tools() {
   local run=$1 path=$2
+  local folder=${run%w}
   shift 2
   local status=0
-  env PATH="$path" SM_CACHE="$root/$run/cache" SM_BIN="$root/$run/cache/bin" \
-    npm_config_prefix="$root/$run/npm" CARGO_INSTALL_ROOT="$root/$run/cargo" \
+  env PATH="$path" SM_CACHE="$root/$folder/cache" SM_BIN="$root/$folder/cache/bin" \
+    npm_config_prefix="$root/$folder/npm" CARGO_INSTALL_ROOT="$root/$folder/cargo" \
     bash "$repo/scripts/tools.sh" "$@" >"$root/$run.log" 2>&1 || status=$?
   sed 's/^/    /' "$root/$run.log" >&2
   return "$status"
