@@ -51,7 +51,7 @@ pub use import::{
     ImportError, MAX_IMPORT_BYTES, Read, Source, import, import_all, import_policy, import_stored,
     read, read_json, read_unbounded,
 };
-pub use wire::{ENVELOPE_FORMAT, FORMAT, FileV2 as WireFile, VERSION};
+pub use wire::{ENVELOPE_FORMAT, FORMAT, FileV2 as WireFile, POLICY_FORMAT, VERSION};
 
 /// The serde value of `session`'s export file, which [`export_compact`] writes as JSON: for the
 /// browser benchmark that compares handing it across the wasm boundary as that text or as a

@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 pub const FORMAT: &str = "summary-memory-session";
 /// The `format` of a file holding many sessions.
 pub const ENVELOPE_FORMAT: &str = "summary-memory-sessions";
+/// The format name of a policy file: the page's policy export (`engine::export`'s JSON target).
+pub const POLICY_FORMAT: &str = "summary-memory-policy";
 /// The version this build writes. Version 3 is version 2 with tool traffic and placeholders on
 /// archive messages ([`MessageV1`]'s fields since version 3); version 4 adds the exact policy
 /// ([`ExactV4`]) and, after a fold that ended inside a turn, the first verbatim message. The
