@@ -667,12 +667,18 @@ fn from_session_v2(
             .set_excluded(index, true)
             .map_err(|e| invalid(join(prefix, "excluded"), e.to_string()))?;
     }
+    let pair = s
+        .pair
+        .map(|p| super::pair::pair_from_v5(p, &join(prefix, "pair")))
+        .transpose()
+        .map_err(|(path, reason)| invalid(path, reason))?;
     Ok(Session {
         name: s.name,
         settings,
         memory,
         pinned,
         live,
+        pair,
     })
 }
 
