@@ -9,6 +9,7 @@
 //! nothing here (outside tests) imports `crate::view` or `crate::ui`: the views are computed
 //! from app values, never the other way round.
 
+pub mod ab;
 pub mod chat_actions;
 pub mod corpus;
 pub mod exact_form;

@@ -4,6 +4,7 @@
 //! It decides and emits what it wants done as data; it never performs I/O. It imports nothing
 //! from leptos, web-sys, gloo, wasm-bindgen or js-sys (tests/purity.rs enforces this).
 
+pub mod ab;
 pub mod checks;
 pub mod compare;
 pub mod corpus;

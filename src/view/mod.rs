@@ -2,6 +2,7 @@
 //! these and hold no logic of their own, so everything a tab decides is tested natively. The
 //! state machines behind the tabs live in [`crate::app`].
 
+pub mod ab;
 pub mod chart;
 pub mod chat;
 pub mod context_window;

@@ -64,6 +64,7 @@ pub(super) fn migrate_v0(old: SessionV0) -> FileV2 {
             facts: Vec::new(),
             live: None,
             verbatim_from: None,
+            pair: None,
         },
     }
 }

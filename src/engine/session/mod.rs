@@ -39,6 +39,7 @@ mod export;
 pub mod fixture;
 mod import;
 mod migrate;
+pub mod pair;
 mod wire;
 
 #[cfg(test)]
@@ -51,6 +52,7 @@ pub use import::{
     ImportError, MAX_IMPORT_BYTES, Read, Source, import, import_all, import_policy, import_stored,
     read, read_json, read_unbounded,
 };
+pub use pair::{PairLink, PairSide, SideConfig};
 pub use wire::{ENVELOPE_FORMAT, FORMAT, FileV2 as WireFile, POLICY_FORMAT, VERSION};
 
 /// The serde value of `session`'s export file, which [`export_compact`] writes as JSON: for the
