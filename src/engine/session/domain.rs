@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 
 use crate::engine::facts::PinnedFact;
 use crate::engine::memory::MemoryState;
+use crate::engine::probes::ProbeSet;
 
 /// Connection settings kept with a session. There is deliberately no API key field: a key never
 /// leaves the browser's own storage, not even in an export.
@@ -29,6 +30,8 @@ pub struct Session {
     pub pinned: Vec<PinnedFact>,
     /// What the live chat keeps beside its memory; `None` for any other session.
     pub live: Option<LiveRecord>,
+    /// The probes, their prompts and their grades per edition (since version 5).
+    pub probes: ProbeSet,
 }
 
 /// What a live chat needs beside its memory to come back exactly after a reload.
@@ -78,6 +81,7 @@ impl Session {
             memory,
             pinned: Vec::new(),
             live: None,
+            probes: ProbeSet::default(),
         }
     }
 }

@@ -50,7 +50,7 @@ pub enum ImportError {
     UnknownFormat { found: String },
     /// The file was written by a newer or unknown version of the app.
     #[error(
-        "session format version {0} is not supported (this app reads versions 0 to 4); update the app"
+        "session format version {0} is not supported (this app reads versions 0 to 5); update the app"
     )]
     UnsupportedVersion(u64),
     /// A field is missing or has the wrong type.
@@ -667,12 +667,19 @@ fn from_session_v2(
             .set_excluded(index, true)
             .map_err(|e| invalid(join(prefix, "excluded"), e.to_string()))?;
     }
+    let probes = super::probes::probes_from_v5(
+        s.probes,
+        memory.archive().len(),
+        memory.editions().len() as u32,
+        &join(prefix, "probes"),
+    )?;
     Ok(Session {
         name: s.name,
         settings,
         memory,
         pinned,
         live,
+        probes,
     })
 }
 
