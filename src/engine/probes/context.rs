@@ -153,7 +153,9 @@ fn commit(
         provenance: edition.provenance,
         at_ms: edition.at_ms,
     };
-    let mut next = memory.commit(job.id, &edition.summary, meta, counter).ok()?;
+    let mut next = memory
+        .commit(job.id, &edition.summary, meta, counter)
+        .ok()?;
     // Only a job's last pass commits; the passes before it see the same text as their draft.
     while let Some(pass) = next.clone().filter(|n| n.pass > 1) {
         let meta = CommitMeta {
@@ -171,7 +173,10 @@ fn commit(
 /// Whether the replay's job folds what `edition` folded: the same turns for a fold, no turns
 /// for a compression. A manual edit or a restore is never asked for by a trigger.
 fn folds_as_recorded(job: &SummaryJob, edition: &Edition) -> bool {
-    if matches!(edition.provenance, Provenance::ManualEdit | Provenance::Restore) {
+    if matches!(
+        edition.provenance,
+        Provenance::ManualEdit | Provenance::Restore
+    ) {
         return false;
     }
     let folds_to = match job.kind {

@@ -73,7 +73,9 @@ pub fn generate(session: &Session, points: &[Point], counter: &dyn CountTokens) 
         .collect();
     for rule in rules_in(&folded, &session.pinned) {
         if rule.source != RuleSource::Turn
-            || probes.iter().any(|p| quoted_in(&p.evidence.quote, &rule.text))
+            || probes
+                .iter()
+                .any(|p| quoted_in(&p.evidence.quote, &rule.text))
         {
             continue;
         }

@@ -15,7 +15,9 @@ pub const JUDGE_PROMPT: &str = "You grade an answer against a conversation's own
 /// What the judge's reply was not.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum GradeError {
-    #[error("the judge's reply is not JSON ({0}); it must be a JSON object with \"grade\" and \"evidence\"")]
+    #[error(
+        "the judge's reply is not JSON ({0}); it must be a JSON object with \"grade\" and \"evidence\""
+    )]
     NotJson(String),
     #[error("the judge's reply is not a JSON object with \"grade\" and \"evidence\"")]
     NotObject,
@@ -23,9 +25,7 @@ pub enum GradeError {
     Missing(&'static str),
     #[error("the judge's reply has a field \"{0}\" besides \"grade\" and \"evidence\"")]
     Extra(String),
-    #[error(
-        "the judge's grade \"{0}\" is not one of correct, partly, wrong or unanswerable"
-    )]
+    #[error("the judge's grade \"{0}\" is not one of correct, partly, wrong or unanswerable")]
     UnknownGrade(String),
     #[error("the judge's evidence \"{0}\" is not quoted from the archive")]
     NotQuoted(String),
@@ -104,7 +104,10 @@ pub fn parse_grade(reply: &str, probe: &Probe, archive: &[&str]) -> Result<Judge
     let Value::Object(map) = value else {
         return Err(GradeError::NotObject);
     };
-    if let Some(extra) = map.keys().find(|k| !matches!(k.as_str(), "grade" | "evidence")) {
+    if let Some(extra) = map
+        .keys()
+        .find(|k| !matches!(k.as_str(), "grade" | "evidence"))
+    {
         return Err(GradeError::Extra(extra.clone()));
     }
     let grade = map
@@ -116,8 +119,8 @@ pub fn parse_grade(reply: &str, probe: &Probe, archive: &[&str]) -> Result<Judge
         .and_then(Value::as_str)
         .ok_or(GradeError::Missing("evidence"))?
         .trim();
-    let grade = Grade::from_slug(grade.trim())
-        .ok_or_else(|| GradeError::UnknownGrade(grade.to_owned()))?;
+    let grade =
+        Grade::from_slug(grade.trim()).ok_or_else(|| GradeError::UnknownGrade(grade.to_owned()))?;
     let quoted = quoted_in(&probe.evidence.quote, evidence)
         || archive.iter().any(|text| quoted_in(text, evidence));
     if !quoted {

@@ -233,6 +233,11 @@ pub fn quoted_in(haystack: &str, needle: &str) -> bool {
     if needle.is_empty() {
         return false;
     }
-    let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+    let norm = |s: &str| {
+        s.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    };
     norm(haystack).contains(&norm(needle))
 }

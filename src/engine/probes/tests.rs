@@ -18,7 +18,10 @@ fn turn(t: u64) -> (String, String) {
             "I spend 900 on rent.".into(),
             "Rent of 900 leaves room to save.".into(),
         ),
-        t => (format!("Question {t} about savings."), format!("Answer {t}.")),
+        t => (
+            format!("Question {t} about savings."),
+            format!("Answer {t}."),
+        ),
     }
 }
 
@@ -88,7 +91,9 @@ fn the_answer_request_is_the_chat_request_of_that_point_with_the_question_last()
         assert_eq!(last.role, Role::User);
         assert_eq!(last.content, format!("{ANSWER_LEAD}{question}"));
         assert!(
-            asked.iter().any(|m| m.content.contains(&format!("Summary {}.", k + 1))),
+            asked
+                .iter()
+                .any(|m| m.content.contains(&format!("Summary {}.", k + 1))),
             "the summary of edition {} at its placement: {asked:?}",
             k + 1
         );
@@ -129,13 +134,20 @@ fn probes_come_from_pinned_facts_and_rule_sentences_with_their_evidence() {
     assert_eq!(probes[0].question, "What is the user's monthly salary?");
     assert_eq!(probes[0].source, ProbeSource::Fact("monthly salary".into()));
     assert_eq!(probes[0].evidence.message, 0);
-    assert_eq!(probes[0].evidence.quote, "My monthly salary is 4,200 euros.");
+    assert_eq!(
+        probes[0].evidence.quote,
+        "My monthly salary is 4,200 euros."
+    );
     assert_eq!(probes[1].source, ProbeSource::Rule);
     assert_eq!(probes[1].evidence.quote, "Never suggest crypto to me.");
     assert_eq!(probes[1].question, "What rule was set about crypto?");
     // Both are asked at every edition: turn 1 is folded from the first.
     for point in &points {
-        assert!(probes.iter().all(|p| applies(p, point, &session.pinned, &WordCounter)));
+        assert!(
+            probes
+                .iter()
+                .all(|p| applies(p, point, &session.pinned, &WordCounter))
+        );
     }
 }
 
@@ -147,7 +159,12 @@ fn a_probe_whose_answer_the_verbatim_turns_still_hold_is_not_asked_there() {
     let points_before = points(&session, &WordCounter);
     let probes = generate(&session, &points_before, &WordCounter);
     let mut archive = session.memory.archive().to_vec();
-    archive[8] = Message::new(Role::User, "Reminder: my monthly salary is 4,200 euros.", &WordCounter, 5);
+    archive[8] = Message::new(
+        Role::User,
+        "Reminder: my monthly salary is 4,200 euros.",
+        &WordCounter,
+        5,
+    );
     session.memory = MemoryState::from_parts(
         session.memory.system_prompt().to_owned(),
         session.memory.policy().clone(),
@@ -199,25 +216,40 @@ fn the_judges_grade_is_read_strictly() {
             evidence: "monthly salary is 4,200 euros".into()
         })
     );
-    let fenced = "```json\n{\"grade\": \"partly\", \"evidence\": \"Never suggest crypto to me.\"}\n```";
-    assert_eq!(parse_grade(fenced, &probe, &archive).unwrap().grade, Grade::Partly);
+    let fenced =
+        "```json\n{\"grade\": \"partly\", \"evidence\": \"Never suggest crypto to me.\"}\n```";
+    assert_eq!(
+        parse_grade(fenced, &probe, &archive).unwrap().grade,
+        Grade::Partly
+    );
     let bad = [
         ("The answer is correct.", "not JSON"),
         (r#"["correct"]"#, "not a JSON object"),
-        (r#"{"grade": "right", "evidence": "4,200 euros"}"#, "\"right\" is not one of"),
+        (
+            r#"{"grade": "right", "evidence": "4,200 euros"}"#,
+            "\"right\" is not one of",
+        ),
         (r#"{"evidence": "4,200 euros"}"#, "no \"grade\""),
         (r#"{"grade": "wrong"}"#, "no \"evidence\""),
         (r#"{"grade": 1, "evidence": "4,200 euros"}"#, "no \"grade\""),
-        (r#"{"grade": "wrong", "evidence": "5,000 dollars"}"#, "not quoted from the archive"),
+        (
+            r#"{"grade": "wrong", "evidence": "5,000 dollars"}"#,
+            "not quoted from the archive",
+        ),
         (r#"{"grade": "wrong", "evidence": ""}"#, "not quoted"),
         (
             r#"{"grade": "wrong", "evidence": "4,200 euros", "reason": "x"}"#,
             "field \"reason\"",
         ),
-        ("{\"grade\": \"correct\", \"evidence\": \"4,200\"} and more", "not JSON"),
+        (
+            "{\"grade\": \"correct\", \"evidence\": \"4,200\"} and more",
+            "not JSON",
+        ),
     ];
     for (reply, says) in bad {
-        let error = parse_grade(reply, &probe, &archive).unwrap_err().to_string();
+        let error = parse_grade(reply, &probe, &archive)
+            .unwrap_err()
+            .to_string();
         assert!(error.contains(says), "{reply}: {error}");
     }
 }
@@ -229,8 +261,14 @@ fn the_judge_request_holds_the_prompt_question_evidence_and_answer() {
     assert_eq!(messages[0].role, Role::System);
     assert_eq!(messages[0].content, "Grade it.");
     let user = &messages[1].content;
-    assert!(user.contains("Question: What is the user's monthly salary?"), "{user}");
-    assert!(user.contains("(message 1): \"My monthly salary is 4,200 euros.\""), "{user}");
+    assert!(
+        user.contains("Question: What is the user's monthly salary?"),
+        "{user}"
+    );
+    assert!(
+        user.contains("(message 1): \"My monthly salary is 4,200 euros.\""),
+        "{user}"
+    );
     assert!(user.ends_with("Answer to grade: 4,200 a month."), "{user}");
     let format = judge_response_format();
     assert_eq!(format["type"], "json_schema");
@@ -243,7 +281,13 @@ fn the_judge_request_holds_the_prompt_question_evidence_and_answer() {
 #[test]
 fn the_score_counts_correct_as_one_and_partly_as_a_half() {
     let mut set = ProbeSet::default();
-    set.add([salary_probe(), Probe { question: "Second?".into(), ..salary_probe() }]);
+    set.add([
+        salary_probe(),
+        Probe {
+            question: "Second?".into(),
+            ..salary_probe()
+        },
+    ]);
     assert_eq!(set.probes.iter().map(|p| p.id).collect::<Vec<_>>(), [1, 2]);
     assert_eq!(set.score(1), None);
     for (probe, grade) in [(1, Grade::Correct), (2, Grade::Partly)] {
@@ -260,12 +304,21 @@ fn the_score_counts_correct_as_one_and_partly_as_a_half() {
     assert_eq!(set.score(1), Some(1.0), "an edited probe's grade goes");
     set.remove(1);
     assert_eq!(set.score(1), None);
-    assert_eq!(set.add([Probe { question: " changed? ".into(), ..salary_probe() }]), 0);
+    assert_eq!(
+        set.add([Probe {
+            question: " changed? ".into(),
+            ..salary_probe()
+        }]),
+        0
+    );
 }
 
 #[test]
 fn model_written_probes_are_read_strictly() {
-    let folded = [(0, Role::User, "My monthly salary is 4,200 euros."), (1, Role::Assistant, "Noted.")];
+    let folded = [
+        (0, Role::User, "My monthly salary is 4,200 euros."),
+        (1, Role::Assistant, "Noted."),
+    ];
     let good = r#"{"probes": [{"question": "What is the salary?", "message": 1, "quote": "salary is 4,200 euros"}]}"#;
     let probes = writer::parse_probes(good, &folded).unwrap();
     assert_eq!(probes[0].evidence.message, 0);
@@ -274,11 +327,22 @@ fn model_written_probes_are_read_strictly() {
         ("Here are some questions", "not JSON"),
         (r#"{"probes": []}"#, "no probes"),
         (r#"{"questions": []}"#, "\"probes\" list"),
-        (r#"{"probes": [{"question": "Q?", "message": 9, "quote": "x"}]}"#, "message 9"),
-        (r#"{"probes": [{"question": "Q?", "message": 2, "quote": "salary"}]}"#, "does not hold"),
-        (r#"{"probes": [{"question": "Q?", "message": 1}]}"#, "probe 1"),
+        (
+            r#"{"probes": [{"question": "Q?", "message": 9, "quote": "x"}]}"#,
+            "message 9",
+        ),
+        (
+            r#"{"probes": [{"question": "Q?", "message": 2, "quote": "salary"}]}"#,
+            "does not hold",
+        ),
+        (
+            r#"{"probes": [{"question": "Q?", "message": 1}]}"#,
+            "probe 1",
+        ),
     ] {
-        let error = writer::parse_probes(reply, &folded).unwrap_err().to_string();
+        let error = writer::parse_probes(reply, &folded)
+            .unwrap_err()
+            .to_string();
         assert!(error.contains(says), "{reply}: {error}");
     }
 }
@@ -311,8 +375,7 @@ fn version_5_round_trips_probes_and_grades() {
 #[test]
 fn a_version_4_file_reads_as_having_no_probes_and_a_bad_probe_is_named() {
     let (session, _) = played(10);
-    let mut value: serde_json::Value =
-        serde_json::from_str(&export(&session, 7, "0.1.0")).unwrap();
+    let mut value: serde_json::Value = serde_json::from_str(&export(&session, 7, "0.1.0")).unwrap();
     value["version"] = 4.into();
     let back = import(value.to_string().as_bytes(), &WordCounter).unwrap();
     assert_eq!(back.probes, ProbeSet::default());
@@ -324,12 +387,22 @@ fn a_version_4_file_reads_as_having_no_probes_and_a_bad_probe_is_named() {
         "probes": [{"id": 1, "question": "Q?", "source": "rule", "message": 99, "quote": "x"}],
         "judge_prompt": "J", "writer_prompt": "W"
     });
-    let error = import(value.to_string().as_bytes(), &WordCounter).unwrap_err().to_string();
-    assert!(error.contains("session.probes.probes[0].message"), "{error}");
+    let error = import(value.to_string().as_bytes(), &WordCounter)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("session.probes.probes[0].message"),
+        "{error}"
+    );
     value["session"]["probes"]["probes"][0]["message"] = 0.into();
     value["session"]["probes"]["results"] = serde_json::json!([
         {"probe": 1, "cycle": 1, "answer": "a", "grade": "great", "evidence": "e"}
     ]);
-    let error = import(value.to_string().as_bytes(), &WordCounter).unwrap_err().to_string();
-    assert!(error.contains("results[0].grade") && error.contains("great"), "{error}");
+    let error = import(value.to_string().as_bytes(), &WordCounter)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("results[0].grade") && error.contains("great"),
+        "{error}"
+    );
 }

@@ -18,9 +18,13 @@ pub enum WriterError {
     NotJson(String),
     #[error("the model's reply is not an object with a \"probes\" list")]
     NoList,
-    #[error("probe {0} of the model's reply is not an object with \"question\", \"message\" and \"quote\"")]
+    #[error(
+        "probe {0} of the model's reply is not an object with \"question\", \"message\" and \"quote\""
+    )]
     BadProbe(usize),
-    #[error("probe {0} of the model's reply names message {1}, which is not among the folded messages")]
+    #[error(
+        "probe {0} of the model's reply names message {1}, which is not among the folded messages"
+    )]
     NoMessage(usize, u64),
     #[error("probe {0} of the model's reply quotes words that message {1} does not hold")]
     NotQuoted(usize, u64),
@@ -73,7 +77,10 @@ pub fn writer_response_format() -> Value {
 }
 
 /// Reads the model's probes; each names a message of `folded` by its number and quotes it.
-pub fn parse_probes(reply: &str, folded: &[(usize, Role, &str)]) -> Result<Vec<Probe>, WriterError> {
+pub fn parse_probes(
+    reply: &str,
+    folded: &[(usize, Role, &str)],
+) -> Result<Vec<Probe>, WriterError> {
     let value: Value =
         serde_json::from_str(unfenced(reply)).map_err(|e| WriterError::NotJson(e.to_string()))?;
     let list = value

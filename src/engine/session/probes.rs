@@ -102,16 +102,25 @@ pub(super) fn probes_from_v5(
     for (i, p) in wire.probes.into_iter().enumerate() {
         let at = format!("{prefix}.probes[{i}]");
         if probes.iter().any(|q| q.id == p.id) {
-            return Err(invalid(format!("{at}.id"), format!("probe id {} is used twice", p.id)));
+            return Err(invalid(
+                format!("{at}.id"),
+                format!("probe id {} is used twice", p.id),
+            ));
         }
         if p.message >= archive_len {
             return Err(invalid(
                 format!("{at}.message"),
-                format!("message {} is not in the archive ({archive_len} messages)", p.message),
+                format!(
+                    "message {} is not in the archive ({archive_len} messages)",
+                    p.message
+                ),
             ));
         }
         if p.question.trim().is_empty() {
-            return Err(invalid(format!("{at}.question"), "a probe needs a question".into()));
+            return Err(invalid(
+                format!("{at}.question"),
+                "a probe needs a question".into(),
+            ));
         }
         let source = match (p.source.as_str(), p.fact) {
             ("fact", Some(label)) => ProbeSource::Fact(label),
@@ -148,12 +157,18 @@ pub(super) fn probes_from_v5(
     for (i, r) in wire.results.into_iter().enumerate() {
         let at = format!("{prefix}.results[{i}]");
         if !set.probes.iter().any(|p| p.id == r.probe) {
-            return Err(invalid(format!("{at}.probe"), format!("no probe has id {}", r.probe)));
+            return Err(invalid(
+                format!("{at}.probe"),
+                format!("no probe has id {}", r.probe),
+            ));
         }
         if r.cycle == 0 || r.cycle > editions {
             return Err(invalid(
                 format!("{at}.cycle"),
-                format!("edition {} is not one of this session's {editions}", r.cycle),
+                format!(
+                    "edition {} is not one of this session's {editions}",
+                    r.cycle
+                ),
             ));
         }
         if set.result(r.probe, r.cycle).is_some() {
