@@ -20,6 +20,7 @@ pub mod models;
 pub mod openai;
 pub mod peers;
 pub mod policy;
+pub mod probes;
 pub mod prompts;
 pub mod recording;
 pub mod replay;

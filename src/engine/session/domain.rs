@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 
 use crate::engine::facts::PinnedFact;
 use crate::engine::memory::MemoryState;
+use crate::engine::probes::ProbeSet;
 
 use super::pair::PairLink;
 
@@ -33,6 +34,8 @@ pub struct Session {
     pub live: Option<LiveRecord>,
     /// The A/B comparison this session is one side of, if any (since version 5).
     pub pair: Option<PairLink>,
+    /// The probes, their prompts and their grades per edition (since version 5).
+    pub probes: ProbeSet,
 }
 
 /// What a live chat needs beside its memory to come back exactly after a reload.
@@ -83,6 +86,7 @@ impl Session {
             pinned: Vec::new(),
             live: None,
             pair: None,
+            probes: ProbeSet::default(),
         }
     }
 }

@@ -712,6 +712,12 @@ fn from_session_v2(
         .map(|p| super::pair::pair_from_v5(p, &join(prefix, "pair")))
         .transpose()
         .map_err(|(path, reason)| invalid(path, reason))?;
+    let probes = super::probes::probes_from_v5(
+        s.probes,
+        memory.archive().len(),
+        memory.editions().len() as u32,
+        &join(prefix, "probes"),
+    )?;
     Ok(Session {
         name: s.name,
         settings,
@@ -719,6 +725,7 @@ fn from_session_v2(
         pinned,
         live,
         pair,
+        probes,
     })
 }
 

@@ -20,6 +20,8 @@
 //! file is a version-3 file without them, and a version-2 app refuses version 3 rather than
 //! drop them. Version 4 adds the policy's `exact` fields and, after an exact fold that ended
 //! inside a turn, `verbatim_from`; a version-3 file reads with today's defaults (`exact`).
+//! Version 5 adds the probes (`probes.rs`: the probe set, the judge's and writer's prompts, the
+//! models used, a grade per probe and edition); a version-4 file reads as having none.
 //!
 //! One concept per file: [`domain`] holds what the app keeps ([`Session`], [`LiveRecord`],
 //! [`CallRecord`]); `wire` the versioned on-disk types; `import` reading a file (size cap,
@@ -40,6 +42,7 @@ pub mod fixture;
 mod import;
 mod migrate;
 pub mod pair;
+mod probes;
 mod wire;
 
 #[cfg(test)]

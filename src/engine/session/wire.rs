@@ -13,8 +13,8 @@ pub const POLICY_FORMAT: &str = "summary-memory-policy";
 /// The version this build writes. Version 3 is version 2 with tool traffic and placeholders on
 /// archive messages ([`MessageV1`]'s fields since version 3); version 4 adds the exact policy
 /// ([`ExactV4`]) and, after a fold that ended inside a turn, the first verbatim message;
-/// version 5 adds an A/B comparison's side (`pair`, [`super::pair::PairV5`]). The shapes keep
-/// their names.
+/// version 5 adds an A/B comparison's side (`pair`, [`super::pair::PairV5`]) and the probes
+/// ([`super::probes::ProbesV5`]). The shapes keep their names.
 pub const VERSION: u64 = 5;
 
 #[derive(Serialize, Deserialize)]
@@ -64,6 +64,9 @@ pub(super) struct SessionV2 {
     /// Since version 5: this session is one side of an A/B comparison.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) pair: Option<super::pair::PairV5>,
+    /// Since version 5: the probes and their grades; absent when there are none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) probes: Option<super::probes::ProbesV5>,
 }
 
 #[derive(Serialize, Deserialize)]
