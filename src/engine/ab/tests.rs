@@ -374,3 +374,40 @@ fn a_pair_survives_export_and_import_and_a_version_4_file_reads_with_none() {
         .to_string();
     assert!(e.contains("session.pair.preset"), "{e}");
 }
+
+#[test]
+fn a_side_with_probes_keeps_both_its_pair_and_its_grades_through_export_and_import() {
+    use crate::engine::probes::{Evidence, Grade, Probe, ProbeResult, ProbeSource};
+    let session = synthetic(20);
+    let policy = session.memory.policy().clone();
+    let (mut run, job) = AbRun::start(
+        &session,
+        &policy,
+        model("alpha", 40),
+        model("beta", 60),
+        "pair-both",
+        &WordCounter,
+    )
+    .unwrap();
+    run_all(&mut run, job);
+    let [_, mut b] = run.finished().unwrap();
+    let quote = b.memory.archive()[0].content.clone();
+    b.probes.add([Probe {
+        id: 0,
+        question: "What did the user say first?".into(),
+        evidence: Evidence { message: 0, quote },
+        source: ProbeSource::User,
+    }]);
+    b.probes.record(ProbeResult {
+        probe: 1,
+        cycle: 1,
+        answer: "beta's answer".into(),
+        grade: Grade::Partly,
+        evidence: "quoted".into(),
+    });
+    let back = import(export(&b, 1, "test").as_bytes(), &WordCounter).unwrap();
+    assert!(back.pair.is_some());
+    assert_eq!(back.pair, b.pair);
+    assert_eq!(back.probes, b.probes);
+    assert_eq!(back.probes.results.len(), 1);
+}
