@@ -717,7 +717,8 @@ fn from_session_v2(
         memory.archive().len(),
         memory.editions().len() as u32,
         &join(prefix, "probes"),
-    )?;
+    )
+    .map_err(|(path, reason)| invalid(path, reason))?;
     Ok(Session {
         name: s.name,
         settings,

@@ -6,7 +6,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::import::ImportError;
 use crate::engine::probes::{Evidence, Grade, Probe, ProbeResult, ProbeSet, ProbeSource};
 
 #[derive(Serialize, Deserialize)]
@@ -93,11 +92,11 @@ pub(super) fn probes_from_v5(
     archive_len: usize,
     editions: u32,
     prefix: &str,
-) -> Result<ProbeSet, ImportError> {
+) -> Result<ProbeSet, (String, String)> {
     let Some(wire) = wire else {
         return Ok(ProbeSet::default());
     };
-    let invalid = |path: String, reason: String| ImportError::Invalid { path, reason };
+    let invalid = |path: String, reason: String| (path, reason);
     let mut probes: Vec<Probe> = Vec::with_capacity(wire.probes.len());
     for (i, p) in wire.probes.into_iter().enumerate() {
         let at = format!("{prefix}.probes[{i}]");
