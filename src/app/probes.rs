@@ -184,6 +184,35 @@ pub fn user_probe(
     })
 }
 
+/// [`user_probe`] from the page's form, the message number as typed.
+pub fn typed_probe(
+    session: &Session,
+    question: &str,
+    message: &str,
+    quote: &str,
+) -> Result<Probe, String> {
+    let message = message.trim();
+    let number = message.parse::<usize>().map_err(|_| {
+        if message.is_empty() {
+            "Give the number of the archive message that answers it.".to_owned()
+        } else {
+            format!("\"{message}\" is not a message number; the archive counts its messages from 1.")
+        }
+    })?;
+    user_probe(session, question, number, quote)
+}
+
+/// The settings a run answers and judges with: the judge is the summariser model unless
+/// `judge_model` names another (surrounding spaces dropped).
+pub fn judge_settings(valid: &ValidSettings, judge_model: &str) -> ValidSettings {
+    let mut valid = valid.clone();
+    let judge = judge_model.trim();
+    if !judge.is_empty() {
+        valid.summary_model = judge.to_owned();
+    }
+    valid
+}
+
 /// The folded messages the model writes probes from: every message some edition folded.
 fn folded(session: &Session, points: &[Point]) -> Vec<(usize, Role, String)> {
     let to = points.iter().map(Point::verbatim_from).max().unwrap_or(0);

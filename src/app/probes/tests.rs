@@ -236,3 +236,37 @@ fn user_probes_and_model_probes_are_checked_against_the_archive() {
         Ok(1)
     );
 }
+
+#[test]
+fn a_typed_probe_needs_a_message_number_in_the_archive() {
+    let session = session();
+    let probe = typed_probe(&session, " What does the user earn? ", " 1 ", "4,200 euros").unwrap();
+    assert_eq!(probe.question, "What does the user earn?");
+    assert_eq!(probe.evidence.message, 0);
+    let no_number = typed_probe(&session, "Q?", "", "x").unwrap_err();
+    assert!(no_number.contains("number"), "{no_number}");
+    let not_number = typed_probe(&session, "Q?", "first", "x").unwrap_err();
+    assert!(not_number.contains("\"first\" is not a message number"), "{not_number}");
+    let outside = typed_probe(&session, "Q?", "99", "x").unwrap_err();
+    assert!(outside.contains("not in the archive"), "{outside}");
+}
+
+#[test]
+fn the_judge_is_the_summariser_unless_another_model_is_named() {
+    let valid = connected();
+    assert_eq!(judge_settings(&valid, "  ").summary_model, "judge");
+    let other = judge_settings(&valid, " grader ");
+    assert_eq!(other.summary_model, "grader");
+    assert_eq!(other.chat_model, "chat");
+    // A run records the model that really judged.
+    let session = session();
+    let (mut run, call) = ProbeRun::start(&session, other, &WordCounter);
+    let call = call.unwrap();
+    let mut set = session.probes.clone();
+    let judge = run
+        .answered(call.cell, CallKind::Answer, reply("4,200 euros."), &mut set, &WordCounter)
+        .unwrap();
+    assert_eq!(judge.request.model, "grader");
+    run.answered(judge.cell, CallKind::Judge, reply(GRADE), &mut set, &WordCounter);
+    assert_eq!(set.judge_model, "grader");
+}
