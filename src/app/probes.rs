@@ -196,10 +196,23 @@ pub fn typed_probe(
         if message.is_empty() {
             "Give the number of the archive message that answers it.".to_owned()
         } else {
-            format!("\"{message}\" is not a message number; the archive counts its messages from 1.")
+            format!(
+                "\"{message}\" is not a message number; the archive counts its messages from 1."
+            )
         }
     })?;
     user_probe(session, question, number, quote)
+}
+
+/// The user changed probe `id`'s question in the matrix: kept (its grades go, since they
+/// answer the old question), or refused when it is empty.
+pub fn edit_question(set: &mut ProbeSet, id: u32, question: &str) -> Result<(), String> {
+    let question = question.trim();
+    if question.is_empty() {
+        return Err("A probe needs a question; remove it instead to drop it.".into());
+    }
+    set.edit(id, question);
+    Ok(())
 }
 
 /// The settings a run answers and judges with: the judge is the summariser model unless

@@ -260,8 +260,14 @@ mod tests {
         settings.summary_model = "sum".to_owned();
         let valid = settings.validate().expect("valid settings");
         let same = models_note(&crate::app::probes::judge_settings(&valid, ""), "sum");
-        assert!(same.contains("grades by sum (the summariser model)"), "{same}");
+        assert!(
+            same.contains("grades by sum (the summariser model)"),
+            "{same}"
+        );
         let other = models_note(&crate::app::probes::judge_settings(&valid, "grader"), "sum");
-        assert!(other.starts_with("Answers by chat and grades by grader, at"), "{other}");
+        assert!(
+            other.starts_with("Answers by chat and grades by grader, at"),
+            "{other}"
+        );
     }
 }

@@ -27,8 +27,8 @@ use thiserror::Error;
 
 use crate::app::live::LiveSession;
 use crate::engine::memory::MemoryState;
-use crate::engine::probes::ProbeSet;
 use crate::engine::message::{CountTokens, Role};
+use crate::engine::probes::ProbeSet;
 use crate::engine::session::{LiveRecord, Session, SessionSettings};
 
 mod protocol;

@@ -246,7 +246,10 @@ fn a_typed_probe_needs_a_message_number_in_the_archive() {
     let no_number = typed_probe(&session, "Q?", "", "x").unwrap_err();
     assert!(no_number.contains("number"), "{no_number}");
     let not_number = typed_probe(&session, "Q?", "first", "x").unwrap_err();
-    assert!(not_number.contains("\"first\" is not a message number"), "{not_number}");
+    assert!(
+        not_number.contains("\"first\" is not a message number"),
+        "{not_number}"
+    );
     let outside = typed_probe(&session, "Q?", "99", "x").unwrap_err();
     assert!(outside.contains("not in the archive"), "{outside}");
 }
@@ -264,9 +267,39 @@ fn the_judge_is_the_summariser_unless_another_model_is_named() {
     let call = call.unwrap();
     let mut set = session.probes.clone();
     let judge = run
-        .answered(call.cell, CallKind::Answer, reply("4,200 euros."), &mut set, &WordCounter)
+        .answered(
+            call.cell,
+            CallKind::Answer,
+            reply("4,200 euros."),
+            &mut set,
+            &WordCounter,
+        )
         .unwrap();
     assert_eq!(judge.request.model, "grader");
-    run.answered(judge.cell, CallKind::Judge, reply(GRADE), &mut set, &WordCounter);
+    run.answered(
+        judge.cell,
+        CallKind::Judge,
+        reply(GRADE),
+        &mut set,
+        &WordCounter,
+    );
     assert_eq!(set.judge_model, "grader");
+}
+
+#[test]
+fn an_edited_question_drops_its_grades_and_an_empty_one_is_refused() {
+    let mut set = session().probes;
+    set.record(ProbeResult {
+        probe: 1,
+        cycle: 1,
+        answer: "4,200.".into(),
+        grade: Grade::Correct,
+        evidence: "4,200 euros".into(),
+    });
+    let before = set.clone();
+    assert!(edit_question(&mut set, 1, "   ").is_err());
+    assert_eq!(set, before);
+    edit_question(&mut set, 1, " What does the user earn a month? ").unwrap();
+    assert_eq!(set.probes[0].question, "What does the user earn a month?");
+    assert!(set.result(1, 1).is_none());
 }
