@@ -11,7 +11,7 @@ use crate::engine::openai::{ApiError, ChatRequest, ChatResponse};
 use crate::engine::probes::writer::{parse_probes, writer_messages, writer_response_format};
 use crate::engine::probes::{
     Point, Probe, ProbeResult, ProbeSet, answer_messages, applies, generate, judge_messages,
-    judge_response_format, parse_grade, points,
+    judge_response_format, judge_response_format_object, parse_grade, points,
 };
 use crate::engine::session::Session;
 use crate::engine::settings::{Endpoint, ValidSettings};
@@ -310,6 +310,10 @@ pub struct ProbeRun {
     at: usize,
     /// The current cell's answer, once it has one: its judge call is next.
     answer: Option<String>,
+    /// How the judge is asked for JSON: 0 `json_schema`, 1 `json_object` with the schema, 2 no
+    /// `response_format` (the prompt alone asks for JSON). A server that refuses one form
+    /// (llama-cpp-python refuses `json_schema`) is asked the next, once, for the rest of the run.
+    judge_format: u8,
     status: RunStatus,
 }
 
@@ -342,6 +346,7 @@ impl ProbeRun {
             cells,
             at: 0,
             answer: None,
+            judge_format: 0,
         };
         let call = run.call(counter);
         (run, call)
@@ -394,7 +399,11 @@ impl ProbeRun {
                 let mut request =
                     self.valid
                         .summary_request(judge_messages(&self.judge_prompt, probe, answer));
-                request.response_format = Some(judge_response_format());
+                request.response_format = match self.judge_format {
+                    0 => Some(judge_response_format()),
+                    1 => Some(judge_response_format_object()),
+                    _ => None,
+                };
                 ProbeCall {
                     cell,
                     kind: CallKind::Judge,
@@ -431,7 +440,19 @@ impl ProbeRun {
                 self.status = RunStatus::Stopped;
                 return None;
             }
-            Err(error) => return self.fail(cell, error.to_string()),
+            Err(error) => {
+                let text = error.to_string();
+                // A server that refuses the judge's `response_format` names it; the judge is
+                // asked again in the next form instead of failing the cell.
+                if kind == CallKind::Judge
+                    && self.judge_format < 2
+                    && text.contains("response_format")
+                {
+                    self.judge_format += 1;
+                    return self.call(counter);
+                }
+                return self.fail(cell, text);
+            }
         };
         match kind {
             CallKind::Answer if text.trim().is_empty() => {

@@ -27,11 +27,11 @@ use crate::pages::inspect::{InspectPage, StoredSessions};
 use crate::pages::probes::ProbesPage;
 
 /// Each pinned fact's label and the words that answer it.
-const FACTS: [(&str, &str); 2] = [("monthly salary", "4,200"), ("landlord", "Okafor")];
+pub const FACTS: [(&str, &str); 2] = [("monthly salary", "4,200"), ("landlord", "Okafor")];
 
 /// Five turns under "summarise at 2, keep 1": four editions. Turn 1 states the salary and turn
 /// 2 the landlord; the first summary keeps the salary, the second both, the later ones neither.
-fn session() -> Session {
+pub fn session() -> Session {
     let scripted = Scripted {
         name: "Probed".into(),
         turn: |t| match t {

@@ -303,3 +303,92 @@ fn an_edited_question_drops_its_grades_and_an_empty_one_is_refused() {
     assert_eq!(set.probes[0].question, "What does the user earn a month?");
     assert!(set.result(1, 1).is_none());
 }
+
+// llama-cpp-python's server answers 500 "Input should be 'text' or 'json_object'" to the
+// judge's `json_schema` format, which failed every cell against it.
+#[test]
+fn a_server_that_refuses_the_judges_format_is_asked_in_the_next_form() {
+    let session = session();
+    let mut set = session.probes.clone();
+    let (mut run, call) = ProbeRun::start(&session, connected(), &WordCounter);
+    let call = call.unwrap();
+    let judge = run
+        .answered(
+            call.cell,
+            CallKind::Answer,
+            reply("4,200 euros."),
+            &mut set,
+            &WordCounter,
+        )
+        .unwrap();
+    assert_eq!(
+        judge.request.response_format.as_ref().unwrap()["type"],
+        "json_schema"
+    );
+    let refused = || {
+        Err(ApiError::Server {
+            status: Some(500),
+            message: "('body', 'response_format', 'type'): Input should be 'text' or 'json_object'"
+                .into(),
+        })
+    };
+    let object = run
+        .answered(
+            judge.cell,
+            CallKind::Judge,
+            refused(),
+            &mut set,
+            &WordCounter,
+        )
+        .expect("asked again");
+    let format = object.request.response_format.as_ref().unwrap();
+    assert_eq!(format["type"], "json_object");
+    assert_eq!(
+        format["schema"]["required"],
+        serde_json::json!(["grade", "evidence"])
+    );
+    assert_eq!(object.request.messages, judge.request.messages);
+    let plain = run
+        .answered(
+            object.cell,
+            CallKind::Judge,
+            refused(),
+            &mut set,
+            &WordCounter,
+        )
+        .expect("asked again");
+    assert!(plain.request.response_format.is_none());
+    // With no format left to drop, the refusal fails the cell, and nothing is recorded.
+    assert!(
+        run.answered(
+            plain.cell,
+            CallKind::Judge,
+            refused(),
+            &mut set,
+            &WordCounter
+        )
+        .is_none()
+    );
+    assert!(matches!(run.status(), RunStatus::Failed { .. }));
+    assert_eq!(set.results, session.probes.results);
+    // Another failure is not a format's: it fails at once.
+    let (mut run, call) = ProbeRun::start(&session, connected(), &WordCounter);
+    let call = call.unwrap();
+    let judge = run
+        .answered(
+            call.cell,
+            CallKind::Answer,
+            reply("4,200 euros."),
+            &mut set,
+            &WordCounter,
+        )
+        .unwrap();
+    let offline = Err(ApiError::Server {
+        status: Some(500),
+        message: "out of memory".into(),
+    });
+    assert!(
+        run.answered(judge.cell, CallKind::Judge, offline, &mut set, &WordCounter)
+            .is_none()
+    );
+}

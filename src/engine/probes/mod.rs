@@ -19,7 +19,10 @@ mod tests;
 
 pub use context::{ANSWER_LEAD, Point, answer_messages, applies, points};
 pub use generate::{fact_question, generate, rule_question};
-pub use judge::{GradeError, JUDGE_PROMPT, judge_messages, judge_response_format, parse_grade};
+pub use judge::{
+    GradeError, JUDGE_PROMPT, judge_messages, judge_response_format, judge_response_format_object,
+    parse_grade,
+};
 
 /// One question whose answer the archive holds.
 #[derive(Clone, Debug, PartialEq, Eq)]

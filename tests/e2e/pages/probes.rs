@@ -101,6 +101,28 @@ impl<'a> ProbesPage<'a> {
         .await;
     }
 
+    /// Waits, up to `patience`, until the run has ended (`done`) or waits for Retry
+    /// (`failed`); returns which.
+    pub async fn wait_ended(&self, patience: std::time::Duration) -> String {
+        let started = std::time::Instant::now();
+        loop {
+            let now: Option<String> = query::one(
+                self.browser,
+                &testid("probes-progress"),
+                Field::data("status"),
+            )
+            .await;
+            if let Some(now) = now.filter(|s| s == "done" || s == "failed") {
+                return now;
+            }
+            assert!(
+                started.elapsed() < patience,
+                "the probe run neither ended nor failed in {patience:?}"
+            );
+            crate::harness::pause(250).await;
+        }
+    }
+
     /// Every cell of the matrix, in order.
     pub async fn cells(&self) -> Vec<ShownCell> {
         query::rows(
