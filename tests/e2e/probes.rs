@@ -288,6 +288,15 @@ async fn the_probe_sets_edits_survive_the_browser_being_killed() {
     probes.wait_probes(3).await;
     probes.remove("landlord").await;
     probes.wait_probes(2).await;
+    probes
+        .edit_first("What does the user earn each month?")
+        .await;
+    browser
+        .wait_until(
+            "document.querySelector(\"[data-testid='probe-row']\").dataset.source === 'user'",
+            "the edited probe to be the user's",
+        )
+        .await;
     // A bad probe is refused with its reason, and the set is unchanged.
     probes.add("What else?", 99, "").await;
     browser
@@ -297,7 +306,7 @@ async fn the_probe_sets_edits_survive_the_browser_being_killed() {
     assert_eq!(
         questions,
         [
-            "What is the user's monthly salary?",
+            "What does the user earn each month?",
             "What did the user ask third?"
         ]
     );
@@ -306,6 +315,7 @@ async fn the_probe_sets_edits_survive_the_browser_being_killed() {
             |records| {
                 records.len() == 1
                     && records[0].2.contains("What did the user ask third?")
+                    && records[0].2.contains("What does the user earn each month?")
                     && !records[0].2.contains("landlord?")
             },
             "the edited probe set stored",

@@ -59,6 +59,12 @@ impl<'a> ProbesPage<'a> {
         .await;
     }
 
+    /// Changes the first probe's question, as a person does: typed, then the field left.
+    pub async fn edit_first(&self, question: &str) {
+        self.browser.set_field("probe-edit", question).await;
+        query::dispatch(self.browser, &testid("probe-edit"), "change").await;
+    }
+
     /// The probes' questions, in the matrix's order.
     pub async fn questions(&self) -> Vec<String> {
         query::all(self.browser, &testid("probe-edit"), Field::prop("value")).await
