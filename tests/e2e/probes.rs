@@ -54,6 +54,9 @@ pub fn session() -> Session {
     session
 }
 
+/// How the writer's prompt starts once the test has edited it.
+const WRITER: &str = "Write recall questions for this test.";
+
 /// The answer the responder gives to `question` over `context`.
 fn answer(question: &str, context: &str) -> String {
     FACTS
@@ -86,6 +89,11 @@ fn responder(bad_judge: Option<usize>) -> impl Fn(&Value) -> Option<Reply> + Sen
         if let Some(question) = last.strip_prefix(ANSWER_LEAD) {
             let context: Vec<String> = messages[..messages.len() - 1].iter().map(content).collect();
             return Some(Reply::Text(answer(question, &context.join("\n"))));
+        }
+        if content(&messages[0]).starts_with(WRITER) {
+            return Some(Reply::Text(
+                r#"{"probes": [{"question": "What did the user ask third?", "message": 5, "quote": "question 3"}]}"#.into(),
+            ));
         }
         if content(&messages[0]).starts_with("You grade an answer") {
             let n = judged.fetch_add(1, Ordering::SeqCst) + 1;
@@ -330,5 +338,34 @@ async fn the_probe_sets_edits_survive_the_browser_being_killed() {
     let probes = ProbesPage::new(&browser);
     probes.wait_probes(2).await;
     assert_eq!(probes.questions().await, questions);
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn the_model_writes_probes_with_the_prompt_the_user_edited() {
+    let server = TestServer::start().await;
+    server.respond_with(responder(None));
+    let browser = Browser::new().await;
+    let dir = TempDir::new();
+    ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
+    let inspect = InspectPage::click_tab(&browser).await;
+    inspect.wait_vocabulary().await;
+    inspect
+        .import(&dir.write("probed.json", &export(&session(), 5, "0.1.0")))
+        .await;
+    inspect.wait_sessions(1).await;
+    let probes = ProbesPage::new(&browser);
+    let prompt = format!("{WRITER} One per figure.");
+    probes.edit_writer_prompt(&prompt).await;
+    probes.write_probes(1).await;
+    assert_eq!(probes.questions().await, ["What did the user ask third?"]);
+    let asked = posts(&server);
+    assert_eq!(asked.len(), 1);
+    assert_eq!(asked[0]["messages"][0]["content"], prompt.as_str());
+    assert_eq!(
+        asked[0]["response_format"]["json_schema"]["name"], "probes",
+        "{:?}",
+        asked[0]["response_format"]
+    );
     browser.close().await;
 }

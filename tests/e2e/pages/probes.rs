@@ -65,6 +65,24 @@ impl<'a> ProbesPage<'a> {
         query::dispatch(self.browser, &testid("probe-edit"), "change").await;
     }
 
+    /// Replaces the prompt that asks the model for probes, as a person does: typed, then left.
+    pub async fn edit_writer_prompt(&self, prompt: &str) {
+        self.browser.set_field("probes-writer-prompt", prompt).await;
+        query::dispatch(self.browser, &testid("probes-writer-prompt"), "change").await;
+    }
+
+    /// Asks the model to write probes, and waits until it says how many it added (`added`).
+    pub async fn write_probes(&self, added: usize) {
+        self.browser.click_testid("probes-write").await;
+        query::wait(
+            self.browser,
+            &testid("probes-written"),
+            Until::Is(Field::data("added"), &json!(added.to_string())),
+            "the model's probes",
+        )
+        .await;
+    }
+
     /// The probes' questions, in the matrix's order.
     pub async fn questions(&self) -> Vec<String> {
         query::all(self.browser, &testid("probe-edit"), Field::prop("value")).await
