@@ -291,6 +291,26 @@ pub fn writer_answered(
     Ok(session.probes.add(asked))
 }
 
+/// The same request in the next `response_format` form, when `error` is a refusal that names
+/// it: `json_schema` becomes `json_object` with the schema (llama-cpp-python's form), and that
+/// becomes none (the prompt alone asks for JSON). `None` when there is no form left or the
+/// error is another.
+pub fn next_format(request: &ChatRequest, error: &ApiError) -> Option<ChatRequest> {
+    if !error.to_string().contains("response_format") {
+        return None;
+    }
+    let format = request.response_format.as_ref()?;
+    let mut next = request.clone();
+    next.response_format = match format["type"].as_str() {
+        Some("json_schema") => Some(serde_json::json!({
+            "type": "json_object",
+            "schema": format["json_schema"]["schema"].clone(),
+        })),
+        _ => None,
+    };
+    Some(next)
+}
+
 fn judge_endpoint(valid: &ValidSettings) -> Endpoint {
     let mut endpoint = valid.endpoint.clone();
     endpoint.timeout_ms = summary_timeout_ms(endpoint.timeout_ms);

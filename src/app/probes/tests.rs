@@ -392,3 +392,26 @@ fn a_server_that_refuses_the_judges_format_is_asked_in_the_next_form() {
             .is_none()
     );
 }
+
+#[test]
+fn the_writers_request_steps_down_its_format_only_on_a_refusal_that_names_it() {
+    let session = session();
+    let (_, request) = writer_call(&session, &connected(), &WordCounter).unwrap();
+    let refused = ApiError::BadRequest {
+        status: 422,
+        message: "response_format: Input should be 'text' or 'json_object'".into(),
+    };
+    let object = next_format(&request, &refused).expect("json_object next");
+    let format = object.response_format.as_ref().unwrap();
+    assert_eq!(format["type"], "json_object");
+    assert_eq!(format["schema"]["required"], serde_json::json!(["probes"]));
+    assert_eq!(object.messages, request.messages);
+    let plain = next_format(&object, &refused).expect("no format next");
+    assert!(plain.response_format.is_none());
+    assert!(next_format(&plain, &refused).is_none());
+    let other = ApiError::BadRequest {
+        status: 400,
+        message: "max_tokens is too large".into(),
+    };
+    assert!(next_format(&request, &other).is_none());
+}

@@ -15,7 +15,7 @@ use leptos::task::spawn_local;
 use super::clock::now_ms;
 use super::library_sync::Sessions;
 use crate::api::{Client, StopHandle};
-use crate::app::probes::{ProbeCall, ProbeRun, writer_answered, writer_call};
+use crate::app::probes::{ProbeCall, ProbeRun, next_format, writer_answered, writer_call};
 use crate::engine::settings::ValidSettings;
 
 /// The probe run of one session, and what is in flight for it.
@@ -119,7 +119,14 @@ impl ProbeRunner {
         let handle = StopHandle::new();
         self.stop.set_value(Some(handle.clone()));
         spawn_local(async move {
-            let reply = Client::new(endpoint).complete(&request, &handle).await;
+            let client = Client::new(endpoint);
+            let mut request = request;
+            let mut reply = client.complete(&request, &handle).await;
+            // A server that refuses the JSON format is asked in the next form.
+            while let Some(next) = reply.as_ref().err().and_then(|e| next_format(&request, e)) {
+                request = next;
+                reply = client.complete(&request, &handle).await;
+            }
             self.stop.try_set_value(None);
             let counter = sessions.tokens.counter();
             let Some(mut session) = sessions
