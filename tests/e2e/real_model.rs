@@ -362,9 +362,23 @@ async fn a_probe_matrix_with_the_real_model_as_answerer_and_judge_has_its_struct
             assert!((0.0..=1.0).contains(&score), "edition {cycle}: {score}");
         }
     }
+    // The model writes probes too; the server takes the format it is asked in (or the next).
+    browser.click_testid("probes-write").await;
+    browser
+        .wait_until(
+            "document.querySelector(\"[data-testid='probes-written'], [data-testid='probes-written-error']\")",
+            "the model's probes or why there are none",
+        )
+        .await;
+    let written = query::text(
+        &browser,
+        "[data-testid='probes-written'], [data-testid='probes-written-error']",
+    )
+    .await;
+    assert!(!written.contains("response_format"), "{written}");
     let progress = query::text(&browser, "[data-testid='probes-progress']").await;
     println!(
-        "probes with {MODEL}: {} of {asked} cells graded, the run {ended} ({progress})",
+        "probes with {MODEL}: {} of {asked} cells graded, the run {ended} ({progress}); the writer: {written}",
         grades.iter().filter(|g| graded.contains(g)).count()
     );
     browser.close().await;
