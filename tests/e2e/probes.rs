@@ -369,3 +369,52 @@ async fn the_model_writes_probes_with_the_prompt_the_user_edited() {
     );
     browser.close().await;
 }
+
+/// Another tool's session: a Claude Code log, its two compactions read as editions, probed and
+/// graded like any session of this app.
+#[tokio::test]
+async fn a_claude_code_logs_compactions_are_probed_as_its_editions() {
+    const CLAUDE_CODE: &str = include_str!("../fixtures/transcripts/claude_code_session.jsonl");
+    let server = TestServer::start().await;
+    server.respond_with(responder(None));
+    let browser = Browser::new().await;
+    let dir = TempDir::new();
+    ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
+    let inspect = InspectPage::click_tab(&browser).await;
+    inspect.wait_vocabulary().await;
+    inspect
+        .import(&dir.write("0b6f6a4e-session.jsonl", CLAUDE_CODE))
+        .await;
+    inspect.wait_import_note("claude-code").await;
+    let probes = ProbesPage::new(&browser);
+    browser.click_testid("probes-generate").await;
+    browser
+        .wait_until(
+            "document.querySelectorAll(\"[data-testid='probe-row']\").length > 0",
+            "probes from the log's rule sentences",
+        )
+        .await;
+    let (calls, _) = probes.estimated_calls().await;
+    assert!(calls > 0);
+    probes.run().await;
+    probes.wait_status("done").await;
+    let cells = probes.cells().await;
+    let rows = browser.count_testid("probe-row").await;
+    assert_eq!(
+        cells.len(),
+        rows * 2,
+        "a cell per probe and compaction: {cells:?}"
+    );
+    let asked = cells.iter().filter(|(_, _, g)| g != "verbatim").count();
+    assert_eq!(calls, 2 * asked as u64);
+    assert!(
+        cells
+            .iter()
+            .all(|(_, _, g)| g == "verbatim" || g == "unanswerable" || g == "correct"),
+        "{cells:?}"
+    );
+    assert_eq!(posts(&server).len(), 2 * asked);
+    let scored = probes.scores().await;
+    assert!(scored.iter().any(|(_, s)| s.is_some()), "{scored:?}");
+    browser.close().await;
+}
