@@ -418,3 +418,44 @@ async fn a_claude_code_logs_compactions_are_probed_as_its_editions() {
     assert!(scored.iter().any(|(_, s)| s.is_some()), "{scored:?}");
     browser.close().await;
 }
+
+#[tokio::test]
+async fn stop_sends_nothing_more_and_retry_finishes_the_same_matrix() {
+    let want = expected(&session());
+    let server = TestServer::start().await;
+    let decide = responder(None);
+    server.respond_with(move |body| {
+        decide(body).map(|reply| match reply {
+            Reply::Text(text) => Reply::DelayedText {
+                text,
+                delay: std::time::Duration::from_millis(400),
+            },
+            other => other,
+        })
+    });
+    let browser = Browser::new().await;
+    let dir = TempDir::new();
+    let probes = ready(&browser, &server, &dir).await;
+    probes.run().await;
+    probes.wait_status("running").await;
+    browser
+        .wait_until(
+            "document.querySelector(\"[data-testid='probe-cell'][data-grade='correct']\")",
+            "a first cell graded",
+        )
+        .await;
+    browser.click_testid("probes-stop").await;
+    probes.wait_status("stopped").await;
+    let sent = posts(&server).len();
+    assert!(sent < 2 * want.len(), "stopped before the end");
+    crate::harness::pause(1000).await;
+    assert_eq!(posts(&server).len(), sent, "nothing is sent after Stop");
+    let shown = graded(&probes.cells().await);
+    assert!(shown.values().any(|g| g == "pending"), "{shown:?}");
+
+    probes.retry().await;
+    probes.wait_status("done").await;
+    assert_eq!(graded(&probes.cells().await), as_owned(&want));
+    assert_eq!(probes.scores().await, expected_scores(&want));
+    browser.close().await;
+}
