@@ -11,7 +11,7 @@ use crate::engine::openai::{ApiError, ChatRequest, ChatResponse};
 use crate::engine::probes::writer::{parse_probes, writer_messages, writer_response_format};
 use crate::engine::probes::{
     Point, Probe, ProbeResult, ProbeSet, answer_messages, applies, generate, judge_messages,
-    judge_response_format, parse_grade, points,
+    judge_response_format, judge_response_format_object, parse_grade, points,
 };
 use crate::engine::session::Session;
 use crate::engine::settings::{Endpoint, ValidSettings};
@@ -184,6 +184,48 @@ pub fn user_probe(
     })
 }
 
+/// [`user_probe`] from the page's form, the message number as typed.
+pub fn typed_probe(
+    session: &Session,
+    question: &str,
+    message: &str,
+    quote: &str,
+) -> Result<Probe, String> {
+    let message = message.trim();
+    let number = message.parse::<usize>().map_err(|_| {
+        if message.is_empty() {
+            "Give the number of the archive message that answers it.".to_owned()
+        } else {
+            format!(
+                "\"{message}\" is not a message number; the archive counts its messages from 1."
+            )
+        }
+    })?;
+    user_probe(session, question, number, quote)
+}
+
+/// The user changed probe `id`'s question in the matrix: kept (its grades go, since they
+/// answer the old question), or refused when it is empty.
+pub fn edit_question(set: &mut ProbeSet, id: u32, question: &str) -> Result<(), String> {
+    let question = question.trim();
+    if question.is_empty() {
+        return Err("A probe needs a question; remove it instead to drop it.".into());
+    }
+    set.edit(id, question);
+    Ok(())
+}
+
+/// The settings a run answers and judges with: the judge is the summariser model unless
+/// `judge_model` names another (surrounding spaces dropped).
+pub fn judge_settings(valid: &ValidSettings, judge_model: &str) -> ValidSettings {
+    let mut valid = valid.clone();
+    let judge = judge_model.trim();
+    if !judge.is_empty() {
+        valid.summary_model = judge.to_owned();
+    }
+    valid
+}
+
 /// The folded messages the model writes probes from: every message some edition folded.
 fn folded(session: &Session, points: &[Point]) -> Vec<(usize, Role, String)> {
     let to = points.iter().map(Point::verbatim_from).max().unwrap_or(0);
@@ -249,6 +291,26 @@ pub fn writer_answered(
     Ok(session.probes.add(asked))
 }
 
+/// The same request in the next `response_format` form, when `error` is a refusal that names
+/// it: `json_schema` becomes `json_object` with the schema (llama-cpp-python's form), and that
+/// becomes none (the prompt alone asks for JSON). `None` when there is no form left or the
+/// error is another.
+pub fn next_format(request: &ChatRequest, error: &ApiError) -> Option<ChatRequest> {
+    if !error.to_string().contains("response_format") {
+        return None;
+    }
+    let format = request.response_format.as_ref()?;
+    let mut next = request.clone();
+    next.response_format = match format["type"].as_str() {
+        Some("json_schema") => Some(serde_json::json!({
+            "type": "json_object",
+            "schema": format["json_schema"]["schema"].clone(),
+        })),
+        _ => None,
+    };
+    Some(next)
+}
+
 fn judge_endpoint(valid: &ValidSettings) -> Endpoint {
     let mut endpoint = valid.endpoint.clone();
     endpoint.timeout_ms = summary_timeout_ms(endpoint.timeout_ms);
@@ -268,6 +330,10 @@ pub struct ProbeRun {
     at: usize,
     /// The current cell's answer, once it has one: its judge call is next.
     answer: Option<String>,
+    /// How the judge is asked for JSON: 0 `json_schema`, 1 `json_object` with the schema, 2 no
+    /// `response_format` (the prompt alone asks for JSON). A server that refuses one form
+    /// (llama-cpp-python refuses `json_schema`) is asked the next, once, for the rest of the run.
+    judge_format: u8,
     status: RunStatus,
 }
 
@@ -300,6 +366,7 @@ impl ProbeRun {
             cells,
             at: 0,
             answer: None,
+            judge_format: 0,
         };
         let call = run.call(counter);
         (run, call)
@@ -352,7 +419,11 @@ impl ProbeRun {
                 let mut request =
                     self.valid
                         .summary_request(judge_messages(&self.judge_prompt, probe, answer));
-                request.response_format = Some(judge_response_format());
+                request.response_format = match self.judge_format {
+                    0 => Some(judge_response_format()),
+                    1 => Some(judge_response_format_object()),
+                    _ => None,
+                };
                 ProbeCall {
                     cell,
                     kind: CallKind::Judge,
@@ -389,7 +460,19 @@ impl ProbeRun {
                 self.status = RunStatus::Stopped;
                 return None;
             }
-            Err(error) => return self.fail(cell, error.to_string()),
+            Err(error) => {
+                let text = error.to_string();
+                // A server that refuses the judge's `response_format` names it; the judge is
+                // asked again in the next form instead of failing the cell.
+                if kind == CallKind::Judge
+                    && self.judge_format < 2
+                    && text.contains("response_format")
+                {
+                    self.judge_format += 1;
+                    return self.call(counter);
+                }
+                return self.fail(cell, text);
+            }
         };
         match kind {
             CallKind::Answer if text.trim().is_empty() => {

@@ -169,10 +169,16 @@ pub fn describe_estimate(estimate: &Estimate) -> String {
     )
 }
 
-/// Who answers and who judges, beside the Run button.
-pub fn models_note(valid: &ValidSettings) -> String {
+/// Who answers and who judges, beside the Run button: `valid` as the run uses it (see
+/// [`crate::app::probes::judge_settings`]), `summariser` the summariser model of the settings.
+pub fn models_note(valid: &ValidSettings, summariser: &str) -> String {
+    let same = if valid.summary_model == summariser {
+        " (the summariser model)"
+    } else {
+        ""
+    };
     format!(
-        " Answers by {} and grades by {} (the summariser model), at {}.",
+        "Answers by {} and grades by {}{same}, at {}.",
         valid.chat_model, valid.summary_model, valid.endpoint.base_url
     )
 }
@@ -243,6 +249,25 @@ mod tests {
             m.rows[0]
                 .evidence
                 .contains("message 1: “My monthly salary is 4,200 euros.”")
+        );
+    }
+
+    #[test]
+    fn the_models_note_names_the_judge_and_whether_it_is_the_summariser() {
+        let mut settings = crate::engine::settings::Settings::default();
+        settings.set_base_url("http://127.0.0.1:8080/v1".to_owned());
+        settings.chat_model = "chat".to_owned();
+        settings.summary_model = "sum".to_owned();
+        let valid = settings.validate().expect("valid settings");
+        let same = models_note(&crate::app::probes::judge_settings(&valid, ""), "sum");
+        assert!(
+            same.contains("grades by sum (the summariser model)"),
+            "{same}"
+        );
+        let other = models_note(&crate::app::probes::judge_settings(&valid, "grader"), "sum");
+        assert!(
+            other.starts_with("Answers by chat and grades by grader, at"),
+            "{other}"
         );
     }
 }

@@ -32,6 +32,7 @@ mod openai_server;
 mod pages;
 mod persistence;
 mod policy_controls;
+mod probes;
 mod providers;
 mod pwa;
 mod real_demo;

@@ -297,3 +297,90 @@ async fn a_live_replay_with_the_real_model_writes_every_summary_and_saves() {
     browser.close().await;
     drop(server);
 }
+
+/// One probe matrix with the real model as both answerer and judge (the judge asked for JSON
+/// with `response_format`'s schema, which the server turns into a grammar): a cell per probe
+/// and edition, each graded, still verbatim, or the one failed cell with Retry beside it and
+/// the cells after it still to ask; every score within 0..=1. Never the model's words.
+#[tokio::test]
+async fn a_probe_matrix_with_the_real_model_as_answerer_and_judge_has_its_structure() {
+    use crate::pages::probes::ProbesPage;
+    use crate::probes::{FACTS, session};
+    use summary_memory::engine::session::export;
+
+    let browser = Browser::new().await;
+    let server = start_server().await;
+    let base_url = format!("http://127.0.0.1:{}/v1", server.port);
+    SettingsPage::open(&browser)
+        .await
+        .fill(&[
+            ("base-url", &base_url),
+            ("chat-model", MODEL),
+            ("temperature", "0"),
+            ("max-tokens", "80"),
+        ])
+        .await;
+    let inspect = InspectPage::click_tab(&browser).await;
+    inspect.wait_vocabulary().await;
+    let dir = TempDir::new();
+    let session = session();
+    inspect
+        .import(&dir.write("probed.json", &export(&session, 5, "0.1.0")))
+        .await;
+    inspect.wait_sessions(1).await;
+    let probes = ProbesPage::new(&browser);
+    probes.generate(FACTS.len()).await;
+    let (calls, _) = probes.estimated_calls().await;
+    assert!(calls > 0);
+    probes.run().await;
+    let ended = probes.wait_ended(Duration::from_secs(600)).await;
+
+    let editions = session.memory.editions().len();
+    let cells = probes.cells().await;
+    assert_eq!(cells.len(), FACTS.len() * editions, "{cells:?}");
+    let grades: Vec<&str> = cells.iter().map(|(_, _, g)| g.as_str()).collect();
+    let graded = ["correct", "partly", "wrong", "unanswerable"];
+    for grade in &grades {
+        assert!(
+            graded.contains(grade) || ["verbatim", "pending", "failed"].contains(grade),
+            "{grade}"
+        );
+    }
+    let failed = grades.iter().filter(|g| **g == "failed").count();
+    if ended == "done" {
+        assert_eq!(failed, 0, "{cells:?}");
+        assert!(!grades.contains(&"pending"), "{cells:?}");
+    } else {
+        assert_eq!(failed, 1, "{cells:?}");
+        assert_eq!(browser.count_testid("probes-retry").await, 1);
+    }
+    let asked = grades.iter().filter(|g| **g != "verbatim").count();
+    assert_eq!(calls, 2 * asked as u64);
+    for (cycle, score) in probes.scores().await {
+        if let Some(score) = score {
+            let score: f64 = score.parse().unwrap();
+            assert!((0.0..=1.0).contains(&score), "edition {cycle}: {score}");
+        }
+    }
+    // The model writes probes too; the server takes the format it is asked in (or the next).
+    browser.click_testid("probes-write").await;
+    browser
+        .wait_until(
+            "document.querySelector(\"[data-testid='probes-written'], [data-testid='probes-written-error']\")",
+            "the model's probes or why there are none",
+        )
+        .await;
+    let written = query::text(
+        &browser,
+        "[data-testid='probes-written'], [data-testid='probes-written-error']",
+    )
+    .await;
+    assert!(!written.contains("response_format"), "{written}");
+    let progress = query::text(&browser, "[data-testid='probes-progress']").await;
+    println!(
+        "probes with {MODEL}: {} of {asked} cells graded, the run {ended} ({progress}); the writer: {written}",
+        grades.iter().filter(|g| graded.contains(g)).count()
+    );
+    browser.close().await;
+    drop(server);
+}

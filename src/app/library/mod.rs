@@ -28,6 +28,7 @@ use thiserror::Error;
 use crate::app::live::LiveSession;
 use crate::engine::memory::MemoryState;
 use crate::engine::message::{CountTokens, Role};
+use crate::engine::probes::ProbeSet;
 use crate::engine::session::{LiveRecord, Session, SessionSettings};
 
 mod protocol;
@@ -261,6 +262,24 @@ impl Library {
     /// Replaces a session's content, e.g. after a chat turn.
     pub fn update(&mut self, id: &str, session: Session, now_ms: u64) -> Result<(), LibraryError> {
         self.change(id, now_ms, |s| *s = session)
+    }
+
+    /// Replaces a session's probe set (its probes, prompts and grades), queuing a write only
+    /// when it differs from the one kept; whether it did.
+    pub fn set_probes(
+        &mut self,
+        id: &str,
+        probes: ProbeSet,
+        now_ms: u64,
+    ) -> Result<bool, LibraryError> {
+        let entry = self
+            .get(id)
+            .ok_or_else(|| LibraryError::Unknown(id.to_owned()))?;
+        if entry.session.probes == probes {
+            return Ok(false);
+        }
+        self.change(id, now_ms, |s| s.probes = probes)?;
+        Ok(true)
     }
 
     /// Gives a session a new name. Surrounding spaces are dropped.

@@ -413,3 +413,32 @@ fn adding_a_batch_is_adding_each_in_turn() {
     assert_eq!(names(&at_once), ["Alpha", "Beta", "Existing"]);
     assert_eq!(at_once.take_pending(), one_by_one.take_pending());
 }
+
+#[test]
+fn a_changed_probe_set_is_written_and_an_unchanged_one_is_not() {
+    use crate::engine::probes::{Evidence, Probe, ProbeSource};
+    let mut library = Library::default();
+    library.add("a".into(), session("Alpha"), 1).unwrap();
+    store_all(&mut library);
+    let same = library.get("a").unwrap().session.probes.clone();
+    assert_eq!(library.set_probes("a", same.clone(), 2), Ok(false));
+    assert!(!library.has_pending());
+    let mut probes = same;
+    probes.add([Probe {
+        id: 0,
+        question: "What did the user say first?".into(),
+        evidence: Evidence {
+            message: 0,
+            quote: "hi".into(),
+        },
+        source: ProbeSource::User,
+    }]);
+    assert_eq!(library.set_probes("a", probes.clone(), 3), Ok(true));
+    let ops = store_all(&mut library);
+    assert!(matches!(&ops[..], [SaveOp::Put { entry, .. }] if entry.session.probes == probes));
+    assert_eq!(library.get("a").unwrap().revision, 2);
+    assert_eq!(
+        library.set_probes("zz", probes, 4),
+        Err(LibraryError::Unknown("zz".into()))
+    );
+}

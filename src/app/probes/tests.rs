@@ -236,3 +236,182 @@ fn user_probes_and_model_probes_are_checked_against_the_archive() {
         Ok(1)
     );
 }
+
+#[test]
+fn a_typed_probe_needs_a_message_number_in_the_archive() {
+    let session = session();
+    let probe = typed_probe(&session, " What does the user earn? ", " 1 ", "4,200 euros").unwrap();
+    assert_eq!(probe.question, "What does the user earn?");
+    assert_eq!(probe.evidence.message, 0);
+    let no_number = typed_probe(&session, "Q?", "", "x").unwrap_err();
+    assert!(no_number.contains("number"), "{no_number}");
+    let not_number = typed_probe(&session, "Q?", "first", "x").unwrap_err();
+    assert!(
+        not_number.contains("\"first\" is not a message number"),
+        "{not_number}"
+    );
+    let outside = typed_probe(&session, "Q?", "99", "x").unwrap_err();
+    assert!(outside.contains("not in the archive"), "{outside}");
+}
+
+#[test]
+fn the_judge_is_the_summariser_unless_another_model_is_named() {
+    let valid = connected();
+    assert_eq!(judge_settings(&valid, "  ").summary_model, "judge");
+    let other = judge_settings(&valid, " grader ");
+    assert_eq!(other.summary_model, "grader");
+    assert_eq!(other.chat_model, "chat");
+    // A run records the model that really judged.
+    let session = session();
+    let (mut run, call) = ProbeRun::start(&session, other, &WordCounter);
+    let call = call.unwrap();
+    let mut set = session.probes.clone();
+    let judge = run
+        .answered(
+            call.cell,
+            CallKind::Answer,
+            reply("4,200 euros."),
+            &mut set,
+            &WordCounter,
+        )
+        .unwrap();
+    assert_eq!(judge.request.model, "grader");
+    run.answered(
+        judge.cell,
+        CallKind::Judge,
+        reply(GRADE),
+        &mut set,
+        &WordCounter,
+    );
+    assert_eq!(set.judge_model, "grader");
+}
+
+#[test]
+fn an_edited_question_drops_its_grades_and_an_empty_one_is_refused() {
+    let mut set = session().probes;
+    set.record(ProbeResult {
+        probe: 1,
+        cycle: 1,
+        answer: "4,200.".into(),
+        grade: Grade::Correct,
+        evidence: "4,200 euros".into(),
+    });
+    let before = set.clone();
+    assert!(edit_question(&mut set, 1, "   ").is_err());
+    assert_eq!(set, before);
+    edit_question(&mut set, 1, " What does the user earn a month? ").unwrap();
+    assert_eq!(set.probes[0].question, "What does the user earn a month?");
+    assert!(set.result(1, 1).is_none());
+}
+
+// llama-cpp-python's server answers 500 "Input should be 'text' or 'json_object'" to the
+// judge's `json_schema` format, which failed every cell against it.
+#[test]
+fn a_server_that_refuses_the_judges_format_is_asked_in_the_next_form() {
+    let session = session();
+    let mut set = session.probes.clone();
+    let (mut run, call) = ProbeRun::start(&session, connected(), &WordCounter);
+    let call = call.unwrap();
+    let judge = run
+        .answered(
+            call.cell,
+            CallKind::Answer,
+            reply("4,200 euros."),
+            &mut set,
+            &WordCounter,
+        )
+        .unwrap();
+    assert_eq!(
+        judge.request.response_format.as_ref().unwrap()["type"],
+        "json_schema"
+    );
+    let refused = || {
+        Err(ApiError::Server {
+            status: Some(500),
+            message: "('body', 'response_format', 'type'): Input should be 'text' or 'json_object'"
+                .into(),
+        })
+    };
+    let object = run
+        .answered(
+            judge.cell,
+            CallKind::Judge,
+            refused(),
+            &mut set,
+            &WordCounter,
+        )
+        .expect("asked again");
+    let format = object.request.response_format.as_ref().unwrap();
+    assert_eq!(format["type"], "json_object");
+    assert_eq!(
+        format["schema"]["required"],
+        serde_json::json!(["grade", "evidence"])
+    );
+    assert_eq!(object.request.messages, judge.request.messages);
+    let plain = run
+        .answered(
+            object.cell,
+            CallKind::Judge,
+            refused(),
+            &mut set,
+            &WordCounter,
+        )
+        .expect("asked again");
+    assert!(plain.request.response_format.is_none());
+    // With no format left to drop, the refusal fails the cell, and nothing is recorded.
+    assert!(
+        run.answered(
+            plain.cell,
+            CallKind::Judge,
+            refused(),
+            &mut set,
+            &WordCounter
+        )
+        .is_none()
+    );
+    assert!(matches!(run.status(), RunStatus::Failed { .. }));
+    assert_eq!(set.results, session.probes.results);
+    // Another failure is not a format's: it fails at once.
+    let (mut run, call) = ProbeRun::start(&session, connected(), &WordCounter);
+    let call = call.unwrap();
+    let judge = run
+        .answered(
+            call.cell,
+            CallKind::Answer,
+            reply("4,200 euros."),
+            &mut set,
+            &WordCounter,
+        )
+        .unwrap();
+    let offline = Err(ApiError::Server {
+        status: Some(500),
+        message: "out of memory".into(),
+    });
+    assert!(
+        run.answered(judge.cell, CallKind::Judge, offline, &mut set, &WordCounter)
+            .is_none()
+    );
+}
+
+#[test]
+fn the_writers_request_steps_down_its_format_only_on_a_refusal_that_names_it() {
+    let session = session();
+    let (_, request) = writer_call(&session, &connected(), &WordCounter).unwrap();
+    let refused = ApiError::BadRequest {
+        status: 422,
+        message: "response_format: Input should be 'text' or 'json_object'".into(),
+    };
+    let object = next_format(&request, &refused).expect("json_object next");
+    let format = object.response_format.as_ref().unwrap();
+    assert_eq!(format["type"], "json_object");
+    assert_eq!(format["schema"]["required"], serde_json::json!(["probes"]));
+    assert_eq!(object.messages, request.messages);
+    let plain = next_format(&object, &refused).expect("no format next");
+    assert!(plain.response_format.is_none());
+    assert!(next_format(&plain, &refused).is_none());
+    let other = ApiError::BadRequest {
+        status: 400,
+        message: "max_tokens is too large".into(),
+    };
+    assert!(next_format(&request, &other).is_none());
+}

@@ -78,6 +78,13 @@ pub fn judge_response_format() -> Value {
     })
 }
 
+/// The same schema in the older `json_object` form (`{"type": "json_object", "schema": …}`),
+/// which llama-cpp-python's server takes (it refuses `json_schema`) and turns into a grammar.
+pub fn judge_response_format_object() -> Value {
+    let schema = judge_response_format()["json_schema"]["schema"].clone();
+    json!({ "type": "json_object", "schema": schema })
+}
+
 /// The text inside a fenced code block (```json … ```) when the whole reply is one; the reply
 /// otherwise.
 pub(crate) fn unfenced(reply: &str) -> &str {

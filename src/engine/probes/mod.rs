@@ -19,7 +19,10 @@ mod tests;
 
 pub use context::{ANSWER_LEAD, Point, answer_messages, applies, points};
 pub use generate::{fact_question, generate, rule_question};
-pub use judge::{GradeError, JUDGE_PROMPT, judge_messages, judge_response_format, parse_grade};
+pub use judge::{
+    GradeError, JUDGE_PROMPT, judge_messages, judge_response_format, judge_response_format_object,
+    parse_grade,
+};
 
 /// One question whose answer the archive holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -171,12 +174,12 @@ impl ProbeSet {
 
     /// Changes a probe's question; its results go, since they answer the old one.
     pub fn edit(&mut self, id: u32, question: &str) {
-        if let Some(probe) = self.probes.iter_mut().find(|p| p.id == id) {
-            if probe.question != question {
-                probe.question = question.to_owned();
-                probe.source = ProbeSource::User;
-                self.results.retain(|r| r.probe != id);
-            }
+        if let Some(probe) = self.probes.iter_mut().find(|p| p.id == id)
+            && probe.question != question
+        {
+            probe.question = question.to_owned();
+            probe.source = ProbeSource::User;
+            self.results.retain(|r| r.probe != id);
         }
     }
 

@@ -22,6 +22,7 @@ pub fn SessionDetail() -> impl IntoView {
         ..
     } = expect_context::<Sessions>();
     let selected = Memo::new(move |_| tab.with(|t| t.selected().map(str::to_owned)));
+    provide_context(crate::ui::run::probe_runner::ProbeRunner::owned());
     let entry = Memo::new(move |_| {
         selected
             .get()
@@ -78,6 +79,7 @@ fn Detail(entry: Entry, view: InspectView) -> impl IntoView {
                 let card = checks.with_value(|c| card.with_checks(&c[i])).with_diff();
                 view! { <EditionCardView card layout=EditionLayout::Archive /> }
             } />
+            <super::probes::Probes id=entry.id.clone() session=session.clone() />
             <super::replay::Replay view=replay_view session />
             <h4>{format!("Archive ({} turns)", view.turns)}</h4>
             <VirtualList count=messages estimate=64 class="archive" label="Archive" row=move |i| {

@@ -14,6 +14,7 @@ mod detail;
 mod edition_list;
 mod list;
 mod live_replay;
+mod probes;
 mod replay;
 
 use leptos::prelude::*;

@@ -9,6 +9,7 @@
 //! - `storage_status.rs`: the browser asked to keep the library, and its answer;
 //! - `clock.rs`: the shell's one clock.
 //! - `corpus_pool.rs`: the corpus comparison's pool of Web Workers.
+//! - `probe_runner.rs`: Inspect's probe run and the model's probe writing.
 //!
 //! Architecture invariant: nothing here imports a tab or a widget (`tests/purity.rs`).
 
@@ -17,6 +18,7 @@ pub mod corpus_pool;
 pub mod library_sync;
 pub mod live_driver;
 pub mod offline;
+pub mod probe_runner;
 pub mod storage_status;
 pub mod streamed;
 pub mod token_service;

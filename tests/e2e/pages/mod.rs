@@ -8,6 +8,7 @@ pub mod editions;
 pub mod export;
 pub mod inspect;
 pub mod lesson;
+pub mod probes;
 pub mod query;
 pub mod settings;
 pub mod tokens;
