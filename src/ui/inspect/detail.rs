@@ -78,7 +78,8 @@ fn Detail(entry: Entry, view: InspectView) -> impl IntoView {
                 let card = checks.with_value(|c| card.with_checks(&c[i])).with_diff();
                 view! { <EditionCardView card layout=EditionLayout::Archive /> }
             } />
-            <super::replay::Replay view=replay_view session />
+            <super::replay::Replay view=replay_view session=session.clone() />
+            <super::ab::AbSection session />
             <h4>{format!("Archive ({} turns)", view.turns)}</h4>
             <VirtualList count=messages estimate=64 class="archive" label="Archive" row=move |i| {
                 let m = shown.with_value(|v| v.messages[i].clone());

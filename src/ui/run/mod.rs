@@ -2,6 +2,7 @@
 //! results back, and draw nothing. Created at the App root and shared through context.
 //!
 //! - `live_driver.rs`: the live chat's requests;
+//! - `ab_driver.rs`: the A/B comparison's summaries, each to its side's model;
 //! - `library_sync.rs`: the session library in IndexedDB and across the app's tabs;
 //! - `streamed.rs`: the live reply's pieces as a signal of their own;
 //! - `token_service.rs`: the app-wide token counter and its vocabulary loader;
@@ -12,6 +13,7 @@
 //!
 //! Architecture invariant: nothing here imports a tab or a widget (`tests/purity.rs`).
 
+pub mod ab_driver;
 pub mod clock;
 pub mod corpus_pool;
 pub mod library_sync;

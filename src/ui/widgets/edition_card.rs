@@ -63,7 +63,7 @@ fn ArchiveRow(card: EditionCard) -> impl IntoView {
 
 /// A word diff's segments: added words in `<ins>`, dropped ones in `<del>`.
 #[component]
-fn DiffText(segments: Vec<DiffSegment>) -> impl IntoView {
+pub fn DiffText(segments: Vec<DiffSegment>) -> impl IntoView {
     segments
         .into_iter()
         .map(|seg| {
@@ -230,7 +230,7 @@ fn SectionsView(card: EditionCard) -> impl IntoView {
 /// The checks on one edition: its text with unsourced figures marked, the weakened rules, the
 /// overrun and survival by kind.
 #[component]
-fn EditionChecksView(card: EditionCard) -> impl IntoView {
+pub fn EditionChecksView(card: EditionCard) -> impl IntoView {
     let unsourced = card.marked.iter().filter(|(_, u)| *u).count();
     let summary = match unsourced {
         0 => "Every figure in this edition is in the archive.".to_owned(),
