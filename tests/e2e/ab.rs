@@ -45,7 +45,11 @@ fn models_asked(server: &TestServer) -> Vec<String> {
 }
 
 /// Connects Settings to `server`, then imports the twenty-turn session in Inspect.
-async fn twenty_turns(browser: &Browser, server: &TestServer, dir: &TempDir) -> InspectPage<'_> {
+async fn twenty_turns<'a>(
+    browser: &'a Browser,
+    server: &TestServer,
+    dir: &TempDir,
+) -> InspectPage<'a> {
     ChatPage::connect(browser, Setup::new(&server.base_url)).await;
     let inspect = InspectPage::click_tab(browser).await;
     inspect.wait_vocabulary().await;
@@ -106,8 +110,8 @@ async fn two_models_pair_by_cycle_save_as_a_pair_and_reopen_offline_after_export
 
     // A fresh browser with no endpoint: the imported pair shows its rows from the stored sides.
     let browser = Browser::new().await;
-    let inspect = InspectPage::click_tab(&browser).await;
-    inspect.wait_vocabulary().await;
+    let inspect = InspectPage::open_counted(&browser).await;
+    let ab = AbPage::new(&browser);
     let path = dir.write("all.json", &exported);
     inspect.import(&path).await;
     inspect.wait_sessions(3).await;
