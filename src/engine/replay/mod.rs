@@ -20,6 +20,9 @@ use crate::engine::message::{CountTokens, Message, MessageParts, Role};
 use crate::engine::policy::{Policy, PolicyError};
 use crate::engine::session::{Session, SessionSettings};
 
+mod run;
+pub use run::RunState;
+
 /// Why a replay could not run.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ReplayError {
@@ -74,9 +77,8 @@ pub struct Replayer {
     source: Vec<Message>,
     /// The next message of `source` to add.
     next: usize,
-    /// The summary asked for and not yet committed.
-    pending: Option<SummaryJob>,
-    status: ReplayStatus,
+    /// Where it stands, and the summary asked for and not yet committed.
+    run: RunState<SummaryJob>,
     progress: Progress,
     /// What the new session keeps of the original besides its messages.
     settings: SessionSettings,
@@ -115,8 +117,7 @@ impl Replayer {
             memory,
             source,
             next: 0,
-            pending: None,
-            status: ReplayStatus::Running,
+            run: RunState::default(),
             progress: Progress {
                 summaries: 0,
                 turn: 0,
@@ -146,26 +147,19 @@ impl Replayer {
         meta: CommitMeta,
         counter: &dyn CountTokens,
     ) -> Result<Option<SummaryJob>, ReplayError> {
-        let Some(job) = self.pending.take_if(|j| j.id == job_id) else {
+        // Stopped while the request was out, or a late answer: what arrived is not committed.
+        let Some(job) = self.run.answered(|j| j.id == job_id) else {
             return Ok(None);
         };
-        if !self.is_running() {
-            // Stopped while the request was out: what arrived is not committed.
-            self.pending = Some(job);
-            return Ok(None);
-        }
         let text = match result {
             Ok(text) if !text.trim().is_empty() => text,
             Ok(_) => {
-                self.status = ReplayStatus::Failed(
-                    "the summariser answered with an empty summary".to_owned(),
-                );
-                self.pending = Some(job);
+                self.run
+                    .fail(job, "the summariser answered with an empty summary");
                 return Ok(None);
             }
             Err(reason) => {
-                self.status = ReplayStatus::Failed(reason);
-                self.pending = Some(job);
+                self.run.fail(job, reason);
                 return Ok(None);
             }
         };
@@ -187,37 +181,28 @@ impl Replayer {
             .map_or_else(|| counter.count(&text) as u64, u64::from);
         match next {
             // A fold that leaves the summary over its budget asks for a compression at once.
-            Some(next) => {
-                self.pending = Some(next.clone());
-                Ok(Some(next))
-            }
+            Some(next) => Ok(Some(self.run.ask(next))),
             None => self.advance(counter),
         }
     }
 
     /// Stops the replay where it is; the pending summary stays pending.
     pub fn stop(&mut self) {
-        if self.status == ReplayStatus::Running {
-            self.status = ReplayStatus::Stopped;
-        }
+        self.run.stop();
     }
 
     /// Goes on after a Stop or a failure: the pending summary is asked for again.
     pub fn resume(&mut self) -> Option<SummaryJob> {
-        if !matches!(self.status, ReplayStatus::Stopped | ReplayStatus::Failed(_)) {
-            return None;
-        }
-        self.status = ReplayStatus::Running;
-        self.pending.clone()
+        self.run.resume()
     }
 
     pub fn status(&self) -> &ReplayStatus {
-        &self.status
+        self.run.status()
     }
 
     /// Whether a summary is being written (or about to be asked for).
     pub fn is_running(&self) -> bool {
-        self.status == ReplayStatus::Running
+        self.run.is_running()
     }
 
     pub fn progress(&self) -> Progress {
@@ -232,7 +217,7 @@ impl Replayer {
     /// The new session, once every message is replayed: the original's messages (with their
     /// text, counts and times), settings and pinned facts, and the replay's editions.
     pub fn finished(&self) -> Option<Session> {
-        (self.status == ReplayStatus::Done).then(|| {
+        self.run.is_done().then(|| {
             let mut session = Session::new(
                 self.name.clone(),
                 self.settings.clone(),
@@ -280,8 +265,7 @@ impl Replayer {
                 .memory
                 .add_message(Message::with_parts(parts, counter))?
             {
-                self.pending = Some(job.clone());
-                return Ok(Some(job));
+                return Ok(Some(self.run.ask(job)));
             }
             // A policy that checks before each request checks once the message a request
             // answers is in (a user message, or the last of a run of tool results), on the
@@ -293,13 +277,12 @@ impl Replayer {
             if matches!(message.role, Role::User | Role::Tool) && next_is_reply {
                 if let Some(job) = self.memory.before_request(self.reported) {
                     self.request_waits = true;
-                    self.pending = Some(job.clone());
-                    return Ok(Some(job));
+                    return Ok(Some(self.run.ask(job)));
                 }
                 self.reported = Some(self.request_tokens(counter));
             }
         }
-        self.status = ReplayStatus::Done;
+        self.run.done();
         Ok(None)
     }
 }
