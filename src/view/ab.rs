@@ -12,6 +12,7 @@ use crate::engine::drift::{DiffSegment, word_diff};
 use crate::engine::replay::ReplayStatus;
 use crate::engine::session::{PairSide, Session};
 use crate::view::editions::{EditionCard, cards_of, edition_checks};
+use crate::view::live_replay::{done_or_running, tokens_so_far};
 
 /// One side's heading.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -172,14 +173,12 @@ pub fn describe_ab_estimate(cost: &AbEstimate) -> String {
 /// The progress line of a run; a finished one says so.
 pub fn ab_progress_line(progress: &AbProgress, status: &ReplayStatus) -> String {
     let line = format!(
-        "{} of {} summaries · {} tokens sent, {} received",
-        progress.calls_done, progress.calls, progress.tokens_sent, progress.tokens_received
+        "{} of {} summaries · {}",
+        progress.calls_done,
+        progress.calls,
+        tokens_so_far(progress.tokens_sent, progress.tokens_received)
     );
-    if *status == ReplayStatus::Done {
-        format!("Done: {line}.")
-    } else {
-        line
-    }
+    done_or_running(line, status)
 }
 
 #[cfg(test)]

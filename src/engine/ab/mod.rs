@@ -20,10 +20,12 @@ use crate::engine::demo::extractive_summary;
 use crate::engine::edition::{Edition, Provenance, TurnRange};
 use crate::engine::facts::compile_facts;
 use crate::engine::memory::{CommitMeta, MemoryError, MemoryState, SummaryJob, turn_starts};
-use crate::engine::message::{CountTokens, Message, MessageParts, Role};
+use crate::engine::message::{CountTokens, Message, MessageParts};
 use crate::engine::policy::{FoldMode, Policy, PolicyError, SummaryFormat, Trigger};
 use crate::engine::prompts::PromptSpec;
-use crate::engine::replay::{ReplayError, ReplayStatus, RunState, SummaryCost, replay_offline};
+use crate::engine::replay::{
+    ReplayError, ReplayStatus, RunState, SummaryCost, replay_offline, source_messages,
+};
 use crate::engine::session::{PairLink, PairSide, Session, SideConfig};
 
 /// Why an A/B comparison cannot run.
@@ -180,16 +182,7 @@ impl AbRun {
         pair_id: impl Into<String>,
         counter: &dyn CountTokens,
     ) -> Result<(AbRun, Option<AbJob>), AbError> {
-        let messages: Vec<Message> = session
-            .memory
-            .archive()
-            .iter()
-            .filter(|m| m.role != Role::System)
-            .cloned()
-            .collect();
-        if messages.is_empty() {
-            return Err(ReplayError::Empty.into());
-        }
+        let messages = source_messages(session)?;
         let plan = fold_plan(session, policy, counter)?;
         let side = |spec: SideSpec, letter: &'static str| -> Result<SideRun, AbError> {
             let memory = match &spec {
@@ -245,13 +238,8 @@ impl AbRun {
         cost: SummaryCost,
         counter: &dyn CountTokens,
     ) -> Result<Option<AbJob>, AbError> {
-        let Some(pending) = self.run.answered(|p| p.job.id == job_id) else {
+        let Some((pending, text)) = self.run.answered_with(|p| p.job.id == job_id, result) else {
             return Ok(None);
-        };
-        let text = match result {
-            Ok(text) if !text.trim().is_empty() => text,
-            Ok(_) => return Ok(self.fail(pending, "the summariser answered with an empty summary")),
-            Err(reason) => return Ok(self.fail(pending, &reason)),
         };
         let at_ms = self.last_added_at(pending.side);
         let side = &mut self.sides[index(pending.side)];
@@ -279,20 +267,9 @@ impl AbRun {
         }
         side.done += 1;
         self.progress.calls_done += 1;
-        self.progress.tokens_sent += cost.prompt_tokens.map_or_else(
-            || {
-                pending
-                    .job
-                    .request
-                    .iter()
-                    .map(|m| u64::from(counter.count(&m.content)))
-                    .sum()
-            },
-            u64::from,
-        );
-        self.progress.tokens_received += cost
-            .completion_tokens
-            .map_or_else(|| u64::from(counter.count(&text)), u64::from);
+        let (sent, received) = cost.tokens(&pending.job, &text, counter);
+        self.progress.tokens_sent += sent;
+        self.progress.tokens_received += received;
         self.advance(counter)
     }
 

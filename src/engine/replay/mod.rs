@@ -69,6 +69,19 @@ pub struct SummaryCost {
     pub completion_tokens: Option<u32>,
 }
 
+impl SummaryCost {
+    /// The tokens sent for `job` and received in `text`: the server's counts where it gave
+    /// them, else this app's.
+    pub fn tokens(&self, job: &SummaryJob, text: &str, counter: &dyn CountTokens) -> (u64, u64) {
+        (
+            self.prompt_tokens
+                .map_or_else(|| request_tokens(job, counter), u64::from),
+            self.completion_tokens
+                .map_or_else(|| u64::from(counter.count(text)), u64::from),
+        )
+    }
+}
+
 /// Plays a session's messages again under a policy, one summary at a time.
 #[derive(Clone, Debug)]
 pub struct Replayer {
@@ -100,16 +113,7 @@ impl Replayer {
         counter: &dyn CountTokens,
         name: impl Into<String>,
     ) -> Result<(Replayer, Option<SummaryJob>), ReplayError> {
-        let source: Vec<Message> = session
-            .memory
-            .archive()
-            .iter()
-            .filter(|m| m.role != Role::System)
-            .cloned()
-            .collect();
-        if source.is_empty() {
-            return Err(ReplayError::Empty);
-        }
+        let source = source_messages(session)?;
         let mut memory = MemoryState::new(session.memory.system_prompt(), policy)?;
         memory.count_system_prompt(counter);
         let turns = source.iter().filter(|m| m.role == Role::User).count() as u32;
@@ -148,20 +152,8 @@ impl Replayer {
         counter: &dyn CountTokens,
     ) -> Result<Option<SummaryJob>, ReplayError> {
         // Stopped while the request was out, or a late answer: what arrived is not committed.
-        let Some(job) = self.run.answered(|j| j.id == job_id) else {
+        let Some((job, text)) = self.run.answered_with(|j| j.id == job_id, result) else {
             return Ok(None);
-        };
-        let text = match result {
-            Ok(text) if !text.trim().is_empty() => text,
-            Ok(_) => {
-                self.run
-                    .fail(job, "the summariser answered with an empty summary");
-                return Ok(None);
-            }
-            Err(reason) => {
-                self.run.fail(job, reason);
-                return Ok(None);
-            }
         };
         let next = self.memory.commit(job.id, &text, meta, counter)?;
         // A job of several calls (Gemini CLI's verification pass) commits only at its last
@@ -173,12 +165,9 @@ impl Replayer {
         if !drafted {
             self.progress.summaries += 1;
         }
-        self.progress.tokens_sent += cost
-            .prompt_tokens
-            .map_or_else(|| request_tokens(&job, counter), u64::from);
-        self.progress.tokens_received += cost
-            .completion_tokens
-            .map_or_else(|| counter.count(&text) as u64, u64::from);
+        let (sent, received) = cost.tokens(&job, &text, counter);
+        self.progress.tokens_sent += sent;
+        self.progress.tokens_received += received;
         match next {
             // A fold that leaves the summary over its budget asks for a compression at once.
             Some(next) => Ok(Some(self.run.ask(next))),
@@ -285,6 +274,22 @@ impl Replayer {
         self.run.done();
         Ok(None)
     }
+}
+
+/// The messages a replay plays again: `session`'s archive without its system messages (the
+/// system prompt is the new memory's), or [`ReplayError::Empty`] when that leaves none.
+pub fn source_messages(session: &Session) -> Result<Vec<Message>, ReplayError> {
+    let source: Vec<Message> = session
+        .memory
+        .archive()
+        .iter()
+        .filter(|m| m.role != Role::System)
+        .cloned()
+        .collect();
+    if source.is_empty() {
+        return Err(ReplayError::Empty);
+    }
+    Ok(source)
 }
 
 /// Tokens of a summariser request as this app counts them.

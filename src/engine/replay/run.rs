@@ -38,6 +38,27 @@ impl<J: Clone> RunState<J> {
         self.pending.take_if(|j| is_it(j))
     }
 
+    /// [`RunState::answered`] with the answer's `result`: the job and its summary, to commit;
+    /// a failure, or an empty summary, fails the run instead and keeps the job for Try again.
+    pub fn answered_with(
+        &mut self,
+        is_it: impl Fn(&J) -> bool,
+        result: Result<String, String>,
+    ) -> Option<(J, String)> {
+        let job = self.answered(is_it)?;
+        match result {
+            Ok(text) if !text.trim().is_empty() => Some((job, text)),
+            Ok(_) => {
+                self.fail(job, "the summariser answered with an empty summary");
+                None
+            }
+            Err(reason) => {
+                self.fail(job, reason);
+                None
+            }
+        }
+    }
+
     /// The summary `job` failed: it waits for "Try again".
     pub fn fail(&mut self, job: J, reason: impl Into<String>) {
         self.status = ReplayStatus::Failed(reason.into());
@@ -98,6 +119,16 @@ mod tests {
         assert_eq!(run.status(), &ReplayStatus::Failed("refused".into()));
         assert_eq!(run.answered(|j| *j == 1), None);
         assert_eq!(run.resume(), Some(1));
+        assert_eq!(run.answered_with(|j| *j == 1, Ok(" ".into())), None);
+        assert_eq!(
+            run.status(),
+            &ReplayStatus::Failed("the summariser answered with an empty summary".into())
+        );
+        assert_eq!(run.resume(), Some(1));
+        assert_eq!(
+            run.answered_with(|j| *j == 1, Ok("text".into())),
+            Some((1, "text".into()))
+        );
         run.done();
         assert!(run.is_done() && !run.is_running());
         assert_eq!(run.resume(), None);

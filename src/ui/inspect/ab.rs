@@ -11,17 +11,19 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::api::StopHandle;
-use crate::app::ab::{AbForm, SideForm, ab_price, resume_ab, start_ab};
-use crate::app::live_replay::replay_settings;
+use crate::app::ab::{
+    AbForm, AbStep, SideForm, ab_answered, ab_call, ab_price, resume_ab, start_ab,
+};
 use crate::engine::ab::AbRun;
 use crate::engine::policy::{Choice, SummaryFormat};
 use crate::engine::prompts::PresetId;
 use crate::engine::replay::ReplayStatus;
 use crate::engine::session::{PairSide, Session};
 use crate::engine::settings::{Settings, ValidSettings};
-use crate::ui::run::ab_driver::{AbOutcome, drive_ab};
 use crate::ui::run::clock::now_ms;
 use crate::ui::run::library_sync::{Sessions, new_id};
+use crate::ui::run::summary_runner::{drive, settings_to_send, stop_run, summariser_settings};
+use crate::ui::run::token_service::SharedCounter;
 use crate::ui::widgets::edition_card::{DiffText, EditionChecksView};
 use crate::view::ab::{PairRowView, ProbeScore, ab_progress_line, ab_view, describe_ab_estimate};
 use crate::view::editions::EditionCard;
@@ -38,22 +40,14 @@ pub fn AbSection(session: Session) -> impl IntoView {
     let form = RwSignal::new(AbForm::of(&session, &default_model));
     let session = StoredValue::new(session);
     let run = RwSignal::new(None::<AbRun>);
-    let outcome = RwSignal::new(AbOutcome::None);
+    let outcome = RwSignal::new(None::<Result<Box<[Session; 2]>, String>>);
     let saved = RwSignal::new(false);
     let stop = StoredValue::new_local(None::<StopHandle>);
     on_cleanup(move || {
         stop.try_with_value(|s| s.as_ref().map(StopHandle::stop));
     });
-    let check = move || -> Result<ValidSettings, String> {
-        let settings = settings.ok_or_else(|| "no settings".to_owned())?;
-        settings.with(replay_settings)
-    };
-    let endpoint = move || {
-        if let Some(settings) = settings {
-            settings.update(Settings::bind_key);
-        }
-        check()
-    };
+    let check = move || summariser_settings(settings);
+    let endpoint = move || settings_to_send(settings);
     let busy = move || run.with(|r| r.as_ref().is_some_and(AbRun::is_running));
     let price = Memo::new(move |_| {
         let sessions = sessions?;
@@ -74,32 +68,18 @@ pub fn AbSection(session: Session) -> impl IntoView {
         match started {
             Ok((started, step)) => {
                 run.set(Some(started));
-                spawn_local(drive_ab(run, outcome, stop, valid, counter, step));
+                spawn_drive(run, outcome, stop, valid, counter, step);
             }
             Err(error) => outcome.set(Some(Err(error))),
         }
     };
-    let halt = move |_| {
-        run.update(|r| {
-            if let Some(r) = r {
-                r.stop();
-            }
-        });
-        stop.with_value(|s| s.as_ref().map(StopHandle::stop));
-    };
+    let halt = move |_| stop_run(run, stop, AbRun::stop);
     let resume = move |_| {
         let (Some(sessions), Ok(valid)) = (sessions, endpoint()) else {
             return;
         };
         if let Some(step) = run.try_update(|r| r.as_mut().and_then(resume_ab)).flatten() {
-            spawn_local(drive_ab(
-                run,
-                outcome,
-                stop,
-                valid,
-                sessions.tokens.counter(),
-                step,
-            ));
+            spawn_drive(run, outcome, stop, valid, sessions.tokens.counter(), step);
         }
     };
     let save = move |_| {
@@ -205,6 +185,27 @@ pub fn AbSection(session: Session) -> impl IntoView {
             })}
         </section>
     }
+}
+
+/// Performs the summaries the comparison asks for, each to its side's model, until it is over.
+fn spawn_drive(
+    run: RwSignal<Option<AbRun>>,
+    outcome: RwSignal<Option<Result<Box<[Session; 2]>, String>>>,
+    stop: StoredValue<Option<StopHandle>, LocalStorage>,
+    valid: ValidSettings,
+    counter: SharedCounter,
+    step: AbStep,
+) {
+    spawn_local(drive(
+        run,
+        stop,
+        step,
+        move |job| ab_call(&valid, job),
+        move |r, job, reply| ab_answered(r, job.job.id, reply, &counter),
+        move |result| {
+            outcome.try_set(Some(result));
+        },
+    ));
 }
 
 /// One side's fields: recorded or a model, its prompt preset, word limit and format.

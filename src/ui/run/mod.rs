@@ -2,7 +2,7 @@
 //! results back, and draw nothing. Created at the App root and shared through context.
 //!
 //! - `live_driver.rs`: the live chat's requests;
-//! - `ab_driver.rs`: the A/B comparison's summaries, each to its side's model;
+//! - `summary_runner.rs`: Inspect's runs of summaries (the live replay, the A/B comparison);
 //! - `library_sync.rs`: the session library in IndexedDB and across the app's tabs;
 //! - `streamed.rs`: the live reply's pieces as a signal of their own;
 //! - `token_service.rs`: the app-wide token counter and its vocabulary loader;
@@ -13,7 +13,6 @@
 //!
 //! Architecture invariant: nothing here imports a tab or a widget (`tests/purity.rs`).
 
-pub mod ab_driver;
 pub mod clock;
 pub mod corpus_pool;
 pub mod library_sync;
@@ -21,4 +20,5 @@ pub mod live_driver;
 pub mod offline;
 pub mod storage_status;
 pub mod streamed;
+pub mod summary_runner;
 pub mod token_service;
