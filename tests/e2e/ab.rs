@@ -1,12 +1,13 @@
 //! Inspect's two summarisers side by side against the loopback test server, whose responder
 //! writes each summary from the model the request names, so that side A's and side B's are
 //! told apart whatever order their calls come in: one `ab-pair` per cycle with both sides'
-//! summaries, the diff and the checks; a Claude Code session's own compactions as side A; a
-//! failure that commits nothing and Retry; a pair saved, exported and imported, shown again
+//! summaries, the diff and the checks; a Claude Code session's own compactions as side A; Stop
+//! and a failure that commit nothing, Go on and Try again; a pair saved, exported and imported, shown again
 //! with no endpoint.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde_json::json;
 use summary_memory::engine::session::{export, synthetic};
@@ -167,6 +168,10 @@ async fn a_claude_code_sessions_own_compactions_are_side_a_against_the_users_sum
         first.b.starts_with("Summary 1 by test-summary"),
         "{first:?}"
     );
+    assert_eq!(
+        first.writer_b,
+        "Written by the summariser model test-summary"
+    );
     assert!(first.checks_a && first.checks_b, "{first:?}");
     assert!(first.only_a.is_some(), "{first:?}");
     // Claude Code's second compaction folded no whole turn: B had nothing to fold there.
@@ -179,11 +184,16 @@ async fn a_claude_code_sessions_own_compactions_are_side_a_against_the_users_sum
 }
 
 #[tokio::test]
-async fn a_failure_mid_run_commits_nothing_and_try_again_completes_it() {
+async fn a_stopped_or_failed_summary_commits_nothing_and_go_on_or_try_again_completes_the_run() {
     let server = TestServer::start().await;
     by_model(&server);
-    // The script goes before the responder: the second summary is refused once.
+    // The script goes before the responder: the first summary hangs until Stop, then (going
+    // on) is written, and the second is refused once.
     server.script([
+        Reply::DelayedText {
+            text: "too late".into(),
+            delay: Duration::from_secs(60),
+        },
         Reply::Text("Summary 1 by model-a: the user saves weekly and holds no equities.".into()),
         Reply::Status {
             status: 400,
@@ -198,6 +208,32 @@ async fn a_failure_mid_run_commits_nothing_and_try_again_completes_it() {
     ab.models("model-a", "model-b").await;
     let calls = ab.wait_estimate().await;
     browser.click_testid("ab-run").await;
+    ab.wait_status("running").await;
+    for _ in 0..100 {
+        if !models_asked(&server).is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        models_asked(&server),
+        ["model-a"],
+        "the first summary is on its way"
+    );
+    let locked: bool = browser
+        .read("document.querySelector(\"[data-testid='ab-a-model']\").matches(':disabled')")
+        .await;
+    assert!(locked, "the form is locked while the run goes on");
+    browser.click_testid("ab-stop").await;
+    ab.wait_status("stopped").await;
+    assert_eq!(browser.count_testid("ab-pair").await, 0);
+    let progress = browser.wait_testid("ab-progress").await;
+    assert_eq!(
+        progress.attr("data-done").await.unwrap().as_deref(),
+        Some("0"),
+        "a stopped summary is not committed"
+    );
+    browser.click_testid("ab-retry").await;
     ab.wait_status("failed").await;
     let status = browser.text_of("ab-status").await;
     assert!(status.contains("model overloaded today"), "{status}");
@@ -218,8 +254,8 @@ async fn a_failure_mid_run_commits_nothing_and_try_again_completes_it() {
     ab.wait_status("done").await;
     let pairs = ab.wait_pairs("ab", calls / 2).await;
     assert!(pairs[0].b.starts_with("Summary 1 by model-b"), "{pairs:?}");
-    // Every summary once, and the refused one again.
-    assert_eq!(models_asked(&server).len(), calls + 1);
+    // Every summary once, and the stopped and the refused one again.
+    assert_eq!(models_asked(&server).len(), calls + 2);
     browser.wait_testid("ab-save").await;
     browser.close().await;
 }
