@@ -150,12 +150,10 @@ async fn a_claude_code_sessions_own_compactions_are_side_a_against_the_users_sum
     inspect.wait_import_note("claude-code").await;
     let ab = AbPage::new(&browser);
     // A starts as the tool's compactions, B as the summariser in Settings.
-    assert_eq!(
-        browser
-            .read::<bool>("document.querySelector(\"[data-testid='ab-a-recorded']\").checked")
-            .await,
-        true
-    );
+    let recorded: bool = browser
+        .read("document.querySelector(\"[data-testid='ab-a-recorded']\").checked")
+        .await;
+    assert!(recorded, "side A is the tool's own compactions");
     assert_eq!(browser.value_of("ab-b-model").await, "test-summary");
     assert_eq!(ab.wait_estimate().await, 1, "only B asks the model");
     browser.click_testid("ab-run").await;
