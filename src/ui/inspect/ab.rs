@@ -24,7 +24,7 @@ use crate::ui::run::clock::now_ms;
 use crate::ui::run::library_sync::{Sessions, new_id};
 use crate::ui::run::summary_runner::{drive, settings_to_send, stop_run, summariser_settings};
 use crate::ui::run::token_service::SharedCounter;
-use crate::ui::widgets::edition_card::{DiffText, EditionChecksView};
+use crate::ui::widgets::edition_card::{DiffText, EditionChecksView, MarkedText};
 use crate::view::ab::{PairRowView, ProbeScore, ab_progress_line, ab_view, describe_ab_estimate};
 use crate::view::editions::EditionCard;
 use crate::view::live_replay::status_slug;
@@ -277,7 +277,10 @@ fn AbRows(view: crate::view::ab::AbView) -> impl IntoView {
     let [ha, hb] = view.headings;
     view! {
         <div class="ab-rows" data-testid="ab-rows">
-            <p class="ab-headings"><strong data-testid="ab-heading-a">{ha.label}</strong>" · "<strong data-testid="ab-heading-b">{hb.label}</strong></p>
+            <div class="ab-sides ab-headings">
+                <strong data-testid="ab-heading-a">{ha.label}</strong>
+                <strong data-testid="ab-heading-b">{hb.label}</strong>
+            </div>
             {view.rows.into_iter().map(|row| view! { <PairRow row /> }).collect_view()}
         </div>
     }
@@ -321,11 +324,15 @@ fn SideCard(
 ) -> impl IntoView {
     view! {
         <div class="ab-card" data-testid=format!("ab-card-{letter}")>
-            {card.map(|card| view! {
+            {card.map(|card| {
+                // The text cut at its figures, or whole when the checks found none to cut at.
+                let marked = if card.marked.is_empty() { vec![(card.text.clone(), false)] } else { card.marked.clone() };
+                view! {
                 <p class="meta">{card.written_by.clone()}</p>
-                <p data-testid="ab-summary">{card.text.clone()}</p>
+                <p data-testid="ab-summary"><MarkedText marked /></p>
                 {score.map(|s| view! { <p class="probe-score" data-testid="ab-probe-score" data-score=s.percent>{s.label}</p> })}
-                <EditionChecksView card />
+                <EditionChecksView card without_text=true />
+                }
             })}
         </div>
     }
