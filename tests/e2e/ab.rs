@@ -155,6 +155,20 @@ async fn a_claude_code_sessions_own_compactions_are_side_a_against_the_users_sum
         .await;
     assert!(recorded, "side A is the tool's own compactions");
     assert_eq!(browser.value_of("ab-b-model").await, "test-summary");
+    // A bad field is named, side and all, and nothing can start.
+    browser.set_field("ab-b-word-limit", "lots").await;
+    browser
+        .wait_text_contains(
+            "ab-error",
+            "side B: the word limit",
+            "the bad word limit named",
+        )
+        .await;
+    assert!(
+        !browser.is_enabled("ab-run").await,
+        "no run from a bad form"
+    );
+    browser.set_field("ab-b-word-limit", "100").await;
     assert_eq!(ab.wait_estimate().await, 1, "only B asks the model");
     browser.click_testid("ab-run").await;
     ab.wait_status("done").await;
