@@ -5,15 +5,13 @@
 //! run is over, with the live replay's rules: nothing is a result until both sides are done,
 //! Stop and a failure wait, Retry asks the same summary again.
 
-use crate::app::live::{summary_text, summary_timeout_ms};
-use crate::app::live_replay::SummaryCall;
+use crate::app::live_replay::{RunStep, SummaryCall, summary_call, summary_reply};
 use crate::engine::ab::{AbEstimate, AbJob, AbRun, ModelSide, SideSpec, estimate};
 use crate::engine::edition::Provenance;
 use crate::engine::message::CountTokens;
 use crate::engine::openai::{ApiError, ChatResponse};
 use crate::engine::policy::SummaryFormat;
 use crate::engine::prompts::{PresetId, PromptSpec};
-use crate::engine::replay::SummaryCost;
 use crate::engine::session::{PairSide, Session};
 use crate::engine::settings::ValidSettings;
 
@@ -142,15 +140,9 @@ pub fn ab_price(
     .map_err(|e| e.to_string())
 }
 
-/// What the runner does next.
-#[derive(Clone, Debug, PartialEq)]
-pub enum AbStep {
-    /// Ask this side's summariser for this summary.
-    Ask(AbJob),
-    /// Nothing more is asked for. The two sides once both are done, or why the run broke off;
-    /// `None` when it only waits (stopped, or a summary failed and can be tried again).
-    Over(Option<Result<Box<[Session; 2]>, String>>),
-}
+/// What the runner does next: ask a side's summariser for a summary, or the two sides once
+/// both are done.
+pub type AbStep = RunStep<AbJob, [Session; 2]>;
 
 /// Starts comparing the form's sides on `session`'s fold points; `pair_id` will link the two
 /// sessions it ends with.
@@ -163,10 +155,7 @@ pub fn start_ab(
     let (a, b) = form.sides(session)?;
     let (run, job) = AbRun::start(session, session.memory.policy(), a, b, pair_id, counter)
         .map_err(|e| e.to_string())?;
-    let step = match job {
-        Some(job) => AbStep::Ask(job),
-        None => AbStep::Over(run.finished().map(Box::new).map(Ok)),
-    };
+    let step = AbStep::after(job, || run.finished());
     Ok((run, step))
 }
 
@@ -178,11 +167,9 @@ pub fn resume_ab(run: &mut AbRun) -> Option<AbStep> {
 /// The request that writes `job`'s summary: the endpoint's summariser settings, with the
 /// side's own model and the summary's timeout.
 pub fn ab_call(valid: &ValidSettings, job: &AbJob) -> SummaryCall {
-    let mut endpoint = valid.endpoint.clone();
-    endpoint.timeout_ms = summary_timeout_ms(endpoint.timeout_ms);
-    let mut request = valid.summary_request(job.job.request.clone());
-    request.model = job.model.clone();
-    SummaryCall { endpoint, request }
+    let mut call = summary_call(valid, &job.job);
+    call.request.model = job.model.clone();
+    call
 }
 
 /// The summariser answered job `job_id` (`Ok(None)`: the user stopped it): the text is
@@ -193,19 +180,9 @@ pub fn ab_answered(
     reply: Result<Option<ChatResponse>, ApiError>,
     counter: &dyn CountTokens,
 ) -> AbStep {
-    let usage = reply
-        .as_ref()
-        .ok()
-        .and_then(Option::as_ref)
-        .and_then(|r| r.usage);
-    let cost = SummaryCost {
-        prompt_tokens: usage.map(|u| u.prompt_tokens),
-        completion_tokens: usage.map(|u| u.completion_tokens),
-    };
-    let result = summary_text(reply.map(|r| r.map(|r| r.content)));
+    let (result, cost) = summary_reply(reply);
     match run.answered(job_id, result, cost, counter) {
-        Ok(Some(next)) => AbStep::Ask(next),
-        Ok(None) => AbStep::Over(run.finished().map(Box::new).map(Ok)),
+        Ok(next) => AbStep::after(next, || run.finished()),
         Err(error) => AbStep::Over(Some(Err(error.to_string()))),
     }
 }

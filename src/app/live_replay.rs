@@ -13,17 +13,30 @@ use crate::engine::policy::Policy;
 use crate::engine::session::Session;
 use crate::engine::settings::{Endpoint, Settings, ValidSettings};
 
-/// What the runner does next.
+/// What the runner of a run of summaries (the live replay, the A/B comparison) does next.
 #[derive(Clone, Debug, PartialEq)]
-pub enum ReplayStep {
+pub enum RunStep<J, R> {
     /// Ask the summariser for this summary.
-    Ask(SummaryJob),
-    /// Nothing more is asked for: the replay is stopped, failed, or over. The new session once
-    /// every message is replayed, or why the replay broke off; `None` when it is only waiting
-    /// (stopped, or a summary failed and can be tried again). Boxed: a session is large beside
-    /// a job.
-    Over(Option<Result<Box<Session>, String>>),
+    Ask(J),
+    /// Nothing more is asked for: the run is stopped, failed, or over. What it ends with once
+    /// every summary is written, or why it broke off; `None` when it is only waiting (stopped,
+    /// or a summary failed and can be tried again). Boxed: a session is large beside a job.
+    Over(Option<Result<Box<R>, String>>),
 }
+
+impl<J, R> RunStep<J, R> {
+    /// The step once a run has handed out `job`, or none: ask for it, or the run is over with
+    /// what `finished` holds (nothing while it only waits).
+    pub fn after(job: Option<J>, finished: impl FnOnce() -> Option<R>) -> Self {
+        match job {
+            Some(job) => RunStep::Ask(job),
+            None => RunStep::Over(finished().map(Box::new).map(Ok)),
+        }
+    }
+}
+
+/// The live replay's step: a summary, or the new session.
+pub type ReplayStep = RunStep<SummaryJob, Session>;
 
 /// A request to the summariser: where it goes and what it sends.
 #[derive(Clone, Debug, PartialEq)]
@@ -64,10 +77,7 @@ pub fn start_replay(
     let name = format!("{} (replayed live)", session.name);
     let (replayer, job) =
         Replayer::start(session, policy, counter, name).map_err(|e| e.to_string())?;
-    let step = match job {
-        Some(job) => ReplayStep::Ask(job),
-        None => ReplayStep::Over(replayer.finished().map(Box::new).map(Ok)),
-    };
+    let step = ReplayStep::after(job, || replayer.finished());
     Ok((replayer, step))
 }
 
@@ -75,6 +85,23 @@ pub fn start_replay(
 /// replay is not waiting.
 pub fn resume_replay(replayer: &mut Replayer) -> Option<ReplayStep> {
     replayer.resume().map(ReplayStep::Ask)
+}
+
+/// What a summariser's reply (`Ok(None)`: the user stopped it) gives a run to commit: the
+/// summary's text or why there is none, and what the server said it cost.
+pub fn summary_reply(
+    reply: Result<Option<ChatResponse>, ApiError>,
+) -> (Result<String, String>, SummaryCost) {
+    let usage = reply
+        .as_ref()
+        .ok()
+        .and_then(Option::as_ref)
+        .and_then(|r| r.usage);
+    let cost = SummaryCost {
+        prompt_tokens: usage.map(|u| u.prompt_tokens),
+        completion_tokens: usage.map(|u| u.completion_tokens),
+    };
+    (summary_text(reply.map(|r| r.map(|r| r.content))), cost)
 }
 
 /// The request that writes `job`'s summary with the summariser model.
@@ -98,25 +125,15 @@ pub fn summary_answered(
     at_ms: u64,
     counter: &dyn CountTokens,
 ) -> ReplayStep {
-    let usage = reply
-        .as_ref()
-        .ok()
-        .and_then(Option::as_ref)
-        .and_then(|r| r.usage);
-    let cost = SummaryCost {
-        prompt_tokens: usage.map(|u| u.prompt_tokens),
-        completion_tokens: usage.map(|u| u.completion_tokens),
-    };
-    let result = summary_text(reply.map(|r| r.map(|r| r.content)));
+    let (result, cost) = summary_reply(reply);
     let meta = CommitMeta {
         model: Some(model.to_owned()),
         provenance: Provenance::Model,
         at_ms,
     };
     match replayer.summary_ended(job_id, result, cost, meta, counter) {
-        Ok(Some(next)) => ReplayStep::Ask(next),
+        Ok(next) => ReplayStep::after(next, || replayer.finished()),
         // The new session, once done, stands above a reason the replay broke off.
-        Ok(None) => ReplayStep::Over(replayer.finished().map(Box::new).map(Ok)),
         Err(error) => ReplayStep::Over(Some(
             replayer
                 .finished()

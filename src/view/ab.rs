@@ -12,6 +12,7 @@ use crate::engine::drift::{DiffSegment, word_diff};
 use crate::engine::replay::ReplayStatus;
 use crate::engine::session::{PairSide, Session};
 use crate::view::editions::{EditionCard, cards_of, edition_checks};
+use crate::view::live_replay::{done_or_running, tokens_so_far};
 
 /// One side's heading.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,6 +34,28 @@ pub struct PairRowView {
     pub diff: Option<PairDiff>,
     /// Why a side has no edition here.
     pub note: Option<String>,
+    /// Each side's probe score for its edition here, e.g. "Probes: 75%", when that side's
+    /// session has grades for it.
+    pub score_a: Option<ProbeScore>,
+    pub score_b: Option<ProbeScore>,
+}
+
+/// A side's probe score for one edition: `percent` is what `data-score` carries.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProbeScore {
+    pub percent: u32,
+    pub label: String,
+}
+
+/// The probe score `session` holds for its edition of `cycle`.
+fn probe_score(session: &Session, cycle: u32) -> Option<ProbeScore> {
+    session.probes.score(cycle).map(|score| {
+        let percent = (score * 100.0).round() as u32;
+        ProbeScore {
+            percent,
+            label: format!("Probes: {percent}%"),
+        }
+    })
 }
 
 /// A word diff from A's summary to B's: removed words are A's only, added ones B's only.
@@ -92,6 +115,8 @@ pub fn ab_view(a: &Session, b: &Session) -> AbView {
                 _ => None,
             };
             PairRowView {
+                score_a: card_a.as_ref().and_then(|c| probe_score(a, c.cycle)),
+                score_b: card_b.as_ref().and_then(|c| probe_score(b, c.cycle)),
                 cycle: row.cycle,
                 turns: match row.folded {
                     Some(r) if r.first == r.last => format!("Turn {} folded", r.first),
@@ -148,14 +173,12 @@ pub fn describe_ab_estimate(cost: &AbEstimate) -> String {
 /// The progress line of a run; a finished one says so.
 pub fn ab_progress_line(progress: &AbProgress, status: &ReplayStatus) -> String {
     let line = format!(
-        "{} of {} summaries · {} tokens sent, {} received",
-        progress.calls_done, progress.calls, progress.tokens_sent, progress.tokens_received
+        "{} of {} summaries · {}",
+        progress.calls_done,
+        progress.calls,
+        tokens_so_far(progress.tokens_sent, progress.tokens_received)
     );
-    if *status == ReplayStatus::Done {
-        format!("Done: {line}.")
-    } else {
-        line
-    }
+    done_or_running(line, status)
 }
 
 #[cfg(test)]
@@ -235,5 +258,47 @@ mod tests {
         let second = &view.rows[1];
         assert!(second.b.is_none() && second.diff.is_none());
         assert!(second.note.as_deref().unwrap().contains("no whole turn"));
+    }
+
+    #[test]
+    fn each_side_shows_its_own_probe_score_beside_its_edition() {
+        use crate::engine::probes::{Evidence, Grade, Probe, ProbeResult, ProbeSource};
+        let session = crate::engine::session::synthetic(20);
+        let (mut a, mut b) = (session.clone(), session);
+        let probe = |id| Probe {
+            id,
+            question: format!("Question {id}?"),
+            evidence: Evidence {
+                message: 0,
+                quote: "quoted".into(),
+            },
+            source: ProbeSource::User,
+        };
+        let graded = |probe, cycle, grade| ProbeResult {
+            probe,
+            cycle,
+            answer: "an answer".into(),
+            grade,
+            evidence: String::new(),
+        };
+        for side in [&mut a, &mut b] {
+            side.probes.add([probe(1), probe(2)]);
+        }
+        a.probes.record(graded(1, 1, Grade::Correct));
+        a.probes.record(graded(2, 1, Grade::Partly));
+        b.probes.record(graded(1, 1, Grade::Wrong));
+        b.probes.record(graded(1, 2, Grade::Correct));
+        let view = ab_view(&a, &b);
+        assert!(view.rows.len() >= 2, "{:?}", view.rows.len());
+        let (first, second) = (&view.rows[0], &view.rows[1]);
+        let score = |s: &Option<ProbeScore>| s.as_ref().map(|s| (s.percent, s.label.clone()));
+        assert_eq!(score(&first.score_a), Some((75, "Probes: 75%".to_owned())));
+        assert_eq!(score(&first.score_b), Some((0, "Probes: 0%".to_owned())));
+        // A side with no grade for its edition shows no score there.
+        assert_eq!(score(&second.score_a), None);
+        assert_eq!(
+            score(&second.score_b),
+            Some((100, "Probes: 100%".to_owned()))
+        );
     }
 }

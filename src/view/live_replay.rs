@@ -56,16 +56,25 @@ pub fn describe_estimate(cost: &LiveEstimate) -> String {
 /// a finished run says so.
 pub fn progress_line(progress: &Progress, planned: Option<u32>, status: &ReplayStatus) -> String {
     let line = format!(
-        "{} · turn {} of {} · {} tokens sent, {} received",
+        "{} · turn {} of {} · {}",
         match planned {
             Some(n) => format!("{} of about {n} summaries", progress.summaries),
             None => format!("{} summaries", progress.summaries),
         },
         progress.turn,
         progress.turns,
-        progress.tokens_sent,
-        progress.tokens_received,
+        tokens_so_far(progress.tokens_sent, progress.tokens_received),
     );
+    done_or_running(line, status)
+}
+
+/// The tokens a run of summaries has sent and received so far.
+pub fn tokens_so_far(sent: u64, received: u64) -> String {
+    format!("{sent} tokens sent, {received} received")
+}
+
+/// A run's progress `line`, said to be done once it is.
+pub fn done_or_running(line: String, status: &ReplayStatus) -> String {
     if *status == ReplayStatus::Done {
         format!("Done: {line}.")
     } else {

@@ -14,6 +14,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 mod a11y;
+mod ab;
 mod agent_logs;
 mod chat_apps;
 mod contrast;

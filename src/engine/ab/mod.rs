@@ -20,10 +20,12 @@ use crate::engine::demo::extractive_summary;
 use crate::engine::edition::{Edition, Provenance, TurnRange};
 use crate::engine::facts::compile_facts;
 use crate::engine::memory::{CommitMeta, MemoryError, MemoryState, SummaryJob, turn_starts};
-use crate::engine::message::{CountTokens, Message, MessageParts, Role};
+use crate::engine::message::{CountTokens, Message, MessageParts};
 use crate::engine::policy::{FoldMode, Policy, PolicyError, SummaryFormat, Trigger};
 use crate::engine::prompts::PromptSpec;
-use crate::engine::replay::{ReplayError, ReplayStatus, SummaryCost, replay_offline};
+use crate::engine::replay::{
+    ReplayError, ReplayStatus, RunState, SummaryCost, replay_offline, source_messages,
+};
 use crate::engine::session::{PairLink, PairSide, Session, SideConfig};
 
 /// Why an A/B comparison cannot run.
@@ -162,8 +164,8 @@ pub struct AbRun {
     starts: Vec<usize>,
     plan: FoldPlan,
     sides: [SideRun; 2],
-    pending: Option<AbJob>,
-    status: ReplayStatus,
+    /// Where it stands, and the summary handed out and not yet committed.
+    run: RunState<AbJob>,
     progress: AbProgress,
     pair_id: String,
 }
@@ -180,16 +182,7 @@ impl AbRun {
         pair_id: impl Into<String>,
         counter: &dyn CountTokens,
     ) -> Result<(AbRun, Option<AbJob>), AbError> {
-        let messages: Vec<Message> = session
-            .memory
-            .archive()
-            .iter()
-            .filter(|m| m.role != Role::System)
-            .cloned()
-            .collect();
-        if messages.is_empty() {
-            return Err(ReplayError::Empty.into());
-        }
+        let messages = source_messages(session)?;
         let plan = fold_plan(session, policy, counter)?;
         let side = |spec: SideSpec, letter: &'static str| -> Result<SideRun, AbError> {
             let memory = match &spec {
@@ -227,8 +220,7 @@ impl AbRun {
             },
             plan,
             sides,
-            pending: None,
-            status: ReplayStatus::Running,
+            run: RunState::default(),
             pair_id: pair_id.into(),
         };
         let job = run.advance(counter)?;
@@ -246,17 +238,8 @@ impl AbRun {
         cost: SummaryCost,
         counter: &dyn CountTokens,
     ) -> Result<Option<AbJob>, AbError> {
-        let Some(pending) = self.pending.take_if(|p| p.job.id == job_id) else {
+        let Some((pending, text)) = self.run.answered_with(|p| p.job.id == job_id, result) else {
             return Ok(None);
-        };
-        if !self.is_running() {
-            self.pending = Some(pending);
-            return Ok(None);
-        }
-        let text = match result {
-            Ok(text) if !text.trim().is_empty() => text,
-            Ok(_) => return Ok(self.fail(pending, "the summariser answered with an empty summary")),
-            Err(reason) => return Ok(self.fail(pending, &reason)),
         };
         let at_ms = self.last_added_at(pending.side);
         let side = &mut self.sides[index(pending.side)];
@@ -284,45 +267,28 @@ impl AbRun {
         }
         side.done += 1;
         self.progress.calls_done += 1;
-        self.progress.tokens_sent += cost.prompt_tokens.map_or_else(
-            || {
-                pending
-                    .job
-                    .request
-                    .iter()
-                    .map(|m| u64::from(counter.count(&m.content)))
-                    .sum()
-            },
-            u64::from,
-        );
-        self.progress.tokens_received += cost
-            .completion_tokens
-            .map_or_else(|| u64::from(counter.count(&text)), u64::from);
+        let (sent, received) = cost.tokens(&pending.job, &text, counter);
+        self.progress.tokens_sent += sent;
+        self.progress.tokens_received += received;
         self.advance(counter)
     }
 
     /// Stops where it is; the pending summary stays pending.
     pub fn stop(&mut self) {
-        if self.status == ReplayStatus::Running {
-            self.status = ReplayStatus::Stopped;
-        }
+        self.run.stop();
     }
 
     /// Goes on after a Stop or a failure: the pending summary is asked for again.
     pub fn resume(&mut self) -> Option<AbJob> {
-        if !matches!(self.status, ReplayStatus::Stopped | ReplayStatus::Failed(_)) {
-            return None;
-        }
-        self.status = ReplayStatus::Running;
-        self.pending.clone()
+        self.run.resume()
     }
 
     pub fn status(&self) -> &ReplayStatus {
-        &self.status
+        self.run.status()
     }
 
     pub fn is_running(&self) -> bool {
-        self.status == ReplayStatus::Running
+        self.run.is_running()
     }
 
     pub fn progress(&self) -> AbProgress {
@@ -344,7 +310,7 @@ impl AbRun {
 
     /// The two sessions, A then B, linked as a pair, once every fold of both sides is written.
     pub fn finished(&self) -> Option<[Session; 2]> {
-        (self.status == ReplayStatus::Done).then(|| self.sides())
+        self.run.is_done().then(|| self.sides())
     }
 
     /// The session of one side: the source's archive with the side's editions, named after the
@@ -400,8 +366,7 @@ impl AbRun {
     }
 
     fn fail(&mut self, pending: AbJob, reason: &str) -> Option<AbJob> {
-        self.status = ReplayStatus::Failed(reason.to_owned());
-        self.pending = Some(pending);
+        self.run.fail(pending, reason);
         None
     }
 
@@ -423,7 +388,7 @@ impl AbRun {
                     add_messages(memory, &self.messages, &mut side.added, usize::MAX, counter)?;
                 }
             }
-            self.status = ReplayStatus::Done;
+            self.run.done();
             return Ok(None);
         };
         let side = &mut self.sides[index(which)];
@@ -446,8 +411,7 @@ impl AbRun {
             model,
             job,
         };
-        self.pending = Some(job.clone());
-        Ok(Some(job))
+        Ok(Some(self.run.ask(job)))
     }
 }
 

@@ -20,6 +20,9 @@ use crate::engine::message::{CountTokens, Message, MessageParts, Role};
 use crate::engine::policy::{Policy, PolicyError};
 use crate::engine::session::{Session, SessionSettings};
 
+mod run;
+pub use run::RunState;
+
 /// Why a replay could not run.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ReplayError {
@@ -66,6 +69,19 @@ pub struct SummaryCost {
     pub completion_tokens: Option<u32>,
 }
 
+impl SummaryCost {
+    /// The tokens sent for `job` and received in `text`: the server's counts where it gave
+    /// them, else this app's.
+    pub fn tokens(&self, job: &SummaryJob, text: &str, counter: &dyn CountTokens) -> (u64, u64) {
+        (
+            self.prompt_tokens
+                .map_or_else(|| request_tokens(job, counter), u64::from),
+            self.completion_tokens
+                .map_or_else(|| u64::from(counter.count(text)), u64::from),
+        )
+    }
+}
+
 /// Plays a session's messages again under a policy, one summary at a time.
 #[derive(Clone, Debug)]
 pub struct Replayer {
@@ -74,9 +90,8 @@ pub struct Replayer {
     source: Vec<Message>,
     /// The next message of `source` to add.
     next: usize,
-    /// The summary asked for and not yet committed.
-    pending: Option<SummaryJob>,
-    status: ReplayStatus,
+    /// Where it stands, and the summary asked for and not yet committed.
+    run: RunState<SummaryJob>,
     progress: Progress,
     /// What the new session keeps of the original besides its messages.
     settings: SessionSettings,
@@ -98,16 +113,7 @@ impl Replayer {
         counter: &dyn CountTokens,
         name: impl Into<String>,
     ) -> Result<(Replayer, Option<SummaryJob>), ReplayError> {
-        let source: Vec<Message> = session
-            .memory
-            .archive()
-            .iter()
-            .filter(|m| m.role != Role::System)
-            .cloned()
-            .collect();
-        if source.is_empty() {
-            return Err(ReplayError::Empty);
-        }
+        let source = source_messages(session)?;
         let mut memory = MemoryState::new(session.memory.system_prompt(), policy)?;
         memory.count_system_prompt(counter);
         let turns = source.iter().filter(|m| m.role == Role::User).count() as u32;
@@ -115,8 +121,7 @@ impl Replayer {
             memory,
             source,
             next: 0,
-            pending: None,
-            status: ReplayStatus::Running,
+            run: RunState::default(),
             progress: Progress {
                 summaries: 0,
                 turn: 0,
@@ -146,28 +151,9 @@ impl Replayer {
         meta: CommitMeta,
         counter: &dyn CountTokens,
     ) -> Result<Option<SummaryJob>, ReplayError> {
-        let Some(job) = self.pending.take_if(|j| j.id == job_id) else {
+        // Stopped while the request was out, or a late answer: what arrived is not committed.
+        let Some((job, text)) = self.run.answered_with(|j| j.id == job_id, result) else {
             return Ok(None);
-        };
-        if !self.is_running() {
-            // Stopped while the request was out: what arrived is not committed.
-            self.pending = Some(job);
-            return Ok(None);
-        }
-        let text = match result {
-            Ok(text) if !text.trim().is_empty() => text,
-            Ok(_) => {
-                self.status = ReplayStatus::Failed(
-                    "the summariser answered with an empty summary".to_owned(),
-                );
-                self.pending = Some(job);
-                return Ok(None);
-            }
-            Err(reason) => {
-                self.status = ReplayStatus::Failed(reason);
-                self.pending = Some(job);
-                return Ok(None);
-            }
         };
         let next = self.memory.commit(job.id, &text, meta, counter)?;
         // A job of several calls (Gemini CLI's verification pass) commits only at its last
@@ -179,45 +165,33 @@ impl Replayer {
         if !drafted {
             self.progress.summaries += 1;
         }
-        self.progress.tokens_sent += cost
-            .prompt_tokens
-            .map_or_else(|| request_tokens(&job, counter), u64::from);
-        self.progress.tokens_received += cost
-            .completion_tokens
-            .map_or_else(|| counter.count(&text) as u64, u64::from);
+        let (sent, received) = cost.tokens(&job, &text, counter);
+        self.progress.tokens_sent += sent;
+        self.progress.tokens_received += received;
         match next {
             // A fold that leaves the summary over its budget asks for a compression at once.
-            Some(next) => {
-                self.pending = Some(next.clone());
-                Ok(Some(next))
-            }
+            Some(next) => Ok(Some(self.run.ask(next))),
             None => self.advance(counter),
         }
     }
 
     /// Stops the replay where it is; the pending summary stays pending.
     pub fn stop(&mut self) {
-        if self.status == ReplayStatus::Running {
-            self.status = ReplayStatus::Stopped;
-        }
+        self.run.stop();
     }
 
     /// Goes on after a Stop or a failure: the pending summary is asked for again.
     pub fn resume(&mut self) -> Option<SummaryJob> {
-        if !matches!(self.status, ReplayStatus::Stopped | ReplayStatus::Failed(_)) {
-            return None;
-        }
-        self.status = ReplayStatus::Running;
-        self.pending.clone()
+        self.run.resume()
     }
 
     pub fn status(&self) -> &ReplayStatus {
-        &self.status
+        self.run.status()
     }
 
     /// Whether a summary is being written (or about to be asked for).
     pub fn is_running(&self) -> bool {
-        self.status == ReplayStatus::Running
+        self.run.is_running()
     }
 
     pub fn progress(&self) -> Progress {
@@ -232,7 +206,7 @@ impl Replayer {
     /// The new session, once every message is replayed: the original's messages (with their
     /// text, counts and times), settings and pinned facts, and the replay's editions.
     pub fn finished(&self) -> Option<Session> {
-        (self.status == ReplayStatus::Done).then(|| {
+        self.run.is_done().then(|| {
             let mut session = Session::new(
                 self.name.clone(),
                 self.settings.clone(),
@@ -280,8 +254,7 @@ impl Replayer {
                 .memory
                 .add_message(Message::with_parts(parts, counter))?
             {
-                self.pending = Some(job.clone());
-                return Ok(Some(job));
+                return Ok(Some(self.run.ask(job)));
             }
             // A policy that checks before each request checks once the message a request
             // answers is in (a user message, or the last of a run of tool results), on the
@@ -293,15 +266,30 @@ impl Replayer {
             if matches!(message.role, Role::User | Role::Tool) && next_is_reply {
                 if let Some(job) = self.memory.before_request(self.reported) {
                     self.request_waits = true;
-                    self.pending = Some(job.clone());
-                    return Ok(Some(job));
+                    return Ok(Some(self.run.ask(job)));
                 }
                 self.reported = Some(self.request_tokens(counter));
             }
         }
-        self.status = ReplayStatus::Done;
+        self.run.done();
         Ok(None)
     }
+}
+
+/// The messages a replay plays again: `session`'s archive without its system messages (the
+/// system prompt is the new memory's), or [`ReplayError::Empty`] when that leaves none.
+pub fn source_messages(session: &Session) -> Result<Vec<Message>, ReplayError> {
+    let source: Vec<Message> = session
+        .memory
+        .archive()
+        .iter()
+        .filter(|m| m.role != Role::System)
+        .cloned()
+        .collect();
+    if source.is_empty() {
+        return Err(ReplayError::Empty);
+    }
+    Ok(source)
 }
 
 /// Tokens of a summariser request as this app counts them.

@@ -80,7 +80,8 @@ fn Detail(entry: Entry, view: InspectView) -> impl IntoView {
                 view! { <EditionCardView card layout=EditionLayout::Archive /> }
             } />
             <super::probes::Probes id=entry.id.clone() session=session.clone() />
-            <super::replay::Replay view=replay_view session />
+            <super::replay::Replay view=replay_view session=session.clone() />
+            <super::ab::AbSection session />
             <h4>{format!("Archive ({} turns)", view.turns)}</h4>
             <VirtualList count=messages estimate=64 class="archive" label="Archive" row=move |i| {
                 let m = shown.with_value(|v| v.messages[i].clone());

@@ -8,10 +8,9 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::api::{Client, StopHandle};
+use crate::api::StopHandle;
 use crate::app::live_replay::{
-    ReplayStep, replay_price, replay_settings, resume_replay, start_replay, summary_answered,
-    summary_call,
+    ReplayStep, replay_price, resume_replay, start_replay, summary_answered, summary_call,
 };
 use crate::app::replay::{ReplayStatus, Replayer};
 use crate::engine::policy::{Policy, PolicyError};
@@ -19,6 +18,7 @@ use crate::engine::session::Session;
 use crate::engine::settings::{Settings, ValidSettings};
 use crate::ui::run::clock::now_ms;
 use crate::ui::run::library_sync::Sessions;
+use crate::ui::run::summary_runner::{drive, settings_to_send, stop_run, summariser_settings};
 use crate::ui::run::token_service::SharedCounter;
 use crate::view::live_replay::{
     Priced, describe_estimate, progress_line, status_slug, summariser_note,
@@ -47,16 +47,8 @@ pub fn LiveReplay(
     });
     // What the page shows reads the settings; a request binds a key typed before any base URL
     // to the origin it is about to reach first, as the live chat does.
-    let check = move || -> Result<ValidSettings, String> {
-        let settings = settings.ok_or_else(|| "no settings".to_owned())?;
-        settings.with(replay_settings)
-    };
-    let endpoint = move || {
-        if let Some(settings) = settings {
-            settings.update(Settings::bind_key);
-        }
-        check()
-    };
+    let check = move || summariser_settings(settings);
+    let endpoint = move || settings_to_send(settings);
     let busy = move || live.with(|r| r.as_ref().is_some_and(Replayer::is_running));
     let price = move |_| {
         let (Some(sessions), Ok(policy), Ok(valid)) = (sessions, policy.get(), endpoint()) else {
@@ -85,19 +77,12 @@ pub fn LiveReplay(
         match started {
             Ok((replayer, step)) => {
                 live.set(Some(replayer));
-                spawn_local(drive(live, replayed, stop, valid, counter, step));
+                spawn_drive(live, replayed, stop, valid, counter, step);
             }
             Err(error) => replayed.set(Some(Err(error))),
         }
     };
-    let halt = move |_| {
-        live.update(|r| {
-            if let Some(r) = r {
-                r.stop();
-            }
-        });
-        stop.with_value(|s| s.as_ref().map(StopHandle::stop));
-    };
+    let halt = move |_| stop_run(live, stop, Replayer::stop);
     let resume = move |_| {
         let (Some(sessions), Ok(valid)) = (sessions, endpoint()) else {
             return;
@@ -106,14 +91,7 @@ pub fn LiveReplay(
             .try_update(|r| r.as_mut().and_then(resume_replay))
             .flatten();
         if let Some(step) = step {
-            spawn_local(drive(
-                live,
-                replayed,
-                stop,
-                valid,
-                sessions.tokens.counter(),
-                step,
-            ));
+            spawn_drive(live, replayed, stop, valid, sessions.tokens.counter(), step);
         }
     };
     let estimate_now = move || {
@@ -190,42 +168,23 @@ pub fn LiveReplay(
 }
 
 /// Performs the summaries the live replay asks for, one at a time, until it asks for none.
-async fn drive(
+fn spawn_drive(
     live: RwSignal<Option<Replayer>>,
     replayed: RwSignal<Option<Result<Session, String>>>,
     stop: StoredValue<Option<StopHandle>, LocalStorage>,
     valid: ValidSettings,
     counter: SharedCounter,
-    mut step: ReplayStep,
+    step: ReplayStep,
 ) {
-    loop {
-        let job = match step {
-            ReplayStep::Ask(job) => job,
-            ReplayStep::Over(result) => {
-                if let Some(result) = result {
-                    replayed.try_set(Some(result.map(|session| *session)));
-                }
-                return;
-            }
-        };
-        let call = summary_call(&valid, &job);
-        let handle = StopHandle::new();
-        if stop.try_set_value(Some(handle.clone())).is_some() {
-            return;
-        }
-        let reply = Client::new(call.endpoint)
-            .complete(&call.request, &handle)
-            .await;
-        stop.try_set_value(None);
-        let answered = live.try_update(|r| {
-            r.as_mut().map(|r| {
-                summary_answered(r, job.id, reply, &valid.summary_model, now_ms(), &counter)
-            })
-        });
-        step = match answered {
-            Some(Some(next)) => next,
-            // The replay view is gone, or holds no replay.
-            _ => return,
-        };
-    }
+    let model = valid.summary_model.clone();
+    spawn_local(drive(
+        live,
+        stop,
+        step,
+        move |job| summary_call(&valid, job),
+        move |r, job, reply| summary_answered(r, job.id, reply, &model, now_ms(), &counter),
+        move |result| {
+            replayed.try_set(Some(result.map(|session| *session)));
+        },
+    ));
 }

@@ -9,6 +9,7 @@
 //! they do goes through the app-wide [`Sessions`], whose runner ([`crate::ui::run::library_sync`])
 //! performs it.
 
+mod ab;
 mod corpus;
 mod detail;
 mod edition_list;

@@ -2,6 +2,7 @@
 //! results back, and draw nothing. Created at the App root and shared through context.
 //!
 //! - `live_driver.rs`: the live chat's requests;
+//! - `summary_runner.rs`: Inspect's runs of summaries (the live replay, the A/B comparison);
 //! - `library_sync.rs`: the session library in IndexedDB and across the app's tabs;
 //! - `streamed.rs`: the live reply's pieces as a signal of their own;
 //! - `token_service.rs`: the app-wide token counter and its vocabulary loader;
@@ -21,4 +22,5 @@ pub mod offline;
 pub mod probe_runner;
 pub mod storage_status;
 pub mod streamed;
+pub mod summary_runner;
 pub mod token_service;

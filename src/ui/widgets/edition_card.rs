@@ -61,9 +61,26 @@ fn ArchiveRow(card: EditionCard) -> impl IntoView {
     }
 }
 
+/// An edition's text cut at its figures, the unsourced ones marked.
+#[component]
+pub fn MarkedText(marked: Vec<(String, bool)>) -> impl IntoView {
+    marked
+        .into_iter()
+        .map(|(text, unsourced)| {
+            if unsourced {
+                view! {
+                    <mark class="unsourced" data-testid="unsourced-figure" title="No archived message holds this figure">{text}</mark>
+                }.into_any()
+            } else {
+                view! { <span>{text}</span> }.into_any()
+            }
+        })
+        .collect_view()
+}
+
 /// A word diff's segments: added words in `<ins>`, dropped ones in `<del>`.
 #[component]
-fn DiffText(segments: Vec<DiffSegment>) -> impl IntoView {
+pub fn DiffText(segments: Vec<DiffSegment>) -> impl IntoView {
     segments
         .into_iter()
         .map(|seg| {
@@ -228,9 +245,10 @@ fn SectionsView(card: EditionCard) -> impl IntoView {
 }
 
 /// The checks on one edition: its text with unsourced figures marked, the weakened rules, the
-/// overrun and survival by kind.
+/// overrun and survival by kind. `without_text` leaves the marked text to the caller (the A/B
+/// card shows it as its summary).
 #[component]
-fn EditionChecksView(card: EditionCard) -> impl IntoView {
+pub fn EditionChecksView(card: EditionCard, #[prop(optional)] without_text: bool) -> impl IntoView {
     let unsourced = card.marked.iter().filter(|(_, u)| *u).count();
     let summary = match unsourced {
         0 => "Every figure in this edition is in the archive.".to_owned(),
@@ -240,18 +258,7 @@ fn EditionChecksView(card: EditionCard) -> impl IntoView {
     view! {
         <section class="checks" data-testid="edition-checks" aria-label="Checks on this edition">
             <h4>"Checks"</h4>
-            <p class="checked-text">
-                {card.marked.iter().map(|(text, unsourced)| {
-                    let text = text.clone();
-                    if *unsourced {
-                        view! {
-                            <mark class="unsourced" data-testid="unsourced-figure" title="No archived message holds this figure">{text}</mark>
-                        }.into_any()
-                    } else {
-                        view! { <span>{text}</span> }.into_any()
-                    }
-                }).collect_view()}
-            </p>
+            {(!without_text).then(|| view! { <p class="checked-text"><MarkedText marked=card.marked.clone() /></p> })}
             <p class="note">{summary}</p>
             {card.overrun_note.clone().map(|n| view! { <p class="note overrun" data-testid="overrun-note">{format!("Over the limit: {n}.")}</p> })}
             {card.weakened_notes.iter().map(|n| view! { <p class="note weakened" data-testid="weakened-note">{n.clone()}</p> }).collect_view()}

@@ -2,6 +2,7 @@
 //! (`ChatPage::send`, `InspectPage::import`, ...) and the WebDriver scripts that read the page
 //! live here, once, instead of inline in the tests.
 
+pub mod ab;
 pub mod chat;
 pub mod corpus;
 pub mod editions;

@@ -1,0 +1,339 @@
+//! "Two summarisers side by side": the open session's folds replayed under side A and side B
+//! (each a summariser model, prompt, word limit and format, or A as the editions another tool
+//! recorded), priced before anything is sent, then run with progress, Stop and Try again, and
+//! shown as one row per cycle: both sides' editions with their checks and the word diff from
+//! A to B. Finished, the two sides save as a pair of library sessions; a saved side reopened
+//! shows the same rows from the stored pair, with no network. What to do next is decided by
+//! [`crate::app::ab`]; the requests are performed by [`crate::ui::run::ab_driver`]; every text
+//! comes from [`crate::view::ab`].
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::api::StopHandle;
+use crate::app::ab::{
+    AbForm, AbStep, SideForm, ab_answered, ab_call, ab_price, resume_ab, start_ab,
+};
+use crate::engine::ab::AbRun;
+use crate::engine::policy::{Choice, SummaryFormat};
+use crate::engine::prompts::PresetId;
+use crate::engine::replay::ReplayStatus;
+use crate::engine::session::{PairSide, Session};
+use crate::engine::settings::{Settings, ValidSettings};
+use crate::ui::run::clock::now_ms;
+use crate::ui::run::library_sync::{Sessions, new_id};
+use crate::ui::run::summary_runner::{drive, settings_to_send, stop_run, summariser_settings};
+use crate::ui::run::token_service::SharedCounter;
+use crate::ui::widgets::edition_card::{DiffText, EditionChecksView, MarkedText};
+use crate::view::ab::{PairRowView, ProbeScore, ab_progress_line, ab_view, describe_ab_estimate};
+use crate::view::editions::EditionCard;
+use crate::view::live_replay::status_slug;
+
+/// The A/B section of one session's detail.
+#[component]
+pub fn AbSection(session: Session) -> impl IntoView {
+    let settings = use_context::<RwSignal<Settings>>();
+    let sessions = use_context::<Sessions>();
+    let default_model = settings
+        .map(|s| s.with_untracked(|s| s.summary_model.clone()))
+        .unwrap_or_default();
+    let form = RwSignal::new(AbForm::of(&session, &default_model));
+    let session = StoredValue::new(session);
+    let run = RwSignal::new(None::<AbRun>);
+    let outcome = RwSignal::new(None::<Result<Box<[Session; 2]>, String>>);
+    let saved = RwSignal::new(false);
+    let stop = StoredValue::new_local(None::<StopHandle>);
+    on_cleanup(move || {
+        stop.try_with_value(|s| s.as_ref().map(StopHandle::stop));
+    });
+    let check = move || summariser_settings(settings);
+    let endpoint = move || settings_to_send(settings);
+    let busy = move || run.with(|r| r.as_ref().is_some_and(AbRun::is_running));
+    let price = Memo::new(move |_| {
+        let sessions = sessions?;
+        let valid = check().ok()?;
+        sessions.tokens.generation();
+        let counter = sessions.tokens.counter();
+        Some(form.with(|f| session.with_value(|s| ab_price(s, f, &valid, &counter))))
+    });
+    let begin = move |_| {
+        let (Some(sessions), Ok(valid)) = (sessions, endpoint()) else {
+            return;
+        };
+        let counter = sessions.tokens.counter();
+        let started =
+            form.with_untracked(|f| session.with_value(|s| start_ab(s, f, &new_id(), &counter)));
+        outcome.set(None);
+        saved.set(false);
+        match started {
+            Ok((started, step)) => {
+                run.set(Some(started));
+                spawn_drive(run, outcome, stop, valid, counter, step);
+            }
+            Err(error) => outcome.set(Some(Err(error))),
+        }
+    };
+    let halt = move |_| stop_run(run, stop, AbRun::stop);
+    let resume = move |_| {
+        let (Some(sessions), Ok(valid)) = (sessions, endpoint()) else {
+            return;
+        };
+        if let Some(step) = run.try_update(|r| r.as_mut().and_then(resume_ab)).flatten() {
+            spawn_drive(run, outcome, stop, valid, sessions.tokens.counter(), step);
+        }
+    };
+    let save = move |_| {
+        let (Some(sessions), Some(Ok(sides))) = (sessions, outcome.get_untracked()) else {
+            return;
+        };
+        let [a, b] = *sides;
+        let added = sessions
+            .library
+            .try_update(|l| l.add_all([(new_id(), a), (new_id(), b)], now_ms()).len() == 2)
+            .unwrap_or(false);
+        saved.set(added);
+    };
+    // A saved side: its pair's rows from the two stored sessions.
+    let stored = Memo::new(move |_| {
+        let sessions = sessions?;
+        session.with_value(|s| {
+            let link = s.pair.as_ref()?;
+            sessions.library.with(|l| {
+                let other = crate::app::ab::partner(s, l.list().iter().map(|e| &e.session))?;
+                Some(match link.side {
+                    PairSide::A => ab_view(s, other),
+                    PairSide::B => ab_view(other, s),
+                })
+            })
+        })
+    });
+
+    view! {
+        <section class="ab" data-testid="ab">
+            <h4>"Two summarisers side by side"</h4>
+            {move || stored.get().map(|v| view! {
+                <div class="ab-stored" data-testid="ab-stored">
+                    <p>{format!("This session is one side of a saved A/B pair on “{}”.", v.source)}</p>
+                    <AbRows view=v />
+                </div>
+            })}
+            <p class="hint">"Replay this session's folds under two summarisers, on the same fold points, and compare their editions cycle by cycle. Each side's summaries go to its own model on the endpoint."</p>
+            {move || match check() {
+                Err(reason) => view! {
+                    <p class="hint" data-testid="ab-unavailable">
+                        "To compare two summarisers, connect an endpoint in Settings (" {reason} ")."
+                    </p>
+                }.into_any(),
+                Ok(_) => view! {
+                    <form class="controls ab-form" on:submit=|ev| ev.prevent_default()>
+                        <fieldset class="contents" disabled=busy>
+                            <SideFields form side=PairSide::A />
+                            <SideFields form side=PairSide::B />
+                        </fieldset>
+                    </form>
+                    {move || price.get().map(|p| match p {
+                        Err(reason) => view! { <p class="param-error" role="alert" data-testid="ab-error">{reason}</p> }.into_any(),
+                        Ok(cost) => view! {
+                            <p class="estimate" role="status" data-testid="ab-estimate" data-calls=cost.calls data-sent=cost.tokens_sent>
+                                {describe_ab_estimate(&cost)}
+                            </p>
+                        }.into_any(),
+                    })}
+                    <p>
+                        <button type="button" data-testid="ab-run" on:click=begin
+                            disabled=move || busy() || !matches!(price.get(), Some(Ok(_)))>
+                            "Compare A and B"
+                        </button>
+                    </p>
+                }.into_any(),
+            }}
+            {move || run.with(|r| r.as_ref().map(|r| (r.status().clone(), r.progress()))).map(|(status, progress)| view! {
+                <div class="live-progress">
+                    <p role="status" data-testid="ab-progress" data-status=status_slug(&status) data-done=progress.calls_done data-calls=progress.calls>
+                        {ab_progress_line(&progress, &status)}
+                    </p>
+                    {match status {
+                        ReplayStatus::Running => view! {
+                            <p><button type="button" data-testid="ab-stop" on:click=halt>"Stop"</button></p>
+                        }.into_any(),
+                        ReplayStatus::Stopped => view! {
+                            <p data-testid="ab-status">"Stopped. Nothing is kept until both sides are done. "
+                                <button type="button" data-testid="ab-retry" on:click=resume>"Go on"</button></p>
+                        }.into_any(),
+                        ReplayStatus::Failed(reason) => view! {
+                            <p class="param-error" role="alert" data-testid="ab-status">{format!("The summary failed: {reason}. Nothing of it was kept. ")}
+                                <button type="button" data-testid="ab-retry" on:click=resume>"Try again"</button></p>
+                        }.into_any(),
+                        ReplayStatus::Done => ().into_any(),
+                    }}
+                </div>
+            })}
+            {move || outcome.get().map(|o| match o {
+                Err(reason) => view! { <p class="param-error" role="alert" data-testid="ab-error">{reason}</p> }.into_any(),
+                Ok(sides) => {
+                    let v = ab_view(&sides[0], &sides[1]);
+                    view! {
+                        <div class="ab-result">
+                            <AbRows view=v />
+                            <p>
+                                <button type="button" data-testid="ab-save" on:click=save disabled=move || saved.get()>"Save as a pair"</button>
+                                {move || saved.get().then(|| view! { <span role="status" data-testid="ab-saved">" Saved: both sides are in the list, linked as a pair."</span> })}
+                            </p>
+                        </div>
+                    }.into_any()
+                }
+            })}
+        </section>
+    }
+}
+
+/// Performs the summaries the comparison asks for, each to its side's model, until it is over.
+fn spawn_drive(
+    run: RwSignal<Option<AbRun>>,
+    outcome: RwSignal<Option<Result<Box<[Session; 2]>, String>>>,
+    stop: StoredValue<Option<StopHandle>, LocalStorage>,
+    valid: ValidSettings,
+    counter: SharedCounter,
+    step: AbStep,
+) {
+    spawn_local(drive(
+        run,
+        stop,
+        step,
+        move |job| ab_call(&valid, job),
+        move |r, job, reply| ab_answered(r, job.job.id, reply, &counter),
+        move |result| {
+            outcome.try_set(Some(result));
+        },
+    ));
+}
+
+/// One side's fields: recorded or a model, its prompt preset, word limit and format.
+#[component]
+fn SideFields(form: RwSignal<AbForm>, side: PairSide) -> impl IntoView {
+    let letter = side.letter();
+    let id = letter.to_lowercase();
+    let get = move |f: fn(&SideForm) -> String| move || form.with(|x| f(x.side(side)));
+    let set = move |f: fn(&mut SideForm, String)| {
+        move |ev: leptos::ev::Event| {
+            let value = event_target_value(&ev);
+            form.update(|x| f(x.side_mut(side), value));
+        }
+    };
+    let recorded = move || form.with(|x| x.side(side).recorded);
+    let can_record = form.with_untracked(|x| x.can_record);
+    view! {
+        <fieldset class="ab-side" data-testid=format!("ab-side-{id}")>
+            <legend>{format!("Side {letter}")}</legend>
+            {can_record.then(|| view! {
+                <label>
+                    <input type="checkbox" data-testid=format!("ab-{id}-recorded") prop:checked=recorded
+                        on:change=move |ev| {
+                            let on = event_target_checked(&ev);
+                            form.update(|x| x.side_mut(side).recorded = on);
+                        } />
+                    " The session's own editions, as recorded"
+                </label>
+            })}
+            <fieldset class="contents" disabled=recorded>
+                <label>"Model "
+                    <input type="text" data-testid=format!("ab-{id}-model") prop:value=get(|s| s.model.clone())
+                        on:input=set(|s, v| s.model = v) />
+                </label>
+                <label>"Prompt preset "
+                    <select data-testid=format!("ab-{id}-preset") on:change=move |ev| {
+                        if let Some(p) = PresetId::from_slug(&event_target_value(&ev)) {
+                            form.update(|x| x.side_mut(side).preset = p);
+                        }
+                    }>
+                        {PresetId::BUILT_IN.into_iter().map(|p| view! {
+                            <option value=p.slug() selected=move || form.with(|x| x.side(side).preset == p)>{p.label()}</option>
+                        }).collect_view()}
+                    </select>
+                </label>
+                <label>"Word limit "
+                    <input type="number" min="1" data-testid=format!("ab-{id}-word-limit") prop:value=get(|s| s.word_limit.clone())
+                        on:input=set(|s, v| s.word_limit = v) />
+                </label>
+                <label>"Format "
+                    <select data-testid=format!("ab-{id}-format") on:change=move |ev| {
+                        if let Some(f) = SummaryFormat::from_slug(&event_target_value(&ev)) {
+                            form.update(|x| x.side_mut(side).format = f);
+                        }
+                    }>
+                        {SummaryFormat::CHOICES.iter().map(|&(f, slug, label)| view! {
+                            <option value=slug selected=move || form.with(|x| x.side(side).format == f)>{label}</option>
+                        }).collect_view()}
+                    </select>
+                </label>
+            </fieldset>
+        </fieldset>
+    }
+}
+
+/// The rows of a comparison: one `ab-pair` per cycle.
+#[component]
+fn AbRows(view: crate::view::ab::AbView) -> impl IntoView {
+    let [ha, hb] = view.headings;
+    view! {
+        <div class="ab-rows" data-testid="ab-rows">
+            <div class="ab-sides ab-headings">
+                <strong data-testid="ab-heading-a">{ha.label}</strong>
+                <strong data-testid="ab-heading-b">{hb.label}</strong>
+            </div>
+            {view.rows.into_iter().map(|row| view! { <PairRow row /> }).collect_view()}
+        </div>
+    }
+}
+
+#[component]
+fn PairRow(row: PairRowView) -> impl IntoView {
+    let PairRowView {
+        cycle,
+        turns,
+        a,
+        b,
+        diff,
+        note,
+        score_a,
+        score_b,
+    } = row;
+    view! {
+        <section class="ab-pair" data-testid="ab-pair" data-cycle=cycle>
+            <h5>{format!("Cycle {cycle} · {turns}")}</h5>
+            <div class="ab-sides">
+                <SideCard letter="a" card=a score=score_a />
+                <SideCard letter="b" card=b score=score_b />
+            </div>
+            {diff.map(|d| view! {
+                <div class="changes">
+                    <span class="label">{format!("From A to B: {} words only in A, {} only in B", d.only_a, d.only_b)}</span>
+                    <p class="diff" data-testid="ab-diff" data-only-a=d.only_a data-only-b=d.only_b><DiffText segments=d.segments /></p>
+                </div>
+            })}
+            {note.map(|n| view! { <p class="hint" data-testid="ab-note">{n}</p> })}
+        </section>
+    }
+}
+
+#[component]
+fn SideCard(
+    letter: &'static str,
+    card: Option<EditionCard>,
+    score: Option<ProbeScore>,
+) -> impl IntoView {
+    view! {
+        <div class="ab-card" data-testid=format!("ab-card-{letter}")>
+            {card.map(|card| {
+                // The text cut at its figures, or whole when the checks found none to cut at.
+                let marked = if card.marked.is_empty() { vec![(card.text.clone(), false)] } else { card.marked.clone() };
+                view! {
+                <p class="meta">{card.written_by.clone()}</p>
+                <p data-testid="ab-summary"><MarkedText marked /></p>
+                {score.map(|s| view! { <p class="probe-score" data-testid="ab-probe-score" data-score=s.percent>{s.label}</p> })}
+                <EditionChecksView card without_text=true />
+                }
+            })}
+        </div>
+    }
+}
