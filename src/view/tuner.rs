@@ -480,6 +480,7 @@ mod tests {
             session,
             updated_ms: 1,
             revision: 1,
+            origin: None,
         };
         let library = Library::from_stored(vec![entry("a", synthetic(7)), entry("b", named)]);
         let options = conversation_options(&library, None);

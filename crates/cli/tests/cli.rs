@@ -199,11 +199,16 @@ fn a_streamed_json_lines_file_reads_as_the_page_reads_it_whole_bad_line_named() 
     // as the command does, and the rows of the rest are the command's.
     let read = session::read_unbounded(&std::fs::read(&file).unwrap(), &WordCounter).unwrap();
     assert_eq!(
-        read.skipped.iter().map(|s| s.place.as_str()).collect::<Vec<_>>(),
+        read.skipped
+            .iter()
+            .map(|s| s.place.as_str())
+            .collect::<Vec<_>>(),
         ["line 20"]
     );
     assert!(
-        read.skipped[0].reason.starts_with("not valid JSON (column 17)"),
+        read.skipped[0]
+            .reason
+            .starts_with("not valid JSON (column 17)"),
         "{:?}",
         read.skipped
     );

@@ -11,8 +11,8 @@ use serde_json::Value;
 
 use super::parts::join;
 use super::{
-    Batch, Format, Skipped, Transcript, TranscriptError, detect, detect_items, read_body, read_items,
-    sillytavern, wrapper,
+    Batch, Format, Skipped, Transcript, TranscriptError, detect, detect_items, read_body,
+    read_items, sillytavern, wrapper,
 };
 
 /// Reads `text` as JSON Lines, or `None` when it does not look like JSON Lines (fewer than two
@@ -50,11 +50,12 @@ pub fn read_lines(text: &str) -> Option<Result<Transcript, TranscriptError>> {
         return Some(read_values(&values));
     }
     Some(read_values(&values).map(|mut read| {
-        read.skipped.extend(broken.into_iter().map(|(no, reason)| Skipped {
-            place: format!("line {no}"),
-            title: None,
-            reason,
-        }));
+        read.skipped
+            .extend(broken.into_iter().map(|(no, reason)| Skipped {
+                place: format!("line {no}"),
+                title: None,
+                reason,
+            }));
         // In the file's order, as the command line reports them.
         read.skipped.sort_by_key(|s| line_of(&s.place));
         read
@@ -65,7 +66,11 @@ pub fn read_lines(text: &str) -> Option<Result<Transcript, TranscriptError>> {
 fn line_of(place: &str) -> usize {
     place
         .strip_prefix("line ")
-        .map(|rest| rest.split(|c: char| !c.is_ascii_digit()).next().unwrap_or(""))
+        .map(|rest| {
+            rest.split(|c: char| !c.is_ascii_digit())
+                .next()
+                .unwrap_or("")
+        })
         .and_then(|n| n.parse().ok())
         .unwrap_or(usize::MAX)
 }

@@ -343,7 +343,9 @@ fn one_broken_conversation_is_skipped_and_named_and_the_others_import() {
     let places: Vec<&str> = t.skipped.iter().map(|s| s.place.as_str()).collect();
     assert_eq!(places, ["line 2.messages[0].role", "line 3"]);
     assert!(
-        t.skipped[1].reason.starts_with("not valid JSON (column 16)"),
+        t.skipped[1]
+            .reason
+            .starts_with("not valid JSON (column 16)"),
         "{:?}",
         t.skipped[1]
     );
