@@ -121,6 +121,7 @@ async fn a_thousand_conversations_compare_on_the_pool_with_progress_stop_and_the
         })
         .await;
     assert!(stopped.done < CONVERSATIONS, "{stopped:?}");
+    corpus.wait_table().await;
     pause(1_000).await;
     assert_eq!(
         corpus.progress().await.done,
@@ -148,6 +149,7 @@ async fn a_thousand_conversations_compare_on_the_pool_with_progress_stop_and_the
     assert_eq!(done.phase, "done", "{done:?}");
     assert_eq!(done.done, CONVERSATIONS);
     println!("corpus e2e: {}", done.text);
+    corpus.wait_table().await;
     let long = corpus.long_tasks().await;
     println!("corpus e2e: main-thread long tasks during the run: {long:?}");
     assert_eq!(corpus.partial().await, None);

@@ -1,6 +1,6 @@
 //! Page object: Inspect's corpus comparison. Opening it, starting and stopping a run, the
 //! progress (`corpus-progress`: `data-done`, `data-total`, `data-phase`), the table's policies,
-//! the import picked (`corpus-import`), the CSV file `corpus-csv` saves, and the main thread's long tasks while it runs.
+//! the CSV file `corpus-csv` saves, and the main thread's long tasks while it runs.
 
 use std::time::{Duration, Instant};
 
@@ -145,31 +145,5 @@ impl<'a> CorpusPage<'a> {
     /// Waits until the run's table is shown (its rows summarised after the run ended).
     pub async fn wait_table(&self) {
         self.browser.wait_testid("corpus-csv").await;
-    }
-
-    /// Picks the import whose option's words hold `part` in the sessions picker.
-    pub async fn pick_import(&self, part: &str) {
-        let picked: bool = self
-            .browser
-            .read(&format!(
-                "(() => {{ const s = document.querySelector(\"{}\");
-                   const o = [...s.options].find((o) => o.textContent.includes({part:?}));
-                   if (!o) return false;
-                   s.value = o.value; s.dispatchEvent(new Event('change', {{ bubbles: true }}));
-                   return true; }})()",
-                testid("corpus-import")
-            ))
-            .await;
-        assert!(picked, "no import in the picker says {part:?}");
-    }
-
-    /// The picker's options' words, after "All sessions of the library".
-    pub async fn imports(&self) -> Vec<String> {
-        self.browser
-            .read(&format!(
-                "[...document.querySelector(\"{}\").options].slice(1).map((o) => o.textContent)",
-                testid("corpus-import")
-            ))
-            .await
     }
 }
