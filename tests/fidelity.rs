@@ -11,15 +11,25 @@
 //! The engine's trace is written in the contract's format and compared with the library's; the
 //! first difference is printed.
 
+#[path = "fidelity/common.rs"]
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
-use summary_memory::engine::Role;
+use common::{Contract, Library, brief, engine_requests, played, read_json, root, words};
+use serde_json::Value;
 use summary_memory::engine::peers::{Exactness, FIDELITY, library_policy};
-use summary_memory::engine::schedule::{
-    MessageInput, MessageRun, PlayedMessage, Sizer, Slot, schedule_messages,
-};
+use summary_memory::engine::schedule::{MessageInput, schedule_messages};
+
+/// How the library of the preset `slug` measures a message.
+fn library_of(slug: &str) -> Library {
+    match slug {
+        "llamaindex-summary-buffer" => Library::ContentOnly,
+        "gemini-cli" => Library::Gemini,
+        _ => Library::Contract,
+    }
+}
 
 /// The presets that have a library to run, by slug.
 const RUNNABLE: [&str; 5] = [
@@ -33,213 +43,8 @@ const RUNNABLE: [&str; 5] = [
 /// Shapes each runnable preset must match at least (the acceptance).
 const AT_LEAST: usize = 5;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fidelity")
-}
-
 fn traces_dir() -> PathBuf {
     std::env::var_os("SM_FIDELITY_TRACES").map_or_else(|| root().join("traces"), PathBuf::from)
-}
-
-fn read_json(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{}: cannot read: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: not JSON: {e}", path.display()))
-}
-
-fn words(text: &str) -> u32 {
-    text.split_whitespace().count() as u32
-}
-
-/// How one library measures a message, where the harness could not plug in the contract's
-/// counter.
-#[derive(Clone, Copy, PartialEq)]
-enum Library {
-    /// The contract's counter, and characters as the text's.
-    Contract,
-    /// LlamaIndex's buffer counts the words of a message's content only.
-    ContentOnly,
-    /// Gemini CLI: a call counts its name and its arguments as `JSON.stringify` writes them,
-    /// and characters are those of each history `Content`'s JSON.
-    Gemini,
-}
-
-impl Library {
-    fn of(slug: &str) -> Library {
-        match slug {
-            "llamaindex-summary-buffer" => Library::ContentOnly,
-            "gemini-cli" => Library::Gemini,
-            _ => Library::Contract,
-        }
-    }
-}
-
-/// `JSON.stringify` of a string: quotes, and the escapes of the plain ASCII the conversations
-/// hold.
-fn js_string(text: &str) -> String {
-    serde_json::to_string(text).expect("a string serialises")
-}
-
-/// Compact JSON of a tool call's arguments, as `JSON.stringify(JSON.parse(arguments))` writes
-/// them (the conversations' arguments are one-key objects, so key order cannot differ).
-fn compact_args(arguments: &str) -> String {
-    let value: Value = serde_json::from_str(arguments)
-        .unwrap_or_else(|e| panic!("tool arguments {arguments:?} are not JSON: {e}"));
-    serde_json::to_string(&value).expect("a value serialises")
-}
-
-/// Characters of Gemini CLI's `Content` for a message: `{"role":…,"parts":[…]}`, where a text
-/// part is `{"text":…}`, a call `{"functionCall":{"id","name","args"}}` and a result
-/// `{"functionResponse":{"id","name","response":{"output":…}}}`. Consecutive results share one
-/// user `Content`: the first result carries its envelope, each later one its comma.
-fn gemini_chars(message: &Value, follows_result: bool) -> u32 {
-    let content = message["content"].as_str().unwrap_or_default();
-    let text_part = format!("{{\"text\":{}}}", js_string(content));
-    let envelope = |role: &str, parts: &[String]| {
-        format!("{{\"role\":\"{role}\",\"parts\":[{}]}}", parts.join(",")).len() as u32
-    };
-    match message["role"].as_str() {
-        Some("user") => envelope("user", &[text_part]),
-        Some("assistant") => {
-            let mut parts = vec![text_part];
-            for call in message["tool_calls"].as_array().into_iter().flatten() {
-                parts.push(format!(
-                    "{{\"functionCall\":{{\"id\":{},\"name\":{},\"args\":{}}}}}",
-                    js_string(call["id"].as_str().unwrap_or_default()),
-                    js_string(call["name"].as_str().unwrap_or_default()),
-                    compact_args(call["arguments"].as_str().unwrap_or("{}"))
-                ));
-            }
-            envelope("model", &parts)
-        }
-        _ => {
-            let part = format!(
-                "{{\"functionResponse\":{{\"id\":{},\"name\":\"lookup\",\"response\":{{\"output\":{}}}}}}}",
-                js_string(message["tool_call_id"].as_str().unwrap_or_default()),
-                js_string(content)
-            );
-            if follows_result {
-                part.len() as u32 + 1
-            } else {
-                envelope("user", &[part])
-            }
-        }
-    }
-}
-
-fn played(conversation: &Value, library: Library) -> Vec<PlayedMessage> {
-    let messages = conversation["messages"].as_array().expect("messages");
-    messages
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            let role = match m["role"].as_str() {
-                Some("user") => Role::User,
-                Some("assistant") => Role::Assistant,
-                Some("tool") => Role::Tool,
-                other => panic!("message {i}: unknown role {other:?}"),
-            };
-            let content = m["content"].as_str().unwrap_or_default();
-            let calls = m["tool_calls"].as_array().cloned().unwrap_or_default();
-            let call_words: u32 = calls
-                .iter()
-                .map(|c| {
-                    let name = words(c["name"].as_str().unwrap_or_default());
-                    let args = c["arguments"].as_str().unwrap_or_default();
-                    name + match library {
-                        Library::Gemini => words(&compact_args(args)),
-                        _ => words(args),
-                    }
-                })
-                .sum();
-            let tokens = words(content)
-                + match library {
-                    Library::ContentOnly => 0,
-                    _ => call_words,
-                };
-            let follows_result = i > 0 && role == Role::Tool && messages[i - 1]["role"] == "tool";
-            let chars = match library {
-                Library::Gemini => gemini_chars(m, follows_result),
-                _ => content.len() as u32,
-            };
-            PlayedMessage {
-                role,
-                tokens,
-                chars,
-                calls: !calls.is_empty(),
-            }
-        })
-        .collect()
-}
-
-/// The contract's counter and summariser.
-struct Contract {
-    library: Library,
-}
-
-impl Sizer for Contract {
-    fn tokens(&self, text: &str) -> u32 {
-        words(text)
-    }
-
-    fn chars(&self, role: Role, text: &str) -> u32 {
-        match self.library {
-            Library::Gemini => {
-                let role = if role == Role::Assistant {
-                    "model"
-                } else {
-                    "user"
-                };
-                format!(
-                    "{{\"role\":\"{role}\",\"parts\":[{{\"text\":{}}}]}}",
-                    js_string(text)
-                )
-                .len() as u32
-            }
-            _ => text.len() as u32,
-        }
-    }
-
-    fn summary(&self, call: u32) -> String {
-        let mut out = format!("S{call}");
-        for _ in 0..19 {
-            out.push_str(" w");
-        }
-        out
-    }
-}
-
-fn role_name(role: Role) -> &'static str {
-    match role {
-        Role::System => "system",
-        Role::User => "user",
-        Role::Assistant => "assistant",
-        Role::Tool => "tool",
-    }
-}
-
-/// The engine's run as a trace's `requests`.
-fn engine_requests(run: &MessageRun) -> Vec<Value> {
-    run.requests
-        .iter()
-        .map(|r| {
-            let messages: Vec<Value> = r
-                .messages
-                .iter()
-                .map(|slot| match slot {
-                    Slot::System => json!({"kind": "system"}),
-                    Slot::Summary { call, role, text } => json!({
-                        "kind": "summary", "summary": call, "role": role_name(*role), "text": text
-                    }),
-                    Slot::Verbatim(i) => json!({"kind": "verbatim", "index": i}),
-                    Slot::Fixed { role, text } => {
-                        json!({"kind": "fixed", "role": role_name(*role), "text": text})
-                    }
-                })
-                .collect();
-            json!({"request": r.request, "answers": r.answers, "messages": messages})
-        })
-        .collect()
 }
 
 /// A library parameter by its name; `trigger.tokens` reads `["tokens", n]` pairs.
@@ -268,7 +73,7 @@ fn compare(slug: &str, trace_path: &Path) -> Outcome {
     let params = trace["params"].clone();
     let mut policy = library_policy(slug, &|name| param(&params, name))
         .unwrap_or_else(|e| panic!("{}: {e}", trace_path.display()));
-    let library = Library::of(slug);
+    let library = library_of(slug);
     if library == Library::Gemini {
         // The CLI's session context is the first entry of its history; the preset cannot know
         // its text (the date, the directory), so it is read from the trace's first request.
@@ -319,24 +124,6 @@ fn compare(slug: &str, trace_path: &Path) -> Outcome {
         shape,
         difference,
     }
-}
-
-/// A request in one line: `system`, `S<k>/<role>`, the verbatim indices, `fixed/<role>`.
-fn brief(request: &Value) -> String {
-    let parts: Vec<String> = request["messages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|m| match m["kind"].as_str() {
-            Some("system") => "system".to_owned(),
-            Some("summary") => format!("S{}/{}", m["summary"], m["role"].as_str().unwrap_or("?")),
-            Some("verbatim") => m["index"].to_string(),
-            Some("fixed") => format!("fixed/{}", m["role"].as_str().unwrap_or("?")),
-            Some("altered") => format!("altered:{}", m["index"]),
-            other => format!("{other:?}"),
-        })
-        .collect();
-    format!("answers {}: {}", request["answers"], parts.join(" "))
 }
 
 fn outcomes() -> Vec<Outcome> {

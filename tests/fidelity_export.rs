@@ -6,38 +6,23 @@
 //! The cases (targets and policies) are `tests/fidelity/export/cases.rs`; the traces are
 //! `tests/fidelity/export-traces/<target>/<case>-<shape>.json` (or the folder in
 //! `SM_FIDELITY_EXPORT_TRACES`). The dry run plays `tests/fidelity/conversations/<shape>.json`
-//! with the contract's counter and summariser, as `tests/fidelity.rs` does (whose helpers for
-//! Gemini CLI are not needed here, so the few it shares are written again below).
+//! with the contract's counter and summariser, as `tests/fidelity.rs` does (`fidelity/common.rs`).
 
 #[path = "fidelity/export/cases.rs"]
 mod cases;
+#[path = "fidelity/common.rs"]
+mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use serde_json::{Value, json};
-use summary_memory::engine::Role;
+use common::{Contract, Library, brief, engine_requests, played, read_json, root, words};
+use serde_json::Value;
 use summary_memory::engine::export::{Target, export};
-use summary_memory::engine::schedule::{
-    MessageInput, MessageRun, PlayedMessage, Sizer, Slot, schedule_messages,
-};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fidelity")
-}
+use summary_memory::engine::schedule::{MessageInput, schedule_messages};
 
 fn traces_dir() -> PathBuf {
     std::env::var_os("SM_FIDELITY_EXPORT_TRACES")
         .map_or_else(|| root().join("export-traces"), PathBuf::from)
-}
-
-fn read_json(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{}: cannot read: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: not JSON: {e}", path.display()))
-}
-
-fn words(text: &str) -> u32 {
-    text.split_whitespace().count() as u32
 }
 
 /// The shapes, as the drivers list them.
@@ -54,108 +39,6 @@ fn shapes() -> Vec<String> {
     out
 }
 
-/// The conversation as the dry run plays it. LlamaIndex's buffer counts a message's content
-/// only (its `tokenizer_fn` never sees a tool call's name and arguments), as in
-/// `tests/fidelity.rs`; every other library gets the contract's counter.
-fn played(conversation: &Value, content_only: bool) -> Vec<PlayedMessage> {
-    conversation["messages"]
-        .as_array()
-        .expect("messages")
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            let role = match m["role"].as_str() {
-                Some("user") => Role::User,
-                Some("assistant") => Role::Assistant,
-                Some("tool") => Role::Tool,
-                other => panic!("message {i}: unknown role {other:?}"),
-            };
-            let content = m["content"].as_str().unwrap_or_default();
-            let calls = m["tool_calls"].as_array().cloned().unwrap_or_default();
-            let call_words: u32 = calls
-                .iter()
-                .map(|c| {
-                    words(c["name"].as_str().unwrap_or_default())
-                        + words(c["arguments"].as_str().unwrap_or_default())
-                })
-                .sum();
-            PlayedMessage {
-                role,
-                tokens: words(content) + if content_only { 0 } else { call_words },
-                chars: content.len() as u32,
-                calls: !calls.is_empty(),
-            }
-        })
-        .collect()
-}
-
-/// The contract's counter and summariser.
-struct Contract;
-
-impl Sizer for Contract {
-    fn tokens(&self, text: &str) -> u32 {
-        words(text)
-    }
-
-    fn summary(&self, call: u32) -> String {
-        let mut out = format!("S{call}");
-        for _ in 0..19 {
-            out.push_str(" w");
-        }
-        out
-    }
-}
-
-fn role_name(role: Role) -> &'static str {
-    match role {
-        Role::System => "system",
-        Role::User => "user",
-        Role::Assistant => "assistant",
-        Role::Tool => "tool",
-    }
-}
-
-fn engine_requests(run: &MessageRun) -> Vec<Value> {
-    run.requests
-        .iter()
-        .map(|r| {
-            let messages: Vec<Value> = r
-                .messages
-                .iter()
-                .map(|slot| match slot {
-                    Slot::System => json!({"kind": "system"}),
-                    Slot::Summary { call, role, text } => json!({
-                        "kind": "summary", "summary": call, "role": role_name(*role), "text": text
-                    }),
-                    Slot::Verbatim(i) => json!({"kind": "verbatim", "index": i}),
-                    Slot::Fixed { role, text } => {
-                        json!({"kind": "fixed", "role": role_name(*role), "text": text})
-                    }
-                })
-                .collect();
-            json!({"request": r.request, "answers": r.answers, "messages": messages})
-        })
-        .collect()
-}
-
-/// A request in one line: `system`, `S<k>/<role>`, the verbatim indices, `fixed/<role>`.
-fn brief(request: &Value) -> String {
-    let parts: Vec<String> = request["messages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|m| match m["kind"].as_str() {
-            Some("system") => "system".to_owned(),
-            Some("summary") => format!("S{}/{}", m["summary"], m["role"].as_str().unwrap_or("?")),
-            Some("verbatim") => m["index"].to_string(),
-            Some("fixed") => format!("fixed/{}", m["role"].as_str().unwrap_or("?")),
-            Some("altered") => format!("altered:{}", m["index"]),
-            other => format!("{other:?}"),
-        })
-        .collect();
-    format!("answers {}: {}", request["answers"], parts.join(" "))
-}
-
 /// The first difference between the trace at `path` and the dry run of what the export of
 /// `case` to `target` says it runs; `None` when identical.
 fn difference(target: Target, case: &cases::Case, trace: &Value) -> Option<String> {
@@ -166,10 +49,19 @@ fn difference(target: Target, case: &cases::Case, trace: &Value) -> Option<Strin
     let run = schedule_messages(
         &runs,
         &MessageInput {
-            messages: played(&conversation, target == Target::Llamaindex),
+            messages: played(
+                &conversation,
+                if target == Target::Llamaindex {
+                    Library::ContentOnly
+                } else {
+                    Library::Contract
+                },
+            ),
             system_prompt: system,
             system_tokens: words(system),
-            sizer: &Contract,
+            sizer: &Contract {
+                library: Library::Contract,
+            },
         },
     );
     let ours = engine_requests(&run);

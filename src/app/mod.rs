@@ -9,6 +9,7 @@
 //! nothing here (outside tests) imports `crate::view` or `crate::ui`: the views are computed
 //! from app values, never the other way round.
 
+pub mod ab;
 pub mod chat_actions;
 pub mod corpus;
 pub mod exact_form;
@@ -19,6 +20,7 @@ pub mod live;
 pub mod live_replay;
 pub mod on_screen;
 pub mod policy_form;
+pub mod probes;
 pub mod replay;
 pub mod resume;
 pub mod rows;

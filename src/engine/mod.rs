@@ -4,6 +4,7 @@
 //! It decides and emits what it wants done as data; it never performs I/O. It imports nothing
 //! from leptos, web-sys, gloo, wasm-bindgen or js-sys (tests/purity.rs enforces this).
 
+pub mod ab;
 pub mod checks;
 pub mod compare;
 pub mod corpus;
@@ -19,6 +20,7 @@ pub mod models;
 pub mod openai;
 pub mod peers;
 pub mod policy;
+pub mod probes;
 pub mod prompts;
 pub mod recording;
 pub mod replay;

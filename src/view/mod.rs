@@ -2,6 +2,7 @@
 //! these and hold no logic of their own, so everything a tab decides is tested natively. The
 //! state machines behind the tabs live in [`crate::app`].
 
+pub mod ab;
 pub mod chart;
 pub mod chat;
 pub mod context_window;
@@ -12,6 +13,7 @@ pub mod inspect;
 pub mod labels;
 pub mod live_replay;
 pub mod markdown;
+pub mod probes;
 pub mod settings_form;
 pub mod timeline;
 pub mod tokens;

@@ -571,6 +571,16 @@ impl Browser {
         self.client.perform_actions(actions).await.unwrap();
     }
 
+    /// Waits until the element with `data-testid=id` has the focus (the app moves it after a
+    /// redraw, on a timer).
+    pub async fn wait_focus(&self, id: &str, what: &str) {
+        self.wait_until(
+            &format!("document.activeElement?.dataset?.testid === '{id}'"),
+            what,
+        )
+        .await;
+    }
+
     /// The `data-testid` of the focused element, or "" when it has none.
     pub async fn focused(&self) -> String {
         self.read("document.activeElement?.dataset?.testid ?? ''")

@@ -248,14 +248,18 @@ async fn the_lesson_card_stays_in_view_beside_its_target_takes_the_focus_and_clo
         browser
             .wait_search_excludes("lesson=", "the lesson gone from the link")
             .await;
-        assert_eq!(browser.focused().await, "tab-chat");
+        browser
+            .wait_focus("tab-chat", "the focus on the Chat tab after Done")
+            .await;
     }
     // Esc closes the lesson from anywhere on the page.
     browser.open("?lesson=3").await;
     lesson.wait_step(3).await;
     browser.press(Key::Escape).await;
     browser.wait_gone("lesson", "Esc to close the lesson").await;
-    assert_eq!(browser.focused().await, "tab-tuner");
+    browser
+        .wait_focus("tab-tuner", "the focus on the Tuner tab after Esc")
+        .await;
     let errors = browser.console_errors().await;
     assert!(errors.is_empty(), "console errors: {errors:#?}");
     browser.close().await;

@@ -101,9 +101,15 @@ impl Recorded {
     }
 }
 
+/// Decides a reply from the request itself, for runs whose calls come in an order a test should
+/// not have to know (a probe matrix, two summarisers side by side). `None` falls through to the
+/// echo.
+pub type Responder = Arc<dyn Fn(&Value) -> Option<Reply> + Send + Sync>;
+
 #[derive(Default)]
 struct Inner {
     script: VecDeque<Reply>,
+    responder: Option<Responder>,
     requests: Vec<Recorded>,
     reject_include_usage: bool,
     chunk_delay: Duration,
@@ -134,6 +140,15 @@ impl TestServer {
     /// the server echoes the last user message.
     pub fn script(&self, replies: impl IntoIterator<Item = Reply>) {
         self.inner.lock().unwrap().script.extend(replies);
+    }
+
+    /// Answers every request the script does not cover with what `responder` decides from its
+    /// body (the model, the messages, the response format); when it returns `None`, the echo.
+    pub fn respond_with(
+        &self,
+        responder: impl Fn(&Value) -> Option<Reply> + Send + Sync + 'static,
+    ) {
+        self.inner.lock().unwrap().responder = Some(Arc::new(responder));
     }
 
     /// Makes the server answer 400 to any request carrying `stream_options`, as some do.
@@ -218,10 +233,11 @@ fn preflight(headers: &HeaderMap) -> Response {
 }
 
 async fn completion(server: &TestServer, body: &Value, headers: &HeaderMap) -> Response {
-    let (reply, reject_usage, delay) = {
+    let (reply, responder, reject_usage, delay) = {
         let mut inner = server.inner.lock().unwrap();
         (
             inner.script.pop_front(),
+            inner.responder.clone(),
             inner.reject_include_usage,
             inner.chunk_delay,
         )
@@ -239,7 +255,9 @@ async fn completion(server: &TestServer, body: &Value, headers: &HeaderMap) -> R
         .unwrap_or(false);
     let model = body["model"].as_str().unwrap_or("test-chat").to_owned();
     let prompt_tokens = prompt_tokens(body);
-    let reply = reply.unwrap_or_else(|| Reply::Text(echo(body)));
+    let reply = reply
+        .or_else(|| responder.and_then(|decide| decide(body)))
+        .unwrap_or_else(|| Reply::Text(echo(body)));
     match reply {
         Reply::Text(text) if stream => {
             sse(chunks(&model, &text, include_usage, prompt_tokens), delay)

@@ -341,46 +341,16 @@ impl Sizer for AssumedSummary {
 }
 
 /// The JSON target's envelope format name.
-pub const POLICY_FORMAT: &str = "summary-memory-policy";
+pub use crate::engine::session::POLICY_FORMAT;
 
 /// The JSON target read back: the policy, in the shape a session stores it, so
-/// `import_policy(&export(Target::Json, p, ctx).code) == Ok(p)`. A whole session file is read
-/// too (its `policy`). The error names the place and the reason.
+/// `import_policy(&export(Target::Json, p, ctx).code) == Ok(p)`. A whole session file, or a
+/// bare policy, is read too: this is the session reader's [`session::import_policy`], the one
+/// policy reader (the command line's `--policy` uses it as well), with its error in words.
+///
+/// [`session::import_policy`]: crate::engine::session::import_policy
 pub fn import_policy(text: &str) -> Result<Policy, String> {
-    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
-        format!(
-            "the policy file is not valid JSON (line {}, column {}): {e}",
-            e.line(),
-            e.column()
-        )
-    })?;
-    let Some(object) = value.as_object() else {
-        return Err("the policy file holds no JSON object at its top level".to_owned());
-    };
-    match object.get("format").and_then(|f| f.as_str()) {
-        Some(POLICY_FORMAT) | Some(crate::engine::session::FORMAT) | None => {}
-        Some(other) => {
-            return Err(format!(
-                "at format: {other:?} is not a policy file; expected {POLICY_FORMAT:?}"
-            ));
-        }
-    }
-    if let Some(version) = object.get("version") {
-        match version.as_u64() {
-            Some(v) if v <= crate::engine::session::VERSION => {}
-            _ => {
-                return Err(format!(
-                    "at version: {version} is not a version this app reads (0 to {})",
-                    crate::engine::session::VERSION
-                ));
-            }
-        }
-    }
-    let policy = object
-        .get("policy")
-        .cloned()
-        .ok_or_else(|| "at policy: missing; the file holds no policy".to_owned())?;
-    crate::engine::session::policy_from_value(policy, "policy").map_err(|e| e.to_string())
+    crate::engine::session::import_policy(text.as_bytes()).map_err(|e| e.to_string())
 }
 
 /// The turns whose request first carries a new summary.

@@ -407,6 +407,18 @@ impl MemoryState {
         Ok(self.emit_fold(fold))
     }
 
+    /// Starts a cycle now that folds exactly `turns` more whole turns, whatever the trigger
+    /// says: the A/B comparison's way to fold two summarisers on the same turns. Refused with
+    /// [`MemoryError::NothingToFold`] when `turns` is 0 or more than the complete verbatim turns.
+    pub fn fold_turns_now(&mut self, turns: u32) -> Result<SummaryJob, MemoryError> {
+        let (complete, _) = self.complete_verbatim_turns();
+        if turns == 0 || turns as usize > complete.len() {
+            return Err(MemoryError::NothingToFold);
+        }
+        self.checked_len = self.archive.len();
+        Ok(self.emit_fold(turns as usize))
+    }
+
     /// Whether [`MemoryState::request_summary_now`] would find a turn to fold: what the chat
     /// offers as "fold now" when a request is too long.
     pub fn can_fold_now(&self) -> bool {

@@ -23,6 +23,9 @@ pub struct ChatRequest {
     pub include_usage: bool,
     /// What the request is for, so an error can name it; not sent.
     pub purpose: Purpose,
+    /// Sent as `response_format` when set: a JSON schema the reply must follow (the probes'
+    /// judge asks for its grade so).
+    pub response_format: Option<Value>,
 }
 
 /// What a request is for: the conversation, or a summary of it.
@@ -67,6 +70,7 @@ impl ChatRequest {
             stream: false,
             include_usage: true,
             purpose: Purpose::Chat,
+            response_format: None,
         }
     }
 
@@ -118,6 +122,9 @@ impl ChatRequest {
         }
         if let Some(effort) = &self.reasoning_effort {
             object.insert("reasoning_effort".into(), effort.as_str().into());
+        }
+        if let Some(format) = &self.response_format {
+            object.insert("response_format".into(), format.clone());
         }
         if self.stream && self.include_usage {
             object.insert(

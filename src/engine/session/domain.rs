@@ -6,6 +6,9 @@ use std::collections::BTreeSet;
 
 use crate::engine::facts::PinnedFact;
 use crate::engine::memory::MemoryState;
+use crate::engine::probes::ProbeSet;
+
+use super::pair::PairLink;
 
 /// Connection settings kept with a session. There is deliberately no API key field: a key never
 /// leaves the browser's own storage, not even in an export.
@@ -29,6 +32,10 @@ pub struct Session {
     pub pinned: Vec<PinnedFact>,
     /// What the live chat keeps beside its memory; `None` for any other session.
     pub live: Option<LiveRecord>,
+    /// The A/B comparison this session is one side of, if any (since version 5).
+    pub pair: Option<PairLink>,
+    /// The probes, their prompts and their grades per edition (since version 5).
+    pub probes: ProbeSet,
 }
 
 /// What a live chat needs beside its memory to come back exactly after a reload.
@@ -78,6 +85,8 @@ impl Session {
             memory,
             pinned: Vec::new(),
             live: None,
+            pair: None,
+            probes: ProbeSet::default(),
         }
     }
 }

@@ -255,6 +255,8 @@ pub(super) fn to_file(session: &Session, created_ms: u64, app_version: &str) -> 
             facts: facts_to_v2(&session.pinned),
             live: session.live.as_ref().map(live_to_v2),
             verbatim_from: m.verbatim_inside_a_turn(),
+            pair: session.pair.as_ref().map(super::pair::pair_to_v5),
+            probes: super::probes::probes_to_v5(&session.probes),
         },
     }
 }

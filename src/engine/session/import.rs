@@ -14,7 +14,7 @@ use thiserror::Error;
 use super::domain::{CallKind, CallRecord, LiveRecord, Session, SessionSettings};
 use super::migrate::migrate_v0;
 use super::wire::{
-    ENVELOPE_FORMAT, FORMAT, FileV2, LiveV2, MessageV1, PolicyV1, SessionV2, VERSION,
+    ENVELOPE_FORMAT, FORMAT, FileV2, LiveV2, MessageV1, POLICY_FORMAT, PolicyV1, SessionV2, VERSION,
 };
 use crate::engine::edition::{Compactor, Edition, EditionDraft, MAX_LEVEL, Provenance, TurnRange};
 use crate::engine::facts::PinnedFact;
@@ -50,7 +50,7 @@ pub enum ImportError {
     UnknownFormat { found: String },
     /// The file was written by a newer or unknown version of the app.
     #[error(
-        "session format version {0} is not supported (this app reads versions 0 to 4); update the app"
+        "session format version {0} is not supported (this app reads versions 0 to {VERSION}); update the app"
     )]
     UnsupportedVersion(u64),
     /// A field is missing or has the wrong type.
@@ -212,13 +212,7 @@ pub fn import_policy(bytes: &[u8]) -> Result<Policy, ImportError> {
         column: e.column(),
         message: e.to_string(),
     })?;
-    // A policy file the page's export writes (`engine::export`'s JSON target) holds the policy
-    // under `policy`, beside the models and pinned facts it carries for the reader.
-    let (value, prefix) = match (value.pointer("/session/policy"), value.pointer("/policy")) {
-        (Some(policy), _) => (policy.clone(), "session.policy"),
-        (None, Some(policy)) if policy.is_object() => (policy.clone(), "policy"),
-        _ => (value, ""),
-    };
+    let (value, prefix) = policy_in(value)?;
     policy_from_v1(typed(value, prefix)?, prefix).map_err(|e| match e {
         // A fault of the whole policy (it does not validate) is named as the policy's.
         ImportError::Invalid { path, reason } if path.is_empty() => ImportError::Invalid {
@@ -227,6 +221,52 @@ pub fn import_policy(bytes: &[u8]) -> Result<Policy, ImportError> {
         },
         e => e,
     })
+}
+
+/// Where a policy file keeps its policy. A file that names itself (a `format` or a `version`)
+/// is the page's policy export (`engine::export`'s JSON target, the policy under `policy`
+/// beside the models and pinned facts it carries for the reader) or a session file (under
+/// `session.policy`), and must hold one; any other object is a bare policy.
+fn policy_in(value: Value) -> Result<(Value, &'static str), ImportError> {
+    let Some(object) = value.as_object() else {
+        return Err(ImportError::Invalid {
+            path: "the file".into(),
+            reason: "it holds no JSON object at its top level".into(),
+        });
+    };
+    let format = object.get("format");
+    match format.map(|f| f.as_str()) {
+        None => {}
+        Some(Some(POLICY_FORMAT | FORMAT)) => {}
+        Some(_) => {
+            return Err(ImportError::Field {
+                path: "format".into(),
+                message: format!(
+                    "{} is not a policy file; expected {:?}",
+                    format.expect("matched Some"),
+                    POLICY_FORMAT
+                ),
+            });
+        }
+    }
+    let version = object.get("version");
+    if let Some(version) = version
+        && version.as_u64().is_none_or(|v| v > VERSION)
+    {
+        return Err(ImportError::Field {
+            path: "version".into(),
+            message: format!("{version} is not a version this app reads (0 to {VERSION})"),
+        });
+    }
+    match (value.pointer("/session/policy"), value.pointer("/policy")) {
+        (Some(policy), _) => Ok((policy.clone(), "session.policy")),
+        (None, Some(policy)) if policy.is_object() => Ok((policy.clone(), "policy")),
+        _ if format.is_some() || version.is_some() => Err(ImportError::Field {
+            path: "policy".into(),
+            message: "missing; the file holds no policy".into(),
+        }),
+        _ => Ok((value, "")),
+    }
 }
 
 /// [`read`] with no size cap.
@@ -667,12 +707,25 @@ fn from_session_v2(
             .set_excluded(index, true)
             .map_err(|e| invalid(join(prefix, "excluded"), e.to_string()))?;
     }
+    let pair = s
+        .pair
+        .map(|p| super::pair::pair_from_v5(p, &join(prefix, "pair")))
+        .transpose()
+        .map_err(|(path, reason)| invalid(path, reason))?;
+    let probes = super::probes::probes_from_v5(
+        s.probes,
+        memory.archive().len(),
+        memory.editions().len() as u32,
+        &join(prefix, "probes"),
+    )?;
     Ok(Session {
         name: s.name,
         settings,
         memory,
         pinned,
         live,
+        pair,
+        probes,
     })
 }
 

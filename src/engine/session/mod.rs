@@ -20,6 +20,8 @@
 //! file is a version-3 file without them, and a version-2 app refuses version 3 rather than
 //! drop them. Version 4 adds the policy's `exact` fields and, after an exact fold that ended
 //! inside a turn, `verbatim_from`; a version-3 file reads with today's defaults (`exact`).
+//! Version 5 adds the probes (`probes.rs`: the probe set, the judge's and writer's prompts, the
+//! models used, a grade per probe and edition); a version-4 file reads as having none.
 //!
 //! One concept per file: [`domain`] holds what the app keeps ([`Session`], [`LiveRecord`],
 //! [`CallRecord`]); `wire` the versioned on-disk types; `import` reading a file (size cap,
@@ -39,6 +41,8 @@ mod export;
 pub mod fixture;
 mod import;
 mod migrate;
+pub mod pair;
+mod probes;
 mod wire;
 
 #[cfg(test)]
@@ -51,7 +55,8 @@ pub use import::{
     ImportError, MAX_IMPORT_BYTES, Read, Source, import, import_all, import_policy, import_stored,
     read, read_json, read_unbounded,
 };
-pub use wire::{ENVELOPE_FORMAT, FORMAT, FileV2 as WireFile, VERSION};
+pub use pair::{PairLink, PairSide, SideConfig};
+pub use wire::{ENVELOPE_FORMAT, FORMAT, FileV2 as WireFile, POLICY_FORMAT, VERSION};
 
 /// The serde value of `session`'s export file, which [`export_compact`] writes as JSON: for the
 /// browser benchmark that compares handing it across the wasm boundary as that text or as a

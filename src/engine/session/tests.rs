@@ -722,7 +722,7 @@ fn the_exact_policy_and_a_fold_inside_a_turn_survive_export_and_import() {
         }
         let session = Session::new("exact", SessionSettings::default(), memory);
         let value = file_json(&session);
-        assert_eq!(value["version"], 4);
+        assert_eq!(value["version"], VERSION);
         let back = import_value(&value).unwrap();
         assert_eq!(
             back.memory.policy(),
@@ -803,7 +803,7 @@ fn the_newest_message_floor_is_additive_to_version_4() {
     };
     // LangChain v1 keeping messages has no floor: its file has no such key.
     let by_messages = file_json(&session_of(exact::langchain_v1(20, 3)));
-    assert_eq!(by_messages["version"], 4);
+    assert_eq!(by_messages["version"], VERSION);
     assert!(
         by_messages["session"]["policy"]["exact"]
             .get("keep_newest")

@@ -8,11 +8,14 @@ use serde::{Deserialize, Serialize};
 pub const FORMAT: &str = "summary-memory-session";
 /// The `format` of a file holding many sessions.
 pub const ENVELOPE_FORMAT: &str = "summary-memory-sessions";
+/// The format name of a policy file: the page's policy export (`engine::export`'s JSON target).
+pub const POLICY_FORMAT: &str = "summary-memory-policy";
 /// The version this build writes. Version 3 is version 2 with tool traffic and placeholders on
 /// archive messages ([`MessageV1`]'s fields since version 3); version 4 adds the exact policy
-/// ([`ExactV4`]) and, after a fold that ended inside a turn, the first verbatim message. The
-/// shapes keep their names.
-pub const VERSION: u64 = 4;
+/// ([`ExactV4`]) and, after a fold that ended inside a turn, the first verbatim message;
+/// version 5 adds an A/B comparison's side (`pair`, [`super::pair::PairV5`]) and the probes
+/// ([`super::probes::ProbesV5`]). The shapes keep their names.
+pub const VERSION: u64 = 5;
 
 #[derive(Serialize, Deserialize)]
 pub(super) struct EnvelopeV2 {
@@ -58,6 +61,12 @@ pub(super) struct SessionV2 {
     /// exact policy's fold ended inside a turn (otherwise the editions' turns say it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) verbatim_from: Option<usize>,
+    /// Since version 5: this session is one side of an A/B comparison.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) pair: Option<super::pair::PairV5>,
+    /// Since version 5: the probes and their grades; absent when there are none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) probes: Option<super::probes::ProbesV5>,
 }
 
 #[derive(Serialize, Deserialize)]

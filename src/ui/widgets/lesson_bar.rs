@@ -154,32 +154,72 @@ fn focus_selected_tab() {
 /// Scrolls the first element the step points at into view below the lesson card, once the
 /// views have drawn it. The card is pinned to the top of the window (`position: sticky`), so the
 /// element is brought to the top and then down past the card. The views draw over a few frames
-/// (a virtual list measures its rows after the first), so it looks again a little later.
+/// (a virtual list measures its rows after the first), and on a busy machine a view can take
+/// well over the first look's 60 ms: so it looks again every 150 ms until the element has stood
+/// beside the card twice in a row, for at most 4 s. A later step's scroll ends this one's.
 fn scroll_to(look: Look) {
-    let selector = look.selector();
-    let scroll = move || {
-        let Ok(Some(element)) = document().query_selector(selector) else {
+    thread_local! {
+        static LATEST: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    }
+    let generation = LATEST.with(|latest| {
+        latest.set(latest.get().wrapping_add(1));
+        latest.get()
+    });
+    fn attempt(selector: &'static str, generation: u32, tries: u32, settled: u32) {
+        let current = thread_local_latest();
+        if current != generation || tries == 0 || settled >= 2 {
             return;
-        };
-        let card_bottom = document()
-            .query_selector("[data-testid='lesson']")
-            .ok()
-            .flatten()
-            .and_then(|card| viewport_edge(&card, "bottom"))
-            .unwrap_or(0.0);
-        let top = viewport_edge(&element, "top").unwrap_or(0.0);
-        let height = window().inner_height().ok().and_then(|h| h.as_f64());
-        let beside = top >= card_bottom && height.is_some_and(|h| top < h - 40.0);
-        if !beside {
-            element.scroll_into_view_with_bool(true);
-            if let Some(top) = viewport_edge(&element, "top") {
-                // Room between the card and the element, so its highlight's outline shows.
-                window().scroll_by_with_x_and_y(0.0, top - card_bottom - 16.0);
-            }
         }
+        let settled = match place_beside_card(selector) {
+            Placed::Beside => settled + 1,
+            Placed::Moved | Placed::Absent => 0,
+        };
+        set_timeout(
+            move || attempt(selector, generation, tries - 1, settled),
+            std::time::Duration::from_millis(150),
+        );
+    }
+    fn thread_local_latest() -> u32 {
+        LATEST.with(std::cell::Cell::get)
+    }
+    let selector = look.selector();
+    set_timeout(
+        move || attempt(selector, generation, 27, 0),
+        std::time::Duration::from_millis(60),
+    );
+}
+
+/// What one look at the step's element found.
+enum Placed {
+    /// Not drawn yet.
+    Absent,
+    /// It was elsewhere and has been scrolled to.
+    Moved,
+    /// It already stood below the card, inside the window.
+    Beside,
+}
+
+fn place_beside_card(selector: &str) -> Placed {
+    let Ok(Some(element)) = document().query_selector(selector) else {
+        return Placed::Absent;
     };
-    set_timeout(scroll, std::time::Duration::from_millis(60));
-    set_timeout(scroll, std::time::Duration::from_millis(400));
+    let card_bottom = document()
+        .query_selector("[data-testid='lesson']")
+        .ok()
+        .flatten()
+        .and_then(|card| viewport_edge(&card, "bottom"))
+        .unwrap_or(0.0);
+    let top = viewport_edge(&element, "top").unwrap_or(0.0);
+    let height = window().inner_height().ok().and_then(|h| h.as_f64());
+    if top >= card_bottom && height.is_some_and(|h| top < h - 40.0) {
+        return Placed::Beside;
+    }
+    element.scroll_into_view_with_bool(true);
+    if let Some(top) = viewport_edge(&element, "top") {
+        // Room between the card and the element, so its highlight's outline shows.
+        window().scroll_by_with_x_and_y(0.0, top - card_bottom - 16.0);
+    }
+    Placed::Moved
 }
 
 /// Where `element`'s `edge` (`top` or `bottom`) is in the window, in CSS pixels. Read through

@@ -73,7 +73,8 @@ impl<'a> LessonPage<'a> {
 
     /// Where the card, its Next button and the step's target are in the window, once the
     /// target has been scrolled to: each as `[top, bottom]` in CSS pixels, with the window's
-    /// height. Read when the page stands still (two reads 100 ms apart agree).
+    /// height. Read when the target is drawn and the page stands still (two reads 100 ms apart
+    /// agree), or after 4 s.
     pub async fn positions(&self) -> Positions {
         let script = "(() => {
             const card = document.querySelector('[data-testid=lesson]');
@@ -86,7 +87,7 @@ impl<'a> LessonPage<'a> {
         for _ in 0..40 {
             crate::harness::pause(100).await;
             let now: Positions = self.browser.read(script).await;
-            if last.as_ref() == Some(&now) {
+            if now.target.is_some() && last.as_ref() == Some(&now) {
                 return now;
             }
             last = Some(now);

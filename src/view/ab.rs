@@ -1,0 +1,239 @@
+//! Inspect's A/B comparison as the page shows it: one row per cycle with side A's and side B's
+//! edition (each a card with its offline checks: unsourced figures, what the folded turns said
+//! that it still holds, pinned facts kept or lost), the word diff from A's summary to B's, and
+//! the sentences of the estimate and the progress. The same rows serve a run in progress, a
+//! finished one and a saved pair reopened from the library, since all three are two sessions.
+//!
+//! Each side's card keeps its edition's own `cycle` in its session, so a per-edition score
+//! (the probe matrix's) can be shown beside each side by looking it up in that session.
+
+use crate::engine::ab::{AbEstimate, AbProgress, FoldSource, pair_rows};
+use crate::engine::drift::{DiffSegment, word_diff};
+use crate::engine::replay::ReplayStatus;
+use crate::engine::session::{PairSide, Session};
+use crate::view::editions::{EditionCard, cards_of, edition_checks};
+
+/// One side's heading.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SideHeading {
+    pub side: PairSide,
+    /// E.g. "A: Claude Code's own compactions, as recorded".
+    pub label: String,
+}
+
+/// One cycle, both sides.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PairRowView {
+    pub cycle: u32,
+    /// E.g. "Turns 1–2 folded", or "No whole turn folded".
+    pub turns: String,
+    pub a: Option<EditionCard>,
+    pub b: Option<EditionCard>,
+    /// From A's summary to B's, when both wrote one.
+    pub diff: Option<PairDiff>,
+    /// Why a side has no edition here.
+    pub note: Option<String>,
+}
+
+/// A word diff from A's summary to B's: removed words are A's only, added ones B's only.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PairDiff {
+    pub segments: Vec<DiffSegment>,
+    pub only_a: usize,
+    pub only_b: usize,
+}
+
+/// The comparison of two sides.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AbView {
+    pub headings: [SideHeading; 2],
+    /// The session both sides replayed.
+    pub source: String,
+    pub rows: Vec<PairRowView>,
+}
+
+/// The rows of sides `a` and `b`, paired by cycle.
+pub fn ab_view(a: &Session, b: &Session) -> AbView {
+    let cards = |s: &Session| -> Vec<EditionCard> {
+        cards_of(&s.memory, &s.pinned)
+            .into_iter()
+            .zip(edition_checks(&s.memory, &s.pinned))
+            .map(|(card, checks)| card.with_checks(&checks))
+            .collect()
+    };
+    let (cards_a, cards_b) = (cards(a), cards(b));
+    let rows = pair_rows(a.memory.editions(), b.memory.editions())
+        .into_iter()
+        .map(|row| {
+            let card_a = row.a.and_then(|i| cards_a.get(i).cloned());
+            let card_b = row.b.and_then(|i| cards_b.get(i).cloned());
+            let diff = match (&card_a, &card_b) {
+                (Some(x), Some(y)) => {
+                    let d = word_diff(&x.text, &y.text);
+                    Some(PairDiff {
+                        segments: d
+                            .segments
+                            .into_iter()
+                            .filter(|s| !s.text.is_empty())
+                            .collect(),
+                        only_a: d.removed_words,
+                        only_b: d.added_words,
+                    })
+                }
+                _ => None,
+            };
+            let note = match (&card_a, &card_b, row.folded) {
+                (Some(_), None, None) => Some(
+                    "This compaction folded no whole turn, so side B had nothing to fold here."
+                        .to_owned(),
+                ),
+                (Some(_), None, Some(_)) => Some("Side B wrote no edition for these turns.".into()),
+                (None, Some(_), _) => Some("Side A wrote no edition for these turns.".into()),
+                _ => None,
+            };
+            PairRowView {
+                cycle: row.cycle,
+                turns: match row.folded {
+                    Some(r) if r.first == r.last => format!("Turn {} folded", r.first),
+                    Some(r) => format!("Turns {}–{} folded", r.first, r.last),
+                    None => "No whole turn folded".to_owned(),
+                },
+                a: card_a,
+                b: card_b,
+                diff,
+                note,
+            }
+        })
+        .collect();
+    let heading = |s: &Session, side: PairSide| SideHeading {
+        side,
+        label: format!(
+            "{}: {}",
+            side.letter(),
+            s.pair
+                .as_ref()
+                .map_or_else(|| s.name.clone(), |l| l.config.describe())
+        ),
+    };
+    AbView {
+        headings: [heading(a, PairSide::A), heading(b, PairSide::B)],
+        source: a
+            .pair
+            .as_ref()
+            .map_or_else(|| a.name.clone(), |l| l.source.clone()),
+        rows,
+    }
+}
+
+/// The estimate in a sentence.
+pub fn describe_ab_estimate(cost: &AbEstimate) -> String {
+    let folds = match cost.source {
+        FoldSource::Editions => "the turns this session's own editions folded",
+        FoldSource::Policy => "where this session's policy folds in the offline replay",
+    };
+    let at_most = cost
+        .received_at_most
+        .map(|m| format!(", at most {m} back by the summariser's max tokens"))
+        .unwrap_or_default();
+    format!(
+        "{} fold{} ({folds}), the same for both sides: {} summariser call{}, about {} tokens sent{at_most}.",
+        cost.folds,
+        if cost.folds == 1 { "" } else { "s" },
+        cost.calls,
+        if cost.calls == 1 { "" } else { "s" },
+        cost.tokens_sent,
+    )
+}
+
+/// The progress line of a run; a finished one says so.
+pub fn ab_progress_line(progress: &AbProgress, status: &ReplayStatus) -> String {
+    let line = format!(
+        "{} of {} summaries · {} tokens sent, {} received",
+        progress.calls_done, progress.calls, progress.tokens_sent, progress.tokens_received
+    );
+    if *status == ReplayStatus::Done {
+        format!("Done: {line}.")
+    } else {
+        line
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::ab::{AbRun, ModelSide, SideSpec};
+    use crate::engine::message::WordCounter;
+    use crate::engine::policy::SummaryFormat;
+    use crate::engine::prompts::{PresetId, PromptSpec};
+    use crate::engine::replay::SummaryCost;
+    use crate::engine::session::read;
+
+    const CLAUDE_CODE: &str =
+        include_str!("../../tests/fixtures/transcripts/claude_code_session.jsonl");
+
+    #[test]
+    fn a_tools_compactions_beside_the_users_summaries_with_the_diff_and_the_checks() {
+        let session = read(CLAUDE_CODE.as_bytes(), &WordCounter)
+            .unwrap()
+            .sessions
+            .remove(0);
+        let b = SideSpec::Model(ModelSide {
+            model: "mine".into(),
+            prompt: PromptSpec::from_preset(PresetId::Technical),
+            format: SummaryFormat::Prose,
+        });
+        let policy = session.memory.policy().clone();
+        let (mut run, job) =
+            AbRun::start(&session, &policy, SideSpec::Recorded, b, "p", &WordCounter).unwrap();
+        let job = job.unwrap();
+        // A figure no archived message holds is marked on B's side.
+        let text = "The CSV import costs 987654 rows; the user wants a dry run.";
+        run.answered(
+            job.job.id,
+            Ok(text.into()),
+            SummaryCost::default(),
+            &WordCounter,
+        )
+        .unwrap();
+        let [sa, sb] = run.finished().unwrap();
+        let view = ab_view(&sa, &sb);
+        assert!(
+            view.headings[0].label.starts_with("A: Claude Code"),
+            "{:?}",
+            view.headings
+        );
+        assert!(
+            view.headings[1].label.starts_with("B: mine"),
+            "{:?}",
+            view.headings
+        );
+        assert_eq!(view.source, session.name);
+        assert_eq!(view.rows.len(), 2);
+        let first = &view.rows[0];
+        assert_eq!(first.turns, "Turns 1–2 folded");
+        let (ca, cb) = (first.a.as_ref().unwrap(), first.b.as_ref().unwrap());
+        assert_eq!(ca.summariser, "claude-code");
+        assert_eq!(cb.summariser, "model");
+        assert!(
+            cb.marked
+                .iter()
+                .any(|(t, unsourced)| *unsourced && t == "987654")
+        );
+        assert!(
+            !cb.survival.is_empty(),
+            "what the folded turns said, checked"
+        );
+        let diff = first.diff.as_ref().unwrap();
+        assert!(diff.only_b > 0 && diff.only_a > 0);
+        let b_text: String = diff
+            .segments
+            .iter()
+            .filter(|s| s.kind != crate::engine::drift::DiffKind::Removed)
+            .map(|s| s.text.as_str())
+            .collect();
+        assert_eq!(b_text, text);
+        let second = &view.rows[1];
+        assert!(second.b.is_none() && second.diff.is_none());
+        assert!(second.note.as_deref().unwrap().contains("no whole turn"));
+    }
+}

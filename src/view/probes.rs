@@ -1,0 +1,248 @@
+//! What Inspect's probes show: the probe list, the matrix (one cell per probe and edition, its
+//! grade as a slug and a mark, the answer and the judge's evidence for on demand), the score per
+//! edition, the estimate's sentence and the run's progress line, as plain strings.
+
+use crate::app::probes::{Cell, Estimate, ProbeRun, RunStatus, asked_at};
+use crate::engine::message::CountTokens;
+use crate::engine::probes::{Grade, Point, ProbeSource};
+use crate::engine::session::Session;
+use crate::engine::settings::ValidSettings;
+
+/// One probe's row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProbeRow {
+    pub id: u32,
+    pub question: String,
+    /// `fact`, `rule`, `model` or `user`.
+    pub source: &'static str,
+    /// Where the answer is: "From the pinned fact “salary”; message 3: “…”".
+    pub evidence: String,
+    pub cells: Vec<CellView>,
+}
+
+/// One cell of the matrix.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CellView {
+    pub cycle: u32,
+    /// `correct`, `partly`, `wrong`, `unanswerable`, `pending` (to be asked), `failed` (its
+    /// call failed; Retry asks again) or `verbatim` (that edition's request still sends the
+    /// answer word for word, so it is not asked there).
+    pub grade: &'static str,
+    /// The mark shown in the cell.
+    pub mark: &'static str,
+    pub answer: Option<String>,
+    pub evidence: Option<String>,
+    /// Why the call failed, for a `failed` cell.
+    pub reason: Option<String>,
+}
+
+/// One edition's score.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScoreView {
+    pub cycle: u32,
+    /// Two decimals from 0 to 1 (`data-score`); `None` when nothing is graded there.
+    pub score: Option<String>,
+    pub text: String,
+}
+
+/// The matrix.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProbeMatrix {
+    pub cycles: Vec<u32>,
+    pub rows: Vec<ProbeRow>,
+    pub scores: Vec<ScoreView>,
+}
+
+/// The matrix of `session`'s probes at its editions' `points`, with `run`'s failed cell.
+pub fn matrix(
+    session: &Session,
+    points: &[Point],
+    run: Option<&ProbeRun>,
+    counter: &dyn CountTokens,
+) -> ProbeMatrix {
+    let set = &session.probes;
+    let cycles: Vec<u32> = points.iter().map(|p| p.cycle).collect();
+    let failed = run.and_then(|r| match r.status() {
+        RunStatus::Failed { cell, reason } => Some((*cell, reason.clone())),
+        _ => None,
+    });
+    let rows = set
+        .probes
+        .iter()
+        .map(|probe| {
+            let cells = cycles
+                .iter()
+                .map(|&cycle| {
+                    let cell = Cell {
+                        probe: probe.id,
+                        cycle,
+                    };
+                    if let Some(result) = set.result(probe.id, cycle) {
+                        return CellView {
+                            cycle,
+                            grade: result.grade.slug(),
+                            mark: mark(result.grade),
+                            answer: Some(result.answer.clone()),
+                            evidence: Some(result.evidence.clone()),
+                            reason: None,
+                        };
+                    }
+                    let (grade, mark, reason) = match &failed {
+                        Some((c, reason)) if *c == cell => ("failed", "!", Some(reason.clone())),
+                        _ if asked_at(session, points, probe, cycle, counter) => {
+                            ("pending", "…", None)
+                        }
+                        _ => ("verbatim", "—", None),
+                    };
+                    CellView {
+                        cycle,
+                        grade,
+                        mark,
+                        answer: None,
+                        evidence: None,
+                        reason,
+                    }
+                })
+                .collect();
+            ProbeRow {
+                id: probe.id,
+                question: probe.question.clone(),
+                source: probe.source.slug(),
+                evidence: evidence_line(
+                    &probe.source,
+                    probe.evidence.message,
+                    &probe.evidence.quote,
+                ),
+                cells,
+            }
+        })
+        .collect();
+    let scores = cycles
+        .iter()
+        .map(|&cycle| {
+            let score = set.score(cycle);
+            ScoreView {
+                cycle,
+                score: score.map(|s| format!("{s:.2}")),
+                text: score.map_or_else(|| "—".to_owned(), |s| format!("{:.0}%", s * 100.0)),
+            }
+        })
+        .collect();
+    ProbeMatrix {
+        cycles,
+        rows,
+        scores,
+    }
+}
+
+fn mark(grade: Grade) -> &'static str {
+    match grade {
+        Grade::Correct => "✓",
+        Grade::Partly => "½",
+        Grade::Wrong => "✗",
+        Grade::Unanswerable => "?",
+    }
+}
+
+/// Where a probe's answer is, in words.
+pub fn evidence_line(source: &ProbeSource, message: usize, quote: &str) -> String {
+    let from = match source {
+        ProbeSource::Fact(label) => format!("From the pinned fact “{label}”; "),
+        ProbeSource::Rule => "A rule of a folded turn; ".to_owned(),
+        ProbeSource::Model => "Written by the model; ".to_owned(),
+        ProbeSource::User => String::new(),
+    };
+    format!("{from}message {}: “{quote}”", message + 1)
+}
+
+/// The estimate in a sentence.
+pub fn describe_estimate(estimate: &Estimate) -> String {
+    if estimate.calls == 0 {
+        return "Every probe is graded at every edition it is asked at: nothing to run.".to_owned();
+    }
+    format!(
+        "{} cell{} to grade: {} calls (an answer and a judge each), about {} tokens sent.",
+        estimate.cells.len(),
+        if estimate.cells.len() == 1 { "" } else { "s" },
+        estimate.calls,
+        estimate.tokens
+    )
+}
+
+/// Who answers and who judges, beside the Run button.
+pub fn models_note(valid: &ValidSettings) -> String {
+    format!(
+        " Answers by {} and grades by {} (the summariser model), at {}.",
+        valid.chat_model, valid.summary_model, valid.endpoint.base_url
+    )
+}
+
+/// The run's progress line.
+pub fn progress_line(run: &ProbeRun) -> String {
+    let (done, total) = run.progress();
+    let state = match run.status() {
+        RunStatus::Running => "running".to_owned(),
+        RunStatus::Stopped => "stopped; nothing more is sent until you retry".to_owned(),
+        RunStatus::Failed { reason, .. } => {
+            format!("a call failed ({reason}); nothing of it was recorded")
+        }
+        RunStatus::Done => "done".to_owned(),
+    };
+    format!("{done} of {total} cells graded · {state}")
+}
+
+/// The run's status as a slug, for `data-status`.
+pub fn status_slug(status: &RunStatus) -> &'static str {
+    match status {
+        RunStatus::Running => "running",
+        RunStatus::Stopped => "stopped",
+        RunStatus::Failed { .. } => "failed",
+        RunStatus::Done => "done",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::probes::add_generated;
+    use crate::engine::facts::PinnedFact;
+    use crate::engine::message::WordCounter;
+    use crate::engine::probes::{ProbeResult, points};
+    use crate::engine::session::fixture::Scripted;
+
+    #[test]
+    fn the_matrix_has_a_cell_per_probe_and_edition_and_a_score_per_edition() {
+        let scripted = Scripted {
+            turn: |t| match t {
+                1 => ("My monthly salary is 4,200 euros.".into(), "Noted.".into()),
+                t => (format!("question {t}"), format!("answer {t}")),
+            },
+            ..Scripted::default()
+        };
+        let mut session = scripted.play(4);
+        session.pinned = vec![PinnedFact::phrase("monthly salary", "4,200")];
+        add_generated(&mut session, &WordCounter);
+        session.probes.record(ProbeResult {
+            probe: 1,
+            cycle: 2,
+            answer: "4,200.".into(),
+            grade: Grade::Partly,
+            evidence: "4,200 euros".into(),
+        });
+        let points = points(&session, &WordCounter);
+        let m = matrix(&session, &points, None, &WordCounter);
+        assert_eq!(m.cycles, [1, 2, 3]);
+        assert_eq!(m.rows.len(), 1);
+        let grades: Vec<_> = m.rows[0].cells.iter().map(|c| c.grade).collect();
+        assert_eq!(grades, ["pending", "partly", "pending"]);
+        assert_eq!(m.rows[0].cells[1].answer.as_deref(), Some("4,200."));
+        assert_eq!(m.scores[1].score.as_deref(), Some("0.50"));
+        assert_eq!(m.scores[1].text, "50%");
+        assert_eq!(m.scores[0].score, None);
+        assert!(
+            m.rows[0]
+                .evidence
+                .contains("message 1: “My monthly salary is 4,200 euros.”")
+        );
+    }
+}
