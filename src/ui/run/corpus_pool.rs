@@ -94,6 +94,7 @@ impl CorpusPool {
         library: RwSignal<Library>,
         status: RwSignal<Option<CorpusStatus>>,
     ) -> Result<CorpusPool, String> {
+        let _span = Span::new("sm-corpus-start");
         let vocab_url = vocabulary_url(encoding)?;
         let loader = worker_url()?;
         let total = corpus.len();
@@ -156,6 +157,7 @@ impl CorpusPool {
     }
 
     fn answered(&self, worker: usize, event: MessageEvent) {
+        let _span = Span::new("sm-corpus-answer");
         let message = if event.type_() == "error" {
             Err("its script or wasm could not be loaded".to_owned())
         } else {
@@ -253,6 +255,28 @@ impl CorpusPool {
     }
 }
 
+/// A User Timing measure from its creation to its drop, so the DevTools timeline (and the
+/// e2e test of the 50 ms limit) can tell which of the pool's tasks takes the main thread.
+struct Span(&'static str);
+
+impl Span {
+    fn new(name: &'static str) -> Span {
+        if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
+            let _ = p.mark(name);
+        }
+        Span(name)
+    }
+}
+
+impl Drop for Span {
+    fn drop(&mut self) {
+        if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
+            let _ = p.measure_with_start_mark(self.0, self.0);
+            p.clear_marks_with_mark_name(self.0);
+        }
+    }
+}
+
 /// Summarises `rows` one policy per task, yielding to the page between them, and sets the
 /// summaries on `status` when all are done (unless another run has replaced it meanwhile).
 async fn summarise_in_steps(
@@ -263,9 +287,11 @@ async fn summarise_in_steps(
     let mut summaries = Vec::with_capacity(columns.len());
     for column in &columns {
         gloo_timers::future::TimeoutFuture::new(0).await;
+        let _span = Span::new("sm-corpus-summarise");
         summaries.extend(summarise(&rows, std::slice::from_ref(column)));
     }
     gloo_timers::future::TimeoutFuture::new(0).await;
+    let _span = Span::new("sm-corpus-table");
     status.update(|s| {
         if let Some(s) = s
             && Arc::ptr_eq(&s.rows, &rows)
