@@ -171,12 +171,12 @@ impl ProbeSet {
 
     /// Changes a probe's question; its results go, since they answer the old one.
     pub fn edit(&mut self, id: u32, question: &str) {
-        if let Some(probe) = self.probes.iter_mut().find(|p| p.id == id) {
-            if probe.question != question {
-                probe.question = question.to_owned();
-                probe.source = ProbeSource::User;
-                self.results.retain(|r| r.probe != id);
-            }
+        if let Some(probe) = self.probes.iter_mut().find(|p| p.id == id)
+            && probe.question != question
+        {
+            probe.question = question.to_owned();
+            probe.source = ProbeSource::User;
+            self.results.retain(|r| r.probe != id);
         }
     }
 
