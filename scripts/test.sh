@@ -45,6 +45,11 @@ CHROMEDRIVER=$(command -v chromedriver) WASM_BINDGEN_TEST_TIMEOUT=120 \
 step "release build (trunk --offline)"
 trunk build --release --offline
 
+step "the command-line tool, whose CSV the corpus e2e test compares the page's with"
+cargo build -p summary-memory-cli
+SM_CLI="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/debug/summary-memory-cli"
+export SM_CLI
+
 step "tier c: end-to-end in headless Chromium against the release build (our test server, the LiteLLM proxy, a real model)"
 # One chromedriver for the whole tier, in a process group of its own, so that it and any browser
 # a failed test left open are stopped when this script ends, however it ends.

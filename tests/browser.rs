@@ -437,6 +437,7 @@ mod client {
 }
 
 mod session_store {
+    use summary_memory::app::library::Origin;
     use summary_memory::store::StoreError;
     use summary_memory::store::sessions::{Record, delete, get, load_all, put, put_value};
     use wasm_bindgen::JsValue;
@@ -450,6 +451,7 @@ mod session_store {
             revision,
             file: file.into(),
             deleted_ms: None,
+            origin: None,
         }
     }
 
@@ -465,6 +467,38 @@ mod session_store {
         assert!(!all.contains(&first));
         delete("round-trip", "x", Some(2)).await.unwrap();
         assert_eq!(get("round-trip").await.unwrap(), None);
+    }
+
+    #[wasm_bindgen_test]
+    async fn the_import_a_session_came_from_is_stored_and_a_record_stored_before_reads_as_none() {
+        let imported = Record {
+            origin: Some(Origin {
+                file: "sharegpt.json".into(),
+                imported_ms: 1_780_000_000_000,
+                position: 41,
+            }),
+            ..record("from-an-import", 1, "{}")
+        };
+        put(&imported, None).await.unwrap();
+        assert_eq!(get("from-an-import").await.unwrap(), Some(imported));
+        // A record as the page stored it before imports were recorded: no import fields.
+        let older = js_sys::Object::new();
+        for (key, value) in [
+            ("id", JsValue::from_str("stored-before")),
+            ("name", JsValue::from_str("Session stored-before")),
+            ("updated_ms", JsValue::from_f64(1_700_000_000_001.0)),
+            ("revision", JsValue::from_f64(1.0)),
+            ("file", JsValue::from_str("older")),
+        ] {
+            js_sys::Reflect::set(&older, &key.into(), &value).unwrap();
+        }
+        put_value("stored-before", "Session stored-before", older.into(), None)
+            .await
+            .unwrap();
+        assert_eq!(
+            get("stored-before").await.unwrap(),
+            Some(record("stored-before", 1, "older"))
+        );
     }
 
     #[wasm_bindgen_test]

@@ -126,7 +126,10 @@ await withChromium(await serve(), async (page) => {
   }
   const last = r.scaling[r.scaling.length - 1]
   console.log(`\n  scaling 1 -> ${last.workers}: ${(one / last.ms).toFixed(2)} = ${((one / last.ms) / last.workers).toFixed(2)} x the core count`)
-  console.log(`\n  hand-over of ${r.mb.toFixed(1)} MB of text to a worker, main thread:`)
-  console.log(`    as JavaScript strings (structured clone)   ${r.stringsMs.toFixed(1).padStart(7)} ms`)
-  console.log(`    as length-prefixed bytes, transferred      ${r.bytesMs.toFixed(1).padStart(7)} ms (TextEncoder included)`)
+  const per = (ms) => `${((ms * 1000) / conversations).toFixed(1).padStart(7)} µs a conversation`
+  console.log(`\n  hand-over of ${r.mb.toFixed(1)} MB of text (${conversations} conversations) to a worker, main thread:`)
+  console.log(`    as JavaScript strings (structured clone)   ${r.stringsMs.toFixed(1).padStart(7)} ms, ${per(r.stringsMs)}`)
+  console.log(`    as length-prefixed bytes, transferred      ${r.bytesMs.toFixed(1).padStart(7)} ms, ${per(r.bytesMs)} (TextEncoder included)`)
+  console.log(`    ratio strings / bytes                      ${(r.stringsMs / r.bytesMs).toFixed(2)}`)
+  console.log(`    a worker's time per conversation (1 worker) ${per(one)}: the hand-over is ${((100 * r.bytesMs) / one).toFixed(2)}% of it as bytes`)
 })

@@ -31,6 +31,7 @@ pub const STATE_STORE: &str = "state";
 /// Version 2 added [`STATE_STORE`]; an upgrade from version 1 keeps the sessions as they are.
 const DB_VERSION: u32 = 2;
 
+use crate::app::library::Origin;
 pub use crate::app::library::Record;
 
 /// Opens the database (once per page), creating the object store on first use.
@@ -298,6 +299,15 @@ fn to_js(record: &Record) -> JsValue {
     if let Some(deleted) = record.deleted_ms {
         set("deleted_ms", JsValue::from_f64(deleted as f64));
     }
+    // The import the session came from, beside the file (the export format does not hold it).
+    if let Some(origin) = &record.origin {
+        set("import_file", JsValue::from_str(&origin.file));
+        set("imported_ms", JsValue::from_f64(origin.imported_ms as f64));
+        set(
+            "import_position",
+            JsValue::from_f64(f64::from(origin.position)),
+        );
+    }
     object.into()
 }
 
@@ -313,5 +323,16 @@ fn from_js(value: &JsValue) -> Option<Record> {
         revision: get("revision")?.as_f64()? as u64,
         file: get("file")?.as_string().unwrap_or_default(),
         deleted_ms: get("deleted_ms").and_then(|v| v.as_f64()).map(|v| v as u64),
+        // A record stored before imports were recorded has none of these: it belongs to no
+        // import, and reads as before.
+        origin: get("import_file")
+            .and_then(|v| v.as_string())
+            .map(|file| Origin {
+                file,
+                imported_ms: get("imported_ms").and_then(|v| v.as_f64()).unwrap_or(0.0) as u64,
+                position: get("import_position")
+                    .and_then(|v| v.as_f64())
+                    .unwrap_or(0.0) as u32,
+            }),
     })
 }

@@ -1,9 +1,11 @@
 //! Inspect's corpus comparison as the page draws it: the progress line, one table line per
 //! policy (totals and cost at the prices typed), the distribution over the conversations with
-//! the worst one, the chart's bars and the CSV link, all computed from the run's rows.
+//! the worst one, and the chart's bars, all computed from the run's summaries (the shell
+//! summarises one policy per task, `engine::corpus::summarise`); the picker's import groups.
 
+use crate::app::corpus::pick::ImportGroup;
 use crate::app::corpus::{Phase, Progress};
-use crate::engine::corpus::{Column, Prices, Row, Summary, rows_csv, summarise};
+use crate::engine::corpus::{Prices, Summary};
 
 /// One policy's line of the table.
 #[derive(Clone, Debug, PartialEq)]
@@ -33,8 +35,8 @@ pub struct Spread {
     pub median: u64,
     pub p90: u64,
     pub worst: u64,
-    /// The worst conversation: its index in the corpus and its name.
-    pub worst_at: Option<(u32, String)>,
+    /// The worst conversation: its source, its index there and its name.
+    pub worst_at: Option<(String, u32, String)>,
 }
 
 /// One bar of the chart: tokens sent per policy, as a share of the largest.
@@ -53,13 +55,10 @@ pub struct CorpusTable {
     pub bars: Vec<Bar>,
     /// The sentence above a table of part of the corpus; `None` when it covers all of it.
     pub partial: Option<String>,
-    /// The rows as CSV (the command-line tool writes the same), in a `data:` link.
-    pub csv_link: String,
 }
 
-/// The table of `rows` (every conversation done) under `columns`, at `prices`.
-pub fn table(rows: &[Row], columns: &[Column], prices: &Prices, progress: Progress) -> CorpusTable {
-    let summaries = summarise(rows, columns);
+/// The table of a run's `summaries` (one per policy, of every conversation done), at `prices`.
+pub fn table(summaries: &[Summary], prices: &Prices, progress: Progress) -> CorpusTable {
     let lines: Vec<PolicyLine> = summaries.iter().map(|s| line(s, prices)).collect();
     let widest = lines
         .iter()
@@ -82,13 +81,10 @@ pub fn table(rows: &[Row], columns: &[Column], prices: &Prices, progress: Progre
             grouped(progress.total as u64)
         )
     });
-    let csv = rows_csv(rows);
-    let encoded = percent_encoding::utf8_percent_encode(&csv, percent_encoding::NON_ALPHANUMERIC);
     CorpusTable {
         lines,
         bars,
         partial,
-        csv_link: format!("data:text/csv;charset=utf-8,{encoded}"),
     }
 }
 
@@ -114,6 +110,41 @@ pub fn progress_line(progress: Progress, phase: &Phase, workers: usize, elapsed_
         Phase::Done => format!("{done} in {} on {on}.", seconds(elapsed_ms)),
         Phase::Failed(reason) => format!("Broke off at {done}: {reason}"),
     }
+}
+
+/// The picker's words for one import: `All 1,000 from sharegpt.json, imported 08:31`, in the
+/// local time of `offset_minutes` east of UTC, with the date when it was not on the day of
+/// `now_ms`.
+pub fn import_label(group: &ImportGroup, now_ms: u64, offset_minutes: i32) -> String {
+    let local = |ms: u64| {
+        let offset = time::UtcOffset::from_whole_seconds(offset_minutes.saturating_mul(60))
+            .unwrap_or(time::UtcOffset::UTC);
+        time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
+            .map(|t| t.to_offset(offset))
+            .ok()
+    };
+    let when = match (local(group.imported_ms), local(now_ms)) {
+        (Some(at), Some(now)) => {
+            let clock = format!("{:02}:{:02}", at.hour(), at.minute());
+            if at.date() == now.date() {
+                clock
+            } else {
+                format!(
+                    "{}-{:02}-{:02} {clock}",
+                    at.year(),
+                    u8::from(at.month()),
+                    at.day()
+                )
+            }
+        }
+        _ => "at an unknown time".to_owned(),
+    };
+    let all = if group.count == 1 {
+        "The 1 session".to_owned()
+    } else {
+        format!("All {}", grouped(group.count as u64))
+    };
+    format!("{all} from {}, imported {when}", group.file)
 }
 
 /// `1234567` as `1,234,567`.
@@ -163,7 +194,7 @@ fn line(summary: &Summary, prices: &Prices) -> PolicyLine {
                 median: d.median,
                 p90: d.p90,
                 worst: d.worst,
-                worst_at: d.worst_at.as_ref().map(|(_, i, name)| (*i, name.clone())),
+                worst_at: d.worst_at.clone(),
             })
             .collect(),
     }
@@ -173,8 +204,7 @@ fn line(summary: &Summary, prices: &Prices) -> PolicyLine {
 mod tests {
     use super::*;
 
-    use crate::engine::corpus::CorpusSettings;
-    use crate::engine::corpus::measure;
+    use crate::engine::corpus::{Column, CorpusSettings, Row, measure, summarise};
     use crate::engine::message::WordCounter;
     use crate::engine::session::fixture::verbatim;
 
@@ -209,7 +239,8 @@ mod tests {
             summary_in_per_mtok: 0.0,
             summary_out_per_mtok: 0.0,
         };
-        let t = table(&rows, &columns, &free, Progress { done: 2, total: 5 });
+        let summaries = summarise(&rows, &columns);
+        let t = table(&summaries, &free, Progress { done: 2, total: 5 });
         assert_eq!(
             t.lines
                 .iter()
@@ -235,18 +266,35 @@ mod tests {
             .iter()
             .find(|d| d.metric == crate::engine::corpus::Metric::TokensSent.label())
             .unwrap();
-        assert_eq!(worst.worst_at.as_ref().map(|w| w.0), Some(1));
-        let csv = t
-            .csv_link
-            .strip_prefix("data:text/csv;charset=utf-8,")
-            .unwrap();
-        let csv = percent_encoding::percent_decode_str(csv)
-            .decode_utf8()
-            .unwrap();
-        assert_eq!(csv, rows_csv(&rows));
+        assert_eq!(worst.worst_at.as_ref().map(|w| w.1), Some(1));
         assert_eq!(
-            table(&rows, &columns, &free, Progress { done: 2, total: 2 }).partial,
+            table(&summaries, &free, Progress { done: 2, total: 2 }).partial,
             None
+        );
+    }
+
+    #[test]
+    fn an_import_is_offered_by_its_size_file_and_local_time() {
+        // 2026-12-02 08:31 UTC.
+        let at = 1_796_200_260_000;
+        let group = ImportGroup {
+            file: "sharegpt.json".into(),
+            imported_ms: at,
+            count: 1000,
+        };
+        assert_eq!(
+            import_label(&group, at + 60_000, 0),
+            "All 1,000 from sharegpt.json, imported 08:31"
+        );
+        // An hour east of UTC, and a day later.
+        assert_eq!(
+            import_label(&group, at + 86_400_000, 60),
+            "All 1,000 from sharegpt.json, imported 2026-12-02 09:31"
+        );
+        let one = ImportGroup { count: 1, ..group };
+        assert_eq!(
+            import_label(&one, at, -120),
+            "The 1 session from sharegpt.json, imported 06:31"
         );
     }
 

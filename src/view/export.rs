@@ -32,8 +32,6 @@ pub struct ExportView {
     /// The highlighter's name for the snippet's language (`data-language` on the code block).
     pub language: &'static str,
     pub file_name: &'static str,
-    /// A `data:` link holding the snippet, for the download link.
-    pub download_href: String,
     pub exact: bool,
     /// One sentence: whether the snippet runs this very policy.
     pub verdict: String,
@@ -103,7 +101,6 @@ pub fn export_view(target: Target, policy: &Policy, inputs: &ExportInputs<'_>) -
     };
     ExportView {
         target,
-        download_href: data_link(&out.code),
         code: out.code,
         language: target.language().slug(),
         file_name: target.file_name(),
@@ -233,11 +230,6 @@ fn sentence_case(text: &str) -> String {
     }
 }
 
-fn data_link(code: &str) -> String {
-    let encoded = percent_encoding::utf8_percent_encode(code, percent_encoding::NON_ALPHANUMERIC);
-    format!("data:text/plain;charset=utf-8,{encoded}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -285,7 +277,6 @@ mod tests {
                 !v.code.contains("sk-do-not-ship-me"),
                 "{target:?} ships the key"
             );
-            assert!(!v.download_href.contains("sk-do-not-ship-me"), "{target:?}");
             // The summariser model left empty is the chat model, so the chat model's name is there.
             assert!(v.code.contains("chat-model-x"), "{target:?}: {}", v.code);
             assert!(v.code.contains("127.0.0.1:11434"), "{target:?}");
@@ -328,19 +319,6 @@ mod tests {
         let broken = read_policy("policy.json", "{\"policy\": ").unwrap_err();
         assert!(broken.starts_with("policy.json: "), "{broken}");
         assert!(broken.contains("line 1"), "{broken}");
-    }
-
-    #[test]
-    fn the_download_link_holds_the_snippet_byte_for_byte() {
-        let v = view(Target::LangchainMiddlewarePy, &tokens_policy());
-        let encoded = v
-            .download_href
-            .strip_prefix("data:text/plain;charset=utf-8,")
-            .unwrap();
-        let decoded = percent_encoding::percent_decode_str(encoded)
-            .decode_utf8()
-            .unwrap();
-        assert_eq!(decoded, v.code);
     }
 
     #[test]

@@ -377,13 +377,11 @@ pub fn comparison_window(route: &Route) -> u32 {
         .unwrap_or_else(|| TriggerKind::default_of("context"))
 }
 
-/// The comparison as a CSV file in a `data:` link, for a download link: the table's columns,
-/// then each policy's parameters, so a file read later says which policies made it.
-pub fn csv_link(rows: &[Compared]) -> String {
+/// The comparison as a CSV file, for the download link: the table's columns, then each
+/// policy's parameters, so a file read later says which policies made it.
+pub fn comparison_csv(rows: &[Compared]) -> String {
     let outcomes: Vec<PolicyOutcome> = rows.iter().map(|r| r.outcome.clone()).collect();
-    let csv = to_csv(&outcomes);
-    let encoded = percent_encoding::utf8_percent_encode(&csv, percent_encoding::NON_ALPHANUMERIC);
-    format!("data:text/csv;charset=utf-8,{encoded}")
+    to_csv(&outcomes)
 }
 
 /// Tokens of a typical turn of the conversation: the mean turn (every turn's size when they are
@@ -480,6 +478,7 @@ mod tests {
             session,
             updated_ms: 1,
             revision: 1,
+            origin: None,
         };
         let library = Library::from_stored(vec![entry("a", synthetic(7)), entry("b", named)]);
         let options = conversation_options(&library, None);
@@ -569,12 +568,8 @@ mod tests {
             ]
         );
         assert!(rows.iter().all(|r| r.outcome.schedule.rows.len() == 30));
-        // The link decodes back to the CSV, which names each policy's parameters.
-        let link = csv_link(&rows);
-        let body = link.strip_prefix("data:text/csv;charset=utf-8,").unwrap();
-        let decoded = percent_encoding::percent_decode_str(body)
-            .decode_utf8()
-            .unwrap();
+        // The CSV names each policy's parameters.
+        let decoded = comparison_csv(&rows);
         let outcomes: Vec<PolicyOutcome> = rows.iter().map(|r| r.outcome.clone()).collect();
         assert_eq!(decoded, to_csv(&outcomes));
         let lines: Vec<&str> = decoded.lines().collect();

@@ -108,6 +108,7 @@ mod tests {
             session: synthetic(4),
             updated_ms: 0,
             revision: 1,
+            origin: None,
         }]);
         let options = conversation_options(&library, Some(3));
         let choices: Vec<TunerConversation> = options
@@ -155,6 +156,7 @@ mod tests {
             session: synthetic(6),
             updated_ms: 0,
             revision: 1,
+            origin: None,
         }]);
         let sizes = session_input(&library, "kept", &WordCounter).expect("the session is kept");
         assert_eq!(sizes, InspectView::new(&synthetic(6), &WordCounter).sizes);

@@ -1,21 +1,19 @@
 //! The corpus comparison in Inspect: a 1,000-conversation ShareGPT dataset imported, compared
 //! under three policies on the pool of workers, with progress, Stop (the progress freezes below
-//! the total and the partial table says so), a run to the end, and a CSV whose rows equal the
-//! core's on the same file. That the run never holds the main thread for 50 ms is its own test,
-//! ignored while it fails.
+//! the total and the partial table says so), a run to the end, and a CSV equal to the
+//! command-line tool's on the same file. That the run never holds the main thread for 50 ms is
+//! its own test; all of one import, with a broken JSON line, another.
 //!
-//! The rows are checked against `engine::corpus::measure` run natively on the same bytes (the
-//! command-line tool of `crates/cli` runs exactly that function; it was not merged into this
-//! branch when the test was written, so the test calls the function itself).
+//! The page's CSV is checked whole against the command-line tool's (`summary-memory-cli
+//! compare`, the binary `SM_CLI` names or one built here) on the same file under the same three
+//! policies: both number a conversation by its place in the file.
 
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
 use std::time::Duration;
 
-use summary_memory::app::workbench::Workbench;
-use summary_memory::engine::corpus::{Column, CorpusSettings, YOURS, measure, rows_csv};
 use summary_memory::engine::peers::PEER_PRESETS;
-use summary_memory::engine::session;
-use summary_memory::route::Route;
-use summary_memory::tokens::{Encoding, TokenCounter};
 
 use crate::harness::{Browser, TempDir, pause};
 use crate::pages::corpus::CorpusPage;
@@ -47,42 +45,81 @@ fn dataset(n: usize) -> String {
     serde_json::to_string(&records).unwrap()
 }
 
-/// The rows the core gives on the same file, natively: the page's columns (the Chat tab's
-/// policy on a fresh page, and the first two peer presets), the default settings.
-fn native_csv(text: &str) -> String {
-    let counter = TokenCounter::new(Encoding::O200kBase);
-    counter.load(Encoding::O200kBase).unwrap();
-    let sessions = session::import_all(text.as_bytes(), &counter).unwrap();
-    let settings = CorpusSettings::default();
-    let yours = Workbench::from_route(&Route::parse("tab=inspect"))
-        .on_screen()
-        .memory()
-        .policy()
-        .clone();
-    let mut columns = vec![Column::new(YOURS, "Yours", yours).unwrap()];
-    for preset in &PEER_PRESETS[..2] {
-        columns.push(Column::preset(preset.slug, settings.window).unwrap());
-    }
-    let rows: Vec<_> = sessions
-        .iter()
-        .enumerate()
-        .flat_map(|(i, s)| measure("library", i as u32, s, &columns, &settings, &counter).unwrap())
-        .collect();
-    rows_csv(&rows)
+/// The command-line tool: `SM_CLI` (`scripts/test.sh` builds it before this tier), or built
+/// here with the cargo running the tests, its path read from cargo's own report of what it built.
+fn cli() -> &'static Path {
+    static CLI: OnceLock<PathBuf> = OnceLock::new();
+    CLI.get_or_init(|| {
+        if let Some(path) = std::env::var_os("SM_CLI") {
+            return PathBuf::from(path);
+        }
+        let out = Command::new(env!("CARGO"))
+            .args([
+                "build",
+                "-p",
+                "summary-memory-cli",
+                "--bin",
+                "summary-memory-cli",
+                "--message-format=json",
+            ])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stderr(Stdio::inherit())
+            .output()
+            .expect("cargo runs");
+        assert!(
+            out.status.success(),
+            "cargo build -p summary-memory-cli failed"
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+            .filter(|m| {
+                m["reason"] == "compiler-artifact" && m["target"]["name"] == "summary-memory-cli"
+            })
+            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+            .expect("cargo named the summary-memory-cli executable it built")
+    })
 }
 
-/// The CSV's lines with the index column left out, sorted.
-fn without_index(csv: &str) -> Vec<String> {
-    let mut lines: Vec<String> = csv
-        .lines()
-        .map(|line| {
-            let mut fields: Vec<&str> = line.split(',').collect();
-            fields.remove(1);
-            fields.join(",")
-        })
-        .collect();
-    lines.sort();
-    lines
+/// The rows `summary-memory-cli compare` writes for `file` under `policies` (the page's defaults
+/// otherwise: its window, o200k_base, the replay on); the tool must read all of it.
+pub(crate) fn cli_rows(file: &Path, policies: &[String]) -> String {
+    let (rows, code, stderr) = cli_compare(file, policies);
+    assert_eq!(code, Some(0), "summary-memory-cli compare failed: {stderr}");
+    rows
+}
+
+/// The rows `summary-memory-cli compare` writes for `file` under `policies`, its exit status
+/// (2: something was skipped, and named on stderr) and its stderr.
+pub(crate) fn cli_compare(file: &Path, policies: &[String]) -> (String, Option<i32>, String) {
+    let out_dir = TempDir::new();
+    let rows = out_dir.0.join("rows.csv");
+    let mut command = Command::new(cli());
+    command.arg("compare").arg(file);
+    for policy in policies {
+        command.args(["--policy", policy]);
+    }
+    let out = command
+        .arg("--rows")
+        .arg(&rows)
+        .output()
+        .expect("the CLI runs");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let written = std::fs::read_to_string(&rows)
+        .unwrap_or_else(|e| panic!("summary-memory-cli wrote no rows ({e}): {stderr}"));
+    (written, out.status.code(), stderr)
+}
+
+/// The two CSVs are equal, byte for byte; if not, the first line that differs is shown.
+pub(crate) fn same_csv(page: &str, tool: &str) {
+    if page != tool {
+        let first = page.lines().zip(tool.lines()).find(|(p, t)| p != t);
+        panic!(
+            "the page's CSV ({} lines) differs from summary-memory-cli's ({} lines); the first line that differs (page, tool): {first:?}",
+            page.lines().count(),
+            tool.lines().count()
+        );
+    }
 }
 
 #[tokio::test]
@@ -121,6 +158,7 @@ async fn a_thousand_conversations_compare_on_the_pool_with_progress_stop_and_the
         })
         .await;
     assert!(stopped.done < CONVERSATIONS, "{stopped:?}");
+    corpus.wait_table().await;
     pause(1_000).await;
     assert_eq!(
         corpus.progress().await.done,
@@ -137,7 +175,7 @@ async fn a_thousand_conversations_compare_on_the_pool_with_progress_stop_and_the
     );
     assert_eq!(corpus.policies().await, three);
 
-    // A run to the end; the long tasks are printed (their limit is the ignored test below).
+    // A run to the end; the long tasks are printed (their limit is the test below).
     corpus.watch_long_tasks().await;
     corpus.compare().await;
     let done = corpus
@@ -148,25 +186,129 @@ async fn a_thousand_conversations_compare_on_the_pool_with_progress_stop_and_the
     assert_eq!(done.phase, "done", "{done:?}");
     assert_eq!(done.done, CONVERSATIONS);
     println!("corpus e2e: {}", done.text);
+    corpus.wait_table().await;
     let long = corpus.long_tasks().await;
     println!("corpus e2e: main-thread long tasks during the run: {long:?}");
     assert_eq!(corpus.partial().await, None);
     assert_eq!(corpus.policies().await, three);
 
     let page_csv = corpus.csv().await;
-    let core_csv = native_csv(&text);
     assert_eq!(page_csv.lines().count(), 1 + 3 * CONVERSATIONS);
-    // The page numbers conversations in the library's order (it sorts sessions imported
-    // together by name), the core in the file's, so the rows are compared without the index.
-    assert_eq!(without_index(&page_csv), without_index(&core_csv));
+    // The tool's CSV of the same file under the same three policies, whole: the source (the
+    // file's name), the index (the conversation's place in the file) and every figure.
+    let cli_csv = cli_rows(Path::new(&path), &three);
+    same_csv(&page_csv, &cli_csv);
 }
 
-/// The run never holds the main thread for more than 50 ms. Not met yet (issue #27 stays open
-/// for it): the release build shows tasks of 55 to 166 ms, the longest as the run ends (the
-/// summary table, its chart and the CSV link are built in one go).
+/// `n` conversations as JSON Lines of OpenAI request bodies, one per line, with line `broken`
+/// (from 1) not JSON.
+fn json_lines(n: usize, broken: usize) -> String {
+    let mut text = String::new();
+    for i in 0..n {
+        if i + 1 == broken {
+            text.push_str("{\"messages\": [ this line is broken\n");
+            continue;
+        }
+        let mut messages = vec![
+            serde_json::json!({"role": "system", "content": "You are a careful budgeting coach."}),
+        ];
+        for t in 0..(2 + i % 9) {
+            messages.push(serde_json::json!({"role": "user", "content": format!("Line {i}, turn {t}: I never want crypto. Rent is ${} and food ${}; move ${} to savings?", 900 + t * 13 + i, 200 + t, 50 + i % 9)}));
+            messages.push(serde_json::json!({"role": "assistant", "content": format!("Keep rent at ${} and move ${} into savings. You must keep the emergency fund at ${}.", 900 + t * 13 + i, 50 + i % 9, 3000 + i)}));
+        }
+        text.push_str(&serde_json::json!({ "messages": messages }).to_string());
+        text.push('\n');
+    }
+    text
+}
+
+/// Two files imported; each import picked on its own covers exactly that file's conversations,
+/// and its CSV is the tool's on that file. The JSON Lines file's broken line is skipped and
+/// named by its line, on the page as by the tool, and the other lines are kept.
 #[tokio::test]
-#[ignore = "open (issue #27): tasks of 55-166 ms on the main thread, the longest as the run ends"]
+async fn all_of_one_import_is_that_files_conversations_and_a_broken_json_line_is_skipped_by_both() {
+    let dir = TempDir::new();
+    let sharegpt = dir.write("sharegpt.json", &dataset(30));
+    let lines = dir.write("corpus.jsonl", &json_lines(12, 5));
+    let browser = Browser::new().await;
+    let inspect = InspectPage::open_counted(&browser).await;
+    inspect.import(&sharegpt).await;
+    inspect.wait_sessions(30).await;
+    inspect.import(&lines).await;
+    inspect.wait_sessions(30 + 11).await;
+    let skipped = browser.all_testid("import-skipped").await;
+    assert_eq!(skipped.len(), 1);
+    let named = skipped[0].text().await.unwrap();
+    assert!(named.contains("line 5"), "{named}");
+    assert!(named.contains("not valid JSON"), "{named}");
+
+    let corpus = CorpusPage::open(&browser).await;
+    let three = corpus.ticked().await;
+    let (tool_rows, code, stderr) = cli_compare(Path::new(&lines), &three);
+    assert_eq!(
+        code,
+        Some(2),
+        "the tool says something was skipped: {stderr}"
+    );
+    assert!(
+        stderr.contains("corpus.jsonl line 5: not valid JSON"),
+        "{stderr}"
+    );
+    let picked = corpus.pick_import("corpus.jsonl").await;
+    assert!(
+        picked.starts_with("All 11 from corpus.jsonl, imported "),
+        "{picked}"
+    );
+    corpus.compare().await;
+    let done = corpus
+        .wait_progress(Duration::from_secs(300), "the run's end", |p| {
+            p.phase != "running"
+        })
+        .await;
+    assert_eq!((done.phase.as_str(), done.total), ("done", 11), "{done:?}");
+    corpus.wait_table().await;
+    same_csv(&corpus.csv().await, &tool_rows);
+
+    let picked = corpus.pick_import("sharegpt.json").await;
+    assert!(
+        picked.starts_with("All 30 from sharegpt.json, imported "),
+        "{picked}"
+    );
+    corpus.compare().await;
+    let done = corpus
+        .wait_progress(Duration::from_secs(300), "the second run's end", |p| {
+            p.phase != "running" && p.total == 30
+        })
+        .await;
+    assert_eq!(done.phase, "done", "{done:?}");
+    corpus.wait_table().await;
+    same_csv(&corpus.csv().await, &cli_rows(Path::new(&sharegpt), &three));
+}
+
+/// The run never holds the main thread for more than 50 ms, from Compare to the table, right
+/// after a large import (whose writes to IndexedDB go on meanwhile). On failure it shows what
+/// took the main thread: each long task beside the pool's User Timing measures (`sm-corpus-*`).
+#[tokio::test]
 async fn a_corpus_run_never_holds_the_main_thread_for_50_ms() {
+    // The limit is the release build's: every release wasm stays under the build's 3 MiB guard,
+    // a debug one is several times over it, and its tasks run several times longer (a batch's
+    // answer took 12-51 ms in a debug build under load; no task passed 50 ms in release).
+    let page_wasm = std::fs::read_dir(crate::harness::dist_dir())
+        .unwrap()
+        .filter_map(Result::ok)
+        .find(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.starts_with("summary-memory-") && name.ends_with("_bg.wasm")
+        })
+        .expect("the dist holds the page's wasm");
+    let size = page_wasm.metadata().unwrap().len();
+    if size > 3 * 1024 * 1024 {
+        println!(
+            "SKIPPED: the 50 ms limit holds for a release build; {} is {size} bytes, a debug build's (over the 3 MiB release guard)",
+            page_wasm.path().display()
+        );
+        return;
+    }
     let text = dataset(CONVERSATIONS);
     let dir = TempDir::new();
     let path = dir.write("sharegpt.json", &text);
@@ -186,6 +328,7 @@ async fn a_corpus_run_never_holds_the_main_thread_for_50_ms() {
     let long = corpus.long_tasks().await;
     assert!(
         long.iter().all(|&ms| ms <= 50.0),
-        "main-thread tasks over 50 ms during the run: {long:?}"
+        "main-thread tasks over 50 ms during the run: {long:?}; the timeline: {:#?}",
+        corpus.timeline().await
     );
 }

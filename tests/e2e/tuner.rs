@@ -238,20 +238,7 @@ async fn three_presets_compared_show_a_row_and_a_line_each_and_download_as_csv()
     tuner
         .wait_every_cell(6, "$0.0000", "every cost to be zero")
         .await;
-    let href = browser
-        .wait_testid("compare-csv")
-        .await
-        .attr("href")
-        .await
-        .unwrap()
-        .unwrap();
-    let body = href
-        .strip_prefix("data:text/csv;charset=utf-8,")
-        .expect("a CSV data link");
-    let csv = percent_encoding::percent_decode_str(body)
-        .decode_utf8()
-        .unwrap()
-        .into_owned();
+    let csv = tuner.csv().await;
     let rows: Vec<&str> = csv.lines().collect();
     assert!(rows[0].starts_with("policy,summariser calls"), "{csv}");
     assert_eq!(rows.len(), 5, "a header and four policies: {csv}");

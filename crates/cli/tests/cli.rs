@@ -195,15 +195,25 @@ fn a_streamed_json_lines_file_reads_as_the_page_reads_it_whole_bad_line_named() 
         Column::new("yours", "Yours", Policy::default()).unwrap(),
         Column::preset("langchain-summary-buffer", 4000).unwrap(),
     ];
-    // The page refuses a file with a broken line; the same file without it is what the
-    // command's rows must match.
-    let clean_dir = tempfile::tempdir().unwrap();
-    let clean = clean_dir.path().join("corpus.jsonl");
-    let text = std::fs::read_to_string(&file).unwrap();
-    let kept: Vec<&str> = text.lines().filter(|l| !l.contains("broken")).collect();
-    std::fs::write(&clean, kept.join("\n")).unwrap();
+    // The page reads the same file whole: it skips the broken line and names it by its line,
+    // as the command does, and the rows of the rest are the command's.
+    let read = session::read_unbounded(&std::fs::read(&file).unwrap(), &WordCounter).unwrap();
+    assert_eq!(
+        read.skipped
+            .iter()
+            .map(|s| s.place.as_str())
+            .collect::<Vec<_>>(),
+        ["line 20"]
+    );
+    assert!(
+        read.skipped[0]
+            .reason
+            .starts_with("not valid JSON (column 17)"),
+        "{:?}",
+        read.skipped
+    );
     let expected = core_rows(
-        &[("corpus.jsonl".into(), clean)],
+        &[("corpus.jsonl".into(), file.clone())],
         &columns,
         &settings,
         &WordCounter,

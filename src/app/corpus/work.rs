@@ -89,17 +89,14 @@ pub fn column_wire(id: &str, label: &str, policy: &Policy) -> Result<ColumnWire,
     })
 }
 
-/// The bytes of one batch: the sessions `first..` of the corpus, each with its source.
-pub fn batch_of<'a>(
-    first: usize,
-    sessions: impl IntoIterator<Item = (&'a str, &'a Session)>,
-) -> Vec<u8> {
-    let texts: Vec<(&str, String)> = sessions
+/// The bytes of one batch: each session with the source and index its rows carry.
+pub fn batch_of<'a>(sessions: impl IntoIterator<Item = (&'a str, u32, &'a Session)>) -> Vec<u8> {
+    let texts: Vec<(&str, u32, String)> = sessions
         .into_iter()
-        .map(|(source, s)| (source, export_compact(s, 0, "")))
+        .map(|(source, index, s)| (source, index, export_compact(s, 0, "")))
         .collect();
-    encode_batch(texts.iter().enumerate().map(|(n, (source, text))| Item {
-        index: (first + n) as u32,
+    encode_batch(texts.iter().map(|(source, index, text)| Item {
+        index: *index,
         source,
         text,
     }))
@@ -198,10 +195,7 @@ mod tests {
         let mut run = CorpusRun::new(sessions.len(), 3, 2);
         let mut out = run.start();
         while let Some(d) = out.pop() {
-            let bytes = batch_of(
-                d.range.start,
-                sessions[d.range.clone()].iter().map(|s| ("library", s)),
-            );
+            let bytes = batch_of(d.range.clone().map(|i| ("library", i as u32, &sessions[i])));
             let answers = prepared.measure_batch(&bytes, &WordCounter).unwrap();
             let rows = answers.into_iter().map(Result::unwrap).collect();
             out.extend(run.finished(d.worker, rows).unwrap());

@@ -57,6 +57,19 @@ pub struct Entry {
     pub updated_ms: u64,
     /// Counts the changes made to this entry, from 1.
     pub revision: u64,
+    /// The import it came from; `None` for a chat, a copy, or a session stored before imports
+    /// were recorded.
+    pub origin: Option<Origin>,
+}
+
+/// Which import a session came from: the file's name, when it was imported, and the session's
+/// place among the conversations read from that file (from 0, as the command-line tool numbers
+/// them). The sessions of one import share `file` and `imported_ms`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Origin {
+    pub file: String,
+    pub imported_ms: u64,
+    pub position: u32,
 }
 
 /// How long a deleted session can still be brought back, counted from its deletion: a week.
@@ -213,6 +226,7 @@ impl Library {
             session,
             updated_ms: now_ms,
             revision: 1,
+            origin: None,
         };
         self.queue_put(&entry);
         self.entries.push(entry);
@@ -230,15 +244,32 @@ impl Library {
         sessions: impl IntoIterator<Item = (String, Session)>,
         now_ms: u64,
     ) -> Vec<String> {
+        self.add_imported(sessions, None, now_ms)
+    }
+
+    /// [`Library::add_all`] for the sessions read from the file named `file` (`None`: from no
+    /// file), each recorded as coming from that import, at its place in the file.
+    pub fn add_imported(
+        &mut self,
+        sessions: impl IntoIterator<Item = (String, Session)>,
+        file: Option<&str>,
+        now_ms: u64,
+    ) -> Vec<String> {
         let mut taken: HashSet<String> = self.entries.iter().map(|e| e.id.clone()).collect();
         let fresh: Vec<Entry> = sessions
             .into_iter()
-            .filter(|(id, _)| taken.insert(id.clone()))
-            .map(|(id, session)| Entry {
+            .enumerate()
+            .filter(|(_, (id, _))| taken.insert(id.clone()))
+            .map(|(position, (id, session))| Entry {
                 id,
                 session,
                 updated_ms: now_ms,
                 revision: 1,
+                origin: file.map(|file| Origin {
+                    file: file.to_owned(),
+                    imported_ms: now_ms,
+                    position: position as u32,
+                }),
             })
             .collect();
         let ids: Vec<String> = fresh.iter().map(|e| e.id.clone()).collect();

@@ -8,7 +8,7 @@ use crate::app::storage::StoreError;
 use crate::engine::message::CountTokens;
 use crate::engine::session::{self, ImportError};
 
-use super::{Entry, SaveOp};
+use super::{Entry, Origin, SaveOp};
 
 /// One stored session.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -21,6 +21,9 @@ pub struct Record {
     pub file: String,
     /// When the session was deleted, for a record kept so the deletion can be undone.
     pub deleted_ms: Option<u64>,
+    /// The import it came from, kept beside the file (the export format does not hold it); a
+    /// record stored before imports were recorded has none.
+    pub origin: Option<Origin>,
 }
 
 /// A stored record that no longer imports. It is skipped, and left in storage untouched; its
@@ -52,6 +55,7 @@ impl Record {
             // Compact, not the indented export: a third smaller or more in storage.
             file: session::export_compact(&entry.session, entry.updated_ms, app_version),
             deleted_ms,
+            origin: entry.origin.clone(),
         }
     }
 
@@ -68,6 +72,7 @@ impl Record {
                     session,
                     updated_ms: self.updated_ms,
                     revision: self.revision,
+                    origin: self.origin,
                 };
                 Ok((entry, self.deleted_ms))
             }

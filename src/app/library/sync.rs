@@ -152,7 +152,10 @@ impl Library {
         // One pass and one sort for the whole file, however many sessions it holds.
         let sessions: Vec<(String, Session)> =
             read.sessions.into_iter().map(|s| (new_id(), s)).collect();
-        let first = self.add_all(sessions, now_ms).into_iter().next();
+        let first = self
+            .add_imported(sessions, Some(file), now_ms)
+            .into_iter()
+            .next();
         Ok(Imported {
             first,
             count,

@@ -15,6 +15,7 @@ fn entry(id: &str, name: &str, revision: u64) -> Entry {
         session: session(name),
         updated_ms: 10,
         revision,
+        origin: None,
     }
 }
 
@@ -343,6 +344,54 @@ fn a_put_beaten_by_another_tab_is_a_choice_and_any_other_failure_an_alert() {
     );
     tab.reloading();
     assert_eq!(tab.problem(), None);
+}
+
+#[test]
+fn an_import_records_its_file_time_and_each_sessions_place_and_the_record_keeps_them() {
+    let mut library = Library::default();
+    let three = crate::engine::session::export_all(
+        &[session("Zed"), session("Alpha"), session("Mid")],
+        1,
+        "test",
+    );
+    let mut ids = 0;
+    let mut new_id = || {
+        ids += 1;
+        format!("id{ids}")
+    };
+    library
+        .import("three.json", three.as_bytes(), &WordCounter, &mut new_id, 7)
+        .unwrap();
+    library.add("chat".into(), session("A chat"), 8).unwrap();
+    let origin = |library: &Library, id: &str| library.get(id).unwrap().origin.clone();
+    // Listed by name, each keeps its place in the file.
+    assert_eq!(
+        origin(&library, "id1"),
+        Some(Origin {
+            file: "three.json".into(),
+            imported_ms: 7,
+            position: 0
+        })
+    );
+    assert_eq!(origin(&library, "id2").map(|o| o.position), Some(1));
+    assert_eq!(origin(&library, "id3").map(|o| o.position), Some(2));
+    assert_eq!(origin(&library, "chat"), None);
+    // A copy is a session of its own, from no import.
+    library.duplicate("id2", "copy".into(), 9).unwrap();
+    assert_eq!(origin(&library, "copy"), None);
+    // The stored record keeps the origin beside the file, and reads back with it; a rename
+    // keeps it.
+    library.rename("id3", "Renamed", 10).unwrap();
+    let kept = library.get("id3").unwrap().clone();
+    let record = Record::of(&kept, None, "test");
+    assert_eq!(record.origin, origin(&library, "id3"));
+    assert_eq!(record.clone().read(&WordCounter), Ok((kept, None)));
+    // A record stored before imports were recorded belongs to no import.
+    let older = Record {
+        origin: None,
+        ..record
+    };
+    assert_eq!(older.read(&WordCounter).unwrap().0.origin, None);
 }
 
 #[test]

@@ -10,7 +10,7 @@
 //! [`estimate`] is what a live replay costs before it starts: the same run with the extractive
 //! summariser, counting every summariser request it would send.
 
-use crate::engine::demo::extractive_summary;
+use crate::engine::demo::{extractive_ranking, extractive_summary_ranked};
 use crate::engine::drift::CompiledFact;
 use crate::engine::drift::PinnedFact;
 use crate::engine::edition::{Edition, Provenance};
@@ -336,11 +336,12 @@ fn run_extractive(
     name: impl Into<String>,
 ) -> Result<(Replayer, Vec<u64>), ReplayError> {
     let (mut replayer, mut job) = Replayer::start(session, policy, counter, name)?;
-    let facts = replayer.facts();
+    // The policy is the replay's throughout, so its ranking is compiled once.
+    let ranking = extractive_ranking(&replayer.memory, &replayer.facts());
     let mut requests = Vec::new();
     while let Some(j) = job {
         requests.push(request_tokens(&j, counter));
-        let text = extractive_summary(&replayer.memory, &j, &facts);
+        let text = extractive_summary_ranked(&replayer.memory, &j, &ranking);
         let at_ms = replayer.memory.archive().last().map_or(0, |m| m.at_ms);
         let meta = CommitMeta {
             model: None,

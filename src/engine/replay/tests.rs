@@ -325,3 +325,35 @@ fn archive_texts(session: &Session) -> Vec<String> {
         .map(|m| m.content.clone())
         .collect()
 }
+
+/// The extractive replay compiles its ranking (pinned facts, the prompt's must-keep cues) once;
+/// its editions are those of answering every job with [`extractive_summary`], which compiles the
+/// ranking for each job, under a policy whose must-keep list ranks sentences.
+#[test]
+fn the_extractive_replay_writes_the_summaries_of_ranking_each_job_afresh() {
+    use crate::engine::demo::extractive_summary;
+    let session = synthetic(30);
+    let mut policy = turns(4, 2);
+    // Few words, so the ranking decides which sentences a summary keeps.
+    policy.prompt.word_limit = 30;
+    policy.prompt.must_keep = vec!["the bond ladder".into(), "hard rules".into()];
+    assert_eq!(policy.prompt.must_keep_cues().len(), 2);
+    let (mut replayer, mut job) =
+        Replayer::start(&session, policy.clone(), &WordCounter, "afresh").unwrap();
+    let facts = replayer.facts();
+    while let Some(j) = job {
+        let text = extractive_summary(&replayer.memory, &j, &facts);
+        let meta = CommitMeta {
+            model: None,
+            provenance: Provenance::Extractive,
+            at_ms: replayer.memory.archive().last().map_or(0, |m| m.at_ms),
+        };
+        job = replayer
+            .summary_ended(j.id, Ok(text), SummaryCost::default(), meta, &WordCounter)
+            .unwrap();
+    }
+    let afresh = replayer.finished().unwrap();
+    let (replayed, _) = replay_extractive(&session, policy, &WordCounter, "afresh").unwrap();
+    assert!(replayed.memory.editions().len() >= 5);
+    assert_eq!(replayed, afresh);
+}

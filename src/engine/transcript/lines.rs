@@ -11,8 +11,8 @@ use serde_json::Value;
 
 use super::parts::join;
 use super::{
-    Batch, Format, Transcript, TranscriptError, detect, detect_items, read_body, read_items,
-    sillytavern, wrapper,
+    Batch, Format, Skipped, Transcript, TranscriptError, detect, detect_items, read_body,
+    read_items, sillytavern, wrapper,
 };
 
 /// Reads `text` as JSON Lines, or `None` when it does not look like JSON Lines (fewer than two
@@ -25,22 +25,54 @@ pub fn read_lines(text: &str) -> Option<Result<Transcript, TranscriptError>> {
         .filter(|(_, line)| !line.is_empty());
     let (first_no, first) = lines.next()?;
     let first: Value = serde_json::from_str(first).ok().filter(Value::is_object)?;
+    // A file whose lines are whole conversations loses only a broken line's conversation: it
+    // is skipped and named by its line, as the command-line tool, which streams such a file,
+    // skips it. In a file whose lines make one conversation, a broken line breaks that one.
+    let streams = super::lines_stream(&first);
     let mut values = vec![(first_no, first)];
+    let mut broken = Vec::new();
     for (no, line) in lines {
         match serde_json::from_str::<Value>(line) {
             Ok(value) => values.push((no, value)),
             Err(e) => {
-                return Some(Err(TranscriptError::new(
-                    format!("line {no}"),
-                    format!("not valid JSON (column {}): {e}", e.column()),
-                )));
+                let reason = format!("not valid JSON (column {}): {e}", e.column());
+                if !streams {
+                    return Some(Err(TranscriptError::new(format!("line {no}"), reason)));
+                }
+                broken.push((no, reason));
             }
         }
     }
-    if values.len() < 2 {
+    if values.len() + broken.len() < 2 {
         return None;
     }
-    Some(read_values(&values))
+    if broken.is_empty() {
+        return Some(read_values(&values));
+    }
+    Some(read_values(&values).map(|mut read| {
+        read.skipped
+            .extend(broken.into_iter().map(|(no, reason)| Skipped {
+                place: format!("line {no}"),
+                title: None,
+                reason,
+            }));
+        // In the file's order, as the command line reports them.
+        read.skipped.sort_by_key(|s| line_of(&s.place));
+        read
+    }))
+}
+
+/// The line a place names (`line 12` or `line 12.messages[3]`), for ordering.
+fn line_of(place: &str) -> usize {
+    place
+        .strip_prefix("line ")
+        .map(|rest| {
+            rest.split(|c: char| !c.is_ascii_digit())
+                .next()
+                .unwrap_or("")
+        })
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(usize::MAX)
 }
 
 fn read_values(values: &[(usize, Value)]) -> Result<Transcript, TranscriptError> {

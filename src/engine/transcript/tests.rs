@@ -328,6 +328,28 @@ fn one_broken_conversation_is_skipped_and_named_and_the_others_import() {
     assert_eq!(t.conversations.len(), 1);
     assert_eq!(t.skipped[0].place, "line 2.messages[0].role");
 
+    // A line that is not JSON at all, in a file of whole conversations, is skipped and named
+    // by its line, and the skipped ones are listed in the file's order.
+    let text = "{\"messages\": [{\"role\": \"user\", \"content\": \"a\"}]}\n\
+                {\"messages\": [{\"role\": \"robot\", \"content\": \"b\"}]}\n\
+                {\"messages\": [ broken\n\
+                \n\
+                {\"messages\": [{\"role\": \"user\", \"content\": \"d\"}]}\n";
+    let t = read_lines(text).unwrap().unwrap();
+    assert_eq!(
+        t.conversations.iter().map(texts).collect::<Vec<_>>(),
+        [["a"], ["d"]]
+    );
+    let places: Vec<&str> = t.skipped.iter().map(|s| s.place.as_str()).collect();
+    assert_eq!(places, ["line 2.messages[0].role", "line 3"]);
+    assert!(
+        t.skipped[1]
+            .reason
+            .starts_with("not valid JSON (column 16)"),
+        "{:?}",
+        t.skipped[1]
+    );
+
     // When nothing can be read, the file is refused with the first conversation's fault.
     let e = error(json!([{"title": "A", "mapping": 5}, {"title": "B", "mapping": 6}]));
     assert!(e.place.starts_with("[0]"), "{e}");

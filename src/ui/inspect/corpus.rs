@@ -1,5 +1,5 @@
-//! "Compare policies over the corpus": library sessions (all, or those whose name holds the
-//! text typed) under the policies ticked (yours, the Chat tab's, and the peer presets), measured
+//! "Compare policies over the corpus": library sessions (all, or all of one import, narrowed
+//! to those whose name holds the text typed) under the policies ticked (yours, the Chat tab's, and the peer presets), measured
 //! on the pool of workers (`ui::run::corpus_pool`), with a progress bar, the time left and Stop,
 //! then a table per policy, the distribution over the conversations (the worst one opens in
 //! Inspect), a chart and the rows as CSV. What is shown is computed in `view::corpus`.
@@ -9,18 +9,17 @@ use std::collections::BTreeSet;
 use leptos::prelude::*;
 
 use crate::app::corpus::Phase;
+use crate::app::corpus::pick::{Member, imports, members};
 use crate::app::corpus::wire::ColumnWire;
 use crate::app::corpus::work::column_wire;
 use crate::app::library::LibraryTab;
 use crate::app::workbench::Workbench;
-use crate::engine::corpus::{Column, CorpusSettings, Prices, YOURS};
+use crate::engine::corpus::{Column, CorpusSettings, Prices, YOURS, rows_csv};
 use crate::engine::peers::PEER_PRESETS;
 use crate::ui::run::corpus_pool::{CorpusPool, CorpusStatus};
 use crate::ui::run::library_sync::Sessions;
-use crate::view::corpus::{grouped, progress_line, table};
-
-/// The source every library session's rows carry.
-const LIBRARY: &str = "library";
+use crate::ui::widgets::download::DownloadLink;
+use crate::view::corpus::{grouped, import_label, progress_line, table};
 
 /// The corpus comparison, folded away until opened.
 #[component]
@@ -28,6 +27,8 @@ pub fn CorpusCompare() -> impl IntoView {
     let sessions = expect_context::<Sessions>();
     let workbench = expect_context::<RwSignal<Workbench>>();
     let filter = RwSignal::new(String::new());
+    // The import picked (its key), or "" for every session.
+    let from = RwSignal::new(String::new());
     let chosen = RwSignal::new(BTreeSet::from([
         YOURS.to_owned(),
         PEER_PRESETS[0].slug.to_owned(),
@@ -39,15 +40,17 @@ pub fn CorpusCompare() -> impl IntoView {
     let status = RwSignal::new(None::<CorpusStatus>);
     let error = RwSignal::new(None::<String>);
     let pool = StoredValue::new_local(None::<CorpusPool>);
-    // The run's columns and the library id of each conversation, as it started.
-    let run_columns = StoredValue::new(Vec::<Column>::new());
-    let run_ids = StoredValue::new(Vec::<String>::new());
+    // The run's conversations, as it started.
+    let run_members = StoredValue::new(Vec::<Member>::new());
 
+    let groups = Memo::new(move |_| sessions.library.with(imports));
     let corpus = Memo::new(move |_| {
         let needle = filter.with(|f| f.trim().to_lowercase());
+        let group = from.with(|key| groups.with(|g| g.iter().find(|g| &g.key() == key).cloned()));
         sessions.library.with(|l| {
             l.list()
                 .iter()
+                .filter(|e| group.as_ref().is_none_or(|g| g.holds(e)))
                 .filter(|e| needle.is_empty() || e.session.name.to_lowercase().contains(&needle))
                 .map(|e| e.id.clone())
                 .collect::<Vec<_>>()
@@ -91,15 +94,16 @@ pub fn CorpusCompare() -> impl IntoView {
             replay: replay.get_untracked(),
             ..CorpusSettings::default()
         };
-        let corpus = ids
-            .iter()
-            .map(|id| (id.clone(), LIBRARY.to_owned()))
-            .collect();
-        run_columns.set_value(columns);
-        run_ids.set_value(ids);
+        // Each session's rows carry its import's file and its place there, as the command-line
+        // tool numbers the same file, in the tool's order.
+        let corpus = sessions
+            .library
+            .with_untracked(|l| members(ids.iter().filter_map(|id| l.get(id))));
+        run_members.set_value(corpus.clone());
         let encoding = sessions.tokens.encoding.get_untracked();
         match CorpusPool::start(
             corpus,
+            columns,
             wires,
             settings,
             encoding,
@@ -118,15 +122,25 @@ pub fn CorpusCompare() -> impl IntoView {
             }
         })
     };
+    // The table once the run's rows are summarised (the pool does it one policy per task).
     let result = Memo::new(move |_| {
+        let prices = prices.get();
         status.with(|s| {
             let s = s.as_ref()?;
-            (s.phase != Phase::Running)
-                .then(|| run_columns.with_value(|c| table(&s.rows, c, &prices.get(), s.progress)))
+            let summaries = s.summaries.as_ref()?;
+            Some(table(summaries, &prices, s.progress))
         })
     });
-    let open = move |index: u32| {
-        if let Some(id) = run_ids.with_value(|ids| ids.get(index as usize).cloned()) {
+    let csv = UnsyncCallback::new(move |()| {
+        status.with_untracked(|s| s.as_ref().map(|s| rows_csv(&s.rows)).unwrap_or_default())
+    });
+    let open = move |source: String, index: u32| {
+        let id = run_members.with_value(|m| {
+            m.iter()
+                .find(|m| m.source == source && m.index == index)
+                .map(|m| m.id.clone())
+        });
+        if let Some(id) = id {
             sessions.tab.update(|t: &mut LibraryTab| t.open(id));
         }
     };
@@ -149,7 +163,23 @@ pub fn CorpusCompare() -> impl IntoView {
             </p>
             <div class="controls">
                 <label>
-                    "Sessions whose name holds "
+                    "Sessions "
+                    <select data-testid="corpus-import" prop:value=move || from.get()
+                        on:change=move |ev| from.set(event_target_value(&ev))>
+                        <option value="">"All sessions of the library"</option>
+                        {move || {
+                            let now = js_sys::Date::now() as u64;
+                            // getTimezoneOffset counts minutes west of UTC.
+                            let east = -(js_sys::Date::new_0().get_timezone_offset() as i32);
+                            groups.with(|g| g.iter().map(|g| view! {
+                                <option value=g.key()>{import_label(g, now, east)}</option>
+                            }).collect_view())
+                        }}
+                    </select>
+                </label>
+                " "
+                <label>
+                    "whose name holds "
                     <input type="text" placeholder="(all)" prop:value=move || filter.get()
                         on:input=move |ev| filter.set(event_target_value(&ev)) />
                 </label>
@@ -218,7 +248,7 @@ pub fn CorpusCompare() -> impl IntoView {
                 })}
             </div>
             {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
-            {move || status.get().map(|s| view! {
+            {move || status.with(|s| s.as_ref().map(|s| view! {
                 <div data-testid="corpus-progress" role="status"
                     data-done=s.progress.done data-total=s.progress.total
                     data-phase=match &s.phase {
@@ -231,7 +261,9 @@ pub fn CorpusCompare() -> impl IntoView {
                     " "
                     {progress_line(s.progress, &s.phase, s.workers, s.elapsed_ms)}
                 </div>
-            })}
+            }))}
+            {move || status.with(|s| s.as_ref().is_some_and(|s| s.phase != Phase::Running && s.summaries.is_none()))
+                .then(|| view! { <p class="note" role="status">"Summarising the rows…"</p> })}
             {move || result.get().map(|t| {
                 let partial = t.partial.clone().map(|p| view! {
                     <p class="note" data-testid="corpus-partial">{p}</p>
@@ -276,9 +308,9 @@ pub fn CorpusCompare() -> impl IntoView {
                                 <thead><tr><th>"Metric"</th><th>"Median"</th><th>"p90"</th><th>"Worst"</th><th>"Worst conversation"</th></tr></thead>
                                 <tbody>
                                     {l.spread.iter().map(|d| {
-                                        let worst = d.worst_at.clone().map(|(index, name)| view! {
+                                        let worst = d.worst_at.clone().map(|(source, index, name)| view! {
                                             <button class="link" data-testid="corpus-worst"
-                                                on:click=move |_| open(index)>{name}</button>
+                                                on:click=move |_| open(source.clone(), index)>{name}</button>
                                         });
                                         view! {
                                             <tr>
@@ -294,7 +326,10 @@ pub fn CorpusCompare() -> impl IntoView {
                             </table>
                         </details>
                     }).collect_view()}
-                    <a data-testid="corpus-csv" href=t.csv_link.clone() download="corpus.csv">"Download the rows (CSV)"</a>
+                    <DownloadLink testid="corpus-csv" file_name="corpus.csv"
+                        mime="text/csv;charset=utf-8" text=csv>
+                        "Download the rows (CSV)"
+                    </DownloadLink>
                 }
             })}
         </details>

@@ -387,9 +387,13 @@ fn warn_before_leaving(sessions: Sessions, workbench: RwSignal<Workbench>) {
 /// Performs the library's pending writes one at a time until none are left.
 async fn drain(sessions: Sessions) {
     loop {
+        // Untracked: nothing drawn depends on the queue (only the save effect above reads it, and
+        // an emptied queue asks nothing of it), and telling every reader of the library that it
+        // changed redraws what a thousand sessions feed: a main-thread task of 170 ms in a debug
+        // build, seconds after a large import, while a corpus run may be going.
         let Some(ops) = sessions
             .library
-            .try_update(Library::take_pending)
+            .try_update_untracked(Library::take_pending)
             .filter(|ops| !ops.is_empty())
         else {
             return;

@@ -12,13 +12,14 @@ use crate::engine::schedule::ScheduleInput;
 use crate::route::{Route, TriggerKind};
 use crate::ui::run::library_sync::Sessions;
 use crate::ui::run::token_service::TokenService;
+use crate::ui::widgets::download::DownloadLink;
 use crate::ui::widgets::export_policy::ExportPolicy;
 use crate::ui::widgets::tokens_chart::{ChartLines, TokensChart, chart_width};
 use crate::view::chart::{LineChart, Series, format_tokens};
 use crate::view::export::tuner_policy;
 use crate::view::tuner::{
     Compared, DEFAULT_TURNS, FieldProblem, LastValid, Tuner, TunerRun, compare_policies_on,
-    comparison_window, conversation_options, csv_link, field_problem, on_screen_input,
+    comparison_csv, comparison_window, conversation_options, field_problem, on_screen_input,
     simulated_input,
 };
 use crate::view::tuner_conversation::{
@@ -275,7 +276,7 @@ fn ComparePolicies(conversation: Conversation, last_valid: LastMemo) -> impl Int
 
 #[component]
 fn CompareTable(rows: Vec<Compared>) -> impl IntoView {
-    let link = csv_link(&rows);
+    let csv = StoredValue::new(comparison_csv(&rows));
     let classes: Vec<&'static str> = rows
         .iter()
         .zip(SERIES_CLASSES.iter().zip(SAME_CLASSES).cycle())
@@ -392,9 +393,10 @@ fn CompareTable(rows: Vec<Compared>) -> impl IntoView {
             .into_any(),
         }}
         <p>
-            <a data-testid="compare-csv" href=link download="summary-memory-policies.csv">
+            <DownloadLink testid="compare-csv" file_name="summary-memory-policies.csv"
+                mime="text/csv;charset=utf-8" text=UnsyncCallback::new(move |()| csv.get_value())>
                 "Download the table as CSV"
-            </a>
+            </DownloadLink>
         </p>
     }
 }

@@ -15,6 +15,7 @@ use crate::engine::facts::PinnedFact;
 use crate::engine::policy::Policy;
 use crate::engine::schedule::ScheduleInput;
 use crate::engine::settings::Settings;
+use crate::ui::widgets::download::DownloadLink;
 use crate::ui::widgets::tokens_chart::{ChartLines, chart_width};
 use crate::view::chart::LineChart;
 use crate::view::export::{
@@ -118,11 +119,16 @@ pub fn ExportPolicy(
                 <pre class="export-code"><code node_ref=code data-testid="export-code"></code></pre>
                 <p class="controls">
                     <button type="button" data-testid="export-copy" on:click=copy>"Copy"</button>
-                    {move || shown.with(|s| s.as_ref().and_then(|v| v.as_ref().ok()).map(|v| view! {
-                        <a data-testid="export-download" href=v.download_href.clone() download=v.file_name>
-                            "Download " {v.file_name}
-                        </a>
-                    }))}
+                    {move || shown.with(|s| s.as_ref().and_then(|v| v.as_ref().ok()).map(|v| (v.code.clone(), v.file_name))).map(|(code, file_name)| {
+                        let code = StoredValue::new(code);
+                        view! {
+                            <DownloadLink testid="export-download" file_name=file_name
+                                mime="text/plain;charset=utf-8"
+                                text=UnsyncCallback::new(move |()| code.get_value())>
+                                "Download " {file_name}
+                            </DownloadLink>
+                        }
+                    })}
                     {move || copied.get().map(|note| view! { <span role="status" data-testid="export-copied">{note}</span> })}
                 </p>
                 <details class="export-import">

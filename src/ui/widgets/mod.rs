@@ -9,6 +9,8 @@
 //! - `tokens_chart.rs`: tokens per request, three ways (Tuner and Inspect's replay);
 //! - `export_policy.rs`: the policy on screen exported as a snippet (Tuner, the policy panel,
 //!   Inspect's replay form);
+//! - `download.rs`: the one download link, its file made as a Blob on click (the Tuner's CSV,
+//!   the export panel's snippet, the corpus comparison's rows);
 //! - `summary_settings.rs`: the summariser's generation fields (Chat's policy panel and Settings);
 //! - `token_estimate_note.rs`: the note that counts are estimates until the vocabulary loads;
 //! - `store_alerts.rs`, `remote_notice.rs`: the storage alerts and another tab's change;
@@ -19,6 +21,7 @@
 //! Architecture invariant: a widget imports runners and the layers below, never a tab
 //! (`tests/purity.rs`).
 
+pub mod download;
 pub mod edition_card;
 pub mod exact_policy;
 pub mod export_policy;

@@ -1,6 +1,6 @@
 //! Page object: Inspect's corpus comparison. Opening it, starting and stopping a run, the
 //! progress (`corpus-progress`: `data-done`, `data-total`, `data-phase`), the table's policies,
-//! the CSV behind `corpus-csv`, and the main thread's long tasks while it runs.
+//! the CSV file `corpus-csv` saves, and the main thread's long tasks while it runs.
 
 use std::time::{Duration, Instant};
 
@@ -50,7 +50,7 @@ impl<'a> CorpusPage<'a> {
             .browser
             .read(
                 "(() => { window.__smLong = []; new PerformanceObserver((list) => {
-                    for (const e of list.getEntries()) window.__smLong.push(e.duration);
+                    for (const e of list.getEntries()) window.__smLong.push([e.startTime, e.duration]);
                 }).observe({ type: 'longtask' }); return null; })()",
             )
             .await;
@@ -58,7 +58,44 @@ impl<'a> CorpusPage<'a> {
 
     /// The long tasks seen since [`CorpusPage::watch_long_tasks`], in milliseconds.
     pub async fn long_tasks(&self) -> Vec<f64> {
-        self.browser.read("window.__smLong || []").await
+        let tasks: Vec<(f64, f64)> = self.browser.read("window.__smLong || []").await;
+        tasks.into_iter().map(|(_, ms)| ms).collect()
+    }
+
+    /// What took the main thread: each long task and each of the pool's User Timing measures
+    /// (`sm-corpus-*`) over 10 ms, as `name at start: duration` in milliseconds, by start.
+    pub async fn timeline(&self) -> Vec<String> {
+        let entries: Vec<(String, f64, f64)> = self
+            .browser
+            .read(
+                "[...(window.__smLong || []).map(([at, ms]) => ['longtask', at, ms]),
+                  ...performance.getEntriesByType('measure')
+                    .filter((m) => m.name.startsWith('sm-corpus') && m.duration > 10)
+                    .map((m) => [m.name, m.startTime, m.duration])]
+                  .sort((a, b) => a[1] - b[1])",
+            )
+            .await;
+        entries
+            .into_iter()
+            .map(|(name, at, ms)| format!("{name} at {at:.0}: {ms:.0} ms"))
+            .collect()
+    }
+
+    /// Picks the import whose label (`corpus-import`'s option) names `file`, and returns the
+    /// label.
+    pub async fn pick_import(&self, file: &str) -> String {
+        let label: Option<String> = self
+            .browser
+            .read(&format!(
+                "(() => {{ const s = document.querySelector(\"{}\");
+                   const o = [...s.options].find((o) => o.textContent.includes({file:?}));
+                   if (!o) return null;
+                   s.value = o.value; s.dispatchEvent(new Event('change', {{ bubbles: true }}));
+                   return o.textContent; }})()",
+                testid("corpus-import")
+            ))
+            .await;
+        label.unwrap_or_else(|| panic!("no import of {file} is offered"))
     }
 
     pub async fn compare(&self) {
@@ -137,14 +174,13 @@ impl<'a> CorpusPage<'a> {
         Some(self.browser.text_of("corpus-partial").await)
     }
 
-    /// The CSV behind the download link, decoded.
+    /// The CSV file the download link saves, once the table is shown.
     pub async fn csv(&self) -> String {
-        self.browser
-            .read(&format!(
-                "decodeURIComponent(document.querySelector(\"{}\").getAttribute('href')
-                    .replace(/^data:text\\/csv;charset=utf-8,/, ''))",
-                testid("corpus-csv")
-            ))
-            .await
+        query::download(self.browser, "corpus-csv").await.1
+    }
+
+    /// Waits until the run's table is shown (its rows summarised after the run ended).
+    pub async fn wait_table(&self) {
+        self.browser.wait_testid("corpus-csv").await;
     }
 }

@@ -102,22 +102,9 @@ impl<'a> ExportPanel<'a> {
         self.browser.text_content("export-copied").await
     }
 
-    /// The download link: the file name it saves under, and the text its `data:` link holds.
+    /// The download link: the file name it saves under, and the text of the file it saves.
     pub async fn download(&self) -> (String, String) {
-        let (name, href): (String, String) = query::value(
-            self.browser,
-            "(() => { const a = document.querySelector(\"[data-testid='export-download']\"); \
-               return [a.getAttribute('download'), a.getAttribute('href')]; })()",
-        )
-        .await;
-        let body = href
-            .strip_prefix("data:text/plain;charset=utf-8,")
-            .unwrap_or_else(|| panic!("not a text data: link: {href}"));
-        let text = percent_encoding::percent_decode_str(body)
-            .decode_utf8()
-            .unwrap()
-            .into_owned();
-        (name, text)
+        query::download(self.browser, "export-download").await
     }
 
     /// What the clipboard holds, read by the page (the test grants it the permission).

@@ -445,3 +445,35 @@ async fn poll(browser: &Browser, script: &str, args: Vec<Value>, what: &str, pat
         crate::harness::pause(50).await;
     }
 }
+
+/// What the download link `testid` saves when clicked: its file name and the file's text. The
+/// link makes its file as a Blob on click (`ui::widgets::download`); the script clicks it with
+/// the browser's download cancelled, catches the Blob the page hands `URL.createObjectURL`, and
+/// reads its text (a Blob's own reader: the page's CSP lets no fetch of a `blob:` URL). The
+/// link must then point at that Blob's URL.
+pub async fn download(browser: &Browser, testid_: &str) -> (String, String) {
+    browser.wait_testid(testid_).await;
+    let script = "const done = arguments[arguments.length - 1];
+        const a = document.querySelector(arguments[0]);
+        const make = URL.createObjectURL;
+        let blob = null, url = null;
+        URL.createObjectURL = (b) => { blob = b; url = make.call(URL, b); return url; };
+        const cancel = (e) => e.preventDefault();
+        a.addEventListener('click', cancel);
+        try { a.click(); } finally {
+            a.removeEventListener('click', cancel);
+            URL.createObjectURL = make;
+        }
+        if (!blob) { done(['', 'no Blob was made on click']); return; }
+        if (a.getAttribute('href') !== url) { done(['', 'the link does not point at its Blob']); return; }
+        blob.text().then((t) => done([a.getAttribute('download'), t]),
+            (e) => done(['', 'the Blob does not read: ' + e]));";
+    let value = browser
+        .client
+        .execute_async(script, vec![json!(testid(testid_))])
+        .await
+        .unwrap();
+    let (name, text): (String, String) = serde_json::from_value(value).unwrap();
+    assert!(!name.is_empty(), "{testid_}: {text}");
+    (name, text)
+}

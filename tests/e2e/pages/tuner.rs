@@ -164,23 +164,9 @@ impl<'a> TunerPage<'a> {
             .await
     }
 
-    /// The comparison as the CSV its download link holds, decoded.
+    /// The comparison as the CSV file its download link saves.
     pub async fn csv(&self) -> String {
-        let href = self
-            .browser
-            .wait_testid("compare-csv")
-            .await
-            .attr("href")
-            .await
-            .unwrap()
-            .unwrap();
-        let body = href
-            .strip_prefix("data:text/csv;charset=utf-8,")
-            .expect("a CSV data link");
-        percent_encoding::percent_decode_str(body)
-            .decode_utf8()
-            .unwrap()
-            .into_owned()
+        query::download(self.browser, "compare-csv").await.1
     }
 
     /// Waits until the link carries every one of `parts` (`trigger=tokens`, say).
