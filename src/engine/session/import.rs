@@ -463,9 +463,9 @@ fn join(prefix: &str, path: &str) -> String {
 }
 
 fn typed<T: serde::de::DeserializeOwned>(value: Value, prefix: &str) -> Result<T, ImportError> {
-    serde_path_to_error::deserialize(value).map_err(|e| ImportError::Field {
-        path: join(prefix, &e.path().to_string()),
-        message: e.inner().to_string(),
+    super::json_path::deserialize(&value).map_err(|e| ImportError::Field {
+        path: join(prefix, &e.path),
+        message: e.message,
     })
 }
 

@@ -40,6 +40,7 @@ mod exact;
 mod export;
 pub mod fixture;
 mod import;
+mod json_path;
 mod migrate;
 pub mod pair;
 mod probes;
@@ -77,14 +78,13 @@ pub fn policy_from_value(
     value: serde_json::Value,
     path: &str,
 ) -> Result<crate::engine::policy::Policy, ImportError> {
-    let wire: wire::PolicyV1 =
-        serde_path_to_error::deserialize(value).map_err(|e| ImportError::Field {
-            path: if e.path().to_string() == "." {
-                path.to_owned()
-            } else {
-                format!("{path}.{}", e.path())
-            },
-            message: e.inner().to_string(),
-        })?;
+    let wire: wire::PolicyV1 = json_path::deserialize(&value).map_err(|e| ImportError::Field {
+        path: if e.path == "." {
+            path.to_owned()
+        } else {
+            format!("{path}.{}", e.path)
+        },
+        message: e.message,
+    })?;
     import::policy_from_v1(wire, path)
 }
