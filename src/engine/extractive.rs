@@ -219,7 +219,7 @@ fn ranked(candidates: &[Candidate]) -> Vec<usize> {
     let mut ranked: Vec<usize> = (0..candidates.len())
         .filter(|&i| candidates[i].score >= 0)
         .collect();
-    ranked.sort_by_key(|&i| (-candidates[i].score, candidates[i].words, i));
+    ranked.sort_unstable_by_key(|&i| (-candidates[i].score, candidates[i].words, i));
     ranked
 }
 

@@ -57,7 +57,7 @@ pub fn imports(library: &Library) -> Vec<ImportGroup> {
             count,
         })
         .collect();
-    out.sort_by(|a, b| {
+    out.sort_unstable_by(|a, b| {
         b.imported_ms
             .cmp(&a.imported_ms)
             .then_with(|| a.file.cmp(&b.file))
@@ -118,7 +118,7 @@ pub fn members<'a>(entries: impl IntoIterator<Item = &'a Entry>) -> Vec<Member> 
             }
         })
         .collect();
-    out.sort_by(|a, b| (a.source.as_str(), a.index).cmp(&(b.source.as_str(), b.index)));
+    out.sort_unstable_by(|a, b| (a.source.as_str(), a.index).cmp(&(b.source.as_str(), b.index)));
     out
 }
 

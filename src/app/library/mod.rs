@@ -142,7 +142,7 @@ impl Library {
             ..Library::default()
         };
         let mut deleted = deleted;
-        deleted.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.id.cmp(&b.0.id)));
+        deleted.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.id.cmp(&b.0.id)));
         for (entry, deleted_ms) in deleted {
             let fresh = now_ms.saturating_sub(deleted_ms) < UNDO_KEEP_MS;
             if library.tombstone.is_none() && fresh {
@@ -600,7 +600,7 @@ impl Library {
     }
 
     fn sort(&mut self) {
-        self.entries.sort_by(|a, b| {
+        self.entries.sort_unstable_by(|a, b| {
             b.updated_ms
                 .cmp(&a.updated_ms)
                 .then_with(|| a.session.name.cmp(&b.session.name))

@@ -223,7 +223,7 @@ pub fn sort_rows(rows: &mut [Row], columns: &[Column]) {
             .position(|c| c.id == id)
             .unwrap_or(columns.len())
     };
-    rows.sort_by(|a, b| {
+    rows.sort_unstable_by(|a, b| {
         (
             a.source.as_str(),
             a.index,

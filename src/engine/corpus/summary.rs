@@ -176,7 +176,9 @@ pub fn summarise(rows: &[Row], columns: &[Column]) -> Vec<Summary> {
         .iter()
         .map(|column| {
             let mut mine: Vec<&Row> = rows.iter().filter(|r| r.policy == column.id).collect();
-            mine.sort_by(|a, b| (a.source.as_str(), a.index).cmp(&(b.source.as_str(), b.index)));
+            mine.sort_unstable_by(|a, b| {
+                (a.source.as_str(), a.index).cmp(&(b.source.as_str(), b.index))
+            });
             Summary {
                 policy: column.id.clone(),
                 label: column.label.clone(),

@@ -201,7 +201,7 @@ impl ProbeSet {
         self.results
             .retain(|r| !(r.probe == result.probe && r.cycle == result.cycle));
         self.results.push(result);
-        self.results.sort_by_key(|r| (r.probe, r.cycle));
+        self.results.sort_unstable_by_key(|r| (r.probe, r.cycle));
     }
 
     /// The score of `cycle`: points over the probes graded there, from 0 to 1; `None` when none

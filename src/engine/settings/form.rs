@@ -329,7 +329,7 @@ impl Settings {
 
     /// Stores the model list from "Test connection", sorted and without duplicates.
     pub fn set_models(&mut self, mut models: Vec<String>) {
-        models.sort();
+        models.sort_unstable();
         models.dedup();
         self.models = models;
     }

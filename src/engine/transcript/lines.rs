@@ -57,7 +57,7 @@ pub fn read_lines(text: &str) -> Option<Result<Transcript, TranscriptError>> {
                 reason,
             }));
         // In the file's order, as the command line reports them.
-        read.skipped.sort_by_key(|s| line_of(&s.place));
+        read.skipped.sort_unstable_by_key(|s| line_of(&s.place));
         read
     }))
 }
