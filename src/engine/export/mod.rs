@@ -67,6 +67,7 @@ pub struct TargetSpec {
     pub label: &'static str,
     pub file_name: &'static str,
     pub language: Language,
+    /// The template's file under `templates/`, read with [`template`].
     template: &'static str,
     rule: fn(&Policy, &ExportContext<'_>) -> rules::Mapped,
 }
@@ -79,7 +80,7 @@ pub const TARGETS: [TargetSpec; 8] = [
         label: "LangChain v1 SummarizationMiddleware (Python)",
         file_name: "summary_memory_langchain.py",
         language: Language::Python,
-        template: include_str!("templates/langchain-middleware-py.py"),
+        template: "langchain-middleware-py.py",
         rule: rules::langchain_middleware_py,
     },
     TargetSpec {
@@ -88,7 +89,7 @@ pub const TARGETS: [TargetSpec; 8] = [
         label: "LangChain v1 summarizationMiddleware (JavaScript)",
         file_name: "summary_memory_langchain.mjs",
         language: Language::JavaScript,
-        template: include_str!("templates/langchain-middleware-js.mjs"),
+        template: "langchain-middleware-js.mjs",
         rule: rules::langchain_middleware_js,
     },
     TargetSpec {
@@ -97,7 +98,7 @@ pub const TARGETS: [TargetSpec; 8] = [
         label: "LangChain classic ConversationSummaryBufferMemory (Python)",
         file_name: "summary_memory_langchain_buffer.py",
         language: Language::Python,
-        template: include_str!("templates/langchain-buffer.py"),
+        template: "langchain-buffer.py",
         rule: rules::langchain_buffer,
     },
     TargetSpec {
@@ -106,7 +107,7 @@ pub const TARGETS: [TargetSpec; 8] = [
         label: "LangGraph graph with a summarise node (Python)",
         file_name: "summary_memory_langgraph.py",
         language: Language::Python,
-        template: include_str!("templates/langgraph.py"),
+        template: "langgraph.py",
         rule: written::langgraph,
     },
     TargetSpec {
@@ -115,7 +116,7 @@ pub const TARGETS: [TargetSpec; 8] = [
         label: "LlamaIndex ChatSummaryMemoryBuffer (Python)",
         file_name: "summary_memory_llamaindex.py",
         language: Language::Python,
-        template: include_str!("templates/llamaindex.py"),
+        template: "llamaindex.py",
         rule: rules::llamaindex,
     },
     TargetSpec {
@@ -124,7 +125,7 @@ pub const TARGETS: [TargetSpec; 8] = [
         label: "OpenAI Agents SDK session (Python)",
         file_name: "summary_memory_agents_session.py",
         language: Language::Python,
-        template: include_str!("templates/agents-session.py"),
+        template: "agents-session.py",
         rule: written::agents_session,
     },
     TargetSpec {
@@ -133,7 +134,7 @@ pub const TARGETS: [TargetSpec; 8] = [
         label: "The article's SummaryMemory class (Python)",
         file_name: "summary_memory_class.py",
         language: Language::Python,
-        template: include_str!("templates/seed-class.py"),
+        template: "seed-class.py",
         rule: written::seed_class,
     },
     TargetSpec {
@@ -142,7 +143,7 @@ pub const TARGETS: [TargetSpec; 8] = [
         label: "This app's policy (JSON)",
         file_name: "summary_memory_policy.json",
         language: Language::Json,
-        template: include_str!("templates/json.json"),
+        template: "json.json",
         rule: rules::json,
     },
 ];
@@ -238,7 +239,7 @@ pub fn export(target: Target, policy: &Policy, ctx: &ExportContext<'_>) -> Expor
     fills.extend(mapped.fills);
     Export {
         target,
-        code: fill(spec.template, &fills),
+        code: fill(template(spec.template), &fills),
         exact,
         runs: mapped.runs,
         differences,
@@ -397,6 +398,33 @@ fn and_list(turns: &[u32]) -> String {
 }
 
 /// Replaces each `__SM_NAME__` of `template` by its value.
+/// The export templates, packed by `build.rs` into one deflate stream.
+static PACKED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/templates.deflate"));
+
+/// Every template's file name (under `templates/`) and text, inflated on first use.
+static TEMPLATES: std::sync::LazyLock<Vec<(String, String)>> = std::sync::LazyLock::new(|| {
+    let blob =
+        miniz_oxide::inflate::decompress_to_vec(PACKED).expect("build.rs packs a valid stream");
+    let text = String::from_utf8(blob).expect("the templates are UTF-8");
+    let mut parts = text.split('\0');
+    let mut out = Vec::new();
+    while let (Some(name), Some(body)) = (parts.next(), parts.next()) {
+        if !name.is_empty() {
+            out.push((name.to_owned(), body.to_owned()));
+        }
+    }
+    out
+});
+
+/// The text of the template file `name` (as `langgraph.py` or `rules/turns.py`).
+pub(crate) fn template(name: &str) -> &'static str {
+    TEMPLATES
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, text)| text.as_str())
+        .unwrap_or_else(|| panic!("no export template {name} was packed"))
+}
+
 fn fill(template: &str, fills: &[(&'static str, String)]) -> String {
     let mut out = template.to_owned();
     for (name, value) in fills {

@@ -41,12 +41,12 @@ pub(super) fn seed_class(policy: &Policy, ctx: &ExportContext<'_>) -> Mapped {
 /// reply) and `turns_to_fold_on_request` (a cycle asked for) of that trigger kind.
 pub fn fold_rule(trigger: &Trigger) -> String {
     let fragment = match trigger {
-        Trigger::Turns { .. } => include_str!("templates/rules/turns.py"),
-        Trigger::Tokens { .. } => include_str!("templates/rules/tokens.py"),
-        Trigger::Every { .. } => include_str!("templates/rules/every.py"),
-        Trigger::MessageCount { .. } => include_str!("templates/rules/messages.py"),
-        Trigger::Manual { .. } => include_str!("templates/rules/manual.py"),
-        Trigger::Window { .. } => include_str!("templates/rules/window.py"),
+        Trigger::Turns { .. } => super::template("rules/turns.py"),
+        Trigger::Tokens { .. } => super::template("rules/tokens.py"),
+        Trigger::Every { .. } => super::template("rules/every.py"),
+        Trigger::MessageCount { .. } => super::template("rules/messages.py"),
+        Trigger::Manual { .. } => super::template("rules/manual.py"),
+        Trigger::Window { .. } => super::template("rules/window.py"),
     };
     let mut out = fragment.trim_end().to_owned();
     for (param, value) in trigger.params() {
