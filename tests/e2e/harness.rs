@@ -368,7 +368,12 @@ impl Browser {
 
     /// Waits until `script` (a JS expression) is truthy, or fails with `what`.
     pub async fn wait_until(&self, script: &str, what: &str) {
-        let deadline = Instant::now() + PATIENCE;
+        self.wait_until_within(script, what, PATIENCE).await
+    }
+
+    /// [`Browser::wait_until`] with its own patience, for a real model's reply on a busy machine.
+    pub async fn wait_until_within(&self, script: &str, what: &str, patience: Duration) {
+        let deadline = Instant::now() + patience;
         loop {
             let value = self
                 .client

@@ -364,10 +364,13 @@ async fn a_probe_matrix_with_the_real_model_as_answerer_and_judge_has_its_struct
     }
     // The model writes probes too; the server takes the format it is asked in (or the next).
     browser.click_testid("probes-write").await;
+    // Up to three requests (the format stepped down twice) of a whole reply each, on a busy
+    // machine: as patient as the run above.
     browser
-        .wait_until(
+        .wait_until_within(
             "document.querySelector(\"[data-testid='probes-written'], [data-testid='probes-written-error']\")",
             "the model's probes or why there are none",
+            Duration::from_secs(600),
         )
         .await;
     let written = query::text(
