@@ -175,16 +175,32 @@ fn as_owned(grades: &BTreeMap<(String, String), &str>) -> BTreeMap<(String, Stri
 
 /// Connects Settings to `server`, imports the session and adds its generated probes.
 async fn ready<'a>(browser: &'a Browser, server: &TestServer, dir: &TempDir) -> ProbesPage<'a> {
+    let probes = imported(
+        browser,
+        server,
+        dir,
+        "probed.json",
+        &export(&session(), 5, "0.1.0"),
+    )
+    .await;
+    probes.generate(FACTS.len()).await;
+    probes
+}
+
+/// Connected to `server`, with `text` imported as the file `name` and open in Inspect.
+async fn imported<'a>(
+    browser: &'a Browser,
+    server: &TestServer,
+    dir: &TempDir,
+    name: &str,
+    text: &str,
+) -> ProbesPage<'a> {
     ChatPage::connect(browser, Setup::new(&server.base_url)).await;
     let inspect = InspectPage::click_tab(browser).await;
     inspect.wait_vocabulary().await;
-    inspect
-        .import(&dir.write("probed.json", &export(&session(), 5, "0.1.0")))
-        .await;
+    inspect.import(&dir.write(name, text)).await;
     inspect.wait_sessions(1).await;
-    let probes = ProbesPage::new(browser);
-    probes.generate(FACTS.len()).await;
-    probes
+    ProbesPage::new(browser)
 }
 
 #[tokio::test]
@@ -347,14 +363,14 @@ async fn the_model_writes_probes_with_the_prompt_the_user_edited() {
     server.respond_with(responder(None));
     let browser = Browser::new().await;
     let dir = TempDir::new();
-    ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
-    let inspect = InspectPage::click_tab(&browser).await;
-    inspect.wait_vocabulary().await;
-    inspect
-        .import(&dir.write("probed.json", &export(&session(), 5, "0.1.0")))
-        .await;
-    inspect.wait_sessions(1).await;
-    let probes = ProbesPage::new(&browser);
+    let probes = imported(
+        &browser,
+        &server,
+        &dir,
+        "probed.json",
+        &export(&session(), 5, "0.1.0"),
+    )
+    .await;
     let prompt = format!("{WRITER} One per figure.");
     probes.edit_writer_prompt(&prompt).await;
     probes.write_probes(1).await;
@@ -379,14 +395,17 @@ async fn a_claude_code_logs_compactions_are_probed_as_its_editions() {
     server.respond_with(responder(None));
     let browser = Browser::new().await;
     let dir = TempDir::new();
-    ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
-    let inspect = InspectPage::click_tab(&browser).await;
-    inspect.wait_vocabulary().await;
-    inspect
-        .import(&dir.write("0b6f6a4e-session.jsonl", CLAUDE_CODE))
+    let probes = imported(
+        &browser,
+        &server,
+        &dir,
+        "0b6f6a4e-session.jsonl",
+        CLAUDE_CODE,
+    )
+    .await;
+    InspectPage::new(&browser)
+        .wait_import_note("claude-code")
         .await;
-    inspect.wait_import_note("claude-code").await;
-    let probes = ProbesPage::new(&browser);
     browser.click_testid("probes-generate").await;
     browser
         .wait_until(

@@ -46,6 +46,20 @@ fn gguf(venv: &std::path::Path) -> PathBuf {
     path
 }
 
+/// Settings pointed at the real model's server: its model, temperature 0, and `max_tokens`.
+async fn connect(browser: &Browser, server: &ServerProcess, max_tokens: u32) {
+    let base_url = format!("http://127.0.0.1:{}/v1", server.port);
+    SettingsPage::open(browser)
+        .await
+        .fill(&[
+            ("base-url", &base_url),
+            ("chat-model", MODEL),
+            ("temperature", "0"),
+            ("max-tokens", &max_tokens.to_string()),
+        ])
+        .await;
+}
+
 async fn start_server() -> ServerProcess {
     let venv = venv("llama", "SM_LLAMA_VENV");
     let model = gguf(&venv);
@@ -236,16 +250,7 @@ async fn a_real_model_streams_a_reply_and_writes_an_edition_that_the_drift_check
 async fn a_live_replay_with_the_real_model_writes_every_summary_and_saves() {
     let browser = Browser::new().await;
     let server = start_server().await;
-    let base_url = format!("http://127.0.0.1:{}/v1", server.port);
-    SettingsPage::open(&browser)
-        .await
-        .fill(&[
-            ("base-url", &base_url),
-            ("chat-model", MODEL),
-            ("temperature", "0"),
-            ("max-tokens", "60"),
-        ])
-        .await;
+    connect(&browser, &server, 60).await;
     let dir = TempDir::new();
     let calls = InspectPage::twelve_turns_at_four_two(&browser, &dir).await;
     let inspect = InspectPage::new(&browser);
@@ -310,16 +315,7 @@ async fn a_probe_matrix_with_the_real_model_as_answerer_and_judge_has_its_struct
 
     let browser = Browser::new().await;
     let server = start_server().await;
-    let base_url = format!("http://127.0.0.1:{}/v1", server.port);
-    SettingsPage::open(&browser)
-        .await
-        .fill(&[
-            ("base-url", &base_url),
-            ("chat-model", MODEL),
-            ("temperature", "0"),
-            ("max-tokens", "80"),
-        ])
-        .await;
+    connect(&browser, &server, 80).await;
     let inspect = InspectPage::click_tab(&browser).await;
     inspect.wait_vocabulary().await;
     let dir = TempDir::new();

@@ -304,23 +304,30 @@ fn an_edited_question_drops_its_grades_and_an_empty_one_is_refused() {
     assert!(set.result(1, 1).is_none());
 }
 
-// llama-cpp-python's server answers 500 "Input should be 'text' or 'json_object'" to the
-// judge's `json_schema` format, which failed every cell against it.
-#[test]
-fn a_server_that_refuses_the_judges_format_is_asked_in_the_next_form() {
-    let session = session();
-    let mut set = session.probes.clone();
-    let (mut run, call) = ProbeRun::start(&session, connected(), &WordCounter);
+/// A run started on `session` whose first probe is answered "4,200 euros.", and the judge's
+/// call that answer asks for.
+fn answered_first(session: &Session, set: &mut ProbeSet) -> (ProbeRun, ProbeCall) {
+    let (mut run, call) = ProbeRun::start(session, connected(), &WordCounter);
     let call = call.unwrap();
     let judge = run
         .answered(
             call.cell,
             CallKind::Answer,
             reply("4,200 euros."),
-            &mut set,
+            set,
             &WordCounter,
         )
         .unwrap();
+    (run, judge)
+}
+
+// llama-cpp-python's server answers 500 "Input should be 'text' or 'json_object'" to the
+// judge's `json_schema` format, which failed every cell against it.
+#[test]
+fn a_server_that_refuses_the_judges_format_is_asked_in_the_next_form() {
+    let session = session();
+    let mut set = session.probes.clone();
+    let (mut run, judge) = answered_first(&session, &mut set);
     assert_eq!(
         judge.request.response_format.as_ref().unwrap()["type"],
         "json_schema"
@@ -372,17 +379,7 @@ fn a_server_that_refuses_the_judges_format_is_asked_in_the_next_form() {
     assert!(matches!(run.status(), RunStatus::Failed { .. }));
     assert_eq!(set.results, session.probes.results);
     // Another failure is not a format's: it fails at once.
-    let (mut run, call) = ProbeRun::start(&session, connected(), &WordCounter);
-    let call = call.unwrap();
-    let judge = run
-        .answered(
-            call.cell,
-            CallKind::Answer,
-            reply("4,200 euros."),
-            &mut set,
-            &WordCounter,
-        )
-        .unwrap();
+    let (mut run, judge) = answered_first(&session, &mut set);
     let offline = Err(ApiError::Server {
         status: Some(500),
         message: "out of memory".into(),
