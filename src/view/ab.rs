@@ -7,7 +7,7 @@
 //! Each side's card keeps its edition's own `cycle` in its session, so a per-edition score
 //! (the probe matrix's) can be shown beside each side by looking it up in that session.
 
-use crate::engine::ab::{AbEstimate, AbProgress, FoldSource, pair_rows};
+use crate::engine::ab::{AbEstimate, AbProgress, AbRun, FoldSource, pair_rows};
 use crate::engine::drift::{DiffSegment, word_diff};
 use crate::engine::replay::ReplayStatus;
 use crate::engine::session::{PairSide, Session};
@@ -77,6 +77,17 @@ pub struct AbView {
 
 /// The rows of sides `a` and `b`, paired by cycle.
 pub fn ab_view(a: &Session, b: &Session) -> AbView {
+    rows_of(a, b, true)
+}
+
+/// The rows of a run as it stands, while it goes on or once stopped or failed: each edition
+/// written so far, and a side's edition still to write said to be so.
+pub fn ab_view_so_far(run: &AbRun) -> AbView {
+    let [a, b] = run.sides();
+    rows_of(&a, &b, false)
+}
+
+fn rows_of(a: &Session, b: &Session, finished: bool) -> AbView {
     let cards = |s: &Session| -> Vec<EditionCard> {
         cards_of(&s.memory, &s.pinned)
             .into_iter()
@@ -110,6 +121,12 @@ pub fn ab_view(a: &Session, b: &Session) -> AbView {
                     "This compaction folded no whole turn, so side B had nothing to fold here."
                         .to_owned(),
                 ),
+                (Some(_), None, Some(_)) if !finished => {
+                    Some("Side B's edition for these turns is still to write.".into())
+                }
+                (None, Some(_), _) if !finished => {
+                    Some("Side A's edition for these turns is still to write.".into())
+                }
                 (Some(_), None, Some(_)) => Some("Side B wrote no edition for these turns.".into()),
                 (None, Some(_), _) => Some("Side A wrote no edition for these turns.".into()),
                 _ => None,
@@ -184,7 +201,7 @@ pub fn ab_progress_line(progress: &AbProgress, status: &ReplayStatus) -> String 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::ab::{AbRun, ModelSide, SideSpec};
+    use crate::engine::ab::{ModelSide, SideSpec};
     use crate::engine::message::WordCounter;
     use crate::engine::policy::SummaryFormat;
     use crate::engine::prompts::{PresetId, PromptSpec};
@@ -258,6 +275,57 @@ mod tests {
         let second = &view.rows[1];
         assert!(second.b.is_none() && second.diff.is_none());
         assert!(second.note.as_deref().unwrap().contains("no whole turn"));
+    }
+
+    #[test]
+    fn a_run_in_progress_shows_the_editions_written_so_far_and_what_is_still_to_write() {
+        let session = read(CLAUDE_CODE.as_bytes(), &WordCounter)
+            .unwrap()
+            .sessions
+            .remove(0);
+        let b = SideSpec::Model(ModelSide {
+            model: "mine".into(),
+            prompt: PromptSpec::from_preset(PresetId::Technical),
+            format: SummaryFormat::Prose,
+        });
+        let policy = session.memory.policy().clone();
+        let (mut run, job) =
+            AbRun::start(&session, &policy, SideSpec::Recorded, b, "p", &WordCounter).unwrap();
+        assert!(job.is_some(), "B's summary was asked for");
+        // Before B's one summary: A's two compactions, the first still to write on B's side,
+        // the second one B cannot repeat.
+        let before = ab_view_so_far(&run);
+        assert_eq!(before.rows.len(), 2);
+        assert!(before.rows.iter().all(|r| r.a.is_some() && r.b.is_none()));
+        assert_eq!(
+            before.rows[0].note.as_deref(),
+            Some("Side B's edition for these turns is still to write.")
+        );
+        assert!(
+            before.rows[1]
+                .note
+                .as_deref()
+                .unwrap()
+                .contains("no whole turn")
+        );
+        run.stop();
+        assert_eq!(ab_view_so_far(&run), before, "a stopped run shows the same");
+        let job = run.resume().expect("going on asks for it again");
+        run.answered(
+            job.job.id,
+            Ok("The user wants a dry run of the CSV import.".into()),
+            SummaryCost::default(),
+            &WordCounter,
+        )
+        .unwrap();
+        let after = ab_view_so_far(&run);
+        let [sa, sb] = run.finished().unwrap();
+        assert_eq!(
+            after,
+            ab_view(&sa, &sb),
+            "once done, the rows are the finished ones"
+        );
+        assert!(after.rows[0].b.is_some() && after.rows[0].note.is_none());
     }
 
     #[test]

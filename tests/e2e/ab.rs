@@ -249,10 +249,13 @@ async fn a_stopped_or_failed_summary_commits_nothing_and_go_on_or_try_again_comp
     ab.wait_status("failed").await;
     let status = browser.text_of("ab-status").await;
     assert!(status.contains("model overloaded today"), "{status}");
-    assert_eq!(
-        browser.count_testid("ab-pair").await,
-        0,
-        "nothing shown as a result"
+    // What was written so far is shown, and said to be unfinished; nothing is saved.
+    let so_far = ab.wait_pairs("ab-so-far", 1).await;
+    assert!(
+        so_far[0].a.starts_with("Summary 1 by model-a")
+            && so_far[0].b.is_empty()
+            && so_far[0].note.contains("still to write"),
+        "{so_far:?}"
     );
     assert_eq!(browser.count_testid("ab-save").await, 0, "nothing to save");
     let progress = browser.wait_testid("ab-progress").await;

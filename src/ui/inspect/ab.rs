@@ -25,7 +25,9 @@ use crate::ui::run::library_sync::{Sessions, new_id};
 use crate::ui::run::summary_runner::{drive, settings_to_send, stop_run, summariser_settings};
 use crate::ui::run::token_service::SharedCounter;
 use crate::ui::widgets::edition_card::{DiffText, EditionChecksView, MarkedText};
-use crate::view::ab::{PairRowView, ProbeScore, ab_progress_line, ab_view, describe_ab_estimate};
+use crate::view::ab::{
+    PairRowView, ProbeScore, ab_progress_line, ab_view, ab_view_so_far, describe_ab_estimate,
+};
 use crate::view::editions::EditionCard;
 use crate::view::live_replay::status_slug;
 
@@ -168,6 +170,9 @@ pub fn AbSection(session: Session) -> impl IntoView {
                     }}
                 </div>
             })}
+            // The rows so far, until the finished ones below take their place.
+            {move || run.with(|r| r.as_ref().filter(|r| r.status() != &ReplayStatus::Done).map(ab_view_so_far))
+                .map(|v| view! { <div class="ab-so-far" data-testid="ab-so-far"><AbRows view=v /></div> })}
             {move || outcome.get().map(|o| match o {
                 Err(reason) => view! { <p class="param-error" role="alert" data-testid="ab-error">{reason}</p> }.into_any(),
                 Ok(sides) => {
