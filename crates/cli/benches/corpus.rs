@@ -3,7 +3,11 @@
 //! - the dry run: 10,000 generated conversations of 50 turns under the 8 peer presets;
 //! - the extractive replay with the offline checks, the same way on fewer conversations;
 //! - the whole command (`compare`: reading a JSON Lines file line by line, counting every
-//!   message with o200k_base, the dry run), on a generated file.
+//!   message with o200k_base, the dry run), on a generated file;
+//! - the hand-over to a corpus worker: the page writes each session's export text and the
+//!   worker imports it (recounting every message), against a compact binary form (postcard)
+//!   of the messages with the counts the page already holds, which the worker reads without
+//!   counting. Both beside the dry run's own time per conversation.
 //!
 //! Run with `cargo bench -p summary-memory-cli --bench corpus`. `SM_BENCH_CONVERSATIONS`,
 //! `SM_BENCH_REPLAYS` and `SM_BENCH_LINES` change the sizes.
@@ -15,7 +19,7 @@ use summary_memory::engine::corpus::{Column, CorpusSettings, Row, measure};
 use summary_memory::engine::memory::MemoryState;
 use summary_memory::engine::message::{Message, Role, WordCounter};
 use summary_memory::engine::policy::{Policy, Trigger};
-use summary_memory::engine::session::{Session, SessionSettings};
+use summary_memory::engine::session::{Session, SessionSettings, export_compact, import};
 use summary_memory_cli::run::Counting;
 use summary_memory_cli::{Inputs, compare};
 
@@ -61,9 +65,159 @@ fn main() {
         &replay,
         cores,
     );
+    handover(
+        &sessions[..size("SM_BENCH_HANDOVER", 2_000).min(n)],
+        &columns,
+        &dry,
+    );
     drop(sessions);
 
     command(size("SM_BENCH_LINES", 2_000), cores);
+}
+
+/// One message in the compact binary form: role, content, the count the page holds, time.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct BinaryMessage<'a> {
+    role: u8,
+    content: &'a str,
+    tokens: u32,
+    at_ms: u64,
+}
+
+/// A conversation in the compact binary form.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct BinaryConversation<'a> {
+    name: &'a str,
+    system: &'a str,
+    #[serde(borrow)]
+    messages: Vec<BinaryMessage<'a>>,
+}
+
+fn role_byte(role: Role) -> u8 {
+    match role {
+        Role::System => 0,
+        Role::User => 1,
+        Role::Assistant => 2,
+        Role::Tool => 3,
+    }
+}
+
+fn byte_role(byte: u8) -> Role {
+    match byte {
+        0 => Role::System,
+        1 => Role::User,
+        2 => Role::Assistant,
+        _ => Role::Tool,
+    }
+}
+
+/// The two hand-overs of a corpus worker, timed on one thread over `sessions`, each side
+/// (the page's writing, the worker's reading) as microseconds a conversation, beside the dry
+/// run's measure; checks that both forms measure to the same rows.
+fn handover(sessions: &[Session], columns: &[Column], settings: &CorpusSettings) {
+    let counting = Counting::named("o200k_base").expect("a known encoding");
+    counting.with(|counter| {
+        // The sessions as the page's library holds them: counted with the encoding the run
+        // uses (the generated ones are counted a token a word).
+        let sessions: Vec<Session> = sessions
+            .iter()
+            .map(|s| {
+                let text = export_compact(s, 0, "");
+                import(text.as_bytes(), counter).expect("an export imports")
+            })
+            .collect();
+        let n = sessions.len() as f64;
+        let micros = |started: Instant| started.elapsed().as_secs_f64() * 1e6 / n;
+
+        let started = Instant::now();
+        let texts: Vec<String> = sessions.iter().map(|s| export_compact(s, 0, "")).collect();
+        let write_text = micros(started);
+        let started = Instant::now();
+        let from_text: Vec<Session> = texts
+            .iter()
+            .map(|t| import(t.as_bytes(), counter).expect("an export imports"))
+            .collect();
+        let read_text = micros(started);
+
+        let started = Instant::now();
+        let binaries: Vec<Vec<u8>> = sessions
+            .iter()
+            .map(|s| {
+                let memory = &s.memory;
+                postcard::to_allocvec(&BinaryConversation {
+                    name: &s.name,
+                    system: memory.system_prompt(),
+                    messages: memory
+                        .archive()
+                        .iter()
+                        .map(|m| BinaryMessage {
+                            role: role_byte(m.role),
+                            content: &m.content,
+                            tokens: m.tokens,
+                            at_ms: m.at_ms,
+                        })
+                        .collect(),
+                })
+                .expect("a conversation encodes")
+            })
+            .collect();
+        let write_binary = micros(started);
+        let started = Instant::now();
+        let from_binary: Vec<Session> = binaries
+            .iter()
+            .map(|b| {
+                let c: BinaryConversation = postcard::from_bytes(b).expect("it decodes");
+                let policy = Policy::new(Trigger::Manual { keep: 4 }).expect("a valid trigger");
+                let mut memory = MemoryState::new(c.system, policy).expect("a valid policy");
+                for m in c.messages {
+                    let mut message = Message::new(byte_role(m.role), "", &WordCounter, m.at_ms);
+                    message.content = m.content.to_owned();
+                    message.tokens = m.tokens;
+                    memory.add_message(message).expect("a manual trigger never folds");
+                }
+                Session::new(c.name, SessionSettings::default(), memory)
+            })
+            .collect();
+        let read_binary = micros(started);
+
+        let started = Instant::now();
+        let rows_text: Vec<Row> = from_text
+            .iter()
+            .enumerate()
+            .flat_map(|(i, s)| measure("bench", i as u32, s, columns, settings, counter).unwrap())
+            .collect();
+        let measure_one = micros(started);
+        let rows_binary: Vec<Row> = from_binary
+            .iter()
+            .enumerate()
+            .flat_map(|(i, s)| measure("bench", i as u32, s, columns, settings, counter).unwrap())
+            .collect();
+        assert_eq!(rows_text, rows_binary, "both forms measure to the same rows");
+
+        let text_bytes: usize = texts.iter().map(String::len).sum();
+        let binary_bytes: usize = binaries.iter().map(Vec::len).sum();
+        println!(
+            "hand-over, {} conversations of {TURNS} turns, one thread, o200k_base, µs a conversation:",
+            sessions.len()
+        );
+        println!(
+            "  export text:  {:>7.0} bytes, page writes {write_text:>6.1}, worker imports (and recounts) {read_text:>7.1}",
+            text_bytes as f64 / n
+        );
+        println!(
+            "  binary form:  {:>7.0} bytes, page writes {write_binary:>6.1}, worker reads (counts carried) {read_binary:>7.1}",
+            binary_bytes as f64 / n
+        );
+        println!(
+            "  ratios text / binary: size {:.2}, page {:.2}, worker {:.2}; the dry run's measure under {} policies: {measure_one:.1} µs, so the worker's reading is {:.0}% of its time as text and {:.0}% as binary",
+            text_bytes as f64 / binary_bytes as f64,
+            write_text / write_binary,
+            read_text / read_binary,
+            columns.len(),
+            100.0 * read_text / (read_text + measure_one),
+            100.0 * read_binary / (read_binary + measure_one)
+        );
+    });
 }
 
 /// Times `measure` over `sessions` under `columns` on one thread and on `cores`, and prints
