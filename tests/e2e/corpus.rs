@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use summary_memory::engine::peers::PEER_PRESETS;
 
-use crate::harness::{Browser, TempDir, pause};
+use crate::harness::{Browser, Task, TempDir, pause};
 use crate::pages::corpus::CorpusPage;
 use crate::pages::inspect::InspectPage;
 
@@ -285,11 +285,16 @@ async fn all_of_one_import_is_that_files_conversations_and_a_broken_json_line_is
     same_csv(&corpus.csv().await, &cli_rows(Path::new(&sharegpt), &three));
 }
 
-/// The run never holds the main thread for more than 50 ms, from Compare to the table, right
-/// after a large import (whose writes to IndexedDB go on meanwhile). On failure it shows what
-/// took the main thread: each long task beside the pool's User Timing measures (`sm-corpus-*`).
+/// The run never holds the main thread for more than 50 ms of its own work, from Compare to
+/// the table, right after a large import (whose writes to IndexedDB go on meanwhile).
+///
+/// A task's own work is its thread time in Chromium's trace: the CPU time the page's main
+/// thread spent in it. Its wall time is not the page's to keep: on CI's two cores this tier runs
+/// two browsers and a real model beside it, and a task of 20 ms of work can take 51 ms while
+/// the thread waits for a core (seen in one fresh-clone run, and not in the next). On failure it
+/// shows what took the main thread: each long task beside the pool's User Timing measures
+/// (`sm-corpus-*`).
 #[tokio::test]
-#[ignore = "timing on a shared machine: it passed in one fresh-clone run of the whole tier and failed in the next, beside the tier's second browser and a real model on 2 cores; run it alone, on a release dist, with --ignored"]
 async fn a_corpus_run_never_holds_the_main_thread_for_50_ms() {
     // The limit is the release build's: every release wasm stays under the build's 3 MiB guard,
     // a debug one is several times over it, and its tasks run several times longer (a batch's
@@ -313,12 +318,13 @@ async fn a_corpus_run_never_holds_the_main_thread_for_50_ms() {
     let text = dataset(CONVERSATIONS);
     let dir = TempDir::new();
     let path = dir.write("sharegpt.json", &text);
-    let browser = Browser::new().await;
+    let browser = Browser::traced().await;
     let inspect = InspectPage::open_counted(&browser).await;
     inspect.import(&path).await;
     inspect.wait_sessions(CONVERSATIONS).await;
     let corpus = CorpusPage::open(&browser).await;
     corpus.watch_long_tasks().await;
+    browser.mark("sm-test-compare").await;
     corpus.compare().await;
     let done = corpus
         .wait_progress(Duration::from_secs(600), "the run's end", |p| {
@@ -326,10 +332,45 @@ async fn a_corpus_run_never_holds_the_main_thread_for_50_ms() {
         })
         .await;
     assert_eq!(done.phase, "done", "{done:?}");
-    let long = corpus.long_tasks().await;
+    corpus.wait_table().await;
+    let tasks = browser.main_thread_tasks_since("sm-test-compare").await;
+    // The trace holds the run: its batches' answers are tasks, hundreds of them.
     assert!(
-        long.iter().all(|&ms| ms <= 50.0),
-        "main-thread tasks over 50 ms during the run: {long:?}; the timeline: {:#?}",
+        tasks.len() >= 100,
+        "the trace holds only {} main-thread tasks for the run",
+        tasks.len()
+    );
+    // A task Chromium gives no thread time (a few, cut by the trace's start or end) is judged
+    // by its wall time, which is never less than its work.
+    let work = |t: &Task| t.thread_ms.unwrap_or(t.wall_ms);
+    let untimed = tasks.iter().filter(|t| t.thread_ms.is_none()).count();
+    assert!(
+        untimed * 10 < tasks.len(),
+        "Chromium's trace gives no thread time for {untimed} of {} tasks; nothing here can tell the page's own work from waiting",
+        tasks.len()
+    );
+    let worked = tasks.iter().map(work).sum::<f64>();
+    let over: Vec<String> = tasks
+        .iter()
+        .filter(|t| work(t) > 50.0)
+        .map(|t| {
+            format!(
+                "{:.1} ms of work ({:.1} ms wall) at {:.0} ms",
+                work(t),
+                t.wall_ms,
+                t.at_ms
+            )
+        })
+        .collect();
+    let longest_wall = tasks.iter().map(|t| t.wall_ms).fold(0.0, f64::max);
+    println!(
+        "{} main-thread tasks during the run ({untimed} without a thread time), {worked:.0} ms of work in all; the longest took {:.1} ms of work, and {longest_wall:.1} ms of wall time",
+        tasks.len(),
+        tasks.iter().map(work).fold(0.0, f64::max)
+    );
+    assert!(
+        over.is_empty(),
+        "main-thread tasks over 50 ms of the page's own work during the run: {over:?}; the long tasks by wall time, beside the pool's measures: {:#?}",
         corpus.timeline().await
     );
 }

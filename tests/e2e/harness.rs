@@ -239,19 +239,29 @@ impl Profile {
 impl Browser {
     pub async fn new() -> Browser {
         let profile = TempDir::new();
-        let mut browser = Browser::launch(&profile.0).await;
+        let mut browser = Browser::launch(&profile.0, false).await;
+        browser._profile = Some(profile);
+        browser
+    }
+
+    /// A Chromium whose every task is traced with its thread time (Chromium's `toplevel`
+    /// category, and the page's User Timing marks, collected by chromedriver into its
+    /// `performance` log), for [`Browser::main_thread_tasks_since`].
+    pub async fn traced() -> Browser {
+        let profile = TempDir::new();
+        let mut browser = Browser::launch(&profile.0, true).await;
         browser._profile = Some(profile);
         browser
     }
 
     /// A Chromium on `profile`, which keeps what earlier browsers on it stored.
     pub async fn on_profile(profile: &Profile) -> Browser {
-        Browser::launch(&profile.0.0).await
+        Browser::launch(&profile.0.0, false).await
     }
 
-    async fn launch(profile: &Path) -> Browser {
+    async fn launch(profile: &Path, traced: bool) -> Browser {
         let shared = shared();
-        let caps = json!({
+        let mut caps = json!({
             "goog:chromeOptions": {
                 "binary": "/usr/bin/chromium",
                 "args": [
@@ -264,6 +274,14 @@ impl Browser {
             },
             "goog:loggingPrefs": { "browser": "ALL" }
         });
+        if traced {
+            caps["goog:loggingPrefs"]["performance"] = json!("ALL");
+            caps["goog:chromeOptions"]["perfLoggingPrefs"] = json!({
+                "enableNetwork": false,
+                "enablePage": false,
+                "traceCategories": "toplevel,blink.user_timing",
+            });
+        }
         let Value::Object(caps) = caps else {
             unreachable!()
         };
@@ -907,7 +925,7 @@ impl Browser {
 
     /// The browser console's messages at level SEVERE since the last call.
     pub async fn console_errors(&self) -> Vec<String> {
-        let log = self.client.issue_cmd(BrowserLog).await.unwrap();
+        let log = self.client.issue_cmd(Log("browser")).await.unwrap();
         log.as_array()
             .into_iter()
             .flatten()
@@ -916,9 +934,89 @@ impl Browser {
             .collect()
     }
 
+    /// Puts a User Timing mark called `name` in the page, and so in a [`Browser::traced`]
+    /// browser's trace, for [`Browser::main_thread_tasks_since`].
+    pub async fn mark(&self, name: &str) {
+        let _: Value = self
+            .read(&format!("(performance.mark({name:?}), null)"))
+            .await;
+    }
+
+    /// Every task the page's main thread (Chromium's `CrRendererMain`, in the renderer that
+    /// holds the mark `mark`) ran from that mark on, in the order they started, on a
+    /// [`Browser::traced`] browser. A task's thread time is the CPU time the thread itself
+    /// spent in it; unlike its wall time, it does not grow while the machine's other processes
+    /// hold the cores. chromedriver hands the trace over once: it stops tracing when its log is
+    /// read, so this is called once per browser.
+    pub async fn main_thread_tasks_since(&self, mark: &str) -> Vec<Task> {
+        let log = self.client.issue_cmd(Log("performance")).await.unwrap();
+        let events: Vec<Value> = log
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|entry| serde_json::from_str::<Value>(entry["message"].as_str()?).ok())
+            .filter_map(|m| {
+                let m = m.get("message")?;
+                (m["method"] == "Tracing.dataCollected").then(|| m["params"].clone())
+            })
+            .collect();
+        let Some(marked) = events.iter().find(|e| {
+            e["name"] == mark && e["cat"].as_str().is_some_and(|c| c.contains("user_timing"))
+        }) else {
+            panic!(
+                "the trace ({} events) holds no mark {mark:?}: was the browser traced, and the mark made before its log was read?",
+                events.len()
+            );
+        };
+        let (pid, from) = (
+            marked["pid"].as_u64(),
+            marked["ts"].as_f64().unwrap_or_default(),
+        );
+        let main: std::collections::HashSet<Option<u64>> = events
+            .iter()
+            .filter(|e| {
+                e["ph"] == "M"
+                    && e["name"] == "thread_name"
+                    && e["args"]["name"] == "CrRendererMain"
+                    && e["pid"].as_u64() == pid
+            })
+            .map(|e| e["tid"].as_u64())
+            .collect();
+        let mut tasks: Vec<Task> = events
+            .iter()
+            .filter(|e| {
+                // `ThreadControllerImpl::RunTask` in Chromium 148, `RunTask` in older ones.
+                let name = e["name"].as_str().unwrap_or_default();
+                e["ph"] == "X"
+                    && (name == "RunTask" || name.ends_with("::RunTask"))
+                    && e["pid"].as_u64() == pid
+                    && main.contains(&e["tid"].as_u64())
+                    && e["ts"].as_f64().is_some_and(|ts| ts >= from)
+            })
+            .map(|e| Task {
+                at_ms: (e["ts"].as_f64().unwrap_or_default() - from) / 1000.0,
+                wall_ms: e["dur"].as_f64().unwrap_or_default() / 1000.0,
+                thread_ms: e["tdur"].as_f64().map(|us| us / 1000.0),
+            })
+            .collect();
+        tasks.sort_by(|a, b| a.at_ms.total_cmp(&b.at_ms));
+        tasks
+    }
+
     pub async fn close(self) {
         self.client.close().await.unwrap();
     }
+}
+
+/// One task of a page's main thread, from Chromium's trace (`RunTask`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Task {
+    /// When it started, after the mark it was asked from.
+    pub at_ms: f64,
+    /// Its wall time.
+    pub wall_ms: f64,
+    /// The thread's own CPU time in it, where the platform reports one.
+    pub thread_ms: Option<f64>,
 }
 
 /// The request bodies of every POST `server` received, in order.
@@ -1019,11 +1117,12 @@ pub async fn attr(element: &Element, name: &str) -> String {
     element.attr(name).await.unwrap().unwrap_or_default()
 }
 
-/// chromedriver's log endpoint, which fantoccini has no method for.
+/// chromedriver's log endpoint, which fantoccini has no method for: the log of that type
+/// since the last call.
 #[derive(Debug)]
-struct BrowserLog;
+struct Log(&'static str);
 
-impl WebDriverCompatibleCommand for BrowserLog {
+impl WebDriverCompatibleCommand for Log {
     fn endpoint(
         &self,
         base: &url::Url,
@@ -1033,7 +1132,10 @@ impl WebDriverCompatibleCommand for BrowserLog {
     }
 
     fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
-        (http::Method::POST, Some(r#"{"type":"browser"}"#.to_owned()))
+        (
+            http::Method::POST,
+            Some(json!({ "type": self.0 }).to_string()),
+        )
     }
 }
 
