@@ -211,8 +211,9 @@ mod tests {
     const CLAUDE_CODE: &str =
         include_str!("../../tests/fixtures/transcripts/claude_code_session.jsonl");
 
-    #[test]
-    fn a_tools_compactions_beside_the_users_summaries_with_the_diff_and_the_checks() {
+    /// The Claude Code log's own compactions as side A against the model "mine" as side B,
+    /// started: the log, the run and B's first summary to write.
+    fn claude_code_against_mine() -> (Session, AbRun, Option<crate::engine::ab::AbJob>) {
         let session = read(CLAUDE_CODE.as_bytes(), &WordCounter)
             .unwrap()
             .sessions
@@ -223,8 +224,14 @@ mod tests {
             format: SummaryFormat::Prose,
         });
         let policy = session.memory.policy().clone();
-        let (mut run, job) =
+        let (run, job) =
             AbRun::start(&session, &policy, SideSpec::Recorded, b, "p", &WordCounter).unwrap();
+        (session, run, job)
+    }
+
+    #[test]
+    fn a_tools_compactions_beside_the_users_summaries_with_the_diff_and_the_checks() {
+        let (session, mut run, job) = claude_code_against_mine();
         let job = job.unwrap();
         // A figure no archived message holds is marked on B's side.
         let text = "The CSV import costs 987654 rows; the user wants a dry run.";
@@ -279,18 +286,7 @@ mod tests {
 
     #[test]
     fn a_run_in_progress_shows_the_editions_written_so_far_and_what_is_still_to_write() {
-        let session = read(CLAUDE_CODE.as_bytes(), &WordCounter)
-            .unwrap()
-            .sessions
-            .remove(0);
-        let b = SideSpec::Model(ModelSide {
-            model: "mine".into(),
-            prompt: PromptSpec::from_preset(PresetId::Technical),
-            format: SummaryFormat::Prose,
-        });
-        let policy = session.memory.policy().clone();
-        let (mut run, job) =
-            AbRun::start(&session, &policy, SideSpec::Recorded, b, "p", &WordCounter).unwrap();
+        let (_, mut run, job) = claude_code_against_mine();
         assert!(job.is_some(), "B's summary was asked for");
         // Before B's one summary: A's two compactions, the first still to write on B's side,
         // the second one B cannot repeat.

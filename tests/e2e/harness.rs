@@ -238,18 +238,20 @@ impl Profile {
 
 impl Browser {
     pub async fn new() -> Browser {
-        let profile = TempDir::new();
-        let mut browser = Browser::launch(&profile.0, false).await;
-        browser._profile = Some(profile);
-        browser
+        Browser::on_fresh_profile(false).await
     }
 
     /// A Chromium whose every task is traced with its thread time (Chromium's `toplevel`
     /// category, and the page's User Timing marks, collected by chromedriver into its
     /// `performance` log), for [`Browser::main_thread_tasks_since`].
     pub async fn traced() -> Browser {
+        Browser::on_fresh_profile(true).await
+    }
+
+    /// A Chromium on a profile of its own, removed with it.
+    async fn on_fresh_profile(traced: bool) -> Browser {
         let profile = TempDir::new();
-        let mut browser = Browser::launch(&profile.0, true).await;
+        let mut browser = Browser::launch(&profile.0, traced).await;
         browser._profile = Some(profile);
         browser
     }

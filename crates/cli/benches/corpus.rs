@@ -167,8 +167,7 @@ fn handover(sessions: &[Session], columns: &[Column], settings: &CorpusSettings)
             .iter()
             .map(|b| {
                 let c: BinaryConversation = postcard::from_bytes(b).expect("it decodes");
-                let policy = Policy::new(Trigger::Manual { keep: 4 }).expect("a valid trigger");
-                let mut memory = MemoryState::new(c.system, policy).expect("a valid policy");
+                let mut memory = unfolded(c.system);
                 for m in c.messages {
                     let mut message = Message::new(byte_role(m.role), "", &WordCounter, m.at_ms);
                     message.content = m.content.to_owned();
@@ -350,9 +349,7 @@ fn texts(i: usize, t: usize) -> (String, String) {
 
 /// Conversation `i`: 50 turns, every message verbatim (nothing folded), counted a token a word.
 fn conversation(i: usize) -> Session {
-    let policy = Policy::new(Trigger::Manual { keep: 4 }).expect("a valid manual trigger");
-    let mut memory =
-        MemoryState::new("You are a careful budgeting coach.", policy).expect("a valid policy");
+    let mut memory = unfolded("You are a careful budgeting coach.");
     for t in 0..TURNS as usize {
         let (user, assistant) = texts(i, t);
         for (role, text) in [(Role::User, user), (Role::Assistant, assistant)] {
@@ -366,4 +363,10 @@ fn conversation(i: usize) -> Session {
         SessionSettings::default(),
         memory,
     )
+}
+
+/// An empty memory under a manual trigger, so that adding the messages folds nothing.
+fn unfolded(system_prompt: &str) -> MemoryState {
+    let policy = Policy::new(Trigger::Manual { keep: 4 }).expect("a valid manual trigger");
+    MemoryState::new(system_prompt, policy).expect("a valid policy")
 }
