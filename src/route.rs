@@ -1,5 +1,5 @@
 //! The view state carried in the query string (see `shared/e2e-hooks.md`): the tab (`?tab=`),
-//! the Tuner's trigger parameters, the demo (`?demo=`) and the lesson step (`?lesson=`), parsed,
+//! the session open in Inspect and its view (`?session=`, `?view=`), the Tuner's trigger parameters, the demo (`?demo=`) and the lesson step (`?lesson=`), parsed,
 //! edited and printed back, with the presets the Tuner compares (`?compare=`). The trigger kinds a link can name are
 //! [`TriggerKind::LINKED`](crate::engine::policy::TriggerKind::LINKED).
 //!
@@ -121,11 +121,114 @@ impl DemoKind {
     }
 }
 
+/// The views of one session in Inspect (`?view=`), in the order its view bar shows them. Each
+/// is one task: read the conversation, read and check its summaries, probe them, replay the
+/// conversation under another policy, compare two summarisers, export.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SessionView {
+    #[default]
+    Archive,
+    Editions,
+    Probes,
+    Replay,
+    Ab,
+    Export,
+}
+
+impl SessionView {
+    pub const ALL: [SessionView; 6] = [
+        SessionView::Archive,
+        SessionView::Editions,
+        SessionView::Probes,
+        SessionView::Replay,
+        SessionView::Ab,
+        SessionView::Export,
+    ];
+
+    /// The value used in `?view=`, and the view's hooks (`session-view-{slug}`).
+    pub fn slug(self) -> &'static str {
+        match self {
+            SessionView::Archive => "archive",
+            SessionView::Editions => "editions",
+            SessionView::Probes => "probes",
+            SessionView::Replay => "replay",
+            SessionView::Ab => "ab",
+            SessionView::Export => "export",
+        }
+    }
+
+    /// The label on the view's button.
+    pub fn label(self) -> &'static str {
+        match self {
+            SessionView::Archive => "Archive",
+            SessionView::Editions => "Editions and checks",
+            SessionView::Probes => "Probes",
+            SessionView::Replay => "Replay",
+            SessionView::Ab => "Two summarisers",
+            SessionView::Export => "Export",
+        }
+    }
+
+    pub fn from_slug(slug: &str) -> Option<SessionView> {
+        SessionView::ALL.into_iter().find(|v| v.slug() == slug)
+    }
+}
+
+/// The longest session id a link may carry; the app's own ids are about 20 characters.
+pub const MAX_SESSION_ID: usize = 128;
+
+/// Whether `id` can be a session id in a link: 1 to [`MAX_SESSION_ID`] characters of letters,
+/// digits, `-`, `_`, `.` and `:`.
+fn is_session_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= MAX_SESSION_ID
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':'))
+}
+
+/// Where a route stands, as Back and Forward see it: the tab, and in Inspect the session and
+/// its view. A change of place is a new history entry; any other change of the route (a
+/// parameter typed) replaces the entry it is in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Place {
+    pub tab: Tab,
+    pub session: Option<String>,
+    pub view: SessionView,
+}
+
+/// How the address bar follows a change of the route.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Navigation {
+    /// Nothing the link says changed.
+    None,
+    /// The same place with other parameters: the history entry is rewritten.
+    Replace,
+    /// Another place: a new history entry, so Back returns to the one before.
+    Push,
+}
+
+/// How the address bar moves from the query `from` (as last written) to `to`.
+pub fn navigation(from: &str, to: &Route) -> Navigation {
+    let from_query = from.strip_prefix('?').unwrap_or(from);
+    if from_query == to.to_query() {
+        Navigation::None
+    } else if Route::parse(from_query).place() == to.place() {
+        Navigation::Replace
+    } else {
+        Navigation::Push
+    }
+}
+
 /// Everything the query string can say. Numeric parameters stay `None` when absent, so the
 /// page can fall back to the session's own policy.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Route {
     pub tab: Tab,
+    /// The session open in Inspect, by its library id (`?session=`).
+    pub session: Option<String>,
+    /// The open session's view (`?view=`); `None` is its first view, the archive.
+    pub view: Option<SessionView>,
     pub trigger: Option<TriggerKind>,
     pub max_turns: Option<u32>,
     pub keep: Option<u32>,
@@ -216,6 +319,25 @@ impl Route {
                         "one of chat, editions, tuner, tokens, inspect, settings",
                     ),
                 },
+                "session" => {
+                    if is_session_id(value) {
+                        route.session = Some(value.to_owned());
+                    } else {
+                        route.reject(
+                            &key,
+                            value,
+                            "a session id: letters, digits, - _ . or :, at most 128",
+                        );
+                    }
+                }
+                "view" => match SessionView::from_slug(value) {
+                    Some(view) => route.view = Some(view),
+                    None => route.reject(
+                        &key,
+                        value,
+                        "one of archive, editions, probes, replay, ab, export",
+                    ),
+                },
                 "trigger" => match TriggerKind::from_slug(value)
                     .filter(|k| TriggerKind::LINKED.contains(k))
                 {
@@ -274,6 +396,16 @@ impl Route {
         if self.tab != Tab::Chat {
             out.append_pair("tab", self.tab.slug());
         }
+        if let Some(session) = &self.session {
+            out.append_pair("session", session);
+        }
+        // The first view is the one a session opens at, so a link leaves it out.
+        if let Some(view) = self
+            .view
+            .filter(|v| self.session.is_some() && *v != SessionView::default())
+        {
+            out.append_pair("view", view.slug());
+        }
         if let Some(trigger) = self.trigger {
             out.append_pair("trigger", trigger.slug());
         }
@@ -303,6 +435,40 @@ impl Route {
             out.append_pair("compare", &self.compare.join(","));
         }
         out.finish()
+    }
+
+    /// Where this route stands, for Back and Forward ([`navigation`]).
+    pub fn place(&self) -> Place {
+        Place {
+            tab: self.tab,
+            session: self.session.clone(),
+            view: self.session_view(),
+        }
+    }
+
+    /// The open session's view: the one the link names, else the first.
+    pub fn session_view(&self) -> SessionView {
+        self.view.unwrap_or_default()
+    }
+
+    /// Opens session `id` in Inspect at its first view (the Inspect tab is shown).
+    pub fn open_session(&mut self, id: &str) {
+        self.tab = Tab::Inspect;
+        if self.session.as_deref() != Some(id) {
+            self.session = Some(id.to_owned());
+            self.view = None;
+        }
+    }
+
+    /// Back to the library: no session open.
+    pub fn close_session(&mut self) {
+        self.session = None;
+        self.view = None;
+    }
+
+    /// The open session shows `view`; its first view is left out of the link.
+    pub fn show_view(&mut self, view: SessionView) {
+        self.view = (view != SessionView::default()).then_some(view);
     }
 
     /// Sets a numeric parameter from what the user typed. A value that is not a whole number in
@@ -532,6 +698,108 @@ mod tests {
         route.set_compared("nope", true);
         assert_eq!(route.compare, ["gemini-cli"]);
         assert_eq!(Route::parse("").compare, Vec::<&str>::new());
+    }
+
+    #[test]
+    fn a_session_and_its_view_round_trip_and_bad_ones_are_named() {
+        let route = Route::parse("?tab=inspect&session=18c2f-00a1b2c3&view=probes");
+        assert_eq!(route.session.as_deref(), Some("18c2f-00a1b2c3"));
+        assert_eq!(route.view, Some(SessionView::Probes));
+        assert_eq!(
+            route.to_query(),
+            "tab=inspect&session=18c2f-00a1b2c3&view=probes"
+        );
+        for view in SessionView::ALL {
+            let mut route = Route::parse("?tab=inspect&session=s1");
+            route.show_view(view);
+            assert_eq!(Route::parse(&route.to_query()), route, "{view:?}");
+            assert_eq!(route.session_view(), view);
+        }
+        // The first view is left out of the link; a view with no session says nothing.
+        let route = Route::parse("?tab=inspect&session=s1&view=archive");
+        assert_eq!(route.to_query(), "tab=inspect&session=s1");
+        assert_eq!(
+            Route::parse("?tab=inspect&view=ab").to_query(),
+            "tab=inspect"
+        );
+
+        let route = Route::parse("?session=a%20b&view=matrix");
+        assert_eq!((route.session.clone(), route.view), (None, None));
+        assert_eq!(
+            route.errors[0].to_string(),
+            "?session=a b is not valid: expected a session id: letters, digits, - _ . or :, at most 128."
+        );
+        assert_eq!(
+            route.errors[1].to_string(),
+            "?view=matrix is not valid: expected one of archive, editions, probes, replay, ab, export."
+        );
+        assert!(
+            Route::parse(&format!("?session={}", "x".repeat(129)))
+                .session
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn opening_a_session_shows_inspect_at_its_first_view_and_closing_returns_to_the_library() {
+        let mut route = Route::parse("?tab=chat&trigger=turns&max_turns=4");
+        route.open_session("s1");
+        assert_eq!(
+            route.to_query(),
+            "tab=inspect&session=s1&trigger=turns&max_turns=4"
+        );
+        route.show_view(SessionView::Ab);
+        // Opening the session already open keeps its view; another starts at the first.
+        route.open_session("s1");
+        assert_eq!(route.view, Some(SessionView::Ab));
+        route.open_session("s2");
+        assert_eq!(route.view, None);
+        route.show_view(SessionView::Replay);
+        route.close_session();
+        assert_eq!(route.to_query(), "tab=inspect&trigger=turns&max_turns=4");
+    }
+
+    #[test]
+    fn a_new_place_is_a_new_history_entry_and_a_parameter_rewrites_the_one_it_is_in() {
+        let at = |q: &str| Route::parse(q);
+        assert_eq!(
+            navigation("?tab=inspect", &at("tab=inspect")),
+            Navigation::None
+        );
+        assert_eq!(navigation("", &at("")), Navigation::None);
+        // Another tab, another session, another view: Back returns to the one before.
+        assert_eq!(navigation("", &at("tab=inspect")), Navigation::Push);
+        assert_eq!(
+            navigation("?tab=inspect", &at("tab=inspect&session=s1")),
+            Navigation::Push
+        );
+        assert_eq!(
+            navigation(
+                "tab=inspect&session=s1",
+                &at("tab=inspect&session=s1&view=probes")
+            ),
+            Navigation::Push
+        );
+        assert_eq!(
+            navigation(
+                "tab=inspect&session=s1&view=probes",
+                &at("tab=inspect&session=s2&view=probes")
+            ),
+            Navigation::Push
+        );
+        // The first view named or left out is the same place.
+        assert_eq!(
+            navigation(
+                "tab=inspect&session=s1&view=archive",
+                &at("tab=inspect&session=s1")
+            ),
+            Navigation::Replace
+        );
+        // A parameter typed in the Tuner rewrites the entry it is in.
+        assert_eq!(
+            navigation("tab=tuner&max_turns=4", &at("tab=tuner&max_turns=5")),
+            Navigation::Replace
+        );
     }
 
     #[test]

@@ -17,7 +17,7 @@ use super::run::token_service::TokenService;
 use super::settings::SettingsPanel;
 use super::tokens::TokensTab;
 use super::tuner::TunerTab;
-use super::url::{current_query, replace_query};
+use super::url::{current_query, on_history_move, write_query};
 use super::widgets::focus_soon;
 use super::widgets::lesson_bar::LessonBar;
 use super::widgets::offline_notice::OfflineNotice;
@@ -26,7 +26,7 @@ use super::widgets::theme_toggle::ThemeToggle;
 use crate::app::resume::start_query;
 use crate::app::storage::StoreError;
 use crate::app::workbench::Workbench;
-use crate::route::{Route, Tab};
+use crate::route::{Navigation, Route, Tab, navigation};
 use crate::store;
 use crate::tokens::Encoding;
 use crate::view::tuner::trigger_from_route;
@@ -49,11 +49,27 @@ pub fn App() -> impl IntoView {
     let tab = Memo::new(move |_| route.with(|r| r.tab));
 
     // Mirror the route back into the address bar so a configuration can be shared as a link,
-    // and into storage so a later visit to the bare address resumes it.
+    // and into storage so a later visit to the bare address resumes it. Another place (a tab, a
+    // session, a view) is a new history entry, so Back returns to the one before; the first
+    // write, and any other change, rewrites the entry the page is in.
+    let written = StoredValue::new(None::<String>);
     Effect::new(move |_| {
         let query = route.with(Route::to_query);
-        replace_query(&query);
+        let how = match written.get_value() {
+            None => Navigation::Replace,
+            Some(from) => route.with(|r| navigation(&from, r)),
+        };
+        if how != Navigation::None {
+            write_query(&query, how);
+        }
+        written.set_value(Some(query.clone()));
         store::view::save_view(&query);
+    });
+    // Back and Forward: the route becomes the entry's, which is already in the address bar.
+    on_history_move(move |query| {
+        let moved = Route::parse(&query);
+        written.set_value(Some(moved.to_query()));
+        route.set(moved);
     });
 
     // The settings are read from storage once, here, and every change is mirrored back. An
@@ -85,6 +101,27 @@ pub fn App() -> impl IntoView {
     // The session library: loaded from IndexedDB once the vocabulary is (so its counts are
     // exact), every change saved back.
     let sessions = provide_sessions(tokens);
+    // The session a link opens, and from then on the one the library keeps open: an import
+    // opens the first session it read, a deletion or another tab's change closes it, Back and
+    // Forward open the entry's. The link always names the session on screen.
+    let follow = move |id: Option<String>| {
+        sessions.tab.update(|t| match id {
+            Some(id) if t.selected() != Some(id.as_str()) => t.open(id),
+            None if t.selected().is_some() => t.close(),
+            _ => {}
+        })
+    };
+    follow(route.with_untracked(|r| r.session.clone()));
+    Effect::new(move |_| {
+        let open = sessions.tab.with(|t| t.selected().map(str::to_owned));
+        if route.with_untracked(|r| r.session != open) {
+            route.update(|r| match &open {
+                Some(id) => r.open_session(id),
+                None => r.close_session(),
+            });
+        }
+    });
+    Effect::new(move |_| follow(route.with(|r| r.session.clone())));
     // The browser is asked to keep the library once it holds something (`app::storage`).
     super::run::storage_status::provide_storage_status(sessions);
     // The live chat's runner, shared so Stop reaches a reply whichever tab is open.
