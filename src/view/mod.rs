@@ -21,3 +21,4 @@ pub mod tuner;
 pub mod tuner_conversation;
 pub mod tuner_fidelity;
 pub mod window;
+pub mod workspace;

@@ -296,8 +296,8 @@ async fn all_of_one_import_is_that_files_conversations_and_a_broken_json_line_is
 /// (`sm-corpus-*`).
 #[tokio::test]
 async fn a_corpus_run_never_holds_the_main_thread_for_50_ms() {
-    // The limit is the release build's: every release wasm stays under the build's 3 MiB guard,
-    // a debug one is several times over it, and its tasks run several times longer (a batch's
+    // The limit is the release build's: every release wasm stays under the build's 3.25 MiB
+    // guard (scripts/vocab.py), a debug one is several times over it, and its tasks run several times longer (a batch's
     // answer took 12-51 ms in a debug build under load; no task passed 50 ms in release).
     let page_wasm = std::fs::read_dir(crate::harness::dist_dir())
         .unwrap()
@@ -308,9 +308,9 @@ async fn a_corpus_run_never_holds_the_main_thread_for_50_ms() {
         })
         .expect("the dist holds the page's wasm");
     let size = page_wasm.metadata().unwrap().len();
-    if size > 3 * 1024 * 1024 {
+    if size > 3328 * 1024 {
         println!(
-            "SKIPPED: the 50 ms limit holds for a release build; {} is {size} bytes, a debug build's (over the 3 MiB release guard)",
+            "SKIPPED: the 50 ms limit holds for a release build; {} is {size} bytes, a debug build's (over the 3.25 MiB release guard)",
             page_wasm.path().display()
         );
         return;

@@ -51,3 +51,4 @@ mod tuner;
 mod welcome;
 mod wild_transcripts;
 mod workbench;
+mod workspace;

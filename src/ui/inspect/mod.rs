@@ -1,13 +1,15 @@
-//! The Inspect tab: import (a file chosen or dropped, or a transcript pasted or dropped as
-//! text; any format `engine::session::read` detects, named on the page with the number of
-//! conversations read) and export of session files, the session list
-//! (`list.rs`), and a read-only look at one session (`detail.rs`: archive, editions, drift;
-//! `replay.rs`: a dry run and an offline replay under another policy; `live_replay.rs`: the
-//! same replay with the endpoint's summariser), and the comparison of policies over many
-//! sessions on a pool of workers (`corpus.rs`). Nothing but the live replay needs an endpoint, a
-//! key or the network, and it only when the user starts it. Components read and render; what
-//! they do goes through the app-wide [`Sessions`], whose runner ([`crate::ui::run::library_sync`])
-//! performs it.
+//! The Inspect tab, a workspace of two levels, each with its own link (`?tab=inspect`, then
+//! `&session=<id>&view=<view>`; `view::workspace` computes the screen). The library: import (a
+//! file chosen or dropped, or a transcript pasted or dropped as text; any format
+//! `engine::session::read` detects, named on the page with the number of conversations read),
+//! the session list (`list.rs`), the export of every session, and the comparison of policies
+//! over many sessions on a pool of workers (`corpus.rs`). One session (`detail.rs`), a view at a
+//! time: its archive, its editions and their checks, probes (`probes.rs`), the replay under
+//! another policy (`replay.rs`, and `live_replay.rs` with the endpoint's summariser), two
+//! summarisers side by side (`ab.rs`), and its export. Nothing but the live replay, probes and
+//! A/B need an endpoint, a key or the network, and they only when the user starts them.
+//! Components read and render; what they do goes through the app-wide [`Sessions`], whose
+//! runner ([`crate::ui::run::library_sync`]) performs it.
 
 mod ab;
 mod corpus;
@@ -21,34 +23,26 @@ mod replay;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::app::library::{Imported, LibraryTab};
+use crate::app::library::{Imported, Library, LibraryTab};
+use crate::route::Route;
 use crate::ui::run::library_sync::{self as sync, Sessions};
 use crate::ui::widgets::remote_notice::RemoteNoticeView;
 use crate::ui::widgets::storage_line::PersistReminder;
+use crate::view::workspace::{InspectScreen, all_sessions};
 
-/// The Inspect tab panel.
+/// The Inspect tab panel: the library, or one session at one of its views (`view::workspace`).
 #[component]
 pub fn InspectTab() -> impl IntoView {
     let sessions = expect_context::<Sessions>();
-    let tab = sessions.tab;
+    let route = expect_context::<RwSignal<Route>>();
     let export_text = RwSignal::new(String::new());
     let dragging = RwSignal::new(false);
     // What the last import read (its sentence, format slug and count); gone when one fails.
     let read_note = RwSignal::new(None::<Imported>);
-    let pasted = RwSignal::new(String::new());
     let import_file = move |file: web_sys::File| {
         spawn_local(async move {
             read_note.set(sync::import_file(sessions, file).await);
         })
-    };
-
-    let on_file = move |ev: leptos::ev::Event| {
-        let input: web_sys::HtmlInputElement = event_target(&ev);
-        if let Some(file) = input.files().and_then(|f| f.get(0)) {
-            import_file(file);
-        }
-        // Clearing the value lets the same file be chosen again after fixing it.
-        input.set_value("");
     };
     let on_drop = move |ev: leptos::ev::DragEvent| {
         ev.prevent_default();
@@ -64,25 +58,21 @@ pub fn InspectTab() -> impl IntoView {
             read_note.set(sync::import_text(sessions, "the dropped text", &text));
         }
     };
-    // A pasted transcript is kept in the box until it imports, so a fix can be made in place.
-    let on_paste_import = move |_| {
-        let text = pasted.get_untracked();
-        let imported = sync::import_text(sessions, "the pasted transcript", &text);
-        if imported.is_some() {
-            pasted.set(String::new());
-        }
-        read_note.set(imported);
-    };
-    let export = move |_| export_text.set(sync::export(sessions));
-    let open = Memo::new(move |_| tab.with(|t| t.selected().is_some()));
-    let export_label = Memo::new(move |_| {
-        if open.get() {
-            "Export this session"
-        } else {
-            "Export all sessions"
-        }
+    let screen = Memo::new(move |_| {
+        route.with(|r| {
+            sessions
+                .library
+                .with(|l| InspectScreen::of(r, l, sessions.loaded.get()))
+        })
     });
-
+    // The level drawn: rebuilt when another session opens, not when its view or its content
+    // changes (the session's own parts follow those).
+    let level = Memo::new(move |_| match screen.get() {
+        InspectScreen::Session(s) => Level::Session(s.id),
+        InspectScreen::Library => Level::Library,
+        InspectScreen::Loading { .. } => Level::Loading,
+        InspectScreen::Missing { note, .. } => Level::Missing(note),
+    });
     view! {
         <section
             class="panel inspect"
@@ -95,48 +85,8 @@ pub fn InspectTab() -> impl IntoView {
             on:dragleave=move |_| dragging.set(false)
             on:drop=on_drop
         >
-            <h2>"Inspect"</h2>
-            <p class="hint">
-                "Open an exported session or another tool's transcript (choose a file, drop it here, or paste it) and look through it offline. "
-                {format!("Read: this app's sessions, {}, as JSON or JSON Lines (a coding agent's own compactions become editions). ", crate::engine::transcript::reads())}
-                "Sessions are kept in this browser; an export never contains your API key."
-            </p>
             <ProblemAlert />
             <RemoteNoticeView />
-            <div class="controls">
-                <label class="file">
-                    "Import a session or transcript file "
-                    <input type="file" accept=".json,.jsonl,.ndjson,application/json,text/plain" data-testid="import-file" on:change=on_file />
-                </label>
-                // With no session there is nothing to export.
-                <button
-                    data-testid="export"
-                    on:click=export
-                    disabled=move || !open.get() && sessions.library.with(|l| l.is_empty())
-                >
-                    {move || export_label.get()}
-                </button>
-                {move || open.get().then(|| view! {
-                    <button on:click=move |_| tab.update(LibraryTab::close)>"Close"</button>
-                })}
-            </div>
-            <div class="paste">
-                <label>
-                    "Paste a transcript "
-                    <textarea
-                        data-testid="paste-transcript"
-                        rows="4"
-                        placeholder="[{\"role\": \"user\", \"content\": \"…\"}], a request body, a ChatGPT or Claude.ai export, a ShareGPT dataset, or JSON Lines"
-                        prop:value=move || pasted.get()
-                        on:input=move |ev| pasted.set(event_target_value(&ev))
-                    ></textarea>
-                </label>
-                <button
-                    data-testid="paste-import"
-                    disabled=move || pasted.with(|t| t.trim().is_empty())
-                    on:click=on_paste_import
-                >"Import"</button>
-            </div>
             {move || read_note.get().map(|r| {
                 let skipped = r.skipped_heading().map(|heading| {
                     view! {
@@ -157,12 +107,117 @@ pub fn InspectTab() -> impl IntoView {
                 }
             })}
             <output data-testid="export-preview" hidden>{move || export_text.get()}</output>
-            <list::UndoNotice />
-            <PersistReminder />
-            <list::SessionList />
-            <corpus::CorpusCompare />
-            <detail::SessionDetail />
+            {move || match level.get() {
+                Level::Library => view! { <LibraryLevel export_text read_note import_file /> }.into_any(),
+                Level::Session(_) => view! { <detail::SessionDetail screen export_text /> }.into_any(),
+                Level::Loading => view! {
+                    <AllSessions />
+                    <p class="hint" data-testid="session-loading">"Opening the session\u{2026}"</p>
+                }.into_any(),
+                Level::Missing(note) => view! {
+                    <AllSessions />
+                    <p class="empty" data-testid="session-missing" role="status">{note}</p>
+                }.into_any(),
+            }}
         </section>
+    }
+}
+
+/// Which level of the workspace is drawn.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Level {
+    Library,
+    Session(String),
+    Loading,
+    Missing(String),
+}
+
+/// "← All sessions": back to the library.
+#[component]
+pub(super) fn AllSessions() -> impl IntoView {
+    let sessions = expect_context::<Sessions>();
+    let count = Memo::new(move |_| sessions.library.with(Library::len));
+    view! {
+        <nav class="crumbs" aria-label="Inspect">
+            <button data-testid="session-close" data-count=move || count.get() on:click=move |_| sessions.tab.update(LibraryTab::close)>
+                {move || all_sessions(count.get())}
+            </button>
+        </nav>
+    }
+}
+
+/// The library: import, the sessions, export of them all, the corpus comparison.
+#[component]
+fn LibraryLevel(
+    export_text: RwSignal<String>,
+    read_note: RwSignal<Option<Imported>>,
+    import_file: impl Fn(web_sys::File) + Copy + 'static,
+) -> impl IntoView {
+    let sessions = expect_context::<Sessions>();
+    let pasted = RwSignal::new(String::new());
+    let on_file = move |ev: leptos::ev::Event| {
+        let input: web_sys::HtmlInputElement = event_target(&ev);
+        if let Some(file) = input.files().and_then(|f| f.get(0)) {
+            import_file(file);
+        }
+        // Clearing the value lets the same file be chosen again after fixing it.
+        input.set_value("");
+    };
+    // A pasted transcript is kept in the box until it imports, so a fix can be made in place.
+    let on_paste_import = move |_| {
+        let text = pasted.get_untracked();
+        let imported = sync::import_text(sessions, "the pasted transcript", &text);
+        if imported.is_some() {
+            pasted.set(String::new());
+        }
+        read_note.set(imported);
+    };
+    let export = move |_| export_text.set(sync::export(sessions));
+    view! {
+        <h2>"Inspect"</h2>
+        <p class="hint">
+            "Open an exported session or another tool's transcript (choose a file, drop it here, or paste it) and look through it offline. "
+            {format!("Read: this app's sessions, {}, as JSON or JSON Lines (a coding agent's own compactions become editions). ", crate::engine::transcript::reads())}
+            "Sessions are kept in this browser; an export never contains your API key."
+        </p>
+        <div class="controls">
+            <label class="file">
+                "Import a session or transcript file "
+                <input type="file" accept=".json,.jsonl,.ndjson,application/json,text/plain" data-testid="import-file" on:change=on_file />
+            </label>
+            // With no session there is nothing to export.
+            <button
+                data-testid="export"
+                on:click=export
+                disabled=move || sessions.library.with(|l| l.is_empty())
+            >
+                "Export all sessions"
+            </button>
+        </div>
+        <details class="paste-fold">
+            <summary data-testid="paste-open">"Paste a transcript instead"</summary>
+            <div class="paste">
+                <label>
+                    "Transcript "
+                    <textarea
+                        data-testid="paste-transcript"
+                        rows="4"
+                        placeholder="[{\"role\": \"user\", \"content\": \"…\"}], a request body, a ChatGPT or Claude.ai export, a ShareGPT dataset, or JSON Lines"
+                        prop:value=move || pasted.get()
+                        on:input=move |ev| pasted.set(event_target_value(&ev))
+                    ></textarea>
+                </label>
+                <button
+                    data-testid="paste-import"
+                    disabled=move || pasted.with(|t| t.trim().is_empty())
+                    on:click=on_paste_import
+                >"Import"</button>
+            </div>
+        </details>
+        <list::UndoNotice />
+        <PersistReminder />
+        <list::SessionList />
+        {move || (sessions.library.with(|l| !l.is_empty())).then(|| view! { <corpus::CorpusCompare /> })}
     }
 }
 

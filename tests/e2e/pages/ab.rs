@@ -36,14 +36,21 @@ impl<'a> AbPage<'a> {
         AbPage { browser }
     }
 
+    /// Shows the open session's Two summarisers view, where everything here is.
+    async fn here(&self) {
+        crate::pages::inspect::show_view(self.browser, "ab").await;
+    }
+
     /// Names each side's model (A first).
     pub async fn models(&self, a: &str, b: &str) {
+        self.here().await;
         self.browser.set_field("ab-a-model", a).await;
         self.browser.set_field("ab-b-model", b).await;
     }
 
     /// Waits for the estimate and returns its number of calls.
     pub async fn wait_estimate(&self) -> usize {
+        self.here().await;
         query::wait(
             self.browser,
             &testid("ab-estimate"),
@@ -58,11 +65,13 @@ impl<'a> AbPage<'a> {
 
     /// The estimate's sentence.
     pub async fn estimate_text(&self) -> String {
+        self.here().await;
         query::text(self.browser, &testid("ab-estimate")).await
     }
 
     /// Waits until the run's progress is `status` (running, stopped, failed, done).
     pub async fn wait_status(&self, status: &str) {
+        self.here().await;
         query::wait(
             self.browser,
             &testid("ab-progress"),
@@ -75,6 +84,7 @@ impl<'a> AbPage<'a> {
     /// Waits for `n` rows, then reads them all in one script; `within` narrows them to a part
     /// of the page (`ab-stored` for a saved pair's rows).
     pub async fn wait_pairs(&self, within: &str, n: usize) -> Vec<PairShown> {
+        self.here().await;
         let rows = format!("{} {}", testid(within), testid("ab-pair"));
         query::wait(
             self.browser,
@@ -105,6 +115,7 @@ impl<'a> AbPage<'a> {
 
     /// Presses "Save as a pair" and waits for it to say so.
     pub async fn save(&self) {
+        self.here().await;
         self.browser.click_testid("ab-save").await;
         self.browser.wait_testid("ab-saved").await;
     }

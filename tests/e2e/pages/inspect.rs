@@ -80,8 +80,13 @@ impl<'a> InspectPage<'a> {
             .unwrap();
     }
 
-    /// Pastes `text` into the transcript box and presses Import.
+    /// Opens "Paste a transcript instead", pastes `text` into its box and presses Import.
     pub async fn paste(&self, text: &str) {
+        self.library().await;
+        let open: Option<bool> = query::one(self.browser, ".paste-fold", Field::prop("open")).await;
+        if open != Some(true) {
+            self.browser.click_testid("paste-open").await;
+        }
         self.browser.set_field("paste-transcript", text).await;
         self.browser.click_testid("paste-import").await;
     }
@@ -96,13 +101,65 @@ impl<'a> InspectPage<'a> {
             .unwrap()
     }
 
-    /// Waits until `n` sessions are listed.
-    pub async fn wait_sessions(&self, n: usize) {
-        query::wait_count(self.browser, "session-item", n).await;
+    /// Back to the library from an open session ("All sessions"), as a person does to see the
+    /// list; nothing when no session is open.
+    pub async fn library(&self) {
+        if query::count(self.browser, &testid("session-close")).await > 0 {
+            self.browser.click_testid("session-close").await;
+        }
+        query::wait(
+            self.browser,
+            &testid("session-close"),
+            Until::Absent,
+            "the library",
+        )
+        .await;
     }
 
-    /// The listed sessions' names, sorted.
+    /// Shows the open session's view `slug` (`archive`, `editions`, `probes`, `replay`, `ab`,
+    /// `export`), as a person clicks its button; nothing when it is shown already.
+    pub async fn show(&self, slug: &str) {
+        show_view(self.browser, slug).await;
+    }
+
+    /// Waits until the library holds `n` sessions: the list's rows, or with a session open the
+    /// count on the way back to them.
+    pub async fn wait_sessions(&self, n: usize) {
+        query::wait(
+            self.browser,
+            &format!("{}, {}", testid("session-close"), testid("panel-inspect")),
+            Until::Present,
+            "the Inspect tab",
+        )
+        .await;
+        let what = format!("{n} sessions in the library");
+        let shown: Value = query::value(
+            self.browser,
+            "document.querySelector(\"[data-testid='session-close']\") ? 'session' : 'library'",
+        )
+        .await;
+        if shown == json!("session") {
+            query::wait(
+                self.browser,
+                &testid("session-close"),
+                Until::Is(Field::data("count"), &json!(n.to_string())),
+                &what,
+            )
+            .await;
+        } else {
+            query::wait(
+                self.browser,
+                &testid("session-item"),
+                Until::Count(n),
+                &what,
+            )
+            .await;
+        }
+    }
+
+    /// The listed sessions' names, sorted (from the library, which it goes back to).
     pub async fn names(&self) -> Vec<String> {
+        self.library().await;
         let mut out = Vec::new();
         for e in self.browser.all_testid("session-name").await {
             out.push(e.text().await.unwrap());
@@ -127,24 +184,29 @@ impl<'a> InspectPage<'a> {
         }
     }
 
-    /// Every listed session's text, joined by " | ", in one script.
+    /// Every listed session's text, joined by " | ", in one script (from the library, which it
+    /// goes back to).
     pub async fn listed(&self) -> String {
+        self.library().await;
         let items: Vec<String> =
             query::all(self.browser, &testid("session-item"), Field::text()).await;
         items.join(" | ")
     }
 
-    /// Renames the only listed session, as a user would: type, then leave the field.
+    /// Renames the only listed session, as a user would: type, then leave the field (in the
+    /// library, which it goes back to).
     pub async fn rename(&self, name: &str) {
+        self.library().await;
         let input = self.browser.wait_testid("session-rename").await;
         input.clear().await.unwrap();
         let tab = String::from(char::from(Key::Tab));
         input.send_keys(&format!("{name}{tab}")).await.unwrap();
     }
 
-    /// Renames the open session by setting the field and firing its `change`, with no focus
-    /// moved.
+    /// Renames the only listed session by setting the field and firing its `change`, with no
+    /// focus moved (in the library, which it goes back to).
     pub async fn rename_in_place(&self, name: &str) {
+        self.library().await;
         self.browser.set_field("session-rename", name).await;
         query::dispatch(self.browser, &testid("session-rename"), "change").await;
     }
@@ -152,11 +214,13 @@ impl<'a> InspectPage<'a> {
     /// Every archive row's `data-state`, in one script (the virtualised rows may be rebuilt
     /// between two WebDriver calls).
     pub async fn message_states(&self) -> Vec<String> {
+        self.show("archive").await;
         query::all(self.browser, &testid("message"), Field::data("state")).await
     }
 
     /// Every edition's summary as rendered, in one script.
     pub async fn edition_summaries(&self) -> Vec<String> {
+        self.show("editions").await;
         query::all(self.browser, &testid("edition-after"), Field::inner_text()).await
     }
 
@@ -164,6 +228,7 @@ impl<'a> InspectPage<'a> {
     /// its `data-summariser`, who wrote it (empty when the row does not say), the figures its
     /// checks mark unsourced, and whether it shows its survival table.
     pub async fn wait_archive_editions(&self, n: usize) -> Vec<ArchiveEdition> {
+        self.show("editions").await;
         let rows = format!("{} {}", testid("session-detail"), testid("edition"));
         query::wait(
             self.browser,
@@ -199,8 +264,11 @@ impl<'a> InspectPage<'a> {
     }
 
     /// Presses Export and returns the text of the export (read from the hidden preview the tab
-    /// keeps).
+    /// keeps): the open session's, from its Export view, or with none open every session's.
     pub async fn export(&self) -> String {
+        if query::count(self.browser, &testid("session-views")).await > 0 {
+            self.show("export").await;
+        }
         self.browser.click_testid("export").await;
         self.exported().await
     }
@@ -220,16 +288,7 @@ impl<'a> InspectPage<'a> {
 
     /// Closes the open session, if one is, and exports every session in one file.
     pub async fn export_all(&self) -> String {
-        if let Ok(close) = self
-            .browser
-            .client
-            .find(fantoccini::Locator::XPath(
-                "//button[normalize-space()='Close']",
-            ))
-            .await
-        {
-            close.click().await.unwrap();
-        }
+        self.library().await;
         query::wait(
             self.browser,
             &testid("export"),
@@ -295,6 +354,7 @@ impl<'a> InspectPage<'a> {
 
     /// Waits until `n` tool results are shown as rows of their own.
     pub async fn wait_tool_results(&self, n: usize, what: &str) {
+        self.show("archive").await;
         query::wait(
             self.browser,
             "[data-testid='message'][data-role='tool'][data-tool-call='result']",
@@ -307,6 +367,7 @@ impl<'a> InspectPage<'a> {
     /// Presses End in the archive's scroll box until the row of turn `turn`'s reply is in view,
     /// and returns that row's text.
     pub async fn scroll_archive_to_end(&self, turn: u32) -> String {
+        self.show("archive").await;
         let archive = self
             .browser
             .client
@@ -345,9 +406,10 @@ impl<'a> InspectPage<'a> {
 
     /// Waits until the replay's chart draws `n` lines.
     pub async fn wait_replay_lines(&self, n: usize) {
+        self.show("replay").await;
         query::wait(
             self.browser,
-            "[data-testid='session-detail'] figure.chart polyline",
+            "[data-testid='view-replay'] figure.chart polyline",
             Until::Count(n),
             &format!("the replay's {n} lines"),
         )
@@ -356,6 +418,7 @@ impl<'a> InspectPage<'a> {
 
     /// Types `turn` into the replay's turn field, whose stacked bar then follows.
     pub async fn choose_replay_turn(&self, turn: u32) {
+        self.show("replay").await;
         let input = self.browser.wait_testid("replay-turn").await;
         input.clear().await.unwrap();
         input.send_keys(&turn.to_string()).await.unwrap();
@@ -374,6 +437,7 @@ impl<'a> InspectPage<'a> {
 
     /// The replay form's trigger kind (its select's value).
     pub async fn replay_trigger(&self) -> Option<String> {
+        self.show("replay").await;
         query::one(
             self.browser,
             &testid("replay-trigger"),
@@ -384,6 +448,7 @@ impl<'a> InspectPage<'a> {
 
     /// Every replay row's `data-summarised-to`, in one script.
     pub async fn replay_summarised_to(&self) -> Vec<String> {
+        self.show("replay").await;
         query::all(
             self.browser,
             &testid("replay-row"),
@@ -394,6 +459,7 @@ impl<'a> InspectPage<'a> {
 
     /// Waits until the dry run counts `calls` summariser calls.
     pub async fn wait_replay_calls(&self, calls: usize, what: &str) {
+        self.show("replay").await;
         query::wait(
             self.browser,
             &testid("replay-calls"),
@@ -405,6 +471,7 @@ impl<'a> InspectPage<'a> {
 
     /// Waits until the replay form's error holds `needle`.
     pub async fn wait_replay_error(&self, needle: &str, what: &str) {
+        self.show("replay").await;
         query::wait(
             self.browser,
             &testid("replay-error"),
@@ -448,6 +515,7 @@ impl<'a> InspectPage<'a> {
         let path = dir.write("twelve.json", &export(&synthetic(12), 5, "0.1.0"));
         page.import(&path).await;
         page.wait_sessions(1).await;
+        page.show("replay").await;
         browser.set_field("replay-a", "4").await;
         browser.set_field("replay-b", "2").await;
         page.wait_replay_calls(5, "five summariser calls in the dry run at 4/2")
@@ -462,6 +530,7 @@ impl<'a> InspectPage<'a> {
 
     /// [`InspectPage::wait_live_status`] with a patience of its own, for a real model.
     pub async fn wait_live_status_patiently(&self, status: &str, patience: Duration) {
+        self.show("replay").await;
         query::wait_patiently(
             self.browser,
             &testid("replay-live-progress"),
@@ -474,6 +543,7 @@ impl<'a> InspectPage<'a> {
 
     /// Whether the replay form is locked (its fields disabled).
     pub async fn replay_form_locked(&self) -> bool {
+        self.show("replay").await;
         query::one::<Option<bool>>(
             self.browser,
             &testid("replay-a"),
@@ -485,7 +555,32 @@ impl<'a> InspectPage<'a> {
 
     /// The note that says the live replay needs an endpoint, read in one script.
     pub async fn live_unavailable_note(&self) -> String {
+        self.show("replay").await;
         query::text(self.browser, &testid("replay-live-unavailable")).await
+    }
+}
+
+/// Shows the open session's view `slug`, as a person clicks its button in the view bar; nothing
+/// when it is shown already. The view's panel (`view-{slug}`) is drawn when first opened and
+/// hidden, not dropped, when another is shown.
+pub async fn show_view(browser: &Browser, slug: &str) {
+    let panel = testid(&format!("view-{slug}"));
+    let shown: bool = query::value(
+        browser,
+        &format!(
+            "(() => {{ const p = document.querySelector({panel:?}); return !!p && !p.hidden; }})()"
+        ),
+    )
+    .await;
+    if !shown {
+        browser.click_testid(&format!("session-view-{slug}")).await;
+        query::wait(
+            browser,
+            &panel,
+            Until::Is(Field::prop("hidden"), &json!(false)),
+            &format!("the session's {slug} view"),
+        )
+        .await;
     }
 }
 

@@ -21,19 +21,27 @@ impl<'a> ProbesPage<'a> {
         ProbesPage { browser }
     }
 
+    /// Shows the open session's Probes view, where everything here is.
+    async fn here(&self) {
+        crate::pages::inspect::show_view(self.browser, "probes").await;
+    }
+
     /// Presses "Add probes from the pinned facts and rules" and waits for `n` probes.
     pub async fn generate(&self, n: usize) {
+        self.here().await;
         self.browser.click_testid("probes-generate").await;
         self.wait_probes(n).await;
     }
 
     /// Waits until the matrix lists `n` probes.
     pub async fn wait_probes(&self, n: usize) {
+        self.here().await;
         query::wait_count(self.browser, "probe-row", n).await;
     }
 
     /// Types a probe (question, archive message counted from 1, the words) and adds it.
     pub async fn add(&self, question: &str, message: u32, quote: &str) {
+        self.here().await;
         self.browser.set_field("probe-question", question).await;
         self.browser
             .set_field("probe-message", &message.to_string())
@@ -44,6 +52,7 @@ impl<'a> ProbesPage<'a> {
 
     /// Removes the probe whose question holds `part`.
     pub async fn remove(&self, part: &str) {
+        self.here().await;
         let questions = self.questions().await;
         let index = questions
             .iter()
@@ -61,18 +70,21 @@ impl<'a> ProbesPage<'a> {
 
     /// Changes the first probe's question, as a person does: typed, then the field left.
     pub async fn edit_first(&self, question: &str) {
+        self.here().await;
         self.browser.set_field("probe-edit", question).await;
         query::dispatch(self.browser, &testid("probe-edit"), "change").await;
     }
 
     /// Replaces the prompt that asks the model for probes, as a person does: typed, then left.
     pub async fn edit_writer_prompt(&self, prompt: &str) {
+        self.here().await;
         self.browser.set_field("probes-writer-prompt", prompt).await;
         query::dispatch(self.browser, &testid("probes-writer-prompt"), "change").await;
     }
 
     /// Asks the model to write probes, and waits until it says how many it added (`added`).
     pub async fn write_probes(&self, added: usize) {
+        self.here().await;
         self.browser.click_testid("probes-write").await;
         query::wait(
             self.browser,
@@ -85,11 +97,13 @@ impl<'a> ProbesPage<'a> {
 
     /// The probes' questions, in the matrix's order.
     pub async fn questions(&self) -> Vec<String> {
+        self.here().await;
         query::all(self.browser, &testid("probe-edit"), Field::prop("value")).await
     }
 
     /// The estimate's calls, read once it is shown.
     pub async fn estimated_calls(&self) -> (u64, u64) {
+        self.here().await;
         let estimate = testid("probes-estimate");
         query::wait(
             self.browser,
@@ -105,16 +119,19 @@ impl<'a> ProbesPage<'a> {
 
     /// Presses Run.
     pub async fn run(&self) {
+        self.here().await;
         self.browser.click_testid("probes-run").await;
     }
 
     /// Presses Retry.
     pub async fn retry(&self) {
+        self.here().await;
         self.browser.click_testid("probes-retry").await;
     }
 
     /// Waits until the run is `status` (running, stopped, failed, done).
     pub async fn wait_status(&self, status: &str) {
+        self.here().await;
         query::wait_patiently(
             self.browser,
             &testid("probes-progress"),
@@ -128,6 +145,7 @@ impl<'a> ProbesPage<'a> {
     /// Waits, up to `patience`, until the run has ended (`done`) or waits for Retry
     /// (`failed`); returns which.
     pub async fn wait_ended(&self, patience: std::time::Duration) -> String {
+        self.here().await;
         let started = std::time::Instant::now();
         loop {
             let now: Option<String> = query::one(
@@ -149,6 +167,7 @@ impl<'a> ProbesPage<'a> {
 
     /// Every cell of the matrix, in order.
     pub async fn cells(&self) -> Vec<ShownCell> {
+        self.here().await;
         query::rows(
             self.browser,
             &testid("probe-cell"),
@@ -163,6 +182,7 @@ impl<'a> ProbesPage<'a> {
 
     /// Each edition's `data-score` (`None` where nothing is graded), in cycle order.
     pub async fn scores(&self) -> Vec<(String, Option<String>)> {
+        self.here().await;
         query::rows(
             self.browser,
             &testid("probe-score"),
@@ -173,11 +193,13 @@ impl<'a> ProbesPage<'a> {
 
     /// The answers the matrix holds (each behind its cell's mark).
     pub async fn answers(&self) -> Vec<String> {
+        self.here().await;
         query::all(self.browser, &testid("probe-answer"), Field::text()).await
     }
 
     /// Whether the section says where to connect an endpoint.
     pub async fn unavailable(&self) -> bool {
+        self.here().await;
         self.browser.count_testid("probes-unavailable").await == 1
     }
 }

@@ -1,0 +1,230 @@
+//! Inspect as a workspace of two levels, each with its own link: the library (import, the
+//! session list, export, the corpus comparison), and one session with its views (Archive,
+//! Editions and checks, Probes, Replay, Two summarisers, Export), one task at a time. The screen
+//! is computed here from the route and the library; the component draws it as it is.
+
+use crate::app::library::Library;
+use crate::route::{Route, SessionView};
+
+/// What Inspect shows for a route.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InspectScreen {
+    /// No session open: import, the list, export, the corpus comparison.
+    Library,
+    /// The link names a session, and the library is still being read.
+    Loading { id: String },
+    /// The link names a session this browser's library does not hold.
+    Missing { id: String, note: String },
+    /// One session, at one of its views.
+    Session(SessionScreen),
+}
+
+/// One open session: its heading, the view bar and what the view shows first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionScreen {
+    pub id: String,
+    pub name: String,
+    /// The line under the name: turns, messages, editions, where it came from.
+    pub facts: String,
+    pub views: Vec<ViewTab>,
+    pub view: SessionView,
+    /// The system prompt, when the session has one (an empty one is not drawn).
+    pub system_prompt: Option<String>,
+    /// What the view needs and does not have yet, said instead of drawing it empty.
+    pub needs: Option<&'static str>,
+}
+
+/// One button of the view bar.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ViewTab {
+    pub view: SessionView,
+    /// The button's words, with a count where one helps ("Editions and checks (3)").
+    pub label: String,
+    pub selected: bool,
+}
+
+impl InspectScreen {
+    /// The screen for `route` over `library`, read from storage once `loaded`.
+    pub fn of(route: &Route, library: &Library, loaded: bool) -> InspectScreen {
+        let Some(id) = route.session.clone() else {
+            return InspectScreen::Library;
+        };
+        let Some(entry) = library.get(&id) else {
+            return if loaded {
+                InspectScreen::Missing {
+                    note: format!(
+                        "No session \u{201c}{id}\u{201d} is kept in this browser: it was deleted, or the link comes from another browser. Import its file to open it here."
+                    ),
+                    id,
+                }
+            } else {
+                InspectScreen::Loading { id }
+            };
+        };
+        let session = &entry.session;
+        let memory = &session.memory;
+        let editions = memory.editions().len();
+        let turns = memory.turn_count();
+        let view = route.session_view();
+        let views = SessionView::ALL
+            .into_iter()
+            .map(|v| ViewTab {
+                view: v,
+                label: match v {
+                    SessionView::Archive => format!("Archive ({})", plural(turns, "turn")),
+                    SessionView::Editions => format!("Editions and checks ({editions})"),
+                    _ => v.label().to_owned(),
+                },
+                selected: v == view,
+            })
+            .collect();
+        let origin = entry
+            .origin
+            .as_ref()
+            .map(|o| format!(" · from {}", o.file))
+            .unwrap_or_default();
+        let facts = format!(
+            "{} · {} messages · {}{origin}",
+            plural(turns, "turn"),
+            memory.archive().len(),
+            plural(editions as u32, "edition"),
+        );
+        let needs = match view {
+            SessionView::Editions if editions == 0 => Some(
+                "No summary was written in this session, so it has no editions to read or check. Replay it under a policy to see what one would fold.",
+            ),
+            _ => None,
+        };
+        let prompt = memory.system_prompt().trim();
+        InspectScreen::Session(SessionScreen {
+            id,
+            name: session.name.clone(),
+            facts,
+            views,
+            view,
+            system_prompt: (!prompt.is_empty()).then(|| prompt.to_owned()),
+            needs,
+        })
+    }
+}
+
+/// The way back to the library, with how many sessions it holds.
+pub fn all_sessions(count: usize) -> String {
+    format!("\u{2190} All sessions ({count})")
+}
+
+/// `n` and `word`, with an s when `n` is not 1.
+fn plural(n: u32, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::library::Entry;
+    use crate::engine::memory::MemoryState;
+    use crate::engine::session::{Session, SessionSettings, synthetic};
+
+    fn library_with(id: &str, system_prompt: &str) -> Library {
+        let made = synthetic(3);
+        let mut memory = MemoryState::new(system_prompt, made.memory.policy().clone())
+            .expect("the fixture's policy is valid");
+        for m in made.memory.archive() {
+            memory
+                .add_message(m.clone())
+                .expect("three turns never fold at 8");
+        }
+        let session = Session::new("Budget talk".to_owned(), SessionSettings::default(), memory);
+        Library::from_stored(vec![Entry {
+            id: id.to_owned(),
+            session,
+            updated_ms: 1,
+            revision: 1,
+            origin: None,
+        }])
+    }
+
+    #[test]
+    fn the_way_back_names_how_many_sessions_the_library_holds() {
+        assert_eq!(all_sessions(1), "\u{2190} All sessions (1)");
+        assert_eq!(all_sessions(41), "\u{2190} All sessions (41)");
+    }
+
+    #[test]
+    fn no_session_in_the_link_is_the_library() {
+        let route = Route::parse("?tab=inspect&view=probes");
+        assert_eq!(
+            InspectScreen::of(&route, &Library::default(), true),
+            InspectScreen::Library
+        );
+    }
+
+    #[test]
+    fn a_session_the_library_lacks_is_loading_then_missing_with_what_to_do() {
+        let route = Route::parse("?tab=inspect&session=gone-1");
+        let library = library_with("other", "");
+        assert_eq!(
+            InspectScreen::of(&route, &library, false),
+            InspectScreen::Loading {
+                id: "gone-1".into()
+            }
+        );
+        let InspectScreen::Missing { id, note } = InspectScreen::of(&route, &library, true) else {
+            panic!("a loaded library without the session is Missing");
+        };
+        assert_eq!(id, "gone-1");
+        assert_eq!(
+            note,
+            "No session \u{201c}gone-1\u{201d} is kept in this browser: it was deleted, or the link comes from another browser. Import its file to open it here."
+        );
+    }
+
+    #[test]
+    fn a_session_opens_at_the_archive_with_one_selected_view_and_counts_on_its_buttons() {
+        let library = library_with("s1", "You are terse.");
+        let route = Route::parse("?tab=inspect&session=s1");
+        let InspectScreen::Session(screen) = InspectScreen::of(&route, &library, true) else {
+            panic!("the session is in the library");
+        };
+        assert_eq!(screen.name, "Budget talk");
+        assert_eq!(screen.view, SessionView::Archive);
+        let labels: Vec<_> = screen.views.iter().map(|v| v.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "Archive (3 turns)",
+                "Editions and checks (0)",
+                "Probes",
+                "Replay",
+                "Two summarisers",
+                "Export"
+            ]
+        );
+        let selected: Vec<_> = screen.views.iter().filter(|v| v.selected).collect();
+        assert_eq!(selected.len(), 1);
+        assert_eq!(selected[0].view, SessionView::Archive);
+        assert_eq!(screen.system_prompt.as_deref(), Some("You are terse."));
+        assert_eq!(screen.facts, "3 turns · 6 messages · 0 editions");
+        assert_eq!(screen.needs, None);
+    }
+
+    #[test]
+    fn an_empty_system_prompt_and_an_empty_editions_view_are_not_drawn_but_said() {
+        let library = library_with("s1", "  ");
+        let route = Route::parse("?tab=inspect&session=s1&view=editions");
+        let InspectScreen::Session(screen) = InspectScreen::of(&route, &library, true) else {
+            panic!("the session is in the library");
+        };
+        assert_eq!(screen.system_prompt, None);
+        assert_eq!(screen.view, SessionView::Editions);
+        assert!(
+            screen
+                .needs
+                .is_some_and(|n| n.starts_with("No summary was written"))
+        );
+    }
+}
