@@ -440,6 +440,135 @@ fn the_cycle_check_finds_a_planted_cycle() {
 }
 
 #[test]
+fn no_two_folders_import_each_other_in_a_cycle() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let src = root.join("src");
+    let cycles = folder_cycles(&src, &import_graph(&src));
+    let report: Vec<String> = cycles
+        .iter()
+        .map(|modules| {
+            let names: Vec<String> = modules.iter().map(|m| shown(root, m)).collect();
+            names.join(" ↔ ")
+        })
+        .collect();
+    assert!(
+        cycles.is_empty(),
+        "these modules import each other in a cycle through files that do not (a folder's \
+         files import a sibling's, whose files import the first folder's); move what both need \
+         into a module below both:\n{}",
+        report.join("\n")
+    );
+}
+
+#[test]
+fn the_folder_cycle_check_finds_a_planted_folder_cycle() {
+    // No two files import each other, but the folders do: `probes/context.rs` names the
+    // session, and the session's wire code names a probe.
+    let tree = TempTree::new("folders");
+    tree.write("src/lib.rs", "pub mod engine;\n");
+    tree.write(
+        "src/engine/mod.rs",
+        "pub mod edition;\npub mod probes;\npub mod session;\n",
+    );
+    tree.write("src/engine/edition.rs", "pub struct Edition;\n");
+    tree.write(
+        "src/engine/probes/mod.rs",
+        "mod context;\npub struct Probe(crate::engine::edition::Edition);\n",
+    );
+    tree.write(
+        "src/engine/probes/context.rs",
+        "use crate::engine::session::domain::Session;\n",
+    );
+    tree.write("src/engine/session/mod.rs", "pub mod domain;\nmod wire;\n");
+    tree.write("src/engine/session/domain.rs", "pub struct Session;\n");
+    tree.write(
+        "src/engine/session/wire.rs",
+        "use crate::engine::probes::Probe;\n",
+    );
+    let src = tree.0.join("src");
+    let graph = import_graph(&src);
+    assert!(cycles(&graph).is_empty(), "no file cycle is planted");
+    assert_eq!(
+        folder_cycles(&src, &graph),
+        vec![vec![src.join("engine/probes"), src.join("engine/session")]]
+    );
+    // With the domain type in a module of its own, both folders import it and not each other.
+    tree.write(
+        "src/engine/mod.rs",
+        "pub mod edition;\npub mod probes;\npub mod saved;\npub mod session;\n",
+    );
+    tree.write("src/engine/saved.rs", "pub struct Session;\n");
+    tree.write(
+        "src/engine/probes/context.rs",
+        "use crate::engine::saved::Session;\n",
+    );
+    fs::remove_file(src.join("engine/session/domain.rs")).unwrap();
+    tree.write("src/engine/session/mod.rs", "mod wire;\n");
+    let graph = import_graph(&src);
+    assert_eq!(folder_cycles(&src, &graph), Vec::<Vec<PathBuf>>::new());
+    // A folder and a file beside it close a cycle too.
+    tree.write(
+        "src/engine/saved.rs",
+        "pub struct Session(crate::engine::probes::Probe);\n",
+    );
+    let graph = import_graph(&src);
+    assert_eq!(
+        folder_cycles(&src, &graph),
+        vec![vec![src.join("engine/probes"), src.join("engine/saved.rs")]]
+    );
+}
+
+/// The cycles among sibling modules that hold a folder: each import between two files is an
+/// arrow between the two children of their nearest common folder that hold them (a folder, or a
+/// file directly in it), and a cycle of such arrows is reported when one of its modules is a
+/// folder. (Cycles of files alone are [`cycles`]'.) So `engine/probes/context.rs` importing
+/// `engine/session/domain.rs` while `engine/session/wire.rs` imports `engine/probes/mod.rs` is a
+/// cycle `engine/probes` ↔ `engine/session`, though no two files import each other.
+fn folder_cycles(src: &Path, graph: &BTreeMap<PathBuf, BTreeSet<PathBuf>>) -> Vec<Vec<PathBuf>> {
+    let mut modules: BTreeMap<PathBuf, BTreeSet<PathBuf>> = BTreeMap::new();
+    for (from, tos) in graph {
+        for to in tos {
+            let (Ok(a), Ok(b)) = (from.strip_prefix(src), to.strip_prefix(src)) else {
+                continue;
+            };
+            let (a, b): (Vec<_>, Vec<_>) = (a.iter().collect(), b.iter().collect());
+            let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+            // The two children of the common folder (neither is the folder's last part, since a
+            // file is never a folder).
+            let child = |parts: &[&std::ffi::OsStr]| {
+                let mut path = src.to_path_buf();
+                path.extend(&parts[..=common]);
+                path
+            };
+            let (a, b) = (child(&a), child(&b));
+            // Into the folder's own `mod.rs` (or the crate root) is an import of the folder itself.
+            if b.file_name()
+                .is_some_and(|n| n == "mod.rs" || n == "lib.rs")
+                || a == b
+            {
+                continue;
+            }
+            modules.entry(a).or_default().insert(b.clone());
+            modules.entry(b).or_default();
+        }
+    }
+    cycles(&modules)
+        .into_iter()
+        .filter(|modules| modules.iter().any(|m| m.is_dir()))
+        .collect()
+}
+
+/// `path` relative to `root`, with `/` after a folder.
+fn shown(root: &Path, path: &Path) -> String {
+    let name = path
+        .strip_prefix(root)
+        .unwrap_or(path)
+        .display()
+        .to_string();
+    if path.is_dir() { name + "/" } else { name }
+}
+
+#[test]
 fn the_checker_catches_every_form_of_import() {
     for code in [
         "use leptos::prelude::*;",

@@ -28,13 +28,13 @@ use crate::app::rows::{MessageRow, RowState, rows_of};
 use crate::engine::demo::DemoScript;
 use crate::engine::drift::{FactError, PinnedFact, compile_facts};
 use crate::engine::edition::Provenance;
+use crate::engine::library_session::{LiveRecord, Session};
 use crate::engine::memory::{CommitMeta, MemoryError, MemoryState, SummaryJob};
 use crate::engine::message::{ChatMessage, CountTokens, GrowingCount, Message, Role};
 use crate::engine::openai::{ApiError, Purpose, StreamEnd, Usage};
 use crate::engine::policy::{Policy, PolicyError};
-use crate::engine::session::{LiveRecord, Session};
 
-pub use crate::engine::session::{CallKind, CallRecord};
+pub use crate::engine::library_session::{CallKind, CallRecord};
 
 /// The system prompt a live chat starts with.
 pub const LIVE_SYSTEM_PROMPT: &str = "You are a helpful assistant. Answer clearly and briefly.";

@@ -4,10 +4,11 @@
 //! longer holds that answer word for word ([`super::applies`]).
 
 use super::context::{Point, applies};
-use super::{Evidence, Probe, ProbeSource, quoted_in};
+use super::quoted_in;
 use crate::engine::checks::rules::{Rule, RuleSource, is_rule_sentence, rules_in};
+use crate::engine::library_session::Session;
+use crate::engine::library_session::{Evidence, Probe, ProbeSource};
 use crate::engine::message::{CountTokens, Role};
-use crate::engine::session::Session;
 
 /// The question a pinned fact becomes: "What is the user's monthly salary?" for "monthly
 /// salary"; a fact that is itself a rule ("no equities", "never suggest crypto") asks for the

@@ -11,13 +11,13 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 use thiserror::Error;
 
-use super::domain::{CallKind, CallRecord, LiveRecord, Session, SessionSettings};
 use super::migrate::migrate_v0;
 use super::wire::{
     ENVELOPE_FORMAT, FORMAT, FileV2, LiveV2, MessageV1, POLICY_FORMAT, PolicyV1, SessionV2, VERSION,
 };
 use crate::engine::edition::{Compactor, Edition, EditionDraft, MAX_LEVEL, Provenance, TurnRange};
 use crate::engine::facts::PinnedFact;
+use crate::engine::library_session::{CallKind, CallRecord, LiveRecord, Session, SessionSettings};
 use crate::engine::memory::{Failure, JobKind, MemoryState, ends_turn, turn_starts};
 use crate::engine::message::{CountTokens, Message, MessageParts, Role, ToolCall};
 use crate::engine::policy::{FoldMode, Placement, Policy, SummaryFormat, Trigger};
