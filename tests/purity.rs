@@ -8,7 +8,10 @@
 //! - no import circle: no two files under `src/` import each other, directly or through others;
 //! - the layers: each room of `src/` imports only the rooms [`LAYERS`] lets it, so an arrow
 //!   upward (the app layer reaching for a view, a runner for a tab) or a tab importing another
-//!   tab fails with the file and line of the import.
+//!   tab fails with the file and line of the import;
+//! - no folder circle either: no two sibling modules of which one is a folder import each other
+//!   through their files, directly or through others;
+//! - no source file is over 900 lines before its tests.
 //!
 //! Each check has a self-test that plants a violation and sees it caught.
 
@@ -1049,6 +1052,117 @@ fn cycles(graph: &BTreeMap<PathBuf, BTreeSet<PathBuf>>) -> Vec<Vec<PathBuf>> {
     }
     found.sort();
     found
+}
+
+/// The most lines a source file may have before its tests: past it, a file holds more than one
+/// concept, and is split along a seam into submodules.
+const MAX_LINES_BEFORE_TESTS: usize = 900;
+
+#[test]
+fn no_source_file_is_over_900_lines_before_its_tests() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let offences = long_files(root);
+    assert!(
+        offences.is_empty(),
+        "split these files along a seam into submodules (at most {MAX_LINES_BEFORE_TESTS} lines \
+         before a file's tests):\n{}",
+        offences.join("\n")
+    );
+}
+
+#[test]
+fn the_length_check_fails_on_a_planted_long_file() {
+    let tree = TempTree::new("long");
+    let lines = |n: usize| "fn f() {}\n".repeat(n);
+    tree.write("src/lib.rs", "pub mod short;\n");
+    tree.write("src/short.rs", &lines(MAX_LINES_BEFORE_TESTS));
+    // Long tests after a short file, and test files of any length, are fine.
+    tree.write(
+        "src/engine/tested.rs",
+        &format!(
+            "{}#[cfg(test)]\nmod tests {{\n{}}}\n",
+            lines(800),
+            lines(500)
+        ),
+    );
+    tree.write("src/engine/tests.rs", &lines(2000));
+    tree.write("src/engine/sync_tests.rs", &lines(2000));
+    tree.write("crates/bpe/src/lib.rs", &lines(10));
+    assert_eq!(long_files(&tree.0), Vec::<String>::new());
+
+    // One line too many, in the app or in a path crate.
+    tree.write("src/short.rs", &lines(MAX_LINES_BEFORE_TESTS + 1));
+    tree.write("crates/bpe/src/ranks.rs", &lines(1000));
+    // A `#[cfg(test)] mod tests;` declaration at the top is not where the tests start.
+    tree.write(
+        "src/engine/memory.rs",
+        &format!("#[cfg(test)]\nmod tests;\n\n{}", lines(950)),
+    );
+    assert_eq!(
+        long_files(&tree.0),
+        vec![
+            "crates/bpe/src/ranks.rs: 1000 lines before its tests".to_owned(),
+            "src/engine/memory.rs: 953 lines before its tests".to_owned(),
+            "src/short.rs: 901 lines before its tests".to_owned(),
+        ]
+    );
+}
+
+/// Every source file under `root/src` and `root/crates/*/src` (test files aside: `tests.rs`,
+/// `*_tests.rs`, `tests_*.rs`) with more than [`MAX_LINES_BEFORE_TESTS`] lines before its
+/// tests, as "path: N lines before its tests", in path order.
+fn long_files(root: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    collect_rust_files(&root.join("src"), &mut files);
+    if let Ok(crates) = fs::read_dir(root.join("crates")) {
+        let mut dirs: Vec<PathBuf> = crates.map(|e| e.unwrap().path().join("src")).collect();
+        dirs.sort();
+        for dir in dirs.iter().filter(|d| d.is_dir()) {
+            collect_rust_files(dir, &mut files);
+        }
+    }
+    let mut offences: Vec<String> = files
+        .iter()
+        .filter(|file| {
+            let stem = file.file_stem().unwrap_or_default().to_string_lossy();
+            !(stem == "tests" || stem.ends_with("_tests") || stem.starts_with("tests_"))
+        })
+        .filter_map(|file| {
+            let lines = lines_before_tests(&fs::read_to_string(file).unwrap());
+            let name = file
+                .strip_prefix(root)
+                .unwrap_or(file)
+                .display()
+                .to_string();
+            (lines > MAX_LINES_BEFORE_TESTS)
+                .then(|| format!("{name}: {lines} lines before its tests"))
+        })
+        .collect();
+    offences.sort();
+    offences
+}
+
+/// The lines of `source` before its first `#[cfg(test)]` item, or all of them when it has
+/// none. A `#[cfg(test)] mod tests;` declaration is not where the tests start: they are in
+/// their own file, and everything in this one counts.
+fn lines_before_tests(source: &str) -> usize {
+    let lines: Vec<&str> = source.lines().collect();
+    for (index, line) in lines.iter().enumerate() {
+        let line = line.trim_start();
+        if !(line.starts_with("#[cfg(test)]") || line.starts_with("#[cfg(all(test")) {
+            continue;
+        }
+        let item = lines[index + 1..]
+            .iter()
+            .map(|l| l.trim())
+            .find(|l| !l.is_empty() && !l.starts_with("#["))
+            .unwrap_or("");
+        let declaration = item.split_whitespace().any(|w| w == "mod") && item.ends_with(';');
+        if !declaration {
+            return index;
+        }
+    }
+    lines.len()
 }
 
 /// A directory under the system's temp dir, removed when dropped.
