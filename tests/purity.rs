@@ -6,9 +6,10 @@
 //! - the third invariant, as far as a text check can: the shell never names the engine's state
 //!   machines, and the app layer never hands one out as `&mut`;
 //! - no import circle: no two files under `src/` import each other, directly or through others;
-//! - the layers: each room of `src/` imports only the rooms [`LAYERS`] lets it, so an arrow
-//!   upward (the app layer reaching for a view, a runner for a tab) or a tab importing another
-//!   tab fails with the file and line of the import;
+//! - the layers: each room of `src/` and of the path crates imports only the rooms [`LAYERS`]
+//!   lets it, so an arrow upward (the app layer reaching for a view, a runner for a tab, anything
+//!   for the command line) or a tab importing another tab fails with the file and line of the
+//!   import;
 //! - no folder circle either: no two sibling modules of which one is a folder import each other
 //!   through their files, directly or through others;
 //! - no source file is over 900 lines before its tests.
@@ -85,10 +86,16 @@ fn the_app_layer_is_checked_once_it_exists() {
     );
 }
 
-/// The core: it imports only itself (and `crates/bpe`, another crate).
-const CORE: &[&str] = &["src/engine/", "src/tokens/", "src/route.rs"];
+/// The core: it imports only itself, and `crates/bpe`.
+const CORE: &[&str] = &["src/engine/", "src/tokens/", "src/route.rs", "crates/bpe/"];
 /// The app layer and the core: what the views and the store may import.
-const APP_AND_CORE: &[&str] = &["src/app/", "src/engine/", "src/tokens/", "src/route.rs"];
+const APP_AND_CORE: &[&str] = &[
+    "src/app/",
+    "src/engine/",
+    "src/tokens/",
+    "src/route.rs",
+    "crates/bpe/",
+];
 /// Everything below the shell's components: what a runner may import.
 const BELOW_WIDGETS: &[&str] = &[
     "src/api/",
@@ -98,6 +105,7 @@ const BELOW_WIDGETS: &[&str] = &[
     "src/engine/",
     "src/tokens/",
     "src/route.rs",
+    "crates/bpe/",
 ];
 /// What a widget may import: the runners and everything below them.
 const BELOW_TABS: &[&str] = &[
@@ -109,6 +117,7 @@ const BELOW_TABS: &[&str] = &[
     "src/engine/",
     "src/tokens/",
     "src/route.rs",
+    "crates/bpe/",
 ];
 /// What a tab may import: widgets, runners and everything below them, but no other tab.
 const TAB: &[&str] = &[
@@ -121,14 +130,19 @@ const TAB: &[&str] = &[
     "src/engine/",
     "src/tokens/",
     "src/route.rs",
+    "crates/bpe/",
 ];
 
-/// Which room of `src/` may import which (ARCHITECTURE.md, "Layers"), top to bottom. A room is a
-/// folder (`dir/`, everything under it), the files directly in a folder (`dir/*.rs`) or one file;
-/// a file belongs to the most specific room that holds it, and may import its own room and the
-/// rooms of its row. Every file under `src/` but `main.rs` (a crate of its own, which only
-/// mounts the app) belongs to a room, so a new folder needs a row before it can hold code.
+/// Which room of the workspace may import which (ARCHITECTURE.md, "Layers"), top to bottom. A
+/// room is a folder (`dir/`, everything under it), the files directly in a folder (`dir/*.rs`) or
+/// one file; a file belongs to the most specific room that holds it, and may import its own room
+/// and the rooms of its row. Every file under `src/` but `main.rs` (a crate of its own, which
+/// only mounts the app) and under the path crates' `src/` ([`CRATES`]) belongs to a room, so a
+/// new folder needs a row before it can hold code. No row names `crates/cli/`: like `main.rs`,
+/// nothing imports the command line.
 const LAYERS: &[(&str, &[&str])] = &[
+    // The command line: on top, beside `main.rs`, over the core (no app layer, no shell).
+    ("crates/cli/", CORE),
     // The crate root declares the modules.
     ("src/lib.rs", &["src/"]),
     // Other binaries (the corpus worker): the shell of a worker, over the app layer and the core.
@@ -145,6 +159,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "src/engine/",
             "src/tokens/",
             "src/route.rs",
+            "crates/bpe/",
         ],
     ),
     // One room per tab; none of them may import another.
@@ -166,6 +181,17 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("src/engine/", CORE),
     ("src/tokens/", CORE),
     ("src/route.rs", CORE),
+    // The hot counting code, at the bottom: it imports no other room.
+    ("crates/bpe/", &[]),
+];
+
+/// The workspace's crates as their paths name them, and their sources: an import of another
+/// crate's item (`summary_memory::engine::…` in the command line, `sm_bpe::…` in the counter) is
+/// an arrow into that crate's file, held to [`LAYERS`] as an import inside a crate is.
+const CRATES: &[(&str, &str)] = &[
+    ("summary_memory", "src"),
+    ("sm_bpe", "crates/bpe/src"),
+    ("summary_memory_cli", "crates/cli/src"),
 ];
 
 #[test]
@@ -277,10 +303,72 @@ fn the_layer_check_fails_on_a_planted_upward_or_tab_to_tab_import() {
     );
 }
 
-/// Every import under `root/src` that the `layers` table does not allow, as
-/// "file:line imports target (…)", and every file that belongs to no room of the table.
+#[test]
+fn the_layer_check_fails_when_the_command_line_is_imported_or_reaches_above_the_core() {
+    let tree = TempTree::new("cli-room");
+    tree.write("src/lib.rs", "pub mod engine;\npub mod ui;\n");
+    tree.write("src/engine/mod.rs", "pub fn measure() {}\n");
+    tree.write("src/ui/mod.rs", "pub fn start() {}\n");
+    tree.write("src/tokens/mod.rs", "use sm_bpe::Ranks;\n");
+    tree.write("crates/bpe/src/lib.rs", "pub struct Ranks;\n");
+    tree.write("crates/cli/src/lib.rs", "pub mod run;\n");
+    tree.write(
+        "crates/cli/src/run.rs",
+        "use summary_memory::engine::measure;\nuse sm_bpe::Ranks;\n",
+    );
+    tree.write(
+        "crates/cli/src/main.rs",
+        "fn main() {\n    summary_memory_cli::run::go();\n}\n",
+    );
+    // As planted, the command line imports the core and the counter, and the core the counter.
+    assert_eq!(layer_offences(&tree.0, LAYERS), Vec::<String>::new());
+
+    // The command line reaching for the shell, in a `use` and in a path in code.
+    tree.write(
+        "crates/cli/src/run.rs",
+        "use summary_memory::engine::measure;\nfn f() {\n    summary_memory::ui::start();\n}\n",
+    );
+    let offences = layer_offences(&tree.0, LAYERS);
+    assert_eq!(offences.len(), 1, "{offences:?}");
+    assert!(
+        offences[0].starts_with("crates/cli/src/run.rs:3 imports src/ui/mod.rs: `crates/cli/`"),
+        "{offences:?}"
+    );
+    tree.write(
+        "crates/cli/src/run.rs",
+        "use summary_memory::engine::measure;\n",
+    );
+
+    // Anything importing the command line: it is on top, like `main.rs`.
+    tree.write(
+        "src/engine/mod.rs",
+        "use summary_memory_cli::run;\npub fn measure() {}\n",
+    );
+    let offences = layer_offences(&tree.0, LAYERS);
+    assert_eq!(offences.len(), 1, "{offences:?}");
+    assert!(
+        offences[0].starts_with("src/engine/mod.rs:1 imports crates/cli/src/run.rs"),
+        "{offences:?}"
+    );
+    tree.write("src/engine/mod.rs", "pub fn measure() {}\n");
+
+    // The counting code, at the bottom, importing the core.
+    tree.write(
+        "crates/bpe/src/lib.rs",
+        "use summary_memory::engine::measure;\npub struct Ranks;\n",
+    );
+    let offences = layer_offences(&tree.0, LAYERS);
+    assert_eq!(offences.len(), 1, "{offences:?}");
+    assert!(
+        offences[0].starts_with("crates/bpe/src/lib.rs:1 imports src/engine/mod.rs"),
+        "{offences:?}"
+    );
+}
+
+/// Every import of the workspace's crates ([`CRATES`], those present under `root`) that the
+/// `layers` table does not allow, as "file:line imports target (…)", and every file that belongs
+/// to no room of the table.
 fn layer_offences(root: &Path, layers: &[(&str, &[&str])]) -> Vec<String> {
-    let src = root.join("src");
     let relative = |path: &Path| {
         path.strip_prefix(root)
             .unwrap_or(path)
@@ -289,7 +377,12 @@ fn layer_offences(root: &Path, layers: &[(&str, &[&str])]) -> Vec<String> {
     };
     let mut offences = Vec::new();
     let mut files = Vec::new();
-    collect_rust_files(&src, &mut files);
+    for (_, dir) in CRATES {
+        let src = root.join(dir);
+        if src.is_dir() {
+            collect_rust_files(&src, &mut files);
+        }
+    }
     for file in &files {
         let name = relative(file);
         if name != "src/main.rs" && room_of(&name, layers).is_none() {
@@ -298,7 +391,7 @@ fn layer_offences(root: &Path, layers: &[(&str, &[&str])]) -> Vec<String> {
             ));
         }
     }
-    for (from, line, to) in imports(&src) {
+    for (from, line, to) in crate_imports(root) {
         let (from, to) = (relative(&from), relative(&to));
         let Some((room, allowed)) = room_of(&from, layers) else {
             continue;
@@ -311,8 +404,46 @@ fn layer_offences(root: &Path, layers: &[(&str, &[&str])]) -> Vec<String> {
             allowed.join(", ")
         ));
     }
-    // Files in path order, then imports in file and line order (as `imports` returns them).
+    // Files in path order, then imports in file and line order (as `crate_imports` returns
+    // them).
     offences
+}
+
+/// The imports of every crate of [`CRATES`] present under `root`: those inside a crate
+/// ([`imports`]), and those of another crate's items, each resolved to the file of that crate
+/// that holds it (a binary naming its own package's library, as `src/bin/` and the command
+/// line's `main.rs` do, included). In file and line order.
+fn crate_imports(root: &Path) -> Vec<(PathBuf, usize, PathBuf)> {
+    let mut found = BTreeSet::new();
+    for (_, dir) in CRATES {
+        let src = root.join(dir);
+        if !src.is_dir() {
+            continue;
+        }
+        found.extend(imports(&src));
+        let tests = test_files(&src);
+        let mut files = Vec::new();
+        collect_rust_files(&src, &mut files);
+        for file in files.iter().filter(|f| !tests.contains(*f)) {
+            let text = strip_comments(&fs::read_to_string(file).unwrap());
+            let (code, _) = without_test_items(&text);
+            for (at, path) in referenced_paths_at(&code) {
+                let Some((_, other)) = CRATES
+                    .iter()
+                    .find(|(name, _)| path.first().is_some_and(|head| head == name))
+                else {
+                    continue;
+                };
+                if let Some(target) = resolve(&root.join(other), &path[1..])
+                    && &target != file
+                {
+                    let line = code[..at].matches('\n').count() + 1;
+                    found.insert((file.clone(), line, target));
+                }
+            }
+        }
+    }
+    found.into_iter().collect()
 }
 
 /// The most specific room of `layers` that holds `file`, with the rooms it may import.
@@ -869,7 +1000,8 @@ fn referenced_paths_at(code: &str) -> Vec<(usize, Vec<String>)> {
             .map_or(0, |p| p + 1);
         let head = &code[head_start..i];
         let preceded_by_path = code[..head_start].ends_with("::");
-        if preceded_by_path || !matches!(head, "crate" | "super" | "self") {
+        let names_crate = CRATES.iter().any(|(name, _)| *name == head);
+        if preceded_by_path || !(matches!(head, "crate" | "super" | "self") || names_crate) {
             continue;
         }
         let tail: String = code[head_start..]
