@@ -37,7 +37,7 @@ pub fn rule_question(rule: &Rule) -> String {
 
 /// The probes of `session` at its editions' `points` (see [`super::points`]): the pinned facts
 /// first, then the rule sentences no fact already asks about. Ids are left at 0 for
-/// [`super::ProbeSet::add`] to give.
+/// [`crate::engine::library_session::ProbeSet::add`] to give.
 pub fn generate(session: &Session, points: &[Point], counter: &dyn CountTokens) -> Vec<Probe> {
     let archive = session.memory.archive();
     let mut probes = Vec::new();
