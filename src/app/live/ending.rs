@@ -24,7 +24,7 @@ pub enum ChatEnd {
     /// Not streamed: the shell holds the whole reply, or what ended it.
     Whole(ReplyEnd),
     /// Streamed: the reply is the text its pieces brought, which the session kept
-    /// ([`LiveSession::arrived`]); the stream ended so.
+    /// ([`super::LiveSession::arrived`]); the stream ended so.
     Streamed(StreamEnd),
 }
 

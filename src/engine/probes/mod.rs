@@ -5,9 +5,10 @@
 //! Everything here is data: [`generate`] makes the probes (one per pinned fact, one per rule
 //! sentence of the folded turns, and the model's own through [`writer`]); [`context`] rebuilds
 //! each edition's request ([`points`]) and the answer request on it; [`judge`] holds the judge's
-//! prompt, its request and the strict parsing of its grade. What a session keeps of its probes
-//! (the probes, the prompts and models used, one result per probe and edition graded) is
-//! [`crate::engine::library_session::ProbeSet`], which a session holds and so sits below this.
+//! request and the strict parsing of its grade. What a session keeps of its probes (the probes,
+//! the judge's and writer's prompts and the models used, one result per probe and edition
+//! graded) is [`crate::engine::library_session::ProbeSet`], which a session holds and so sits
+//! below this.
 //! The shell only performs the requests; `app::probes` runs them.
 
 mod context;
