@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 
 use summary_memory::app::library::Library;
 use summary_memory::engine::WordCounter;
-use summary_memory::engine::session::{Session, export_all, synthetic};
+use summary_memory::engine::library_session::Session;
+use summary_memory::engine::session::{export_all, synthetic};
 
 /// The largest time ratio of 10,000 to 1,000 sessions a linear import may show on a loaded
 /// machine (linear is 10).

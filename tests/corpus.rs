@@ -5,11 +5,11 @@
 
 use summary_memory::engine::checks::Verdict;
 use summary_memory::engine::corpus::{Column, CorpusSettings, YOURS, measure};
+use summary_memory::engine::library_session::{Session, SessionSettings};
 use summary_memory::engine::memory::MemoryState;
 use summary_memory::engine::message::{Message, Role, WordCounter};
 use summary_memory::engine::policy::{Policy, Trigger};
 use summary_memory::engine::replay::{estimate, replay_offline};
-use summary_memory::engine::session::{Session, SessionSettings};
 use summary_memory::view::editions::edition_checks;
 
 /// A chat of `turns` turns full of figures, dates and rules, nothing folded yet.

@@ -6,11 +6,11 @@
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use summary_memory::engine::drift::PinnedFact;
+use summary_memory::engine::library_session::{CallKind, CallRecord, LiveRecord, Session};
 use summary_memory::engine::memory::{SUMMARY_ACK, SUMMARY_HEADER};
 use summary_memory::engine::message::{MessageParts, ToolCall};
 use summary_memory::engine::session::export;
 use summary_memory::engine::session::fixture::Scripted;
-use summary_memory::engine::session::{CallKind, CallRecord, LiveRecord, Session};
 use summary_memory::engine::{
     CommitMeta, CountTokens, FoldMode, JobKind, MemoryError, MemoryState, Message, MessageState,
     Placement, Policy, Provenance, Role, ScheduleInput, SummaryJob, Trigger, TurnSize, WordCounter,

@@ -6,9 +6,13 @@
 //! - the third invariant, as far as a text check can: the shell never names the engine's state
 //!   machines, and the app layer never hands one out as `&mut`;
 //! - no import circle: no two files under `src/` import each other, directly or through others;
-//! - the layers: each room of `src/` imports only the rooms [`LAYERS`] lets it, so an arrow
-//!   upward (the app layer reaching for a view, a runner for a tab) or a tab importing another
-//!   tab fails with the file and line of the import.
+//! - the layers: each room of `src/` and of the path crates imports only the rooms [`LAYERS`]
+//!   lets it, so an arrow upward (the app layer reaching for a view, a runner for a tab, anything
+//!   for the command line) or a tab importing another tab fails with the file and line of the
+//!   import;
+//! - no folder circle either: no two sibling modules of which one is a folder import each other
+//!   through their files, directly or through others;
+//! - no source file is over 900 lines before its tests.
 //!
 //! Each check has a self-test that plants a violation and sees it caught.
 
@@ -82,10 +86,16 @@ fn the_app_layer_is_checked_once_it_exists() {
     );
 }
 
-/// The core: it imports only itself (and `crates/bpe`, another crate).
-const CORE: &[&str] = &["src/engine/", "src/tokens/", "src/route.rs"];
+/// The core: it imports only itself, and `crates/bpe`.
+const CORE: &[&str] = &["src/engine/", "src/tokens/", "src/route.rs", "crates/bpe/"];
 /// The app layer and the core: what the views and the store may import.
-const APP_AND_CORE: &[&str] = &["src/app/", "src/engine/", "src/tokens/", "src/route.rs"];
+const APP_AND_CORE: &[&str] = &[
+    "src/app/",
+    "src/engine/",
+    "src/tokens/",
+    "src/route.rs",
+    "crates/bpe/",
+];
 /// Everything below the shell's components: what a runner may import.
 const BELOW_WIDGETS: &[&str] = &[
     "src/api/",
@@ -95,6 +105,7 @@ const BELOW_WIDGETS: &[&str] = &[
     "src/engine/",
     "src/tokens/",
     "src/route.rs",
+    "crates/bpe/",
 ];
 /// What a widget may import: the runners and everything below them.
 const BELOW_TABS: &[&str] = &[
@@ -106,6 +117,7 @@ const BELOW_TABS: &[&str] = &[
     "src/engine/",
     "src/tokens/",
     "src/route.rs",
+    "crates/bpe/",
 ];
 /// What a tab may import: widgets, runners and everything below them, but no other tab.
 const TAB: &[&str] = &[
@@ -118,14 +130,19 @@ const TAB: &[&str] = &[
     "src/engine/",
     "src/tokens/",
     "src/route.rs",
+    "crates/bpe/",
 ];
 
-/// Which room of `src/` may import which (ARCHITECTURE.md, "Layers"), top to bottom. A room is a
-/// folder (`dir/`, everything under it), the files directly in a folder (`dir/*.rs`) or one file;
-/// a file belongs to the most specific room that holds it, and may import its own room and the
-/// rooms of its row. Every file under `src/` but `main.rs` (a crate of its own, which only
-/// mounts the app) belongs to a room, so a new folder needs a row before it can hold code.
+/// Which room of the workspace may import which (ARCHITECTURE.md, "Layers"), top to bottom. A
+/// room is a folder (`dir/`, everything under it), the files directly in a folder (`dir/*.rs`) or
+/// one file; a file belongs to the most specific room that holds it, and may import its own room
+/// and the rooms of its row. Every file under `src/` but `main.rs` (a crate of its own, which
+/// only mounts the app) and under the path crates' `src/` ([`CRATES`]) belongs to a room, so a
+/// new folder needs a row before it can hold code. No row names `crates/cli/`: like `main.rs`,
+/// nothing imports the command line.
 const LAYERS: &[(&str, &[&str])] = &[
+    // The command line: on top, beside `main.rs`, over the core (no app layer, no shell).
+    ("crates/cli/", CORE),
     // The crate root declares the modules.
     ("src/lib.rs", &["src/"]),
     // Other binaries (the corpus worker): the shell of a worker, over the app layer and the core.
@@ -142,6 +159,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "src/engine/",
             "src/tokens/",
             "src/route.rs",
+            "crates/bpe/",
         ],
     ),
     // One room per tab; none of them may import another.
@@ -163,6 +181,17 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("src/engine/", CORE),
     ("src/tokens/", CORE),
     ("src/route.rs", CORE),
+    // The hot counting code, at the bottom: it imports no other room.
+    ("crates/bpe/", &[]),
+];
+
+/// The workspace's crates as their paths name them, and their sources: an import of another
+/// crate's item (`summary_memory::engine::…` in the command line, `sm_bpe::…` in the counter) is
+/// an arrow into that crate's file, held to [`LAYERS`] as an import inside a crate is.
+const CRATES: &[(&str, &str)] = &[
+    ("summary_memory", "src"),
+    ("sm_bpe", "crates/bpe/src"),
+    ("summary_memory_cli", "crates/cli/src"),
 ];
 
 #[test]
@@ -274,10 +303,72 @@ fn the_layer_check_fails_on_a_planted_upward_or_tab_to_tab_import() {
     );
 }
 
-/// Every import under `root/src` that the `layers` table does not allow, as
-/// "file:line imports target (…)", and every file that belongs to no room of the table.
+#[test]
+fn the_layer_check_fails_when_the_command_line_is_imported_or_reaches_above_the_core() {
+    let tree = TempTree::new("cli-room");
+    tree.write("src/lib.rs", "pub mod engine;\npub mod ui;\n");
+    tree.write("src/engine/mod.rs", "pub fn measure() {}\n");
+    tree.write("src/ui/mod.rs", "pub fn start() {}\n");
+    tree.write("src/tokens/mod.rs", "use sm_bpe::Ranks;\n");
+    tree.write("crates/bpe/src/lib.rs", "pub struct Ranks;\n");
+    tree.write("crates/cli/src/lib.rs", "pub mod run;\n");
+    tree.write(
+        "crates/cli/src/run.rs",
+        "use summary_memory::engine::measure;\nuse sm_bpe::Ranks;\n",
+    );
+    tree.write(
+        "crates/cli/src/main.rs",
+        "fn main() {\n    summary_memory_cli::run::go();\n}\n",
+    );
+    // As planted, the command line imports the core and the counter, and the core the counter.
+    assert_eq!(layer_offences(&tree.0, LAYERS), Vec::<String>::new());
+
+    // The command line reaching for the shell, in a `use` and in a path in code.
+    tree.write(
+        "crates/cli/src/run.rs",
+        "use summary_memory::engine::measure;\nfn f() {\n    summary_memory::ui::start();\n}\n",
+    );
+    let offences = layer_offences(&tree.0, LAYERS);
+    assert_eq!(offences.len(), 1, "{offences:?}");
+    assert!(
+        offences[0].starts_with("crates/cli/src/run.rs:3 imports src/ui/mod.rs: `crates/cli/`"),
+        "{offences:?}"
+    );
+    tree.write(
+        "crates/cli/src/run.rs",
+        "use summary_memory::engine::measure;\n",
+    );
+
+    // Anything importing the command line: it is on top, like `main.rs`.
+    tree.write(
+        "src/engine/mod.rs",
+        "use summary_memory_cli::run;\npub fn measure() {}\n",
+    );
+    let offences = layer_offences(&tree.0, LAYERS);
+    assert_eq!(offences.len(), 1, "{offences:?}");
+    assert!(
+        offences[0].starts_with("src/engine/mod.rs:1 imports crates/cli/src/run.rs"),
+        "{offences:?}"
+    );
+    tree.write("src/engine/mod.rs", "pub fn measure() {}\n");
+
+    // The counting code, at the bottom, importing the core.
+    tree.write(
+        "crates/bpe/src/lib.rs",
+        "use summary_memory::engine::measure;\npub struct Ranks;\n",
+    );
+    let offences = layer_offences(&tree.0, LAYERS);
+    assert_eq!(offences.len(), 1, "{offences:?}");
+    assert!(
+        offences[0].starts_with("crates/bpe/src/lib.rs:1 imports src/engine/mod.rs"),
+        "{offences:?}"
+    );
+}
+
+/// Every import of the workspace's crates ([`CRATES`], those present under `root`) that the
+/// `layers` table does not allow, as "file:line imports target (…)", and every file that belongs
+/// to no room of the table.
 fn layer_offences(root: &Path, layers: &[(&str, &[&str])]) -> Vec<String> {
-    let src = root.join("src");
     let relative = |path: &Path| {
         path.strip_prefix(root)
             .unwrap_or(path)
@@ -286,7 +377,12 @@ fn layer_offences(root: &Path, layers: &[(&str, &[&str])]) -> Vec<String> {
     };
     let mut offences = Vec::new();
     let mut files = Vec::new();
-    collect_rust_files(&src, &mut files);
+    for (_, dir) in CRATES {
+        let src = root.join(dir);
+        if src.is_dir() {
+            collect_rust_files(&src, &mut files);
+        }
+    }
     for file in &files {
         let name = relative(file);
         if name != "src/main.rs" && room_of(&name, layers).is_none() {
@@ -295,7 +391,7 @@ fn layer_offences(root: &Path, layers: &[(&str, &[&str])]) -> Vec<String> {
             ));
         }
     }
-    for (from, line, to) in imports(&src) {
+    for (from, line, to) in crate_imports(root) {
         let (from, to) = (relative(&from), relative(&to));
         let Some((room, allowed)) = room_of(&from, layers) else {
             continue;
@@ -308,8 +404,46 @@ fn layer_offences(root: &Path, layers: &[(&str, &[&str])]) -> Vec<String> {
             allowed.join(", ")
         ));
     }
-    // Files in path order, then imports in file and line order (as `imports` returns them).
+    // Files in path order, then imports in file and line order (as `crate_imports` returns
+    // them).
     offences
+}
+
+/// The imports of every crate of [`CRATES`] present under `root`: those inside a crate
+/// ([`imports`]), and those of another crate's items, each resolved to the file of that crate
+/// that holds it (a binary naming its own package's library, as `src/bin/` and the command
+/// line's `main.rs` do, included). In file and line order.
+fn crate_imports(root: &Path) -> Vec<(PathBuf, usize, PathBuf)> {
+    let mut found = BTreeSet::new();
+    for (_, dir) in CRATES {
+        let src = root.join(dir);
+        if !src.is_dir() {
+            continue;
+        }
+        found.extend(imports(&src));
+        let tests = test_files(&src);
+        let mut files = Vec::new();
+        collect_rust_files(&src, &mut files);
+        for file in files.iter().filter(|f| !tests.contains(*f)) {
+            let text = strip_comments(&fs::read_to_string(file).unwrap());
+            let (code, _) = without_test_items(&text);
+            for (at, path) in referenced_paths_at(&code) {
+                let Some((_, other)) = CRATES
+                    .iter()
+                    .find(|(name, _)| path.first().is_some_and(|head| head == name))
+                else {
+                    continue;
+                };
+                if let Some(target) = resolve(&root.join(other), &path[1..])
+                    && &target != file
+                {
+                    let line = code[..at].matches('\n').count() + 1;
+                    found.insert((file.clone(), line, target));
+                }
+            }
+        }
+    }
+    found.into_iter().collect()
 }
 
 /// The most specific room of `layers` that holds `file`, with the rooms it may import.
@@ -437,6 +571,135 @@ fn the_cycle_check_finds_a_planted_cycle() {
     tree.write("src/m/y.rs", "pub struct Y(super::x::X);\n");
     let graph = import_graph(&tree.0.join("src"));
     assert_eq!(cycles(&graph), vec![vec![file("m/x.rs"), file("m/y.rs")]]);
+}
+
+#[test]
+fn no_two_folders_import_each_other_in_a_cycle() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let src = root.join("src");
+    let cycles = folder_cycles(&src, &import_graph(&src));
+    let report: Vec<String> = cycles
+        .iter()
+        .map(|modules| {
+            let names: Vec<String> = modules.iter().map(|m| shown(root, m)).collect();
+            names.join(" ↔ ")
+        })
+        .collect();
+    assert!(
+        cycles.is_empty(),
+        "these modules import each other in a cycle through files that do not (a folder's \
+         files import a sibling's, whose files import the first folder's); move what both need \
+         into a module below both:\n{}",
+        report.join("\n")
+    );
+}
+
+#[test]
+fn the_folder_cycle_check_finds_a_planted_folder_cycle() {
+    // No two files import each other, but the folders do: `probes/context.rs` names the
+    // session, and the session's wire code names a probe.
+    let tree = TempTree::new("folders");
+    tree.write("src/lib.rs", "pub mod engine;\n");
+    tree.write(
+        "src/engine/mod.rs",
+        "pub mod edition;\npub mod probes;\npub mod session;\n",
+    );
+    tree.write("src/engine/edition.rs", "pub struct Edition;\n");
+    tree.write(
+        "src/engine/probes/mod.rs",
+        "mod context;\npub struct Probe(crate::engine::edition::Edition);\n",
+    );
+    tree.write(
+        "src/engine/probes/context.rs",
+        "use crate::engine::session::domain::Session;\n",
+    );
+    tree.write("src/engine/session/mod.rs", "pub mod domain;\nmod wire;\n");
+    tree.write("src/engine/session/domain.rs", "pub struct Session;\n");
+    tree.write(
+        "src/engine/session/wire.rs",
+        "use crate::engine::probes::Probe;\n",
+    );
+    let src = tree.0.join("src");
+    let graph = import_graph(&src);
+    assert!(cycles(&graph).is_empty(), "no file cycle is planted");
+    assert_eq!(
+        folder_cycles(&src, &graph),
+        vec![vec![src.join("engine/probes"), src.join("engine/session")]]
+    );
+    // With the domain type in a module of its own, both folders import it and not each other.
+    tree.write(
+        "src/engine/mod.rs",
+        "pub mod edition;\npub mod probes;\npub mod saved;\npub mod session;\n",
+    );
+    tree.write("src/engine/saved.rs", "pub struct Session;\n");
+    tree.write(
+        "src/engine/probes/context.rs",
+        "use crate::engine::saved::Session;\n",
+    );
+    fs::remove_file(src.join("engine/session/domain.rs")).unwrap();
+    tree.write("src/engine/session/mod.rs", "mod wire;\n");
+    let graph = import_graph(&src);
+    assert_eq!(folder_cycles(&src, &graph), Vec::<Vec<PathBuf>>::new());
+    // A folder and a file beside it close a cycle too.
+    tree.write(
+        "src/engine/saved.rs",
+        "pub struct Session(crate::engine::probes::Probe);\n",
+    );
+    let graph = import_graph(&src);
+    assert_eq!(
+        folder_cycles(&src, &graph),
+        vec![vec![src.join("engine/probes"), src.join("engine/saved.rs")]]
+    );
+}
+
+/// The cycles among sibling modules that hold a folder: each import between two files is an
+/// arrow between the two children of their nearest common folder that hold them (a folder, or a
+/// file directly in it), and a cycle of such arrows is reported when one of its modules is a
+/// folder. (Cycles of files alone are [`cycles`]'.) So `engine/probes/context.rs` importing
+/// `engine/session/domain.rs` while `engine/session/wire.rs` imports `engine/probes/mod.rs` is a
+/// cycle `engine/probes` ↔ `engine/session`, though no two files import each other.
+fn folder_cycles(src: &Path, graph: &BTreeMap<PathBuf, BTreeSet<PathBuf>>) -> Vec<Vec<PathBuf>> {
+    let mut modules: BTreeMap<PathBuf, BTreeSet<PathBuf>> = BTreeMap::new();
+    for (from, tos) in graph {
+        for to in tos {
+            let (Ok(a), Ok(b)) = (from.strip_prefix(src), to.strip_prefix(src)) else {
+                continue;
+            };
+            let (a, b): (Vec<_>, Vec<_>) = (a.iter().collect(), b.iter().collect());
+            let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+            // The two children of the common folder (neither is the folder's last part, since a
+            // file is never a folder).
+            let child = |parts: &[&std::ffi::OsStr]| {
+                let mut path = src.to_path_buf();
+                path.extend(&parts[..=common]);
+                path
+            };
+            let (a, b) = (child(&a), child(&b));
+            // Into the folder's own `mod.rs` (or the crate root) is an import of the folder itself.
+            if b.file_name()
+                .is_some_and(|n| n == "mod.rs" || n == "lib.rs")
+                || a == b
+            {
+                continue;
+            }
+            modules.entry(a).or_default().insert(b.clone());
+            modules.entry(b).or_default();
+        }
+    }
+    cycles(&modules)
+        .into_iter()
+        .filter(|modules| modules.iter().any(|m| m.is_dir()))
+        .collect()
+}
+
+/// `path` relative to `root`, with `/` after a folder.
+fn shown(root: &Path, path: &Path) -> String {
+    let name = path
+        .strip_prefix(root)
+        .unwrap_or(path)
+        .display()
+        .to_string();
+    if path.is_dir() { name + "/" } else { name }
 }
 
 #[test]
@@ -737,7 +1000,8 @@ fn referenced_paths_at(code: &str) -> Vec<(usize, Vec<String>)> {
             .map_or(0, |p| p + 1);
         let head = &code[head_start..i];
         let preceded_by_path = code[..head_start].ends_with("::");
-        if preceded_by_path || !matches!(head, "crate" | "super" | "self") {
+        let names_crate = CRATES.iter().any(|(name, _)| *name == head);
+        if preceded_by_path || !(matches!(head, "crate" | "super" | "self") || names_crate) {
             continue;
         }
         let tail: String = code[head_start..]
@@ -920,6 +1184,117 @@ fn cycles(graph: &BTreeMap<PathBuf, BTreeSet<PathBuf>>) -> Vec<Vec<PathBuf>> {
     }
     found.sort();
     found
+}
+
+/// The most lines a source file may have before its tests: past it, a file holds more than one
+/// concept, and is split along a seam into submodules.
+const MAX_LINES_BEFORE_TESTS: usize = 900;
+
+#[test]
+fn no_source_file_is_over_900_lines_before_its_tests() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let offences = long_files(root);
+    assert!(
+        offences.is_empty(),
+        "split these files along a seam into submodules (at most {MAX_LINES_BEFORE_TESTS} lines \
+         before a file's tests):\n{}",
+        offences.join("\n")
+    );
+}
+
+#[test]
+fn the_length_check_fails_on_a_planted_long_file() {
+    let tree = TempTree::new("long");
+    let lines = |n: usize| "fn f() {}\n".repeat(n);
+    tree.write("src/lib.rs", "pub mod short;\n");
+    tree.write("src/short.rs", &lines(MAX_LINES_BEFORE_TESTS));
+    // Long tests after a short file, and test files of any length, are fine.
+    tree.write(
+        "src/engine/tested.rs",
+        &format!(
+            "{}#[cfg(test)]\nmod tests {{\n{}}}\n",
+            lines(800),
+            lines(500)
+        ),
+    );
+    tree.write("src/engine/tests.rs", &lines(2000));
+    tree.write("src/engine/sync_tests.rs", &lines(2000));
+    tree.write("crates/bpe/src/lib.rs", &lines(10));
+    assert_eq!(long_files(&tree.0), Vec::<String>::new());
+
+    // One line too many, in the app or in a path crate.
+    tree.write("src/short.rs", &lines(MAX_LINES_BEFORE_TESTS + 1));
+    tree.write("crates/bpe/src/ranks.rs", &lines(1000));
+    // A `#[cfg(test)] mod tests;` declaration at the top is not where the tests start.
+    tree.write(
+        "src/engine/memory.rs",
+        &format!("#[cfg(test)]\nmod tests;\n\n{}", lines(950)),
+    );
+    assert_eq!(
+        long_files(&tree.0),
+        vec![
+            "crates/bpe/src/ranks.rs: 1000 lines before its tests".to_owned(),
+            "src/engine/memory.rs: 953 lines before its tests".to_owned(),
+            "src/short.rs: 901 lines before its tests".to_owned(),
+        ]
+    );
+}
+
+/// Every source file under `root/src` and `root/crates/*/src` (test files aside: `tests.rs`,
+/// `*_tests.rs`, `tests_*.rs`) with more than [`MAX_LINES_BEFORE_TESTS`] lines before its
+/// tests, as "path: N lines before its tests", in path order.
+fn long_files(root: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    collect_rust_files(&root.join("src"), &mut files);
+    if let Ok(crates) = fs::read_dir(root.join("crates")) {
+        let mut dirs: Vec<PathBuf> = crates.map(|e| e.unwrap().path().join("src")).collect();
+        dirs.sort();
+        for dir in dirs.iter().filter(|d| d.is_dir()) {
+            collect_rust_files(dir, &mut files);
+        }
+    }
+    let mut offences: Vec<String> = files
+        .iter()
+        .filter(|file| {
+            let stem = file.file_stem().unwrap_or_default().to_string_lossy();
+            !(stem == "tests" || stem.ends_with("_tests") || stem.starts_with("tests_"))
+        })
+        .filter_map(|file| {
+            let lines = lines_before_tests(&fs::read_to_string(file).unwrap());
+            let name = file
+                .strip_prefix(root)
+                .unwrap_or(file)
+                .display()
+                .to_string();
+            (lines > MAX_LINES_BEFORE_TESTS)
+                .then(|| format!("{name}: {lines} lines before its tests"))
+        })
+        .collect();
+    offences.sort();
+    offences
+}
+
+/// The lines of `source` before its first `#[cfg(test)]` item, or all of them when it has
+/// none. A `#[cfg(test)] mod tests;` declaration is not where the tests start: they are in
+/// their own file, and everything in this one counts.
+fn lines_before_tests(source: &str) -> usize {
+    let lines: Vec<&str> = source.lines().collect();
+    for (index, line) in lines.iter().enumerate() {
+        let line = line.trim_start();
+        if !(line.starts_with("#[cfg(test)]") || line.starts_with("#[cfg(all(test")) {
+            continue;
+        }
+        let item = lines[index + 1..]
+            .iter()
+            .map(|l| l.trim())
+            .find(|l| !l.is_empty() && !l.starts_with("#["))
+            .unwrap_or("");
+        let declaration = item.split_whitespace().any(|w| w == "mod") && item.ends_with(';');
+        if !declaration {
+            return index;
+        }
+    }
+    lines.len()
 }
 
 /// A directory under the system's temp dir, removed when dropped.

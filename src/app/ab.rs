@@ -8,11 +8,11 @@
 use crate::app::live_replay::{RunStep, SummaryCall, summary_call, summary_reply};
 use crate::engine::ab::{AbEstimate, AbJob, AbRun, ModelSide, SideSpec, estimate};
 use crate::engine::edition::Provenance;
+use crate::engine::library_session::{PairSide, Session};
 use crate::engine::message::CountTokens;
 use crate::engine::openai::{ApiError, ChatResponse};
 use crate::engine::policy::SummaryFormat;
 use crate::engine::prompts::{PresetId, PromptSpec};
-use crate::engine::session::{PairSide, Session};
 use crate::engine::settings::ValidSettings;
 
 /// One side of the form, as typed.
@@ -203,9 +203,10 @@ pub fn partner<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::library_session::SideConfig;
     use crate::engine::message::WordCounter;
     use crate::engine::openai::Usage;
-    use crate::engine::session::{SideConfig, read, synthetic};
+    use crate::engine::session::{read, synthetic};
     use crate::engine::settings::Settings;
 
     const CLAUDE_CODE: &str =

@@ -6,11 +6,11 @@
 use crate::app::live::{summary_text, summary_timeout_ms};
 use crate::app::replay::{LiveEstimate, Replayer, SummaryCost, estimate};
 use crate::engine::edition::Provenance;
+use crate::engine::library_session::Session;
 use crate::engine::memory::{CommitMeta, SummaryJob};
 use crate::engine::message::CountTokens;
 use crate::engine::openai::{ApiError, ChatRequest, ChatResponse};
 use crate::engine::policy::Policy;
-use crate::engine::session::Session;
 use crate::engine::settings::{Endpoint, Settings, ValidSettings};
 
 /// What the runner of a run of summaries (the live replay, the A/B comparison) does next.

@@ -6,14 +6,14 @@
 //! the run waits, and Retry asks the same call again (a judge call keeps the answer it grades).
 
 use crate::app::live::summary_timeout_ms;
+use crate::engine::library_session::{Probe, ProbeResult, ProbeSet, Session};
 use crate::engine::message::{ChatMessage, CountTokens, Role};
 use crate::engine::openai::{ApiError, ChatRequest, ChatResponse};
 use crate::engine::probes::writer::{parse_probes, writer_messages, writer_response_format};
 use crate::engine::probes::{
-    Point, Probe, ProbeResult, ProbeSet, answer_messages, applies, generate, judge_messages,
-    judge_response_format, judge_response_format_object, parse_grade, points,
+    Point, answer_messages, applies, generate, judge_messages, judge_response_format,
+    judge_response_format_object, parse_grade, points,
 };
-use crate::engine::session::Session;
 use crate::engine::settings::{Endpoint, ValidSettings};
 
 /// One probe at one edition.
@@ -176,11 +176,11 @@ pub fn user_probe(
     Ok(Probe {
         id: 0,
         question: question.to_owned(),
-        evidence: crate::engine::probes::Evidence {
+        evidence: crate::engine::library_session::Evidence {
             message: message - 1,
             quote: quote.to_owned(),
         },
-        source: crate::engine::probes::ProbeSource::User,
+        source: crate::engine::library_session::ProbeSource::User,
     })
 }
 

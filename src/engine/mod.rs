@@ -1,5 +1,5 @@
 //! The memory engine: triggers, schedules, summary jobs, editions, drift checks, the SSE parser
-//! and the session format.
+//! the sessions the app keeps and their file format.
 //!
 //! It decides and emits what it wants done as data; it never performs I/O. It imports nothing
 //! from leptos, web-sys, gloo, wasm-bindgen or js-sys (tests/purity.rs enforces this).
@@ -14,6 +14,7 @@ pub mod edition;
 pub mod export;
 pub mod extractive;
 pub mod facts;
+pub mod library_session;
 pub mod memory;
 pub mod message;
 pub mod models;
@@ -38,6 +39,7 @@ mod words;
 pub use compare::{CompareRow, Comparison, compare};
 pub use demo::{DemoError, DemoEvent, DemoPlayer, DemoScript, TurnRequest};
 pub use edition::{Compactor, Edition, MAX_LEVEL, Provenance, TurnRange};
+pub use library_session::{Session, SessionSettings};
 pub use memory::{
     CommitMeta, Failure, JobKind, MemoryError, MemoryState, MessageState, SummaryJob,
 };
@@ -45,4 +47,4 @@ pub use message::{ChatMessage, CountTokens, GrowingCount, Message, Role, WordCou
 pub use policy::{FoldMode, Placement, Policy, PolicyError, SummaryFormat, Trigger};
 pub use prompts::{PresetId, PromptSpec};
 pub use schedule::{Schedule, ScheduleInput, ScheduleRow, TurnSize, schedule};
-pub use session::{ImportError, Session, SessionSettings, export, export_all, import, import_all};
+pub use session::{ImportError, export, export_all, import, import_all};

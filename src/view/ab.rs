@@ -9,8 +9,8 @@
 
 use crate::engine::ab::{AbEstimate, AbProgress, AbRun, FoldSource, pair_rows};
 use crate::engine::drift::{DiffSegment, word_diff};
+use crate::engine::library_session::{PairSide, Session};
 use crate::engine::replay::ReplayStatus;
-use crate::engine::session::{PairSide, Session};
 use crate::view::editions::{EditionCard, cards_of, edition_checks};
 use crate::view::live_replay::{done_or_running, tokens_so_far};
 
@@ -326,7 +326,7 @@ mod tests {
 
     #[test]
     fn each_side_shows_its_own_probe_score_beside_its_edition() {
-        use crate::engine::probes::{Evidence, Grade, Probe, ProbeResult, ProbeSource};
+        use crate::engine::library_session::{Evidence, Grade, Probe, ProbeResult, ProbeSource};
         let session = crate::engine::session::synthetic(20);
         let (mut a, mut b) = (session.clone(), session);
         let probe = |id| Probe {

@@ -11,10 +11,10 @@ use crate::engine::drift::{
     FactVerdict, PinnedFact, compile_facts, fact_presence, fact_verdict, must_keep_verdict,
 };
 use crate::engine::edition::{Edition, Provenance};
+use crate::engine::library_session::Session;
 use crate::engine::message::{CountTokens, Role, word_count};
 use crate::engine::policy::{Policy, PolicyError, Trigger};
 use crate::engine::schedule::{Schedule, ScheduleInput, TurnSize, schedule};
-use crate::engine::session::Session;
 use crate::view::context_window::{ContextWindow, SegmentKind, WindowAlternative, stacked};
 use crate::view::labels::{compacted_by, turns_label};
 
@@ -509,9 +509,9 @@ fn provenance_label(p: Provenance) -> &'static str {
 mod tests {
     use super::*;
     use crate::engine::edition::Provenance;
+    use crate::engine::library_session::SessionSettings;
     use crate::engine::memory::{CommitMeta, MemoryState};
     use crate::engine::message::{Message, WordCounter};
-    use crate::engine::session::SessionSettings;
 
     /// Four turns under "summarise at 2, keep 1", with a must-keep fact the third summary drops.
     fn played() -> Session {

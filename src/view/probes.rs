@@ -3,9 +3,9 @@
 //! edition, the estimate's sentence and the run's progress line, as plain strings.
 
 use crate::app::probes::{Cell, Estimate, ProbeRun, RunStatus, asked_at};
+use crate::engine::library_session::{Grade, ProbeSource, Session};
 use crate::engine::message::CountTokens;
-use crate::engine::probes::{Grade, Point, ProbeSource};
-use crate::engine::session::Session;
+use crate::engine::probes::Point;
 use crate::engine::settings::ValidSettings;
 
 /// One probe's row.
@@ -212,8 +212,9 @@ mod tests {
     use super::*;
     use crate::app::probes::add_generated;
     use crate::engine::facts::PinnedFact;
+    use crate::engine::library_session::ProbeResult;
     use crate::engine::message::WordCounter;
-    use crate::engine::probes::{ProbeResult, points};
+    use crate::engine::probes::points;
     use crate::engine::session::fixture::Scripted;
 
     #[test]

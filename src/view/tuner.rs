@@ -11,12 +11,12 @@
 
 use crate::app::library::Library;
 use crate::engine::compare::{Comparison, compare, window_turns};
+use crate::engine::library_session::{Session, SessionSettings};
 use crate::engine::memory::MemoryState;
 use crate::engine::message::CountTokens;
 use crate::engine::peers::{PolicyOutcome, Prices, outcome, preset, to_csv};
 use crate::engine::policy::{LoopRisk, Policy, PolicyError, TRIGGER_FIELDS, Trigger};
 use crate::engine::schedule::{Schedule, ScheduleInput, schedule};
-use crate::engine::session::{Session, SessionSettings};
 use crate::route::{Route, TriggerKind};
 use crate::view::inspect::InspectView;
 

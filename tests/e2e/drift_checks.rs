@@ -200,10 +200,11 @@ async fn a_badge_s_colour_and_words_come_from_the_verdict_in_both_themes() {
 /// 2, keep 1", its two summaries as given.
 fn must_keep_session(must_keep: &[&str], summaries: [&str; 2]) -> String {
     use summary_memory::engine::edition::Provenance;
+    use summary_memory::engine::library_session::{Session, SessionSettings};
     use summary_memory::engine::memory::{CommitMeta, MemoryState};
     use summary_memory::engine::message::{Message, Role, WordCounter};
     use summary_memory::engine::policy::{Policy, Trigger};
-    use summary_memory::engine::session::{Session, SessionSettings, export};
+    use summary_memory::engine::session::export;
     let mut policy = Policy::new(Trigger::Turns {
         max_turns: 2,
         keep: 1,

@@ -15,10 +15,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
 use summary_memory::engine::facts::PinnedFact;
+use summary_memory::engine::library_session::Session;
 use summary_memory::engine::message::WordCounter;
 use summary_memory::engine::probes::{ANSWER_LEAD, answer_messages, applies, points};
+use summary_memory::engine::session::export;
 use summary_memory::engine::session::fixture::Scripted;
-use summary_memory::engine::session::{Session, export};
 
 use crate::harness::{Browser, Profile, TempDir, posts};
 use crate::openai_server::{Reply, TestServer};

@@ -3,10 +3,11 @@
 
 use serde_json::Value;
 use summary_memory::engine::edition::Provenance;
+use summary_memory::engine::library_session::Session;
 use summary_memory::engine::message::WordCounter;
 use summary_memory::engine::policy::{Policy, Trigger};
 use summary_memory::engine::session::fixture::Scripted;
-use summary_memory::engine::session::{Session, export, synthetic};
+use summary_memory::engine::session::{export, synthetic};
 
 use summary_memory::view::inspect::InspectView;
 

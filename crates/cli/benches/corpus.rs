@@ -16,10 +16,11 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 use summary_memory::engine::corpus::{Column, CorpusSettings, Row, measure};
+use summary_memory::engine::library_session::{Session, SessionSettings};
 use summary_memory::engine::memory::MemoryState;
 use summary_memory::engine::message::{Message, Role, WordCounter};
 use summary_memory::engine::policy::{Policy, Trigger};
-use summary_memory::engine::session::{Session, SessionSettings, export_compact, import};
+use summary_memory::engine::session::{export_compact, import};
 use summary_memory_cli::run::Counting;
 use summary_memory_cli::{Inputs, compare};
 

@@ -15,8 +15,9 @@ use summary_memory::engine::corpus::{
     Column, CorpusSettings, Metric, Prices, Row, Summary, measure, rows_csv, sort_rows, summarise,
     summary_csv,
 };
+use summary_memory::engine::library_session::Session;
 use summary_memory::engine::replay::replay_offline;
-use summary_memory::engine::session::{self, Session};
+use summary_memory::engine::session;
 
 use input::{Problem, sources};
 use run::{Counting, Done, Progress, run};

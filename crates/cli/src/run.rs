@@ -9,8 +9,9 @@ use std::sync::Arc;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
+use summary_memory::engine::library_session::Session;
 use summary_memory::engine::message::{CountTokens, WordCounter};
-use summary_memory::engine::session::{self, Session};
+use summary_memory::engine::session;
 use summary_memory::engine::transcript;
 use summary_memory::tokens::{Encoding, TokenCounter};
 

@@ -6,10 +6,11 @@
 //! The page's side: [`column_wire`] writes a column for the init, [`batch_of`] a batch.
 
 use crate::engine::corpus::{self, Column, CorpusSettings, Row};
+use crate::engine::library_session::{Session, SessionSettings};
 use crate::engine::memory::MemoryState;
 use crate::engine::message::CountTokens;
 use crate::engine::policy::Policy;
-use crate::engine::session::{Session, SessionSettings, export_compact, import};
+use crate::engine::session::{export_compact, import};
 
 use super::wire::{Answer, BatchError, ColumnWire, Item, WorkerInit, decode_batch, encode_batch};
 

@@ -26,10 +26,9 @@ use std::collections::{BTreeMap, HashSet};
 use thiserror::Error;
 
 use crate::app::live::LiveSession;
+use crate::engine::library_session::{LiveRecord, ProbeSet, Session, SessionSettings};
 use crate::engine::memory::MemoryState;
 use crate::engine::message::{CountTokens, Role};
-use crate::engine::probes::ProbeSet;
-use crate::engine::session::{LiveRecord, Session, SessionSettings};
 
 mod protocol;
 mod record;
@@ -532,7 +531,7 @@ impl Library {
     }
 
     /// Keeps the live chat in the library, saved like any session: its memory, its pinned facts
-    /// and its [`LiveRecord`](crate::engine::session::LiveRecord), added the first time and
+    /// and its [`LiveRecord`](crate::engine::library_session::LiveRecord), added the first time and
     /// updated after every change. A reply still arriving is kept as far as it has arrived, as
     /// an assistant message marked failed (so incomplete, and left out of later requests): a
     /// reload then shows it and offers Retry ([`LiveSession::resume_after_reload`]). Returns the

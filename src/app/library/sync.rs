@@ -5,9 +5,10 @@
 
 use crate::app::live::LiveSession;
 use crate::engine::drift::PinnedFact;
+use crate::engine::library_session::Session;
 use crate::engine::message::CountTokens;
 use crate::engine::policy::Policy;
-use crate::engine::session::{self, ImportError, MAX_IMPORT_BYTES, Session, Source};
+use crate::engine::session::{self, ImportError, MAX_IMPORT_BYTES, Source};
 
 use super::{
     Broadcast, Entry, FileError, Library, LibraryError, Problem, Record, RemoteNotice, SaveOp,

@@ -416,7 +416,7 @@ fn adding_a_batch_is_adding_each_in_turn() {
 
 #[test]
 fn a_changed_probe_set_is_written_and_an_unchanged_one_is_not() {
-    use crate::engine::probes::{Evidence, Probe, ProbeSource};
+    use crate::engine::library_session::{Evidence, Probe, ProbeSource};
     let mut library = Library::default();
     library.add("a".into(), session("Alpha"), 1).unwrap();
     store_all(&mut library);

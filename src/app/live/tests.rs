@@ -268,7 +268,8 @@ fn the_default_session_uses_the_four_two_turn_policy() {
 fn a_live_chat_exported_imported_and_resumed_is_the_same_chat() {
     use crate::app::library::Library;
     use crate::engine::drift::PinnedFact;
-    use crate::engine::session::{SessionSettings, export, import};
+    use crate::engine::library_session::SessionSettings;
+    use crate::engine::session::{export, import};
     let mut session = LiveSession::default();
     let policy = session.memory().policy().clone();
     session

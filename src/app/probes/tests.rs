@@ -1,8 +1,8 @@
 use super::*;
 use crate::engine::facts::PinnedFact;
+use crate::engine::library_session::Grade;
 use crate::engine::message::WordCounter;
 use crate::engine::openai::ApiError;
-use crate::engine::probes::Grade;
 use crate::engine::session::fixture::Scripted;
 use crate::engine::settings::Settings;
 

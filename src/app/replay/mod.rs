@@ -193,9 +193,9 @@ impl ReplayPolicy {
 mod tests {
     use super::*;
     use crate::engine::edition::Provenance;
+    use crate::engine::library_session::{Session, SessionSettings};
     use crate::engine::message::{Role, WordCounter};
     use crate::engine::policy::Policy;
-    use crate::engine::session::{Session, SessionSettings};
     use crate::view::inspect::InspectView;
 
     #[test]

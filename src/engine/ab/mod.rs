@@ -19,6 +19,7 @@
 use crate::engine::demo::extractive_summary;
 use crate::engine::edition::{Edition, Provenance, TurnRange};
 use crate::engine::facts::compile_facts;
+use crate::engine::library_session::{PairLink, PairSide, Session, SideConfig};
 use crate::engine::memory::{CommitMeta, MemoryError, MemoryState, SummaryJob, turn_starts};
 use crate::engine::message::{CountTokens, Message, MessageParts};
 use crate::engine::policy::{FoldMode, Policy, PolicyError, SummaryFormat, Trigger};
@@ -26,7 +27,6 @@ use crate::engine::prompts::PromptSpec;
 use crate::engine::replay::{
     ReplayError, ReplayStatus, RunState, SummaryCost, replay_offline, source_messages,
 };
-use crate::engine::session::{PairLink, PairSide, Session, SideConfig};
 
 /// Why an A/B comparison cannot run.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -377,7 +377,7 @@ fn a_pair_survives_export_and_import_and_a_version_4_file_reads_with_none() {
 
 #[test]
 fn a_side_with_probes_keeps_both_its_pair_and_its_grades_through_export_and_import() {
-    use crate::engine::probes::{Evidence, Grade, Probe, ProbeResult, ProbeSource};
+    use crate::engine::library_session::{Evidence, Grade, Probe, ProbeResult, ProbeSource};
     let session = synthetic(20);
     let policy = session.memory.policy().clone();
     let (mut run, job) = AbRun::start(

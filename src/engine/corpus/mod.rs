@@ -31,12 +31,12 @@ mod tests;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::checks::{EditionInput, Verdict, check_editions};
+use crate::engine::library_session::Session;
 use crate::engine::message::{CountTokens, Role};
 use crate::engine::peers::{self, ASSUMED_PROMPT_TOKENS, PEER_PRESETS};
 use crate::engine::policy::{FoldMode, Policy, PolicyError};
 use crate::engine::replay::{ReplayError, replay_extractive};
 use crate::engine::schedule::{MessageInput, PlayedMessage, ScheduleInput, Sizer, TurnSize};
-use crate::engine::session::Session;
 
 pub use csv::{ROWS_HEADER, SUMMARY_HEADER, rows_csv, summary_csv};
 pub use summary::{Distribution, Metric, Prices, Summary, Totals, summarise};

@@ -22,10 +22,13 @@
 
 //!
 //! Beside this file: [`job`] holds the jobs and failures the state emits and records, [`error`]
-//! its [`MemoryError`], and [`turns`] where turns begin and whether a message is still verbatim.
+//! its [`MemoryError`], [`turns`] where turns begin and whether a message is still verbatim, and
+//! `request.rs` what a request sends (the head the policy places, the verbatim messages, the
+//! ones left out).
 
 mod error;
 mod job;
+mod request;
 mod turns;
 
 #[cfg(test)]
@@ -40,8 +43,8 @@ use std::collections::BTreeSet;
 use super::edition::{Edition, EditionDraft, MAX_LEVEL, Provenance, TurnRange};
 use super::message::{ChatMessage, CountTokens, Message, Role};
 use super::policy::{
-    Check, FoldMode, FoldView, HeadPart, Measured, Moment, Policy, PolicyError, SummaryFormat,
-    SummarySize, head_measured, request_head, summary_size,
+    Check, FoldMode, FoldView, Measured, Moment, Policy, PolicyError, SummaryFormat, SummarySize,
+    head_measured, request_head, summary_size,
 };
 use super::prompts::{compressed_word_limit, render_compress_request, render_fold_request};
 use super::structured::{STRUCTURED_MEMORY_PROMPT, parse_structured, structured_user_content};
@@ -235,113 +238,6 @@ impl MemoryState {
         Ok(if is_reply { self.check_trigger() } else { None })
     }
 
-    /// The context window for the next chat call: the system prompt, the summary where the
-    /// policy places it, then the verbatim messages that are not excluded.
-    pub fn request(&self, counter: &dyn CountTokens) -> Vec<Message> {
-        self.request_leaving_out(counter, |_| false)
-    }
-
-    /// [`MemoryState::request`], also leaving out the verbatim messages whose archive index
-    /// `leave_out` names (the live chat's replies cut short by a failure).
-    pub fn request_leaving_out(
-        &self,
-        counter: &dyn CountTokens,
-        leave_out: impl Fn(usize) -> bool,
-    ) -> Vec<Message> {
-        let mut out = self.request_prefix(counter);
-        let turn_now = self.current_turn_from();
-        out.extend(
-            self.verbatim()
-                .iter()
-                .enumerate()
-                .map(|(i, m)| (self.verbatim_from + i, m))
-                .filter(|(index, _)| !self.excluded.contains(index) && !leave_out(*index))
-                .filter(|&(index, m)| !self.hides_tool_traffic(m) || index >= turn_now)
-                .map(|(_, m)| m.clone()),
-        );
-        out
-    }
-
-    /// Whether `message` is tool traffic (a tool call or a tool result) that an exact policy
-    /// with [`super::policy::Exact::tools_in_turn_only`] sends only in its own turn's requests
-    /// and never to the summariser, as classic LangChain's memory, which stores only each
-    /// turn's input and output, does.
-    fn hides_tool_traffic(&self, message: &Message) -> bool {
-        self.policy.exact.tools_in_turn_only
-            && (message.role == Role::Tool || !message.calls.is_empty())
-    }
-
-    /// The archive index just after the last reply that ended a turn: the current turn's
-    /// tool traffic begins there.
-    fn current_turn_from(&self) -> usize {
-        self.archive
-            .iter()
-            .rposition(turns::ends_turn)
-            .map_or(0, |i| i + 1)
-    }
-
-    /// The request's messages before the verbatim part, as the policy places the summary
-    /// ([`super::policy::request_head`], which the dry run reads too).
-    fn request_prefix(&self, counter: &dyn CountTokens) -> Vec<Message> {
-        let at_ms = self.editions.last().map_or(0, |e| e.at_ms);
-        let head = request_head(
-            &self.policy.exact,
-            self.policy.placement,
-            &self.system_prompt,
-            self.summary.as_deref(),
-            SUMMARY_HEADER,
-            SUMMARY_ACK,
-        );
-        let mut kept = Some(self.kept_users());
-        let mut out = Vec::new();
-        for part in head {
-            match part {
-                HeadPart::SystemPrompt => out.push(Message::new(
-                    Role::System,
-                    self.system_prompt.clone(),
-                    counter,
-                    0,
-                )),
-                HeadPart::Summary { role, text } => {
-                    // Codex puts the user messages a fold kept between the initial context
-                    // and the summary.
-                    out.extend(
-                        kept.take()
-                            .into_iter()
-                            .flatten()
-                            .map(|k| self.archive[k].clone()),
-                    );
-                    out.push(Message::new(role, text, counter, at_ms));
-                }
-                HeadPart::Fixed { role, text } => {
-                    out.push(Message::new(role, text, counter, at_ms))
-                }
-            }
-        }
-        out
-    }
-
-    /// The archive indices of the user messages the last fold kept besides the summary (an
-    /// exact policy's [`super::policy::Exact::keep_user_tokens`]), oldest first; none before
-    /// the first fold. They follow from where the verbatim part begins, so a conversation read
-    /// back from storage keeps the same ones. Excluded messages are left out.
-    fn kept_users(&self) -> Vec<usize> {
-        let Some(budget) = self.policy.exact.keep_user_tokens else {
-            return Vec::new();
-        };
-        if !self.editions.iter().any(|e| e.folded.is_some()) {
-            return Vec::new();
-        }
-        super::policy::kept_user_messages(
-            self.archive.iter().map(|m| (m.role, m.tokens)),
-            self.verbatim_from,
-            budget,
-        )
-        .into_iter()
-        .filter(|k| !self.excluded.contains(k))
-        .collect()
-    }
-
     /// Checks the trigger again over the last reply, for a conversation read back from storage
     /// whose check may have been cut off (the page closed while the summary it made due was
     /// being written). A cycle already committed is not due again: the trigger only looks at the
@@ -355,43 +251,6 @@ impl MemoryState {
             self.checked_len = self.checked_len.min(self.archive.len() - 1);
         }
         self.check_trigger()
-    }
-
-    /// Leaves archive message `index` out of every later request (`excluded` true), or sends
-    /// it again (false). The archive keeps it either way. Refused for a message that is not in
-    /// the archive or is already folded into the summary, which no chat request sends.
-    pub fn set_excluded(&mut self, index: usize, excluded: bool) -> Result<(), MemoryError> {
-        if index >= self.archive.len() {
-            return Err(MemoryError::NoSuchMessage(index));
-        }
-        if excluded && self.message_state(index) == MessageState::Folded {
-            return Err(MemoryError::AlreadyFolded(index));
-        }
-        if excluded {
-            self.excluded.insert(index);
-        } else {
-            self.excluded.remove(&index);
-        }
-        Ok(())
-    }
-
-    /// Whether archive message `index` is left out of the requests.
-    pub fn is_excluded(&self, index: usize) -> bool {
-        self.excluded.contains(&index)
-    }
-
-    /// The archive indices left out of the requests, ascending.
-    pub fn excluded(&self) -> impl Iterator<Item = usize> + '_ {
-        self.excluded.iter().copied()
-    }
-
-    /// The messages of `range` that a summariser request sends: the excluded ones left out.
-    fn sent(&self, range: std::ops::Range<usize>) -> Vec<Message> {
-        range
-            .filter(|index| !self.excluded.contains(index))
-            .filter(|&index| !self.hides_tool_traffic(&self.archive[index]))
-            .map(|index| self.archive[index].clone())
-            .collect()
     }
 
     /// Starts a cycle now, whatever the trigger says; the manual trigger's only way to fold.

@@ -18,12 +18,13 @@
 
 use std::collections::BTreeSet;
 
-use super::{Probe, ProbeSource, quoted_in};
+use super::quoted_in;
 use crate::engine::edition::{Edition, Provenance};
 use crate::engine::facts::PinnedFact;
+use crate::engine::library_session::Session;
+use crate::engine::library_session::{Probe, ProbeSource};
 use crate::engine::memory::{CommitMeta, JobKind, MemoryState, SummaryJob};
 use crate::engine::message::{ChatMessage, CountTokens, Message, Role};
-use crate::engine::session::Session;
 
 /// What goes before the question in the user message that asks it: the model answers from the
 /// conversation alone and says so when it cannot.

@@ -4,10 +4,11 @@
 //! longer holds that answer word for word ([`super::applies`]).
 
 use super::context::{Point, applies};
-use super::{Evidence, Probe, ProbeSource, quoted_in};
+use super::quoted_in;
 use crate::engine::checks::rules::{Rule, RuleSource, is_rule_sentence, rules_in};
+use crate::engine::library_session::Session;
+use crate::engine::library_session::{Evidence, Probe, ProbeSource};
 use crate::engine::message::{CountTokens, Role};
-use crate::engine::session::Session;
 
 /// The question a pinned fact becomes: "What is the user's monthly salary?" for "monthly
 /// salary"; a fact that is itself a rule ("no equities", "never suggest crypto") asks for the
@@ -36,7 +37,7 @@ pub fn rule_question(rule: &Rule) -> String {
 
 /// The probes of `session` at its editions' `points` (see [`super::points`]): the pinned facts
 /// first, then the rule sentences no fact already asks about. Ids are left at 0 for
-/// [`super::ProbeSet::add`] to give.
+/// [`crate::engine::library_session::ProbeSet::add`] to give.
 pub fn generate(session: &Session, points: &[Point], counter: &dyn CountTokens) -> Vec<Probe> {
     let archive = session.memory.archive();
     let mut probes = Vec::new();

@@ -1,16 +1,15 @@
-//! The judge: its prompt (the user may edit it; the page shows it), the request that grades one
-//! answer, the `response_format` that asks for the grade as JSON where the server supports it
-//! (OpenAI's structured outputs; llama.cpp's server turns the schema into a grammar), and the
-//! strict parsing of its reply. A reply that is not exactly a grade is an error that names what
+//! The judge: the request that grades one answer (with the session's judge prompt, which the
+//! user may edit and the page shows, from `library_session::JUDGE_PROMPT`), the
+//! `response_format` that asks for the grade as JSON where the server supports it (OpenAI's
+//! structured outputs; llama.cpp's server turns the schema into a grammar), and the strict
+//! parsing of its reply. A reply that is not exactly a grade is an error that names what
 //! is wrong, and nothing is recorded from it.
 
 use serde_json::{Value, json};
 
-use super::{Grade, Probe, quoted_in};
+use super::quoted_in;
+use crate::engine::library_session::{Grade, Probe};
 use crate::engine::message::{ChatMessage, Role};
-
-/// The judge's default system prompt.
-pub const JUDGE_PROMPT: &str = "You grade an answer against a conversation's own record. You are given a question about the conversation, the evidence quoted from its archive, and an answer written from a summary of it. Grade the answer: \"correct\" when it states what the evidence says; \"partly\" when it states only part of it, or states it vaguely; \"wrong\" when it contradicts the evidence or states something else; \"unanswerable\" when it says the conversation does not say, or does not answer. Reply with only a JSON object: {\"grade\": \"correct\" | \"partly\" | \"wrong\" | \"unanswerable\", \"evidence\": \"the words of the evidence your grade rests on, quoted exactly\"}.";
 
 /// What the judge's reply was not.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -2,10 +2,13 @@ use super::judge::Judgement;
 use super::*;
 use crate::engine::edition::Provenance;
 use crate::engine::facts::PinnedFact;
+use crate::engine::library_session::{
+    Evidence, Grade, Probe, ProbeResult, ProbeSet, ProbeSource, Session, SessionSettings,
+};
 use crate::engine::memory::{CommitMeta, MemoryState};
 use crate::engine::message::{ChatMessage, Message, Role, WordCounter};
 use crate::engine::policy::{Placement, Policy, Trigger};
-use crate::engine::session::{Session, SessionSettings, export, import};
+use crate::engine::session::{export, import};
 
 /// Turn `t`'s user message and reply: turn 1 states the salary and a rule, turn 2 a budget.
 fn turn(t: u64) -> (String, String) {

@@ -1,15 +1,14 @@
-//! Probes the model writes: its prompt (editable, shown), the request over the folded turns,
-//! and the strict parsing of its reply. A reply that is not exactly a list of probes, each
+//! Probes the model writes: the request over the folded turns (with the session's writer
+//! prompt, editable and shown, from `library_session::WRITER_PROMPT`), and the strict parsing
+//! of its reply. A reply that is not exactly a list of probes, each
 //! naming a folded message and quoting it, is an error and adds nothing.
 
 use serde_json::{Value, json};
 
 use super::judge::unfenced;
-use super::{Evidence, Probe, ProbeSource, quoted_in};
+use super::quoted_in;
+use crate::engine::library_session::{Evidence, Probe, ProbeSource};
 use crate::engine::message::{ChatMessage, Role};
-
-/// The default prompt for model-written probes.
-pub const WRITER_PROMPT: &str = "You write recall questions about a conversation. Below are its earlier messages, each numbered. Write up to five short questions whose answers one message states plainly (a figure, a decision, a rule, a name), one answer per question. Reply with only a JSON object: {\"probes\": [{\"question\": \"...\", \"message\": the message's number, \"quote\": \"the sentence of that message that answers it, copied exactly\"}]}.";
 
 /// What the model's probes were not.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

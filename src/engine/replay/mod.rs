@@ -15,10 +15,10 @@ use crate::engine::drift::CompiledFact;
 use crate::engine::drift::PinnedFact;
 use crate::engine::edition::{Edition, Provenance};
 use crate::engine::facts::compile_facts;
+use crate::engine::library_session::{Session, SessionSettings};
 use crate::engine::memory::{CommitMeta, MemoryError, MemoryState, SummaryJob};
 use crate::engine::message::{CountTokens, Message, MessageParts, Role};
 use crate::engine::policy::{Policy, PolicyError};
-use crate::engine::session::{Session, SessionSettings};
 
 mod run;
 pub use run::RunState;

@@ -1,8 +1,9 @@
 use super::*;
+use crate::engine::library_session::SessionSettings;
 use crate::engine::memory::CommitMeta;
 use crate::engine::message::{ToolCall, WordCounter};
 use crate::engine::policy::Trigger;
-use crate::engine::session::{SessionSettings, synthetic};
+use crate::engine::session::synthetic;
 
 /// A model's commit at `at_ms`.
 fn model(name: Option<&str>, at_ms: u64) -> CommitMeta {

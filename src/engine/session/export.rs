@@ -1,13 +1,13 @@
 //! Writing sessions: one file or an envelope of many, always of the current [`VERSION`],
 //! converted by hand from the engine's types into `wire`'s.
 
-use super::domain::{LiveRecord, Session, SessionSettings};
 use super::wire::{
     CallV2, ENVELOPE_FORMAT, EditionV1, EnvelopeV2, FORMAT, FactV2, FailureV1, FileV2, LiveV2,
     MessageV1, PolicyV1, PromptV1, RangeV1, SessionV2, SettingsV1, ToolCallV3, TriggerV1, VERSION,
 };
 use crate::engine::edition::{Provenance, TurnRange};
 use crate::engine::facts::{FactPattern, PinnedFact};
+use crate::engine::library_session::{LiveRecord, Session, SessionSettings};
 use crate::engine::memory::JobKind;
 use crate::engine::policy::{FoldMode, Placement, Policy, SummaryFormat, Trigger};
 

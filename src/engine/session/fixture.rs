@@ -4,8 +4,8 @@
 //! the engine's tests, the integration tests and the end-to-end tests share; and [`synthetic`],
 //! a deterministic long session for scale tests and the browser benchmark.
 
-use super::domain::{Session, SessionSettings};
 use crate::engine::edition::Provenance;
+use crate::engine::library_session::{Session, SessionSettings};
 use crate::engine::memory::{CommitMeta, MemoryState};
 use crate::engine::message::{Message, Role, WordCounter};
 use crate::engine::policy::{Policy, Trigger};

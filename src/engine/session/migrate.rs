@@ -5,9 +5,9 @@
 //! verbatim message inside a turn, version 2 no tool traffic or placeholders on its messages
 //! either, version 1 neither facts nor a live part).
 
-use super::domain::SessionSettings;
 use super::export::{policy_to_v1, settings_to_v1};
 use super::wire::{EditionV1, FORMAT, FileV2, MessageV1, SessionV0, SessionV2, VERSION};
+use crate::engine::library_session::SessionSettings;
 use crate::engine::policy::Policy;
 
 /// Version 0 kept no record of which turns its summary covered, so every message stays

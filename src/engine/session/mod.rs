@@ -10,7 +10,7 @@
 //! as token counts and word counts (recounted on import, so a file cannot lie about them).
 //!
 //! Versions: 0 was a bare message list and a summary; 1 added the policy, the editions and the
-//! failures; 2 adds the pinned facts and, for the live chat, the [`LiveRecord`] (which replies
+//! failures; 2 adds the pinned facts and, for the live chat, the `LiveRecord` (which replies
 //! are incomplete, which were cut short by a failed request, and the record of model calls).
 //! A version-1 file is a version-2 file without those two fields, so it reads as "no facts
 //! pinned" and "not a live chat". An older app refuses a version-2 file with
@@ -23,8 +23,10 @@
 //! Version 5 adds the probes (`probes.rs`: the probe set, the judge's and writer's prompts, the
 //! models used, a grade per probe and edition); a version-4 file reads as having none.
 //!
-//! One concept per file: [`domain`] holds what the app keeps ([`Session`], [`LiveRecord`],
-//! [`CallRecord`]); `wire` the versioned on-disk types; `import` reading a file (size cap,
+//! What the app keeps of a session (`Session`, `LiveRecord`, the A/B pair, the probe set) is
+//! [`crate::engine::library_session`]; this module is only its file form. One concept per
+//! file: `wire` the versioned on-disk types, with `exact`, `pair` and `probes` the forms of the
+//! policy's exact fields, an A/B side and the probes; `import` reading a file (size cap,
 //! version check, invariant checks) and `migrate` the older shapes (version 0, plain message
 //! arrays); `export` writing one; [`fixture`] the sessions tests and benchmarks build.
 //!
@@ -35,28 +37,27 @@
 //! nothing folded.
 
 mod compactions;
-pub mod domain;
 mod exact;
 mod export;
 pub mod fixture;
 mod import;
 mod json_path;
 mod migrate;
-pub mod pair;
+mod pair;
 mod probes;
 mod wire;
 
 #[cfg(test)]
 mod tests;
 
-pub use domain::{CallKind, CallRecord, LiveRecord, Session, SessionSettings};
+use crate::engine::library_session::Session;
+
 pub use export::{export, export_all, export_compact, export_policy};
 pub use fixture::synthetic;
 pub use import::{
     ImportError, MAX_IMPORT_BYTES, Read, Source, import, import_all, import_policy, import_stored,
     read, read_json, read_unbounded,
 };
-pub use pair::{PairLink, PairSide, SideConfig};
 pub use wire::{ENVELOPE_FORMAT, FORMAT, FileV2 as WireFile, POLICY_FORMAT, VERSION};
 
 /// The serde value of `session`'s export file, which [`export_compact`] writes as JSON: for the

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::probes::{Evidence, Grade, Probe, ProbeResult, ProbeSet, ProbeSource};
+use crate::engine::library_session::{Evidence, Grade, Probe, ProbeResult, ProbeSet, ProbeSource};
 
 #[derive(Serialize, Deserialize)]
 pub(super) struct ProbesV5 {

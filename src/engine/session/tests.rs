@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 use super::*;
 use crate::engine::edition::Provenance;
 use crate::engine::facts::PinnedFact;
+use crate::engine::library_session::{CallKind, CallRecord, LiveRecord, SessionSettings};
 use crate::engine::memory::CommitMeta;
 use crate::engine::memory::MemoryState;
 use crate::engine::message::{Message, Role, WordCounter};

@@ -15,10 +15,10 @@ use crate::app::ab::{
     AbForm, AbStep, SideForm, ab_answered, ab_call, ab_price, resume_ab, start_ab,
 };
 use crate::engine::ab::AbRun;
+use crate::engine::library_session::{PairSide, Session};
 use crate::engine::policy::{Choice, SummaryFormat};
 use crate::engine::prompts::PresetId;
 use crate::engine::replay::ReplayStatus;
-use crate::engine::session::{PairSide, Session};
 use crate::engine::settings::{Settings, ValidSettings};
 use crate::ui::run::clock::now_ms;
 use crate::ui::run::library_sync::{Sessions, new_id};

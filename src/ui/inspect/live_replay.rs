@@ -13,8 +13,8 @@ use crate::app::live_replay::{
     ReplayStep, replay_price, resume_replay, start_replay, summary_answered, summary_call,
 };
 use crate::app::replay::{ReplayStatus, Replayer};
+use crate::engine::library_session::Session;
 use crate::engine::policy::{Policy, PolicyError};
-use crate::engine::session::Session;
 use crate::engine::settings::{Settings, ValidSettings};
 use crate::ui::run::clock::now_ms;
 use crate::ui::run::library_sync::Sessions;

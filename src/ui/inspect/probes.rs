@@ -15,8 +15,8 @@ use crate::app::live_replay::replay_settings;
 use crate::app::probes::{
     RunStatus, add_generated, edit_question, estimate, judge_settings, typed_probe,
 };
-use crate::engine::probes::{ProbeSet, points};
-use crate::engine::session::Session;
+use crate::engine::library_session::{ProbeSet, Session};
+use crate::engine::probes::points;
 use crate::engine::settings::{Settings, ValidSettings};
 use crate::ui::run::clock::now_ms;
 use crate::ui::run::library_sync::Sessions;

@@ -7,9 +7,9 @@
 use leptos::prelude::*;
 
 use crate::app::replay::{ReplayForm, ReplayKind, ReplayPolicy, Replayer, labels, replay_offline};
+use crate::engine::library_session::Session;
 use crate::engine::policy::{Choice, FoldMode, Placement};
 use crate::engine::prompts::PresetId;
-use crate::engine::session::Session;
 use crate::ui::run::clock::now_ms;
 use crate::ui::run::library_sync::{Sessions, new_id};
 use crate::ui::widgets::tokens_chart::TokensChart;

@@ -17,8 +17,11 @@
 //! it arrives ([`LiveSession::arrived`]), from its last settled piece boundary, and that count
 //! is archived with it; its reasoning is kept apart and never saved. A pending retry shows its
 //! countdown ([`LiveSession::retry_status`]); a summary's timeout is [`summary_timeout_ms`].
-//! [`LiveSession::shape`] is what the library compares to tell whether the chat changed, and
-//! [`LiveSession::resume_after_reload`] offers again what a reload cut off.
+//!
+//! Beside this file: `ending.rs` how a request ended ([`ReplyEnd`], [`ChatEnd`]) and a
+//! summary's timeout; `persist.rs` what the library needs of the chat: [`LiveSession::shape`],
+//! which it compares to tell whether the chat changed, the reply as it streams, and
+//! [`LiveSession::resume_after_reload`], which offers again what a reload cut off.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -28,13 +31,19 @@ use crate::app::rows::{MessageRow, RowState, rows_of};
 use crate::engine::demo::DemoScript;
 use crate::engine::drift::{FactError, PinnedFact, compile_facts};
 use crate::engine::edition::Provenance;
+use crate::engine::library_session::{LiveRecord, Session};
 use crate::engine::memory::{CommitMeta, MemoryError, MemoryState, SummaryJob};
 use crate::engine::message::{ChatMessage, CountTokens, GrowingCount, Message, Role};
 use crate::engine::openai::{ApiError, Purpose, StreamEnd, Usage};
 use crate::engine::policy::{Policy, PolicyError};
-use crate::engine::session::{LiveRecord, Session};
 
-pub use crate::engine::session::{CallKind, CallRecord};
+pub use crate::engine::library_session::{CallKind, CallRecord};
+
+mod ending;
+mod persist;
+
+pub use ending::{ChatEnd, ReplyEnd, summary_text, summary_timeout_ms};
+pub use persist::LiveShape;
 
 /// The system prompt a live chat starts with.
 pub const LIVE_SYSTEM_PROMPT: &str = "You are a helpful assistant. Answer clearly and briefly.";
@@ -113,30 +122,6 @@ pub enum LiveAction {
     Summary(SummaryJob),
 }
 
-/// How a chat request ended, as the shell saw it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ReplyEnd {
-    /// The whole reply arrived.
-    Complete(String),
-    /// The user pressed Stop; the text received so far.
-    Stopped(String),
-    /// The request failed (the error's message), with any text received before it did.
-    Failed { partial: String, error: String },
-    /// The request was longer than the model's context window (the error's message); nothing
-    /// of a reply arrived.
-    TooLong(String),
-}
-
-/// How a chat request ended, as the shell performed it.
-#[derive(Clone, Debug, PartialEq)]
-pub enum ChatEnd {
-    /// Not streamed: the shell holds the whole reply, or what ended it.
-    Whole(ReplyEnd),
-    /// Streamed: the reply is the text its pieces brought, which the session kept
-    /// ([`LiveSession::arrived`]); the stream ended so.
-    Streamed(StreamEnd),
-}
-
 /// Why a live action cannot be taken now.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum LiveError {
@@ -182,82 +167,6 @@ impl Default for LiveSession {
             Err(error) => unreachable!("the default policy is valid: {error}"),
         }
     }
-}
-
-impl From<ReplyEnd> for ChatEnd {
-    fn from(end: ReplyEnd) -> ChatEnd {
-        ChatEnd::Whole(end)
-    }
-}
-
-impl ReplyEnd {
-    /// How a non-streamed chat request ended: `Ok(None)` is the user's Stop, before any text.
-    pub fn of_completion(reply: Result<Option<String>, ApiError>) -> ReplyEnd {
-        match reply {
-            Ok(Some(text)) => ReplyEnd::Complete(text),
-            Ok(None) => ReplyEnd::Stopped(String::new()),
-            Err(error) => ReplyEnd::of_error(String::new(), &error),
-        }
-    }
-
-    /// How a streamed chat request ended, with `arrived`, the text its pieces brought.
-    pub fn of_stream(arrived: String, end: StreamEnd) -> ReplyEnd {
-        match end {
-            StreamEnd::Complete => ReplyEnd::Complete(arrived),
-            StreamEnd::Stopped => ReplyEnd::Stopped(arrived),
-            StreamEnd::Failed(error) => ReplyEnd::of_error(arrived, &error),
-        }
-    }
-
-    /// How a request that failed with `error` ended, with the text that arrived before it.
-    pub fn of_error(partial: String, error: &ApiError) -> ReplyEnd {
-        match error {
-            ApiError::ContextTooLong { .. } if partial.is_empty() => {
-                ReplyEnd::TooLong(error.to_string())
-            }
-            _ => ReplyEnd::Failed {
-                partial,
-                error: error.to_string(),
-            },
-        }
-    }
-}
-
-/// The summary text a summariser request produced, or why there is none (a stopped request
-/// counts as a failure, which the memory records and Retry redoes).
-pub fn summary_text(reply: Result<Option<String>, ApiError>) -> Result<String, String> {
-    match reply {
-        Ok(Some(text)) => Ok(text),
-        Ok(None) => Err("the summary request was stopped".to_owned()),
-        Err(error) => Err(error.to_string()),
-    }
-}
-
-/// How long a summariser request may take, given the chat's timeout. A summary is not
-/// streamed, so nothing arrives until the whole text is written, which takes a slow local
-/// model far longer than the first words of a chat reply: it gets four times the chat's
-/// timeout, and never less than five minutes. Stop ends it sooner.
-pub fn summary_timeout_ms(chat_timeout_ms: u64) -> u64 {
-    const FLOOR_MS: u64 = 5 * 60 * 1000;
-    chat_timeout_ms.saturating_mul(4).max(FLOOR_MS)
-}
-
-/// What the library compares to tell whether the live chat changed: cheap to compute on every
-/// streamed piece, and equal for two states the library would store alike.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LiveShape {
-    /// A reply or a summary is being written (the library saves the chat all the same, a reply
-    /// as it arrives: `app::library::LiveShape`).
-    pub busy: bool,
-    /// Messages, editions and failures.
-    counts: (usize, usize, usize),
-    summary_len: Option<usize>,
-    policy: Policy,
-    pinned: Vec<PinnedFact>,
-    /// Incomplete replies, failed replies and model calls.
-    record: (usize, usize, usize),
-    /// The messages left out of the requests.
-    excluded: Vec<usize>,
 }
 
 impl LiveSession {
@@ -821,21 +730,6 @@ impl LiveSession {
         self.is_streaming() || self.is_summarising()
     }
 
-    /// What the library compares to tell whether this chat changed since it was last kept.
-    pub fn shape(&self) -> LiveShape {
-        let m = &self.memory;
-        let kept = &self.kept;
-        LiveShape {
-            busy: self.is_busy(),
-            counts: (m.archive().len(), m.editions().len(), m.failures().len()),
-            summary_len: m.summary().map(str::len),
-            policy: m.policy().clone(),
-            pinned: self.pinned.clone(),
-            record: (kept.incomplete.len(), kept.failed.len(), kept.calls.len()),
-            excluded: m.excluded().collect(),
-        }
-    }
-
     /// A chat request ended: records the call (the request as sent, with the usage the API
     /// reported), archives the reply, and says what to perform next: the summary the reply
     /// made due, else the next queued message of a demo run live, else nothing.
@@ -933,58 +827,6 @@ impl LiveSession {
             .request_leaving_out(counter, |index| self.kept.failed.contains(&index));
         self.reported = Some(request.iter().map(|m| u64::from(m.tokens)).sum());
         request.iter().map(ChatMessage::from).collect()
-    }
-}
-
-/// What persistence needs of a live chat (the library keeps it as it streams, and offers what
-/// a reload cut off); kept apart from the request logic above.
-impl LiveSession {
-    /// The reply arriving now, as far as it has arrived.
-    pub fn streaming_text(&self) -> Option<&str> {
-        self.streaming.as_deref()
-    }
-
-    /// The reply arriving now as an assistant message, counted from where its count as it
-    /// arrived stands (not from its start); `None` when nothing but spaces has arrived.
-    pub fn streaming_message(&self, at_ms: u64, counter: &dyn CountTokens) -> Option<Message> {
-        let text = self.streaming_text().filter(|t| !t.trim().is_empty())?;
-        let tokens = self.count_arrived(text, counter);
-        Some(Message::counted(
-            Role::Assistant,
-            text.to_owned(),
-            tokens,
-            at_ms,
-        ))
-    }
-
-    /// [`LiveSession::resume`] after a reload, offering what the reload cut off: a user message
-    /// with no reply, or a reply kept as it was streaming (marked failed, so incomplete), offers
-    /// Retry of the reply; a summary that the last reply made due, and that no edition holds,
-    /// is offered again as a failed job that Retry runs. Nothing is committed twice: the trigger
-    /// is checked against the turns still verbatim.
-    pub fn resume_after_reload(session: &Session, at_ms: u64) -> LiveSession {
-        let mut live = LiveSession::resume(session);
-        let archive = live.memory.archive();
-        let Some(last) = archive.last() else {
-            return live;
-        };
-        let cut = last.role == Role::User || live.kept.failed.contains(&(archive.len() - 1));
-        if cut {
-            live.error = Some(
-                "The reply to your last message did not finish before the page was closed or reloaded; what had arrived is kept, marked incomplete. Press Retry to ask again."
-                    .to_owned(),
-            );
-            live.redo = Some(Redo::Reply);
-        } else if let Some(job) = live.memory.recheck_trigger() {
-            let reason = "the page was closed or reloaded while the summary was being written";
-            if live.memory.fail(job.id, reason, at_ms).is_ok() {
-                live.error = Some(format!(
-                    "The summary could not be written: {reason}. The conversation and its memory are unchanged; press Retry to write the summary again."
-                ));
-                live.redo = Some(Redo::Summary);
-            }
-        }
-        live
     }
 }
 

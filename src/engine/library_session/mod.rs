@@ -1,14 +1,24 @@
-//! What the app holds of a conversation: the [`Session`] (its memory, pinned facts and
-//! settings) and, for the live chat only, the [`LiveRecord`] of incomplete replies and model
-//! calls. No serde here: the file format is `wire`'s, converted by hand.
+//! What the app holds of a conversation, apart from how a file stores it: the [`Session`] (its
+//! memory, pinned facts and settings) and, for the live chat only, the [`LiveRecord`] of
+//! incomplete replies and model calls; `pair.rs` what makes a session one side of an A/B
+//! comparison ([`PairLink`]); `probe_set.rs` what it keeps of its probes ([`ProbeSet`]).
+//!
+//! No serde here: the file format is [`crate::engine::session`]'s, converted by hand, so a
+//! change here never silently changes what is on disk. Both the session format and
+//! [`crate::engine::probes`] import this module, and it imports neither.
+
+mod pair;
+mod probe_set;
+
+pub use pair::{PairLink, PairSide, SideConfig};
+pub use probe_set::{
+    Evidence, Grade, JUDGE_PROMPT, Probe, ProbeResult, ProbeSet, ProbeSource, WRITER_PROMPT,
+};
 
 use std::collections::BTreeSet;
 
 use crate::engine::facts::PinnedFact;
 use crate::engine::memory::MemoryState;
-use crate::engine::probes::ProbeSet;
-
-use super::pair::PairLink;
 
 /// Connection settings kept with a session. There is deliberately no API key field: a key never
 /// leaves the browser's own storage, not even in an export.
