@@ -126,8 +126,9 @@ fn plural(n: u32, word: &str) -> String {
 mod tests {
     use super::*;
     use crate::app::library::Entry;
+    use crate::engine::library_session::{Session, SessionSettings};
     use crate::engine::memory::MemoryState;
-    use crate::engine::session::{Session, SessionSettings, synthetic};
+    use crate::engine::session::synthetic;
 
     fn library_with(id: &str, system_prompt: &str) -> Library {
         let made = synthetic(3);

@@ -116,6 +116,7 @@ async fn two_models_pair_by_cycle_save_as_a_pair_and_reopen_offline_after_export
     let path = dir.write("all.json", &exported);
     inspect.import(&path).await;
     inspect.wait_sessions(3).await;
+    inspect.library().await;
     browser
         .client
         .execute(
@@ -125,6 +126,7 @@ async fn two_models_pair_by_cycle_save_as_a_pair_and_reopen_offline_after_export
         )
         .await
         .unwrap();
+    ab.here().await;
     browser.wait_testid("ab-unavailable").await;
     let shown = ab.wait_pairs("ab-stored", folds).await;
     for (p, q) in shown.iter().zip(&pairs) {
@@ -149,6 +151,7 @@ async fn a_claude_code_sessions_own_compactions_are_side_a_against_the_users_sum
     inspect.import(&path).await;
     inspect.wait_import_note("claude-code").await;
     let ab = AbPage::new(&browser);
+    ab.here().await;
     // A starts as the tool's compactions, B as the summariser in Settings.
     let recorded: bool = browser
         .read("document.querySelector(\"[data-testid='ab-a-recorded']\").checked")

@@ -301,6 +301,7 @@ async fn the_replay_form_exports_its_policy_and_takes_an_imported_one() {
     let inspect = InspectPage::open_counted(&browser).await;
     inspect.import(&path).await;
     inspect.wait_sessions(1).await;
+    inspect.show("replay").await;
     let panel = ExportPanel::open(&browser).await;
     panel.choose(Target::Json).await;
     let shown = import_policy(&panel.code().await).unwrap();

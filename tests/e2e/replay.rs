@@ -23,11 +23,13 @@ async fn a_replay_under_another_placement_and_fold_mode_shows_new_editions_and_s
     let inspect = InspectPage::open_counted(&browser).await;
     inspect.import(&path).await;
     inspect.wait_sessions(1).await;
+    inspect.show("editions").await;
     assert_eq!(
         browser.count_testid("edition").await,
         2,
         "the recorded editions"
     );
+    inspect.show("replay").await;
 
     // Summarise at 2 turns, keep 1, the summary as a user message, rebuilt from the archive.
     browser.set_field("replay-a", "2").await;
@@ -70,6 +72,7 @@ async fn an_invalid_replay_policy_is_named_and_cannot_run() {
     let inspect = InspectPage::open(&browser).await;
     inspect.import(&path).await;
     inspect.wait_sessions(1).await;
+    inspect.show("replay").await;
     browser.set_field("replay-word_limit", "0").await;
     inspect
         .wait_replay_error("word limit", "the word limit named")
@@ -248,6 +251,7 @@ async fn without_an_endpoint_the_live_replay_says_where_to_connect_one() {
     let inspect = InspectPage::open(&browser).await;
     inspect.import(&path).await;
     inspect.wait_sessions(1).await;
+    inspect.show("replay").await;
     browser.wait_testid("replay-live-unavailable").await;
     // Read in one script: the session's view is rebuilt when the vocabulary arrives.
     let note = inspect.live_unavailable_note().await;
@@ -270,6 +274,7 @@ async fn an_import_is_judged_by_its_own_content_and_a_replay_that_writes_nothing
     let inspect = InspectPage::open_counted(&browser).await;
     inspect.import(&path).await;
     inspect.wait_sessions(1).await;
+    inspect.show("replay").await;
     let assumed = browser.text_of("replay-summary-size").await;
     assert!(assumed.contains("assumed"), "{assumed}");
     // Under its own 4-turn trigger, three turns write nothing: the note says why, and no Save.
@@ -327,6 +332,7 @@ async fn after_a_replay_each_request_counts_the_summary_its_cycle_wrote() {
     let inspect = InspectPage::open_counted(&browser).await;
     inspect.import(&path).await;
     inspect.wait_sessions(1).await;
+    inspect.show("replay").await;
     // Summarise at 2, keep 1: cycle k runs after turn k + 1, so turn t's request carries the
     // summary of cycle t - 2.
     browser.set_field("replay-a", "2").await;

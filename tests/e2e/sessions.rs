@@ -44,7 +44,7 @@ async fn an_imported_session_is_listed_inspected_exported_and_kept_across_a_relo
     inspect.wait_sessions(1).await;
     query::wait_count(&browser, "message", 6).await;
     let name = browser
-        .wait_testid("session-name")
+        .wait_testid("session-title")
         .await
         .text()
         .await
@@ -59,6 +59,7 @@ async fn an_imported_session_is_listed_inspected_exported_and_kept_across_a_relo
             "folded", "folded", "folded", "folded", "verbatim", "verbatim"
         ]
     );
+    inspect.show("editions").await;
     assert_eq!(browser.count_testid("edition").await, 2);
     let afters = inspect.edition_summaries().await;
     assert_eq!(
@@ -71,6 +72,7 @@ async fn an_imported_session_is_listed_inspected_exported_and_kept_across_a_relo
         Some("false")
     );
     // The replay starts from the recorded trigger, so it finds the same two cycles.
+    inspect.show("replay").await;
     assert_eq!(
         browser
             .wait_testid("replay-calls")
@@ -161,6 +163,7 @@ async fn a_message_count_session_replays_under_message_count() {
     // that, so no element read below is replaced while it is read.
     let inspect = InspectPage::open_counted(&browser).await;
     inspect.import(&path).await;
+    inspect.show("replay").await;
     let calls = browser
         .wait_testid("replay-calls")
         .await
@@ -278,6 +281,7 @@ async fn the_undo_of_a_delete_survives_a_reload() {
     inspect.import(&path).await;
     inspect.wait_sessions(1).await;
     stored.wait_one(false).await;
+    inspect.library().await;
     browser.click_testid("session-delete").await;
     inspect.wait_sessions(0).await;
     browser.wait_testid("undo-delete").await;
@@ -390,6 +394,8 @@ async fn a_five_thousand_turn_session_opens_with_few_rows_and_the_keyboard_reach
         .await
         .unwrap();
     assert!(detail.contains("Archive (5000 turns)"), "{detail:.300}");
+    inspect.show("editions").await;
+    inspect.show("replay").await;
     // Virtualised: a window of rows, not 10,000 messages, 1,249 editions and 5,000 replay rows.
     let (messages, editions, replay) = (
         browser.count_testid("message").await,

@@ -163,18 +163,15 @@ async fn each_transcript_format_imports_through_the_file_input_and_re_exports_it
         if slug == "chatgpt-export" {
             assert_eq!(note, "Read 2 conversations from a ChatGPT data export.");
             // Each conversation is a session under its title; the first one opens.
-            let mut names = Vec::new();
-            for n in browser.all_testid("session-name").await {
-                names.push(n.text().await.unwrap());
-            }
+            inspect
+                .wait_detail_contains("Budget for the bike trip", "the first conversation open")
+                .await;
+            let names = inspect.names().await;
             assert!(
                 names.contains(&"Budget for the bike trip".to_owned()),
                 "{names:?}"
             );
             assert!(names.contains(&"A haiku".to_owned()), "{names:?}");
-            inspect
-                .wait_detail_contains("Budget for the bike trip", "the first conversation open")
-                .await;
         }
     }
     assert_export_holds_every_fixture(&inspect.export_all().await);
@@ -192,12 +189,12 @@ async fn each_transcript_format_imports_by_paste_and_re_exports_its_text() {
         sessions += conversations;
         inspect.wait_sessions(sessions).await;
         assert_eq!(count, conversations.to_string(), "{name}");
-        // An imported transcript leaves the box, ready for the next.
-        let left = inspect.pasted().await;
-        assert_eq!(left.as_deref(), Some(""), "{name}");
         if slug == "openai-chat" {
             check_tool_rows(&browser).await;
         }
+        // An imported transcript leaves the box, ready for the next.
+        let left = inspect.pasted().await;
+        assert_eq!(left.as_deref(), Some(""), "{name}");
     }
     assert_export_holds_every_fixture(&inspect.export_all().await);
     browser.close().await;

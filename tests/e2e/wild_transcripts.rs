@@ -44,13 +44,13 @@ async fn a_claude_export_and_sharegpt_datasets_import_through_the_file_input() {
         assert_eq!(browser.count_testid("import-skipped").await, 0, "{name}");
         if slug == "claude-export" {
             assert_eq!(note, "Read 1 conversation from a Claude.ai export.");
-            inspect
-                .wait_names(&["Golden Claude Tool + Attachments"])
-                .await;
             // The call and its result are marked rows; the attachments are placeholders.
             inspect.wait_tool_results(1, "the bash result").await;
             inspect
                 .wait_detail_contains("[file: note.txt]", "the attachment's placeholder")
+                .await;
+            inspect
+                .wait_names(&["Golden Claude Tool + Attachments"])
                 .await;
         }
         if slug == "sharegpt" {

@@ -39,6 +39,9 @@ pub fn InspectTab() -> impl IntoView {
     let dragging = RwSignal::new(false);
     // What the last import read (its sentence, format slug and count); gone when one fails.
     let read_note = RwSignal::new(None::<Imported>);
+    // A pasted transcript is kept in the box until it imports, so a fix can be made in place,
+    // even across a look at a session.
+    let pasted = RwSignal::new(String::new());
     let import_file = move |file: web_sys::File| {
         spawn_local(async move {
             read_note.set(sync::import_file(sessions, file).await);
@@ -108,7 +111,7 @@ pub fn InspectTab() -> impl IntoView {
             })}
             <output data-testid="export-preview" hidden>{move || export_text.get()}</output>
             {move || match level.get() {
-                Level::Library => view! { <LibraryLevel export_text read_note import_file /> }.into_any(),
+                Level::Library => view! { <LibraryLevel export_text read_note pasted import_file /> }.into_any(),
                 Level::Session(_) => view! { <detail::SessionDetail screen export_text /> }.into_any(),
                 Level::Loading => view! {
                     <AllSessions />
@@ -151,10 +154,10 @@ pub(super) fn AllSessions() -> impl IntoView {
 fn LibraryLevel(
     export_text: RwSignal<String>,
     read_note: RwSignal<Option<Imported>>,
+    pasted: RwSignal<String>,
     import_file: impl Fn(web_sys::File) + Copy + 'static,
 ) -> impl IntoView {
     let sessions = expect_context::<Sessions>();
-    let pasted = RwSignal::new(String::new());
     let on_file = move |ev: leptos::ev::Event| {
         let input: web_sys::HtmlInputElement = event_target(&ev);
         if let Some(file) = input.files().and_then(|f| f.get(0)) {
@@ -163,7 +166,6 @@ fn LibraryLevel(
         // Clearing the value lets the same file be chosen again after fixing it.
         input.set_value("");
     };
-    // A pasted transcript is kept in the box until it imports, so a fix can be made in place.
     let on_paste_import = move |_| {
         let text = pasted.get_untracked();
         let imported = sync::import_text(sessions, "the pasted transcript", &text);
@@ -194,7 +196,7 @@ fn LibraryLevel(
                 "Export all sessions"
             </button>
         </div>
-        <details class="paste-fold">
+        <details class="paste-fold" open=pasted.with_untracked(|p| !p.is_empty())>
             <summary data-testid="paste-open">"Paste a transcript instead"</summary>
             <div class="paste">
                 <label>

@@ -37,7 +37,7 @@ impl<'a> AbPage<'a> {
     }
 
     /// Shows the open session's Two summarisers view, where everything here is.
-    async fn here(&self) {
+    pub async fn here(&self) {
         crate::pages::inspect::show_view(self.browser, "ab").await;
     }
 

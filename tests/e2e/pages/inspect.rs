@@ -72,6 +72,7 @@ impl<'a> InspectPage<'a> {
 
     /// Imports the file at `path` through the file input.
     pub async fn import(&self, path: &str) {
+        self.library().await;
         self.browser
             .wait_testid("import-file")
             .await
@@ -91,8 +92,9 @@ impl<'a> InspectPage<'a> {
         self.browser.click_testid("paste-import").await;
     }
 
-    /// What is left in the transcript box.
+    /// What is left in the transcript box (in the library, which it goes back to).
     pub async fn pasted(&self) -> Option<String> {
+        self.library().await;
         self.browser
             .wait_testid("paste-transcript")
             .await

@@ -22,7 +22,7 @@ impl<'a> ProbesPage<'a> {
     }
 
     /// Shows the open session's Probes view, where everything here is.
-    async fn here(&self) {
+    pub async fn here(&self) {
         crate::pages::inspect::show_view(self.browser, "probes").await;
     }
 
