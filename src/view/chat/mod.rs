@@ -135,7 +135,7 @@ pub fn policy_panel(workbench: &Workbench) -> PolicyPanel {
 }
 
 /// The exact policy's fields that differ from today's rules, in the section's words
-/// ("Checked: before each request, on its size; Keeps verbatim: the last N messages (N = 4)"),
+/// ("When it looks: before each request; What stays word for word: the last N messages; N = 4"),
 /// or `None` when the policy is not exact.
 pub fn describe_exact(exact: &crate::engine::policy::Exact) -> Option<String> {
     use crate::app::exact_form::{EXACT_FIELDS, ExactForm, FieldKind};

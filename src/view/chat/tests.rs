@@ -240,11 +240,11 @@ fn an_exact_policy_is_described_in_the_sections_words() {
     );
     let v1 = describe_exact(&exact::langchain_v1(300, 6).exact).unwrap();
     for words in [
-        "Checked: before each request, on its size",
-        "Keeps verbatim: the last N messages",
+        "When it looks: before each request",
+        "What stays word for word: the last N messages",
         "N = 6",
-        "at or over the threshold (>=)",
-        "The summary goes: in a lone user message",
+        "It summarises when that size is: at or over the threshold",
+        "Where the summary is sent: as a user message",
     ] {
         assert!(v1.contains(words), "{words:?} in {v1}");
     }
