@@ -698,6 +698,11 @@ mod tests {
             assert_eq!(fold_label(&form), "10 more: 9 at their defaults, 1 changed");
             form.regroup();
             assert_eq!(fold_label(&form), "9 more at their defaults");
+            for field in EXACT_FIELDS {
+                let this = field.name == name;
+                assert_eq!(form.is_open(field.name), this);
+                assert_eq!(form.unused(field.name).is_some(), this && line == before);
+            }
             form.reset(name);
             assert!(form.changed().is_empty());
         }
