@@ -45,6 +45,9 @@ pub enum PolicyEdit {
     /// A field of the "exact policy" section, by its name in
     /// [`crate::app::exact_form::EXACT_FIELDS`], with what was picked or typed.
     Exact(&'static str, String),
+    /// The "exact policy" section or its fold of defaults opened or closed: the changed fields
+    /// are drawn open again ([`ExactForm::regroup`]).
+    ExactRegroup,
     /// The text of the fact about to be pinned.
     NewFact(String),
     AddFact,
@@ -251,6 +254,7 @@ impl PolicyForm {
             PolicyEdit::Placement(placement) => self.placement = placement,
             PolicyEdit::Format(format) => self.format = format,
             PolicyEdit::Exact(name, value) => self.exact.set(name, value),
+            PolicyEdit::ExactRegroup => self.exact.regroup(),
             PolicyEdit::NewFact(text) => {
                 self.new_fact = text;
                 self.fact_error = None;

@@ -13,6 +13,7 @@ pub mod inspect;
 pub mod labels;
 pub mod live_replay;
 pub mod markdown;
+pub mod policy_summary;
 pub mod probes;
 pub mod settings_form;
 pub mod timeline;

@@ -768,8 +768,8 @@ async fn an_exact_policy_field_changes_the_next_fold_in_the_live_chat() {
     browser
         .wait_gone("param-error", "the new trigger to apply")
         .await;
-    // The section is collapsed until opened; today's rules are its defaults.
-    browser.click_testid("policy-exact").await;
+    // The section is collapsed until opened; today's rules are its defaults, folded away.
+    chat.open_exact().await;
     chat.choose("policy-exact_keep", "messages").await;
     browser.type_into("policy-exact_keep_n", "1").await;
     chat.choose("policy-exact_summary_at", "user").await;
@@ -822,7 +822,7 @@ async fn a_summary_due_before_a_request_is_written_before_that_request() {
     chat.choose("policy-trigger", "tokens").await;
     browser.type_into("policy-keep_tokens", "1").await;
     browser.type_into("policy-budget", "5").await;
-    browser.click_testid("policy-exact").await;
+    chat.open_exact().await;
     chat.choose("policy-exact_check", "before_request").await;
     chat.choose("policy-exact_counted", "history").await;
     chat.choose("policy-exact_keep", "messages").await;

@@ -325,3 +325,74 @@ async fn the_summarisers_own_settings_reach_every_summary_request_and_not_the_ch
         .await;
     browser.close().await;
 }
+
+/// The exact policy in plain words: the whole policy in one line above the section; a field
+/// changed from its default is marked (its class, `data-changed` and a visible "changed" with a
+/// Reset) and the line says what it changed; Reset takes both back.
+#[tokio::test]
+async fn a_changed_exact_field_is_marked_and_said_in_the_line_and_reset_unmarks_it() {
+    let browser = Browser::new().await;
+    let chat = ChatPage::new(&browser);
+    open_demo(&browser, "drift").await;
+    let before = browser.text_content("policy-exact-summary").await;
+    assert!(before.starts_with("checked after each reply; "), "{before}");
+    assert!(
+        before.contains("the summary is sent as a second system message"),
+        "{before}"
+    );
+    chat.open_exact().await;
+    assert_eq!(chat.exact_marks("exact_check").await, (false, false, false));
+    let folded = browser.text_content("policy-exact-defaults").await;
+    assert!(folded.contains("10 more at their defaults"), "{folded}");
+
+    chat.choose("policy-exact_check", "before_request").await;
+    browser
+        .wait_text_contains(
+            "policy-exact-summary",
+            "checked before each request; ",
+            "the line to say when the policy looks now",
+        )
+        .await;
+    browser
+        .wait_until(
+            "document.querySelector(\"[data-testid='policy-exact_check-field']\").dataset.changed === 'true'",
+            "the field marked changed",
+        )
+        .await;
+    assert_eq!(chat.exact_marks("exact_check").await, (true, true, true));
+    for other in ["exact_counted", "exact_keep", "exact_summary_at"] {
+        assert_eq!(
+            chat.exact_marks(other).await,
+            (false, false, false),
+            "{other}"
+        );
+    }
+    let line = browser.text_content("policy-exact-summary").await;
+    assert_eq!(
+        line.replace(
+            "checked before each request; ",
+            "checked after each reply; "
+        ),
+        before,
+        "only when it looks changed"
+    );
+
+    browser.click_testid("policy-exact_check-reset").await;
+    browser
+        .wait_gone("policy-exact_check-reset", "Reset to go with the mark")
+        .await;
+    assert_eq!(chat.exact_marks("exact_check").await, (false, false, false));
+    assert_eq!(browser.value_of("policy-exact_check").await, "after_reply");
+    browser
+        .wait_until(
+            &format!(
+                "document.querySelector(\"[data-testid='policy-exact-summary']\").textContent === {}",
+                serde_json::json!(before)
+            ),
+            "the line back to today's rules",
+        )
+        .await;
+    let errors = browser.console_errors().await;
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+    browser.close().await;
+}

@@ -12,6 +12,7 @@ use crate::ui::widgets::exact_policy::ExactPolicy;
 use crate::ui::widgets::export_policy::ExportPolicy;
 use crate::ui::widgets::summary_settings::SummarySettings;
 use crate::view::chat::PolicyPanel;
+use crate::view::policy_summary::summary_line;
 use crate::view::tuner::on_screen_input;
 
 /// A field's own error, shown beside it, as `policy-{field}-error`.
@@ -218,6 +219,8 @@ pub(super) fn PolicyEditor() -> impl IntoView {
                 <ExactPolicy
                     form=Signal::derive(move || workbench.with(|w| w.policy.exact.clone()))
                     set=Callback::new(move |(name, value)| edit(PolicyEdit::Exact(name, value)))
+                    regroup=Callback::new(move |()| edit(PolicyEdit::ExactRegroup))
+                    summary=Signal::derive(move || workbench.with(|w| w.policy.build().ok().map(|(p, _)| summary_line(&p))))
                     prefix="policy"
                     error=Signal::derive(move || workbench.with(|w| w.policy.field_error("exact")))
                 />

@@ -16,6 +16,7 @@ use crate::ui::widgets::tokens_chart::TokensChart;
 use crate::ui::widgets::virtual_list::VirtualList;
 use crate::ui::widgets::window_view::WindowView;
 use crate::view::inspect::{InspectView, replay_result};
+use crate::view::policy_summary::summary_line;
 
 use super::edition_list::EditionList;
 use super::live_replay::LiveReplay;
@@ -188,6 +189,8 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
                         form.update(|f| f.exact.set(name, value));
                         replayed.set(None);
                     })
+                    regroup=Callback::new(move |()| form.update(|f| f.exact.regroup()))
+                    summary=Signal::derive(move || policy.with(|p| p.as_ref().ok().map(summary_line)))
                     prefix="replay"
                     error=Signal::derive(move || form.with(|f| f.exact.exact().err()))
                 />

@@ -111,7 +111,11 @@ pub fn front_page_of(memory: &MemoryState) -> Option<FrontPage> {
 pub fn policy_panel(workbench: &Workbench) -> PolicyPanel {
     let shown = workbench.on_screen();
     let policy = shown.memory().policy();
-    let exact = describe_exact(&policy.exact);
+    // An exact policy in one line, in the words the panel's section shows above its fields.
+    let exact = policy
+        .exact
+        .is_exact()
+        .then(|| crate::view::policy_summary::summary_line(policy));
     PolicyPanel {
         rows: [
             ("Trigger", describe_trigger(&policy.trigger)),
@@ -132,47 +136,6 @@ pub fn policy_panel(workbench: &Workbench) -> PolicyPanel {
             .map(|f| (f.label.clone(), fact_source(f).to_owned()))
             .collect(),
     }
-}
-
-/// The exact policy's fields that differ from today's rules, in the section's words
-/// ("Checked: before each request, on its size; Keeps verbatim: the last N messages (N = 4)"),
-/// or `None` when the policy is not exact.
-pub fn describe_exact(exact: &crate::engine::policy::Exact) -> Option<String> {
-    use crate::app::exact_form::{EXACT_FIELDS, ExactForm, FieldKind};
-    if !exact.is_exact() {
-        return None;
-    }
-    let form = ExactForm::of(exact);
-    let mut parts = Vec::new();
-    for field in EXACT_FIELDS {
-        let value = form.value(field.name);
-        match field.kind {
-            FieldKind::Choice(choices) if choices.first().is_none_or(|c| c.0 != value) => {
-                let label = choices.iter().find(|c| c.0 == value).map_or("?", |c| c.1);
-                parts.push(format!("{}: {label}", field.label));
-            }
-            FieldKind::Text if !value.is_empty() => {
-                parts.push(format!("{}: \"{value}\"", field.label));
-            }
-            _ => {}
-        }
-    }
-    if exact.keep.is_some() {
-        parts.push(format!("N = {}", form.value("exact_keep_n")));
-    }
-    if exact.calls_per_fold > 1 {
-        parts.push(format!("{} model calls a fold", exact.calls_per_fold));
-    }
-    if let Some(tokens) = exact.keep_user_tokens {
-        parts.push(format!("keeps the user's messages up to {tokens} tokens"));
-    }
-    if exact.keep_newest {
-        parts.push("always keeps the newest message".to_owned());
-    }
-    if exact.tools_in_turn_only {
-        parts.push("tool traffic only in its own turn".to_owned());
-    }
-    Some(parts.join("; "))
 }
 
 /// What the Chat tab says on a first visit, in two sentences: what summary memory is.

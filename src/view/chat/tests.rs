@@ -232,22 +232,18 @@ fn the_welcome_shows_until_something_starts_and_offers_each_demo() {
 }
 
 #[test]
-fn an_exact_policy_is_described_in_the_sections_words() {
+fn an_exact_policy_in_use_is_said_in_one_line() {
     use crate::engine::peers::exact;
-    assert_eq!(
-        describe_exact(&crate::engine::policy::Exact::default()),
-        None
-    );
-    let v1 = describe_exact(&exact::langchain_v1(300, 6).exact).unwrap();
-    for words in [
-        "Checked: before each request, on its size",
-        "Keeps verbatim: the last N messages",
-        "N = 6",
-        "at or over the threshold (>=)",
-        "The summary goes: in a lone user message",
-    ] {
-        assert!(v1.contains(words), "{words:?} in {v1}");
-    }
-    let gemini = describe_exact(&exact::gemini_cli(300).exact).unwrap();
-    assert!(gemini.contains("2 model calls a fold"), "{gemini}");
+    let mut workbench = Workbench::default();
+    let rows = |w: &Workbench| policy_panel(w).rows;
+    assert!(rows(&workbench).iter().all(|r| r.0 != "Exact policy"));
+    let v1 = exact::langchain_v1(4_000, 20);
+    workbench.import_policy(v1.clone());
+    let line = rows(&workbench)
+        .into_iter()
+        .find(|r| r.0 == "Exact policy")
+        .map(|r| r.1)
+        .unwrap();
+    assert_eq!(line, crate::view::policy_summary::summary_line(&v1));
+    assert!(line.starts_with("checked before each request; "), "{line}");
 }

@@ -441,6 +441,26 @@ impl<'a> ChatPage<'a> {
             .unwrap();
     }
 
+    /// Opens the policy panel's "exact policy" section and its fold of the fields at their
+    /// defaults, so every field can be picked or typed in.
+    pub async fn open_exact(&self) {
+        open_exact(self.browser, "policy").await;
+    }
+
+    /// How the policy panel's exact field `name` (`exact_check`...) is marked: its row's
+    /// `data-changed`, its class `changed`, and the visible "changed" mark with its Reset.
+    pub async fn exact_marks(&self, name: &str) -> (bool, bool, bool) {
+        let marks: Vec<bool> = self
+            .browser
+            .read(&format!(
+                "(() => {{ const row = document.querySelector(\"[data-testid='policy-{name}-field']\"); \
+                 return [row.dataset.changed === 'true', row.classList.contains('changed'), \
+                 !!row.querySelector('.changed-mark') && !!row.querySelector(\"[data-testid='policy-{name}-reset']\")]; }})()"
+            ))
+            .await;
+        (marks[0], marks[1], marks[2])
+    }
+
     /// Waits until the last request shown is the one of turn `turn`.
     pub async fn wait_last_request_turn(&self, turn: u32) {
         self.browser
@@ -713,4 +733,29 @@ fn in_view(selector: &str) -> String {
             const r = row.getBoundingClientRect();
             return r.bottom > box.top && r.top < box.bottom; }})()"
     )
+}
+
+/// Opens the "exact policy" section `{prefix}-exact` (`policy` or `replay`) and its fold of the
+/// fields at their defaults (`{prefix}-exact-defaults`), each by clicking its summary as a user
+/// would, and waits until both are open: a field at its default is inside the fold.
+pub async fn open_exact(browser: &Browser, prefix: &str) {
+    browser.wait_testid(&format!("{prefix}-exact")).await;
+    for id in [
+        format!("{prefix}-exact"),
+        format!("{prefix}-exact-defaults"),
+    ] {
+        let details = format!("document.querySelector(\"[data-testid='{id}']\")");
+        let _: Value = browser
+            .read(&format!(
+                "(() => {{ const d = {details}; \
+                 if (d && !d.open) d.querySelector(':scope > summary').click(); return null; }})()"
+            ))
+            .await;
+        browser
+            .wait_until(
+                &format!("({details} || {{ open: true }}).open"),
+                &format!("{id} open"),
+            )
+            .await;
+    }
 }
