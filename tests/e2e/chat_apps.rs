@@ -43,10 +43,7 @@ async fn open_webui_and_sillytavern_files_import_through_the_file_input() {
             _ => "a SillyTavern chat",
         };
         assert!(note.contains(&format!(" from {label}.")), "{name}: {note}");
-        let mut names = Vec::new();
-        for n in browser.all_testid("session-name").await {
-            names.push(n.text().await.unwrap());
-        }
+        let names = inspect.names().await;
         assert!(names.iter().any(|n| n == title), "{name}: {names:?}");
     }
     browser.close().await;

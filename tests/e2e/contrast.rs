@@ -143,6 +143,7 @@ async fn the_rename_fields_take_the_theme_s_colours_in_both_themes() {
     let inspect = InspectPage::open(&browser).await;
     inspect.import(&path).await;
     inspect.wait_sessions(1).await;
+    inspect.library().await;
     let read = "(() => { const f = document.querySelector('[data-testid=session-rename]'); \
         const s = getComputedStyle(f), b = getComputedStyle(document.body); \
         return [s.backgroundColor, s.color, b.backgroundColor, b.color]; })()";

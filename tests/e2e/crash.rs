@@ -234,6 +234,7 @@ async fn killed_right_after_a_delete_the_session_is_gone_and_the_undo_still_offe
     let inspect = InspectPage::open(&browser).await;
     inspect.import(&path).await;
     inspect.wait_sessions(1).await;
+    inspect.library().await;
     browser.click_testid("session-delete").await;
     inspect.wait_sessions(0).await;
     browser.wait_testid("undo-delete").await;

@@ -262,6 +262,7 @@ async fn a_summary_stating_the_opposite_of_a_must_keep_item_is_flagged_in_inspec
     let inspect = crate::pages::inspect::InspectPage::open(&browser).await;
     inspect.import(&path).await;
     inspect.wait_sessions(1).await;
+    inspect.show("editions").await;
     browser.wait_testid("fact").await;
     let facts: Vec<(String, String, String, String, String)> = browser
         .read("Array.from(document.querySelectorAll('[data-testid=fact]')).map(f => [f.dataset.fact, f.dataset.verdict, f.dataset.kept, f.innerText, getComputedStyle(f).color])")

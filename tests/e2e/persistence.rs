@@ -394,6 +394,7 @@ async fn on_a_full_disk_deleting_frees_space_and_a_held_undo_can_be_dismissed() 
     inspect.wait_sessions(2).await;
     stored.wait_count(2).await;
     // A deletion keeps the record, marked deleted, for its undo across reloads.
+    inspect.library().await;
     browser.click_testid("session-delete").await;
     browser.wait_testid("undo-delete").await;
     stored

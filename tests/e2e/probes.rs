@@ -201,7 +201,9 @@ async fn imported<'a>(
     inspect.wait_vocabulary().await;
     inspect.import(&dir.write(name, text)).await;
     inspect.wait_sessions(1).await;
-    ProbesPage::new(browser)
+    let probes = ProbesPage::new(browser);
+    probes.here().await;
+    probes
 }
 
 #[tokio::test]

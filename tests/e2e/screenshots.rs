@@ -1,12 +1,21 @@
-//! Takes the README's screenshots of every tab from the release build:
-//! `cargo test --features e2e --test e2e screenshots -- --ignored`. Each tab is shot wide
-//! (1400 px, light), narrow (390 px, `<tab>-narrow.png`) and dark (1400 px, `<tab>-dark.png`).
+//! Takes the README's screenshots of every tab, and of each view of an Inspect session, from the
+//! release build: `cargo test --features e2e --test e2e screenshots -- --ignored`. Each is shot
+//! wide (1400 px, light), narrow (390 px, `<tab>-narrow.png`) and dark (1400 px,
+//! `<tab>-dark.png`). The Inspect views (`inspect-<view>.png`) show the committed Claude Code
+//! log, imported once, with its own compactions as editions.
 //! It is ignored in the normal run because it writes into docs/ (or into `SM_SHOTS`, to look at
 //! the page without touching the README's pictures); it still fails if a tab does not render.
 
 use std::path::PathBuf;
 
-use crate::harness::Browser;
+use crate::harness::{Browser, TempDir};
+use crate::pages::inspect::InspectPage;
+
+/// The session every Inspect view is shot on: a real coding agent's log with its compactions.
+const CLAUDE_CODE: &str = include_str!("../fixtures/transcripts/claude_code_session.jsonl");
+
+/// The views of one Inspect session, each shot from its own link.
+const VIEWS: [&str; 6] = ["archive", "editions", "probes", "replay", "ab", "export"];
 
 /// One shot: its file name, the page to open, buttons to press in order (the demo's state
 /// survives tab switches) and an element to scroll into view.
@@ -77,6 +86,22 @@ async fn screenshots() {
         .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs"));
     std::fs::create_dir_all(&out).unwrap();
     let browser = Browser::new().await;
+    // One session in the library for the Inspect views, found by its id in the link.
+    let dir = TempDir::new();
+    let inspect = InspectPage::open_counted(&browser).await;
+    inspect
+        .import(&dir.write("0b6f6a4e-session.jsonl", CLAUDE_CODE))
+        .await;
+    inspect.wait_sessions(1).await;
+    browser
+        .wait_search_includes("session=", "the imported session open")
+        .await;
+    let search = browser.search().await;
+    let id = search
+        .split('&')
+        .find_map(|p| p.strip_prefix("session="))
+        .expect("the link names the open session")
+        .to_owned();
     for (suffix, width, theme) in VARIANTS {
         // `SM_SHOT_HEIGHT` takes taller pictures, to look over a whole tab at once.
         let height = std::env::var("SM_SHOT_HEIGHT")
@@ -110,6 +135,24 @@ async fn screenshots() {
             browser.wait_still().await;
             let png = browser.client.screenshot().await.unwrap();
             std::fs::write(out.join(format!("{}{suffix}.png", shot.name)), png).unwrap();
+        }
+        for view in VIEWS {
+            browser.forget_view().await;
+            browser
+                .open(&format!("?tab=inspect&session={id}&view={view}"))
+                .await;
+            browser.store_theme(theme).await;
+            browser
+                .wait_until(
+                    &format!(
+                        "document.querySelector(\"[data-testid='view-{view}']\")?.hidden === false"
+                    ),
+                    &format!("the {view} view"),
+                )
+                .await;
+            browser.wait_still().await;
+            let png = browser.client.screenshot().await.unwrap();
+            std::fs::write(out.join(format!("inspect-{view}{suffix}.png")), png).unwrap();
         }
     }
     browser.close().await;

@@ -86,6 +86,7 @@ async fn a_large_library_the_browser_may_evict_gets_a_reminder_to_export() {
     let inspect = InspectPage::open(&browser).await;
     inspect.import(&path).await;
     inspect.wait_sessions(20).await;
+    inspect.library().await;
     let reminder = browser.wait_testid("persist-reminder").await;
     let text = reminder.text().await.unwrap();
     assert!(text.contains("20 sessions"), "{text}");

@@ -163,3 +163,25 @@ async fn the_library_draws_no_empty_parts_and_a_session_without_a_system_prompt_
     browser.wait_testid("corpus").await;
     browser.close().await;
 }
+
+#[tokio::test]
+async fn the_welcome_and_the_lessons_last_step_lead_into_inspect_and_back_returns() {
+    let browser = Browser::new().await;
+    browser.open("").await;
+    browser.click_testid("welcome-inspect").await;
+    browser.wait_testid("panel-inspect").await;
+    browser
+        .wait_search_includes("tab=inspect", "Inspect's link")
+        .await;
+    browser.client.back().await.unwrap();
+    browser.wait_testid("welcome").await;
+
+    browser.open("?lesson=9").await;
+    browser.click_testid("lesson-inspect").await;
+    browser.wait_testid("panel-inspect").await;
+    browser.wait_gone("lesson", "the lesson closed").await;
+    browser
+        .wait_search_excludes("lesson=", "the lesson left the link")
+        .await;
+    browser.close().await;
+}

@@ -149,7 +149,11 @@ pub fn ChatTab() -> impl IntoView {
                             "Walk me through it"
                         </button>
                     </div>
-                    <p class="hint">"To talk to your own model instead, set an endpoint in Settings and type below."</p>
+                    <p class="hint">
+                        "To talk to your own model instead, set an endpoint in Settings and type below. A transcript you already have (a ChatGPT or Claude export, a coding agent's log) opens in "
+                        <button type="button" class="link" data-testid="welcome-inspect" on:click=move |_| route.update(|r| r.tab = crate::route::Tab::Inspect)>"Inspect"</button>
+                        "."
+                    </p>
                 </section>
             })}
             <div class="demo-bar" role="group" aria-label="Demo controls">

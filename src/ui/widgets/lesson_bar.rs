@@ -114,6 +114,19 @@ pub fn LessonBar() -> impl IntoView {
                 <p class="lesson-count" aria-live="polite">{move || format!("Lesson · step {} of {total}", number())}</p>
                 <h2 class="lesson-title" id="lesson-title" data-testid="lesson-title">{move || shown().title}</h2>
                 <p class="lesson-text" data-testid="lesson-text">{move || workbench.with(|w| shown().words(w))}</p>
+                // The end of the lesson leads to the app's other half: transcripts of your own.
+                {move || last().then(|| view! {
+                    <p class="hint">
+                        "Next, your own conversations: "
+                        <button type="button" class="link" data-testid="lesson-inspect" on:click=move |_| {
+                            route.update(|r| {
+                                r.lesson = None;
+                                r.tab = crate::route::Tab::Inspect;
+                            });
+                        }>"open a transcript in Inspect"</button>
+                        ", and check its summaries the same way."
+                    </p>
+                })}
                 <div class="lesson-nav">
                     <button
                         type="button"

@@ -27,8 +27,12 @@ pub struct CorpusPage<'a> {
 }
 
 impl<'a> CorpusPage<'a> {
-    /// Opens the comparison's fold in the Inspect tab already on screen.
+    /// Opens the comparison's fold in the Inspect tab already on screen (back in the library,
+    /// where it is, when a session is open).
     pub async fn open(browser: &'a Browser) -> CorpusPage<'a> {
+        crate::pages::inspect::InspectPage::new(browser)
+            .library()
+            .await;
         query::click(browser, "[data-testid='corpus'] > summary").await;
         browser.wait_testid("corpus-compare").await;
         CorpusPage { browser }
