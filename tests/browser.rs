@@ -3,8 +3,8 @@
 //! bar (`ui::url`), the key's and the settings' storage (`store`), and the client (`api`).
 #![cfg(target_arch = "wasm32")]
 
-use summary_memory::route::{Route, Tab};
-use summary_memory::ui::url::{current_query, replace_query};
+use summary_memory::route::{Navigation, Route, Tab};
+use summary_memory::ui::url::{current_query, replace_query, write_query};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -30,6 +30,27 @@ fn replace_query_rewrites_the_address_bar_without_navigating() {
         .length()
         .unwrap();
     assert_eq!(before, after);
+}
+
+fn history_length() -> u32 {
+    web_sys::window()
+        .unwrap()
+        .history()
+        .unwrap()
+        .length()
+        .unwrap()
+}
+
+#[wasm_bindgen_test]
+fn another_place_is_a_new_history_entry_and_none_writes_nothing() {
+    replace_query("tab=inspect");
+    let before = history_length();
+    write_query("tab=inspect&session=s1&view=probes", Navigation::Push);
+    assert_eq!(current_query(), "?tab=inspect&session=s1&view=probes");
+    assert_eq!(history_length(), before + 1, "Back returns to the library");
+    write_query("tab=tuner", Navigation::None);
+    assert_eq!(current_query(), "?tab=inspect&session=s1&view=probes");
+    assert_eq!(history_length(), before + 1);
 }
 
 #[wasm_bindgen_test]
