@@ -6,31 +6,70 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
-step() { printf '\n==> %s\n' "$*"; }
+# Each step's time, printed at the end beside its budget; a step over its budget fails the run
+# there, loudly, after every test has run (docs/testing.md: the budgets and the cold-run figures).
+# The budgets are for a cold run on the 2-core machine (a warm one takes a fraction): together
+# they are a ceiling, and CI's own limit is 90 minutes for the whole run.
+declare -A budget=(
+  [tools]=1800 [rehearsal]=300 [format]=120 [clippy-native]=1200 [clippy-wasm]=900
+  [tier-a]=900 [fidelity]=900 [tier-b]=600 [release]=1200 [cli]=600 [tier-c]=1800
+)
+steps=() took=()
+current="" current_start=$SECONDS
+end_step() {
+  if [ -n "$current" ]; then
+    steps+=("$current")
+    took+=("$((SECONDS - current_start))")
+  fi
+}
+# step KEY WORDS...: ends the step before, prints the heading of this one.
+step() {
+  end_step
+  current=$1 current_start=$SECONDS
+  shift
+  printf '\n==> %s\n' "$*"
+}
+# The table of steps, their times and budgets; exits 1 naming every step over its budget.
+report() {
+  end_step
+  current=""
+  local over=() i
+  printf '\n%-14s %8s %8s\n' step seconds budget
+  for i in "${!steps[@]}"; do
+    printf '%-14s %8s %8s\n' "${steps[$i]}" "${took[$i]}" "${budget[${steps[$i]}]}"
+    if [ "${took[$i]}" -gt "${budget[${steps[$i]}]}" ]; then
+      over+=("${steps[$i]} (${took[$i]} s, budget ${budget[${steps[$i]}]} s)")
+    fi
+  done
+  if [ "${#over[@]}" -gt 0 ]; then
+    printf '\nOVER BUDGET: %s. Find what grew before it reaches CI'"'"'s 90 minutes.\n' "${over[*]}" >&2
+    exit 1
+  fi
+}
 
 # What tools.sh installs off the system PATH (Node.js from PyPI, wasm-opt) is linked here.
 export PATH="${SM_BIN:-${SM_CACHE:-$HOME/.cache/summary-memory}/bin}:$PATH"
 
-step "tools"
+step tools "tools"
 scripts/tools.sh --browser --servers --fidelity
 
-step "rehearsal: tools.sh on a machine without its tools (scratch PATH and folders)"
+step rehearsal "rehearsal: tools.sh on a machine without its tools (scratch PATH and folders)"
 scripts/rehearse.sh
 
-step "format"
+step format "format"
 cargo fmt --all --check
 
-step "clippy, native (core, the sm-bpe crate, tests, benches)"
+step clippy-native "clippy, native (core, the sm-bpe crate, tests, benches)"
 cargo clippy --workspace --all-targets --features e2e -- -D warnings
 
-step "clippy, wasm32 (shell and browser tests)"
+step clippy-wasm "clippy, wasm32 (shell and browser tests)"
 cargo clippy --target wasm32-unknown-unknown --lib --bins --test browser -- -D warnings
 cargo clippy --target wasm32-unknown-unknown -p sm-bpe -- -D warnings
 
-step "tier a: native tests of the pure core"
+step tier-a "tier a: native tests of the pure core"
 cargo test --workspace
 
-step "fidelity tier: the real libraries (LangChain, LlamaIndex, openai-agents, Gemini CLI) against the committed traces, then the engine's presets against them"
+step fidelity "fidelity tier: the real libraries (LangChain, LlamaIndex, openai-agents, Gemini CLI) against the committed traces, then the engine's presets against them"
 fidelity_out=$(mktemp -d)
 tests/fidelity/run.sh "$fidelity_out/traces"
 [ -f tests/fidelity.rs ] || { echo "fidelity: tests/fidelity.rs, the engine's side of the comparison, is missing" >&2; exit 1; }
@@ -38,19 +77,19 @@ SM_FIDELITY_TRACES="$fidelity_out/traces" cargo test --test fidelity
 SM_FIDELITY_EXPORT_TRACES="$fidelity_out/traces.export" cargo test --test fidelity_export
 rm -rf "$fidelity_out"
 
-step "tier b: browser-only modules in headless Chromium (wasm-bindgen-test)"
+step tier-b "tier b: browser-only modules in headless Chromium (wasm-bindgen-test)"
 CHROMEDRIVER=$(command -v chromedriver) WASM_BINDGEN_TEST_TIMEOUT=120 \
   cargo test --target wasm32-unknown-unknown --test browser
 
-step "release build (trunk --offline)"
+step release "release build (trunk --offline)"
 trunk build --release --offline
 
-step "the command-line tool, whose CSV the corpus e2e test compares the page's with"
+step cli "the command-line tool, whose CSV the corpus e2e test compares the page's with"
 cargo build -p summary-memory-cli
 SM_CLI="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/debug/summary-memory-cli"
 export SM_CLI
 
-step "tier c: end-to-end in headless Chromium against the release build (our test server, the LiteLLM proxy, a real model)"
+step tier-c "tier c: end-to-end in headless Chromium against the release build (our test server, the LiteLLM proxy, a real model)"
 # One chromedriver for the whole tier, in a process group of its own, so that it and any browser
 # a failed test left open are stopped when this script ends, however it ends.
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -63,4 +102,5 @@ for _ in $(seq 100); do
 done
 SM_WEBDRIVER="http://127.0.0.1:$port" cargo test --features e2e --test e2e -- --test-threads=2
 
+report
 printf '\nAll checks and tests passed in %ss.\n' "$((SECONDS - start))"

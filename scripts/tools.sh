@@ -239,6 +239,24 @@ ensure_highlight() {
   fi
 }
 
+# The exactness test's oracle (tests/tokens_exact.rs): the pinned gpt-tokenizer, installed beside
+# its script in tests/tokenizer-oracle/node_modules (ignored by git), so no test installs anything.
+ORACLE_DIR=tests/tokenizer-oracle
+ORACLE_PINS=$(pins_hash "$ORACLE_DIR/package.json" "$ORACLE_DIR/package-lock.json")
+oracle_ok() {
+  [ "$(cat "$ORACLE_DIR/node_modules/.pins" 2>/dev/null)" = "$ORACLE_PINS" ] &&
+    [ -d "$ORACLE_DIR/node_modules/gpt-tokenizer" ]
+}
+ensure_oracle() {
+  oracle_ok && return 0
+  ensure_node
+  if install_now "gpt-tokenizer ($ORACLE_DIR/package-lock.json) into $ORACLE_DIR/node_modules" "missing; seconds"; then
+    (cd "$ORACLE_DIR" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error)
+    echo "$ORACLE_PINS" >"$ORACLE_DIR/node_modules/.pins"
+    verify "gpt-tokenizer" oracle_ok
+  fi
+}
+
 # --- Node.js and Python -------------------------------------------------------------------------
 
 node_major() { sed -n 's/^v\([0-9]*\)\..*/\1/p' <<<"$(probe node --version)"; }
@@ -462,6 +480,7 @@ ensure_trunk
 ensure_wasm_bindgen
 ensure_wasm_opt
 ensure_highlight
+ensure_oracle
 if [ "$browser" = 1 ]; then
   ensure_chromium
   ensure_node

@@ -84,14 +84,12 @@ fn oracle_tokens(corpus_path: &Path) -> serde_json::Map<String, serde_json::Valu
     let node_hint = "Node.js (18 or later) and npm are needed for the exactness test: \
                      install them, e.g. `apt-get install nodejs npm`.";
     run("node", &["--version"], node_hint);
-    if !oracle_dir().join("node_modules/gpt-tokenizer").is_dir() {
-        run(
-            "npm",
-            &["ci", "--no-audit", "--no-fund"],
-            "`npm ci` installs the pinned gpt-tokenizer from the npm registry; check the network \
-             or run it by hand in tests/tokenizer-oracle.",
-        );
-    }
+    // Installed by scripts/tools.sh (README command 2 runs it first): no test installs anything.
+    assert!(
+        oracle_dir().join("node_modules/gpt-tokenizer").is_dir(),
+        "the pinned gpt-tokenizer is not installed in tests/tokenizer-oracle/node_modules: run \
+         scripts/tools.sh, which installs it"
+    );
     let stdout = run(
         "node",
         &["oracle.mjs", corpus_path.to_str().expect("a UTF-8 path")],
