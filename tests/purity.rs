@@ -138,11 +138,11 @@ const TAB: &[&str] = &[
 /// one file; a file belongs to the most specific room that holds it, and may import its own room
 /// and the rooms of its row. Every file under `src/` but `main.rs` (a crate of its own, which
 /// only mounts the app) and under the path crates' `src/` ([`CRATES`]) belongs to a room, so a
-/// new folder needs a row before it can hold code. No row names `crates/cli/`: like `main.rs`,
-/// nothing imports the command line.
+/// new folder needs a row before it can hold code. The command line (`cli/`) is a room of its
+/// own at the top, like `main.rs`: nothing imports it.
 const LAYERS: &[(&str, &[&str])] = &[
     // The command line: on top, beside `main.rs`, over the core (no app layer, no shell).
-    ("crates/cli/", CORE),
+    ("cli/", CORE),
     // The crate root declares the modules.
     ("src/lib.rs", &["src/"]),
     // Other binaries (the corpus worker): the shell of a worker, over the app layer and the core.
@@ -191,7 +191,7 @@ const LAYERS: &[(&str, &[&str])] = &[
 const CRATES: &[(&str, &str)] = &[
     ("summary_memory", "src"),
     ("sm_bpe", "crates/bpe/src"),
-    ("summary_memory_cli", "crates/cli/src"),
+    ("summary_memory_cli", "cli/src"),
 ];
 
 #[test]
@@ -311,13 +311,13 @@ fn the_layer_check_fails_when_the_command_line_is_imported_or_reaches_above_the_
     tree.write("src/ui/mod.rs", "pub fn start() {}\n");
     tree.write("src/tokens/mod.rs", "use sm_bpe::Ranks;\n");
     tree.write("crates/bpe/src/lib.rs", "pub struct Ranks;\n");
-    tree.write("crates/cli/src/lib.rs", "pub mod run;\n");
+    tree.write("cli/src/lib.rs", "pub mod run;\n");
     tree.write(
-        "crates/cli/src/run.rs",
+        "cli/src/run.rs",
         "use summary_memory::engine::measure;\nuse sm_bpe::Ranks;\n",
     );
     tree.write(
-        "crates/cli/src/main.rs",
+        "cli/src/main.rs",
         "fn main() {\n    summary_memory_cli::run::go();\n}\n",
     );
     // As planted, the command line imports the core and the counter, and the core the counter.
@@ -325,19 +325,16 @@ fn the_layer_check_fails_when_the_command_line_is_imported_or_reaches_above_the_
 
     // The command line reaching for the shell, in a `use` and in a path in code.
     tree.write(
-        "crates/cli/src/run.rs",
+        "cli/src/run.rs",
         "use summary_memory::engine::measure;\nfn f() {\n    summary_memory::ui::start();\n}\n",
     );
     let offences = layer_offences(&tree.0, LAYERS);
     assert_eq!(offences.len(), 1, "{offences:?}");
     assert!(
-        offences[0].starts_with("crates/cli/src/run.rs:3 imports src/ui/mod.rs: `crates/cli/`"),
+        offences[0].starts_with("cli/src/run.rs:3 imports src/ui/mod.rs: `cli/`"),
         "{offences:?}"
     );
-    tree.write(
-        "crates/cli/src/run.rs",
-        "use summary_memory::engine::measure;\n",
-    );
+    tree.write("cli/src/run.rs", "use summary_memory::engine::measure;\n");
 
     // Anything importing the command line: it is on top, like `main.rs`.
     tree.write(
@@ -347,7 +344,7 @@ fn the_layer_check_fails_when_the_command_line_is_imported_or_reaches_above_the_
     let offences = layer_offences(&tree.0, LAYERS);
     assert_eq!(offences.len(), 1, "{offences:?}");
     assert!(
-        offences[0].starts_with("src/engine/mod.rs:1 imports crates/cli/src/run.rs"),
+        offences[0].starts_with("src/engine/mod.rs:1 imports cli/src/run.rs"),
         "{offences:?}"
     );
     tree.write("src/engine/mod.rs", "pub fn measure() {}\n");
@@ -1245,12 +1242,11 @@ fn the_length_check_fails_on_a_planted_long_file() {
 /// tests, as "path: N lines before its tests", in path order.
 fn long_files(root: &Path) -> Vec<String> {
     let mut files = Vec::new();
-    collect_rust_files(&root.join("src"), &mut files);
-    if let Ok(crates) = fs::read_dir(root.join("crates")) {
-        let mut dirs: Vec<PathBuf> = crates.map(|e| e.unwrap().path().join("src")).collect();
-        dirs.sort();
-        for dir in dirs.iter().filter(|d| d.is_dir()) {
-            collect_rust_files(dir, &mut files);
+    // Every crate of the workspace: the app's own `src/` and each path crate's ([`CRATES`]).
+    for (_, dir) in CRATES {
+        let src = root.join(dir);
+        if src.is_dir() {
+            collect_rust_files(&src, &mut files);
         }
     }
     let mut offences: Vec<String> = files

@@ -1,7 +1,7 @@
 //! The corpus comparison: every conversation of a corpus under every compared policy, one
 //! [`Row`] per conversation and policy, and per policy the totals and the distribution over the
 //! conversations ([`summarise`]). Inspect's corpus table (on a pool of workers) and the
-//! command-line tool (`crates/cli`, on rayon) both run [`measure`] and write [`rows_csv`] and
+//! command-line tool (`cli`, on rayon) both run [`measure`] and write [`rows_csv`] and
 //! [`summary_csv`], so their files are equal byte for byte.
 //!
 //! A row holds integers only (tokens and counts): a run on N threads, a sharded run and a run
