@@ -18,18 +18,16 @@ use crate::engine::ab::AbRun;
 use crate::engine::library_session::{PairSide, Session};
 use crate::engine::policy::{Choice, SummaryFormat};
 use crate::engine::prompts::PresetId;
-use crate::engine::replay::ReplayStatus;
 use crate::engine::settings::{Settings, ValidSettings};
 use crate::ui::run::clock::now_ms;
 use crate::ui::run::library_sync::{Sessions, new_id};
 use crate::ui::run::summary_runner::{drive, settings_to_send, stop_run, summariser_settings};
 use crate::ui::run::token_service::SharedCounter;
 use crate::ui::widgets::edition_card::{DiffText, EditionChecksView, MarkedText};
-use crate::view::ab::{
-    PairRowView, ProbeScore, ab_progress_line, ab_view, ab_view_so_far, describe_ab_estimate,
-};
+use crate::ui::widgets::run_controls::RunControls;
+use crate::view::ab::{PairRowView, ProbeScore, ab_view, ab_view_so_far, describe_folds};
 use crate::view::editions::EditionCard;
-use crate::view::live_replay::status_slug;
+use crate::view::run::{Job, Run, RunView, estimate_line};
 
 /// The A/B section of one session's detail.
 #[component]
@@ -75,8 +73,8 @@ pub fn AbSection(session: Session) -> impl IntoView {
             Err(error) => outcome.set(Some(Err(error))),
         }
     };
-    let halt = move |_| stop_run(run, stop, AbRun::stop);
-    let resume = move |_| {
+    let halt = move |()| stop_run(run, stop, AbRun::stop);
+    let resume = move |()| {
         let (Some(sessions), Ok(valid)) = (sessions, endpoint()) else {
             return;
         };
@@ -135,9 +133,9 @@ pub fn AbSection(session: Session) -> impl IntoView {
                     </form>
                     {move || price.get().map(|p| match p {
                         Err(reason) => view! { <p class="param-error" role="alert" data-testid="ab-error">{reason}</p> }.into_any(),
-                        Ok(cost) => view! {
+                        Ok((cost, plan)) => view! {
                             <p class="estimate" role="status" data-testid="ab-estimate" data-calls=cost.calls data-sent=cost.tokens_sent>
-                                {describe_ab_estimate(&cost)}
+                                {describe_folds(&plan)} " " {estimate_line(Job::Ab, &cost, None)}
                             </p>
                         }.into_any(),
                     })}
@@ -149,29 +147,14 @@ pub fn AbSection(session: Session) -> impl IntoView {
                     </p>
                 }.into_any(),
             }}
-            {move || run.with(|r| r.as_ref().map(|r| (r.status().clone(), r.progress()))).map(|(status, progress)| view! {
-                <div class="live-progress">
-                    <p role="status" data-testid="ab-progress" data-status=status_slug(&status) data-done=progress.calls_done data-calls=progress.calls>
-                        {ab_progress_line(&progress, &status)}
-                    </p>
-                    {match status {
-                        ReplayStatus::Running => view! {
-                            <p><button type="button" data-testid="ab-stop" on:click=halt>"Stop"</button></p>
-                        }.into_any(),
-                        ReplayStatus::Stopped => view! {
-                            <p data-testid="ab-status">"Stopped. Nothing is kept until both sides are done. "
-                                <button type="button" data-testid="ab-retry" on:click=resume>"Go on"</button></p>
-                        }.into_any(),
-                        ReplayStatus::Failed(reason) => view! {
-                            <p class="param-error" role="alert" data-testid="ab-status">{format!("The summary failed: {reason}. Nothing of it was kept. ")}
-                                <button type="button" data-testid="ab-retry" on:click=resume>"Try again"</button></p>
-                        }.into_any(),
-                        ReplayStatus::Done => ().into_any(),
-                    }}
-                </div>
+            {move || run.with(|r| r.as_ref().map(|r| {
+                let now = Run { status: r.status(), progress: r.progress(), pace: None };
+                RunView::new(Job::Ab, Some(now), None, None)
+            })).map(|view| view! {
+                <RunControls prefix="ab" view on_stop=UnsyncCallback::new(halt) on_resume=UnsyncCallback::new(resume) />
             })}
             // The rows so far, until the finished ones below take their place.
-            {move || run.with(|r| r.as_ref().filter(|r| r.status() != &ReplayStatus::Done).map(ab_view_so_far))
+            {move || run.with(|r| r.as_ref().filter(|r| !r.status().is_done()).map(ab_view_so_far))
                 .map(|v| view! { <div class="ab-so-far" data-testid="ab-so-far"><AbRows view=v /></div> })}
             {move || outcome.get().map(|o| match o {
                 Err(reason) => view! { <p class="param-error" role="alert" data-testid="ab-error">{reason}</p> }.into_any(),

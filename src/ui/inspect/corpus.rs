@@ -8,7 +8,6 @@ use std::collections::BTreeSet;
 
 use leptos::prelude::*;
 
-use crate::app::corpus::Phase;
 use crate::app::corpus::pick::{Member, imports, members};
 use crate::app::corpus::wire::ColumnWire;
 use crate::app::corpus::work::column_wire;
@@ -19,7 +18,9 @@ use crate::engine::peers::PEER_PRESETS;
 use crate::ui::run::corpus_pool::{CorpusPool, CorpusStatus};
 use crate::ui::run::library_sync::Sessions;
 use crate::ui::widgets::download::DownloadLink;
-use crate::view::corpus::{grouped, import_label, progress_line, table};
+use crate::ui::widgets::run_controls::RunControls;
+use crate::view::corpus::{grouped, import_label, table};
+use crate::view::run::{Job, Pace, Run, RunView};
 
 /// The corpus comparison, folded away until opened.
 #[component]
@@ -56,7 +57,7 @@ pub fn CorpusCompare() -> impl IntoView {
                 .collect::<Vec<_>>()
         })
     });
-    let running = move || status.with(|s| s.as_ref().is_some_and(|s| s.phase == Phase::Running));
+    let running = move || status.with(|s| s.as_ref().is_some_and(|s| s.status.is_running()));
 
     let start = move |_| {
         error.set(None);
@@ -115,7 +116,7 @@ pub fn CorpusCompare() -> impl IntoView {
             Err(e) => error.set(Some(format!("The comparison could not start: {e}"))),
         }
     };
-    let stop = move |_| {
+    let stop = move |()| {
         pool.with_value(|p| {
             if let Some(p) = p {
                 p.stop();
@@ -243,26 +244,16 @@ pub fn CorpusCompare() -> impl IntoView {
                     disabled=move || running() || corpus.with(Vec::is_empty)>
                     "Compare"
                 </button>
-                {move || running().then(|| view! {
-                    <button data-testid="corpus-stop" on:click=stop>"Stop"</button>
-                })}
             </div>
             {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
-            {move || status.with(|s| s.as_ref().map(|s| view! {
-                <div data-testid="corpus-progress" role="status"
-                    data-done=s.progress.done data-total=s.progress.total
-                    data-phase=match &s.phase {
-                        Phase::Running => "running",
-                        Phase::Stopped => "stopped",
-                        Phase::Done => "done",
-                        Phase::Failed(_) => "failed",
-                    }>
-                    <progress max=s.progress.total value=s.progress.done></progress>
-                    " "
-                    {progress_line(s.progress, &s.phase, s.workers, s.elapsed_ms)}
-                </div>
-            }))}
-            {move || status.with(|s| s.as_ref().is_some_and(|s| s.phase != Phase::Running && s.summaries.is_none()))
+            {move || status.with(|s| s.as_ref().map(|s| {
+                let pace = Pace { workers: s.workers, elapsed_ms: s.elapsed_ms };
+                let now = Run { status: &s.status, progress: s.progress, pace: Some(pace) };
+                RunView::new(Job::Corpus, Some(now), None, None)
+            })).map(|view| view! {
+                <RunControls prefix="corpus" view bar=true on_stop=UnsyncCallback::new(stop) />
+            })}
+            {move || status.with(|s| s.as_ref().is_some_and(|s| !s.status.is_running() && s.summaries.is_none()))
                 .then(|| view! { <p class="note" role="status">"Summarising the rows…"</p> })}
             {move || result.get().map(|t| {
                 let partial = t.partial.clone().map(|p| view! {

@@ -12,7 +12,7 @@ use crate::api::StopHandle;
 use crate::app::live_replay::{
     ReplayStep, replay_price, resume_replay, start_replay, summary_answered, summary_call,
 };
-use crate::app::replay::{ReplayStatus, Replayer};
+use crate::app::replay::Replayer;
 use crate::engine::library_session::Session;
 use crate::engine::policy::{Policy, PolicyError};
 use crate::engine::settings::{Settings, ValidSettings};
@@ -20,9 +20,9 @@ use crate::ui::run::clock::now_ms;
 use crate::ui::run::library_sync::Sessions;
 use crate::ui::run::summary_runner::{drive, settings_to_send, stop_run, summariser_settings};
 use crate::ui::run::token_service::SharedCounter;
-use crate::view::live_replay::{
-    Priced, describe_estimate, progress_line, status_slug, summariser_note,
-};
+use crate::ui::widgets::run_controls::RunControls;
+use crate::view::live_replay::{Priced, summariser_note};
+use crate::view::run::{Job, Run, RunView, estimate_line};
 
 use super::edition_list::EditionList;
 
@@ -82,8 +82,8 @@ pub fn LiveReplay(
             Err(error) => replayed.set(Some(Err(error))),
         }
     };
-    let halt = move |_| stop_run(live, stop, Replayer::stop);
-    let resume = move |_| {
+    let halt = move |()| stop_run(live, stop, Replayer::stop);
+    let resume = move |()| {
         let (Some(sessions), Ok(valid)) = (sessions, endpoint()) else {
             return;
         };
@@ -124,7 +124,7 @@ pub fn LiveReplay(
                 Ok(cost) => view! {
                     <div class="estimate" role="status" data-testid="replay-live-estimate"
                         data-calls=cost.calls data-sent=cost.tokens_sent data-received=cost.tokens_received>
-                        <p>{describe_estimate(&cost)}</p>
+                        <p>{estimate_line(Job::LiveReplay, &cost, None)}</p>
                         <p class="hint">"Worked out from the offline replay's requests: a live summary of another length changes what later requests hold, and a token trigger may fold on other turns."</p>
                         <p>
                             <button type="button" data-testid="replay-live-start" on:click=begin>"Start the live replay"</button>
@@ -134,33 +134,16 @@ pub fn LiveReplay(
                     </div>
                 }.into_any(),
             })}
-            {move || live.with(|r| r.as_ref().map(|r| (r.status().clone(), r.progress(), r.editions().to_vec()))).map(|(status, progress, editions)| {
+            {move || live.with(|r| r.as_ref().map(|r| {
                 let planned = priced.with(|p| p.as_ref().and_then(Priced::planned_calls));
-                let line = progress_line(&progress, planned, &status);
-                let done = status == ReplayStatus::Done;
+                let run = Run { status: r.status(), progress: r.progress().planned(planned.map(u64::from)), pace: None };
+                (RunView::new(Job::LiveReplay, Some(run), None, None), r.editions().to_vec(), r.status().is_done())
+            })).map(|(run, editions, done)| {
                 view! {
-                    <div class="live-progress">
-                        <p role="status" data-testid="replay-live-progress" data-status=status_slug(&status)
-                            data-summaries=progress.summaries data-turn=progress.turn>
-                            {line}
-                        </p>
-                        {match status {
-                            ReplayStatus::Running => view! {
-                                <p><button type="button" data-testid="replay-live-stop" on:click=halt>"Stop"</button></p>
-                            }.into_any(),
-                            ReplayStatus::Stopped => view! {
-                                <p data-testid="replay-live-status">"Stopped. Nothing more is sent until you go on. "
-                                    <button type="button" data-testid="replay-live-resume" on:click=resume>"Go on"</button></p>
-                            }.into_any(),
-                            ReplayStatus::Failed(reason) => view! {
-                                <p class="param-error" role="alert" data-testid="replay-live-status">{format!("The summary failed: {reason}. ")}
-                                    <button type="button" data-testid="replay-live-resume" on:click=resume>"Try again"</button></p>
-                            }.into_any(),
-                            ReplayStatus::Done => ().into_any(),
-                        }}
-                        // Once done, the replay view shows the editions with Save.
-                        {(!done).then(|| view! { <EditionList editions /> })}
-                    </div>
+                    <RunControls prefix="replay-live" resume="resume" view=run
+                        on_stop=UnsyncCallback::new(halt) on_resume=UnsyncCallback::new(resume) />
+                    // Once done, the replay view shows the editions with Save.
+                    {(!done).then(|| view! { <EditionList editions /> })}
                 }
             })}
         </div>

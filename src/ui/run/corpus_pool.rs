@@ -23,9 +23,10 @@ use web_sys::{MessageEvent, Worker};
 use crate::app::corpus::pick::Member;
 use crate::app::corpus::wire::{ColumnWire, FromWorker, WorkerInit};
 use crate::app::corpus::work::batch_of;
-use crate::app::corpus::{CorpusRun, Dispatch, Phase, Progress};
+use crate::app::corpus::{CorpusRun, Dispatch};
 use crate::app::library::Library;
 use crate::engine::corpus::{Column, CorpusSettings, Row, Summary, summarise};
+use crate::engine::run::{Progress, RunStatus};
 use crate::tokens::Encoding;
 
 use super::token_service::vocabulary_url;
@@ -36,7 +37,7 @@ use super::token_service::vocabulary_url;
 #[derive(Clone, Debug, PartialEq)]
 pub struct CorpusStatus {
     pub progress: Progress,
-    pub phase: Phase,
+    pub status: RunStatus,
     pub workers: usize,
     pub elapsed_ms: f64,
     pub rows: Arc<Vec<Row>>,
@@ -210,7 +211,7 @@ impl CorpusPool {
         for dispatch in dispatches {
             inner.post(&dispatch);
         }
-        if *inner.run.phase() != Phase::Running {
+        if !inner.run.status().is_running() {
             inner.end_workers();
         }
         drop(inner);
@@ -221,8 +222,8 @@ impl CorpusPool {
     /// (once), then their summaries one policy per task.
     fn publish(&self) {
         let mut inner = self.inner.borrow_mut();
-        let phase = inner.run.phase().clone();
-        let ending = phase != Phase::Running && !inner.ended;
+        let run_status = inner.run.status().clone();
+        let ending = !run_status.is_running() && !inner.ended;
         let elapsed_ms = now() - inner.started;
         let (progress, workers) = (inner.run.progress(), inner.size);
         if ending {
@@ -235,13 +236,13 @@ impl CorpusPool {
         status.update(|s| match s {
             Some(s) if !ending => {
                 s.progress = progress;
-                s.phase = phase;
+                s.status = run_status;
                 s.elapsed_ms = elapsed_ms;
             }
             _ => {
                 *s = Some(CorpusStatus {
                     progress,
-                    phase,
+                    status: run_status.clone(),
                     workers,
                     elapsed_ms,
                     rows: rows.clone().unwrap_or_default(),
