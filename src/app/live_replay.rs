@@ -34,6 +34,15 @@ impl<J, R> RunStep<J, R> {
             None => RunStep::Over(finished().map(Box::new).map(Ok)),
         }
     }
+
+    /// The summary to ask for next, if any, and what the run ended with, if it is over with
+    /// something: what the shell's runner performs, and what it hands on.
+    pub fn split(self) -> (Option<J>, Option<Result<Box<R>, String>>) {
+        match self {
+            RunStep::Ask(job) => (Some(job), None),
+            RunStep::Over(result) => (None, result),
+        }
+    }
 }
 
 /// The live replay's step: a summary, or the new session.
@@ -155,6 +164,20 @@ mod tests {
 
     fn turns(max_turns: u32, keep: u32) -> Policy {
         Policy::new(Trigger::Turns { max_turns, keep }).unwrap()
+    }
+
+    #[test]
+    fn a_step_splits_into_the_summary_to_ask_and_what_the_run_ended_with() {
+        assert_eq!(RunStep::<u8, u8>::Ask(1).split(), (Some(1), None));
+        assert_eq!(RunStep::<u8, u8>::Over(None).split(), (None, None));
+        assert_eq!(
+            RunStep::<u8, u8>::Over(Some(Err("gone".into()))).split(),
+            (None, Some(Err("gone".into())))
+        );
+        assert_eq!(
+            RunStep::<u8, u8>::after(None, || Some(7)).split(),
+            (None, Some(Ok(Box::new(7))))
+        );
     }
 
     fn connected() -> ValidSettings {

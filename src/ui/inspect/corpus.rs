@@ -15,7 +15,7 @@ use crate::app::library::LibraryTab;
 use crate::app::workbench::Workbench;
 use crate::engine::corpus::{Column, CorpusSettings, Prices, YOURS, rows_csv};
 use crate::engine::peers::PEER_PRESETS;
-use crate::ui::run::corpus_pool::{CorpusPool, CorpusStatus};
+use crate::ui::run::corpus_pool::CorpusRunner;
 use crate::ui::run::library_sync::Sessions;
 use crate::ui::widgets::download::DownloadLink;
 use crate::ui::widgets::run_controls::RunControls;
@@ -38,9 +38,9 @@ pub fn CorpusCompare() -> impl IntoView {
     let window = RwSignal::new(CorpusSettings::default().window);
     let replay = RwSignal::new(true);
     let prices = RwSignal::new(Prices::default());
-    let status = RwSignal::new(None::<CorpusStatus>);
+    let runner = CorpusRunner::owned();
+    let status = runner.status;
     let error = RwSignal::new(None::<String>);
-    let pool = StoredValue::new_local(None::<CorpusPool>);
     // The run's conversations, as it started.
     let run_members = StoredValue::new(Vec::<Member>::new());
 
@@ -57,7 +57,7 @@ pub fn CorpusCompare() -> impl IntoView {
                 .collect::<Vec<_>>()
         })
     });
-    let running = move || status.with(|s| s.as_ref().is_some_and(|s| s.status.is_running()));
+    let running = move || runner.running();
 
     let start = move |_| {
         error.set(None);
@@ -102,27 +102,11 @@ pub fn CorpusCompare() -> impl IntoView {
             .with_untracked(|l| members(ids.iter().filter_map(|id| l.get(id))));
         run_members.set_value(corpus.clone());
         let encoding = sessions.tokens.encoding.get_untracked();
-        match CorpusPool::start(
-            corpus,
-            columns,
-            wires,
-            settings,
-            encoding,
-            None,
-            sessions.library,
-            status,
-        ) {
-            Ok(started) => pool.set_value(Some(started)),
-            Err(e) => error.set(Some(format!("The comparison could not start: {e}"))),
+        if let Err(e) = runner.start(corpus, columns, wires, settings, encoding, sessions.library) {
+            error.set(Some(format!("The comparison could not start: {e}")));
         }
     };
-    let stop = move |()| {
-        pool.with_value(|p| {
-            if let Some(p) = p {
-                p.stop();
-            }
-        })
-    };
+    let stop = move |()| runner.stop();
     // The table once the run's rows are summarised (the pool does it one policy per task).
     let result = Memo::new(move |_| {
         let prices = prices.get();

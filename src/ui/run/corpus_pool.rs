@@ -44,6 +44,62 @@ pub struct CorpusStatus {
     pub summaries: Option<Arc<Vec<Summary>>>,
 }
 
+/// The corpus comparison's runner, held by the tab: the run's status as the tab draws it, and
+/// the pool it runs on, which the tab never holds.
+#[derive(Clone, Copy)]
+pub struct CorpusRunner {
+    pub status: RwSignal<Option<CorpusStatus>>,
+    pool: StoredValue<Option<CorpusPool>, LocalStorage>,
+}
+
+impl CorpusRunner {
+    pub fn owned() -> CorpusRunner {
+        CorpusRunner {
+            status: RwSignal::new(None),
+            pool: StoredValue::new_local(None),
+        }
+    }
+
+    /// Whether a run is going (read tracked).
+    pub fn running(&self) -> bool {
+        self.status
+            .with(|s| s.as_ref().is_some_and(|s| s.status.is_running()))
+    }
+
+    /// Starts a run on a new pool (see [`CorpusPool::start`], with [`pool_size`] workers).
+    pub fn start(
+        self,
+        corpus: Vec<Member>,
+        summarised: Vec<Column>,
+        columns: Vec<ColumnWire>,
+        settings: CorpusSettings,
+        encoding: Encoding,
+        library: RwSignal<Library>,
+    ) -> Result<(), String> {
+        let pool = CorpusPool::start(
+            corpus,
+            summarised,
+            columns,
+            settings,
+            encoding,
+            None,
+            library,
+            self.status,
+        )?;
+        self.pool.set_value(Some(pool));
+        Ok(())
+    }
+
+    /// Stop: see [`CorpusPool::stop`].
+    pub fn stop(self) {
+        self.pool.with_value(|p| {
+            if let Some(p) = p {
+                p.stop();
+            }
+        });
+    }
+}
+
 /// One corpus run on the pool. Dropping it does not stop the workers: call [`CorpusPool::stop`].
 #[derive(Clone)]
 pub struct CorpusPool {
