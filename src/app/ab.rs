@@ -6,13 +6,14 @@
 //! Stop and a failure wait, Retry asks the same summary again.
 
 use crate::app::live_replay::{RunStep, SummaryCall, summary_call, summary_reply};
-use crate::engine::ab::{AbEstimate, AbJob, AbRun, ModelSide, SideSpec, estimate};
+use crate::engine::ab::{AbJob, AbRun, FoldPlan, ModelSide, SideSpec, estimate};
 use crate::engine::edition::Provenance;
 use crate::engine::library_session::{PairSide, Session};
 use crate::engine::message::CountTokens;
 use crate::engine::openai::{ApiError, ChatResponse};
 use crate::engine::policy::SummaryFormat;
 use crate::engine::prompts::{PresetId, PromptSpec};
+use crate::engine::run::Estimate;
 use crate::engine::settings::ValidSettings;
 
 /// One side of the form, as typed.
@@ -121,13 +122,14 @@ impl AbForm {
     }
 }
 
-/// What comparing the form's sides on `session` costs, before anything is sent.
+/// What comparing the form's sides on `session` costs, before anything is sent, and the fold
+/// points both sides share.
 pub fn ab_price(
     session: &Session,
     form: &AbForm,
     valid: &ValidSettings,
     counter: &dyn CountTokens,
-) -> Result<AbEstimate, String> {
+) -> Result<(Estimate, FoldPlan), String> {
     let (a, b) = form.sides(session)?;
     estimate(
         session,
@@ -280,7 +282,7 @@ mod tests {
         let valid = connected();
         let mut form = AbForm::of(&session, "beta");
         form.a.model = "alpha".into();
-        let price = ab_price(&session, &form, &valid, &WordCounter).unwrap();
+        let (price, _) = ab_price(&session, &form, &valid, &WordCounter).unwrap();
         assert_eq!(price.received_at_most, Some(64 * u64::from(price.calls)));
         let (mut run, mut step) = start_ab(&session, &form, "id-1", &WordCounter).unwrap();
         let mut models = Vec::new();
@@ -303,7 +305,10 @@ mod tests {
         };
         assert_eq!(models.len() as u32, price.calls);
         assert!(models.iter().any(|m| m == "alpha") && models.iter().any(|m| m == "beta"));
-        assert_eq!(run.progress().tokens_sent, 100 * u64::from(price.calls));
+        assert_eq!(
+            run.progress().tokens.unwrap().sent,
+            100 * u64::from(price.calls)
+        );
         let [a, b] = *sides;
         let SideConfig::Model { model, .. } = &b.pair.as_ref().unwrap().config else {
             panic!("B is a model")
@@ -328,7 +333,7 @@ mod tests {
             ab_answered(&mut run, job.job.id, Ok(None), &WordCounter),
             AbStep::Over(None)
         );
-        assert_eq!(run.progress().calls_done, 0);
+        assert_eq!(run.progress().done, 0);
         let Some(AbStep::Ask(again)) = resume_ab(&mut run) else {
             panic!("go on")
         };
@@ -339,7 +344,7 @@ mod tests {
             &WordCounter,
         );
         assert_eq!(failed, AbStep::Over(None));
-        assert_eq!(run.progress().calls_done, 0);
+        assert_eq!(run.progress().done, 0);
         assert!(matches!(resume_ab(&mut run), Some(AbStep::Ask(j)) if j == job));
     }
 }

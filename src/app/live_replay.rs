@@ -4,13 +4,14 @@
 //! replay is over, so its loop holds no decision of its own.
 
 use crate::app::live::{summary_text, summary_timeout_ms};
-use crate::app::replay::{LiveEstimate, Replayer, SummaryCost, estimate};
+use crate::app::replay::{Replayer, SummaryCost, estimate};
 use crate::engine::edition::Provenance;
 use crate::engine::library_session::Session;
 use crate::engine::memory::{CommitMeta, SummaryJob};
 use crate::engine::message::CountTokens;
 use crate::engine::openai::{ApiError, ChatRequest, ChatResponse};
 use crate::engine::policy::Policy;
+use crate::engine::run::Estimate;
 use crate::engine::settings::{Endpoint, Settings, ValidSettings};
 
 /// What the runner of a run of summaries (the live replay, the A/B comparison) does next.
@@ -31,6 +32,15 @@ impl<J, R> RunStep<J, R> {
         match job {
             Some(job) => RunStep::Ask(job),
             None => RunStep::Over(finished().map(Box::new).map(Ok)),
+        }
+    }
+
+    /// The summary to ask for next, if any, and what the run ended with, if it is over with
+    /// something: what the shell's runner performs, and what it hands on.
+    pub fn split(self) -> (Option<J>, Option<Result<Box<R>, String>>) {
+        match self {
+            RunStep::Ask(job) => (Some(job), None),
+            RunStep::Over(result) => (None, result),
         }
     }
 }
@@ -63,7 +73,7 @@ pub fn replay_price(
     policy: Policy,
     valid: &ValidSettings,
     counter: &dyn CountTokens,
-) -> Result<LiveEstimate, String> {
+) -> Result<Estimate, String> {
     estimate(session, policy, counter, valid.summary.max_tokens).map_err(|e| e.to_string())
 }
 
@@ -146,14 +156,28 @@ pub fn summary_answered(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::replay::ReplayStatus;
     use crate::engine::message::WordCounter;
     use crate::engine::openai::Usage;
     use crate::engine::policy::Trigger;
+    use crate::engine::run::RunStatus;
     use crate::engine::session::synthetic;
 
     fn turns(max_turns: u32, keep: u32) -> Policy {
         Policy::new(Trigger::Turns { max_turns, keep }).unwrap()
+    }
+
+    #[test]
+    fn a_step_splits_into_the_summary_to_ask_and_what_the_run_ended_with() {
+        assert_eq!(RunStep::<u8, u8>::Ask(1).split(), (Some(1), None));
+        assert_eq!(RunStep::<u8, u8>::Over(None).split(), (None, None));
+        assert_eq!(
+            RunStep::<u8, u8>::Over(Some(Err("gone".into()))).split(),
+            (None, Some(Err("gone".into())))
+        );
+        assert_eq!(
+            RunStep::<u8, u8>::after(None, || Some(7)).split(),
+            (None, Some(Ok(Box::new(7))))
+        );
     }
 
     fn connected() -> ValidSettings {
@@ -203,7 +227,7 @@ mod tests {
             completion_tokens: 20,
             reasoning_tokens: None,
         };
-        let mut answered = 0;
+        let mut answered = 0u64;
         let finished = loop {
             match step {
                 ReplayStep::Ask(job) => {
@@ -224,9 +248,10 @@ mod tests {
         assert_eq!(new.name, format!("{} (replayed live)", session.name));
         assert!(answered > 0);
         let progress = replayer.progress();
-        assert_eq!(progress.summaries, answered);
-        assert_eq!(progress.tokens_sent, 200 * u64::from(answered));
-        assert_eq!(progress.tokens_received, 20 * u64::from(answered));
+        assert_eq!(progress.done, answered);
+        let tokens = progress.tokens.unwrap();
+        assert_eq!(tokens.sent, 200 * answered);
+        assert_eq!(tokens.received, 20 * answered);
         for edition in new.memory.editions() {
             assert_eq!(edition.model.as_deref(), Some("summariser"));
             assert_eq!(edition.provenance, Provenance::Model);
@@ -251,7 +276,7 @@ mod tests {
             &WordCounter,
         );
         assert_eq!(failed, ReplayStep::Over(None));
-        assert!(matches!(replayer.status(), ReplayStatus::Failed(_)));
+        assert!(matches!(replayer.status(), RunStatus::Failed(_)));
         let Some(ReplayStep::Ask(again)) = resume_replay(&mut replayer) else {
             panic!("go on asks again");
         };
@@ -260,7 +285,7 @@ mod tests {
         replayer.stop();
         let stopped = summary_answered(&mut replayer, job.id, Ok(None), "m", 2, &WordCounter);
         assert_eq!(stopped, ReplayStep::Over(None));
-        assert_eq!(replayer.progress().summaries, 0);
+        assert_eq!(replayer.progress().done, 0);
         let resumed = resume_replay(&mut replayer);
         assert!(
             matches!(&resumed, Some(ReplayStep::Ask(j)) if j.id == job.id),

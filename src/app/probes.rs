@@ -14,6 +14,7 @@ use crate::engine::probes::{
     Point, answer_messages, applies, generate, judge_messages, judge_response_format,
     judge_response_format_object, parse_grade, points,
 };
+use crate::engine::run::{Estimate, Progress, RunStatus, Unit};
 use crate::engine::settings::{Endpoint, ValidSettings};
 
 /// One probe at one edition.
@@ -37,29 +38,6 @@ pub struct ProbeCall {
     pub kind: CallKind,
     pub endpoint: Endpoint,
     pub request: ChatRequest,
-}
-
-/// Where a run stands.
-#[derive(Clone, Debug, PartialEq)]
-pub enum RunStatus {
-    Running,
-    /// The user stopped it; nothing more is sent until Retry.
-    Stopped,
-    /// A call failed: the cell and why. Nothing of it was recorded.
-    Failed {
-        cell: Cell,
-        reason: String,
-    },
-    Done,
-}
-
-/// What a run will cost: its calls, and the tokens the requests send, counted as this app
-/// counts them (a judge request without its answer, which is not known yet).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Estimate {
-    pub cells: Vec<Cell>,
-    pub calls: usize,
-    pub tokens: u64,
 }
 
 /// The cells `set` asks of `session` and has no grade for yet, in probe then edition order.
@@ -99,24 +77,27 @@ pub fn asked_at(
         .is_some_and(|p| applies(probe, p, &session.pinned, counter))
 }
 
-/// The price of running `session.probes` before anything is sent.
+/// The price of running `session.probes` before anything is sent: two calls a cell not graded
+/// yet, and the tokens the requests send, counted as this app counts them (a judge request
+/// without its answer, which is not known yet); the answers go to the chat model.
 pub fn estimate(session: &Session, counter: &dyn CountTokens) -> Estimate {
     let points = points(session, counter);
     let set = &session.probes;
     let cells = cells_to_run(session, set, &points, counter);
-    let mut tokens = 0u64;
+    let (mut answers, mut judges) = (0u64, 0u64);
     for cell in &cells {
         let (Some(probe), Some(point)) = (probe_of(set, cell.probe), point_of(&points, cell.cycle))
         else {
             continue;
         };
-        tokens += sum(counter, &answer_messages(point, &probe.question, counter));
-        tokens += sum(counter, &judge_messages(&set.judge_prompt, probe, ""));
+        answers += sum(counter, &answer_messages(point, &probe.question, counter));
+        judges += sum(counter, &judge_messages(&set.judge_prompt, probe, ""));
     }
     Estimate {
-        calls: cells.len() * 2,
-        cells,
-        tokens,
+        calls: cells.len() as u32 * 2,
+        tokens_sent: answers + judges,
+        chat_sent: answers,
+        ..Estimate::default()
     }
 }
 
@@ -377,12 +358,23 @@ impl ProbeRun {
     }
 
     pub fn is_running(&self) -> bool {
-        self.status == RunStatus::Running
+        self.status.is_running()
     }
 
-    /// Cells graded in this run, and cells it asks in all.
-    pub fn progress(&self) -> (usize, usize) {
-        (self.at.min(self.cells.len()), self.cells.len())
+    /// Cells graded in this run, of the cells it asks in all.
+    pub fn progress(&self) -> Progress {
+        Progress::of(
+            Unit::Cell,
+            self.at.min(self.cells.len()) as u64,
+            self.cells.len() as u64,
+        )
+    }
+
+    /// The cell whose call failed, while the run waits to try it again.
+    pub fn failed(&self) -> Option<Cell> {
+        matches!(self.status, RunStatus::Failed(_))
+            .then(|| self.current())
+            .flatten()
     }
 
     /// The cell being asked (or waiting for Retry).
@@ -457,7 +449,7 @@ impl ProbeRun {
         let text = match reply {
             Ok(Some(r)) => r.content,
             Ok(None) => {
-                self.status = RunStatus::Stopped;
+                self.status.stop();
                 return None;
             }
             Err(error) => {
@@ -471,12 +463,12 @@ impl ProbeRun {
                     self.judge_format += 1;
                     return self.call(counter);
                 }
-                return self.fail(cell, text);
+                return self.fail(text);
             }
         };
         match kind {
             CallKind::Answer if text.trim().is_empty() => {
-                self.fail(cell, "the model answered with nothing".into())
+                self.fail("the model answered with nothing".into())
             }
             CallKind::Answer => {
                 self.answer = Some(text.trim().to_owned());
@@ -486,7 +478,7 @@ impl ProbeRun {
                 let probe = self.probes.iter().find(|p| p.id == cell.probe)?;
                 let archive: Vec<&str> = self.archive.iter().map(String::as_str).collect();
                 match parse_grade(&text, probe, &archive) {
-                    Err(error) => self.fail(cell, error.to_string()),
+                    Err(error) => self.fail(error.to_string()),
                     Ok(judgement) => {
                         // The probe may have been edited or removed meanwhile: then nothing is
                         // recorded for it.
@@ -508,7 +500,7 @@ impl ProbeRun {
                         self.answer = None;
                         self.at += 1;
                         if self.at >= self.cells.len() {
-                            self.status = RunStatus::Done;
+                            self.status.finish();
                         }
                         self.call(counter)
                     }
@@ -517,23 +509,21 @@ impl ProbeRun {
         }
     }
 
-    fn fail(&mut self, cell: Cell, reason: String) -> Option<ProbeCall> {
-        self.status = RunStatus::Failed { cell, reason };
+    /// The current cell's call failed: the run waits with it ([`ProbeRun::failed`]).
+    fn fail(&mut self, reason: String) -> Option<ProbeCall> {
+        self.status.fail(reason);
         None
     }
 
     pub fn stop(&mut self) {
-        if self.is_running() {
-            self.status = RunStatus::Stopped;
-        }
+        self.status.stop();
     }
 
     /// After a Stop or a failure: the same call again.
     pub fn retry(&mut self, counter: &dyn CountTokens) -> Option<ProbeCall> {
-        if !matches!(self.status, RunStatus::Stopped | RunStatus::Failed { .. }) {
+        if !self.status.go_on() {
             return None;
         }
-        self.status = RunStatus::Running;
         self.call(counter)
     }
 }

@@ -25,6 +25,7 @@ pub mod probes;
 pub mod prompts;
 pub mod recording;
 pub mod replay;
+pub mod run;
 pub mod schedule;
 pub mod scripted;
 pub mod sections;

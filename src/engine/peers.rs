@@ -388,12 +388,9 @@ pub mod exact {
     }
 }
 
-/// Prices per million tokens, as the user types them.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Prices {
-    pub input_per_million: f64,
-    pub output_per_million: f64,
-}
+/// The Tuner prices every token sent at one rate and every token written at another
+/// ([`Prices::flat`]).
+pub use crate::engine::run::Prices;
 
 /// Tokens the summariser's instructions are assumed to take in a dry run (the built-in prompts
 /// are 60 to 110 tokens).
@@ -461,8 +458,7 @@ pub fn outcome(
         .map(|k| u64::from(input.summary_after(k)))
         .sum();
     let tokens_out = replies + written;
-    let cost = tokens_in as f64 / 1e6 * prices.input_per_million
-        + tokens_out as f64 / 1e6 * prices.output_per_million;
+    let cost = prices.of(tokens_in, 0, tokens_out);
     PolicyOutcome {
         label: label.into(),
         parameters: String::new(),
@@ -631,10 +627,7 @@ mod tests {
     use super::*;
     use crate::engine::models::MODEL_WINDOWS;
 
-    const FREE: Prices = Prices {
-        input_per_million: 0.0,
-        output_per_million: 0.0,
-    };
+    const FREE: Prices = Prices::flat(0.0, 0.0);
 
     #[test]
     fn every_preset_builds_a_valid_policy_at_every_offered_window() {
@@ -695,10 +688,7 @@ mod tests {
     fn the_table_sums_chat_and_summariser_tokens_and_prices_them() {
         let input = ScheduleInput::uniform(10);
         let policy = Policy::default();
-        let prices = Prices {
-            input_per_million: 2.5,
-            output_per_million: 10.0,
-        };
+        let prices = Prices::flat(2.5, 10.0);
         let row = outcome("4/2", &policy, &input, 1_000, prices);
         let run = schedule(&policy, &input);
         assert_eq!(row.calls, run.calls);

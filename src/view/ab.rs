@@ -1,18 +1,17 @@
 //! Inspect's A/B comparison as the page shows it: one row per cycle with side A's and side B's
 //! edition (each a card with its offline checks: unsourced figures, what the folded turns said
 //! that it still holds, pinned facts kept or lost), the word diff from A's summary to B's, and
-//! the sentences of the estimate and the progress. The same rows serve a run in progress, a
+//! the fold points both sides share (the estimate and the progress are every run's,
+//! `view::run`). The same rows serve a run in progress, a
 //! finished one and a saved pair reopened from the library, since all three are two sessions.
 //!
 //! Each side's card keeps its edition's own `cycle` in its session, so a per-edition score
 //! (the probe matrix's) can be shown beside each side by looking it up in that session.
 
-use crate::engine::ab::{AbEstimate, AbProgress, AbRun, FoldSource, pair_rows};
+use crate::engine::ab::{AbRun, FoldPlan, FoldSource, pair_rows};
 use crate::engine::drift::{DiffSegment, word_diff};
 use crate::engine::library_session::{PairSide, Session};
-use crate::engine::replay::ReplayStatus;
 use crate::view::editions::{EditionCard, cards_of, edition_checks};
-use crate::view::live_replay::{done_or_running, tokens_so_far};
 
 /// One side's heading.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -167,35 +166,17 @@ fn rows_of(a: &Session, b: &Session, finished: bool) -> AbView {
     }
 }
 
-/// The estimate in a sentence.
-pub fn describe_ab_estimate(cost: &AbEstimate) -> String {
-    let folds = match cost.source {
+/// The fold points both sides share, in a sentence, before the estimate's.
+pub fn describe_folds(plan: &FoldPlan) -> String {
+    let folds = plan.folds.len();
+    let from = match plan.source {
         FoldSource::Editions => "the turns this session's own editions folded",
         FoldSource::Policy => "where this session's policy folds in the offline replay",
     };
-    let at_most = cost
-        .received_at_most
-        .map(|m| format!(", at most {m} back by the summariser's max tokens"))
-        .unwrap_or_default();
     format!(
-        "{} fold{} ({folds}), the same for both sides: {} summariser call{}, about {} tokens sent{at_most}.",
-        cost.folds,
-        if cost.folds == 1 { "" } else { "s" },
-        cost.calls,
-        if cost.calls == 1 { "" } else { "s" },
-        cost.tokens_sent,
+        "{folds} fold{} ({from}), the same for both sides.",
+        if folds == 1 { "" } else { "s" }
     )
-}
-
-/// The progress line of a run; a finished one says so.
-pub fn ab_progress_line(progress: &AbProgress, status: &ReplayStatus) -> String {
-    let line = format!(
-        "{} of {} summaries · {}",
-        progress.calls_done,
-        progress.calls,
-        tokens_so_far(progress.tokens_sent, progress.tokens_received)
-    );
-    done_or_running(line, status)
 }
 
 #[cfg(test)]

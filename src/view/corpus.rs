@@ -1,11 +1,11 @@
-//! Inspect's corpus comparison as the page draws it: the progress line, one table line per
+//! Inspect's corpus comparison as the page draws it (its progress is every run's, `view::run`): one table line per
 //! policy (totals and cost at the prices typed), the distribution over the conversations with
 //! the worst one, and the chart's bars, all computed from the run's summaries (the shell
 //! summarises one policy per task, `engine::corpus::summarise`); the picker's import groups.
 
 use crate::app::corpus::pick::ImportGroup;
-use crate::app::corpus::{Phase, Progress};
 use crate::engine::corpus::{Prices, Summary};
+use crate::engine::run::Progress;
 
 /// One policy's line of the table.
 #[derive(Clone, Debug, PartialEq)]
@@ -74,41 +74,17 @@ pub fn table(summaries: &[Summary], prices: &Prices, progress: Progress) -> Corp
             percent: l.tokens_sent as f64 * 100.0 / widest as f64,
         })
         .collect();
-    let partial = (progress.done < progress.total).then(|| {
+    let partial = progress.total.filter(|&t| progress.done < t).map(|total| {
         format!(
             "Stopped: this table covers {} of the {} conversations, the ones done before Stop.",
-            grouped(progress.done as u64),
-            grouped(progress.total as u64)
+            grouped(progress.done),
+            grouped(total)
         )
     });
     CorpusTable {
         lines,
         bars,
         partial,
-    }
-}
-
-/// The line under the progress bar: conversations done, on how many workers, and the time
-/// left at the rate so far (or how it ended).
-pub fn progress_line(progress: Progress, phase: &Phase, workers: usize, elapsed_ms: f64) -> String {
-    let done = format!(
-        "{} of {} conversations",
-        grouped(progress.done as u64),
-        grouped(progress.total as u64)
-    );
-    let on = if workers == 1 {
-        "1 worker".to_owned()
-    } else {
-        format!("{workers} workers")
-    };
-    match phase {
-        Phase::Running => match progress.left_ms(elapsed_ms) {
-            Some(left) => format!("{done} on {on}, about {} left", seconds(left)),
-            None => format!("{done} on {on}"),
-        },
-        Phase::Stopped => format!("Stopped at {done}."),
-        Phase::Done => format!("{done} in {} on {on}.", seconds(elapsed_ms)),
-        Phase::Failed(reason) => format!("Broke off at {done}: {reason}"),
     }
 }
 
@@ -147,29 +123,7 @@ pub fn import_label(group: &ImportGroup, now_ms: u64, offset_minutes: i32) -> St
     format!("{all} from {}, imported {when}", group.file)
 }
 
-/// `1234567` as `1,234,567`.
-pub fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-fn seconds(ms: f64) -> String {
-    let s = (ms / 1000.0).max(0.0);
-    if s < 10.0 {
-        format!("{s:.1} s")
-    } else if s < 120.0 {
-        format!("{s:.0} s")
-    } else {
-        format!("{:.0} min", s / 60.0)
-    }
-}
+pub use super::run::grouped;
 
 fn line(summary: &Summary, prices: &Prices) -> PolicyLine {
     let t = &summary.totals;
@@ -206,6 +160,7 @@ mod tests {
 
     use crate::engine::corpus::{Column, CorpusSettings, Row, measure, summarise};
     use crate::engine::message::WordCounter;
+    use crate::engine::run::Unit;
     use crate::engine::session::fixture::verbatim;
 
     #[test]
@@ -240,7 +195,7 @@ mod tests {
             summary_out_per_mtok: 0.0,
         };
         let summaries = summarise(&rows, &columns);
-        let t = table(&summaries, &free, Progress { done: 2, total: 5 });
+        let t = table(&summaries, &free, Progress::of(Unit::Conversation, 2, 5));
         assert_eq!(
             t.lines
                 .iter()
@@ -268,7 +223,7 @@ mod tests {
             .unwrap();
         assert_eq!(worst.worst_at.as_ref().map(|w| w.1), Some(1));
         assert_eq!(
-            table(&summaries, &free, Progress { done: 2, total: 2 }).partial,
+            table(&summaries, &free, Progress::of(Unit::Conversation, 2, 2)).partial,
             None
         );
     }
@@ -295,42 +250,6 @@ mod tests {
         assert_eq!(
             import_label(&one, at, -120),
             "The 1 session from sharegpt.json, imported 06:31"
-        );
-    }
-
-    #[test]
-    fn numbers_are_grouped_by_thousands() {
-        assert_eq!(grouped(0), "0");
-        assert_eq!(grouped(999), "999");
-        assert_eq!(grouped(1000), "1,000");
-        assert_eq!(grouped(1234567), "1,234,567");
-    }
-
-    #[test]
-    fn the_progress_line_says_the_time_left_and_how_a_run_ended() {
-        let p = Progress {
-            done: 250,
-            total: 1000,
-        };
-        assert_eq!(
-            progress_line(p, &Phase::Running, 2, 4000.0),
-            "250 of 1,000 conversations on 2 workers, about 12 s left"
-        );
-        assert_eq!(
-            progress_line(p, &Phase::Stopped, 2, 4000.0),
-            "Stopped at 250 of 1,000 conversations."
-        );
-        assert_eq!(
-            progress_line(
-                Progress {
-                    done: 1000,
-                    total: 1000
-                },
-                &Phase::Done,
-                1,
-                2500.0
-            ),
-            "1,000 of 1,000 conversations in 2.5 s on 1 worker."
         );
     }
 }

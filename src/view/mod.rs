@@ -15,6 +15,7 @@ pub mod live_replay;
 pub mod markdown;
 pub mod policy_summary;
 pub mod probes;
+pub mod run;
 pub mod settings_form;
 pub mod timeline;
 pub mod tokens;

@@ -1,11 +1,13 @@
 //! What Inspect's probes show: the probe list, the matrix (one cell per probe and edition, its
 //! grade as a slug and a mark, the answer and the judge's evidence for on demand), the score per
-//! edition, the estimate's sentence and the run's progress line, as plain strings.
+//! edition, and who answers and who judges, as plain strings. The estimate's sentence and the
+//! run's progress are every run's (`view::run`).
 
-use crate::app::probes::{Cell, Estimate, ProbeRun, RunStatus, asked_at};
+use crate::app::probes::{Cell, ProbeRun, asked_at};
 use crate::engine::library_session::{Grade, ProbeSource, Session};
 use crate::engine::message::CountTokens;
 use crate::engine::probes::Point;
+use crate::engine::run::RunStatus;
 use crate::engine::settings::ValidSettings;
 
 /// One probe's row.
@@ -62,8 +64,8 @@ pub fn matrix(
 ) -> ProbeMatrix {
     let set = &session.probes;
     let cycles: Vec<u32> = points.iter().map(|p| p.cycle).collect();
-    let failed = run.and_then(|r| match r.status() {
-        RunStatus::Failed { cell, reason } => Some((*cell, reason.clone())),
+    let failed = run.and_then(|r| match (r.failed(), r.status()) {
+        (Some(cell), RunStatus::Failed(reason)) => Some((cell, reason.clone())),
         _ => None,
     });
     let rows = set
@@ -155,20 +157,6 @@ pub fn evidence_line(source: &ProbeSource, message: usize, quote: &str) -> Strin
     format!("{from}message {}: “{quote}”", message + 1)
 }
 
-/// The estimate in a sentence.
-pub fn describe_estimate(estimate: &Estimate) -> String {
-    if estimate.calls == 0 {
-        return "Every probe is graded at every edition it is asked at: nothing to run.".to_owned();
-    }
-    format!(
-        "{} cell{} to grade: {} calls (an answer and a judge each), about {} tokens sent.",
-        estimate.cells.len(),
-        if estimate.cells.len() == 1 { "" } else { "s" },
-        estimate.calls,
-        estimate.tokens
-    )
-}
-
 /// Who answers and who judges, beside the Run button: `valid` as the run uses it (see
 /// [`crate::app::probes::judge_settings`]), `summariser` the summariser model of the settings.
 pub fn models_note(valid: &ValidSettings, summariser: &str) -> String {
@@ -181,30 +169,6 @@ pub fn models_note(valid: &ValidSettings, summariser: &str) -> String {
         "Answers by {} and grades by {}{same}, at {}.",
         valid.chat_model, valid.summary_model, valid.endpoint.base_url
     )
-}
-
-/// The run's progress line.
-pub fn progress_line(run: &ProbeRun) -> String {
-    let (done, total) = run.progress();
-    let state = match run.status() {
-        RunStatus::Running => "running".to_owned(),
-        RunStatus::Stopped => "stopped; nothing more is sent until you retry".to_owned(),
-        RunStatus::Failed { reason, .. } => {
-            format!("a call failed ({reason}); nothing of it was recorded")
-        }
-        RunStatus::Done => "done".to_owned(),
-    };
-    format!("{done} of {total} cells graded · {state}")
-}
-
-/// The run's status as a slug, for `data-status`.
-pub fn status_slug(status: &RunStatus) -> &'static str {
-    match status {
-        RunStatus::Running => "running",
-        RunStatus::Stopped => "stopped",
-        RunStatus::Failed { .. } => "failed",
-        RunStatus::Done => "done",
-    }
 }
 
 #[cfg(test)]

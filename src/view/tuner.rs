@@ -450,10 +450,7 @@ mod tests {
         let run = Tuner::on(&tokens, Some(&sizes)).outcome.unwrap();
         let policy = Policy::new(trigger_from_route(&tokens).unwrap()).unwrap();
         assert_eq!(run.schedule.calls, schedule(&policy, &sizes).calls);
-        let prices = Prices {
-            input_per_million: 1.0,
-            output_per_million: 1.0,
-        };
+        let prices = Prices::flat(1.0, 1.0);
         let rows = compare_policies_on(
             &tokens,
             Some(&sizes),
@@ -548,10 +545,7 @@ mod tests {
 
     #[test]
     fn the_comparison_holds_this_policy_then_each_chosen_preset() {
-        let prices = Prices {
-            input_per_million: 1.0,
-            output_per_million: 4.0,
-        };
+        let prices = Prices::flat(1.0, 4.0);
         let route = Route::parse("?tab=tuner&turns=30");
         let rows = compare_policies(
             &route,
@@ -633,10 +627,7 @@ mod tests {
         // A valid route draws its own run and no last one.
         assert_eq!(Tuner::on_after(&good, None, Some(&last)).last_valid, None);
         // The comparison keeps this policy's row too, marked.
-        let prices = Prices {
-            input_per_million: 1.0,
-            output_per_million: 1.0,
-        };
+        let prices = Prices::flat(1.0, 1.0);
         let rows = compare_policies_on(&bad, None, &[], prices, Some(&last));
         assert_eq!(rows.len(), 1);
         assert!(rows[0].last_valid);
@@ -669,10 +660,7 @@ mod tests {
     // A peer preset whose numbers give the same schedule as "this policy" hid its line exactly.
     #[test]
     fn a_preset_with_this_policys_schedule_is_marked_as_such() {
-        let prices = Prices {
-            input_per_million: 1.0,
-            output_per_million: 1.0,
-        };
+        let prices = Prices::flat(1.0, 1.0);
         // Over ten short turns neither this 80 % window policy nor Codex's 90 % ever folds: the
         // same requests, turn for turn. Gemini CLI's half window does not fold either; the
         // notebook's cookbook instance does.

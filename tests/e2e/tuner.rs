@@ -322,10 +322,7 @@ async fn the_tuner_runs_on_a_library_session() {
     assert_eq!(points, [17, 17, 17], "one point per turn");
     let cookbook = preset("openai-cookbook-session").unwrap();
     let context = TriggerKind::default_of("context");
-    let prices = Prices {
-        input_per_million: 2.5,
-        output_per_million: 10.0,
-    };
+    let prices = Prices::flat(2.5, 10.0);
     let engine = outcome(
         cookbook.system,
         &cookbook.policy(context),

@@ -1,5 +1,7 @@
 //! The corpus comparison's scheduling: which conversations go to which worker of the pool, how
-//! far the run has come, Stop, and the rows put back in conversation order.
+//! far the run has come, Stop, and the rows put back in conversation order. Where it stands is
+//! the one run machine's [`RunStatus`]: a stopped or broken-off run does not go on (the rows
+//! done so far are all there is).
 //!
 //! The shell's pool (`ui::run::corpus_pool`) only performs what [`CorpusRun`] returns: it posts
 //! each [`Dispatch`] to its worker and feeds the worker's answer back with
@@ -18,45 +20,13 @@ use std::ops::Range;
 
 use thiserror::Error;
 
+use crate::engine::run::{Progress, RunStatus, Unit};
+
 /// One batch of conversations for one worker: the conversations `range` of the corpus, in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Dispatch {
     pub worker: usize,
     pub range: Range<usize>,
-}
-
-/// Where a run stands.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Phase {
-    /// Batches are out, or about to be.
-    Running,
-    /// The user stopped it: the conversations done so far are all there is.
-    Stopped,
-    /// Every conversation is measured.
-    Done,
-    /// A worker broke off; the text says which and why. The rows done so far are kept.
-    Failed(String),
-}
-
-/// How far a run has come, as the progress bar shows it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Progress {
-    /// Conversations measured.
-    pub done: usize,
-    /// Conversations in the corpus.
-    pub total: usize,
-}
-
-impl Progress {
-    /// The time left, from the time spent so far at the rate so far; `None` before the first
-    /// conversation is done (no rate yet) and once all are.
-    pub fn left_ms(self, elapsed_ms: f64) -> Option<f64> {
-        if self.done == 0 || self.done >= self.total || !elapsed_ms.is_finite() {
-            return None;
-        }
-        let per = elapsed_ms.max(0.0) / self.done as f64;
-        Some(per * (self.total - self.done) as f64)
-    }
 }
 
 /// An answer the run cannot take: it names the worker and what does not fit. Nothing is stored.
@@ -87,7 +57,7 @@ pub struct CorpusRun<R> {
     /// Each conversation's rows once its batch came back.
     results: Vec<Option<Vec<R>>>,
     done: usize,
-    phase: Phase,
+    status: RunStatus,
 }
 
 impl<R: Clone> CorpusRun<R> {
@@ -101,10 +71,10 @@ impl<R: Clone> CorpusRun<R> {
             busy: vec![None; workers.max(1)],
             results: vec![None; total],
             done: 0,
-            phase: if total == 0 {
-                Phase::Done
+            status: if total == 0 {
+                RunStatus::Done
             } else {
-                Phase::Running
+                RunStatus::Running
             },
         }
     }
@@ -142,7 +112,7 @@ impl<R: Clone> CorpusRun<R> {
             });
         }
         self.busy[worker] = None;
-        if self.phase != Phase::Running {
+        if !self.status.is_running() {
             return Ok(None);
         }
         for (index, conversation) in range.zip(rows) {
@@ -150,7 +120,7 @@ impl<R: Clone> CorpusRun<R> {
             self.done += 1;
         }
         if self.done == self.total {
-            self.phase = Phase::Done;
+            self.status.finish();
             return Ok(None);
         }
         Ok(self.hand_out(worker))
@@ -161,28 +131,22 @@ impl<R: Clone> CorpusRun<R> {
         if let Some(slot) = self.busy.get_mut(worker) {
             *slot = None;
         }
-        if self.phase == Phase::Running {
-            self.phase = Phase::Failed(format!("worker {worker}: {reason}"));
-        }
+        self.status.fail(format!("worker {worker}: {reason}"));
     }
 
     /// Stop: no batch is handed out any more, and answers still on their way are dropped, so
     /// the progress freezes where it is. A finished run stays finished.
     pub fn stop(&mut self) {
-        if self.phase == Phase::Running {
-            self.phase = Phase::Stopped;
-        }
+        self.status.stop();
     }
 
-    pub fn phase(&self) -> &Phase {
-        &self.phase
+    pub fn status(&self) -> &RunStatus {
+        &self.status
     }
 
+    /// Conversations measured, of those in the corpus.
     pub fn progress(&self) -> Progress {
-        Progress {
-            done: self.done,
-            total: self.total,
-        }
+        Progress::of(Unit::Conversation, self.done as u64, self.total as u64)
     }
 
     /// Whether a worker still has a batch out.
@@ -206,7 +170,7 @@ impl<R: Clone> CorpusRun<R> {
 
     /// The next batch for `worker`, marked as out, if conversations remain and the run goes on.
     fn hand_out(&mut self, worker: usize) -> Option<Dispatch> {
-        if self.phase != Phase::Running || self.next >= self.total || self.busy[worker].is_some() {
+        if !self.status.is_running() || self.next >= self.total || self.busy[worker].is_some() {
             return None;
         }
         let range = self.next..(self.next + self.batch).min(self.total);
@@ -274,14 +238,14 @@ mod tests {
         );
         // Nothing is left, so the first answer gets no new batch, and the run is not done yet.
         assert_eq!(run.finished(1, vec![vec![]; 4]), Ok(None));
-        assert_eq!(run.progress(), Progress { done: 4, total: 10 });
-        assert_eq!(run.phase(), &Phase::Running);
+        assert_eq!(run.progress(), Progress::of(Unit::Conversation, 4, 10));
+        assert_eq!(run.status(), &RunStatus::Running);
     }
 
     #[test]
     fn answers_in_reverse_order_give_the_single_threaded_rows() {
         let run = run_with(37, 4, 3, |n| n - 1);
-        assert_eq!(run.phase(), &Phase::Done);
+        assert_eq!(run.status(), &RunStatus::Done);
         assert_eq!(run.rows(), single_threaded(37));
     }
 
@@ -300,8 +264,8 @@ mod tests {
                 state ^= state << 17;
                 state as usize
             });
-            prop_assert_eq!(run.phase(), &Phase::Done);
-            prop_assert_eq!(run.progress(), Progress { done: total, total });
+            prop_assert_eq!(run.status(), &RunStatus::Done);
+            prop_assert_eq!(run.progress(), Progress::of(Unit::Conversation, total as u64, total as u64));
             prop_assert_eq!(run.rows(), single_threaded(total));
         }
     }
@@ -323,8 +287,8 @@ mod tests {
             Ok(None)
         );
         assert_eq!(run.finished(0, (10..15).map(measure).collect()), Ok(None));
-        assert_eq!(run.progress(), Progress { done: 5, total: 20 });
-        assert_eq!(run.phase(), &Phase::Stopped);
+        assert_eq!(run.progress(), Progress::of(Unit::Conversation, 5, 20));
+        assert_eq!(run.status(), &RunStatus::Stopped);
         assert!(!run.in_flight());
         assert_eq!(run.rows(), single_threaded(5));
         assert_eq!(run.done_indices().collect::<Vec<_>>(), vec![0, 1, 2, 3, 4]);
@@ -370,8 +334,8 @@ mod tests {
         run.finished(0, (0..2).map(measure).collect()).unwrap();
         run.failed(1, "the worker's wasm could not start");
         assert_eq!(
-            run.phase(),
-            &Phase::Failed("worker 1: the worker's wasm could not start".into())
+            run.status(),
+            &RunStatus::Failed("worker 1: the worker's wasm could not start".into())
         );
         assert_eq!(run.rows(), single_threaded(2));
     }
@@ -380,25 +344,7 @@ mod tests {
     fn an_empty_corpus_is_done_at_once() {
         let mut run = CorpusRun::<u8>::new(0, 4, 8);
         assert!(run.start().is_empty());
-        assert_eq!(run.phase(), &Phase::Done);
-    }
-
-    #[test]
-    fn time_left_follows_the_rate_so_far() {
-        let p = Progress {
-            done: 250,
-            total: 1000,
-        };
-        assert_eq!(p.left_ms(2_000.0), Some(6_000.0));
-        assert_eq!(Progress { done: 0, total: 10 }.left_ms(50.0), None);
-        assert_eq!(
-            Progress {
-                done: 10,
-                total: 10
-            }
-            .left_ms(50.0),
-            None
-        );
+        assert_eq!(run.status(), &RunStatus::Done);
     }
 
     #[test]

@@ -15,10 +15,7 @@ use crate::engine::prompts::{PresetId, PromptSpec};
 
 // The replay's run is pure engine code (the corpus comparison runs it too), so it lives in
 // `engine::replay`; these names stay for the tab's callers.
-pub use crate::engine::replay::{
-    LiveEstimate, Progress, ReplayError, ReplayStatus, Replayer, SummaryCost, estimate,
-    replay_offline,
-};
+pub use crate::engine::replay::{ReplayError, Replayer, SummaryCost, estimate, replay_offline};
 
 /// The replay offers every trigger kind, from the one table the link, the policy panel and the
 /// Tuner use.

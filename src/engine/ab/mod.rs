@@ -24,9 +24,8 @@ use crate::engine::memory::{CommitMeta, MemoryError, MemoryState, SummaryJob, tu
 use crate::engine::message::{CountTokens, Message, MessageParts};
 use crate::engine::policy::{FoldMode, Policy, PolicyError, SummaryFormat, Trigger};
 use crate::engine::prompts::PromptSpec;
-use crate::engine::replay::{
-    ReplayError, ReplayStatus, RunState, SummaryCost, replay_offline, source_messages,
-};
+use crate::engine::replay::{ReplayError, RunState, SummaryCost, replay_offline, source_messages};
+use crate::engine::run::{Estimate, Progress, RunStatus, Tokens, Unit};
 
 /// Why an A/B comparison cannot run.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -124,15 +123,6 @@ fn normalised(editions: &[Edition]) -> Vec<TurnRange> {
     folds
 }
 
-/// How far a comparison has come, in summariser calls (both sides together).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct AbProgress {
-    pub calls_done: u32,
-    pub calls: u32,
-    pub tokens_sent: u64,
-    pub tokens_received: u64,
-}
-
 /// One side as it runs.
 #[derive(Clone, Debug)]
 struct SideRun {
@@ -166,7 +156,10 @@ pub struct AbRun {
     sides: [SideRun; 2],
     /// Where it stands, and the summary handed out and not yet committed.
     run: RunState<AbJob>,
-    progress: AbProgress,
+    /// Summaries written so far, of `calls` (both sides together), and their tokens.
+    calls_done: u32,
+    calls: u32,
+    tokens: Tokens,
     pair_id: String,
 }
 
@@ -214,10 +207,9 @@ impl AbRun {
             source: session.clone(),
             messages,
             starts,
-            progress: AbProgress {
-                calls: live * plan.folds.len() as u32,
-                ..AbProgress::default()
-            },
+            calls_done: 0,
+            calls: live * plan.folds.len() as u32,
+            tokens: Tokens::default(),
             plan,
             sides,
             run: RunState::default(),
@@ -266,10 +258,10 @@ impl AbRun {
             Err(error) => return Err(error.into()),
         }
         side.done += 1;
-        self.progress.calls_done += 1;
+        self.calls_done += 1;
         let (sent, received) = cost.tokens(&pending.job, &text, counter);
-        self.progress.tokens_sent += sent;
-        self.progress.tokens_received += received;
+        self.tokens.sent += sent;
+        self.tokens.received += received;
         self.advance(counter)
     }
 
@@ -283,7 +275,7 @@ impl AbRun {
         self.run.resume()
     }
 
-    pub fn status(&self) -> &ReplayStatus {
+    pub fn status(&self) -> &RunStatus {
         self.run.status()
     }
 
@@ -291,8 +283,16 @@ impl AbRun {
         self.run.is_running()
     }
 
-    pub fn progress(&self) -> AbProgress {
-        self.progress
+    /// Summaries written of those the plan asks, both sides together, and their tokens.
+    pub fn progress(&self) -> Progress {
+        Progress {
+            tokens: Some(self.tokens),
+            ..Progress::of(
+                Unit::Summary,
+                u64::from(self.calls_done),
+                u64::from(self.calls),
+            )
+        }
     }
 
     pub fn plan(&self) -> &FoldPlan {
@@ -539,22 +539,9 @@ pub fn pair_rows(a: &[Edition], b: &[Edition]) -> Vec<PairRow> {
     rows
 }
 
-/// What a comparison costs before it starts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct AbEstimate {
-    /// Fold points, and where they come from.
-    pub folds: u32,
-    pub source: FoldSource,
-    /// Summariser calls, both sides together.
-    pub calls: u32,
-    /// Tokens sent, worked out with the extractive summariser's summaries.
-    pub tokens_sent: u64,
-    /// The most the summariser may write, when its max tokens is set.
-    pub received_at_most: Option<u64>,
-}
-
 /// What comparing `a` and `b` on `session` costs, from the same run with the extractive
-/// summariser answering every call.
+/// summariser answering every call (what it writes back is not told: only the most the
+/// summariser may, by `max_tokens`), and the fold points both sides share.
 pub fn estimate(
     session: &Session,
     policy: &Policy,
@@ -562,7 +549,7 @@ pub fn estimate(
     b: SideSpec,
     counter: &dyn CountTokens,
     max_tokens: Option<u32>,
-) -> Result<AbEstimate, AbError> {
+) -> Result<(Estimate, FoldPlan), AbError> {
     let (mut run, mut job) = AbRun::start(session, policy, a, b, "estimate", counter)?;
     let facts = compile_facts(&session.pinned).unwrap_or_default();
     let mut sent = 0u64;
@@ -584,13 +571,13 @@ pub fn estimate(
         }
         job = run.answered(j.job.id, Ok(text), SummaryCost::default(), counter)?;
     }
-    Ok(AbEstimate {
-        folds: run.plan.folds.len() as u32,
-        source: run.plan.source,
-        calls: run.progress.calls,
+    let cost = Estimate {
+        calls: run.calls,
         tokens_sent: sent,
-        received_at_most: max_tokens.map(|m| u64::from(m) * u64::from(run.progress.calls)),
-    })
+        received_at_most: max_tokens.map(|m| u64::from(m) * u64::from(run.calls)),
+        ..Estimate::default()
+    };
+    Ok((cost, run.plan))
 }
 
 #[cfg(test)]

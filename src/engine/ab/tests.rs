@@ -3,6 +3,7 @@ use crate::engine::edition::Compactor;
 use crate::engine::memory::JobKind;
 use crate::engine::message::WordCounter;
 use crate::engine::prompts::PresetId;
+use crate::engine::run::RunStatus;
 use crate::engine::session::fixture::verbatim;
 use crate::engine::session::{export, import, read, synthetic};
 
@@ -65,7 +66,7 @@ fn both_sides_fold_the_same_turns_as_the_sessions_own_editions() {
     )
     .unwrap();
     assert_eq!(run.plan().source, FoldSource::Editions);
-    assert_eq!(run.progress().calls, 2 * recorded.len() as u32);
+    assert_eq!(run.progress().total, Some(2 * recorded.len() as u64));
     let asked = run_all(&mut run, job);
     // Cycle by cycle, A then B, each on the same turns and the same folded messages.
     for pair in asked.chunks(2) {
@@ -134,7 +135,7 @@ fn a_tools_own_compactions_are_side_a_against_the_users_summariser_on_the_same_f
         "{:?}",
         run.plan()
     );
-    assert_eq!(run.progress().calls, 1);
+    assert_eq!(run.progress().total, Some(1));
     let asked = run_all(&mut run, job);
     assert_eq!(asked.len(), 1);
     assert_eq!(asked[0].side, PairSide::B);
@@ -209,12 +210,12 @@ fn a_failed_summary_commits_nothing_and_go_on_asks_the_same_one_until_both_sides
         )
         .unwrap();
     assert_eq!(failed, None);
-    assert_eq!(run.status(), &ReplayStatus::Failed("HTTP 500".into()));
+    assert_eq!(run.status(), &RunStatus::Failed("HTTP 500".into()));
     assert_eq!(
         run.sides()[1].memory.editions(),
         before[1].memory.editions()
     );
-    assert_eq!(run.progress().calls_done, 1);
+    assert_eq!(run.progress().done, 1);
     assert!(
         run.finished().is_none(),
         "nothing is a result before the end"
@@ -232,7 +233,7 @@ fn a_failed_summary_commits_nothing_and_go_on_asks_the_same_one_until_both_sides
         .unwrap(),
         None
     );
-    assert!(matches!(run.status(), ReplayStatus::Failed(_)));
+    assert!(matches!(run.status(), RunStatus::Failed(_)));
     // Stopped: a late answer is not committed.
     let again = run.resume().unwrap();
     run.stop();
@@ -246,13 +247,13 @@ fn a_failed_summary_commits_nothing_and_go_on_asks_the_same_one_until_both_sides
         .unwrap(),
         None
     );
-    assert_eq!(run.progress().calls_done, 1);
+    assert_eq!(run.progress().done, 1);
     let again = run.resume().unwrap();
     assert_eq!(again, second);
     let rest = run_all(&mut run, Some(again));
     let [sa, sb] = run.finished().expect("done after Go on");
     assert_eq!(sa.memory.editions().len(), sb.memory.editions().len());
-    assert_eq!(rest.len() as u32 + 1, run.progress().calls);
+    assert_eq!(Some(rest.len() as u64 + 1), run.progress().total);
     assert_eq!(run.resume(), None, "not waiting");
 }
 
@@ -302,7 +303,7 @@ fn the_estimate_counts_the_calls_of_both_sides_and_structured_memory_estimates_t
     let session = synthetic(20);
     let policy = session.memory.policy().clone();
     let folds = normalised(session.memory.editions()).len() as u32;
-    let est = estimate(
+    let (est, plan) = estimate(
         &session,
         &policy,
         model("a", 80),
@@ -311,7 +312,7 @@ fn the_estimate_counts_the_calls_of_both_sides_and_structured_memory_estimates_t
         Some(100),
     )
     .unwrap();
-    assert_eq!(est.folds, folds);
+    assert_eq!(plan.folds.len() as u32, folds);
     assert_eq!(est.calls, 2 * folds);
     assert!(est.tokens_sent > 0);
     assert_eq!(est.received_at_most, Some(100 * u64::from(2 * folds)));
@@ -319,7 +320,7 @@ fn the_estimate_counts_the_calls_of_both_sides_and_structured_memory_estimates_t
         unreachable!()
     };
     structured.format = SummaryFormat::Structured;
-    let one = estimate(
+    let (one, _) = estimate(
         &session,
         &policy,
         SideSpec::Recorded,

@@ -317,10 +317,7 @@ impl<'a> Played<'a> {
         if policy.exact.is_exact() {
             return self.dry_run_messages(policy, settings);
         }
-        let free = peers::Prices {
-            input_per_million: 0.0,
-            output_per_million: 0.0,
-        };
+        let free = peers::Prices::flat(0.0, 0.0);
         let outcome = peers::outcome("", policy, &self.input, settings.window, free);
         let chat_tokens = outcome.schedule.total_tokens;
         DryRun {
@@ -413,8 +410,9 @@ fn replay_columns(
             Err(ReplayError::Empty) => return Ok(()),
             Err(e) => return Err(e.to_string()),
         };
-    row.summariser_tokens_in = progress.tokens_sent;
-    row.summariser_tokens_out = progress.tokens_received;
+    let tokens = progress.tokens.unwrap_or_default();
+    row.summariser_tokens_in = tokens.sent;
+    row.summariser_tokens_out = tokens.received;
     let memory = &replayed.memory;
     let Some(last) = memory.editions().last() else {
         return Ok(());

@@ -222,27 +222,9 @@ fn distribution(metric: Metric, rows: &[&Row]) -> Distribution {
     }
 }
 
-/// Prices per million tokens, as the user types them: the chat model's input, and the
-/// summariser's input and output. Cost is computed when shown, never stored in a row.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Prices {
-    pub chat_in_per_mtok: f64,
-    pub summary_in_per_mtok: f64,
-    pub summary_out_per_mtok: f64,
-}
+pub use crate::engine::run::Prices;
 
-impl Default for Prices {
-    /// Prices to start editing from: a large chat model's input, a small summariser model's
-    /// input and output.
-    fn default() -> Self {
-        Prices {
-            chat_in_per_mtok: 2.5,
-            summary_in_per_mtok: 0.15,
-            summary_out_per_mtok: 0.6,
-        }
-    }
-}
-
+/// The corpus's costs, at the one table of prices.
 impl Prices {
     /// What one conversation's requests cost under one policy.
     pub fn cost(&self, row: &Row) -> f64 {
@@ -260,11 +242,5 @@ impl Prices {
             totals.summariser_tokens_in,
             totals.summariser_tokens_out,
         )
-    }
-
-    fn of(&self, chat_in: u64, summary_in: u64, summary_out: u64) -> f64 {
-        chat_in as f64 / 1e6 * self.chat_in_per_mtok
-            + summary_in as f64 / 1e6 * self.summary_in_per_mtok
-            + summary_out as f64 / 1e6 * self.summary_out_per_mtok
     }
 }

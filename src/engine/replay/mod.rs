@@ -19,6 +19,7 @@ use crate::engine::library_session::{Session, SessionSettings};
 use crate::engine::memory::{CommitMeta, MemoryError, MemoryState, SummaryJob};
 use crate::engine::message::{CountTokens, Message, MessageParts, Role};
 use crate::engine::policy::{Policy, PolicyError};
+use crate::engine::run::{Estimate, Progress, RunStatus, Tokens, Unit};
 
 mod run;
 pub use run::RunState;
@@ -32,34 +33,6 @@ pub enum ReplayError {
     Memory(#[from] MemoryError),
     #[error("this session has no messages to replay")]
     Empty,
-}
-
-/// Where a replay stands.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ReplayStatus {
-    /// A summary is being written (or about to be asked for).
-    Running,
-    /// The user stopped it; [`Replayer::resume`] goes on from the same summary.
-    Stopped,
-    /// The summariser failed with this reason; [`Replayer::resume`] tries the same summary again.
-    Failed(String),
-    /// Every message is replayed: [`Replayer::finished`] is the new session.
-    Done,
-}
-
-/// How far a replay has come.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Progress {
-    /// Summaries committed so far.
-    pub summaries: u32,
-    /// Turns replayed so far (user messages added), of `turns`.
-    pub turn: u32,
-    pub turns: u32,
-    /// Tokens of the summariser requests sent so far, as this app counts them (a server's own
-    /// count, when it reports one, replaces the app's for that request).
-    pub tokens_sent: u64,
-    /// Tokens of the summaries received so far (the server's count when it reports one).
-    pub tokens_received: u64,
 }
 
 /// What one summary cost, as the server reported it (`None` fields are counted by the app).
@@ -92,7 +65,15 @@ pub struct Replayer {
     next: usize,
     /// Where it stands, and the summary asked for and not yet committed.
     run: RunState<SummaryJob>,
-    progress: Progress,
+    /// Summaries committed so far.
+    summaries: u32,
+    /// Turns replayed so far (user messages added), of `turns`.
+    turn: u32,
+    turns: u32,
+    /// Tokens of the summariser requests sent so far, as this app counts them (a server's own
+    /// count, when it reports one, replaces the app's for that request), and of the summaries
+    /// received (the server's count when it reports one).
+    tokens: Tokens,
     /// What the new session keeps of the original besides its messages.
     settings: SessionSettings,
     pinned: Vec<PinnedFact>,
@@ -122,13 +103,10 @@ impl Replayer {
             source,
             next: 0,
             run: RunState::default(),
-            progress: Progress {
-                summaries: 0,
-                turn: 0,
-                turns,
-                tokens_sent: 0,
-                tokens_received: 0,
-            },
+            summaries: 0,
+            turn: 0,
+            turns,
+            tokens: Tokens::default(),
             settings: session.settings.clone(),
             pinned: session.pinned.clone(),
             name: name.into(),
@@ -163,11 +141,11 @@ impl Replayer {
             self.reported = Some(self.request_tokens(counter));
         }
         if !drafted {
-            self.progress.summaries += 1;
+            self.summaries += 1;
         }
         let (sent, received) = cost.tokens(&job, &text, counter);
-        self.progress.tokens_sent += sent;
-        self.progress.tokens_received += received;
+        self.tokens.sent += sent;
+        self.tokens.received += received;
         match next {
             // A fold that leaves the summary over its budget asks for a compression at once.
             Some(next) => Ok(Some(self.run.ask(next))),
@@ -185,7 +163,7 @@ impl Replayer {
         self.run.resume()
     }
 
-    pub fn status(&self) -> &ReplayStatus {
+    pub fn status(&self) -> &RunStatus {
         self.run.status()
     }
 
@@ -194,8 +172,17 @@ impl Replayer {
         self.run.is_running()
     }
 
+    /// Summaries written, with the turn reached and the tokens both ways; the total is the
+    /// estimate's to give ([`Progress::planned`]).
     pub fn progress(&self) -> Progress {
-        self.progress
+        Progress {
+            unit: Unit::Summary,
+            done: u64::from(self.summaries),
+            total: None,
+            about: false,
+            turn: Some((self.turn, self.turns)),
+            tokens: Some(self.tokens),
+        }
     }
 
     /// The editions written so far.
@@ -237,7 +224,7 @@ impl Replayer {
         while let Some(message) = self.source.get(self.next) {
             self.next += 1;
             if message.role == Role::User {
-                self.progress.turn += 1;
+                self.turn += 1;
             }
             // Recounted, tool calls and placeholders kept: a transcript's tool traffic is
             // replayed with its turn.
@@ -325,7 +312,7 @@ pub fn replay_extractive(
     let session = replayer
         .finished()
         .expect("an extractive replay always runs to the end");
-    Ok((session, replayer.progress))
+    Ok((session, replayer.progress()))
 }
 
 /// Runs the whole replay with the extractive summariser; also returns each request's tokens.
@@ -353,33 +340,23 @@ fn run_extractive(
     Ok((replayer, requests))
 }
 
-/// What a live replay is expected to cost, from the same replay with the extractive summariser.
-/// A live summary of another length changes what later requests hold, so these are estimates.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LiveEstimate {
-    /// Summariser calls.
-    pub calls: u32,
-    /// Tokens sent to the summariser in all.
-    pub tokens_sent: u64,
-    /// Tokens the summaries hold, about the word limit each.
-    pub tokens_received: u64,
-    /// The most the summariser may write, when its max tokens is set: `calls × max_tokens`.
-    pub received_at_most: Option<u64>,
-}
-
-/// The cost of replaying `session` live under `policy`, before anything is sent.
+/// The cost of replaying `session` live under `policy`, before anything is sent: the same
+/// replay with the extractive summariser, counting every summariser request it would send and
+/// the summaries it writes (about the word limit each). A live summary of another length
+/// changes what later requests hold, so these are estimates.
 pub fn estimate(
     session: &Session,
     policy: Policy,
     counter: &dyn CountTokens,
     max_tokens: Option<u32>,
-) -> Result<LiveEstimate, ReplayError> {
+) -> Result<Estimate, ReplayError> {
     let (replayer, requests) = run_extractive(session, policy, counter, "estimate")?;
     let calls = requests.len() as u32;
-    Ok(LiveEstimate {
+    Ok(Estimate {
         calls,
         tokens_sent: requests.iter().sum(),
-        tokens_received: replayer.progress.tokens_received,
+        chat_sent: 0,
+        tokens_received: Some(replayer.tokens.received),
         received_at_most: max_tokens.map(|m| u64::from(m) * u64::from(calls)),
     })
 }

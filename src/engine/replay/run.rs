@@ -1,14 +1,14 @@
 //! [`RunState`]: what a run of summaries, one at a time, has in common whatever it replays
 //! (the live replay's [`super::Replayer`], the A/B comparison's `AbRun`): where it stands, the
-//! one summary handed out and not yet committed, Stop, going on, and a failure that keeps that
-//! summary to be asked again.
+//! one summary handed out and not yet committed, and a failure that keeps that summary to be
+//! asked again. Its status moves by the one run machine's transitions ([`RunStatus`]).
 
-use super::ReplayStatus;
+use crate::engine::run::RunStatus;
 
 /// Where a run stands and the summary it waits for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RunState<J> {
-    status: ReplayStatus,
+    status: RunStatus,
     /// The summary handed out and not yet committed.
     pending: Option<J>,
 }
@@ -16,7 +16,7 @@ pub struct RunState<J> {
 impl<J> Default for RunState<J> {
     fn default() -> Self {
         RunState {
-            status: ReplayStatus::Running,
+            status: RunStatus::Running,
             pending: None,
         }
     }
@@ -61,43 +61,37 @@ impl<J: Clone> RunState<J> {
 
     /// The summary `job` failed: it waits for "Try again".
     pub fn fail(&mut self, job: J, reason: impl Into<String>) {
-        self.status = ReplayStatus::Failed(reason.into());
+        self.status.fail(reason);
         self.pending = Some(job);
     }
 
     /// Nothing more is to be written.
     pub fn done(&mut self) {
-        self.status = ReplayStatus::Done;
+        self.status.finish();
         self.pending = None;
     }
 
     /// Stops where it is; the pending summary stays pending.
     pub fn stop(&mut self) {
-        if self.status == ReplayStatus::Running {
-            self.status = ReplayStatus::Stopped;
-        }
+        self.status.stop();
     }
 
     /// Goes on after a Stop or a failure: the pending summary is asked for again.
     pub fn resume(&mut self) -> Option<J> {
-        if !matches!(self.status, ReplayStatus::Stopped | ReplayStatus::Failed(_)) {
-            return None;
-        }
-        self.status = ReplayStatus::Running;
-        self.pending.clone()
+        self.status.go_on().then(|| self.pending.clone()).flatten()
     }
 
-    pub fn status(&self) -> &ReplayStatus {
+    pub fn status(&self) -> &RunStatus {
         &self.status
     }
 
     /// Whether a summary is being written (or about to be asked for).
     pub fn is_running(&self) -> bool {
-        self.status == ReplayStatus::Running
+        self.status.is_running()
     }
 
     pub fn is_done(&self) -> bool {
-        self.status == ReplayStatus::Done
+        self.status.is_done()
     }
 }
 
@@ -116,13 +110,13 @@ mod tests {
         assert_eq!(run.resume(), None, "already running");
         assert_eq!(run.answered(|j| *j == 1), Some(1));
         run.fail(1, "refused");
-        assert_eq!(run.status(), &ReplayStatus::Failed("refused".into()));
+        assert_eq!(run.status(), &RunStatus::Failed("refused".into()));
         assert_eq!(run.answered(|j| *j == 1), None);
         assert_eq!(run.resume(), Some(1));
         assert_eq!(run.answered_with(|j| *j == 1, Ok(" ".into())), None);
         assert_eq!(
             run.status(),
-            &ReplayStatus::Failed("the summariser answered with an empty summary".into())
+            &RunStatus::Failed("the summariser answered with an empty summary".into())
         );
         assert_eq!(run.resume(), Some(1));
         assert_eq!(

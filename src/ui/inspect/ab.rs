@@ -4,32 +4,27 @@
 //! shown as one row per cycle: both sides' editions with their checks and the word diff from
 //! A to B. Finished, the two sides save as a pair of library sessions; a saved side reopened
 //! shows the same rows from the stored pair, with no network. What to do next is decided by
-//! [`crate::app::ab`]; the requests are performed by [`crate::ui::run::ab_driver`]; every text
-//! comes from [`crate::view::ab`].
+//! [`crate::app::ab`]; the requests are performed by the one [`Runner`]; every text comes from
+//! [`crate::view::ab`] and [`crate::view::run`].
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
-use crate::api::StopHandle;
-use crate::app::ab::{
-    AbForm, AbStep, SideForm, ab_answered, ab_call, ab_price, resume_ab, start_ab,
-};
-use crate::engine::ab::AbRun;
+use crate::app::ab::{AbForm, SideForm, ab_answered, ab_call, ab_price, resume_ab, start_ab};
+use crate::app::live_replay::SummaryCall;
+use crate::engine::ab::{AbJob, AbRun};
 use crate::engine::library_session::{PairSide, Session};
 use crate::engine::policy::{Choice, SummaryFormat};
 use crate::engine::prompts::PresetId;
-use crate::engine::replay::ReplayStatus;
 use crate::engine::settings::{Settings, ValidSettings};
 use crate::ui::run::clock::now_ms;
 use crate::ui::run::library_sync::{Sessions, new_id};
-use crate::ui::run::summary_runner::{drive, settings_to_send, stop_run, summariser_settings};
+use crate::ui::run::runner::{Reply, Runner, settings_to_send, summariser_settings};
 use crate::ui::run::token_service::SharedCounter;
 use crate::ui::widgets::edition_card::{DiffText, EditionChecksView, MarkedText};
-use crate::view::ab::{
-    PairRowView, ProbeScore, ab_progress_line, ab_view, ab_view_so_far, describe_ab_estimate,
-};
+use crate::ui::widgets::run_controls::RunControls;
+use crate::view::ab::{PairRowView, ProbeScore, ab_view, ab_view_so_far, describe_folds};
 use crate::view::editions::EditionCard;
-use crate::view::live_replay::status_slug;
+use crate::view::run::{Job, Run, RunView, estimate_line};
 
 /// The A/B section of one session's detail.
 #[component]
@@ -44,13 +39,11 @@ pub fn AbSection(session: Session) -> impl IntoView {
     let run = RwSignal::new(None::<AbRun>);
     let outcome = RwSignal::new(None::<Result<Box<[Session; 2]>, String>>);
     let saved = RwSignal::new(false);
-    let stop = StoredValue::new_local(None::<StopHandle>);
-    on_cleanup(move || {
-        stop.try_with_value(|s| s.as_ref().map(StopHandle::stop));
-    });
+    // Leaving the session stops what is in flight.
+    let runner = Runner::owned(run);
     let check = move || summariser_settings(settings);
     let endpoint = move || settings_to_send(settings);
-    let busy = move || run.with(|r| r.as_ref().is_some_and(AbRun::is_running));
+    let busy = move || runner.is(AbRun::is_running);
     let price = Memo::new(move |_| {
         let sessions = sessions?;
         let valid = check().ok()?;
@@ -69,20 +62,22 @@ pub fn AbSection(session: Session) -> impl IntoView {
         saved.set(false);
         match started {
             Ok((started, step)) => {
-                run.set(Some(started));
-                spawn_drive(run, outcome, stop, valid, counter, step);
+                let (call, answered, after) = perform(valid, counter, outcome);
+                let (first, over) = step.split();
+                after(over);
+                runner.start(started, first, call, answered, after);
             }
             Err(error) => outcome.set(Some(Err(error))),
         }
     };
-    let halt = move |_| stop_run(run, stop, AbRun::stop);
-    let resume = move |_| {
+    let halt = move |()| runner.stop(AbRun::stop);
+    let resume = move |()| {
         let (Some(sessions), Ok(valid)) = (sessions, endpoint()) else {
             return;
         };
-        if let Some(step) = run.try_update(|r| r.as_mut().and_then(resume_ab)).flatten() {
-            spawn_drive(run, outcome, stop, valid, sessions.tokens.counter(), step);
-        }
+        let (call, answered, after) = perform(valid, sessions.tokens.counter(), outcome);
+        let again = |r: &mut AbRun| resume_ab(r).and_then(|step| step.split().0);
+        runner.go_on(again, call, answered, after);
     };
     let save = move |_| {
         let (Some(sessions), Some(Ok(sides))) = (sessions, outcome.get_untracked()) else {
@@ -135,9 +130,9 @@ pub fn AbSection(session: Session) -> impl IntoView {
                     </form>
                     {move || price.get().map(|p| match p {
                         Err(reason) => view! { <p class="param-error" role="alert" data-testid="ab-error">{reason}</p> }.into_any(),
-                        Ok(cost) => view! {
+                        Ok((cost, plan)) => view! {
                             <p class="estimate" role="status" data-testid="ab-estimate" data-calls=cost.calls data-sent=cost.tokens_sent>
-                                {describe_ab_estimate(&cost)}
+                                {describe_folds(&plan)} " " {estimate_line(Job::Ab, &cost, None)}
                             </p>
                         }.into_any(),
                     })}
@@ -149,29 +144,14 @@ pub fn AbSection(session: Session) -> impl IntoView {
                     </p>
                 }.into_any(),
             }}
-            {move || run.with(|r| r.as_ref().map(|r| (r.status().clone(), r.progress()))).map(|(status, progress)| view! {
-                <div class="live-progress">
-                    <p role="status" data-testid="ab-progress" data-status=status_slug(&status) data-done=progress.calls_done data-calls=progress.calls>
-                        {ab_progress_line(&progress, &status)}
-                    </p>
-                    {match status {
-                        ReplayStatus::Running => view! {
-                            <p><button type="button" data-testid="ab-stop" on:click=halt>"Stop"</button></p>
-                        }.into_any(),
-                        ReplayStatus::Stopped => view! {
-                            <p data-testid="ab-status">"Stopped. Nothing is kept until both sides are done. "
-                                <button type="button" data-testid="ab-retry" on:click=resume>"Go on"</button></p>
-                        }.into_any(),
-                        ReplayStatus::Failed(reason) => view! {
-                            <p class="param-error" role="alert" data-testid="ab-status">{format!("The summary failed: {reason}. Nothing of it was kept. ")}
-                                <button type="button" data-testid="ab-retry" on:click=resume>"Try again"</button></p>
-                        }.into_any(),
-                        ReplayStatus::Done => ().into_any(),
-                    }}
-                </div>
+            {move || run.with(|r| r.as_ref().map(|r| {
+                let now = Run { status: r.status(), progress: r.progress(), pace: None };
+                RunView::new(Job::Ab, Some(now), None, None)
+            })).map(|view| view! {
+                <RunControls prefix="ab" view on_stop=UnsyncCallback::new(halt) on_resume=UnsyncCallback::new(resume) />
             })}
             // The rows so far, until the finished ones below take their place.
-            {move || run.with(|r| r.as_ref().filter(|r| r.status() != &ReplayStatus::Done).map(ab_view_so_far))
+            {move || run.with(|r| r.as_ref().filter(|r| !r.status().is_done()).map(ab_view_so_far))
                 .map(|v| view! { <div class="ab-so-far" data-testid="ab-so-far"><AbRows view=v /></div> })}
             {move || outcome.get().map(|o| match o {
                 Err(reason) => view! { <p class="param-error" role="alert" data-testid="ab-error">{reason}</p> }.into_any(),
@@ -192,25 +172,30 @@ pub fn AbSection(session: Session) -> impl IntoView {
     }
 }
 
-/// Performs the summaries the comparison asks for, each to its side's model, until it is over.
-fn spawn_drive(
-    run: RwSignal<Option<AbRun>>,
-    outcome: RwSignal<Option<Result<Box<[Session; 2]>, String>>>,
-    stop: StoredValue<Option<StopHandle>, LocalStorage>,
+/// What the comparison's runner performs: each summary's request to its side's model, the
+/// answer fed back (the next summary, and both sides once every fold is written, or why it
+/// broke off), and where the two sides go.
+#[allow(clippy::type_complexity)]
+fn perform(
     valid: ValidSettings,
     counter: SharedCounter,
-    step: AbStep,
+    outcome: RwSignal<Option<Result<Box<[Session; 2]>, String>>>,
+) -> (
+    impl Fn(&AbJob) -> SummaryCall,
+    impl Fn(&mut AbRun, &AbJob, Reply) -> (Option<AbJob>, Option<Result<Box<[Session; 2]>, String>>),
+    impl Fn(Option<Result<Box<[Session; 2]>, String>>),
 ) {
-    spawn_local(drive(
-        run,
-        stop,
-        step,
-        move |job| ab_call(&valid, job),
-        move |r, job, reply| ab_answered(r, job.job.id, reply, &counter),
-        move |result| {
-            outcome.try_set(Some(result));
+    (
+        move |job: &AbJob| ab_call(&valid, job),
+        move |r: &mut AbRun, job: &AbJob, reply: Reply| {
+            ab_answered(r, job.job.id, reply, &counter).split()
         },
-    ));
+        move |over: Option<Result<Box<[Session; 2]>, String>>| {
+            if let Some(result) = over {
+                outcome.try_set(Some(result));
+            }
+        },
+    )
 }
 
 /// One side's fields: recorded or a model, its prompt preset, word limit and format.

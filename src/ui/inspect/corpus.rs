@@ -8,7 +8,6 @@ use std::collections::BTreeSet;
 
 use leptos::prelude::*;
 
-use crate::app::corpus::Phase;
 use crate::app::corpus::pick::{Member, imports, members};
 use crate::app::corpus::wire::ColumnWire;
 use crate::app::corpus::work::column_wire;
@@ -16,10 +15,12 @@ use crate::app::library::LibraryTab;
 use crate::app::workbench::Workbench;
 use crate::engine::corpus::{Column, CorpusSettings, Prices, YOURS, rows_csv};
 use crate::engine::peers::PEER_PRESETS;
-use crate::ui::run::corpus_pool::{CorpusPool, CorpusStatus};
+use crate::ui::run::corpus_pool::CorpusRunner;
 use crate::ui::run::library_sync::Sessions;
 use crate::ui::widgets::download::DownloadLink;
-use crate::view::corpus::{grouped, import_label, progress_line, table};
+use crate::ui::widgets::run_controls::RunControls;
+use crate::view::corpus::{grouped, import_label, table};
+use crate::view::run::{Job, Pace, Run, RunView};
 
 /// The corpus comparison, folded away until opened.
 #[component]
@@ -37,9 +38,9 @@ pub fn CorpusCompare() -> impl IntoView {
     let window = RwSignal::new(CorpusSettings::default().window);
     let replay = RwSignal::new(true);
     let prices = RwSignal::new(Prices::default());
-    let status = RwSignal::new(None::<CorpusStatus>);
+    let runner = CorpusRunner::owned();
+    let status = runner.status;
     let error = RwSignal::new(None::<String>);
-    let pool = StoredValue::new_local(None::<CorpusPool>);
     // The run's conversations, as it started.
     let run_members = StoredValue::new(Vec::<Member>::new());
 
@@ -56,7 +57,7 @@ pub fn CorpusCompare() -> impl IntoView {
                 .collect::<Vec<_>>()
         })
     });
-    let running = move || status.with(|s| s.as_ref().is_some_and(|s| s.phase == Phase::Running));
+    let running = move || runner.running();
 
     let start = move |_| {
         error.set(None);
@@ -101,27 +102,11 @@ pub fn CorpusCompare() -> impl IntoView {
             .with_untracked(|l| members(ids.iter().filter_map(|id| l.get(id))));
         run_members.set_value(corpus.clone());
         let encoding = sessions.tokens.encoding.get_untracked();
-        match CorpusPool::start(
-            corpus,
-            columns,
-            wires,
-            settings,
-            encoding,
-            None,
-            sessions.library,
-            status,
-        ) {
-            Ok(started) => pool.set_value(Some(started)),
-            Err(e) => error.set(Some(format!("The comparison could not start: {e}"))),
+        if let Err(e) = runner.start(corpus, columns, wires, settings, encoding, sessions.library) {
+            error.set(Some(format!("The comparison could not start: {e}")));
         }
     };
-    let stop = move |_| {
-        pool.with_value(|p| {
-            if let Some(p) = p {
-                p.stop();
-            }
-        })
-    };
+    let stop = move |()| runner.stop();
     // The table once the run's rows are summarised (the pool does it one policy per task).
     let result = Memo::new(move |_| {
         let prices = prices.get();
@@ -243,26 +228,16 @@ pub fn CorpusCompare() -> impl IntoView {
                     disabled=move || running() || corpus.with(Vec::is_empty)>
                     "Compare"
                 </button>
-                {move || running().then(|| view! {
-                    <button data-testid="corpus-stop" on:click=stop>"Stop"</button>
-                })}
             </div>
             {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
-            {move || status.with(|s| s.as_ref().map(|s| view! {
-                <div data-testid="corpus-progress" role="status"
-                    data-done=s.progress.done data-total=s.progress.total
-                    data-phase=match &s.phase {
-                        Phase::Running => "running",
-                        Phase::Stopped => "stopped",
-                        Phase::Done => "done",
-                        Phase::Failed(_) => "failed",
-                    }>
-                    <progress max=s.progress.total value=s.progress.done></progress>
-                    " "
-                    {progress_line(s.progress, &s.phase, s.workers, s.elapsed_ms)}
-                </div>
-            }))}
-            {move || status.with(|s| s.as_ref().is_some_and(|s| s.phase != Phase::Running && s.summaries.is_none()))
+            {move || status.with(|s| s.as_ref().map(|s| {
+                let pace = Pace { workers: s.workers, elapsed_ms: s.elapsed_ms };
+                let now = Run { status: &s.status, progress: s.progress, pace: Some(pace) };
+                RunView::new(Job::Corpus, Some(now), None, None)
+            })).map(|view| view! {
+                <RunControls prefix="corpus" view bar=true on_stop=UnsyncCallback::new(stop) />
+            })}
+            {move || status.with(|s| s.as_ref().is_some_and(|s| !s.status.is_running() && s.summaries.is_none()))
                 .then(|| view! { <p class="note" role="status">"Summarising the rows…"</p> })}
             {move || result.get().map(|t| {
                 let partial = t.partial.clone().map(|p| view! {

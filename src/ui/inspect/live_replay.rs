@@ -1,28 +1,27 @@
 //! The live replay: the session's messages played again under the replay's policy, each
 //! summary written by the endpoint's summariser model. Its cost in tokens is shown before
 //! anything is sent; then progress, Stop and "Go on". What to do next is decided by
-//! [`crate::app::live_replay`] over the [`Replayer`]; the runner here only performs the
-//! requests it asks for, and the texts come from [`crate::view::live_replay`]. The result is a
+//! [`crate::app::live_replay`] over the [`Replayer`]; the one [`Runner`] performs the requests
+//! it asks for, and the texts come from [`crate::view::live_replay`] and [`crate::view::run`]. The result is a
 //! new session, offered for saving by the replay view; the original is never changed.
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
-use crate::api::StopHandle;
 use crate::app::live_replay::{
-    ReplayStep, replay_price, resume_replay, start_replay, summary_answered, summary_call,
+    SummaryCall, replay_price, resume_replay, start_replay, summary_answered, summary_call,
 };
-use crate::app::replay::{ReplayStatus, Replayer};
+use crate::app::replay::Replayer;
 use crate::engine::library_session::Session;
+use crate::engine::memory::SummaryJob;
 use crate::engine::policy::{Policy, PolicyError};
 use crate::engine::settings::{Settings, ValidSettings};
 use crate::ui::run::clock::now_ms;
 use crate::ui::run::library_sync::Sessions;
-use crate::ui::run::summary_runner::{drive, settings_to_send, stop_run, summariser_settings};
+use crate::ui::run::runner::{Reply, Runner, settings_to_send, summariser_settings};
 use crate::ui::run::token_service::SharedCounter;
-use crate::view::live_replay::{
-    Priced, describe_estimate, progress_line, status_slug, summariser_note,
-};
+use crate::ui::widgets::run_controls::RunControls;
+use crate::view::live_replay::{Priced, summariser_note};
+use crate::view::run::{Job, Run, RunView, estimate_line};
 
 use super::edition_list::EditionList;
 
@@ -40,16 +39,13 @@ pub fn LiveReplay(
     let settings = use_context::<RwSignal<Settings>>();
     let sessions = use_context::<Sessions>();
     let priced = RwSignal::new(None::<Priced>);
-    let stop = StoredValue::new_local(None::<StopHandle>);
     // Leaving the session (or the tab) stops what is in flight.
-    on_cleanup(move || {
-        stop.try_with_value(|s| s.as_ref().map(StopHandle::stop));
-    });
+    let runner = Runner::owned(live);
     // What the page shows reads the settings; a request binds a key typed before any base URL
     // to the origin it is about to reach first, as the live chat does.
     let check = move || summariser_settings(settings);
     let endpoint = move || settings_to_send(settings);
-    let busy = move || live.with(|r| r.as_ref().is_some_and(Replayer::is_running));
+    let busy = move || runner.is(Replayer::is_running);
     let price = move |_| {
         let (Some(sessions), Ok(policy), Ok(valid)) = (sessions, policy.get(), endpoint()) else {
             return;
@@ -76,23 +72,22 @@ pub fn LiveReplay(
         saved.set(false);
         match started {
             Ok((replayer, step)) => {
-                live.set(Some(replayer));
-                spawn_drive(live, replayed, stop, valid, counter, step);
+                let (call, answered, after) = perform(valid, counter, replayed);
+                let (first, over) = step.split();
+                after(over);
+                runner.start(replayer, first, call, answered, after);
             }
             Err(error) => replayed.set(Some(Err(error))),
         }
     };
-    let halt = move |_| stop_run(live, stop, Replayer::stop);
-    let resume = move |_| {
+    let halt = move |()| runner.stop(Replayer::stop);
+    let resume = move |()| {
         let (Some(sessions), Ok(valid)) = (sessions, endpoint()) else {
             return;
         };
-        let step = live
-            .try_update(|r| r.as_mut().and_then(resume_replay))
-            .flatten();
-        if let Some(step) = step {
-            spawn_drive(live, replayed, stop, valid, sessions.tokens.counter(), step);
-        }
+        let (call, answered, after) = perform(valid, sessions.tokens.counter(), replayed);
+        let again = |r: &mut Replayer| resume_replay(r).and_then(|step| step.split().0);
+        runner.go_on(again, call, answered, after);
     };
     let estimate_now = move || {
         priced.with(|p| {
@@ -124,7 +119,7 @@ pub fn LiveReplay(
                 Ok(cost) => view! {
                     <div class="estimate" role="status" data-testid="replay-live-estimate"
                         data-calls=cost.calls data-sent=cost.tokens_sent data-received=cost.tokens_received>
-                        <p>{describe_estimate(&cost)}</p>
+                        <p>{estimate_line(Job::LiveReplay, &cost, None)}</p>
                         <p class="hint">"Worked out from the offline replay's requests: a live summary of another length changes what later requests hold, and a token trigger may fold on other turns."</p>
                         <p>
                             <button type="button" data-testid="replay-live-start" on:click=begin>"Start the live replay"</button>
@@ -134,57 +129,49 @@ pub fn LiveReplay(
                     </div>
                 }.into_any(),
             })}
-            {move || live.with(|r| r.as_ref().map(|r| (r.status().clone(), r.progress(), r.editions().to_vec()))).map(|(status, progress, editions)| {
+            {move || live.with(|r| r.as_ref().map(|r| {
                 let planned = priced.with(|p| p.as_ref().and_then(Priced::planned_calls));
-                let line = progress_line(&progress, planned, &status);
-                let done = status == ReplayStatus::Done;
+                let run = Run { status: r.status(), progress: r.progress().planned(planned.map(u64::from)), pace: None };
+                (RunView::new(Job::LiveReplay, Some(run), None, None), r.editions().to_vec(), r.status().is_done())
+            })).map(|(run, editions, done)| {
                 view! {
-                    <div class="live-progress">
-                        <p role="status" data-testid="replay-live-progress" data-status=status_slug(&status)
-                            data-summaries=progress.summaries data-turn=progress.turn>
-                            {line}
-                        </p>
-                        {match status {
-                            ReplayStatus::Running => view! {
-                                <p><button type="button" data-testid="replay-live-stop" on:click=halt>"Stop"</button></p>
-                            }.into_any(),
-                            ReplayStatus::Stopped => view! {
-                                <p data-testid="replay-live-status">"Stopped. Nothing more is sent until you go on. "
-                                    <button type="button" data-testid="replay-live-resume" on:click=resume>"Go on"</button></p>
-                            }.into_any(),
-                            ReplayStatus::Failed(reason) => view! {
-                                <p class="param-error" role="alert" data-testid="replay-live-status">{format!("The summary failed: {reason}. ")}
-                                    <button type="button" data-testid="replay-live-resume" on:click=resume>"Try again"</button></p>
-                            }.into_any(),
-                            ReplayStatus::Done => ().into_any(),
-                        }}
-                        // Once done, the replay view shows the editions with Save.
-                        {(!done).then(|| view! { <EditionList editions /> })}
-                    </div>
+                    <RunControls prefix="replay-live" resume="resume" view=run
+                        on_stop=UnsyncCallback::new(halt) on_resume=UnsyncCallback::new(resume) />
+                    // Once done, the replay view shows the editions with Save.
+                    {(!done).then(|| view! { <EditionList editions /> })}
                 }
             })}
         </div>
     }
 }
 
-/// Performs the summaries the live replay asks for, one at a time, until it asks for none.
-fn spawn_drive(
-    live: RwSignal<Option<Replayer>>,
-    replayed: RwSignal<Option<Result<Session, String>>>,
-    stop: StoredValue<Option<StopHandle>, LocalStorage>,
+/// What the live replay's runner performs: the request for each summary, the answer fed back
+/// (the next summary, and the new session once every message is replayed, or why it broke
+/// off), and where that session goes.
+#[allow(clippy::type_complexity)]
+fn perform(
     valid: ValidSettings,
     counter: SharedCounter,
-    step: ReplayStep,
+    replayed: RwSignal<Option<Result<Session, String>>>,
+) -> (
+    impl Fn(&SummaryJob) -> SummaryCall,
+    impl Fn(
+        &mut Replayer,
+        &SummaryJob,
+        Reply,
+    ) -> (Option<SummaryJob>, Option<Result<Box<Session>, String>>),
+    impl Fn(Option<Result<Box<Session>, String>>),
 ) {
     let model = valid.summary_model.clone();
-    spawn_local(drive(
-        live,
-        stop,
-        step,
-        move |job| summary_call(&valid, job),
-        move |r, job, reply| summary_answered(r, job.id, reply, &model, now_ms(), &counter),
-        move |result| {
-            replayed.try_set(Some(result.map(|session| *session)));
+    (
+        move |job: &SummaryJob| summary_call(&valid, job),
+        move |r: &mut Replayer, job: &SummaryJob, reply: Reply| {
+            summary_answered(r, job.id, reply, &model, now_ms(), &counter).split()
         },
-    ));
+        move |over: Option<Result<Box<Session>, String>>| {
+            if let Some(result) = over {
+                replayed.try_set(Some(result.map(|session| *session)));
+            }
+        },
+    )
 }

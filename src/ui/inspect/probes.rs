@@ -12,16 +12,16 @@
 use leptos::prelude::*;
 
 use crate::app::live_replay::replay_settings;
-use crate::app::probes::{
-    RunStatus, add_generated, edit_question, estimate, judge_settings, typed_probe,
-};
+use crate::app::probes::{add_generated, edit_question, estimate, judge_settings, typed_probe};
 use crate::engine::library_session::{ProbeSet, Session};
 use crate::engine::probes::points;
 use crate::engine::settings::{Settings, ValidSettings};
 use crate::ui::run::clock::now_ms;
 use crate::ui::run::library_sync::Sessions;
 use crate::ui::run::probe_runner::ProbeRunner;
-use crate::view::probes::{describe_estimate, matrix, models_note, progress_line, status_slug};
+use crate::ui::widgets::run_controls::RunControls;
+use crate::view::probes::{matrix, models_note};
+use crate::view::run::{Job, Run, RunView, estimate_line};
 
 /// The probes of session `id`, whose content is `session`.
 #[component]
@@ -123,7 +123,11 @@ pub fn Probes(id: String, session: Session) -> impl IntoView {
         }
     };
     let cost = shown.with_value(|s| estimate(s, &counter));
-    let (calls, tokens, cost_line) = (cost.calls, cost.tokens, describe_estimate(&cost));
+    let (calls, tokens, cost_line) = (
+        cost.calls,
+        cost.tokens_sent,
+        estimate_line(Job::Probes, &cost, None),
+    );
     let (judge_prompt, writer_prompt) = shown.with_value(|s| {
         (
             s.probes.judge_prompt.clone(),
@@ -149,7 +153,14 @@ pub fn Probes(id: String, session: Session) -> impl IntoView {
         runner.run.with(|r| {
             r.as_ref()
                 .filter(|(rid, _)| *rid == id.get_value())
-                .map(|(_, run)| (run.status().clone(), progress_line(run)))
+                .map(|(_, run)| {
+                    let now = Run {
+                        status: run.status(),
+                        progress: run.progress(),
+                        pace: None,
+                    };
+                    RunView::new(Job::Probes, Some(now), None, None)
+                })
         })
     };
 
@@ -270,20 +281,9 @@ pub fn Probes(id: String, session: Session) -> impl IntoView {
                     }.into_any()
                 }
             }}
-            {move || the_run().map(|(status, line)| view! {
-                <p role="status" data-testid="probes-progress" data-status=status_slug(&status)>
-                    {line}
-                    " "
-                    {match status {
-                        RunStatus::Running => view! {
-                            <button type="button" data-testid="probes-stop" on:click=move |_| runner.stop()>"Stop"</button>
-                        }.into_any(),
-                        RunStatus::Stopped | RunStatus::Failed { .. } => view! {
-                            <button type="button" data-testid="probes-retry" on:click=move |_| runner.retry(sessions)>"Retry"</button>
-                        }.into_any(),
-                        RunStatus::Done => ().into_any(),
-                    }}
-                </p>
+            {move || the_run().map(|view| view! {
+                <RunControls prefix="probes" view on_stop=UnsyncCallback::new(move |()| runner.stop())
+                    on_resume=UnsyncCallback::new(move |()| runner.retry(sessions)) />
             })}
         </section>
     }

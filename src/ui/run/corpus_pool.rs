@@ -23,9 +23,10 @@ use web_sys::{MessageEvent, Worker};
 use crate::app::corpus::pick::Member;
 use crate::app::corpus::wire::{ColumnWire, FromWorker, WorkerInit};
 use crate::app::corpus::work::batch_of;
-use crate::app::corpus::{CorpusRun, Dispatch, Phase, Progress};
+use crate::app::corpus::{CorpusRun, Dispatch};
 use crate::app::library::Library;
 use crate::engine::corpus::{Column, CorpusSettings, Row, Summary, summarise};
+use crate::engine::run::{Progress, RunStatus};
 use crate::tokens::Encoding;
 
 use super::token_service::vocabulary_url;
@@ -36,11 +37,67 @@ use super::token_service::vocabulary_url;
 #[derive(Clone, Debug, PartialEq)]
 pub struct CorpusStatus {
     pub progress: Progress,
-    pub phase: Phase,
+    pub status: RunStatus,
     pub workers: usize,
     pub elapsed_ms: f64,
     pub rows: Arc<Vec<Row>>,
     pub summaries: Option<Arc<Vec<Summary>>>,
+}
+
+/// The corpus comparison's runner, held by the tab: the run's status as the tab draws it, and
+/// the pool it runs on, which the tab never holds.
+#[derive(Clone, Copy)]
+pub struct CorpusRunner {
+    pub status: RwSignal<Option<CorpusStatus>>,
+    pool: StoredValue<Option<CorpusPool>, LocalStorage>,
+}
+
+impl CorpusRunner {
+    pub fn owned() -> CorpusRunner {
+        CorpusRunner {
+            status: RwSignal::new(None),
+            pool: StoredValue::new_local(None),
+        }
+    }
+
+    /// Whether a run is going (read tracked).
+    pub fn running(&self) -> bool {
+        self.status
+            .with(|s| s.as_ref().is_some_and(|s| s.status.is_running()))
+    }
+
+    /// Starts a run on a new pool (see [`CorpusPool::start`], with [`pool_size`] workers).
+    pub fn start(
+        self,
+        corpus: Vec<Member>,
+        summarised: Vec<Column>,
+        columns: Vec<ColumnWire>,
+        settings: CorpusSettings,
+        encoding: Encoding,
+        library: RwSignal<Library>,
+    ) -> Result<(), String> {
+        let pool = CorpusPool::start(
+            corpus,
+            summarised,
+            columns,
+            settings,
+            encoding,
+            None,
+            library,
+            self.status,
+        )?;
+        self.pool.set_value(Some(pool));
+        Ok(())
+    }
+
+    /// Stop: see [`CorpusPool::stop`].
+    pub fn stop(self) {
+        self.pool.with_value(|p| {
+            if let Some(p) = p {
+                p.stop();
+            }
+        });
+    }
 }
 
 /// One corpus run on the pool. Dropping it does not stop the workers: call [`CorpusPool::stop`].
@@ -210,7 +267,7 @@ impl CorpusPool {
         for dispatch in dispatches {
             inner.post(&dispatch);
         }
-        if *inner.run.phase() != Phase::Running {
+        if !inner.run.status().is_running() {
             inner.end_workers();
         }
         drop(inner);
@@ -221,8 +278,8 @@ impl CorpusPool {
     /// (once), then their summaries one policy per task.
     fn publish(&self) {
         let mut inner = self.inner.borrow_mut();
-        let phase = inner.run.phase().clone();
-        let ending = phase != Phase::Running && !inner.ended;
+        let run_status = inner.run.status().clone();
+        let ending = !run_status.is_running() && !inner.ended;
         let elapsed_ms = now() - inner.started;
         let (progress, workers) = (inner.run.progress(), inner.size);
         if ending {
@@ -235,13 +292,13 @@ impl CorpusPool {
         status.update(|s| match s {
             Some(s) if !ending => {
                 s.progress = progress;
-                s.phase = phase;
+                s.status = run_status;
                 s.elapsed_ms = elapsed_ms;
             }
             _ => {
                 *s = Some(CorpusStatus {
                     progress,
-                    phase,
+                    status: run_status.clone(),
                     workers,
                     elapsed_ms,
                     rows: rows.clone().unwrap_or_default(),

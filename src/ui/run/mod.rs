@@ -2,15 +2,17 @@
 //! results back, and draw nothing. Created at the App root and shared through context.
 //!
 //! - `live_driver.rs`: the live chat's requests;
-//! - `summary_runner.rs`: Inspect's runs of summaries (the live replay, the A/B comparison);
+//! - `runner.rs`: the one runner of every long job that calls the endpoint one request at a
+//!   time (Inspect's live replay, A/B comparison and probes): the calls, Stop and Go on;
 //! - `library_sync.rs`: the session library in IndexedDB and across the app's tabs;
 //! - `streamed.rs`: the live reply's pieces as a signal of their own;
 //! - `token_service.rs`: the app-wide token counter and its vocabulary loader;
 //! - `offline.rs`: the service worker's registration;
 //! - `storage_status.rs`: the browser asked to keep the library, and its answer;
 //! - `clock.rs`: the shell's one clock.
-//! - `corpus_pool.rs`: the corpus comparison's pool of Web Workers.
-//! - `probe_runner.rs`: Inspect's probe run and the model's probe writing.
+//! - `corpus_pool.rs`: the corpus comparison's pool of Web Workers, and `CorpusRunner`, which
+//!   holds it for the tab;
+//! - `probe_runner.rs`: Inspect's probe run (on `runner.rs`) and the model's probe writing.
 //!
 //! Architecture invariant: nothing here imports a tab or a widget (`tests/purity.rs`).
 
@@ -20,7 +22,7 @@ pub mod library_sync;
 pub mod live_driver;
 pub mod offline;
 pub mod probe_runner;
+pub mod runner;
 pub mod storage_status;
 pub mod streamed;
-pub mod summary_runner;
 pub mod token_service;

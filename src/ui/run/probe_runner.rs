@@ -1,5 +1,5 @@
-//! `ProbeRunner`: performs Inspect's probe run ([`ProbeRun`]) and the model's probe writing,
-//! one call at a time, and feeds each reply back. A grade the run records goes into the
+//! `ProbeRunner`: performs Inspect's probe run ([`ProbeRun`]) on the one [`Runner`], one call
+//! at a time, and the model's probe writing, and feeds each reply back. A grade the run records goes into the
 //! session's probe set in the library at once ([`Library::set_probes`]), so a crash loses at
 //! most the cell being asked. It draws nothing; the probes section reads [`ProbeRunner::run`].
 //!
@@ -14,8 +14,11 @@ use leptos::task::spawn_local;
 
 use super::clock::now_ms;
 use super::library_sync::Sessions;
+use super::runner::{Reply, Runner};
 use crate::api::{Client, StopHandle};
+use crate::app::live_replay::SummaryCall;
 use crate::app::probes::{ProbeCall, ProbeRun, next_format, writer_answered, writer_call};
+use crate::engine::library_session::ProbeSet;
 use crate::engine::settings::ValidSettings;
 
 /// The probe run of one session, and what is in flight for it.
@@ -29,25 +32,30 @@ pub struct ProbeRunner {
     pub written: RwSignal<Option<(String, Result<usize, String>)>>,
     /// The judge model the user typed; empty for the summariser model.
     pub judge: RwSignal<String>,
-    stop: StoredValue<Option<StopHandle>, LocalStorage>,
-    /// Counts the drives started: a drive whose number is no longer the latest (Stop, then
-    /// Retry before its reply came back) drops its late reply.
-    generation: StoredValue<u64>,
+    /// The run's calls, Stop and Go on.
+    runner: Runner<(String, ProbeRun)>,
+    /// The model's probe writing in flight.
+    writer_stop: StoredValue<Option<StopHandle>, LocalStorage>,
 }
 
 impl ProbeRunner {
     /// A runner owned by the calling component: leaving it stops what is in flight.
     pub fn owned() -> ProbeRunner {
-        let runner = ProbeRunner {
-            run: RwSignal::new(None),
+        let runner = Runner::owned(RwSignal::new(None));
+        let probes = ProbeRunner {
+            run: runner.run,
             writing: RwSignal::new(None),
             written: RwSignal::new(None),
             judge: RwSignal::new(String::new()),
-            stop: StoredValue::new_local(None),
-            generation: StoredValue::new(0),
+            runner,
+            writer_stop: StoredValue::new_local(None),
         };
-        on_cleanup(move || runner.halt_call());
-        runner
+        on_cleanup(move || {
+            probes
+                .writer_stop
+                .try_with_value(|s| s.as_ref().map(StopHandle::stop));
+        });
+        probes
     }
 
     /// Whether `id`'s run is running.
@@ -68,34 +76,22 @@ impl ProbeRunner {
             return;
         };
         let (run, call) = started;
-        self.run.set(Some((id.clone(), run)));
-        self.drive(sessions, id, call);
+        let (answered, after) = perform(sessions);
+        self.runner
+            .start((id, run), call, probe_call, answered, after);
     }
 
-    /// Stop: nothing more is sent until Retry.
+    /// Stop: nothing more is sent until Go on.
     pub fn stop(self) {
-        self.run.update(|r| {
-            if let Some((_, run)) = r {
-                run.stop();
-            }
-        });
-        self.halt_call();
+        self.runner.stop(|(_, run)| run.stop());
     }
 
     /// After a Stop or a failure: the same call again.
     pub fn retry(self, sessions: Sessions) {
         let counter = sessions.tokens.counter();
-        let Some((id, call)) = self
-            .run
-            .try_update(|r| {
-                r.as_mut()
-                    .map(|(id, run)| (id.clone(), run.retry(&counter)))
-            })
-            .flatten()
-        else {
-            return;
-        };
-        self.drive(sessions, id, call);
+        let (answered, after) = perform(sessions);
+        self.runner
+            .go_on(|(_, run)| run.retry(&counter), probe_call, answered, after);
     }
 
     /// Asks the summariser model (or the judge named) to write probes for session `id`.
@@ -117,7 +113,7 @@ impl ProbeRunner {
         self.writing.set(Some(id.clone()));
         self.written.set(None);
         let handle = StopHandle::new();
-        self.stop.set_value(Some(handle.clone()));
+        self.writer_stop.set_value(Some(handle.clone()));
         spawn_local(async move {
             let client = Client::new(endpoint);
             let mut request = request;
@@ -127,7 +123,7 @@ impl ProbeRunner {
                 request = next;
                 reply = client.complete(&request, &handle).await;
             }
-            self.stop.try_set_value(None);
+            self.writer_stop.try_set_value(None);
             let counter = sessions.tokens.counter();
             let Some(mut session) = sessions
                 .library
@@ -145,56 +141,52 @@ impl ProbeRunner {
             self.written.try_set(Some((id, added)));
         });
     }
+}
 
-    /// Stops the call in flight, if any.
-    fn halt_call(&self) {
-        self.stop
-            .try_with_value(|s| s.as_ref().map(StopHandle::stop));
+/// A probe call as the runner performs it.
+fn probe_call(call: &ProbeCall) -> SummaryCall {
+    SummaryCall {
+        endpoint: call.endpoint.clone(),
+        request: call.request.clone(),
     }
+}
 
-    fn drive(self, sessions: Sessions, id: String, first: Option<ProbeCall>) {
-        let generation = self.generation.get_value() + 1;
-        self.generation.set_value(generation);
-        spawn_local(async move {
-            let mut call = first;
-            while let Some(next) = call {
-                let handle = StopHandle::new();
-                if self.stop.try_set_value(Some(handle.clone())).is_some() {
-                    return;
-                }
-                let reply = Client::new(next.endpoint.clone())
-                    .complete(&next.request, &handle)
-                    .await;
-                if self.generation.try_get_value() != Some(generation) {
-                    return;
-                }
-                self.stop.try_set_value(None);
-                let counter = sessions.tokens.counter();
-                let Some(mut set) = sessions
-                    .library
-                    .with_untracked(|l| l.get(&id).map(|e| e.session.probes.clone()))
-                else {
-                    // The session was deleted meanwhile.
-                    self.stop();
-                    return;
-                };
-                let before = set.clone();
-                call = self
-                    .run
-                    .try_update(|r| {
-                        r.as_mut()
-                            .filter(|(rid, _)| *rid == id)
-                            .and_then(|(_, run)| {
-                                run.answered(next.cell, next.kind, reply, &mut set, &counter)
-                            })
-                    })
-                    .flatten();
-                if set != before {
-                    sessions.library.update(|l| {
-                        let _ = l.set_probes(&id, set, now_ms());
-                    });
-                }
+/// What the probe run's runner feeds back: the reply to the run, with the session's probe set
+/// as the library holds it now (a session deleted meanwhile stops the run), and the set the
+/// run changed, which `after` writes to the library (so a crash loses at most the cell being
+/// asked).
+#[allow(clippy::type_complexity)]
+fn perform(
+    sessions: Sessions,
+) -> (
+    impl Fn(
+        &mut (String, ProbeRun),
+        &ProbeCall,
+        Reply,
+    ) -> (Option<ProbeCall>, Option<(String, ProbeSet)>),
+    impl Fn(Option<(String, ProbeSet)>),
+) {
+    (
+        move |(id, run): &mut (String, ProbeRun), call: &ProbeCall, reply: Reply| {
+            let Some(mut set) = sessions
+                .library
+                .with_untracked(|l| l.get(id).map(|e| e.session.probes.clone()))
+            else {
+                // The session was deleted meanwhile.
+                run.stop();
+                return (None, None);
+            };
+            let before = set.clone();
+            let counter = sessions.tokens.counter();
+            let next = run.answered(call.cell, call.kind, reply, &mut set, &counter);
+            (next, (set != before).then(|| (id.clone(), set)))
+        },
+        move |changed: Option<(String, ProbeSet)>| {
+            if let Some((id, set)) = changed {
+                sessions.library.update(|l| {
+                    let _ = l.set_probes(&id, set, now_ms());
+                });
             }
-        });
-    }
+        },
+    )
 }

@@ -210,10 +210,7 @@ fn ComparePolicies(conversation: Conversation, last_valid: LastMemo) -> impl Int
     let price_in = RwSignal::new(2.5_f64);
     let price_out = RwSignal::new(10.0_f64);
     let outcomes = Memo::new(move |_| {
-        let prices = Prices {
-            input_per_million: price_in.get(),
-            output_per_million: price_out.get(),
-        };
+        let prices = Prices::flat(price_in.get(), price_out.get());
         conversation.with(|conv| {
             last_valid.with(|last| {
                 chosen.with(|c| {

@@ -12,6 +12,8 @@
 //! - `download.rs`: the one download link, its file made as a Blob on click (the Tuner's CSV,
 //!   the export panel's snippet, the corpus comparison's rows);
 //! - `summary_settings.rs`: the summariser's generation fields (Chat's policy panel and Settings);
+//! - `run_controls.rs`: a long job's progress, Stop, Go on and Try again (Inspect's live replay,
+//!   A/B comparison, probes and corpus comparison);
 //! - `token_estimate_note.rs`: the note that counts are estimates until the vocabulary loads;
 //! - `store_alerts.rs`, `remote_notice.rs`: the storage alerts and another tab's change;
 //! - `storage_line.rs`: whether the browser keeps the library, the space, the export reminder;
@@ -29,6 +31,7 @@ pub mod lesson_bar;
 pub mod markdown;
 pub mod offline_notice;
 pub mod remote_notice;
+pub mod run_controls;
 pub mod storage_line;
 pub mod store_alerts;
 pub mod summary_settings;
