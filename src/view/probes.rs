@@ -155,6 +155,15 @@ pub fn evidence_line(source: &ProbeSource, message: usize, quote: &str) -> Strin
     format!("{from}message {}: “{quote}”", message + 1)
 }
 
+/// What adding the probes of the pinned facts and rules did: `added` new probes.
+pub fn generated_note(added: usize) -> String {
+    match added {
+        0 => "No new probe: every pinned fact and rule of the folded turns is asked already, or still verbatim at every edition.".to_owned(),
+        1 => "Added 1 probe.".to_owned(),
+        n => format!("Added {n} probes."),
+    }
+}
+
 /// The estimate in a sentence.
 pub fn describe_estimate(estimate: &Estimate) -> String {
     if estimate.calls == 0 {
