@@ -5,10 +5,6 @@
 //! [`ProbeSet`] only once its judge's grade parses. A failed or stopped call records nothing:
 //! the run waits, and Retry asks the same call again (a judge call keeps the answer it grades).
 
-mod draft;
-
-pub use draft::{ProbeDraft, ProbeDraftEdit};
-
 use crate::app::live::summary_timeout_ms;
 use crate::engine::library_session::{Probe, ProbeResult, ProbeSet, Session};
 use crate::engine::message::{ChatMessage, CountTokens, Role};
@@ -199,7 +195,7 @@ pub fn typed_probe(
 }
 
 /// The archive message number typed in `message`, or why it is not one.
-fn message_number(message: &str) -> Result<usize, String> {
+pub fn message_number(message: &str) -> Result<usize, String> {
     let message = message.trim();
     message.parse::<usize>().map_err(|_| {
         if message.is_empty() {

@@ -112,7 +112,8 @@ async fn a_number_typed_wrong_is_kept_and_named_beside_its_field_until_fixed() {
         .await;
     assert_eq!(browser.value_of("replay-a").await, "2.5");
     assert_eq!(run_disabled().await.as_deref(), Some("true"));
-    browser.set_field("replay-a", "3").await;
+    // Fixed: 9 turns, above the session's 4 kept.
+    browser.set_field("replay-a", "9").await;
     browser
         .wait_gone("replay-a-error", "the error gone once the field is fixed")
         .await;

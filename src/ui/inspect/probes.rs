@@ -12,9 +12,8 @@
 use leptos::prelude::*;
 
 use crate::app::live_replay::replay_settings;
-use crate::app::probes::{
-    ProbeDraft, ProbeDraftEdit, RunStatus, add_generated, edit_question, estimate, judge_settings,
-};
+use crate::app::probe_draft::{ProbeDraft, ProbeDraftEdit};
+use crate::app::probes::{RunStatus, add_generated, edit_question, estimate, judge_settings};
 use crate::engine::library_session::{ProbeSet, Session};
 use crate::engine::probes::points;
 use crate::engine::settings::{Settings, ValidSettings};

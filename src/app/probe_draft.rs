@@ -1,9 +1,10 @@
 //! The probe the user is typing in Inspect's probes: a question, the archive message that
 //! answers it and the words there, each kept as typed ([`ProbeDraftEdit`]). The message number
 //! says what is wrong beside its field as soon as it is not one; the rest is checked when the
-//! probe is added ([`ProbeDraft::probe`], through [`typed_probe`]).
+//! probe is added ([`ProbeDraft::probe`], through [`typed_probe`]), by Inspect's probes
+//! ([`crate::app::probes`]).
 
-use super::{message_number, typed_probe};
+use crate::app::probes::{message_number, typed_probe};
 use crate::engine::library_session::{Probe, Session};
 
 /// One change to the probe being typed.
