@@ -9,12 +9,14 @@
 //! - `offline.rs`: the service worker's registration;
 //! - `storage_status.rs`: the browser asked to keep the library, and its answer;
 //! - `clock.rs`: the shell's one clock.
+//! - `connection_test.rs`: Settings' "Test connection".
 //! - `corpus_pool.rs`: the corpus comparison's pool of Web Workers.
 //! - `probe_runner.rs`: Inspect's probe run and the model's probe writing.
 //!
 //! Architecture invariant: nothing here imports a tab or a widget (`tests/purity.rs`).
 
 pub mod clock;
+pub mod connection_test;
 pub mod corpus_pool;
 pub mod library_sync;
 pub mod live_driver;

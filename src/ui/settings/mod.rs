@@ -1,16 +1,15 @@
 //! The Settings tab: endpoint, key, models and generation settings, provider presets, and
-//! "Test connection".
+//! "Test connection" (performed by `ui::run::connection_test`).
 //!
 //! The form edits the one `RwSignal<Settings>` created in the App root; the root's effect saves
 //! it. Validation and presets are core logic ([`Settings`]); this file only lays them out.
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
-use crate::api::Client;
 use crate::app::settings_check::ConnectionTest;
 use crate::engine::openai::{PROVIDERS, detect_provider};
 use crate::engine::settings::{REASONING_EFFORTS, Settings};
+use crate::ui::run::connection_test::test_connection;
 use crate::ui::widgets::storage_line::StorageLine;
 use crate::ui::widgets::store_alerts::SettingsUnreadable;
 use crate::ui::widgets::summary_settings::SummarySettings;
@@ -310,23 +309,4 @@ fn FieldError(id: &'static str) -> impl IntoView {
             </p>
         })
     }
-}
-
-/// Performs "Test connection": the app says which endpoint to ask (or why none), this asks it
-/// for its models and hands the answer back. Not a component: the button only calls it.
-fn test_connection(settings: RwSignal<Settings>, test: RwSignal<ConnectionTest>) {
-    let Some((state, request)) = settings.try_update(ConnectionTest::pressed) else {
-        return;
-    };
-    test.set(state);
-    let Some(endpoint) = request else {
-        return;
-    };
-    spawn_local(async move {
-        let (state, offered) = ConnectionTest::answered(Client::new(endpoint).list_models().await);
-        if let Some(models) = offered {
-            settings.update(|s| s.set_models(models));
-        }
-        test.set(state);
-    });
 }
