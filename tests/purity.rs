@@ -1514,8 +1514,9 @@ fn token_count(source: &str, token: &str) -> usize {
             code.match_indices(token)
                 .filter(|(at, _)| {
                     let end = at + token.len();
-                    !(starts_ident && *at > 0 && is_ident(bytes[at - 1]))
-                        && !(ends_ident && end < bytes.len() && is_ident(bytes[end]))
+                    let joined_before = starts_ident && *at > 0 && is_ident(bytes[at - 1]);
+                    let joined_after = ends_ident && end < bytes.len() && is_ident(bytes[end]);
+                    !joined_before && !joined_after
                 })
                 .count()
         })
