@@ -1346,7 +1346,7 @@ const DRAWING_ALLOWANCES: &[(&str, &str, usize)] = &[
     ("src/ui/inspect/mod.rs", "format!", 1),
     ("src/ui/inspect/mod.rs", "spawn_local", 3),
     ("src/ui/inspect/probes.rs", "format!", 3),
-    ("src/ui/settings/mod.rs", "format!", 8),
+    ("src/ui/settings/mod.rs", "format!", 5),
     ("src/ui/tokens/mod.rs", ".parse", 1),
     ("src/ui/tokens/mod.rs", "format!", 7),
     ("src/ui/tuner/mod.rs", ".parse", 1),
