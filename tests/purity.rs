@@ -12,7 +12,10 @@
 //!   import;
 //! - no folder circle either: no two sibling modules of which one is a folder import each other
 //!   through their files, directly or through others;
-//! - no source file is over 900 lines before its tests.
+//! - no source file is over 900 lines before its tests;
+//! - the tabs and widgets only draw (invariant 10): no more `format!`, `.parse`, `spawn_local`,
+//!   `crate::api`, `crate::store` or `js_sys::Date` in their files than the ratchet
+//!   [`DRAWING_ALLOWANCES`] still allows, and no fewer (a cleaned file lowers its entry).
 //!
 //! Each check has a self-test that plants a violation and sees it caught.
 
@@ -1291,6 +1294,225 @@ fn lines_before_tests(source: &str) -> usize {
         }
     }
     lines.len()
+}
+
+/// The folders of the shell that only draw: the tabs and the widgets. Their files render values
+/// and write user input back; parsing, wording, the clock, storage, HTTP and spawned tasks
+/// belong to the app layer, the views and the runners (ARCHITECTURE.md, invariant 10).
+const DRAWING_ROOMS: &[&str] = &[
+    "src/ui/chat/",
+    "src/ui/editions/",
+    "src/ui/tuner/",
+    "src/ui/tokens/",
+    "src/ui/inspect/",
+    "src/ui/settings/",
+    "src/ui/widgets/",
+];
+
+/// What a file of [`DRAWING_ROOMS`] does not write: sentences (`format!`), parsing (`.parse`),
+/// spawned tasks, HTTP, storage and the clock.
+const DRAWING_TOKENS: &[&str] = &[
+    "format!",
+    ".parse",
+    "spawn_local",
+    "crate::api",
+    "crate::store",
+    "js_sys::Date",
+];
+
+/// The ratchet, in the manner of rust-analyzer's `xtask/src/tidy.rs`: how many of each of
+/// [`DRAWING_TOKENS`] each file may still hold, as it held them when the rule came in. A file
+/// may hold no more than its entry (none without one), and no fewer: once a file is cleaned,
+/// its entry is lowered (or removed at zero), so the count only goes down. Sorted by file.
+const DRAWING_ALLOWANCES: &[(&str, &str, usize)] = &[
+    ("src/ui/chat/composer.rs", "crate::store", 2),
+    ("src/ui/chat/conversation.rs", "format!", 7),
+    ("src/ui/chat/mod.rs", "format!", 1),
+    ("src/ui/chat/policy_panel.rs", "format!", 4),
+    ("src/ui/editions/mod.rs", "format!", 10),
+    ("src/ui/editions/mod.rs", "spawn_local", 1),
+    ("src/ui/inspect/ab.rs", "format!", 11),
+    ("src/ui/inspect/detail.rs", "format!", 4),
+    ("src/ui/inspect/list.rs", "format!", 2),
+    ("src/ui/inspect/mod.rs", "format!", 1),
+    ("src/ui/inspect/mod.rs", "spawn_local", 3),
+    ("src/ui/inspect/probes.rs", "format!", 3),
+    ("src/ui/settings/mod.rs", "format!", 5),
+    ("src/ui/tokens/mod.rs", ".parse", 1),
+    ("src/ui/tokens/mod.rs", "format!", 7),
+    ("src/ui/tuner/mod.rs", ".parse", 1),
+    ("src/ui/tuner/mod.rs", "format!", 6),
+    ("src/ui/widgets/edition_card.rs", "format!", 23),
+    ("src/ui/widgets/exact_policy.rs", "format!", 8),
+    ("src/ui/widgets/run_controls.rs", "format!", 4),
+    ("src/ui/widgets/export_policy.rs", "format!", 2),
+    ("src/ui/widgets/export_policy.rs", "spawn_local", 3),
+    ("src/ui/widgets/lesson_bar.rs", "format!", 1),
+    ("src/ui/widgets/markdown.rs", "format!", 1),
+    ("src/ui/widgets/offline_notice.rs", "format!", 4),
+    ("src/ui/widgets/remote_notice.rs", "spawn_local", 3),
+    ("src/ui/widgets/storage_line.rs", "crate::store", 1),
+    ("src/ui/widgets/storage_line.rs", "spawn_local", 2),
+    ("src/ui/widgets/summary_settings.rs", "format!", 3),
+    ("src/ui/widgets/theme_toggle.rs", "crate::store", 2),
+    ("src/ui/widgets/tokens_chart.rs", "format!", 3),
+    ("src/ui/widgets/virtual_list.rs", ".parse", 1),
+    ("src/ui/widgets/virtual_list.rs", "format!", 2),
+    ("src/ui/widgets/window_view.rs", "format!", 8),
+];
+
+#[test]
+fn drawing_files_hold_no_more_sentences_parsing_or_effects_than_the_ratchet_allows() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let offences = token_offences(root, DRAWING_ALLOWANCES);
+    assert!(
+        offences.is_empty(),
+        "the tabs and widgets only draw (ARCHITECTURE.md, invariant 10; tests/purity.rs, \
+         DRAWING_ALLOWANCES):\n{}",
+        offences.join("\n")
+    );
+}
+
+#[test]
+fn the_token_ratchet_fails_on_a_planted_token_and_on_a_stale_entry() {
+    let tree = TempTree::new("tokens");
+    tree.write(
+        "src/ui/chat/mod.rs",
+        "// format!(\"a comment\") is prose\nfn f() -> String {\n    format!(\"{}\", 1)\n}\n",
+    );
+    tree.write(
+        "src/ui/run/clock.rs",
+        "pub fn now_ms() -> u64 { js_sys::Date::now() as u64 }\n",
+    );
+    tree.write(
+        "src/view/chat.rs",
+        "pub fn n(s: &str) -> u32 { s.parse().unwrap() }\n",
+    );
+    tree.write(
+        "src/ui/widgets/chart.rs",
+        "/// Never `.parse` here.\nfn g(x: &str) -> &str { let s = \"spawn_local\"; x }\n",
+    );
+    let allowed: &[(&str, &str, usize)] = &[("src/ui/chat/mod.rs", "format!", 1)];
+    // As planted, the one `format!` is allowed; comments, strings, runners and views are not
+    // scanned.
+    assert_eq!(token_offences(&tree.0, allowed), Vec::<String>::new());
+
+    // One more than the entry, and one where a file has none.
+    tree.write(
+        "src/ui/chat/mod.rs",
+        "fn f() -> String {\n    format!(\"{}\", 1) + &format!(\"{}\", 2)\n}\n",
+    );
+    tree.write(
+        "src/ui/widgets/chart.rs",
+        "fn g(x: &str) -> u32 { leptos::task::spawn_local(async {}); x.trim().parse::<u32>().unwrap() }\n",
+    );
+    assert_eq!(
+        token_offences(&tree.0, allowed),
+        vec![
+            "src/ui/chat/mod.rs: 2 `format!` where the ratchet allows 1: move the work to the app \
+             layer, a view or a runner"
+                .to_owned(),
+            "src/ui/widgets/chart.rs: 1 `.parse` where the ratchet allows 0: move the work to the \
+             app layer, a view or a runner"
+                .to_owned(),
+            "src/ui/widgets/chart.rs: 1 `spawn_local` where the ratchet allows 0: move the work to \
+             the app layer, a view or a runner"
+                .to_owned(),
+        ]
+    );
+
+    // A stale entry: the file holds fewer than it is allowed (or is gone), so the entry must come
+    // down.
+    tree.write(
+        "src/ui/chat/mod.rs",
+        "fn f() -> &'static str {\n    \"1\"\n}\n",
+    );
+    tree.write("src/ui/widgets/chart.rs", "fn g() {}\n");
+    let stale: &[(&str, &str, usize)] = &[
+        ("src/ui/chat/mod.rs", "format!", 1),
+        ("src/ui/tuner/gone.rs", "crate::store", 2),
+    ];
+    assert_eq!(
+        token_offences(&tree.0, stale),
+        vec![
+            "src/ui/chat/mod.rs: 0 `format!` where the ratchet allows 1: lower its entry in \
+             DRAWING_ALLOWANCES to 0 (remove it at 0)"
+                .to_owned(),
+            "src/ui/tuner/gone.rs: 0 `crate::store` where the ratchet allows 2: lower its entry in \
+             DRAWING_ALLOWANCES to 0 (remove it at 0)"
+                .to_owned(),
+        ]
+    );
+}
+
+/// Every (file, token) of [`DRAWING_ROOMS`] under `root` whose count of a token of
+/// [`DRAWING_TOKENS`] is not its entry in `allowed` (0 without one): over it, the file did work
+/// that belongs below; under it, the entry is stale and must be lowered. In file and token order.
+fn token_offences(root: &Path, allowed: &[(&str, &str, usize)]) -> Vec<String> {
+    let mut counts: BTreeMap<(String, &str), usize> = BTreeMap::new();
+    for room in DRAWING_ROOMS {
+        let dir = root.join(room);
+        if !dir.is_dir() {
+            continue;
+        }
+        let mut files = Vec::new();
+        collect_rust_files(&dir, &mut files);
+        for file in files {
+            let source = fs::read_to_string(&file).unwrap();
+            for token in DRAWING_TOKENS {
+                let n = token_count(&source, token);
+                if n > 0 {
+                    counts.insert((shown(root, &file), token), n);
+                }
+            }
+        }
+    }
+    for (file, token, _) in allowed {
+        counts.entry(((*file).to_owned(), token)).or_insert(0);
+    }
+    counts
+        .into_iter()
+        .filter_map(|((file, token), n)| {
+            let entry = allowed
+                .iter()
+                .find(|(f, t, _)| *f == file && t == &token)
+                .map_or(0, |(_, _, n)| *n);
+            match n.cmp(&entry) {
+                std::cmp::Ordering::Equal => None,
+                std::cmp::Ordering::Greater => Some(format!(
+                    "{file}: {n} `{token}` where the ratchet allows {entry}: move the work to the \
+                     app layer, a view or a runner"
+                )),
+                std::cmp::Ordering::Less => Some(format!(
+                    "{file}: {n} `{token}` where the ratchet allows {entry}: lower its entry in \
+                     DRAWING_ALLOWANCES to {n} (remove it at 0)"
+                )),
+            }
+        })
+        .collect()
+}
+
+/// How many times `source` holds `token` in code (comments and string literals aside), as a
+/// whole name: no identifier character before a token that starts with one, none after a token
+/// that ends with one.
+fn token_count(source: &str, token: &str) -> usize {
+    let starts_ident = token.bytes().next().is_some_and(is_ident);
+    let ends_ident = token.bytes().last().is_some_and(is_ident);
+    source
+        .lines()
+        .map(|line| {
+            let code = strip_comment_and_strings(line);
+            let bytes = code.as_bytes();
+            code.match_indices(token)
+                .filter(|(at, _)| {
+                    let end = at + token.len();
+                    let joined_before = starts_ident && *at > 0 && is_ident(bytes[at - 1]);
+                    let joined_after = ends_ident && end < bytes.len() && is_ident(bytes[end]);
+                    !joined_before && !joined_after
+                })
+                .count()
+        })
+        .sum()
 }
 
 /// A directory under the system's temp dir, removed when dropped.

@@ -20,6 +20,7 @@ pub mod live;
 pub mod live_replay;
 pub mod on_screen;
 pub mod policy_form;
+pub mod probe_draft;
 pub mod probes;
 pub mod replay;
 pub mod resume;

@@ -172,8 +172,13 @@ pub fn typed_probe(
     message: &str,
     quote: &str,
 ) -> Result<Probe, String> {
+    user_probe(session, question, message_number(message)?, quote)
+}
+
+/// The archive message number typed in `message`, or why it is not one.
+pub fn message_number(message: &str) -> Result<usize, String> {
     let message = message.trim();
-    let number = message.parse::<usize>().map_err(|_| {
+    message.parse::<usize>().map_err(|_| {
         if message.is_empty() {
             "Give the number of the archive message that answers it.".to_owned()
         } else {
@@ -181,8 +186,7 @@ pub fn typed_probe(
                 "\"{message}\" is not a message number; the archive counts its messages from 1."
             )
         }
-    })?;
-    user_probe(session, question, number, quote)
+    })
 }
 
 /// The user changed probe `id`'s question in the matrix: kept (its grades go, since they

@@ -1,11 +1,16 @@
 //! Inspect's corpus comparison as the page draws it (its progress is every run's, `view::run`): one table line per
 //! policy (totals and cost at the prices typed), the distribution over the conversations with
 //! the worst one, and the chart's bars, all computed from the run's summaries (the shell
-//! summarises one policy per task, `engine::corpus::summarise`); the picker's import groups.
+//! summarises one policy per task, `engine::corpus::summarise`); the picker's import groups;
+//! and [`CorpusScreen`], everything the section shows but the run's progress, from the form
+//! ([`CorpusForm`]), the library and the run.
 
-use crate::app::corpus::pick::ImportGroup;
-use crate::engine::corpus::{Prices, Summary};
-use crate::engine::run::Progress;
+use crate::app::corpus::form::CorpusForm;
+use crate::app::corpus::pick::{ImportGroup, imports};
+use crate::app::library::Library;
+use crate::engine::corpus::{Prices, Summary, YOURS};
+use crate::engine::peers::PEER_PRESETS;
+use crate::engine::run::{Progress, RunStatus};
 
 /// One policy's line of the table.
 #[derive(Clone, Debug, PartialEq)]
@@ -17,6 +22,8 @@ pub struct PolicyLine {
     pub chat_tokens: u64,
     pub summariser_tokens: u64,
     pub tokens_sent: u64,
+    /// `1,234 (1,000 + 234)`: tokens sent, chat and summariser.
+    pub sent: String,
     pub largest_request: u64,
     pub over_window: u64,
     /// The estimated cost at the prices typed, in dollars, two decimals.
@@ -26,6 +33,8 @@ pub struct PolicyLine {
     pub unsourced_figures: u64,
     /// Per metric, the distribution over the conversations.
     pub spread: Vec<Spread>,
+    /// The distribution's fold: `Yours: per conversation`.
+    pub spread_title: String,
 }
 
 /// One metric over the conversations of one policy.
@@ -46,6 +55,8 @@ pub struct Bar {
     pub tokens: u64,
     /// Percent of the widest bar, 0 to 100.
     pub percent: f64,
+    /// The bar's `style`: its width.
+    pub style: String,
 }
 
 /// The table, the chart and the CSV of a run's rows.
@@ -72,6 +83,10 @@ pub fn table(summaries: &[Summary], prices: &Prices, progress: Progress) -> Corp
             label: l.label.clone(),
             tokens: l.tokens_sent,
             percent: l.tokens_sent as f64 * 100.0 / widest as f64,
+            style: format!(
+                "width: {:.1}%",
+                l.tokens_sent as f64 * 100.0 / widest as f64
+            ),
         })
         .collect();
     let partial = progress.total.filter(|&t| progress.done < t).map(|total| {
@@ -125,6 +140,146 @@ pub fn import_label(group: &ImportGroup, now_ms: u64, offset_minutes: i32) -> St
 
 pub use super::run::grouped;
 
+/// One import in the picker: its key and its words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImportOption {
+    pub key: String,
+    pub label: String,
+}
+
+/// A policy's checkbox: [`YOURS`] or a peer preset.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PolicyOption {
+    pub id: &'static str,
+    pub label: &'static str,
+    pub ticked: bool,
+}
+
+/// A number field of the form: the context window or a price.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NumberShown {
+    /// Its name in [`crate::app::corpus::form::NUMBER_FIELDS`], for the edit.
+    pub name: &'static str,
+    pub label: &'static str,
+    /// Its `data-testid`, for the fields that have one.
+    pub testid: Option<&'static str>,
+    /// `corpus-{name}-error`, beside the field while it is wrong.
+    pub error_testid: String,
+    pub min: &'static str,
+    pub step: &'static str,
+    /// What was typed, or the value's own text.
+    pub text: String,
+    pub error: Option<String>,
+}
+
+/// Where a run stands, as the screen needs it.
+#[derive(Clone, Copy, Debug)]
+pub struct RunShown<'a> {
+    pub phase: &'a RunStatus,
+    pub progress: Progress,
+    /// The run's summaries, once summarised.
+    pub summaries: Option<&'a [Summary]>,
+}
+
+/// Everything the corpus comparison shows but the run's progress: the picker, the policies,
+/// the numbers with what is wrong with them, whether it can start, and the table once a run is
+/// summarised.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CorpusScreen {
+    pub imports: Vec<ImportOption>,
+    /// The import picked (its key), or empty for every session.
+    pub from: String,
+    pub filter: String,
+    /// The sessions picked, by id, in the library's order.
+    pub picked: Vec<String>,
+    /// `12 sessions`.
+    pub count: String,
+    pub policies: Vec<PolicyOption>,
+    pub window: NumberShown,
+    pub prices: Vec<NumberShown>,
+    pub replay: bool,
+    /// A run is going: the form waits and Stop is offered.
+    pub running: bool,
+    pub can_compare: bool,
+    /// A run ended and its rows are being summarised.
+    pub summarising: bool,
+    pub table: Option<CorpusTable>,
+}
+
+impl CorpusScreen {
+    /// The screen of `form` over `library`, with the run `run` if one was started; the imports'
+    /// times in the local time of `east_minutes` east of UTC, dated when not on `now_ms`'s day.
+    pub fn of(
+        form: &CorpusForm,
+        library: &Library,
+        run: Option<RunShown<'_>>,
+        now_ms: u64,
+        east_minutes: i32,
+    ) -> CorpusScreen {
+        let imports = imports(library)
+            .iter()
+            .map(|g| ImportOption {
+                key: g.key(),
+                label: import_label(g, now_ms, east_minutes),
+            })
+            .collect();
+        let picked = form.picked(library);
+        let count = match picked.len() {
+            1 => "1 session".to_owned(),
+            n => format!("{} sessions", grouped(n as u64)),
+        };
+        let policies = std::iter::once((YOURS, "Yours (the Chat tab's policy)"))
+            .chain(PEER_PRESETS.iter().map(|p| (p.slug, p.system)))
+            .map(|(id, label)| PolicyOption {
+                id,
+                label,
+                ticked: form.chosen.contains(id),
+            })
+            .collect();
+        let number = |name: &'static str, label, testid, min, step| NumberShown {
+            name,
+            label,
+            testid,
+            error_testid: format!("corpus-{name}-error"),
+            min,
+            step,
+            text: form.text(name),
+            error: form.field_error(name),
+        };
+        let running = run.is_some_and(|r| r.phase.is_running());
+        CorpusScreen {
+            imports,
+            from: form.from.clone(),
+            filter: form.filter.clone(),
+            count,
+            policies,
+            window: number("window", "Context window ", None, "1", "1"),
+            prices: vec![
+                number(
+                    "chat_in",
+                    "$ / M tokens: chat in ",
+                    Some("corpus-price-chat"),
+                    "0",
+                    "0.01",
+                ),
+                number("summary_in", " summariser in ", None, "0", "0.01"),
+                number("summary_out", " out ", None, "0", "0.01"),
+            ],
+            replay: form.replay,
+            running,
+            can_compare: !running && !picked.is_empty() && form.field_error("window").is_none(),
+            picked,
+            summarising: run.is_some_and(|r| !r.phase.is_running() && r.summaries.is_none()),
+            table: run.and_then(|r| Some(table(r.summaries?, &form.prices, r.progress))),
+        }
+    }
+}
+
+/// Why a run could not start on the pool.
+pub fn could_not_start(reason: &str) -> String {
+    format!("The comparison could not start: {reason}")
+}
+
 fn line(summary: &Summary, prices: &Prices) -> PolicyLine {
     let t = &summary.totals;
     PolicyLine {
@@ -134,6 +289,12 @@ fn line(summary: &Summary, prices: &Prices) -> PolicyLine {
         chat_tokens: t.chat_tokens,
         summariser_tokens: t.summariser_tokens_in,
         tokens_sent: t.tokens_sent(),
+        sent: format!(
+            "{} ({} + {})",
+            grouped(t.tokens_sent()),
+            grouped(t.chat_tokens),
+            grouped(t.summariser_tokens_in)
+        ),
         largest_request: t.largest_request,
         over_window: t.over_window,
         cost: format!("${:.2}", prices.cost_totals(t)),
@@ -151,6 +312,7 @@ fn line(summary: &Summary, prices: &Prices) -> PolicyLine {
                 worst_at: d.worst_at.clone(),
             })
             .collect(),
+        spread_title: format!("{}: per conversation", summary.label),
     }
 }
 
@@ -251,5 +413,189 @@ mod tests {
             import_label(&one, at, -120),
             "The 1 session from sharegpt.json, imported 06:31"
         );
+    }
+
+    mod screen {
+        use super::super::*;
+        use crate::app::corpus::form::{CorpusEdit, CorpusForm};
+        use crate::app::library::{Entry, Library, Origin};
+        use crate::engine::corpus::{Column, CorpusSettings, measure, summarise};
+        use crate::engine::message::WordCounter;
+        use crate::engine::run::Unit;
+        use crate::engine::session::fixture::verbatim;
+
+        fn entry(id: &str, name: &str, origin: Option<(&str, u64)>) -> Entry {
+            let mut session = verbatim(2);
+            session.name = name.into();
+            Entry {
+                id: id.into(),
+                session,
+                updated_ms: 1,
+                revision: 1,
+                origin: origin.map(|(file, imported_ms)| Origin {
+                    file: file.into(),
+                    imported_ms,
+                    position: 0,
+                }),
+            }
+        }
+
+        fn library() -> Library {
+            Library::from_stored(vec![
+                entry("a", "Budget talk", Some(("chats.json", 60_000))),
+                entry("b", "Trip plans", Some(("chats.json", 60_000))),
+                entry("c", "budget, again", None),
+            ])
+        }
+
+        fn screen(form: &CorpusForm, library: &Library, run: Option<RunShown<'_>>) -> CorpusScreen {
+            CorpusScreen::of(form, library, run, 120_000, 0)
+        }
+
+        #[test]
+        fn an_empty_library_offers_the_policies_but_nothing_to_compare() {
+            let s = screen(&CorpusForm::default(), &Library::from_stored(vec![]), None);
+            assert!(s.imports.is_empty() && s.picked.is_empty());
+            assert_eq!(s.count, "0 sessions");
+            assert!(!s.can_compare && !s.running && !s.summarising);
+            assert_eq!(s.table, None);
+            assert_eq!(s.policies[0].id, YOURS);
+            assert_eq!(s.policies.len(), 1 + PEER_PRESETS.len());
+            let ticked: Vec<&str> = s
+                .policies
+                .iter()
+                .filter(|p| p.ticked)
+                .map(|p| p.id)
+                .collect();
+            assert_eq!(ticked, [YOURS, PEER_PRESETS[0].slug, PEER_PRESETS[1].slug]);
+            assert_eq!(s.window.text, "128000");
+            assert_eq!(s.prices[0].testid, Some("corpus-price-chat"));
+        }
+
+        #[test]
+        fn sessions_are_picked_by_import_and_by_the_name_typed() {
+            let library = library();
+            let mut form = CorpusForm::default();
+            let s = screen(&form, &library, None);
+            assert_eq!(s.picked, ["a", "b", "c"]);
+            assert_eq!(s.count, "3 sessions");
+            assert!(s.can_compare);
+            assert_eq!(
+                s.imports,
+                [ImportOption {
+                    key: "60000:chats.json".into(),
+                    label: "All 2 from chats.json, imported 00:01".into(),
+                }]
+            );
+            form.edit(CorpusEdit::Filter(" BUDGET ".into()));
+            assert_eq!(screen(&form, &library, None).picked, ["a", "c"]);
+            form.edit(CorpusEdit::From("60000:chats.json".into()));
+            let s = screen(&form, &library, None);
+            assert_eq!(
+                (s.picked.as_slice(), s.count.as_str()),
+                (&["a".to_owned()][..], "1 session")
+            );
+            assert_eq!(s.from, "60000:chats.json");
+            // A policy unticked, and an import gone from the library, which means every session.
+            form.edit(CorpusEdit::Policy(YOURS.into(), false));
+            form.edit(CorpusEdit::From("1:gone.json".into()));
+            form.edit(CorpusEdit::Filter(String::new()));
+            let s = screen(&form, &library, None);
+            assert!(!s.policies[0].ticked);
+            assert_eq!(s.picked.len(), 3);
+            form.chosen.clear();
+            assert_eq!(
+                form.columns(&crate::engine::policy::Policy::default())
+                    .err()
+                    .as_deref(),
+                Some("Tick at least one policy to compare.")
+            );
+        }
+
+        #[test]
+        fn a_bad_price_or_window_is_kept_and_named_and_a_fix_clears_it() {
+            let library = library();
+            let mut form = CorpusForm::default();
+            form.edit(CorpusEdit::Number("chat_in", "-1".into()));
+            let s = screen(&form, &library, None);
+            assert_eq!(s.prices[0].text, "-1", "the text typed is kept");
+            let error = s.prices[0].error.clone().unwrap();
+            assert!(
+                error.starts_with("The chat model's input price \"-1\""),
+                "{error}"
+            );
+            assert_eq!(s.prices[0].error_testid, "corpus-chat_in-error");
+            assert_eq!(form.prices, Prices::default(), "the last valid price stays");
+            assert!(s.can_compare, "a price changes the table, not the run");
+            form.edit(CorpusEdit::Number("window", "0".into()));
+            let s = screen(&form, &library, None);
+            assert!(s.window.error.as_deref().unwrap().contains("\"0\""));
+            assert!(!s.can_compare);
+            let policy = crate::engine::policy::Policy::default();
+            assert_eq!(form.columns(&policy).err(), s.window.error);
+            // Fixed: the errors go and the values change.
+            form.edit(CorpusEdit::Number("chat_in", "3".into()));
+            form.edit(CorpusEdit::Number("window", "4000".into()));
+            let s = screen(&form, &library, None);
+            assert_eq!(
+                (s.prices[0].error.clone(), s.window.error.clone()),
+                (None, None)
+            );
+            assert_eq!(form.prices.chat_in_per_mtok, 3.0);
+            assert_eq!(form.settings().window, 4000);
+            let (columns, wires) = form.columns(&policy).unwrap();
+            assert_eq!((columns.len(), wires.len()), (3, 3));
+        }
+
+        #[test]
+        fn a_running_run_locks_the_form_and_a_done_one_shows_its_table_at_the_prices() {
+            let library = library();
+            let mut form = CorpusForm::default();
+            let progress = Progress::of(Unit::Conversation, 1, 2);
+            let running = RunShown {
+                phase: &RunStatus::Running,
+                progress,
+                summaries: None,
+            };
+            let s = screen(&form, &library, Some(running));
+            assert!(s.running && !s.can_compare && !s.summarising);
+            assert_eq!(s.table, None);
+
+            let columns = vec![Column::preset("claude-code", 3_000).unwrap()];
+            let settings = CorpusSettings {
+                replay: false,
+                ..CorpusSettings::default()
+            };
+            let rows = measure(
+                "library",
+                0,
+                &verbatim(30),
+                &columns,
+                &settings,
+                &WordCounter,
+            )
+            .unwrap();
+            let summaries = summarise(&rows, &columns);
+            let ended = RunShown {
+                phase: &RunStatus::Done,
+                progress: Progress::of(Unit::Conversation, 2, 2),
+                summaries: None,
+            };
+            let s = screen(&form, &library, Some(ended));
+            assert!(s.summarising && !s.running && s.can_compare);
+            let done = RunShown {
+                summaries: Some(&summaries),
+                ..ended
+            };
+            form.edit(CorpusEdit::Number("chat_in", "0".into()));
+            form.edit(CorpusEdit::Number("summary_in", "0".into()));
+            form.edit(CorpusEdit::Number("summary_out", "0".into()));
+            let s = screen(&form, &library, Some(done));
+            assert!(!s.summarising);
+            let table = s.table.unwrap();
+            assert_eq!(table.lines[0].policy, "claude-code");
+            assert_eq!(table.lines[0].cost, "$0.00");
+            assert_eq!(table.partial, None);
+        }
     }
 }

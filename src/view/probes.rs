@@ -157,6 +157,15 @@ pub fn evidence_line(source: &ProbeSource, message: usize, quote: &str) -> Strin
     format!("{from}message {}: “{quote}”", message + 1)
 }
 
+/// What adding the probes of the pinned facts and rules did: `added` new probes.
+pub fn generated_note(added: usize) -> String {
+    match added {
+        0 => "No new probe: every pinned fact and rule of the folded turns is asked already, or still verbatim at every edition.".to_owned(),
+        1 => "Added 1 probe.".to_owned(),
+        n => format!("Added {n} probes."),
+    }
+}
+
 /// Who answers and who judges, beside the Run button: `valid` as the run uses it (see
 /// [`crate::app::probes::judge_settings`]), `summariser` the summariser model of the settings.
 pub fn models_note(valid: &ValidSettings, summariser: &str) -> String {

@@ -2,7 +2,7 @@
 //! (so it shows next to that field, not only in the list at the bottom), where the key is kept,
 //! and what an export holds. The checks themselves are `engine::settings`'.
 
-use crate::engine::openai::Origin;
+use crate::engine::openai::{Origin, detect_provider};
 use crate::engine::settings::{ModelUse, Settings, SettingsError};
 
 /// The id (and `data-testid`) of the input `error` is about.
@@ -66,12 +66,54 @@ pub fn key_kept(settings: &Settings) -> String {
     }
 }
 
+/// The note under the base URL when it is a known provider's: its name, whether it needs a
+/// key, and what to know about calling it from a browser.
+pub fn provider_note(base_url: &str) -> Option<String> {
+    detect_provider(base_url).map(|p| {
+        let key = if p.needs_api_key {
+            "Needs an API key."
+        } else {
+            "Needs no API key."
+        };
+        format!("{}: {key} {}", p.name, p.browser_note)
+    })
+}
+
+/// The line once "Test connection" found `count` models (the models follow it).
+pub fn models_found(count: usize) -> String {
+    format!("Connected: {count} models offered. ")
+}
+
+/// The line under the model fields once the server offered `models`; `None` before.
+pub fn models_offered(models: &[String]) -> Option<String> {
+    (!models.is_empty()).then(|| {
+        format!(
+            "The server offers {}: {}. Both fields suggest them as you type.",
+            models.len(),
+            models.join(", ")
+        )
+    })
+}
+
 /// What a session export holds, and what it never does.
 pub const EXPORT_HOLDS: &str = "An export holds the session's endpoint and model settings without the key, its memory policy and pinned facts, every archived message and every summary edition. Nothing leaves this browser unless you download it; requests go straight from here to your server.";
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_provider_and_the_models_offered_are_said_in_words() {
+        assert_eq!(provider_note("http://unknown.example/v1"), None);
+        let note = provider_note("https://api.openai.com/v1").unwrap();
+        assert!(note.contains("Needs an API key."), "{note}");
+        assert_eq!(models_found(2), "Connected: 2 models offered. ");
+        assert_eq!(models_offered(&[]), None);
+        assert_eq!(
+            models_offered(&["a".to_owned(), "b".to_owned()]).as_deref(),
+            Some("The server offers 2: a, b. Both fields suggest them as you type.")
+        );
+    }
 
     fn settings(base_url: &str) -> Settings {
         let mut s = Settings::default();

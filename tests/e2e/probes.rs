@@ -481,3 +481,34 @@ async fn stop_sends_nothing_more_and_retry_finishes_the_same_matrix() {
     assert_eq!(probes.scores().await, expected_scores(&want));
     browser.close().await;
 }
+
+/// The probe being typed keeps a message number typed wrong and names it beside the field,
+/// offline, until it is fixed.
+#[tokio::test]
+async fn a_message_number_typed_wrong_is_named_beside_its_field_until_fixed() {
+    let browser = Browser::new().await;
+    let dir = TempDir::new();
+    let inspect = InspectPage::open(&browser).await;
+    inspect
+        .import(&dir.write("probed.json", &export(&session(), 5, "0.1.0")))
+        .await;
+    inspect.wait_sessions(1).await;
+    ProbesPage::new(&browser).here().await;
+    browser.set_field("probe-message", "first").await;
+    browser
+        .wait_text_contains(
+            "probe-message-error",
+            "\"first\" is not a message number",
+            "the message number named beside its field",
+        )
+        .await;
+    assert_eq!(browser.value_of("probe-message").await, "first");
+    browser.set_field("probe-message", "1").await;
+    browser
+        .wait_gone(
+            "probe-message-error",
+            "the error gone once the number is fixed",
+        )
+        .await;
+    browser.close().await;
+}

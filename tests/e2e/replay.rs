@@ -87,6 +87,40 @@ async fn an_invalid_replay_policy_is_named_and_cannot_run() {
     browser.close().await;
 }
 
+/// A number typed wrong stays in its field, is named beside it, and stops the replay until it
+/// is fixed.
+#[tokio::test]
+async fn a_number_typed_wrong_is_kept_and_named_beside_its_field_until_fixed() {
+    let browser = Browser::new().await;
+    let dir = TempDir::new();
+    let path = dir.write("twelve.json", &export(&synthetic(12), 5, "0.1.0"));
+    let inspect = InspectPage::open(&browser).await;
+    inspect.import(&path).await;
+    inspect.wait_sessions(1).await;
+    inspect.show("replay").await;
+    let run_disabled = || async {
+        browser
+            .wait_testid("replay-run")
+            .await
+            .prop("disabled")
+            .await
+            .unwrap()
+    };
+    browser.set_field("replay-a", "2.5").await;
+    browser
+        .wait_text_contains("replay-a-error", "\"2.5\"", "the field's own error")
+        .await;
+    assert_eq!(browser.value_of("replay-a").await, "2.5");
+    assert_eq!(run_disabled().await.as_deref(), Some("true"));
+    // Fixed: 9 turns, above the session's 4 kept.
+    browser.set_field("replay-a", "9").await;
+    browser
+        .wait_gone("replay-a-error", "the error gone once the field is fixed")
+        .await;
+    assert_eq!(run_disabled().await.as_deref(), Some("false"));
+    browser.close().await;
+}
+
 /// The chat completion requests the test server received.
 fn completions(server: &TestServer) -> Vec<serde_json::Value> {
     server

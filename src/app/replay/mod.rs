@@ -9,6 +9,10 @@
 //! ([`replay_offline`]) or the endpoint's summariser model (Inspect's live replay, priced first
 //! by [`estimate`]): the original is never changed.
 
+mod form;
+
+pub use form::{NumberField, ReplayEdit, TurnPick};
+
 use crate::app::exact_form::ExactForm;
 use crate::engine::policy::{FoldMode, Placement, Policy, PolicyError, Trigger, TriggerKind};
 use crate::engine::prompts::{PresetId, PromptSpec};
@@ -16,6 +20,11 @@ use crate::engine::prompts::{PresetId, PromptSpec};
 // The replay's run is pure engine code (the corpus comparison runs it too), so it lives in
 // `engine::replay`; these names stay for the tab's callers.
 pub use crate::engine::replay::{ReplayError, Replayer, SummaryCost, estimate, replay_offline};
+
+/// The name of the new session a replay of `name` writes.
+pub fn replayed_name(name: &str) -> String {
+    format!("{name} (replayed)")
+}
 
 /// The replay offers every trigger kind, from the one table the link, the policy panel and the
 /// Tuner use.
@@ -104,6 +113,9 @@ pub struct ReplayPolicy {
     pub summary_budget: Option<u32>,
     /// The "exact policy" section.
     pub exact: ExactForm,
+    /// What was typed in each number field the user changed, by field name
+    /// ([`ReplayPolicy::edit`]), kept even when it is not a number.
+    typed: Vec<(&'static str, String)>,
 }
 
 impl ReplayPolicy {
@@ -126,12 +138,17 @@ impl ReplayPolicy {
             word_limit: policy.prompt.word_limit,
             summary_budget: policy.summary_budget,
             exact: ExactForm::of(&policy.exact),
+            typed: Vec::new(),
         }
     }
 
     /// The policy the form describes, starting from `recorded`: the prompt's text is the
     /// recorded one while the preset stays, the chosen preset's once it changes.
+    /// A number field that is not a number is named first ([`ReplayPolicy::typed_error`]).
     pub fn policy(&self, recorded: &Policy) -> Result<Policy, PolicyError> {
+        if let Some(error) = self.typed_error() {
+            return Err(error);
+        }
         let form = self.trigger;
         let trigger = form.kind.build(|param| {
             self.extra

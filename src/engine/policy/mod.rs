@@ -271,7 +271,8 @@ pub enum PolicyError {
     /// An exact policy field out of range; the message names the field.
     #[error("exact policy: {0}")]
     Exact(&'static str),
-    /// An exact policy field as a form read it, the form's own words naming the field.
+    /// A field as a form read it (an exact policy field, a number typed in the replay), the
+    /// form's own words naming the field.
     #[error("{0}")]
     ExactField(String),
 }

@@ -12,7 +12,8 @@
 use leptos::prelude::*;
 
 use crate::app::live_replay::replay_settings;
-use crate::app::probes::{add_generated, edit_question, estimate, judge_settings, typed_probe};
+use crate::app::probe_draft::{ProbeDraft, ProbeDraftEdit};
+use crate::app::probes::{add_generated, edit_question, estimate, judge_settings};
 use crate::engine::library_session::{ProbeSet, Session};
 use crate::engine::probes::points;
 use crate::engine::settings::{Settings, ValidSettings};
@@ -20,7 +21,7 @@ use crate::ui::run::clock::now_ms;
 use crate::ui::run::library_sync::Sessions;
 use crate::ui::run::probe_runner::ProbeRunner;
 use crate::ui::widgets::run_controls::RunControls;
-use crate::view::probes::{matrix, models_note};
+use crate::view::probes::{generated_note, matrix, models_note};
 use crate::view::run::{Job, Run, RunView, estimate_line};
 
 /// The probes of session `id`, whose content is `session`.
@@ -64,26 +65,11 @@ pub fn Probes(id: String, session: Session) -> impl IntoView {
             *set = session.probes.clone();
             Ok(())
         });
-        note.set(Some(result.map(|()| match added {
-            0 => "No new probe: every pinned fact and rule of the folded turns is asked already, or still verbatim at every edition.".to_owned(),
-            1 => "Added 1 probe.".to_owned(),
-            n => format!("Added {n} probes."),
-        })));
+        note.set(Some(result.map(|()| generated_note(added))));
     };
-    let (question, message, quote) = (
-        RwSignal::new(String::new()),
-        RwSignal::new(String::new()),
-        RwSignal::new(String::new()),
-    );
+    let draft = RwSignal::new(ProbeDraft::default());
     let add = move |_| {
-        let typed = shown.with_value(|s| {
-            typed_probe(
-                s,
-                &question.get_untracked(),
-                &message.get_untracked(),
-                &quote.get_untracked(),
-            )
-        });
+        let typed = shown.with_value(|s| draft.with_untracked(|d| d.probe(s)));
         let result = typed.and_then(|probe| {
             save(&|set| {
                 if set.add([probe.clone()]) == 0 {
@@ -174,9 +160,14 @@ pub fn Probes(id: String, session: Session) -> impl IntoView {
                 </button>
             </p>
             <div class="probe-add">
-                <label>"Question " <input data-testid="probe-question" prop:value=move || question.get() on:input=move |ev| question.set(event_target_value(&ev)) /></label>
-                <label>"Answered by message " <input data-testid="probe-message" inputmode="numeric" size="4" prop:value=move || message.get() on:input=move |ev| message.set(event_target_value(&ev)) /></label>
-                <label>"in the words " <input data-testid="probe-quote" placeholder="the whole message" prop:value=move || quote.get() on:input=move |ev| quote.set(event_target_value(&ev)) /></label>
+                <label>"Question " <input data-testid="probe-question" prop:value=move || draft.with(|d| d.question.clone())
+                    on:input=move |ev| draft.update(|d| d.edit(ProbeDraftEdit::Question(event_target_value(&ev)))) /></label>
+                <label>"Answered by message " <input data-testid="probe-message" inputmode="numeric" size="4" prop:value=move || draft.with(|d| d.message.clone())
+                    on:input=move |ev| draft.update(|d| d.edit(ProbeDraftEdit::Message(event_target_value(&ev)))) />
+                    {move || draft.with(ProbeDraft::message_error).map(|e| view! { <span class="param-error" role="alert" data-testid="probe-message-error">{e}</span> })}
+                </label>
+                <label>"in the words " <input data-testid="probe-quote" placeholder="the whole message" prop:value=move || draft.with(|d| d.quote.clone())
+                    on:input=move |ev| draft.update(|d| d.edit(ProbeDraftEdit::Quote(event_target_value(&ev)))) /></label>
                 <button type="button" data-testid="probe-add" on:click=add disabled=running>"Add the probe"</button>
             </div>
             {move || note.get().map(|n| match n {
@@ -194,7 +185,7 @@ pub fn Probes(id: String, session: Session) -> impl IntoView {
                     <table class="probe-matrix" data-testid="probe-matrix">
                         <thead><tr>
                             <th scope="col">"Probe"</th>
-                            {m.cycles.iter().map(|c| view! { <th scope="col">{format!("Edition {c}")}</th> }).collect_view()}
+                            {m.cycles.iter().map(|c| view! { <th scope="col">"Edition "{*c}</th> }).collect_view()}
                         </tr></thead>
                         <tbody>
                             {m.rows.into_iter().map(|row| {

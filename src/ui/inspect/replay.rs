@@ -6,7 +6,10 @@
 
 use leptos::prelude::*;
 
-use crate::app::replay::{ReplayForm, ReplayKind, ReplayPolicy, Replayer, labels, replay_offline};
+use crate::app::replay::{
+    NumberField, ReplayEdit, ReplayKind, ReplayPolicy, Replayer, TurnPick, replay_offline,
+    replayed_name,
+};
 use crate::engine::library_session::Session;
 use crate::engine::policy::{Choice, FoldMode, Placement};
 use crate::engine::prompts::PresetId;
@@ -31,14 +34,12 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
     let start = ReplayPolicy::of(&recorded);
     let form = RwSignal::new(start.clone());
     let kind = Memo::new(move |_| form.with(|f| f.trigger.kind));
-    let turns = view.turns;
     // The turn whose request the stacked bar shows: the last one to start with.
-    let at = RwSignal::new(turns.max(1));
+    let at = RwSignal::new(TurnPick::last(view.turns));
     let view = StoredValue::new(view);
     let session = StoredValue::new(session);
     let recorded = StoredValue::new(recorded);
     let policy = Memo::new(move |_| form.with(|f| recorded.with_value(|r| f.policy(r))));
-    let labels = Memo::new(move |_| labels(kind.get()));
     let sessions = use_context::<Sessions>();
     // The offline replay's new session, once run, and whether it was saved.
     let replayed = RwSignal::new(None::<Result<Session, String>>);
@@ -54,17 +55,22 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
     // The live replay, once started; the form is locked while it runs.
     let live = RwSignal::new(None::<Replayer>);
     let running = move || live.with(|r| r.as_ref().is_some_and(Replayer::is_running));
-    let number = |set: fn(&mut ReplayPolicy, u32)| {
-        move |ev: leptos::ev::Event| {
-            if let Ok(n) = event_target_value(&ev).trim().parse() {
-                form.update(|f| set(f, n));
-                replayed.set(None);
-            }
+    let edit = move |edit: ReplayEdit| {
+        if form.try_update(|f| f.edit(edit)).unwrap_or(false) {
+            replayed.set(None);
         }
     };
-    let at_input = move |ev: leptos::ev::Event| {
-        if let Ok(n) = event_target_value(&ev).trim().parse() {
-            at.set(n);
+    // A number field, its text as typed and why it is wrong beside it.
+    let number = move |field: NumberField| {
+        let name = field.name;
+        let text = move || form.with(|f| f.field_text(name));
+        let error = move || form.with(|f| f.field_error(name));
+        view! {
+            <label>{field.label}" "
+                <input type="number" min=field.min data-testid=field.testid prop:value=text
+                    on:input=move |ev| edit(ReplayEdit::Number(name, event_target_value(&ev))) />
+                {move || error().map(|e| view! { <span class="param-error" role="alert" data-testid=field.error_testid.clone()>{e}</span> })}
+            </label>
         }
     };
     let run = move |_| {
@@ -72,7 +78,7 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
         let counter = sessions.tokens.counter();
         let outcome = policy.get().map_err(|e| e.to_string()).and_then(|p| {
             session.with_value(|s| {
-                let name = format!("{} (replayed)", s.name);
+                let name = replayed_name(&s.name);
                 replay_offline(s, p, &counter, name).map_err(|e| e.to_string())
             })
         });
@@ -101,8 +107,7 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
                 <label>"Trigger "
                     <select data-testid="replay-trigger" on:change=move |ev| {
                         if let Some(k) = ReplayKind::from_slug(&event_target_value(&ev)) {
-                            form.update(|f| f.trigger = ReplayForm::of(&k.with_defaults()));
-                            replayed.set(None);
+                            edit(ReplayEdit::Kind(k));
                         }
                     }>
                         {ReplayKind::ALL.into_iter().map(|k| view! {
@@ -110,32 +115,14 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
                         }).collect_view()}
                     </select>
                 </label>
-                <label>{move || labels.get().0}" "
-                    <input type="number" min="0" data-testid="replay-a" prop:value=move || form.with(|f| f.trigger.a.to_string()) on:input=number(|f, n| f.trigger.a = n) />
-                </label>
-                <label>{move || labels.get().1}" "
-                    <input type="number" min="0" data-testid="replay-b" prop:value=move || form.with(|f| f.trigger.b.to_string()) on:input=number(|f, n| f.trigger.b = n) />
-                </label>
-                {move || form.with(|f| f.extra_fields()).into_iter().map(|field| {
-                    let param = field.param;
-                    view! {
-                        <label>{field.label}" "
-                            <input type="number" min="0" data-testid=format!("replay-{param}")
-                                prop:value=move || form.with(|f| f.extra(param).to_string())
-                                on:input=move |ev| {
-                                    if let Ok(n) = event_target_value(&ev).trim().parse() {
-                                        form.update(|f| f.set_extra(param, n));
-                                        replayed.set(None);
-                                    }
-                                } />
-                        </label>
-                    }
-                }).collect_view()}
+                {move || {
+                    kind.track();
+                    form.with_untracked(ReplayPolicy::trigger_fields).into_iter().map(number).collect_view()
+                }}
                 <label>"Summary placement "
                     <select data-testid="replay-placement" on:change=move |ev| {
                         if let Some(p) = Placement::from_slug(&event_target_value(&ev)) {
-                            form.update(|f| f.placement = p);
-                            replayed.set(None);
+                            edit(ReplayEdit::Placement(p));
                         }
                     }>
                         {Placement::CHOICES.iter().map(|&(p, slug, label)| view! {
@@ -146,8 +133,7 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
                 <label>"Fold mode "
                     <select data-testid="replay-fold" on:change=move |ev| {
                         if let Some(m) = FoldMode::from_slug(&event_target_value(&ev)) {
-                            form.update(|f| f.fold = m);
-                            replayed.set(None);
+                            edit(ReplayEdit::Fold(m));
                         }
                     }>
                         {FoldMode::CHOICES.iter().map(|&(m, slug, label)| view! {
@@ -158,8 +144,7 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
                 <label>"Prompt preset "
                     <select data-testid="replay-preset" on:change=move |ev| {
                         if let Some(p) = PresetId::from_slug(&event_target_value(&ev)) {
-                            form.update(|f| f.preset = p);
-                            replayed.set(None);
+                            edit(ReplayEdit::Preset(p));
                         }
                     }>
                         {PresetId::BUILT_IN.into_iter().chain((!PresetId::BUILT_IN.contains(&recorded_preset)).then_some(recorded_preset)).map(|p| view! {
@@ -167,29 +152,11 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
                         }).collect_view()}
                     </select>
                 </label>
-                <label>"Word limit "
-                    <input type="number" min="1" data-testid="replay-word_limit" prop:value=move || form.with(|f| f.word_limit.to_string()) on:input=number(|f, n| f.word_limit = n) />
-                </label>
-                <label>"Summary budget (tokens; empty for none) "
-                    <input type="number" min="1" data-testid="replay-summary_budget"
-                        prop:value=move || form.with(|f| f.summary_budget.map(|b| b.to_string()).unwrap_or_default())
-                        on:input=move |ev| {
-                            let raw = event_target_value(&ev);
-                            let raw = raw.trim();
-                            let budget = if raw.is_empty() { Some(None) } else { raw.parse().ok().map(Some) };
-                            if let Some(budget) = budget {
-                                form.update(|f| f.summary_budget = budget);
-                                replayed.set(None);
-                            }
-                        } />
-                </label>
+                {form.with_untracked(ReplayPolicy::prompt_fields).into_iter().map(number).collect_view()}
                 <ExactPolicy
                     form=Signal::derive(move || form.with(|f| f.exact.clone()))
-                    set=Callback::new(move |(name, value): (&'static str, String)| {
-                        form.update(|f| f.exact.set(name, value));
-                        replayed.set(None);
-                    })
-                    regroup=Callback::new(move |()| form.update(|f| f.exact.regroup()))
+                    set=Callback::new(move |(name, value): (&'static str, String)| edit(ReplayEdit::Exact(name, value)))
+                    regroup=Callback::new(move |()| edit(ReplayEdit::ExactRegroup))
                     summary=Signal::derive(move || policy.with(|p| p.as_ref().ok().map(summary_line)))
                     prefix="replay"
                     error=Signal::derive(move || form.with(|f| f.exact.exact().err()))
@@ -201,8 +168,7 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
                 facts=Signal::derive(move || session.with_value(|s| s.pinned.clone()))
                 conversation=Signal::derive(move || sized.with(|v| v.sizes.clone()))
                 on_import=Callback::new(move |policy| {
-                    form.set(ReplayPolicy::of(&policy));
-                    replayed.set(None);
+                    edit(ReplayEdit::Import(policy));
                     Ok(())
                 })
             />
@@ -236,19 +202,20 @@ pub fn Replay(view: InspectView, session: Session) -> impl IntoView {
                 Err(reason) => view! { <p class="param-error" role="alert" data-testid="replay-error">{reason.to_string()}</p> }.into_any(),
                 Ok(run) => view! {
                     <p>"Summariser calls: " <strong data-testid="replay-calls">{run.schedule.calls}</strong>
-                        {format!(" · tokens sent in all: {}", run.schedule.total_tokens)}</p>
+                        " · tokens sent in all: "{run.schedule.total_tokens}</p>
                     <TokensChart
                         comparison=run.comparison.clone()
                         caption=" — tokens per request in this session, at its recorded sizes, under the trigger above."
                     />
                     <p class="hint" data-testid="replay-summary-size">{move || sized.with(|v| v.summary_caption())}</p>
                     <label class="number">"Context window at turn "
-                        <input type="number" min="1" max=turns.to_string() data-testid="replay-turn"
-                            prop:value=move || at.get().to_string() on:input=at_input />
+                        <input type="number" min="1" max=at.with_untracked(TurnPick::max) data-testid="replay-turn"
+                            prop:value=move || at.with(|a| a.text.clone()) on:input=move |ev| at.update(|a| a.edit(event_target_value(&ev))) />
+                        {move || at.with(TurnPick::error).map(|e| view! { <span class="param-error" role="alert" data-testid="replay-turn-error">{e}</span> })}
                     </label>
                     {
                         let run = run.clone();
-                        move || sized.with(|v| v.context_at(&run, at.get()))
+                        move || sized.with(|v| v.context_at(&run, at.with(|a| a.turn)))
                             .map(|w| view! { <WindowView window=w /> })
                     }
                     <div class="schedule-head" aria-hidden="true"><span>"Turn"</span><span>"The request holds"</span><span>"Tokens"</span></div>

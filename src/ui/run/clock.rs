@@ -5,3 +5,9 @@
 pub fn now_ms() -> u64 {
     js_sys::Date::now() as u64
 }
+
+/// The local time's offset, in minutes east of UTC, from `Date.getTimezoneOffset` (which counts
+/// minutes west).
+pub fn east_minutes() -> i32 {
+    -(js_sys::Date::new_0().get_timezone_offset() as i32)
+}

@@ -10,6 +10,7 @@
 //! - `offline.rs`: the service worker's registration;
 //! - `storage_status.rs`: the browser asked to keep the library, and its answer;
 //! - `clock.rs`: the shell's one clock.
+//! - `connection_test.rs`: Settings' "Test connection";
 //! - `corpus_pool.rs`: the corpus comparison's pool of Web Workers, and `CorpusRunner`, which
 //!   holds it for the tab;
 //! - `probe_runner.rs`: Inspect's probe run (on `runner.rs`) and the model's probe writing.
@@ -17,6 +18,7 @@
 //! Architecture invariant: nothing here imports a tab or a widget (`tests/purity.rs`).
 
 pub mod clock;
+pub mod connection_test;
 pub mod corpus_pool;
 pub mod library_sync;
 pub mod live_driver;

@@ -1,20 +1,21 @@
 //! The Settings tab: endpoint, key, models and generation settings, provider presets, and
-//! "Test connection".
+//! "Test connection" (performed by `ui::run::connection_test`).
 //!
 //! The form edits the one `RwSignal<Settings>` created in the App root; the root's effect saves
 //! it. Validation and presets are core logic ([`Settings`]); this file only lays them out.
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
-use crate::api::Client;
 use crate::app::settings_check::ConnectionTest;
 use crate::engine::openai::{PROVIDERS, detect_provider};
 use crate::engine::settings::{REASONING_EFFORTS, Settings};
+use crate::ui::run::connection_test::test_connection;
 use crate::ui::widgets::storage_line::StorageLine;
 use crate::ui::widgets::store_alerts::SettingsUnreadable;
 use crate::ui::widgets::summary_settings::SummarySettings;
-use crate::view::settings_form::{EXPORT_HOLDS, inline_error, key_kept};
+use crate::view::settings_form::{
+    EXPORT_HOLDS, inline_error, key_kept, models_found, models_offered, provider_note,
+};
 
 /// The Settings tab panel.
 #[component]
@@ -23,18 +24,7 @@ pub fn SettingsPanel() -> impl IntoView {
     let test = RwSignal::new(ConnectionTest::Idle);
     let on_test = move |_| test_connection(settings, test);
 
-    let provider_note = move || {
-        settings.with(|s| {
-            detect_provider(&s.base_url).map(|p| {
-                let key = if p.needs_api_key {
-                    "Needs an API key."
-                } else {
-                    "Needs no API key."
-                };
-                format!("{}: {key} {}", p.name, p.browser_note)
-            })
-        })
-    };
+    let note = move || settings.with(|s| provider_note(&s.base_url));
     let problems = move || {
         settings.with(|s| match s.validate() {
             Ok(_) => Vec::new(),
@@ -71,7 +61,7 @@ pub fn SettingsPanel() -> impl IntoView {
                         </select>
                         <p class="help">"Fills in the base URL of a known server."</p>
                     </div>
-                    {move || provider_note().map(|note| view! { <p class="field-aside note" data-testid="provider-note">{note}</p> })}
+                    {move || note().map(|line| view! { <p class="field-aside note" data-testid="provider-note">{line}</p> })}
                 </div>
                 <TextField id="base-url" label="Base URL" kind="url" placeholder="http://localhost:11434/v1"
                     help="The address that ends before /chat/completions, usually in /v1."
@@ -112,7 +102,7 @@ pub fn SettingsPanel() -> impl IntoView {
                             ConnectionTest::Testing => view! { <p role="status">"Asking the server for its models…"</p> }.into_any(),
                             ConnectionTest::Found(count) => view! {
                                 <p role="status" class="ok" data-testid="models-found">
-                                    {format!("Connected: {count} models offered. ")}
+                                    {models_found(count)}
                                     {move || settings.with(|s| s.models.join(", "))}
                                 </p>
                             }.into_any(),
@@ -138,17 +128,12 @@ pub fn SettingsPanel() -> impl IntoView {
                     placeholder="the chat model"
                     help="The model that writes the summaries. Leave it empty to use the chat model."
                     get=|s| s.summary_model.clone() set=|s, v| s.summary_model = v />
-                {move || {
-                    let models = settings.with(|s| s.models.clone());
-                    (!models.is_empty()).then(|| view! {
-                        <div class="field-row">
-                            <span class="label">"Offered"</span>
-                            <p class="field-control wide help" data-testid="models-offered">
-                                {format!("The server offers {}: {}. Both fields suggest them as you type.", models.len(), models.join(", "))}
-                            </p>
-                        </div>
-                    })
-                }}
+                {move || settings.with(|s| models_offered(&s.models)).map(|line| view! {
+                    <div class="field-row">
+                        <span class="label">"Offered"</span>
+                        <p class="field-control wide help" data-testid="models-offered">{line}</p>
+                    </div>
+                })}
             </fieldset>
 
             <fieldset class="form-group">
@@ -310,23 +295,4 @@ fn FieldError(id: &'static str) -> impl IntoView {
             </p>
         })
     }
-}
-
-/// Performs "Test connection": the app says which endpoint to ask (or why none), this asks it
-/// for its models and hands the answer back. Not a component: the button only calls it.
-fn test_connection(settings: RwSignal<Settings>, test: RwSignal<ConnectionTest>) {
-    let Some((state, request)) = settings.try_update(ConnectionTest::pressed) else {
-        return;
-    };
-    test.set(state);
-    let Some(endpoint) = request else {
-        return;
-    };
-    spawn_local(async move {
-        let (state, offered) = ConnectionTest::answered(Client::new(endpoint).list_models().await);
-        if let Some(models) = offered {
-            settings.update(|s| s.set_models(models));
-        }
-        test.set(state);
-    });
 }
