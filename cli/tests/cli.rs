@@ -14,7 +14,7 @@ use summary_memory::engine::session::{self, export_policy};
 use summary_memory::tokens::{Encoding, TokenCounter};
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
 }
 
 fn cli(args: &[&str]) -> Output {
