@@ -1,7 +1,8 @@
-//! Inspect's corpus comparison as the page draws it (its progress is every run's, `view::run`): one table line per
-//! policy (totals and cost at the prices typed), the distribution over the conversations with
-//! the worst one, and the chart's bars, all computed from the run's summaries (the shell
-//! summarises one policy per task, `engine::corpus::summarise`); the picker's import groups.
+//! Inspect's corpus comparison as the page draws it (its progress is every run's,
+//! `view::run`): one table line per policy (totals and cost at the prices typed), the
+//! distribution over the conversations with the worst one, and the chart's bars, all computed
+//! from the run's summaries (the shell summarises one policy per task,
+//! `engine::corpus::summarise`); the picker's import groups.
 
 use crate::app::corpus::pick::ImportGroup;
 use crate::engine::corpus::{Prices, Summary};
