@@ -2,8 +2,8 @@
 //! edition (each a card with its offline checks: unsourced figures, what the folded turns said
 //! that it still holds, pinned facts kept or lost), the word diff from A's summary to B's, and
 //! the fold points both sides share (the estimate and the progress are every run's,
-//! `view::run`). The same rows serve a run in progress, a
-//! finished one and a saved pair reopened from the library, since all three are two sessions.
+//! `view::run`). The same rows serve a run in progress, a finished one and a saved pair
+//! reopened from the library, since all three are two sessions.
 //!
 //! Each side's card keeps its edition's own `cycle` in its session, so a per-edition score
 //! (the probe matrix's) can be shown beside each side by looking it up in that session.

@@ -1,9 +1,10 @@
-//! Inspect's corpus comparison as the page draws it (its progress is every run's, `view::run`): one table line per
-//! policy (totals and cost at the prices typed), the distribution over the conversations with
-//! the worst one, and the chart's bars, all computed from the run's summaries (the shell
-//! summarises one policy per task, `engine::corpus::summarise`); the picker's import groups;
-//! and [`CorpusScreen`], everything the section shows but the run's progress, from the form
-//! ([`CorpusForm`]), the library and the run.
+//! Inspect's corpus comparison as the page draws it (its progress is every run's,
+//! `view::run`): one table line per policy (totals and cost at the prices typed), the
+//! distribution over the conversations with the worst one, and the chart's bars, all computed
+//! from the run's summaries (the shell summarises one policy per task,
+//! `engine::corpus::summarise`); the picker's import groups; and [`CorpusScreen`], everything
+//! the section shows but the run's progress, from the form ([`CorpusForm`]), the library and the
+//! run.
 
 use crate::app::corpus::form::CorpusForm;
 use crate::app::corpus::pick::{ImportGroup, imports};

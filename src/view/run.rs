@@ -74,8 +74,8 @@ pub struct RunView {
     /// The progress sentence, once a run has started.
     pub progress: Option<String>,
     /// Units done and in all (`data-done`, `data-total`), and the turn reached (`data-turn`).
-    pub done: u64,
-    pub total: Option<u64>,
+    pub done: u32,
+    pub total: Option<u32>,
     pub turn: Option<u32>,
     /// Whether the run counts summaries (its progress also says `data-summaries` and
     /// `data-calls`, as the live replay's and the A/B comparison's always have).
@@ -119,8 +119,8 @@ impl RunView {
         RunView {
             slug: Some(status.slug()),
             progress: Some(progress_line(&progress, status, pace)),
-            done: progress.done,
-            total: progress.total,
+            done: saturating(progress.done),
+            total: progress.total.map(saturating),
             turn: progress.turn.map(|(turn, _)| turn),
             summaries: progress.unit == Unit::Summary,
             status: match status {
@@ -221,6 +221,11 @@ pub fn progress_line(progress: &Progress, status: &RunStatus, pace: Option<Pace>
     } else {
         line
     }
+}
+
+/// A count as a page attribute holds it (no run counts four billion of anything).
+fn saturating(n: u64) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 /// A unit's name, for `n` of them.

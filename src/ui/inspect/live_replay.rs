@@ -2,8 +2,9 @@
 //! summary written by the endpoint's summariser model. Its cost in tokens is shown before
 //! anything is sent; then progress, Stop and "Go on". What to do next is decided by
 //! [`crate::app::live_replay`] over the [`Replayer`]; the one [`Runner`] performs the requests
-//! it asks for, and the texts come from [`crate::view::live_replay`] and [`crate::view::run`]. The result is a
-//! new session, offered for saving by the replay view; the original is never changed.
+//! it asks for, and the texts come from [`crate::view::live_replay`] and [`crate::view::run`].
+//! The result is a new session, offered for saving by the replay view; the original is never
+//! changed.
 
 use leptos::prelude::*;
 

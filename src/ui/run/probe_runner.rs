@@ -1,7 +1,8 @@
 //! `ProbeRunner`: performs Inspect's probe run ([`ProbeRun`]) on the one [`Runner`], one call
-//! at a time, and the model's probe writing, and feeds each reply back. A grade the run records goes into the
-//! session's probe set in the library at once ([`Library::set_probes`]), so a crash loses at
-//! most the cell being asked. It draws nothing; the probes section reads [`ProbeRunner::run`].
+//! at a time, and the model's probe writing, and feeds each reply back. A grade the run
+//! records goes into the session's probe set in the library at once
+//! ([`Library::set_probes`]), so a crash loses at most the cell being asked. It draws nothing;
+//! the probes section reads [`ProbeRunner::run`].
 //!
 //! The runner outlives the session detail's redraws (every recorded grade changes the session,
 //! which redraws the detail), so the run, its Stop and its progress stay; it is created with

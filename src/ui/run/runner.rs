@@ -110,37 +110,62 @@ impl<T: Send + Sync + 'static> Runner<T> {
     ) {
         let generation = self.generation.get_value() + 1;
         self.generation.set_value(generation);
-        spawn_local(async move {
-            let mut next = first;
-            while let Some(job) = next {
-                let SummaryCall { endpoint, request } = call(&job);
-                let handle = StopHandle::new();
-                if self.stop.try_set_value(Some(handle.clone())).is_some() {
-                    // The component that owned the runner is gone.
-                    return;
-                }
-                let reply = Client::new(endpoint).complete(&request, &handle).await;
-                if self.generation.try_get_value() != Some(generation) {
-                    return;
-                }
-                self.stop.try_set_value(None);
-                let Some(Some((then, effect))) = self
-                    .run
-                    .try_update(|r| r.as_mut().map(|r| answered(r, &job, reply)))
-                else {
-                    // The view is gone, or holds no run.
-                    return;
-                };
-                after(effect);
-                next = then;
-            }
-        });
+        let Some(first) = first else {
+            return;
+        };
+        let first_call = call(&first);
+        let run = self.run;
+        // The job whose call is out; the loop itself knows only calls and replies, so it is
+        // compiled once for every job.
+        let pending = std::cell::RefCell::new(Some(first));
+        let feed = move |reply: Reply| -> Option<SummaryCall> {
+            let job = pending.borrow_mut().take()?;
+            let (next, effect) = run
+                .try_update(|r| r.as_mut().map(|r| answered(r, &job, reply)))
+                .flatten()?;
+            after(effect);
+            let then = next.as_ref().map(&call);
+            *pending.borrow_mut() = next;
+            then
+        };
+        spawn_local(perform(
+            self.stop,
+            self.generation,
+            generation,
+            first_call,
+            Box::new(feed),
+        ));
     }
 
     /// Cancels the call in flight, if any.
     fn cancel(&self) {
         self.stop
             .try_with_value(|s| s.as_ref().map(StopHandle::stop));
+    }
+}
+
+/// Performs `first`, and each call `feed` returns for the reply to the one before, until it
+/// returns none, the drive is no longer the latest (`generation`), or the runner is gone.
+async fn perform(
+    stop: StoredValue<Option<StopHandle>, LocalStorage>,
+    generations: StoredValue<u64>,
+    generation: u64,
+    first: SummaryCall,
+    feed: Box<dyn Fn(Reply) -> Option<SummaryCall>>,
+) {
+    let mut next = Some(first);
+    while let Some(SummaryCall { endpoint, request }) = next {
+        let handle = StopHandle::new();
+        if stop.try_set_value(Some(handle.clone())).is_some() {
+            // The component that owned the runner is gone.
+            return;
+        }
+        let reply = Client::new(endpoint).complete(&request, &handle).await;
+        if generations.try_get_value() != Some(generation) {
+            return;
+        }
+        stop.try_set_value(None);
+        next = feed(reply);
     }
 }
 
