@@ -44,6 +44,8 @@ mod wrapper;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod stream_tests;
+#[cfg(test)]
 mod tests_apps;
 #[cfg(test)]
 mod wild_tests;
