@@ -42,9 +42,9 @@ pub mod stream;
 mod wrapper;
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod stream_tests;
+#[cfg(test)]
+mod tests;
 #[cfg(test)]
 mod tests_apps;
 #[cfg(test)]
