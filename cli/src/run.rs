@@ -1,21 +1,26 @@
-//! The run over every conversation: units of input read in chunks, each chunk's units read and
-//! worked on in parallel in the pool (a whole file's conversations in parallel too), then
-//! handed out in input order, each conversation with its index in its source and the name the
-//! page gives it. Memory holds one chunk of input at a time.
+//! The run over every conversation: a reader thread reads the files one conversation at a time
+//! (`transcript::stream`: an export that is an array of conversations, or JSON Lines of them,
+//! entry by entry; any other file whole) and feeds them over a bounded channel to the pool,
+//! which works on a chunk of them in parallel while the reader reads on; the results are handed
+//! out in input order, each conversation with its index in its source and the name the page
+//! gives it. Memory holds a chunk and the channel's conversations, never a whole export.
 
 use std::cell::OnceCell;
-use std::io::IsTerminal;
+use std::fs::File;
+use std::io::{BufReader, IsTerminal};
 use std::sync::Arc;
+use std::sync::mpsc::SyncSender;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use summary_memory::engine::library_session::Session;
 use summary_memory::engine::message::{CountTokens, WordCounter};
 use summary_memory::engine::session;
-use summary_memory::engine::transcript;
+use summary_memory::engine::transcript::stream::{Place, Streamed};
+use summary_memory::engine::transcript::{self, Conversation, Skipped};
 use summary_memory::tokens::{Encoding, TokenCounter};
 
-use crate::input::{Problem, Source, Unit, Units};
+use crate::input::{Problem, Source};
 
 /// How texts are counted: by a vocabulary (as the page counts once its vocabulary is loaded),
 /// or a token a word (fast, for a rough look).
@@ -80,16 +85,49 @@ pub struct Done<T> {
     pub value: T,
 }
 
-/// What the pool reads and works on at a time: this many units, or this many bytes of lines.
-const CHUNK_UNITS: usize = 512;
-const CHUNK_BYTES: usize = 32 << 20;
+/// How many conversations the pool works on at a time, and how many the reader thread may read
+/// ahead of it: memory holds these, never a whole file of conversations.
+const CHUNK: usize = 512;
+const AHEAD: usize = 256;
 
-/// The name a conversation read without a title gets when it is read alone (a line of a
-/// stream); the page, reading the file whole, numbers it.
-const UNTITLED: &str = "Imported conversation";
+/// What the reader thread hands the measuring, in input order.
+enum Fed {
+    /// A conversation of a source read entry by entry, named once the measuring knows whether
+    /// it is its source's only one.
+    Conversation {
+        source: usize,
+        conversation: Conversation,
+    },
+    /// The sessions of a source read whole, named already.
+    Sessions {
+        source: usize,
+        sessions: Vec<Session>,
+    },
+    Problem(Problem),
+    /// A source read to its end.
+    Ended {
+        source: usize,
+    },
+}
 
-/// Reads every conversation of `sources` and works on each with `work` in `pool`; `sink`
-/// receives each result in input order, and each problem as it is found. Returns how many
+/// One conversation to work on.
+enum Job {
+    Conversation {
+        source: usize,
+        conversation: Conversation,
+        /// Its number in its name when untitled, `None` when its source holds it alone.
+        number: Option<usize>,
+    },
+    Session {
+        source: usize,
+        session: Box<Session>,
+    },
+}
+
+/// Reads every conversation of `sources` on a reader thread (each file streamed entry by entry
+/// where it is an array or JSON Lines of conversations, [`transcript::stream`]) and works on
+/// each with `work` in `pool`, a chunk at a time while the reader reads on; `sink` receives
+/// each result in input order, and each problem as it is found. Returns how many
 /// conversations were read.
 pub fn run<T: Send>(
     sources: &[Source],
@@ -100,44 +138,26 @@ pub fn run<T: Send>(
     mut sink: impl FnMut(Done<T>),
     mut problem: impl FnMut(Problem),
 ) -> u64 {
-    let mut units = Units::new(sources);
-    let mut next_index = vec![0u32; sources.len()];
-    let mut read = 0u64;
-    loop {
+    let (tx, rx) = std::sync::mpsc::sync_channel(AHEAD);
+    std::thread::scope(|scope| {
+        scope.spawn(move || read_sources(sources, counting, &tx));
+        let mut next_index = vec![0u32; sources.len()];
+        let mut read = 0u64;
         let mut chunk = Vec::new();
-        let mut bytes = 0;
-        for unit in units.by_ref() {
-            bytes += match &unit {
-                Unit::Line { text, .. } => text.len(),
-                _ => 0,
-            };
-            chunk.push(unit);
-            if chunk.len() >= CHUNK_UNITS || bytes >= CHUNK_BYTES {
-                break;
-            }
-        }
-        if chunk.is_empty() {
-            return read;
-        }
-        let results: Vec<Worked<T>> = pool.install(|| {
-            chunk
-                .par_iter()
-                .map(|unit| worked(unit, sources, counting, &work))
-                .collect()
-        });
-        for (unit, result) in chunk.iter().zip(results) {
-            for p in result.problems {
-                problem(p);
-            }
-            let source = unit.source();
-            for (name, value) in result.conversations {
+        // A source's first conversation waits for a second, or for its source's end, to know
+        // whether it is numbered (the page numbers an untitled one only among others).
+        let mut held: Option<(usize, Conversation)> = None;
+        let mut seen = vec![0usize; sources.len()];
+        let mut flush = |chunk: &mut Vec<Job>| {
+            let results: Vec<(usize, String, T)> = pool.install(|| {
+                chunk
+                    .par_drain(..)
+                    .map(|job| counting.with(|counter| worked(job, counter, &work)))
+                    .collect()
+            });
+            for (source, name, value) in results {
                 let index = next_index[source];
                 next_index[source] += 1;
-                let name = if result.streamed && name == UNTITLED {
-                    format!("{UNTITLED} {}", index + 1)
-                } else {
-                    name
-                };
                 read += 1;
                 sink(Done {
                     source,
@@ -146,117 +166,154 @@ pub fn run<T: Send>(
                     value,
                 });
             }
-            progress.advance(unit, sources, read);
+            progress.conversations(read);
+        };
+        for fed in rx {
+            match fed {
+                Fed::Conversation {
+                    source,
+                    conversation,
+                } => {
+                    seen[source] += 1;
+                    match seen[source] {
+                        1 => held = Some((source, conversation)),
+                        n => {
+                            if let Some((source, conversation)) = held.take() {
+                                chunk.push(Job::Conversation {
+                                    source,
+                                    conversation,
+                                    number: Some(1),
+                                });
+                            }
+                            chunk.push(Job::Conversation {
+                                source,
+                                conversation,
+                                number: Some(n),
+                            });
+                        }
+                    }
+                }
+                Fed::Sessions { source, sessions } => {
+                    chunk.extend(sessions.into_iter().map(|session| Job::Session {
+                        source,
+                        session: Box::new(session),
+                    }))
+                }
+                Fed::Problem(p) => problem(p),
+                Fed::Ended { source } => {
+                    if let Some((source, conversation)) = held.take() {
+                        chunk.push(Job::Conversation {
+                            source,
+                            conversation,
+                            number: None,
+                        });
+                    }
+                    progress.source(&sources[source]);
+                }
+            }
+            if chunk.len() >= CHUNK {
+                flush(&mut chunk);
+            }
         }
-    }
+        flush(&mut chunk);
+        read
+    })
 }
 
-struct Worked<T> {
-    streamed: bool,
-    conversations: Vec<(String, T)>,
-    problems: Vec<Problem>,
-}
-
-fn worked<T: Send>(
-    unit: &Unit,
-    sources: &[Source],
-    counting: &Counting,
-    work: &(impl Fn(&Session, &dyn CountTokens) -> T + Sync),
-) -> Worked<T> {
-    let (streamed, sessions, problems) = counting.with(|counter| read_unit(unit, sources, counter));
-    let conversations = sessions
-        .par_iter()
-        .map(|s| (s.name.clone(), counting.with(|counter| work(s, counter))))
-        .collect();
-    Worked {
-        streamed,
-        conversations,
-        problems,
-    }
-}
-
-/// The sessions of one unit, whether it was a streamed line, and what could not be read.
-fn read_unit(
-    unit: &Unit,
-    sources: &[Source],
+/// A job worked on: its source, its name and the work's result.
+fn worked<T>(
+    job: Job,
     counter: &dyn CountTokens,
-) -> (bool, Vec<Session>, Vec<Problem>) {
-    match unit {
-        Unit::Failed { problem, .. } => (false, Vec::new(), vec![problem.clone()]),
-        Unit::Line { source, line, text } => {
-            let place = format!("{} line {line}", sources[*source].path.display());
-            let problem = |reason: String| {
-                vec![Problem {
+    work: &impl Fn(&Session, &dyn CountTokens) -> T,
+) -> (usize, String, T) {
+    let (source, session) = match job {
+        Job::Conversation {
+            source,
+            conversation,
+            number,
+        } => (
+            source,
+            session::from_conversation(conversation, number, counter),
+        ),
+        Job::Session { source, session } => (source, *session),
+    };
+    let value = work(&session, counter);
+    (source, session.name, value)
+}
+
+/// The reader thread: every source in order, each conversation handed on as it is read. It
+/// stops when the measuring has gone.
+fn read_sources(sources: &[Source], counting: &Counting, tx: &SyncSender<Fed>) {
+    for (i, source) in sources.iter().enumerate() {
+        read_source(i, source, counting, tx);
+        if tx.send(Fed::Ended { source: i }).is_err() {
+            return;
+        }
+    }
+}
+
+fn read_source(i: usize, source: &Source, counting: &Counting, tx: &SyncSender<Fed>) {
+    let place = source.path.display().to_string();
+    let problem = |reason: String| {
+        let _ = tx.send(Fed::Problem(Problem {
+            place: place.clone(),
+            reason,
+        }));
+    };
+    let file = match File::open(&source.path) {
+        Ok(f) => f,
+        Err(e) => return problem(format!("cannot be opened: {e}")),
+    };
+    let mut sink = |at: Place, read: Result<Conversation, Skipped>| {
+        let fed = match read {
+            Ok(conversation) => Fed::Conversation {
+                source: i,
+                conversation,
+            },
+            // A line is named as the place of the problem; an entry of an export, as the page
+            // names it, in the reason.
+            Err(s) => Fed::Problem(match at {
+                Place::Line(_) => Problem {
+                    place: format!("{place} {}", s.place),
+                    reason: match &s.title {
+                        Some(title) => format!("\"{title}\": {}", s.reason),
+                        None => s.reason,
+                    },
+                },
+                Place::Entry(_) => Problem {
                     place: place.clone(),
-                    reason,
-                }]
-            };
-            // Parsed once, and the reason worded as the page words a bad line.
-            let value: serde_json::Value = match serde_json::from_str(text) {
-                Ok(value) => value,
-                Err(e) => {
-                    let reason = format!("not valid JSON (column {}): {e}", e.column());
-                    return (true, Vec::new(), problem(reason));
-                }
-            };
-            // A proxy's record of a request without a body holds no conversation, and the
-            // page passes over it too.
-            if transcript::is_bodiless_line(&value) {
-                return (true, Vec::new(), Vec::new());
-            }
-            match session::read_json(value, counter) {
-                Ok(read) => {
-                    let problems = read
-                        .skipped
-                        .iter()
-                        .map(|s| Problem {
-                            place: place.clone(),
-                            reason: format!("skipped {}", s.describe()),
-                        })
-                        .collect();
-                    (true, read.sessions, problems)
-                }
-                Err(e) => (true, Vec::new(), problem(e.to_string())),
-            }
+                    reason: format!("skipped {}", s.describe()),
+                },
+            }),
+        };
+        let _ = tx.send(fed);
+    };
+    let read = match transcript::stream::stream(BufReader::new(file), &mut sink) {
+        Ok(Streamed::Read { .. }) => return,
+        Ok(Streamed::Value(value)) => counting.with(|counter| session::read_json(value, counter)),
+        Ok(Streamed::Text(bytes)) => {
+            counting.with(|counter| session::read_unbounded(&bytes, counter))
         }
-        Unit::Whole { source } => {
-            let path = &sources[*source].path;
-            let place = path.display().to_string();
-            let bytes = match std::fs::read(path) {
-                Ok(bytes) => bytes,
-                Err(e) => {
-                    return (
-                        false,
-                        Vec::new(),
-                        vec![Problem {
-                            place,
-                            reason: format!("cannot be read: {e}"),
-                        }],
-                    );
-                }
-            };
-            match session::read_unbounded(&bytes, counter) {
-                Ok(read) => {
-                    let problems = read
-                        .skipped
-                        .iter()
-                        .map(|s| Problem {
-                            place: place.clone(),
-                            reason: format!("skipped {}", s.describe()),
-                        })
-                        .collect();
-                    (false, read.sessions, problems)
-                }
-                Err(e) => (
-                    false,
-                    Vec::new(),
-                    vec![Problem {
-                        place,
-                        reason: e.to_string(),
-                    }],
-                ),
-            }
+        Err(e) if e.place.is_empty() => return problem(e.reason),
+        Err(e) => {
+            let _ = tx.send(Fed::Problem(Problem {
+                place: format!("{place} {}", e.place),
+                reason: e.reason,
+            }));
+            return;
         }
+    };
+    match read {
+        Ok(read) => {
+            for s in &read.skipped {
+                problem(format!("skipped {}", s.describe()));
+            }
+            let _ = tx.send(Fed::Sessions {
+                source: i,
+                sessions: read.sessions,
+            });
+        }
+        Err(e) => problem(e.to_string()),
     }
 }
 
@@ -291,12 +348,11 @@ impl Progress {
         self.bar.suspend(|| eprintln!("{}", line.as_ref()));
     }
 
-    fn advance(&self, unit: &Unit, sources: &[Source], read: u64) {
-        match unit {
-            Unit::Line { text, .. } => self.bar.inc(text.len() as u64 + 1),
-            Unit::Whole { source } => self.bar.inc(sources[*source].bytes),
-            Unit::Failed { .. } => {}
-        }
+    fn source(&self, source: &Source) {
+        self.bar.inc(source.bytes);
+    }
+
+    fn conversations(&self, read: u64) {
         self.bar.set_message(format!("{read} conversations"));
     }
 

@@ -55,8 +55,8 @@ use crate::engine::library_session::Session;
 pub use export::{export, export_all, export_compact, export_policy};
 pub use fixture::synthetic;
 pub use import::{
-    ImportError, MAX_IMPORT_BYTES, Read, Source, import, import_all, import_policy, import_stored,
-    read, read_json, read_unbounded,
+    ImportError, MAX_IMPORT_BYTES, Read, Source, from_conversation, import, import_all,
+    import_policy, import_stored, read, read_json, read_unbounded,
 };
 pub use wire::{ENVELOPE_FORMAT, FORMAT, FileV2 as WireFile, POLICY_FORMAT, VERSION};
 

@@ -30,16 +30,16 @@ pub(super) fn is_export(value: &Value) -> bool {
                     && map.get("prompts").is_some_and(Value::is_array)
                     && map.contains_key("folders"))
         }
-        Value::Array(items) => {
-            !items.is_empty()
-                && items.iter().all(|c| {
-                    c.get("id").is_some()
-                        && c.get("name").is_some_and(Value::is_string)
-                        && c.get("messages").is_some_and(Value::is_array)
-                })
-        }
+        Value::Array(items) => !items.is_empty() && items.iter().all(is_conversation),
         _ => false,
     }
+}
+
+/// A version 1 export's conversation: `{id, name, messages}`.
+pub(super) fn is_conversation(c: &Value) -> bool {
+    c.get("id").is_some()
+        && c.get("name").is_some_and(Value::is_string)
+        && c.get("messages").is_some_and(Value::is_array)
 }
 
 /// Reads every conversation of the export; one that cannot be read is skipped and named.
@@ -69,7 +69,7 @@ pub(super) fn read(value: &Value, prefix: &str) -> Result<Batch, TranscriptError
     )
 }
 
-fn conversation(item: &Value, place: &str) -> Result<Conversation, TranscriptError> {
+pub(super) fn conversation(item: &Value, place: &str) -> Result<Conversation, TranscriptError> {
     if !item.is_object() {
         return Err(TranscriptError::new(
             place,

@@ -37,7 +37,7 @@ pub(super) fn is_export(value: &Value) -> bool {
     }
 }
 
-fn is_conversation(value: &Value) -> bool {
+pub(super) fn is_conversation(value: &Value) -> bool {
     value.get("conversationId").is_some()
         && (value.get("messagesTree").is_some()
             || value
@@ -59,7 +59,7 @@ struct Node<'a> {
     value: &'a Value,
 }
 
-fn conversation(value: &Value, place: &str) -> Result<Conversation, TranscriptError> {
+pub(super) fn conversation(value: &Value, place: &str) -> Result<Conversation, TranscriptError> {
     if !value.is_object() {
         return Err(TranscriptError::new(
             place,

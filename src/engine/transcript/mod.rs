@@ -38,8 +38,11 @@ mod parts;
 mod responses;
 mod sharegpt;
 mod sillytavern;
+pub mod stream;
 mod wrapper;
 
+#[cfg(test)]
+mod stream_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
@@ -533,6 +536,50 @@ pub(crate) fn read_body(
     }
 }
 
+/// Reads one entry of an export or dataset that is an array of conversations (ChatGPT,
+/// Claude.ai, ShareGPT, Open WebUI, LibreChat, Chatbot UI version 1) at `place`, or `None` for
+/// a format whose array is not one of conversations. The one conversion of an entry: the
+/// whole-file readers ([`Batch::of_each`] over the array) and the streaming reader
+/// ([`stream`], entry by entry) both go through each format's function named here.
+pub(crate) fn read_entry(
+    format: Format,
+    item: &Value,
+    place: &str,
+) -> Option<Result<Conversation, TranscriptError>> {
+    Some(match format {
+        Format::ChatGptExport => chatgpt::conversation(item, place),
+        Format::ClaudeExport => claude_ai::conversation(item, place),
+        Format::ShareGpt => sharegpt::record(item, place),
+        Format::OpenWebUi => openwebui::conversation(item, place),
+        Format::LibreChat => librechat::conversation(item, place),
+        Format::ChatbotUi => chatbot_ui::conversation(item, place),
+        _ => return None,
+    })
+}
+
+/// Which format an entry of a top-level array is, when it is a conversation of an export or
+/// dataset read entry by entry (see [`read_entry`]), checked in [`detect`]'s order: the chat
+/// apps' own keys first.
+pub(crate) fn detect_entry(item: &Value) -> Option<Format> {
+    if !item.is_object() {
+        None
+    } else if openwebui::is_entry(item) {
+        Some(Format::OpenWebUi)
+    } else if librechat::is_conversation(item) {
+        Some(Format::LibreChat)
+    } else if chatbot_ui::is_conversation(item) {
+        Some(Format::ChatbotUi)
+    } else if item.get("mapping").is_some() {
+        Some(Format::ChatGptExport)
+    } else if claude_ai::is_conversation(item) {
+        Some(Format::ClaudeExport)
+    } else if sharegpt::is_record(item) {
+        Some(Format::ShareGpt)
+    } else {
+        None
+    }
+}
+
 /// Reads a bare array of items of `format`, each item named by `place`: one conversation of
 /// messages, or, for an export or a dataset (ChatGPT, Claude.ai, ShareGPT), one conversation per
 /// item, each read on its own.
@@ -543,7 +590,10 @@ pub(crate) fn read_items(
 ) -> Result<Batch, TranscriptError> {
     match format {
         Format::ChatGptExport | Format::ClaudeExport | Format::ShareGpt => {
-            Batch::of_each(items, place, |item, at| read_body(format, item, at))
+            Batch::of_each(items, place, |item, at| {
+                let entry = read_entry(format, item, at).expect("an export's entry");
+                Ok(vec![entry?])
+            })
         }
         f if f.is_chat_app() => Batch::of_each(items, place, |item, at| {
             Ok(read_chat_app(f, item, at)?.conversations)

@@ -48,7 +48,7 @@ pub(super) fn read(value: &Value, prefix: &str) -> Result<Batch, TranscriptError
 }
 
 /// A chat entry of the export: a `chat` object holding the chat.
-fn is_entry(value: &Value) -> bool {
+pub(super) fn is_entry(value: &Value) -> bool {
     value.get("chat").is_some_and(is_chat)
 }
 
@@ -61,7 +61,7 @@ fn is_chat(value: &Value) -> bool {
 }
 
 /// Reads one chat entry (or a bare chat) at `place`.
-fn conversation(entry: &Value, place: &str) -> Result<Conversation, TranscriptError> {
+pub(super) fn conversation(entry: &Value, place: &str) -> Result<Conversation, TranscriptError> {
     if !entry.is_object() {
         return Err(TranscriptError::new(place, "expected a chat object"));
     }

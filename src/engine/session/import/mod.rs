@@ -283,8 +283,13 @@ pub fn imported_policy() -> Policy {
 }
 
 /// One conversation as a new session under [`imported_policy`]: every message verbatim, but
-/// for the turns the tool that wrote it folded into its own compactions.
-fn from_conversation(c: Conversation, number: Option<usize>, counter: &dyn CountTokens) -> Session {
+/// for the turns the tool that wrote it folded into its own compactions. Named by its title, or
+/// `Imported conversation {number}` (`number` from 1, `None` when the file holds it alone).
+pub fn from_conversation(
+    c: Conversation,
+    number: Option<usize>,
+    counter: &dyn CountTokens,
+) -> Session {
     let name = match (c.title.filter(|t| !t.trim().is_empty()), number) {
         (Some(title), _) => title,
         (None, Some(n)) => format!("Imported conversation {n}"),
