@@ -60,12 +60,6 @@ impl CorpusRunner {
         }
     }
 
-    /// Whether a run is going (read tracked).
-    pub fn running(&self) -> bool {
-        self.status
-            .with(|s| s.as_ref().is_some_and(|s| s.status.is_running()))
-    }
-
     /// Starts a run on a new pool (see [`CorpusPool::start`], with [`pool_size`] workers).
     pub fn start(
         self,
