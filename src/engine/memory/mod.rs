@@ -44,7 +44,7 @@ use super::edition::{Edition, EditionDraft, MAX_LEVEL, Provenance, TurnRange};
 use super::message::{ChatMessage, CountTokens, Message, Role};
 use super::policy::{
     Check, FoldMode, FoldView, Measured, Moment, Policy, PolicyError, SummaryFormat, SummarySize,
-    head_measured, request_head, summary_size,
+    head_measured, summary_size,
 };
 use super::prompts::{compressed_word_limit, render_compress_request, render_fold_request};
 use super::structured::{STRUCTURED_MEMORY_PROMPT, parse_structured, structured_user_content};
@@ -131,14 +131,7 @@ impl MemoryState {
         let prefix = self.request_prefix(counter);
         self.fixed_tokens = prefix.iter().map(|m| u64::from(m.tokens)).sum();
         self.system_tokens = u64::from(counter.count(&self.system_prompt));
-        let head = request_head(
-            &self.policy.exact,
-            self.policy.placement,
-            &self.system_prompt,
-            self.summary.as_deref(),
-            SUMMARY_HEADER,
-            SUMMARY_ACK,
-        );
+        let head = self.head_parts();
         self.head = head_measured(&head, |t| counter.count(t), |_, t| t.chars().count() as u32);
         self.summary_size = summary_size(
             &head,

@@ -53,18 +53,24 @@ impl MemoryState {
             .map_or(0, |i| i + 1)
     }
 
-    /// The request's messages before the verbatim part, as the policy places the summary
+    /// The parts of the request before the verbatim part, as the policy places the summary
     /// ([`crate::engine::policy::request_head`], which the dry run reads too).
-    pub(super) fn request_prefix(&self, counter: &dyn CountTokens) -> Vec<Message> {
-        let at_ms = self.editions.last().map_or(0, |e| e.at_ms);
-        let head = request_head(
+    pub(super) fn head_parts(&self) -> Vec<HeadPart> {
+        request_head(
             &self.policy.exact,
             self.policy.placement,
             &self.system_prompt,
             self.summary.as_deref(),
             SUMMARY_HEADER,
             SUMMARY_ACK,
-        );
+        )
+    }
+
+    /// The request's messages before the verbatim part ([`MemoryState::head_parts`] as
+    /// messages).
+    pub(super) fn request_prefix(&self, counter: &dyn CountTokens) -> Vec<Message> {
+        let at_ms = self.editions.last().map_or(0, |e| e.at_ms);
+        let head = self.head_parts();
         let mut kept = Some(self.kept_users());
         let mut out = Vec::new();
         for part in head {
