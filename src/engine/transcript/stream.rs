@@ -142,7 +142,19 @@ struct Entries<'s, S> {
     skipped: usize,
 }
 
-impl<S: Sink> Entries<'_, S> {
+impl<'s, S: Sink> Entries<'s, S> {
+    /// Nothing read yet, into `sink`.
+    fn new(sink: &'s mut S) -> Self {
+        Entries {
+            sink,
+            format: None,
+            pending: Vec::new(),
+            seen: 0,
+            read: 0,
+            skipped: 0,
+        }
+    }
+
     fn entry(&mut self, item: Value) {
         let index = self.seen;
         self.seen += 1;
@@ -199,14 +211,7 @@ impl<'de, S: Sink> Visitor<'de> for &mut Entries<'_, S> {
 }
 
 fn array(reader: impl BufRead, sink: &mut impl Sink) -> Result<Streamed, TranscriptError> {
-    let mut entries = Entries {
-        sink,
-        format: None,
-        pending: Vec::new(),
-        seen: 0,
-        read: 0,
-        skipped: 0,
-    };
+    let mut entries = Entries::new(sink);
     let mut de = serde_json::Deserializer::from_reader(reader);
     let walked = (&mut de)
         .deserialize_seq(&mut entries)
@@ -270,14 +275,7 @@ fn lines(mut reader: impl BufRead, sink: &mut impl Sink) -> Result<Streamed, Tra
         reader.read_to_end(&mut text).map_err(unreadable)?;
         return Ok(Streamed::Text(text));
     };
-    let mut lines = Entries {
-        sink,
-        format: None,
-        pending: Vec::new(),
-        seen: 0,
-        read: 0,
-        skipped: 0,
-    };
+    let mut lines = Entries::new(sink);
     let mut format = None;
     read_line(&mut lines, &mut format, first_no, &first);
     read_line(&mut lines, &mut format, no, &second);
