@@ -47,12 +47,12 @@ pub struct Compared {
 /// Every conversation of the inputs under every column, sorted as the page sorts them.
 /// Problems are printed on stderr as they are found (`report`), and returned.
 pub fn compare(inputs: &Inputs, settings: &CorpusSettings) -> Result<Compared, String> {
-    let (sources, mut problems) = sources(&inputs.paths);
-    let progress = Progress::new(&sources);
-    for p in &problems {
-        progress.println(report(p));
-    }
-    let pool = pool(inputs.jobs)?;
+    let Started {
+        sources,
+        mut problems,
+        progress,
+        pool,
+    } = start(inputs)?;
     let mut rows = Vec::new();
     let (mut unmeasured, mut unread) = (Vec::new(), Vec::new());
     let conversations = run(
@@ -108,12 +108,12 @@ pub fn compare(inputs: &Inputs, settings: &CorpusSettings) -> Result<Compared, S
 pub fn replay(inputs: &Inputs, out: &Path) -> Result<(Vec<PathBuf>, Outcome), String> {
     std::fs::create_dir_all(out)
         .map_err(|e| format!("{}: cannot be created: {e}", out.display()))?;
-    let (sources, mut problems) = sources(&inputs.paths);
-    let progress = Progress::new(&sources);
-    for p in &problems {
-        progress.println(report(p));
-    }
-    let pool = pool(inputs.jobs)?;
+    let Started {
+        sources,
+        mut problems,
+        progress,
+        pool,
+    } = start(inputs)?;
     let mut written = Vec::new();
     let (mut unreplayed, mut unread) = (Vec::new(), Vec::new());
     let mut fatal = None;
@@ -265,6 +265,30 @@ pub fn write_csvs(
         write(path, rows_csv(&compared.rows))?;
     }
     Ok(())
+}
+
+/// What `compare` and `replay` start from: the inputs' files, the problems found listing them
+/// (already printed), the progress bar over the files and the pool of `--jobs` threads.
+struct Started {
+    sources: Vec<input::Source>,
+    problems: Vec<Problem>,
+    progress: Progress,
+    pool: rayon::ThreadPool,
+}
+
+fn start(inputs: &Inputs) -> Result<Started, String> {
+    let (sources, problems) = sources(&inputs.paths);
+    let progress = Progress::new(&sources);
+    for p in &problems {
+        progress.println(report(p));
+    }
+    let pool = pool(inputs.jobs)?;
+    Ok(Started {
+        sources,
+        problems,
+        progress,
+        pool,
+    })
 }
 
 fn pool(jobs: usize) -> Result<rayon::ThreadPool, String> {
