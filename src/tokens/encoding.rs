@@ -25,6 +25,11 @@ impl Encoding {
         }
     }
 
+    /// The encoding tiktoken calls `name`, or `None` for a name it does not have.
+    pub fn from_name(name: &str) -> Option<Encoding> {
+        Encoding::ALL.into_iter().find(|e| e.name() == name)
+    }
+
     /// The pre-tokenising regex of this encoding.
     pub(super) fn pattern(self) -> sm_bpe::Pattern {
         match self {
@@ -51,10 +56,7 @@ impl FromStr for Encoding {
     type Err = TokensError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Encoding::ALL
-            .into_iter()
-            .find(|e| e.name() == s)
-            .ok_or_else(|| TokensError::UnknownEncoding(s.to_owned()))
+        Encoding::from_name(s).ok_or_else(|| TokensError::UnknownEncoding(s.to_owned()))
     }
 }
 

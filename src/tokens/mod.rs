@@ -20,7 +20,8 @@
 //! One concept per file: [`compact`] names the vocabulary file of each encoding and, natively,
 //! writes it from tiktoken-rs's data; `vocab.rs` wraps `sm_bpe::Vocabulary` in this module's
 //! [`Count`] (`count.rs`, with the [`Limits`]); `encoding.rs` holds [`Encoding`] and
-//! [`TokensError`]; `counter.rs` holds [`TokenCounter`], which loads at once
+//! [`TokensError`]; `load_state.rs` holds [`LoadState`], where a vocabulary's loading stands;
+//! `counter.rs` holds [`TokenCounter`], which loads at once
 //! ([`TokenCounter::load_from`]) or in slices (`start_loading`, `Loading::step`,
 //! `finish_loading`), counts a growing text from its settled boundary
 //! ([`TokenCounter::count_growing_with`], the state kept in the engine's `GrowingCount`), and
@@ -33,6 +34,7 @@ pub mod compact;
 mod count;
 mod counter;
 mod encoding;
+mod load_state;
 mod vocab;
 
 pub use cache::CacheStats;
@@ -42,6 +44,7 @@ pub use chat::{
 pub use count::{Count, Limits};
 pub use counter::{Loading, TokenCounter, rough_estimate};
 pub use encoding::{Encoding, TokensError};
+pub use load_state::LoadState;
 /// One token of a text, for a view that colours tokens (see [`sm_bpe::TokenSpan`]).
 pub use sm_bpe::TokenSpan;
 

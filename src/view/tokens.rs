@@ -1,6 +1,10 @@
 //! The Tokens tab: a text's count, its tokens as coloured pieces, and a sample conversation
 //! counted per message with the chat format's overhead, one [`ConversationTableRow`] each.
 //!
+//! The words around them are here too: the vocabulary's loading ([`VocabStatus::of`]), the
+//! pieces as drawn ([`PiecesScreen::of`]), the table's total ([`ConversationTable::total_heading`])
+//! and the models of each encoding ([`encoding_models`]).
+//!
 //! Architecture invariant: everything here is computed from a [`TokenCounter`] and plain values;
 //! the component only renders it. The work is bounded on any input: tokens are listed for texts
 //! up to [`MAX_SPAN_TEXT_BYTES`] and at most [`MAX_COLOURED_TOKENS`] of them are shown.
@@ -8,7 +12,8 @@
 use crate::engine::Role;
 use crate::engine::demo::FINCOACH_USER_MESSAGES;
 use crate::tokens::{
-    ChatTurn, Count, Encoding, REPLY_PRIMING, TOKENS_PER_MESSAGE, TOKENS_PER_NAME, TokenCounter,
+    ChatTurn, Count, Encoding, LoadState, REPLY_PRIMING, TOKENS_PER_MESSAGE, TOKENS_PER_NAME,
+    TokenCounter,
 };
 
 /// At most this many tokens are coloured; thousands of spans are already more than a reader
@@ -149,6 +154,119 @@ impl ConversationTable {
     }
 }
 
+impl ConversationTable {
+    /// The heading of the request's total row.
+    pub fn total_heading(&self) -> String {
+        format!(
+            "Request total (with {} tokens of reply priming)",
+            self.reply_priming
+        )
+    }
+}
+
+/// The models that count with `encoding`, after its name in the picker.
+pub fn encoding_models(encoding: Encoding) -> &'static str {
+    match encoding {
+        Encoding::O200kBase => " (GPT-4o, GPT-4.1, GPT-5, o-series)",
+        Encoding::Cl100kBase => " (GPT-4, GPT-3.5-turbo)",
+    }
+}
+
+/// The vocabulary status line: loading, how long it took, or why it failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VocabStatus {
+    /// `status`, or `error` when it failed.
+    pub class: &'static str,
+    pub text: String,
+    /// Whether it failed: the line is an alert, with "Try again".
+    pub failed: bool,
+}
+
+impl VocabStatus {
+    /// The line for `encoding`'s vocabulary in `state`.
+    pub fn of(encoding: Encoding, state: &LoadState) -> VocabStatus {
+        let status = |text| VocabStatus {
+            class: "status",
+            text,
+            failed: false,
+        };
+        match state {
+            LoadState::Idle | LoadState::Scheduled => {
+                status(format!("Loading the {encoding} vocabulary…"))
+            }
+            LoadState::Loaded {
+                bytes,
+                fetch_ms,
+                parse_ms,
+                ready_ms,
+            } => status(format!(
+                "{encoding} vocabulary ({:.1} MB) fetched in {fetch_ms:.0} ms, ready in \
+                 {ready_ms:.0} ms ({parse_ms:.0} ms of work, in slices that leave the page \
+                 responsive).",
+                *bytes as f64 / 1e6
+            )),
+            LoadState::Failed(error) => VocabStatus {
+                class: "error",
+                text: error.clone(),
+                failed: true,
+            },
+        }
+    }
+}
+
+/// The coloured tokens as drawn, or what stands in their place.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PiecesScreen {
+    /// The vocabulary is still loading.
+    Pending,
+    /// The text is too long to colour: the sentence that says so.
+    TooLong(String),
+    /// The spans, and a note when only the first tokens are coloured.
+    Shown {
+        spans: Vec<SpanLine>,
+        note: Option<String>,
+    },
+}
+
+/// One coloured token.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpanLine {
+    pub text: String,
+    /// `tok tok2`: the shade.
+    pub class: String,
+    /// `token 1234`, or "estimated stretch".
+    pub title: String,
+}
+
+impl PiecesScreen {
+    /// How `pieces` are drawn.
+    pub fn of(pieces: &Pieces) -> PiecesScreen {
+        match pieces {
+            Pieces::Pending => PiecesScreen::Pending,
+            Pieces::TooLong => PiecesScreen::TooLong(format!(
+                "The text is longer than {} KB, so its tokens are counted but not coloured.",
+                MAX_SPAN_TEXT_BYTES / 1024
+            )),
+            Pieces::Shown { pieces, total } => PiecesScreen::Shown {
+                spans: pieces
+                    .iter()
+                    .map(|p| SpanLine {
+                        text: p.text.clone(),
+                        class: format!("tok tok{}", p.shade),
+                        title: p.token.map_or_else(
+                            || "estimated stretch".to_owned(),
+                            |id| format!("token {id}"),
+                        ),
+                    })
+                    .collect(),
+                note: (*total > pieces.len()).then(|| {
+                    format!("Colouring the first {MAX_COLOURED_TOKENS} of {total} tokens.")
+                }),
+            },
+        }
+    }
+}
+
 /// The overhead rule in words, for the tab's explanation.
 pub fn overhead_rule() -> String {
     format!(
@@ -251,6 +369,112 @@ mod tests {
         assert_eq!(count_state(view.count), "estimate");
         assert_eq!(view.pieces, Pieces::TooLong);
         assert_eq!(view.chars, 1 << 20);
+    }
+
+    #[test]
+    fn the_vocabulary_line_says_loading_then_how_long_it_took() {
+        for state in [LoadState::Idle, LoadState::Scheduled] {
+            let line = VocabStatus::of(Encoding::O200kBase, &state);
+            assert_eq!(line.text, "Loading the o200k_base vocabulary…");
+            assert_eq!((line.class, line.failed), ("status", false));
+        }
+        let line = VocabStatus::of(
+            Encoding::Cl100kBase,
+            &LoadState::Loaded {
+                bytes: 1_680_000,
+                fetch_ms: 41.6,
+                parse_ms: 120.2,
+                ready_ms: 180.0,
+            },
+        );
+        assert_eq!(
+            line.text,
+            "cl100k_base vocabulary (1.7 MB) fetched in 42 ms, ready in 180 ms (120 ms of work, \
+             in slices that leave the page responsive)."
+        );
+        assert!(!line.failed);
+    }
+
+    #[test]
+    fn a_failed_vocabulary_is_an_alert_with_its_reason() {
+        let line = VocabStatus::of(
+            Encoding::O200kBase,
+            &LoadState::Failed("The vocabulary could not be fetched.".to_owned()),
+        );
+        assert_eq!(line.class, "error");
+        assert!(line.failed);
+        assert_eq!(line.text, "The vocabulary could not be fetched.");
+    }
+
+    #[test]
+    fn pieces_are_drawn_shaded_with_their_ids_and_a_note_past_the_bound() {
+        let counter = loaded();
+        let shown = PiecesScreen::of(
+            &Tokenized::new(&counter, Encoding::O200kBase, "Hello, world!").pieces,
+        );
+        let PiecesScreen::Shown { spans, note } = shown else {
+            panic!("no spans: {shown:?}");
+        };
+        assert_eq!(note, None);
+        assert_eq!(spans[1].text, ",");
+        assert_eq!(spans[1].class, "tok tok1");
+        assert!(spans[0].title.starts_with("token "));
+        let long = "word ".repeat(3 * MAX_COLOURED_TOKENS);
+        let tokenized = Tokenized::new(&counter, Encoding::O200kBase, &long);
+        let Pieces::Shown { total, .. } = tokenized.pieces else {
+            panic!("no pieces");
+        };
+        let PiecesScreen::Shown { spans, note } = PiecesScreen::of(&tokenized.pieces) else {
+            panic!("no spans");
+        };
+        assert_eq!(spans.len(), MAX_COLOURED_TOKENS);
+        assert!(total > MAX_COLOURED_TOKENS);
+        assert_eq!(
+            note,
+            Some(format!(
+                "Colouring the first {MAX_COLOURED_TOKENS} of {total} tokens."
+            ))
+        );
+    }
+
+    #[test]
+    fn an_estimated_stretch_is_titled_so_and_pending_or_long_texts_say_why() {
+        let estimated = Pieces::Shown {
+            pieces: vec![Piece {
+                text: "aaaa".to_owned(),
+                token: None,
+                shade: 0,
+            }],
+            total: 1,
+        };
+        let PiecesScreen::Shown { spans, .. } = PiecesScreen::of(&estimated) else {
+            panic!("no spans");
+        };
+        assert_eq!(spans[0].title, "estimated stretch");
+        assert_eq!(PiecesScreen::of(&Pieces::Pending), PiecesScreen::Pending);
+        assert_eq!(
+            PiecesScreen::of(&Pieces::TooLong),
+            PiecesScreen::TooLong(
+                "The text is longer than 256 KB, so its tokens are counted but not coloured."
+                    .to_owned()
+            )
+        );
+    }
+
+    #[test]
+    fn the_total_row_names_the_reply_priming_and_each_encoding_its_models() {
+        let table = ConversationTable::sample(&TokenCounter::default(), Encoding::O200kBase);
+        assert_eq!(
+            table.total_heading(),
+            format!("Request total (with {REPLY_PRIMING} tokens of reply priming)")
+        );
+        assert!(encoding_models(Encoding::O200kBase).contains("GPT-4o"));
+        assert!(encoding_models(Encoding::Cl100kBase).contains("GPT-3.5-turbo"));
+        assert_eq!(
+            Encoding::from_name("cl100k_base"),
+            Some(Encoding::Cl100kBase)
+        );
+        assert_eq!(Encoding::from_name("p50k_base"), None);
     }
 
     #[test]

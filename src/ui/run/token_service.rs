@@ -26,6 +26,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::engine::{CountTokens, GrowingCount};
+pub use crate::tokens::LoadState;
 use crate::tokens::{Encoding, TokenCounter, TokensError, rough_estimate};
 
 /// The shared counter, the encoding in use, and a generation number that changes whenever a
@@ -37,25 +38,6 @@ pub struct TokenService {
     pub encoding: RwSignal<Encoding>,
     generation: RwSignal<u32>,
     states: RwSignal<[LoadState; 2]>,
-}
-
-/// Where one vocabulary is in its loading.
-#[derive(Clone, Debug, PartialEq)]
-pub enum LoadState {
-    /// Nobody asked for it yet.
-    Idle,
-    /// Scheduled to be fetched once the page has painted, or being fetched.
-    Scheduled,
-    /// Fetched and parsed: the file's size, the milliseconds of fetching, of parsing
-    /// (main-thread time, in slices) and from the fetch's end until counts were exact.
-    Loaded {
-        bytes: usize,
-        fetch_ms: f64,
-        parse_ms: f64,
-        ready_ms: f64,
-    },
-    /// Fetching or parsing failed; the text says what to do. Counts are estimates meanwhile.
-    Failed(String),
 }
 
 impl TokenService {

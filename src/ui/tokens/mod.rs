@@ -5,9 +5,9 @@
 use leptos::prelude::*;
 
 use crate::tokens::Encoding;
-use crate::ui::run::token_service::{LoadState, TokenService};
+use crate::ui::run::token_service::TokenService;
 use crate::view::tokens::{
-    ConversationTable, MAX_COLOURED_TOKENS, MAX_SPAN_TEXT_BYTES, Pieces, Tokenized, count_state,
+    ConversationTable, PiecesScreen, Tokenized, VocabStatus, count_state, encoding_models,
     overhead_rule,
 };
 
@@ -45,7 +45,7 @@ pub fn TokensTab() -> impl IntoView {
                     <select
                         data-testid="tokenizer-encoding"
                         on:change=move |ev| {
-                            if let Ok(encoding) = event_target_value(&ev).parse::<Encoding>() {
+                            if let Some(encoding) = Encoding::from_name(&event_target_value(&ev)) {
                                 service.set_encoding(encoding);
                             }
                         }
@@ -105,40 +105,17 @@ pub fn TokensTab() -> impl IntoView {
     }
 }
 
-fn encoding_models(encoding: Encoding) -> &'static str {
-    match encoding {
-        Encoding::O200kBase => " (GPT-4o, GPT-4.1, GPT-5, o-series)",
-        Encoding::Cl100kBase => " (GPT-4, GPT-3.5-turbo)",
-    }
-}
-
 /// Says whether the vocabulary in use is loading, how long it took, or why it failed.
 #[component]
 fn LoadStatus() -> impl IntoView {
     let service = expect_context::<TokenService>();
     move || {
         let encoding = service.encoding.get();
-        let (class, text) = match service.state(encoding) {
-            LoadState::Idle | LoadState::Scheduled => {
-                ("status", format!("Loading the {encoding} vocabulary…"))
-            }
-            LoadState::Loaded {
-                bytes,
-                fetch_ms,
-                parse_ms,
-                ready_ms,
-            } => (
-                "status",
-                format!(
-                    "{encoding} vocabulary ({:.1} MB) fetched in {fetch_ms:.0} ms, ready in \
-                     {ready_ms:.0} ms ({parse_ms:.0} ms of work, in slices that leave the page \
-                     responsive).",
-                    bytes as f64 / 1e6
-                ),
-            ),
-            LoadState::Failed(error) => ("error", error),
-        };
-        let failed = class == "error";
+        let VocabStatus {
+            class,
+            text,
+            failed,
+        } = VocabStatus::of(encoding, &service.state(encoding));
         view! {
             <p class=class data-testid="vocab-status" role=failed.then_some("alert")>
                 {text}
@@ -156,39 +133,26 @@ fn LoadStatus() -> impl IntoView {
 /// The text's tokens on alternating backgrounds, as text spans.
 #[component]
 fn TokenPieces(tokenized: Memo<Tokenized>) -> impl IntoView {
-    let pieces = Memo::new(move |_| tokenized.with(|t| t.pieces.clone()));
-    move || match pieces.get() {
-        Pieces::Pending => {
+    let pieces = Memo::new(move |_| tokenized.with(|t| PiecesScreen::of(&t.pieces)));
+    move || {
+        match pieces.get() {
+        PiecesScreen::Pending => {
             view! { <p class="hint">"Tokens appear once the vocabulary has loaded."</p> }.into_any()
         }
-        Pieces::TooLong => view! {
-            <p class="hint">
-                {format!(
-                    "The text is longer than {} KB, so its tokens are counted but not coloured.",
-                    MAX_SPAN_TEXT_BYTES / 1024
-                )}
-            </p>
-        }
-        .into_any(),
-        Pieces::Shown { pieces, total } => {
-            let note = (total > pieces.len())
-                .then(|| format!("Colouring the first {MAX_COLOURED_TOKENS} of {total} tokens."));
+        PiecesScreen::TooLong(why) => view! { <p class="hint">{why}</p> }.into_any(),
+        PiecesScreen::Shown { spans, note } => {
             view! {
                 <div class="token-pieces" data-testid="token-pieces" aria-label="The text split into tokens">
-                    {pieces
+                    {spans
                         .into_iter()
-                        .map(|p| {
-                            let title = p
-                                .token
-                                .map_or_else(|| "estimated stretch".to_owned(), |id| format!("token {id}"));
-                            view! { <span class=format!("tok tok{}", p.shade) title=title>{p.text}</span> }
-                        })
+                        .map(|p| view! { <span class=p.class title=p.title>{p.text}</span> })
                         .collect_view()}
                 </div>
                 {note.map(|n| view! { <p class="hint">{n}</p> })}
             }
             .into_any()
         }
+    }
     }
 }
 
@@ -238,7 +202,7 @@ fn ConversationTableView(table: Memo<ConversationTable>) -> impl IntoView {
                 <tfoot>
                     <tr>
                         <th scope="row" colspan="3">
-                            {move || format!("Request total (with {} tokens of reply priming)", table.with(|t| t.reply_priming))}
+                            {move || table.with(ConversationTable::total_heading)}
                         </th>
                         <td>{move || table.with(|t| t.content.to_string())}</td>
                         <td>{move || table.with(|t| t.overhead.to_string())}</td>
