@@ -4,6 +4,7 @@ use leptos::prelude::*;
 
 use crate::app::workbench::Workbench;
 use crate::engine::settings::Settings;
+use crate::ui::run::draft::Draft;
 use crate::ui::run::live_driver::LiveDriver;
 
 /// The message box with Send, Stop and Retry. It is enabled when no demo is loaded and the
@@ -13,13 +14,11 @@ pub(super) fn Composer() -> impl IntoView {
     let workbench = expect_context::<RwSignal<Workbench>>();
     let settings = expect_context::<RwSignal<Settings>>();
     let driver = LiveDriver::from_context();
-    // The draft is kept in storage as it is typed, so it survives a tab switch (which rebuilds
-    // this component), a reload and a closed tab; a message taken by Send clears it.
-    let draft = RwSignal::new(crate::store::load_draft());
-    let set_draft = move |text: String| {
-        crate::store::save_draft(&text);
-        draft.set(text);
-    };
+    // The draft is kept in storage as it is typed (`ui::run::draft`), so it survives a tab
+    // switch (which rebuilds this component), a reload and a closed tab; a message taken by
+    // Send clears it.
+    let draft = Draft::load();
+    let set_draft = move |text: String| draft.set(text);
     let live = Memo::new(move |_| workbench.with(Workbench::is_live));
     let valid = Memo::new(move |_| settings.with(|s| s.validate().is_ok()));
     let streaming = Memo::new(move |_| workbench.with(|w| w.live.is_streaming()));

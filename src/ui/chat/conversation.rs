@@ -9,6 +9,7 @@ use crate::ui::widgets::edition_card::EditionCardView;
 use crate::ui::widgets::markdown::MessageContent;
 use crate::ui::widgets::virtual_list::VirtualList;
 use crate::view::chat::Conversation;
+use crate::view::chat::message::{MessageLine, announcement, archive_heading, streamed_tokens};
 use crate::view::editions::{EditionCard, EditionLayout};
 
 /// The folded archive, the front page, then the verbatim turns: the same layout for a demo and
@@ -37,7 +38,7 @@ pub(super) fn ConversationView() -> impl IntoView {
             c.verbatim
                 .last()
                 .filter(|r| r.state != RowState::Streaming)
-                .map(|r| format!("{}, turn {}: {}", r.role_label(), r.turn, r.content))
+                .map(announcement)
         })
     });
     // Each streamed piece, and each change of the rows (a reply archived in place of the one
@@ -55,7 +56,7 @@ pub(super) fn ConversationView() -> impl IntoView {
                         // on a phone the reader can collapse them to reach the front page.
                         <details class="archive" open=true>
                             <summary class="section-label">
-                                {move || format!("Archive · {} messages folded into the summary", folded.get())}
+                                {move || archive_heading(folded.get())}
                             </summary>
                             <VirtualList
                                 count=folded
@@ -125,6 +126,7 @@ fn RowView(row: MessageRow, live: bool) -> impl IntoView {
     let workbench = expect_context::<RwSignal<Workbench>>();
     let role = row.role.as_str();
     let state = row.state.slug();
+    let line = MessageLine::of(&row);
     let (index, excluded) = (row.index, row.excluded);
     let toggle = (live && !row.is_folded() && row.tokens.is_some()).then(|| {
         view! {
@@ -158,7 +160,7 @@ fn RowView(row: MessageRow, live: bool) -> impl IntoView {
             let tokens = move || {
                 streamed.track();
                 workbench.with_untracked(|w| w.live.streamed_tokens()).map(|t| {
-                    view! { <span class="tokens" data-testid="streamed-tokens">{format!("{t} tokens so far")}</span> }
+                    view! { <span class="tokens" data-testid="streamed-tokens">{streamed_tokens(t)}</span> }
                 })
             };
             (text.into_any(), Some(tokens))
@@ -171,7 +173,7 @@ fn RowView(row: MessageRow, live: bool) -> impl IntoView {
     view! {
         <div
             role="listitem"
-            class=format!("message {role} {state}{}", if excluded { " excluded" } else { "" })
+            class=line.class
             data-testid="message"
             data-role=role
             data-state=state
@@ -180,10 +182,10 @@ fn RowView(row: MessageRow, live: bool) -> impl IntoView {
         >
             <div class="message-meta">
                 <span class="role">{row.role_label()}</span>
-                <span class="turn">{format!("turn {}", row.turn)}</span>
-                {row.tokens.map(|t| view! { <span class="tokens">{format!("{t} tokens")}</span> })}
+                <span class="turn">{line.turn}</span>
+                {line.tokens.map(|t| view! { <span class="tokens">{t}</span> })}
                 {streamed_tokens}
-                <span class=format!("marker {state}")>{row.marker()}</span>
+                <span class=line.marker_class>{row.marker()}</span>
                 {excluded.then(|| view! {
                     <span class="marker excluded">"left out of the requests (kept in the archive)"</span>
                 })}

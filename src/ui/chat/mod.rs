@@ -21,7 +21,9 @@ use crate::engine::demo::DemoSummariser;
 use crate::engine::settings::Settings;
 use crate::route::{DemoKind, Route};
 use crate::view::chat::bar::{self, ChatBar, ChatState, progress_text};
-use crate::view::chat::{WELCOME, WELCOME_DEMOS, policy_panel, progress, shows_welcome};
+use crate::view::chat::{
+    WELCOME, WELCOME_DEMOS, policy_panel, progress, shows_welcome, welcome_hook,
+};
 use crate::view::context_window::context_window;
 
 use crate::ui::run::live_driver::LiveDriver;
@@ -138,7 +140,7 @@ pub fn ChatTab() -> impl IntoView {
                                 <button
                                     type="button"
                                     class="primary"
-                                    data-testid=format!("welcome-{}", kind.slug())
+                                    data-testid=welcome_hook(kind)
                                     on:click=move |_| begin_demo(kind)
                                 >
                                     {label}

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::app::policy_form::{PolicyEdit, fact_source};
+use crate::app::policy_form::PolicyEdit;
 use crate::app::workbench::Workbench;
 use crate::engine::policy::{Choice, FoldMode, Placement, SummaryFormat, TriggerKind};
 use crate::engine::prompts::PresetId;
@@ -12,15 +12,16 @@ use crate::ui::widgets::exact_policy::ExactPolicy;
 use crate::ui::widgets::export_policy::ExportPolicy;
 use crate::ui::widgets::summary_settings::SummarySettings;
 use crate::view::chat::PolicyPanel;
+use crate::view::chat::policy_editor::{PinnedFactLine, error_hook, field_hook};
 use crate::view::policy_summary::summary_line;
 use crate::view::tuner::on_screen_input;
 
 /// A field's own error, shown beside it, as `policy-{field}-error`.
 fn field_error(workbench: RwSignal<Workbench>, field: &'static str) -> impl IntoView {
     move || {
-        workbench
-            .with(|w| w.policy.field_error(field))
-            .map(|e| view! { <p class="field-error" data-testid=format!("policy-{field}-error") role="alert">{e}</p> })
+        workbench.with(|w| w.policy.field_error(field)).map(
+            |e| view! { <p class="field-error" data-testid=error_hook(field) role="alert">{e}</p> },
+        )
     }
 }
 
@@ -35,7 +36,7 @@ pub(super) fn PolicyEditor() -> impl IntoView {
     let kind = Memo::new(move |_| workbench.with(|w| w.policy.kind));
     let error = Memo::new(move |_| workbench.with(|w| w.policy.error()));
     let fact_error = Memo::new(move |_| workbench.with(|w| w.policy.fact_error.clone()));
-    let facts = Memo::new(move |_| workbench.with(|w| w.policy.facts.clone()));
+    let facts = Memo::new(move |_| workbench.with(|w| PinnedFactLine::all(&w.policy.facts)));
     let preset = Memo::new(move |_| workbench.with(|w| w.policy.preset));
     let presets = Memo::new(move |_| workbench.with(|w| w.policy.presets()));
     let placement = Memo::new(move |_| workbench.with(|w| w.policy.placement));
@@ -76,7 +77,7 @@ pub(super) fn PolicyEditor() -> impl IntoView {
                                     <input
                                         type="number"
                                         min="0"
-                                        data-testid=format!("policy-{param}")
+                                        data-testid=field_hook(param)
                                         prop:value=move || workbench.with(|w| w.policy.number(param))
                                         on:input=move |ev| edit(PolicyEdit::Number(param, event_target_value(&ev)))
                                     />
@@ -233,22 +234,20 @@ pub(super) fn PolicyEditor() -> impl IntoView {
                         .into_iter()
                         .enumerate()
                         .map(|(i, fact)| {
-                            let source = fact_source(&fact).to_owned();
                             // Shown by its label; the pattern it is checked by is in the title.
-                            let label = fact.label.clone();
                             view! {
                                 <li
                                     data-testid="pinned-fact"
-                                    data-fact=source.clone()
-                                    title=format!("Checked for \"{source}\" in every edition")
+                                    data-fact=fact.source
+                                    title=fact.title
                                 >
-                                    {label}
+                                    {fact.label}
                                     " "
                                     <button
                                         type="button"
                                         class="link"
                                         data-testid="unpin-fact"
-                                        aria-label=format!("Unpin {}", fact.label)
+                                        aria-label=fact.unpin
                                         on:click=move |_| edit(PolicyEdit::RemoveFact(i))
                                     >
                                         "Unpin"

@@ -13,13 +13,15 @@
 //! - `connection_test.rs`: Settings' "Test connection";
 //! - `corpus_pool.rs`: the corpus comparison's pool of Web Workers, and `CorpusRunner`, which
 //!   holds it for the tab;
-//! - `probe_runner.rs`: Inspect's probe run (on `runner.rs`) and the model's probe writing.
+//! - `probe_runner.rs`: Inspect's probe run (on `runner.rs`) and the model's probe writing;
+//! - `draft.rs`: the chat box's draft, kept in storage as it is typed.
 //!
 //! Architecture invariant: nothing here imports a tab or a widget (`tests/purity.rs`).
 
 pub mod clock;
 pub mod connection_test;
 pub mod corpus_pool;
+pub mod draft;
 pub mod library_sync;
 pub mod live_driver;
 pub mod offline;

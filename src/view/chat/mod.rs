@@ -1,7 +1,8 @@
 //! What the Chat tab shows: the conversation on screen laid out as its folded archive, the
 //! summary pinned as the front page and the verbatim turns; the policy in use; and where a demo
-//! stands; and the first visit's welcome ([`shows_welcome`], [`WELCOME_DEMOS`]). The demo bar
-//! and the hints around it are `bar.rs`'s. The context window of the last request is
+//! stands; and the first visit's welcome ([`shows_welcome`], [`WELCOME_DEMOS`],
+//! [`welcome_hook`]). A message's labels are `message.rs`'s, the policy editor's hooks and
+//! pinned facts `policy_editor.rs`'s. The demo bar and the hints around it are `bar.rs`'s. The context window of the last request is
 //! [`crate::view::context_window`]'s; the state behind all of it is
 //! [`crate::app::workbench::Workbench`].
 
@@ -18,6 +19,8 @@ use crate::view::labels::{
 };
 
 pub mod bar;
+pub mod message;
+pub mod policy_editor;
 
 /// A conversation as the Chat tab lays it out: the folded archive, the front page, then the
 /// verbatim turns (and the reply arriving now).
@@ -149,6 +152,11 @@ pub const WELCOME_DEMOS: [(DemoKind, &str); 2] = [
     (DemoKind::FinCoach, "Watch the salary survive six turns"),
     (DemoKind::Drift, "Watch a hard rule drift"),
 ];
+
+/// The hook of the welcome's button for demo `kind`: `welcome-fincoach`.
+pub fn welcome_hook(kind: DemoKind) -> String {
+    format!("welcome-{}", kind.slug())
+}
 
 /// Whether the Chat tab shows the welcome: nothing has started yet, no demo is loaded and the
 /// live chat holds no message (a resumed chat, or one in flight, is where the user was).

@@ -222,6 +222,8 @@ fn the_welcome_shows_until_something_starts_and_offers_each_demo() {
     // Every bundled demo has its button, each naming what it shows.
     let kinds: Vec<DemoKind> = WELCOME_DEMOS.iter().map(|(k, _)| *k).collect();
     assert_eq!(kinds, [DemoKind::FinCoach, DemoKind::Drift]);
+    let hooks: Vec<String> = kinds.into_iter().map(welcome_hook).collect();
+    assert_eq!(hooks, ["welcome-fincoach", "welcome-drift"]);
     workbench.load(DemoKind::FinCoach);
     assert!(!shows_welcome(&workbench));
     workbench.unload();
