@@ -8,6 +8,7 @@ pub mod chat;
 pub mod context_window;
 pub mod corpus;
 pub mod editions;
+pub mod editions_tab;
 pub mod export;
 pub mod inspect;
 pub mod labels;

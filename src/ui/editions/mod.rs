@@ -8,11 +8,11 @@ use leptos::prelude::*;
 use crate::ui::widgets::prefers_reduced_motion;
 
 use crate::app::workbench::Workbench;
+use crate::ui::run::ticker;
 use crate::ui::run::token_service::TokenService;
 use crate::ui::widgets::edition_card::EditionCardView;
-use crate::view::editions::{
-    EditionCard, EditionLayout, SnowballBar, cards_on_screen, fact_table, snowball_bars,
-};
+use crate::view::editions::{EditionCard, EditionLayout, cards_on_screen};
+use crate::view::editions_tab::{BarLine, EditionsScreen, position};
 use crate::view::timeline::{Mark, Rewrite, Timeline};
 
 /// Milliseconds between two steps of the rewrite animation.
@@ -29,6 +29,10 @@ pub fn EditionsTab() -> impl IntoView {
     let title = Memo::new(move |_| workbench.with(|w| w.demo().map(|p| p.script().title)));
     let unfinished = Memo::new(move |_| workbench.with(|w| w.demo().is_some_and(|p| !p.is_done())));
     let budget = Memo::new(move |_| workbench.with(|w| w.current_policy().summary_budget));
+    let screen = Memo::new(move |_| {
+        let (title, budget) = (title.get(), budget.get());
+        cards.with(|cards| EditionsScreen::of(title, cards, budget))
+    });
 
     view! {
         <section class="panel editions" data-testid="panel-editions">
@@ -38,17 +42,9 @@ pub fn EditionsTab() -> impl IntoView {
                 "Read the diff to see what each edition added and dropped."
             </p>
             {move || {
-                let empty = cards.with(Vec::is_empty);
-                match (title.get(), empty) {
-                    (None, true) => Some(view! {
-                        <p class="empty">"No editions yet. Chat live until a summary cycle runs, or pick a demo in the Chat tab and play it."</p>
-                    }.into_any()),
-                    (None, false) => None,
-                    (Some(title), true) => Some(view! {
-                        <p class="empty">{format!("{title}: no edition printed yet. Step or play the demo.")}</p>
-                    }.into_any()),
-                    (Some(_), false) => None,
-                }
+                screen
+                    .with(|s| s.empty.clone())
+                    .map(|line| view! { <p class="empty">{line}</p> })
             }}
             {move || {
                 unfinished
@@ -67,8 +63,8 @@ pub fn EditionsTab() -> impl IntoView {
             }}
             {move || {
                 let cards = cards.get();
-                let bars = snowball_bars(&cards, budget.get());
-                (!cards.is_empty()).then(|| view! { <Timeline cards bars /> })
+                let screen = screen.get();
+                (!cards.is_empty()).then(|| view! { <Timeline cards screen /> })
             }}
         </section>
     }
@@ -76,19 +72,26 @@ pub fn EditionsTab() -> impl IntoView {
 
 /// The stepper, the fact table and the editions themselves.
 #[component]
-fn Timeline(cards: Vec<EditionCard>, bars: Vec<SnowballBar>) -> impl IntoView {
-    let facts = fact_table(&cards);
+fn Timeline(cards: Vec<EditionCard>, screen: EditionsScreen) -> impl IntoView {
+    let EditionsScreen {
+        links,
+        columns,
+        facts,
+        bars,
+        warnings,
+        ..
+    } = screen;
     view! {
         <Rewriter cards=cards.clone() />
         <nav class="timeline" aria-label="Jump to an edition">
             <ol>
-                {cards
-                    .iter()
-                    .map(|c| {
+                {links
+                    .into_iter()
+                    .map(|link| {
                         view! {
-                            <li class:overrun=c.overrun data-overrun=c.overrun.to_string()>
-                                <a href=format!("#edition-{}", c.cycle)>{c.headline.clone()}</a>
-                                {c.overrun.then(|| view! { <span class="overrun-mark">" · over the word limit"</span> })}
+                            <li class:overrun=link.overrun data-overrun=link.overrun_attr>
+                                <a href=link.href>{link.headline}</a>
+                                {link.overrun.then(|| view! { <span class="overrun-mark">" · over the word limit"</span> })}
                             </li>
                         }
                     })
@@ -102,15 +105,15 @@ fn Timeline(cards: Vec<EditionCard>, bars: Vec<SnowballBar>) -> impl IntoView {
                     <thead>
                         <tr>
                             <th scope="col">"Fact"</th>
-                            {cards.iter().map(|c| view! { <th scope="col">{format!("Ed. {}", c.cycle)}</th> }).collect_view()}
+                            {columns.into_iter().map(|column| view! { <th scope="col">{column}</th> }).collect_view()}
                         </tr>
                     </thead>
                     <tbody>
                         {facts.into_iter().map(|row| view! {
                             <tr>
                                 <th scope="row">{row.label}</th>
-                                {row.cells.into_iter().map(|(verdict, status)| view! {
-                                    <td class=format!("fact-cell {}", verdict.slug()) data-verdict=verdict.slug()>{status}</td>
+                                {row.cells.into_iter().map(|cell| view! {
+                                    <td class=cell.class data-verdict=cell.verdict>{cell.status}</td>
                                 }).collect_view()}
                             </tr>
                         }).collect_view()}
@@ -118,36 +121,28 @@ fn Timeline(cards: Vec<EditionCard>, bars: Vec<SnowballBar>) -> impl IntoView {
                 </table>
             </div>
         })}
-        <SnowballChart bars />
+        <SnowballChart bars warnings />
         {cards.into_iter().map(|card| view! { <EditionCardView card layout=EditionLayout::Newspaper /> }).collect_view()}
     }
 }
 
 /// The snowball guard: the summary's tokens per cycle as a row of bars, with its warnings.
 #[component]
-fn SnowballChart(bars: Vec<SnowballBar>) -> impl IntoView {
-    let warnings: Vec<String> = bars
-        .iter()
-        .flat_map(|b| {
-            b.warnings
-                .iter()
-                .map(move |w| format!("Edition {}: {w}", b.cycle))
-        })
-        .collect();
+fn SnowballChart(bars: Vec<BarLine>, warnings: Vec<String>) -> impl IntoView {
     view! {
         <section class="snowball card" data-testid="snowball" aria-label="Summary tokens per cycle">
             <h3>"Summary tokens per cycle"</h3>
             <ol class="snowball-bars">
                 {bars.into_iter().map(|b| view! {
-                    <li data-testid="snowball-bar" data-cycle=b.cycle data-tokens=b.tokens class:warn=!b.warnings.is_empty()>
-                        <span class="label">{format!("Ed. {}", b.cycle)}</span>
-                        <span class="bar" style=format!("width: {}%", b.percent.max(2))></span>
-                        <span class="value">{format!("{} tokens", b.tokens)}</span>
+                    <li data-testid="snowball-bar" data-cycle=b.cycle data-tokens=b.tokens class:warn=b.warn>
+                        <span class="label">{b.label}</span>
+                        <span class="bar" style=b.style></span>
+                        <span class="value">{b.value}</span>
                     </li>
                 }).collect_view()}
             </ol>
             {warnings.into_iter().map(|w| view! {
-                <p class="warning" data-testid="snowball-warning">{format!("Snowball: {w}.")}</p>
+                <p class="warning" data-testid="snowball-warning">{w}</p>
             }).collect_view()}
         </section>
     }
@@ -195,17 +190,10 @@ fn Rewriter(cards: Vec<EditionCard>) -> impl IntoView {
         let index = timeline.get_untracked().index;
         let last = rewrites.with_value(|r| r.get(index).map_or(1, Rewrite::steps));
         timeline.update(|t| t.play(last, prefers_reduced_motion()));
-        leptos::task::spawn_local(async move {
-            loop {
-                gloo_timers::future::TimeoutFuture::new(STEP_MS).await;
-                if generation.try_get_value() != Some(run) {
-                    break;
-                }
-                match timeline.try_update(|t| t.tick(last)) {
-                    Some(true) => {}
-                    _ => break,
-                }
-            }
+        // Each tick advances the step until the rewrite ends or the reader moves on.
+        ticker::every(STEP_MS, move || {
+            generation.try_get_value() == Some(run)
+                && timeline.try_update(|t| t.tick(last)) == Some(true)
         });
     };
     let keydown = move |ev: leptos::ev::KeyboardEvent| match ev.key().as_str() {
@@ -223,7 +211,7 @@ fn Rewriter(cards: Vec<EditionCard>) -> impl IntoView {
         let t = timeline.get();
         heads.with_value(|h| {
             h.get(t.index)
-                .map(|(_, headline)| format!("{} of {count}: {headline}", t.index + 1))
+                .map(|(_, headline)| position(t.index, count, headline))
                 .unwrap_or_default()
         })
     };

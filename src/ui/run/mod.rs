@@ -14,7 +14,8 @@
 //! - `corpus_pool.rs`: the corpus comparison's pool of Web Workers, and `CorpusRunner`, which
 //!   holds it for the tab;
 //! - `probe_runner.rs`: Inspect's probe run (on `runner.rs`) and the model's probe writing;
-//! - `draft.rs`: the chat box's draft, kept in storage as it is typed.
+//! - `draft.rs`: the chat box's draft, kept in storage as it is typed;
+//! - `ticker.rs`: the timer of the tabs' animations.
 //!
 //! Architecture invariant: nothing here imports a tab or a widget (`tests/purity.rs`).
 
@@ -29,4 +30,5 @@ pub mod probe_runner;
 pub mod runner;
 pub mod storage_status;
 pub mod streamed;
+pub mod ticker;
 pub mod token_service;
