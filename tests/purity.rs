@@ -1331,7 +1331,6 @@ const DRAWING_ALLOWANCES: &[(&str, &str, usize)] = &[
     ("src/ui/inspect/mod.rs", "format!", 1),
     ("src/ui/inspect/mod.rs", "spawn_local", 3),
     ("src/ui/inspect/probes.rs", "format!", 3),
-    ("src/ui/settings/mod.rs", "format!", 5),
     ("src/ui/tuner/mod.rs", ".parse", 1),
     ("src/ui/tuner/mod.rs", "format!", 6),
     ("src/ui/widgets/edition_card.rs", "format!", 23),

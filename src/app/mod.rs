@@ -26,6 +26,7 @@ pub mod replay;
 pub mod resume;
 pub mod rows;
 pub mod settings_check;
+pub mod settings_form;
 pub mod storage;
 pub mod theme;
 pub mod workbench;

@@ -1,21 +1,22 @@
 //! The Settings tab: endpoint, key, models and generation settings, provider presets, and
 //! "Test connection" (performed by `ui::run::connection_test`).
 //!
-//! The form edits the one `RwSignal<Settings>` created in the App root; the root's effect saves
-//! it. Validation and presets are core logic ([`Settings`]); this file only lays them out.
+//! The form edits the one `RwSignal<Settings>` created in the App root, one
+//! [`SettingsEdit`] at a time ([`SettingsForm`]); the root's effect saves it. Validation and
+//! presets are core logic ([`Settings`]), every sentence the tab shows is
+//! [`SettingsScreen`]'s; this file only lays them out.
 
 use leptos::prelude::*;
 
 use crate::app::settings_check::ConnectionTest;
-use crate::engine::openai::{PROVIDERS, detect_provider};
+use crate::app::settings_form::{SettingsEdit, SettingsField, SettingsForm};
+use crate::engine::openai::PROVIDERS;
 use crate::engine::settings::{REASONING_EFFORTS, Settings};
 use crate::ui::run::connection_test::test_connection;
 use crate::ui::widgets::storage_line::StorageLine;
 use crate::ui::widgets::store_alerts::SettingsUnreadable;
 use crate::ui::widgets::summary_settings::SummarySettings;
-use crate::view::settings_form::{
-    EXPORT_HOLDS, inline_error, key_kept, models_found, models_offered, provider_note,
-};
+use crate::view::settings_form::{EXPORT_HOLDS, SettingsScreen, TestLine};
 
 /// The Settings tab panel.
 #[component]
@@ -23,14 +24,12 @@ pub fn SettingsPanel() -> impl IntoView {
     let settings = expect_context::<RwSignal<Settings>>();
     let test = RwSignal::new(ConnectionTest::Idle);
     let on_test = move |_| test_connection(settings, test);
+    let edit = move |e: SettingsEdit| settings.update(|s| s.edit(e));
+    let screen = Memo::new(move |_| settings.with(|s| test.with(|t| SettingsScreen::of(s, t))));
+    let test_line = Memo::new(move |_| screen.with(|s| s.test.clone()));
 
-    let note = move || settings.with(|s| provider_note(&s.base_url));
-    let problems = move || {
-        settings.with(|s| match s.validate() {
-            Ok(_) => Vec::new(),
-            Err(errors) => errors.iter().map(ToString::to_string).collect(),
-        })
-    };
+    let note = move || screen.with(|s| s.note.clone());
+    let problems = move || screen.with(|s| s.problems.clone());
 
     view! {
         <section class="panel settings" data-testid="panel-settings">
@@ -45,13 +44,8 @@ pub fn SettingsPanel() -> impl IntoView {
                         <select
                             id="provider"
                             data-testid="provider"
-                            prop:value=move || settings.with(|s| detect_provider(&s.base_url).map_or("", |p| p.id))
-                            on:change=move |ev| {
-                                let id = event_target_value(&ev);
-                                if let Some(provider) = PROVIDERS.iter().find(|p| p.id == id) {
-                                    settings.update(|s| s.apply_provider(provider));
-                                }
-                            }
+                            prop:value=move || screen.with(|s| s.provider)
+                            on:change=move |ev| edit(SettingsEdit::Provider(event_target_value(&ev)))
                         >
                             <option value="">"Custom"</option>
                             {PROVIDERS
@@ -63,31 +57,28 @@ pub fn SettingsPanel() -> impl IntoView {
                     </div>
                     {move || note().map(|line| view! { <p class="field-aside note" data-testid="provider-note">{line}</p> })}
                 </div>
-                <TextField id="base-url" label="Base URL" kind="url" placeholder="http://localhost:11434/v1"
-                    help="The address that ends before /chat/completions, usually in /v1."
-                    get=|s| s.base_url.clone() set=Settings::set_base_url />
-                <TextField id="api-key" label="API key" kind="password" placeholder="empty if the server needs none"
-                    help="Sent only to the server above, as a Bearer token."
-                    get=|s| s.api_key.clone() set=Settings::set_api_key />
-                {move || settings.with(|s| s.key_withdrawn.as_ref().map(ToString::to_string)).map(|notice| view! {
+                <TextField field=SettingsField::BaseUrl screen label="Base URL" kind="url" placeholder="http://localhost:11434/v1"
+                    help="The address that ends before /chat/completions, usually in /v1." />
+                <TextField field=SettingsField::ApiKey screen label="API key" kind="password" placeholder="empty if the server needs none"
+                    help="Sent only to the server above, as a Bearer token." />
+                {move || screen.with(|s| s.key_withdrawn.clone()).map(|notice| view! {
                     <div class="field-row">
                         <span></span>
                         <p class="warning field-control" data-testid="key-withdrawn" role="status">{notice}</p>
                     </div>
                 })}
                 <CheckField id="remember-key" label="Remember the key on this device"
-                    get=|s| s.remember_key set=|s, v| s.remember_key = v>
+                    get=|s| s.remember_key edit=SettingsEdit::RememberKey>
                     {move || {
-                        settings.with(|s| s.remember_key).then(|| view! {
+                        screen.with(|s| s.remember_warning).then(|| view! {
                             <p class="warning" data-testid="remember-warning">
                                 "The key will be kept in this browser's localStorage until you untick this. Anyone who uses this browser profile can read it. Leave it unticked on a shared computer: the key is then forgotten when the tab closes."
                             </p>
                         })
                     }}
                 </CheckField>
-                <TextField id="timeout" label="Request timeout" inputmode="numeric"
-                    help="Seconds to wait for a reply before giving up, 1 to 600."
-                    get=|s| s.timeout_secs.clone() set=|s, v| s.timeout_secs = v />
+                <TextField field=SettingsField::Timeout screen label="Request timeout" inputmode="numeric"
+                    help="Seconds to wait for a reply before giving up, 1 to 600." />
                 <div class="field-row">
                     <span></span>
                     <div class="field-control">
@@ -95,18 +86,18 @@ pub fn SettingsPanel() -> impl IntoView {
                             disabled=move || test.with(ConnectionTest::is_testing)>
                             "Test connection"
                         </button>
-                        {move || match test.get() {
-                            ConnectionTest::Idle => view! {
+                        {move || match test_line.get() {
+                            TestLine::Idle => view! {
                                 <p class="help">"Asks the server for its models, so you can pick them below."</p>
                             }.into_any(),
-                            ConnectionTest::Testing => view! { <p role="status">"Asking the server for its models…"</p> }.into_any(),
-                            ConnectionTest::Found(count) => view! {
+                            TestLine::Testing => view! { <p role="status">"Asking the server for its models…"</p> }.into_any(),
+                            TestLine::Found { line, models } => view! {
                                 <p role="status" class="ok" data-testid="models-found">
-                                    {models_found(count)}
-                                    {move || settings.with(|s| s.models.join(", "))}
+                                    {line}
+                                    {models}
                                 </p>
                             }.into_any(),
-                            ConnectionTest::Failed(message) => view! {
+                            TestLine::Failed(message) => view! {
                                 <p class="error" data-testid="error" role="alert">{message}</p>
                             }.into_any(),
                         }}
@@ -121,14 +112,12 @@ pub fn SettingsPanel() -> impl IntoView {
                         .map(|m| view! { <option value=m></option> })
                         .collect_view()}
                 </datalist>
-                <TextField id="chat-model" label="Chat model" list="model-options"
-                    help="The model that answers in the chat."
-                    get=|s| s.chat_model.clone() set=|s, v| s.chat_model = v />
-                <TextField id="summary-model" label="Summariser model" list="model-options"
+                <TextField field=SettingsField::ChatModel screen label="Chat model" list="model-options"
+                    help="The model that answers in the chat." />
+                <TextField field=SettingsField::SummaryModel screen label="Summariser model" list="model-options"
                     placeholder="the chat model"
-                    help="The model that writes the summaries. Leave it empty to use the chat model."
-                    get=|s| s.summary_model.clone() set=|s, v| s.summary_model = v />
-                {move || settings.with(|s| models_offered(&s.models)).map(|line| view! {
+                    help="The model that writes the summaries. Leave it empty to use the chat model." />
+                {move || screen.with(|s| s.models_offered.clone()).map(|line| view! {
                     <div class="field-row">
                         <span class="label">"Offered"</span>
                         <p class="field-control wide help" data-testid="models-offered">{line}</p>
@@ -141,30 +130,28 @@ pub fn SettingsPanel() -> impl IntoView {
                 <div class="generation-columns">
                     <fieldset class="gen-column" data-testid="chat-generation">
                         <legend>"Chat replies"</legend>
-                        <TextField id="temperature" label="Temperature" inputmode="decimal"
-                            help="0 to 2; empty for the server's default."
-                            get=|s| s.temperature.clone() set=|s, v| s.temperature = v />
-                        <TextField id="max-tokens" label="max_tokens" inputmode="numeric"
-                            help="The longest reply, in tokens; empty for the server's default."
-                            get=|s| s.max_tokens.clone() set=|s, v| s.max_tokens = v />
+                        <TextField field=SettingsField::Temperature screen label="Temperature" inputmode="decimal"
+                            help="0 to 2; empty for the server's default." />
+                        <TextField field=SettingsField::MaxTokens screen label="max_tokens" inputmode="numeric"
+                            help="The longest reply, in tokens; empty for the server's default." />
                         <div class="field-row">
                             <label for="reasoning-effort">"reasoning_effort"</label>
                             <div class="field-control">
                                 <select
                                     id="reasoning-effort"
                                     data-testid="reasoning-effort"
-                                    prop:value=move || settings.with(|s| s.reasoning_effort.clone())
-                                    on:change=move |ev| settings.update(|s| s.reasoning_effort = event_target_value(&ev))
+                                    prop:value=move || settings.with(|s| SettingsField::ReasoningEffort.text(s))
+                                    on:change=move |ev| edit(SettingsEdit::Text(SettingsField::ReasoningEffort, event_target_value(&ev)))
                                 >
                                     <option value="">"Not sent"</option>
                                     {REASONING_EFFORTS.iter().map(|level| view! { <option value=*level>{*level}</option> }).collect_view()}
                                 </select>
                                 <p class="help">"Only for reasoning models."</p>
                             </div>
-                            <FieldError id="reasoning-effort" />
+                            <FieldError field=SettingsField::ReasoningEffort screen />
                         </div>
                         <CheckField id="stream" label="Stream replies as they are written"
-                            get=|s| s.stream set=|s, v| s.stream = v />
+                            get=|s| s.stream edit=SettingsEdit::Stream />
                     </fieldset>
                     // The summariser's own settings, the same fields as the Chat policy panel's.
                     <div class="gen-column">
@@ -177,7 +164,7 @@ pub fn SettingsPanel() -> impl IntoView {
                 <legend>"Privacy"</legend>
                 <div class="field-row">
                     <span class="label">"Your key"</span>
-                    <p class="field-control wide" data-testid="key-kept">{move || settings.with(key_kept)}</p>
+                    <p class="field-control wide" data-testid="key-kept">{move || screen.with(|s| s.key_kept.clone())}</p>
                 </div>
                 <div class="field-row">
                     <span class="label">"An export"</span>
@@ -211,7 +198,7 @@ fn CheckField(
     id: &'static str,
     label: &'static str,
     get: fn(&Settings) -> bool,
-    set: fn(&mut Settings, bool),
+    edit: fn(bool) -> SettingsEdit,
     #[prop(optional)] children: Option<Children>,
 ) -> impl IntoView {
     let settings = expect_context::<RwSignal<Settings>>();
@@ -225,7 +212,7 @@ fn CheckField(
                         data-testid=id
                         type="checkbox"
                         prop:checked=move || settings.with(get)
-                        on:change=move |ev| settings.update(|s| set(s, event_target_checked(&ev)))
+                        on:change=move |ev| settings.update(|s| s.edit(edit(event_target_checked(&ev))))
                     />
                     {label}
                 </label>
@@ -239,10 +226,9 @@ fn CheckField(
 /// what is wrong with its value beside it.
 #[component]
 fn TextField(
-    id: &'static str,
+    field: SettingsField,
+    screen: Memo<SettingsScreen>,
     label: &'static str,
-    get: fn(&Settings) -> String,
-    set: fn(&mut Settings, String),
     #[prop(default = "text")] kind: &'static str,
     #[prop(optional)] placeholder: Option<&'static str>,
     #[prop(optional)] list: Option<&'static str>,
@@ -250,8 +236,9 @@ fn TextField(
     #[prop(optional)] help: Option<&'static str>,
 ) -> impl IntoView {
     let settings = expect_context::<RwSignal<Settings>>();
-    let invalid = Memo::new(move |_| settings.with(|s| inline_error(s, id).is_some()));
-    let described = help.map(|_| format!("{id}-help"));
+    let id = field.id();
+    let invalid = Memo::new(move |_| screen.with(|s| s.error(field).is_some()));
+    let described = Memo::new(move |_| screen.with(|s| s.described_by(field, help.is_some())));
     view! {
         <div class="field-row">
             <label for=id>{label}</label>
@@ -265,34 +252,32 @@ fn TextField(
                     inputmode=inputmode
                     autocomplete="off"
                     spellcheck="false"
-                    aria-describedby=move || {
-                        let error = invalid.get().then(|| format!("{id}-error"));
-                        let ids: Vec<String> = described.clone().into_iter().chain(error).collect();
-                        (!ids.is_empty()).then(|| ids.join(" "))
-                    }
+                    aria-describedby=move || described.get()
                     aria-invalid=move || invalid.get().then_some("true")
-                    prop:value=move || settings.with(get)
+                    prop:value=move || settings.with(|s| field.text(s))
                     on:input=move |ev| {
                         let value = event_target_value(&ev);
-                        settings.update(|s| set(s, value));
+                        settings.update(|s| s.edit(SettingsEdit::Text(field, value)));
                     }
                 />
-                {help.map(|text| view! { <p class="help" id=format!("{id}-help")>{text}</p> })}
+                {help.map(|text| view! { <p class="help" id=field.help_id()>{text}</p> })}
             </div>
-            <FieldError id />
+            <FieldError field screen />
         </div>
     }
 }
 
-/// What is wrong with field `id`'s value, beside it; nothing while it is fine.
+/// What is wrong with `field`'s value, beside it; nothing while it is fine.
 #[component]
-fn FieldError(id: &'static str) -> impl IntoView {
-    let settings = expect_context::<RwSignal<Settings>>();
+fn FieldError(field: SettingsField, screen: Memo<SettingsScreen>) -> impl IntoView {
+    let error = Memo::new(move |_| screen.with(|s| s.error(field)));
     move || {
-        settings.with(|s| inline_error(s, id)).map(|message| view! {
-            <p class="field-aside field-error" id=format!("{id}-error") data-testid=format!("{id}-error")>
-                {message}
-            </p>
+        error.get().map(|message| {
+            view! {
+                <p class="field-aside field-error" id=field.error_id() data-testid=field.error_id()>
+                    {message}
+                </p>
+            }
         })
     }
 }
