@@ -152,3 +152,77 @@ impl Summaries {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::memory::JobKind;
+
+    fn job(id: u64, tokens_in: u32, pass: u32, passes: u32) -> SummaryJob {
+        SummaryJob {
+            id,
+            kind: JobKind::Compress { level: 1 },
+            request: Vec::new(),
+            previous: None,
+            tokens_in,
+            word_limit: 100,
+            structured: false,
+            from_archive: false,
+            pass,
+            passes,
+        }
+    }
+
+    #[test]
+    fn a_run_counts_its_calls_refuses_with_a_reason_and_is_put_away_only_while_it_waits() {
+        let mut run = Summaries::default();
+        run.ask(&job(1, 100, 1, 2));
+        assert_eq!(
+            run.estimate(),
+            Some(Estimate {
+                calls: 2,
+                tokens_sent: 200,
+                ..Estimate::default()
+            }),
+            "a job of two calls"
+        );
+        run.received(10);
+        // The first call only hands its draft on: no summary written yet.
+        run.committed(false, Some(&job(2, 120, 2, 2)));
+        assert!(run.is_out(2) && !run.is_out(1));
+        assert_eq!(run.progress().done, 0);
+        run.fail("refused");
+        run.refused("nothing left to fold");
+        assert_eq!(
+            run.status(),
+            Some(&RunStatus::Failed("nothing left to fold".into()))
+        );
+        run.put_away();
+        assert_eq!(run, Summaries::default());
+
+        // A run that is done is not put away, and the next summary begins a run of its own.
+        run.ask(&job(3, 50, 1, 1));
+        run.received(5);
+        run.committed(true, None);
+        run.put_away();
+        assert_eq!(run.status(), Some(&RunStatus::Done));
+        assert_eq!(
+            run.progress().tokens,
+            Some(Tokens {
+                sent: 50,
+                received: 5
+            })
+        );
+        run.ask(&job(4, 70, 1, 1));
+        assert_eq!(
+            (run.progress().done, run.progress().tokens),
+            (
+                0,
+                Some(Tokens {
+                    sent: 70,
+                    received: 0
+                })
+            )
+        );
+    }
+}
