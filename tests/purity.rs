@@ -1335,7 +1335,6 @@ const DRAWING_ALLOWANCES: &[(&str, &str, usize)] = &[
     ("src/ui/tuner/mod.rs", "format!", 6),
     ("src/ui/widgets/edition_card.rs", "format!", 23),
     ("src/ui/widgets/exact_policy.rs", "format!", 8),
-    ("src/ui/widgets/run_controls.rs", "format!", 4),
     ("src/ui/widgets/export_policy.rs", "format!", 2),
     ("src/ui/widgets/export_policy.rs", "spawn_local", 3),
     ("src/ui/widgets/lesson_bar.rs", "format!", 1),
