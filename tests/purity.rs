@@ -1331,7 +1331,6 @@ const DRAWING_ALLOWANCES: &[(&str, &str, usize)] = &[
     ("src/ui/chat/policy_panel.rs", "format!", 4),
     ("src/ui/editions/mod.rs", "format!", 10),
     ("src/ui/editions/mod.rs", "spawn_local", 1),
-    ("src/ui/inspect/ab.rs", "format!", 11),
     ("src/ui/inspect/detail.rs", "format!", 4),
     ("src/ui/inspect/list.rs", "format!", 2),
     ("src/ui/inspect/mod.rs", "format!", 1),

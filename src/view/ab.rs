@@ -27,6 +27,8 @@ pub struct PairRowView {
     pub cycle: u32,
     /// E.g. "Turns 1–2 folded", or "No whole turn folded".
     pub turns: String,
+    /// The row's heading: "Cycle 2 · Turns 1–2 folded".
+    pub heading: String,
     pub a: Option<EditionCard>,
     pub b: Option<EditionCard>,
     /// From A's summary to B's, when both wrote one.
@@ -63,6 +65,8 @@ pub struct PairDiff {
     pub segments: Vec<DiffSegment>,
     pub only_a: usize,
     pub only_b: usize,
+    /// "From A to B: 3 words only in A, 5 only in B".
+    pub label: String,
 }
 
 /// The comparison of two sides.
@@ -72,6 +76,58 @@ pub struct AbView {
     /// The session both sides replayed.
     pub source: String,
     pub rows: Vec<PairRowView>,
+}
+
+impl AbView {
+    /// Above a saved side's rows: which session the pair replayed.
+    pub fn stored_line(&self) -> String {
+        format!(
+            "This session is one side of a saved A/B pair on “{}”.",
+            self.source
+        )
+    }
+}
+
+/// The hooks and words of one side's fields in the form, and of its card in a row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SideHooks {
+    /// The side's fieldset: `ab-side-a`.
+    pub fieldset: &'static str,
+    /// "Side A".
+    pub legend: &'static str,
+    pub recorded: &'static str,
+    pub model: &'static str,
+    pub preset: &'static str,
+    pub word_limit: &'static str,
+    pub format: &'static str,
+    /// The side's card in each row: `ab-card-a`.
+    pub card: &'static str,
+}
+
+/// The hooks of `side`'s fields and card.
+pub const fn side_hooks(side: PairSide) -> SideHooks {
+    match side {
+        PairSide::A => SideHooks {
+            fieldset: "ab-side-a",
+            legend: "Side A",
+            recorded: "ab-a-recorded",
+            model: "ab-a-model",
+            preset: "ab-a-preset",
+            word_limit: "ab-a-word-limit",
+            format: "ab-a-format",
+            card: "ab-card-a",
+        },
+        PairSide::B => SideHooks {
+            fieldset: "ab-side-b",
+            legend: "Side B",
+            recorded: "ab-b-recorded",
+            model: "ab-b-model",
+            preset: "ab-b-preset",
+            word_limit: "ab-b-word-limit",
+            format: "ab-b-format",
+            card: "ab-card-b",
+        },
+    }
 }
 
 /// The rows of sides `a` and `b`, paired by cycle.
@@ -111,6 +167,10 @@ fn rows_of(a: &Session, b: &Session, finished: bool) -> AbView {
                             .collect(),
                         only_a: d.removed_words,
                         only_b: d.added_words,
+                        label: format!(
+                            "From A to B: {} words only in A, {} only in B",
+                            d.removed_words, d.added_words
+                        ),
                     })
                 }
                 _ => None,
@@ -130,15 +190,17 @@ fn rows_of(a: &Session, b: &Session, finished: bool) -> AbView {
                 (None, Some(_), _) => Some("Side A wrote no edition for these turns.".into()),
                 _ => None,
             };
+            let turns = match row.folded {
+                Some(r) if r.first == r.last => format!("Turn {} folded", r.first),
+                Some(r) => format!("Turns {}–{} folded", r.first, r.last),
+                None => "No whole turn folded".to_owned(),
+            };
             PairRowView {
                 score_a: card_a.as_ref().and_then(|c| probe_score(a, c.cycle)),
                 score_b: card_b.as_ref().and_then(|c| probe_score(b, c.cycle)),
                 cycle: row.cycle,
-                turns: match row.folded {
-                    Some(r) if r.first == r.last => format!("Turn {} folded", r.first),
-                    Some(r) => format!("Turns {}–{} folded", r.first, r.last),
-                    None => "No whole turn folded".to_owned(),
-                },
+                heading: format!("Cycle {} · {turns}", row.cycle),
+                turns,
                 a: card_a,
                 b: card_b,
                 diff,
@@ -239,6 +301,17 @@ mod tests {
         assert_eq!(view.rows.len(), 2);
         let first = &view.rows[0];
         assert_eq!(first.turns, "Turns 1–2 folded");
+        assert_eq!(
+            first.heading,
+            format!("Cycle {} · Turns 1–2 folded", first.cycle)
+        );
+        assert_eq!(
+            view.stored_line(),
+            format!(
+                "This session is one side of a saved A/B pair on “{}”.",
+                session.name
+            )
+        );
         let (ca, cb) = (first.a.as_ref().unwrap(), first.b.as_ref().unwrap());
         assert_eq!(ca.summariser, "claude-code");
         assert_eq!(cb.summariser, "model");
@@ -253,6 +326,13 @@ mod tests {
         );
         let diff = first.diff.as_ref().unwrap();
         assert!(diff.only_b > 0 && diff.only_a > 0);
+        assert_eq!(
+            diff.label,
+            format!(
+                "From A to B: {} words only in A, {} only in B",
+                diff.only_a, diff.only_b
+            )
+        );
         let b_text: String = diff
             .segments
             .iter()
@@ -345,5 +425,23 @@ mod tests {
             score(&second.score_b),
             Some((100, "Probes: 100%".to_owned()))
         );
+    }
+
+    #[test]
+    fn each_sides_hooks_carry_its_letter() {
+        for side in [PairSide::A, PairSide::B] {
+            let h = side_hooks(side);
+            let id = side.letter().to_lowercase();
+            assert_eq!(h.fieldset, format!("ab-side-{id}"));
+            assert_eq!(h.legend, format!("Side {}", side.letter()));
+            assert_eq!(
+                [h.recorded, h.model, h.preset, h.word_limit, h.format],
+                ["recorded", "model", "preset", "word-limit", "format"]
+                    .map(|f| format!("ab-{id}-{f}"))
+                    .each_ref()
+                    .map(String::as_str)
+            );
+            assert_eq!(h.card, format!("ab-card-{id}"));
+        }
     }
 }
