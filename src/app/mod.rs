@@ -28,4 +28,5 @@ pub mod rows;
 pub mod settings_check;
 pub mod storage;
 pub mod theme;
+pub mod tuner;
 pub mod workbench;
