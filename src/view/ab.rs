@@ -12,6 +12,7 @@ use crate::engine::ab::{AbRun, FoldPlan, FoldSource, pair_rows};
 use crate::engine::drift::{DiffSegment, word_diff};
 use crate::engine::library_session::{PairSide, Session};
 use crate::view::editions::{EditionCard, cards_of, edition_checks};
+use crate::view::run::{Job, Run, RunView};
 
 /// One side's heading.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,6 +86,53 @@ impl AbView {
             "This session is one side of a saved A/B pair on “{}”.",
             self.source
         )
+    }
+}
+
+/// What the A/B section shows of a comparison under way or over: the run's progress and
+/// buttons, the rows written so far until it is done, then the finished rows (or why no run
+/// started, or why it broke off), and whether they were saved as a pair.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AbScreen {
+    /// The run's progress, Stop, Go on and Try again; `None` before a run starts.
+    pub run: Option<RunView>,
+    /// The rows written so far, while the run goes on, is stopped or has failed.
+    pub so_far: Option<AbView>,
+    /// Once over: both sides' rows, or why there are none.
+    pub result: Option<Result<AbView, String>>,
+    /// Said once the two sides are saved as a pair (and Save is off).
+    pub saved: Option<&'static str>,
+}
+
+impl AbScreen {
+    /// The screen of `run` (`None` before one starts), what it ended with (`outcome`: both
+    /// sides, or why it could not start or broke off) and whether they were `saved`.
+    pub fn of(
+        run: Option<&AbRun>,
+        outcome: Option<&Result<Box<[Session; 2]>, String>>,
+        saved: bool,
+    ) -> AbScreen {
+        let view = run.map(|r| {
+            let now = Run {
+                status: r.status(),
+                progress: r.progress(),
+                pace: None,
+            };
+            RunView::new(Job::Ab, Some(now), None, None)
+        });
+        let so_far = run.filter(|r| !r.status().is_done()).map(ab_view_so_far);
+        let result = outcome.map(|o| match o {
+            Ok(sides) => Ok(ab_view(&sides[0], &sides[1])),
+            Err(reason) => Err(reason.clone()),
+        });
+        let done = matches!(result, Some(Ok(_)));
+        AbScreen {
+            run: view,
+            so_far,
+            result,
+            saved: (done && saved)
+                .then_some(" Saved: both sides are in the list, linked as a pair."),
+        }
     }
 }
 
@@ -443,5 +491,70 @@ mod tests {
             );
             assert_eq!(h.card, format!("ab-card-{id}"));
         }
+    }
+
+    #[test]
+    fn the_screen_before_a_run_while_it_goes_stopped_failed_and_done() {
+        // Empty: no run, nothing said.
+        assert_eq!(AbScreen::of(None, None, false), AbScreen::default());
+        // A form that could not start says why, with no run.
+        let refused = Err("side B: name the summariser model".to_owned());
+        let screen = AbScreen::of(None, Some(&refused), false);
+        assert_eq!(screen.run, None);
+        assert_eq!(
+            screen.result,
+            Some(Err("side B: name the summariser model".into()))
+        );
+        assert_eq!(screen.saved, None, "nothing to save");
+        // Running: the progress with Stop, and the rows so far.
+        let (_, mut run, job) = claude_code_against_mine();
+        let running = AbScreen::of(Some(&run), None, false);
+        let view = running.run.as_ref().unwrap();
+        assert_eq!((view.slug, view.stop), (Some("running"), true));
+        assert_eq!(running.so_far, Some(ab_view_so_far(&run)));
+        assert_eq!(running.result, None);
+        // Stopped: Go on, the same rows.
+        run.stop();
+        let stopped = AbScreen::of(Some(&run), None, false);
+        let view = stopped.run.as_ref().unwrap();
+        assert_eq!(view.slug, Some("stopped"));
+        assert!(view.go_on && !view.stop);
+        assert_eq!(stopped.so_far, running.so_far);
+        // Failed: Try again, with the reason, and still the rows so far.
+        let job = run.resume().or(job).unwrap();
+        run.answered(
+            job.job.id,
+            Err("model overloaded".into()),
+            SummaryCost::default(),
+            &WordCounter,
+        )
+        .unwrap();
+        let failed = AbScreen::of(Some(&run), None, false);
+        let view = failed.run.as_ref().unwrap();
+        assert_eq!(view.slug, Some("failed"));
+        assert!(view.try_again && view.failed);
+        assert!(view.status.as_deref().unwrap().contains("model overloaded"));
+        assert!(failed.so_far.is_some());
+        // Done: the finished rows in place of those so far, then saved.
+        let again = run.resume().unwrap();
+        run.answered(
+            again.job.id,
+            Ok("The user wants a dry run of the CSV import.".into()),
+            SummaryCost::default(),
+            &WordCounter,
+        )
+        .unwrap();
+        let [a, b] = run.finished().unwrap();
+        let sides = Ok(Box::new([a.clone(), b.clone()]));
+        let done = AbScreen::of(Some(&run), Some(&sides), false);
+        assert_eq!(done.run.as_ref().unwrap().slug, Some("done"));
+        assert_eq!(done.so_far, None);
+        assert_eq!(done.result, Some(Ok(ab_view(&a, &b))));
+        assert_eq!(done.saved, None);
+        let saved = AbScreen::of(Some(&run), Some(&sides), true);
+        assert_eq!(
+            saved.saved,
+            Some(" Saved: both sides are in the list, linked as a pair.")
+        );
     }
 }

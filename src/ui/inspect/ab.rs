@@ -25,10 +25,10 @@ use crate::ui::run::token_service::SharedCounter;
 use crate::ui::widgets::edition_card::{DiffText, EditionChecksView, MarkedText};
 use crate::ui::widgets::run_controls::RunControls;
 use crate::view::ab::{
-    PairRowView, ProbeScore, SideHooks, ab_view, ab_view_so_far, describe_folds, side_hooks,
+    AbScreen, PairRowView, ProbeScore, SideHooks, ab_view, describe_folds, side_hooks,
 };
 use crate::view::editions::EditionCard;
-use crate::view::run::{Job, Run, RunView, estimate_line};
+use crate::view::run::{Job, estimate_line};
 
 /// The A/B section of one session's detail.
 #[component]
@@ -94,6 +94,15 @@ pub fn AbSection(session: Session) -> impl IntoView {
             .unwrap_or(false);
         saved.set(added);
     };
+    // What the run shows: each part a memo of its own, so a part is drawn again only when it
+    // changes (the finished rows not at each step of the run).
+    let screen = Memo::new(move |_| {
+        run.with(|r| outcome.with(|o| AbScreen::of(r.as_ref(), o.as_ref(), saved.get())))
+    });
+    let run_view = Memo::new(move |_| screen.with(|s| s.run.clone()));
+    let so_far = Memo::new(move |_| screen.with(|s| s.so_far.clone()));
+    let result = Memo::new(move |_| screen.with(|s| s.result.clone()));
+    let saved_line = Memo::new(move |_| screen.with(|s| s.saved));
     // A saved side: its pair's rows from the two stored sessions.
     let stored = Memo::new(move |_| {
         let sessions = sessions?;
@@ -148,29 +157,22 @@ pub fn AbSection(session: Session) -> impl IntoView {
                     </p>
                 }.into_any(),
             }}
-            {move || run.with(|r| r.as_ref().map(|r| {
-                let now = Run { status: r.status(), progress: r.progress(), pace: None };
-                RunView::new(Job::Ab, Some(now), None, None)
-            })).map(|view| view! {
+            {move || run_view.get().map(|view| view! {
                 <RunControls prefix="ab" view on_stop=UnsyncCallback::new(halt) on_resume=UnsyncCallback::new(resume) />
             })}
             // The rows so far, until the finished ones below take their place.
-            {move || run.with(|r| r.as_ref().filter(|r| !r.status().is_done()).map(ab_view_so_far))
-                .map(|v| view! { <div class="ab-so-far" data-testid="ab-so-far"><AbRows view=v /></div> })}
-            {move || outcome.get().map(|o| match o {
+            {move || so_far.get().map(|v| view! { <div class="ab-so-far" data-testid="ab-so-far"><AbRows view=v /></div> })}
+            {move || result.get().map(|o| match o {
                 Err(reason) => view! { <p class="param-error" role="alert" data-testid="ab-error">{reason}</p> }.into_any(),
-                Ok(sides) => {
-                    let v = ab_view(&sides[0], &sides[1]);
-                    view! {
-                        <div class="ab-result">
-                            <AbRows view=v />
-                            <p>
-                                <button type="button" data-testid="ab-save" on:click=save disabled=move || saved.get()>"Save as a pair"</button>
-                                {move || saved.get().then(|| view! { <span role="status" data-testid="ab-saved">" Saved: both sides are in the list, linked as a pair."</span> })}
-                            </p>
-                        </div>
-                    }.into_any()
-                }
+                Ok(v) => view! {
+                    <div class="ab-result">
+                        <AbRows view=v />
+                        <p>
+                            <button type="button" data-testid="ab-save" on:click=save disabled=move || saved_line.with(Option::is_some)>"Save as a pair"</button>
+                            {move || saved_line.get().map(|line| view! { <span role="status" data-testid="ab-saved">{line}</span> })}
+                        </p>
+                    </div>
+                }.into_any(),
             })}
         </section>
     }
