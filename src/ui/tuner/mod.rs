@@ -205,8 +205,9 @@ fn ComparePolicies(conversation: Conversation, last_valid: LastMemo) -> impl Int
     let chosen = Memo::new(move |_| route.with(|r| r.compare.clone()));
     // The prices as typed; the cost stays at the last valid ones while one is wrong.
     let form = RwSignal::new(TunerForm::default());
+    let prices = Memo::new(move |_| form.with(TunerForm::prices));
     let outcomes = Memo::new(move |_| {
-        let prices = form.with(TunerForm::prices);
+        let prices = prices.get();
         conversation.with(|conv| {
             last_valid.with(|last| {
                 chosen.with(|c| {
@@ -226,7 +227,9 @@ fn ComparePolicies(conversation: Conversation, last_valid: LastMemo) -> impl Int
             <label class="number">
                 <span>{label}</span>
                 <input type="number" min="0" step="0.01" data-testid=testid
-                    prop:value=move || form.with(|f| f.text(name))
+                    // Only typing changes a price, so the text is set once and never written
+                    // back over what is being typed.
+                    prop:value=form.with_untracked(|f| f.text(name))
                     aria-invalid=move || error.with(Option::is_some).then_some("true")
                     aria-describedby={
                         let id = error_id.clone();
