@@ -7,6 +7,7 @@ pub mod chart;
 pub mod chat;
 pub mod context_window;
 pub mod corpus;
+pub mod edition_card;
 pub mod editions;
 pub mod export;
 pub mod inspect;
