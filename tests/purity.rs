@@ -1342,8 +1342,6 @@ const DRAWING_ALLOWANCES: &[(&str, &str, usize)] = &[
     ("src/ui/tokens/mod.rs", "format!", 7),
     ("src/ui/tuner/mod.rs", ".parse", 1),
     ("src/ui/tuner/mod.rs", "format!", 6),
-    ("src/ui/widgets/exact_policy.rs", "format!", 8),
-    ("src/ui/widgets/run_controls.rs", "format!", 4),
     ("src/ui/widgets/export_policy.rs", "format!", 2),
     ("src/ui/widgets/export_policy.rs", "spawn_local", 3),
     ("src/ui/widgets/lesson_bar.rs", "format!", 1),

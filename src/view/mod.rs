@@ -9,6 +9,7 @@ pub mod context_window;
 pub mod corpus;
 pub mod edition_card;
 pub mod editions;
+pub mod exact_policy;
 pub mod export;
 pub mod inspect;
 pub mod labels;

@@ -5,7 +5,7 @@
 
 use leptos::prelude::*;
 
-use crate::view::run::RunView;
+use crate::view::run::{RunControlsScreen, RunView};
 
 /// The run of a job whose hooks start with `prefix` (`replay-live`, `ab`, `probes`,
 /// `corpus`): `{prefix}-progress` (`data-status`, its older name `data-phase`, `data-done`,
@@ -23,7 +23,17 @@ pub fn RunControls(
     #[prop(default = "retry")] resume: &'static str,
     #[prop(optional)] bar: bool,
 ) -> impl IntoView {
-    let label = view.resume_label();
+    let RunControlsScreen {
+        progress_hook,
+        stop_hook,
+        status_hook,
+        resume_hook,
+        resume_label,
+        summaries,
+        calls,
+        status_role,
+        status_class,
+    } = RunControlsScreen::of(prefix, resume, &view);
     let RunView {
         slug,
         progress,
@@ -31,33 +41,28 @@ pub fn RunControls(
         total,
         turn,
         status,
-        failed,
         stop,
-        summaries,
         ..
     } = view;
-    let calls = summaries.then_some(total).flatten();
-    let summaries = summaries.then_some(done);
-    let resume_button = label.zip(on_resume).map(|(label, go)| {
+    let resume_button = resume_label.zip(on_resume).map(|(label, go)| {
         view! {
-            <button type="button" data-testid=format!("{prefix}-{resume}") on:click=move |_| go.run(())>
+            <button type="button" data-testid=resume_hook on:click=move |_| go.run(())>
                 {label}
             </button>
         }
     });
     view! {
         <div class="live-progress run-controls">
-            <p role="status" data-testid=format!("{prefix}-progress") data-status=slug data-phase=slug
+            <p role="status" data-testid=progress_hook data-status=slug data-phase=slug
                 data-done=done data-total=total data-turn=turn data-summaries=summaries data-calls=calls>
                 {bar.then(|| view! { <progress max=total.unwrap_or(0) value=done></progress> " " })}
                 {progress}
             </p>
             {stop.then(|| view! {
-                <p><button type="button" data-testid=format!("{prefix}-stop") on:click=move |_| on_stop.run(())>"Stop"</button></p>
+                <p><button type="button" data-testid=stop_hook on:click=move |_| on_stop.run(())>"Stop"</button></p>
             })}
             {status.map(|line| view! {
-                <p class=failed.then_some("param-error") role=if failed { "alert" } else { "status" }
-                    data-testid=format!("{prefix}-status")>
+                <p class=status_class role=status_role data-testid=status_hook>
                     {line} " " {resume_button}
                 </p>
             })}
