@@ -13,6 +13,7 @@ pub mod exact_policy;
 pub mod export;
 pub mod inspect;
 pub mod labels;
+pub mod lesson;
 pub mod live_replay;
 pub mod markdown;
 pub mod policy_summary;
