@@ -1344,7 +1344,6 @@ const DRAWING_ALLOWANCES: &[(&str, &str, usize)] = &[
     ("src/ui/tuner/mod.rs", "format!", 6),
     ("src/ui/widgets/export_policy.rs", "format!", 2),
     ("src/ui/widgets/export_policy.rs", "spawn_local", 3),
-    ("src/ui/widgets/offline_notice.rs", "format!", 4),
     ("src/ui/widgets/remote_notice.rs", "spawn_local", 3),
     ("src/ui/widgets/storage_line.rs", "crate::store", 1),
     ("src/ui/widgets/storage_line.rs", "spawn_local", 2),
