@@ -1342,8 +1342,6 @@ const DRAWING_ALLOWANCES: &[(&str, &str, usize)] = &[
     ("src/ui/tokens/mod.rs", "format!", 7),
     ("src/ui/tuner/mod.rs", ".parse", 1),
     ("src/ui/tuner/mod.rs", "format!", 6),
-    ("src/ui/widgets/export_policy.rs", "format!", 2),
-    ("src/ui/widgets/export_policy.rs", "spawn_local", 3),
     ("src/ui/widgets/remote_notice.rs", "spawn_local", 3),
     ("src/ui/widgets/storage_line.rs", "crate::store", 1),
     ("src/ui/widgets/storage_line.rs", "spawn_local", 2),
