@@ -31,6 +31,13 @@ pub const MARGIN_BOTTOM: f64 = 22.0;
 /// is drawn at its real width).
 pub const TURN_LABEL_GAP: f64 = 36.0;
 
+impl Series {
+    /// The class of its key in a chart's caption, e.g. `key a`: the line's colour.
+    pub fn key_class(&self) -> String {
+        format!("key {}", self.class)
+    }
+}
+
 impl LineChart {
     pub fn new(series: Vec<Series>, width: f64, height: f64) -> LineChart {
         let max = series
@@ -219,5 +226,20 @@ mod tests {
                 .turn_ticks
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn a_key_takes_its_lines_colour() {
+        let series = Series {
+            label: "Your policy",
+            class: "a",
+            values: vec![1.0],
+        };
+        assert_eq!(series.key_class(), "key a");
+        let plain = Series {
+            class: "",
+            ..series
+        };
+        assert_eq!(plain.key_class(), "key ");
     }
 }

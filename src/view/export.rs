@@ -56,6 +56,11 @@ pub const COPIED: &str = "Copied to the clipboard.";
 /// The note beside Copy when the browser refused (no clipboard, or no permission).
 pub const NOT_COPIED: &str = "The browser did not let the page copy: select the code and copy it.";
 
+/// The note beside Copy, whether or not the browser wrote the snippet to the clipboard.
+pub fn copy_note(copied: bool) -> &'static str {
+    if copied { COPIED } else { NOT_COPIED }
+}
+
 /// The choices of the target picker, as (slug, label).
 pub fn target_options() -> Vec<(&'static str, &'static str)> {
     Target::ALL.iter().map(|t| (t.slug(), t.label())).collect()
@@ -174,6 +179,15 @@ pub fn read_policy(place: &str, text: &str) -> Result<Policy, String> {
         ));
     }
     import_policy(text).map_err(|reason| format!("{place}: {reason}"))
+}
+
+/// A policy JSON read back from the chosen file `name`: its text, or `None` when the browser
+/// could not read the file.
+pub fn read_policy_file(name: &str, text: Option<&str>) -> Result<Policy, String> {
+    match text {
+        Some(text) => read_policy(name, text),
+        None => Err(format!("{name}: the browser could not read the file")),
+    }
 }
 
 /// The window the snippet's window-based thresholds are a share of: the window trigger's own,
@@ -345,5 +359,29 @@ mod tests {
         assert_eq!(policy.prompt, on_screen.prompt);
         let bad = Route::parse("?tab=tuner&trigger=turns&max_turns=2&keep=2");
         assert!(tuner_policy(&bad, &on_screen).unwrap_err().contains("keep"));
+    }
+
+    #[test]
+    fn the_copy_note_says_whether_the_clipboard_took_the_snippet() {
+        assert_eq!(copy_note(true), COPIED);
+        assert_eq!(copy_note(false), NOT_COPIED);
+        assert_ne!(COPIED, NOT_COPIED);
+    }
+
+    #[test]
+    fn a_chosen_file_is_read_as_pasted_text_is_and_an_unreadable_one_is_named() {
+        assert_eq!(
+            read_policy_file("policy.json", None),
+            Err("policy.json: the browser could not read the file".to_owned())
+        );
+        assert_eq!(
+            read_policy_file("policy.json", Some("  ")),
+            read_policy("policy.json", "  ")
+        );
+        assert!(
+            read_policy_file("policy.json", Some("  "))
+                .unwrap_err()
+                .starts_with("policy.json: it is empty")
+        );
     }
 }

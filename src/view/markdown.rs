@@ -83,6 +83,16 @@ impl Align {
             Align::Right => Some("right"),
         }
     }
+
+    /// The cell's `style` attribute, e.g. `text-align: right`; `None` for no alignment.
+    pub fn style(self) -> Option<&'static str> {
+        match self {
+            Align::None => None,
+            Align::Left => Some("text-align: left"),
+            Align::Center => Some("text-align: center"),
+            Align::Right => Some("text-align: right"),
+        }
+    }
 }
 
 /// The reply `text` as a list of block nodes.
@@ -516,5 +526,17 @@ mod tests {
             }]
         );
         assert_eq!(plain_text(&parse("**half")), "**half");
+    }
+
+    #[test]
+    fn a_cells_style_is_its_alignment_in_css() {
+        for align in [Align::None, Align::Left, Align::Center, Align::Right] {
+            assert_eq!(
+                align.style().map(str::to_owned),
+                align.css().map(|a| format!("text-align: {a}"))
+            );
+        }
+        assert_eq!(Align::Center.style(), Some("text-align: center"));
+        assert_eq!(Align::None.style(), None);
     }
 }

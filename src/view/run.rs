@@ -222,6 +222,35 @@ impl RunView {
     }
 }
 
+/// What the `RunControls` widget draws of a [`RunView`] under its job's hook prefix
+/// (`replay-live`, `ab`, `probes`, `corpus`) besides the view's own values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunControlsScreen {
+    /// The hooks it is drawn under (`RunHooks::prefixed`, or a job's own older names).
+    pub hooks: RunHooks,
+    /// Go on or Try again, when one shows.
+    pub resume_label: Option<&'static str>,
+    /// `data-summaries` and `data-calls`: a run of summaries' done and total; `None` otherwise.
+    pub summaries: Option<u32>,
+    pub calls: Option<u32>,
+    /// The status line's role (`alert` after a failure, else `status`) and class.
+    pub status_role: &'static str,
+    pub status_class: Option<&'static str>,
+}
+
+impl RunControlsScreen {
+    pub fn of(hooks: RunHooks, view: &RunView) -> RunControlsScreen {
+        RunControlsScreen {
+            hooks,
+            resume_label: view.resume_label(),
+            summaries: view.summaries.then_some(view.done),
+            calls: view.summaries.then_some(view.total).flatten(),
+            status_role: if view.failed { "alert" } else { "status" },
+            status_class: view.failed.then_some("param-error"),
+        }
+    }
+}
+
 /// The estimate in a sentence: the calls, the tokens sent, those received when known (else the
 /// most the summariser may write), and the price at `prices`.
 pub fn estimate_line(job: Job, estimate: &Estimate, prices: Option<&Prices>) -> String {
@@ -562,5 +591,51 @@ mod tests {
         );
         assert_eq!(grouped(999), "999");
         assert_eq!(grouped(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn the_controls_name_their_hooks_after_the_job() {
+        let screen = RunControlsScreen::of(
+            RunHooks::prefixed("replay-live", "resume"),
+            &RunView::default(),
+        );
+        assert_eq!(screen.hooks.progress, "replay-live-progress");
+        assert_eq!(screen.hooks.stop, "replay-live-stop");
+        assert_eq!(screen.hooks.status, "replay-live-status");
+        assert_eq!(screen.hooks.resume, "replay-live-resume");
+        assert_eq!(
+            RunControlsScreen::of(RunHooks::prefixed("ab", "retry"), &RunView::default())
+                .hooks
+                .resume,
+            "ab-retry"
+        );
+    }
+
+    #[test]
+    fn a_run_of_summaries_counts_summaries_and_calls_and_a_failure_is_an_alert() {
+        let failed = RunStatus::Failed("timeout".to_owned());
+        let screen =
+            RunControlsScreen::of(RunHooks::prefixed("ab", "retry"), &view(Job::Ab, &failed));
+        assert_eq!(screen.summaries, Some(2));
+        assert_eq!(screen.calls, Some(4));
+        assert_eq!(screen.status_role, "alert");
+        assert_eq!(screen.status_class, Some("param-error"));
+        assert_eq!(screen.resume_label, Some("Try again"));
+
+        let stopped = RunControlsScreen::of(
+            RunHooks::prefixed("ab", "retry"),
+            &view(Job::Ab, &RunStatus::Stopped),
+        );
+        assert_eq!(stopped.status_role, "status");
+        assert_eq!(stopped.status_class, None);
+        assert_eq!(stopped.resume_label, Some("Go on"));
+
+        let probes = RunView {
+            summaries: false,
+            ..view(Job::Probes, &RunStatus::Running)
+        };
+        let screen = RunControlsScreen::of(RunHooks::prefixed("probes", "retry"), &probes);
+        assert_eq!((screen.summaries, screen.calls), (None, None));
+        assert_eq!(screen.resume_label, None);
     }
 }

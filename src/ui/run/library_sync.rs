@@ -148,8 +148,13 @@ pub async fn load(sessions: Sessions) {
 
 /// The user's answer to a conflict: take the stored version, keeping this tab's as a copy
 /// when `keep_copy`. When the session is the live chat's, the chat on screen follows: it
-/// becomes the stored version, or is kept in the copy from now on.
-pub async fn resolve(sessions: Sessions, id: String, keep_copy: bool) {
+/// becomes the stored version, or is kept in the copy from now on. The stored version is read
+/// in the background; the library and the notice change once it has been.
+pub fn resolve(sessions: Sessions, id: String, keep_copy: bool) {
+    spawn_local(resolve_from_store(sessions, id, keep_copy));
+}
+
+async fn resolve_from_store(sessions: Sessions, id: String, keep_copy: bool) {
     match read_entry(&id, &sessions.tokens.counter()).await {
         Ok(stored) => {
             let copy_id = keep_copy.then(new_id);

@@ -7,7 +7,9 @@
 //! - `library_sync.rs`: the session library in IndexedDB and across the app's tabs;
 //! - `streamed.rs`: the live reply's pieces as a signal of their own;
 //! - `token_service.rs`: the app-wide token counter and its vocabulary loader;
-//! - `offline.rs`: the service worker's registration;
+//! - `offline.rs`: the service worker's registration, and its word when its install left files
+//!   out;
+//! - `export_io.rs`: the export panel's clipboard, policy file and syntax highlighter;
 //! - `storage_status.rs`: the browser asked to keep the library, and its answer;
 //! - `clock.rs`: the shell's one clock.
 //! - `connection_test.rs`: Settings' "Test connection";
@@ -23,6 +25,7 @@ pub mod clock;
 pub mod connection_test;
 pub mod corpus_pool;
 pub mod draft;
+pub mod export_io;
 pub mod library_sync;
 pub mod live_driver;
 pub mod offline;

@@ -1,5 +1,6 @@
 //! The browser asked to keep the library once it holds something, and what it answered
-//! ([`Storage`]), which `ui::widgets::storage_line` shows. What to ask and when come from
+//! ([`Storage`]), which `ui::widgets::storage_line` shows, and the space used and free read anew
+//! when it asks ([`Storage::refresh_space`]). What to ask and when come from
 //! `app::storage`.
 
 use leptos::prelude::*;
@@ -12,6 +13,21 @@ use crate::store::persist;
 /// The storage facts as the page knows them.
 #[derive(Clone, Copy)]
 pub struct Storage(pub RwSignal<StorageStatus>);
+
+impl Storage {
+    /// Reads the space used and free anew (it changes as sessions come and go), in the
+    /// background; the status takes it once the browser answers.
+    pub fn refresh_space(self) {
+        let status = self.0;
+        spawn_local(async move {
+            let refreshed = persist::estimate(status.get_untracked()).await;
+            status.update(|s| {
+                s.usage = refreshed.usage;
+                s.quota = refreshed.quota;
+            });
+        });
+    }
+}
 
 /// Creates the status, reads whether the data is kept already, and asks for persistence once
 /// the loaded library first holds a session.

@@ -9,6 +9,9 @@ use crate::app::workbench::Workbench;
 use crate::engine::drift::{DiffKind, DiffSegment};
 use crate::ui::run::clock::now_ms;
 use crate::ui::run::token_service::TokenService;
+use crate::view::edition_card::{
+    ActionsScreen, ChecksScreen, EditionCardScreen, NOT_SAVED, SectionsScreen,
+};
 use crate::view::editions::{EditionCard, EditionLayout, diff_class};
 
 /// One edition in `layout`. The newspaper's Restore and Edit act on the app-wide `Workbench`.
@@ -37,9 +40,10 @@ fn FrontPage(card: EditionCard) -> impl IntoView {
 /// limit. A row of a virtual list.
 #[component]
 fn ArchiveRow(card: EditionCard) -> impl IntoView {
+    let screen = EditionCardScreen::of(&card);
     view! {
         <div class="edition" role="listitem" data-testid="edition" data-cycle=card.cycle data-overrun=card.overrun.to_string() data-summariser=card.summariser>
-            <h5>{format!("Edition {}", card.cycle)}</h5>
+            <h5>{screen.title}</h5>
             {(!card.written_by.is_empty()).then(|| view! {
                 <p class="written-by" data-testid="edition-writer">{card.written_by.clone()}</p>
             })}
@@ -48,7 +52,7 @@ fn ArchiveRow(card: EditionCard) -> impl IntoView {
             <div class="after"><span class="label">"After"</span><p data-testid="edition-after">{card.text.clone()}</p></div>
             {(!card.after.is_empty()).then(|| view! {
                 <div class="changes">
-                    <span class="label">{format!("Changes: +{} / −{} words", card.added_words, card.removed_words)}</span>
+                    <span class="label">{screen.changes.clone()}</span>
                     <p class="diff" data-testid="edition-diff"><DiffText segments=card.after.clone() /></p>
                 </div>
             })}
@@ -108,28 +112,22 @@ fn ReplayItem(card: EditionCard) -> impl IntoView {
 /// The Editions tab's newspaper edition.
 #[component]
 fn Newspaper(card: EditionCard) -> impl IntoView {
-    let words = format!(
-        "{} words of {}{}",
-        card.words,
-        card.word_limit,
-        if card.overrun {
-            " · over the limit"
-        } else {
-            ""
-        },
-    );
-    let tokens = match &card.compression {
-        Some(ratio) => format!("{} → {} tokens · {ratio}", card.tokens_in, card.tokens_out),
-        None => format!("{} tokens", card.tokens_out),
-    };
-    let dateline = format!(
-        "Level {} · {} · +{} / −{} words",
-        card.level, card.provenance, card.added_words, card.removed_words
-    );
+    let EditionCardScreen {
+        anchor,
+        dateline,
+        words,
+        tokens,
+        folded,
+        facts,
+        checks,
+        sections,
+        actions,
+        ..
+    } = EditionCardScreen::of(&card);
     view! {
         <article
             class="edition"
-            id=format!("edition-{}", card.cycle)
+            id=anchor
             data-testid="edition"
             data-cycle=card.cycle
             data-overrun=card.overrun.to_string()
@@ -149,16 +147,16 @@ fn Newspaper(card: EditionCard) -> impl IntoView {
                 </section>
                 <section class="column" data-testid="edition-folded">
                     <h4>"Folded in"</h4>
-                    {if card.folded.is_empty() {
+                    {if folded.is_empty() {
                         view! { <p class="none">"No turns: this edition rewrote the summary only."</p> }.into_any()
                     } else {
                         view! {
                             <ol class="folded-turns">
-                                {card.folded.iter().map(|(turn, role, text)| view! {
+                                {folded.into_iter().map(|turn| view! {
                                     <li>
-                                        <span class="role">{format!("Turn {turn} · {role}")}</span>
+                                        <span class="role">{turn.label}</span>
                                         " "
-                                        {text.clone()}
+                                        {turn.text}
                                     </li>
                                 }).collect_view()}
                             </ol>
@@ -170,33 +168,30 @@ fn Newspaper(card: EditionCard) -> impl IntoView {
                     <p class="diff"><DiffText segments=card.after.clone() /></p>
                 </section>
             </div>
-            <EditionActions cycle=card.cycle text=card.text.clone() />
+            <EditionActions cycle=card.cycle text=card.text.clone() labels=actions />
             <p class="stats">
                 <span data-testid="edition-words" data-words=card.words class:overrun=card.overrun>{words}</span>
                 " · "
                 <span class="tokens">{tokens}</span>
             </p>
             <ul class="facts" aria-label="Pinned facts in this edition">
-                {card.facts.iter().map(|fact| {
-                    let text = format!("{}: {}", fact.label, fact.status);
-                    view! {
-                        // The colour and the words are the verdict's, never the keyword's alone.
-                        <li
-                            class=format!("fact {}", fact.verdict.slug())
-                            data-testid="fact"
-                            data-fact=fact.phrase.clone()
-                            data-kept=fact.kept.to_string()
-                            data-weakened=fact.weakened.to_string()
-                            data-verdict=fact.verdict.slug()
-                            title=fact.sentence.clone().unwrap_or_default()
-                        >
-                            {text}
-                        </li>
-                    }
+                {facts.into_iter().map(|fact| view! {
+                    // The colour and the words are the verdict's, never the keyword's alone.
+                    <li
+                        class=fact.class
+                        data-testid="fact"
+                        data-fact=fact.phrase
+                        data-kept=fact.kept.to_string()
+                        data-weakened=fact.weakened.to_string()
+                        data-verdict=fact.verdict
+                        title=fact.title
+                    >
+                        {fact.text}
+                    </li>
                 }).collect_view()}
             </ul>
-            <EditionChecksView card=card.clone() />
-            <SectionsView card=card.clone() />
+            <Checks checks without_text=false />
+            <SectionsView sections />
         </article>
     }
 }
@@ -204,39 +199,27 @@ fn Newspaper(card: EditionCard) -> impl IntoView {
 /// A sectioned edition's topic sections, each with the checks read in its own text, and what
 /// the edition lost from a section of the one before. Nothing for a prose edition.
 #[component]
-fn SectionsView(card: EditionCard) -> impl IntoView {
-    (!card.sections.is_empty()).then(|| {
+fn SectionsView(sections: Option<SectionsScreen>) -> impl IntoView {
+    sections.map(|screen| {
         view! {
             <section class="sections" data-testid="edition-sections" aria-label="Topic sections">
-                <h4>{format!("{} topic sections", card.sections.len())}</h4>
-                {card.section_losses.iter().map(|n| view! {
-                    <p class="note weakened" data-testid="section-loss">{format!("{n}.")}</p>
+                <h4>{screen.title}</h4>
+                {screen.losses.into_iter().map(|loss| view! {
+                    <p class="note weakened" data-testid="section-loss">{loss}</p>
                 }).collect_view()}
                 <ol class="section-list">
-                    {card.sections.iter().map(|section| {
-                        let mut notes = Vec::new();
-                        if !section.facts.is_empty() {
-                            notes.push(format!("states {}", section.facts.join(", ")));
-                        }
-                        if !section.unsourced.is_empty() {
-                            notes.push(format!("unsourced: {}", section.unsourced.join(", ")));
-                        }
-                        if !section.weakened.is_empty() {
-                            notes.push(format!("{} rule(s) weakened", section.weakened.len()));
-                        }
-                        view! {
-                            <li
-                                data-testid="edition-section"
-                                data-heading=section.heading.clone()
-                                data-unsourced=section.unsourced.len()
-                                data-facts=section.facts.join(",")
-                            >
-                                <strong class="section-heading">{section.heading.clone()}</strong>
-                                {format!(" · {} words", section.words)}
-                                {(!notes.is_empty()).then(|| format!(" · {}", notes.join(" · ")))}
-                                <p class="section-text">{section.text.clone()}</p>
-                            </li>
-                        }
+                    {screen.sections.into_iter().map(|section| view! {
+                        <li
+                            data-testid="edition-section"
+                            data-heading=section.heading.clone()
+                            data-unsourced=section.unsourced
+                            data-facts=section.facts
+                        >
+                            <strong class="section-heading">{section.heading.clone()}</strong>
+                            {section.words}
+                            {section.notes}
+                            <p class="section-text">{section.text}</p>
+                        </li>
                     }).collect_view()}
                 </ol>
             </section>
@@ -249,28 +232,35 @@ fn SectionsView(card: EditionCard) -> impl IntoView {
 /// card shows it as its summary).
 #[component]
 pub fn EditionChecksView(card: EditionCard, #[prop(optional)] without_text: bool) -> impl IntoView {
-    let unsourced = card.marked.iter().filter(|(_, u)| *u).count();
-    let summary = match unsourced {
-        0 => "Every figure in this edition is in the archive.".to_owned(),
-        1 => "1 figure in this edition is in no archived message (marked).".to_owned(),
-        n => format!("{n} figures in this edition are in no archived message (marked)."),
-    };
+    view! { <Checks checks=ChecksScreen::of(&card) without_text /> }
+}
+
+/// The checks as [`ChecksScreen`] words them.
+#[component]
+fn Checks(checks: ChecksScreen, without_text: bool) -> impl IntoView {
+    let ChecksScreen {
+        marked,
+        summary,
+        overrun,
+        weakened,
+        survival,
+    } = checks;
     view! {
         <section class="checks" data-testid="edition-checks" aria-label="Checks on this edition">
             <h4>"Checks"</h4>
-            {(!without_text).then(|| view! { <p class="checked-text"><MarkedText marked=card.marked.clone() /></p> })}
+            {(!without_text).then(|| view! { <p class="checked-text"><MarkedText marked /></p> })}
             <p class="note">{summary}</p>
-            {card.overrun_note.clone().map(|n| view! { <p class="note overrun" data-testid="overrun-note">{format!("Over the limit: {n}.")}</p> })}
-            {card.weakened_notes.iter().map(|n| view! { <p class="note weakened" data-testid="weakened-note">{n.clone()}</p> }).collect_view()}
+            {overrun.map(|n| view! { <p class="note overrun" data-testid="overrun-note">{n}</p> })}
+            {weakened.into_iter().map(|n| view! { <p class="note weakened" data-testid="weakened-note">{n}</p> }).collect_view()}
             <table class="survival" data-testid="survival">
                 <caption>"What the folded turns said, still held"</caption>
                 <thead><tr><th scope="col">"Kind"</th><th scope="col">"Held"</th><th scope="col">"Dropped"</th></tr></thead>
                 <tbody>
-                    {card.survival.iter().map(|row| view! {
+                    {survival.into_iter().map(|row| view! {
                         <tr data-kind=row.kind>
                             <th scope="row">{row.kind}</th>
-                            <td>{format!("{} of {}", row.held, row.total)}</td>
-                            <td>{row.missing.join(", ")}</td>
+                            <td>{row.held}</td>
+                            <td>{row.dropped}</td>
                         </tr>
                     }).collect_view()}
                 </tbody>
@@ -282,7 +272,12 @@ pub fn EditionChecksView(card: EditionCard, #[prop(optional)] without_text: bool
 /// Restore and Edit. Restore makes this edition's text the current summary; Edit opens an
 /// editor in place, and Save prints a new edition marked as edited by hand.
 #[component]
-fn EditionActions(cycle: u32, text: String) -> impl IntoView {
+fn EditionActions(cycle: u32, text: String, labels: ActionsScreen) -> impl IntoView {
+    let ActionsScreen {
+        restore,
+        edit,
+        editor,
+    } = labels;
     let workbench = expect_context::<RwSignal<Workbench>>();
     let counter = TokenService::from_context().counter();
     let editing = RwSignal::new(false);
@@ -302,7 +297,7 @@ fn EditionActions(cycle: u32, text: String) -> impl IntoView {
         match saved {
             Some(Ok(())) => editing.set(false),
             Some(Err(reason)) => error.set(Some(reason.to_string())),
-            None => error.set(Some("The summary was not saved.".to_owned())),
+            None => error.set(Some(NOT_SAVED.to_owned())),
         }
     };
     view! {
@@ -310,7 +305,7 @@ fn EditionActions(cycle: u32, text: String) -> impl IntoView {
             <button
                 type="button"
                 data-testid="edition-restore"
-                aria-label=format!("Restore edition {cycle} as the current summary")
+                aria-label=restore
                 on:click=move |_| workbench.update(|w| w.restore(cycle, now_ms(), &counter))
             >
                 "Restore"
@@ -318,7 +313,7 @@ fn EditionActions(cycle: u32, text: String) -> impl IntoView {
             <button
                 type="button"
                 data-testid="edition-edit"
-                aria-label=format!("Edit edition {cycle}'s summary")
+                aria-label=edit
                 aria-expanded=move || editing.get().to_string()
                 on:click=open
             >
@@ -339,7 +334,7 @@ fn EditionActions(cycle: u32, text: String) -> impl IntoView {
                         >
                             <textarea
                                 data-testid="edition-editor"
-                                aria-label=format!("Summary text, starting from edition {cycle}")
+                                aria-label=editor.clone()
                                 rows="5"
                                 prop:value=move || draft.get()
                                 on:input=move |ev| draft.set(event_target_value(&ev))

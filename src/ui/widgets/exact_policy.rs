@@ -10,6 +10,7 @@
 use leptos::prelude::*;
 
 use crate::app::exact_form::{EXACT_FIELDS, ExactForm, FieldKind};
+use crate::view::exact_policy::{ExactFieldRow, ExactPolicyScreen, summary_line};
 use crate::view::policy_summary::fold_label;
 
 /// Field `i` of [`EXACT_FIELDS`]: its input and hint, the "changed" mark with its Reset, and the
@@ -19,11 +20,16 @@ fn field_row(
     i: usize,
     form: Signal<ExactForm>,
     set: Callback<(&'static str, String)>,
-    prefix: &'static str,
+    hooks: ExactFieldRow,
 ) -> impl IntoView {
     let field = &EXACT_FIELDS[i];
     let name = field.name;
-    let testid = format!("{prefix}-{name}");
+    let ExactFieldRow {
+        input: testid,
+        row,
+        reset,
+        reset_label,
+    } = hooks;
     let value = move || form.with(|f| f.value(name));
     let changed = move || form.with(|f| f.is_changed(name));
     let input = match field.kind {
@@ -59,7 +65,7 @@ fn field_row(
     view! {
         <div
             class=move || if changed() { "exact-field changed" } else { "exact-field" }
-            data-testid=format!("{prefix}-{name}-field")
+            data-testid=row
             data-changed=move || changed().to_string()
         >
             <label><span>{field.label}</span>{input}<small class="hint">{field.hint}</small></label>
@@ -73,8 +79,8 @@ fn field_row(
                                 <button
                                     type="button"
                                     class="link"
-                                    data-testid=format!("{prefix}-{name}-reset")
-                                    aria-label=format!("Reset {} to its default", field.label)
+                                    data-testid=reset.clone()
+                                    aria-label=reset_label.clone()
                                     on:click=move |_| set.run((name, field.default_value().to_owned()))
                                 >
                                     "Reset"
@@ -102,17 +108,24 @@ pub fn ExactPolicy(
     /// Why the values cannot be used, beside the section.
     error: Signal<Option<String>>,
 ) -> impl IntoView {
+    let ExactPolicyScreen {
+        summary: summary_hook,
+        section,
+        defaults,
+        error: error_hook,
+        fields,
+    } = ExactPolicyScreen::of(prefix);
     let open = form.with_untracked(ExactForm::is_exact);
     // Which fields are drawn open; the rows are drawn again only when this changes.
     let grouping =
         Memo::new(move |_| form.with(|f| EXACT_FIELDS.map(|field| f.is_open(field.name))));
     view! {
-        <p class="policy-summary" data-testid=format!("{prefix}-exact-summary")>
-            {move || summary.get().unwrap_or_else(|| "The policy in words shows here once every value works.".to_owned())}
+        <p class="policy-summary" data-testid=summary_hook>
+            {move || summary_line(summary.get())}
         </p>
         <details
             class="exact-policy"
-            data-testid=format!("{prefix}-exact")
+            data-testid=section
             open=open
             on:toggle=move |_| regroup.run(())
         >
@@ -125,13 +138,13 @@ pub fn ExactPolicy(
                 let rows = |drawn_open: bool| {
                     (0..EXACT_FIELDS.len())
                         .filter(|&i| open[i] == drawn_open)
-                        .map(|i| field_row(i, form, set, prefix))
+                        .map(|i| field_row(i, form, set, fields[i].clone()))
                         .collect_view()
                 };
                 let fold = open.contains(&false).then(|| view! {
                     <details
                         class="exact-defaults"
-                        data-testid=format!("{prefix}-exact-defaults")
+                        data-testid=defaults.clone()
                         on:toggle=move |_| regroup.run(())
                     >
                         <summary>{move || form.with(fold_label)}</summary>
@@ -143,7 +156,7 @@ pub fn ExactPolicy(
             {move || {
                 error
                     .get()
-                    .map(|e| view! { <p class="field-error" data-testid=format!("{prefix}-exact-error") role="alert">{e}</p> })
+                    .map(|e| view! { <p class="field-error" data-testid=error_hook.clone() role="alert">{e}</p> })
             }}
         </details>
     }

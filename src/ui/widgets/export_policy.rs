@@ -1,25 +1,23 @@
 //! `ExportPolicy`: the "Export policy" button and the panel it opens, drawn the same in the
 //! Tuner, the Chat tab's policy panel and Inspect's replay form. What it shows is
 //! [`crate::view::export`]'s; this draws it, copies and downloads the snippet, reads a policy
-//! JSON back into its host, and loads the syntax highlighter once the panel is first opened
-//! (`www/highlight.mjs`, copied into the dist by `scripts/highlight.py`). A dist built without
+//! JSON back into its host, and has the syntax highlighter loaded once the panel is first opened.
+//! The clipboard, the file and the highlighter are `ui::run::export_io`'s. A dist built without
 //! the highlighter shows the code plain.
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
-use wasm_bindgen::{JsCast, JsValue};
-use wasm_bindgen_futures::JsFuture;
 
 use crate::engine::export::Target;
 use crate::engine::facts::PinnedFact;
 use crate::engine::policy::Policy;
 use crate::engine::schedule::ScheduleInput;
 use crate::engine::settings::Settings;
+use crate::ui::run::export_io::{self, highlight, load_highlighter};
 use crate::ui::widgets::download::DownloadLink;
 use crate::ui::widgets::tokens_chart::{ChartLines, chart_width};
 use crate::view::chart::LineChart;
 use crate::view::export::{
-    COPIED, ExportInputs, NOT_COPIED, export_view, read_policy, target_options,
+    ExportInputs, copy_note, export_view, read_policy, read_policy_file, target_options,
 };
 
 /// The button that opens the panel, and the panel. `policy` is the host's policy on screen (or
@@ -81,7 +79,9 @@ pub fn ExportPolicy(
         }) else {
             return;
         };
-        spawn_local(async move { copied.set(Some(copy_text(&text).await)) });
+        export_io::copy(text, move |done| {
+            copied.set(Some(copy_note(done).to_owned()))
+        });
     };
     view! {
         <p>
@@ -148,12 +148,10 @@ pub fn ExportPolicy(
                                 let input: web_sys::HtmlInputElement = event_target(&ev);
                                 if let Some(file) = input.files().and_then(|f| f.get(0)) {
                                     imported.set(None);
-                                    spawn_local(async move {
-                                        let name = file.name();
-                                        match JsFuture::from(file.text()).await {
-                                            Ok(text) => import(&name, &text.as_string().unwrap_or_default()),
-                                            Err(_) => imported.set(Some(Err(format!("{name}: the browser could not read the file")))),
-                                        }
+                                    export_io::read_file(file, move |name, text| {
+                                        let outcome = read_policy_file(&name, text.as_deref())
+                                            .and_then(|p| on_import.run(p));
+                                        imported.set(Some(outcome));
                                     });
                                 }
                                 input.set_value("");
@@ -187,7 +185,7 @@ fn Exactness(view: crate::view::export::ExportView) -> impl IntoView {
                     <ChartLines chart=chart.clone() label="Tokens per request: your policy and the snippet's" />
                     <figcaption>
                         {chart.lines.iter().map(|(series, _)| view! {
-                            <span class=format!("key {}", series.class)>{series.label}</span>
+                            <span class=series.key_class()>{series.label}</span>
                         }).collect_view()}
                         " — tokens per request on the conversation on screen."
                     </figcaption>
@@ -195,53 +193,4 @@ fn Exactness(view: crate::view::export::ExportView) -> impl IntoView {
             })}
         </div>
     }
-}
-
-/// Adds the highlighter's module to the page once; a dist without it answers 404, and the code
-/// stays plain.
-fn load_highlighter() {
-    let document = document();
-    if document.get_element_by_id("sm-highlight").is_some() {
-        return;
-    }
-    let Ok(script) = document.create_element("script") else {
-        return;
-    };
-    script.set_id("sm-highlight");
-    let _ = script.set_attribute("type", "module");
-    let _ = script.set_attribute("src", "highlight/highlight.mjs");
-    if let Some(body) = document.body() {
-        let _ = body.append_child(&script);
-    }
-}
-
-/// Hands `element` to the highlighter, when it has loaded (it highlights what is on the page
-/// itself when it arrives).
-fn highlight(element: &web_sys::HtmlElement) {
-    let global = js_sys::global();
-    if let Ok(f) = js_sys::Reflect::get(&global, &JsValue::from_str("smHighlight"))
-        && let Ok(f) = f.dyn_into::<js_sys::Function>()
-    {
-        let _ = f.call1(&JsValue::NULL, element);
-    }
-}
-
-/// Writes `text` to the clipboard; the note says whether it did.
-async fn copy_text(text: &str) -> String {
-    let clipboard = js_sys::Reflect::get(&window().navigator(), &JsValue::from_str("clipboard"))
-        .ok()
-        .filter(|c| !c.is_undefined());
-    let write = clipboard.as_ref().and_then(|c| {
-        let f = js_sys::Reflect::get(c, &JsValue::from_str("writeText")).ok()?;
-        let f = f.dyn_into::<js_sys::Function>().ok()?;
-        f.call1(c, &JsValue::from_str(text))
-            .ok()?
-            .dyn_into::<js_sys::Promise>()
-            .ok()
-    });
-    let copied = match write {
-        Some(promise) => JsFuture::from(promise).await.is_ok(),
-        None => false,
-    };
-    if copied { COPIED } else { NOT_COPIED }.to_owned()
 }

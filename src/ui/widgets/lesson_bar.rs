@@ -7,9 +7,10 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::app::lesson::{Look, STEPS, step};
+use crate::app::lesson::{Look, step};
 use crate::app::workbench::Workbench;
 use crate::route::Route;
+use crate::view::lesson::LessonScreen;
 
 use crate::ui::run::token_service::{SharedCounter, TokenService};
 
@@ -69,11 +70,14 @@ pub fn LessonBar() -> impl IntoView {
 
     // The bar is built once while the lesson is open and only its words change with the step,
     // so the focus stays on Next or Back from one step to the next.
-    let open = Memo::new(move |_| current.get().is_some_and(|n| step(n).is_some()));
-    let number = move || current.get().unwrap_or(1);
-    let shown = move || step(number()).unwrap_or(&STEPS[0]);
-    let total = STEPS.len() as u32;
-    let last = move || number() >= total;
+    let screen = Memo::new(move |_| {
+        current
+            .get()
+            .and_then(|n| workbench.with(|w| LessonScreen::of(n, w)))
+    });
+    let open = Memo::new(move |_| screen.with(Option::is_some));
+    let number = move || screen.with(|s| s.as_ref().map_or(1, |s| s.number));
+    let last = move || screen.with(|s| s.as_ref().is_some_and(|s| s.last));
     let go_by = move |delta: i64| {
         let to = i64::from(number()) + delta;
         if let Ok(to) = u32::try_from(to) {
@@ -106,14 +110,14 @@ pub fn LessonBar() -> impl IntoView {
                 class="lesson"
                 data-testid="lesson"
                 data-step=number
-                data-target=move || shown().look.selector()
+                data-target=move || screen.with(|s| s.as_ref().map(|s| s.target))
                 aria-labelledby="lesson-title"
                 tabindex="-1"
                 node_ref=card
             >
-                <p class="lesson-count" aria-live="polite">{move || format!("Lesson · step {} of {total}", number())}</p>
-                <h2 class="lesson-title" id="lesson-title" data-testid="lesson-title">{move || shown().title}</h2>
-                <p class="lesson-text" data-testid="lesson-text">{move || workbench.with(|w| shown().words(w))}</p>
+                <p class="lesson-count" aria-live="polite">{move || screen.with(|s| s.as_ref().map(|s| s.count.clone()))}</p>
+                <h2 class="lesson-title" id="lesson-title" data-testid="lesson-title">{move || screen.with(|s| s.as_ref().map(|s| s.title))}</h2>
+                <p class="lesson-text" data-testid="lesson-text">{move || screen.with(|s| s.as_ref().map(|s| s.text.clone()))}</p>
                 // The end of the lesson leads to the app's other half: transcripts of your own.
                 {move || last().then(|| view! {
                     <p class="hint">
@@ -131,7 +135,7 @@ pub fn LessonBar() -> impl IntoView {
                     <button
                         type="button"
                         data-testid="lesson-back"
-                        disabled=move || { number() <= 1 }
+                        disabled=move || screen.with(|s| s.as_ref().is_none_or(|s| s.first))
                         on:click=move |_| go_by(-1)
                     >
                         "Back"
@@ -142,7 +146,7 @@ pub fn LessonBar() -> impl IntoView {
                         data-testid="lesson-next"
                         on:click=move |_| if last() { close() } else { go_by(1) }
                     >
-                        {move || if last() { "Done" } else { "Next" }}
+                        {move || screen.with(|s| s.as_ref().map(|s| s.next))}
                     </button>
                     <button
                         type="button"

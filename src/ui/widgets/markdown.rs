@@ -97,7 +97,7 @@ fn element(kind: &Kind, inner: Vec<AnyView>) -> AnyView {
         Kind::TableHead => view! { <thead><tr>{inner}</tr></thead> }.into_any(),
         Kind::TableRow => view! { <tr>{inner}</tr> }.into_any(),
         Kind::TableCell { align, head } => {
-            let style = align.css().map(|a| format!("text-align: {a}"));
+            let style = align.style();
             if *head {
                 view! { <th scope="col" style=style>{inner}</th> }.into_any()
             } else {

@@ -2,7 +2,6 @@
 //! Inspect tab's list and, for the live chat, above the other tabs (`store_alerts.rs`).
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 use crate::app::library::LibraryTab;
 use crate::ui::run::library_sync::{self as sync, Sessions};
@@ -24,11 +23,11 @@ pub fn RemoteNoticeView() -> impl IntoView {
                     {unsaved.then(|| view! {
                         " "
                         <button data-testid="remote-reload" on:click=move |_| {
-                            spawn_local(sync::resolve(sessions, id.get_value(), false));
+                            sync::resolve(sessions, id.get_value(), false);
                         }>"Reload"</button>
                         " "
                         <button data-testid="remote-keep-copy" on:click=move |_| {
-                            spawn_local(sync::resolve(sessions, id.get_value(), true));
+                            sync::resolve(sessions, id.get_value(), true);
                         }>"Keep mine as a copy"</button>
                     })}
                     " "

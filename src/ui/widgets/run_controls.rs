@@ -6,7 +6,7 @@
 
 use leptos::prelude::*;
 
-use crate::view::run::{RunHooks, RunView};
+use crate::view::run::{RunControlsScreen, RunHooks, RunView};
 
 /// The run of a job whose hooks start with `prefix` (`replay-live`, `ab`, `probes`,
 /// `corpus`): `{prefix}-progress` (`data-status`, its older name `data-phase`, `data-done`,
@@ -27,7 +27,14 @@ pub fn RunControls(
     #[prop(optional)] bar: bool,
 ) -> impl IntoView {
     let hooks = hooks.unwrap_or_else(|| RunHooks::prefixed(prefix, resume));
-    let label = view.resume_label();
+    let RunControlsScreen {
+        hooks,
+        resume_label,
+        summaries,
+        calls,
+        status_role,
+        status_class,
+    } = RunControlsScreen::of(hooks, &view);
     let RunView {
         slug,
         progress,
@@ -35,14 +42,10 @@ pub fn RunControls(
         total,
         turn,
         status,
-        failed,
         stop,
-        summaries,
         ..
     } = view;
-    let calls = summaries.then_some(total).flatten();
-    let summaries = summaries.then_some(done);
-    let resume_button = label.zip(on_resume).map(|(label, go)| {
+    let resume_button = resume_label.zip(on_resume).map(|(label, go)| {
         view! {
             <button type="button" data-testid=hooks.resume on:click=move |_| go.run(())>
                 {label}
@@ -60,8 +63,7 @@ pub fn RunControls(
                 <p><button type="button" data-testid=hooks.stop on:click=move |_| on_stop.run(())>"Stop"</button></p>
             })}
             {status.map(|line| view! {
-                <p class=failed.then_some("param-error") role=if failed { "alert" } else { "status" }
-                    data-testid=hooks.status>
+                <p class=status_class role=status_role data-testid=hooks.status>
                     {line} " " {resume_button}
                 </p>
             })}

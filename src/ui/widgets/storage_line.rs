@@ -3,10 +3,8 @@
 //! `app::storage`; the runner is `ui::run::storage_status`.
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 use crate::app::storage::StorageStatus;
-use crate::store::persist;
 use crate::ui::run::library_sync::{self as sync, Sessions};
 use crate::ui::run::storage_status::Storage;
 
@@ -14,15 +12,10 @@ use crate::ui::run::storage_status::Storage;
 /// browser keeps the data, the space used and free, and the reminder when it applies.
 #[component]
 pub fn StorageLine() -> impl IntoView {
-    let status = expect_context::<Storage>().0;
+    let storage = expect_context::<Storage>();
+    let status = storage.0;
     // The space changes as sessions come and go: read it anew each time Settings opens.
-    spawn_local(async move {
-        let refreshed = persist::estimate(status.get_untracked()).await;
-        status.update(|s| {
-            s.usage = refreshed.usage;
-            s.quota = refreshed.quota;
-        });
-    });
+    storage.refresh_space();
     view! {
         <p
             class="hint storage-persist"
