@@ -292,3 +292,16 @@ impl CountTokens for TokenCounter {
 pub fn rough_estimate(text: &str) -> u32 {
     u32::try_from(text.len().div_ceil(4)).unwrap_or(u32::MAX)
 }
+
+impl crate::engine::policy::Vocabularies for TokenCounter {
+    /// The vocabulary's count, or the rough estimate while it is pending (never 0 for a text).
+    fn tokens(&self, vocabulary: crate::engine::policy::Vocabulary, text: &str) -> u32 {
+        let encoding = match vocabulary {
+            crate::engine::policy::Vocabulary::O200k => Encoding::O200kBase,
+            crate::engine::policy::Vocabulary::Cl100k => Encoding::Cl100kBase,
+        };
+        self.count_with(encoding, text)
+            .value()
+            .unwrap_or_else(|| rough_estimate(text))
+    }
+}
