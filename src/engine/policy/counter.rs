@@ -30,21 +30,8 @@
 //!   fires on it: Codex, Claude Code, Gemini CLI). A dry run has no server, so it stands in the
 //!   prompt tokens an OpenAI server reports, o200k_base with the chat format.
 
-use crate::engine::message::{Message, Role};
+use crate::engine::message::{CountTokens, Message, Role, Vocabularies, Vocabulary};
 use crate::engine::text::word_count;
-
-/// The tiktoken vocabularies a counter may count with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Vocabulary {
-    O200k,
-    Cl100k,
-}
-
-/// Counts a text with a vocabulary (`crate::tokens::TokenCounter` implements it).
-pub trait Vocabularies {
-    /// Tokens of `text` in `vocabulary`, as tiktoken's `encode_ordinary` counts them.
-    fn tokens(&self, vocabulary: Vocabulary, text: &str) -> u32;
-}
 
 /// Framing tokens of each message in the chat format.
 pub const CHAT_TOKENS_PER_MESSAGE: u32 = 3;
@@ -207,6 +194,81 @@ impl Counter {
                     + u64::from(self.per_request())
             }
         }
+    }
+}
+
+impl Counter {
+    /// Whether this is the default: the run's own count, as each message was counted when read
+    /// (o200k_base, unless the run counts otherwise: a word count in tests, `--encoding`).
+    pub fn is_default(self) -> bool {
+        self == Counter::default()
+    }
+
+    /// One message's size under this counter in a run counting with `run`: the message's own
+    /// count for the default, else [`Counter::message`] over `run`'s vocabularies.
+    pub fn sized(self, message: &Message, run: &dyn CountTokens) -> u32 {
+        if self.is_default() {
+            message.tokens
+        } else {
+            self.message(message, &Through(run))
+        }
+    }
+
+    /// A text standing alone in a message of `role`, as [`Counter::sized`] sizes a message:
+    /// `run`'s count of the text for the default.
+    pub fn sized_text(self, role: Role, text: &str, run: &dyn CountTokens) -> u32 {
+        if self.is_default() {
+            run.count(text)
+        } else {
+            self.text(role, text, &Through(run))
+        }
+    }
+}
+
+/// A run's vocabularies: its counter's own ([`CountTokens::vocabularies`]), or, for a count
+/// without any (a word count), that count for every vocabulary.
+pub struct Through<'a>(pub &'a dyn CountTokens);
+
+impl Vocabularies for Through<'_> {
+    fn tokens(&self, vocabulary: Vocabulary, text: &str) -> u32 {
+        match self.0.vocabularies() {
+            Some(v) => v.tokens(vocabulary, text),
+            None => self.0.count(text),
+        }
+    }
+}
+
+/// A run's count as a policy's counter measures it: a text is [`Counter::sized_text`] of it in
+/// a user message, and the vocabularies are the run's. Whatever counts through it (the
+/// replay's memory, the corpus's dry run) counts in the policy's counter.
+pub struct CountedBy<'a> {
+    counter: Counter,
+    run: &'a dyn CountTokens,
+    through: Through<'a>,
+}
+
+impl<'a> CountedBy<'a> {
+    pub fn new(counter: Counter, run: &'a dyn CountTokens) -> Self {
+        CountedBy {
+            counter,
+            run,
+            through: Through(run),
+        }
+    }
+
+    /// The policy's counter.
+    pub fn counter(&self) -> Counter {
+        self.counter
+    }
+}
+
+impl CountTokens for CountedBy<'_> {
+    fn count(&self, text: &str) -> u32 {
+        self.counter.sized_text(Role::User, text, self.run)
+    }
+
+    fn vocabularies(&self) -> Option<&dyn Vocabularies> {
+        Some(&self.through)
     }
 }
 

@@ -16,9 +16,10 @@
 mod counter;
 mod exact;
 
+pub use crate::engine::message::{Vocabularies, Vocabulary};
 pub use counter::{
-    CHAT_REPLY_PRIMING, CHAT_TOKENS_PER_MESSAGE, Counter, Vocabularies, Vocabulary,
-    gemini_quarters, langchain_message, tiktoken_message, words_message,
+    CHAT_REPLY_PRIMING, CHAT_TOKENS_PER_MESSAGE, CountedBy, Counter, Through, gemini_quarters,
+    langchain_message, tiktoken_message, words_message,
 };
 pub use exact::{
     CheckAt, Compare, Counted, Exact, Fold, FoldView, HeadPart, Keep, Measure, Measured, Moment,
