@@ -283,3 +283,72 @@ fn the_counters_differ_as_the_issue_measured() {
     assert!(count(Counter::LangChainApprox, "chinese") * 3 / 2 < count(Counter::O200K, "chinese"));
     assert!(count(cl100k, "hindi") > 2 * count(Counter::O200K, "hindi"));
 }
+
+/// A conversation in Chinese: `turns` exchanges, each message distinct.
+fn chinese(turns: usize) -> Vec<Message> {
+    let user = "请帮我总结一下这个项目的进度，并列出下周需要完成的任务和负责人。";
+    let reply = "好的。本周完成了数据库迁移和接口测试，下周需要完成前端页面、性能优化和上线前的安全检查，分别由王伟、李娜和张强负责。";
+    (0..turns)
+        .flat_map(|t| {
+            [
+                plain(Role::User, &format!("{user}（第{t}轮）")),
+                plain(Role::Assistant, &format!("{reply}（第{t}轮）")),
+            ]
+        })
+        .collect()
+}
+
+/// The first request that no longer carries the conversation's first message: where the first
+/// fold shows.
+fn first_fold(policy: &summary_memory::engine::Policy, messages: &[Message], run: &TokenCounter) -> Option<u32> {
+    use summary_memory::engine::schedule::{MessageInput, Sizer, played, schedule_messages, system_tokens};
+    struct Words;
+    impl Sizer for Words {
+        fn tokens(&self, text: &str) -> u32 {
+            summary_memory::engine::word_count(text)
+        }
+        fn summary(&self, call: u32) -> String {
+            format!("S{call}")
+        }
+    }
+    let counter = policy.exact.counter;
+    let run_of = schedule_messages(
+        policy,
+        &MessageInput {
+            messages: played(messages, counter, run),
+            system_prompt: "",
+            system_tokens: system_tokens("", counter, run),
+            sizer: &Words,
+        },
+    );
+    run_of
+        .requests
+        .iter()
+        .find(|r| r.from > 0)
+        .map(|r| r.request)
+}
+
+/// The issue's case: on a Chinese conversation LangChain's middleware, measured with its
+/// default counter (count_tokens_approximately), fires later than the same policy measured
+/// with exact o200k_base counts.
+#[test]
+fn a_chinese_conversation_under_langchain_fires_later_with_its_own_counter() {
+    let run = vocabularies();
+    let preset = summary_memory::engine::peers::preset("langchain-v1-middleware").unwrap();
+    let own = preset.policy(128_000);
+    assert_eq!(own.exact.counter, Counter::LangChainApprox);
+    let mut exact = own.clone();
+    exact.exact.counter = Counter::O200K;
+    // Each message counted as a read counts it (the default counter keeps that count).
+    let mut messages = chinese(300);
+    for m in &mut messages {
+        m.tokens = Counter::O200K.message(m, &run);
+    }
+    let by_own = first_fold(&own, &messages, &run).expect("LangChain's counter fires");
+    let by_o200k = first_fold(&exact, &messages, &run).expect("o200k_base fires");
+    // About twice as late: LangChain counts a Chinese character as a quarter token.
+    assert!(
+        by_own > 3 * by_o200k / 2,
+        "count_tokens_approximately fired at request {by_own}, o200k_base at {by_o200k}"
+    );
+}

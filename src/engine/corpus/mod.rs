@@ -310,16 +310,7 @@ impl<'a> Played<'a> {
             });
         }
         let system_prompt = memory.system_prompt();
-        // The default is the run's count of the prompt, as before counters; another counter
-        // counts it as a system message, with the request's own overhead (the chat format's
-        // reply priming) added once here.
-        let system_tokens = if by.is_default() {
-            counter.count(system_prompt)
-        } else if system_prompt.is_empty() {
-            by.per_request()
-        } else {
-            by.sized_text(Role::System, system_prompt, counter) + by.per_request()
-        };
+        let system_tokens = crate::engine::schedule::system_tokens(system_prompt, by, counter);
         Played {
             input: ScheduleInput {
                 turns: sizes.len() as u32,
