@@ -79,8 +79,8 @@ fn corpus() -> Vec<Named> {
     files.sort();
     for file in files {
         let bytes = std::fs::read(&file).unwrap();
-        let sessions = import_all(&bytes, &WordCounter)
-            .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let sessions =
+            import_all(&bytes, &WordCounter).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         let name = file.strip_prefix(root().join("tests/fixtures")).unwrap();
         for (i, session) in sessions.iter().enumerate() {
             corpus.push(Named {
@@ -248,7 +248,11 @@ fn a_counter_off_by_one_fails_the_comparison() {
     let expected = read_json(&counters_dir().join("expected.json"));
     let vocab = vocabularies();
     let corpus = corpus();
-    for planted in [Counter::LangChainApprox, Counter::GeminiEstimate, Counter::O200K] {
+    for planted in [
+        Counter::LangChainApprox,
+        Counter::GeminiEstimate,
+        Counter::O200K,
+    ] {
         let off_by_one = |c: Counter, m: &[Message]| {
             let (mut each, mut total) = engine_counts(c, m, &vocab);
             if c == planted {
@@ -300,8 +304,14 @@ fn chinese(turns: usize) -> Vec<Message> {
 
 /// The first request that no longer carries the conversation's first message: where the first
 /// fold shows.
-fn first_fold(policy: &summary_memory::engine::Policy, messages: &[Message], run: &TokenCounter) -> Option<u32> {
-    use summary_memory::engine::schedule::{MessageInput, Sizer, played, schedule_messages, system_tokens};
+fn first_fold(
+    policy: &summary_memory::engine::Policy,
+    messages: &[Message],
+    run: &TokenCounter,
+) -> Option<u32> {
+    use summary_memory::engine::schedule::{
+        MessageInput, Sizer, played, schedule_messages, system_tokens,
+    };
     struct Words;
     impl Sizer for Words {
         fn tokens(&self, text: &str) -> u32 {

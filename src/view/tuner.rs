@@ -601,7 +601,9 @@ mod tests {
         // own counts stand in for; the cookbook's counts turns, sized by the Tuner's o200k_base.
         assert!(
             lines[2].contains("counter: the reply's reported usage")
-                && lines[2].contains("sized here with the Tuner's o200k_base counts, not the reply's reported usage"),
+                && lines[2].contains(
+                    "sized here with the Tuner's o200k_base counts, not the reply's reported usage"
+                ),
             "{}",
             lines[2]
         );

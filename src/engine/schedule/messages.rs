@@ -13,8 +13,7 @@
 
 use crate::engine::message::{CountTokens, Message, Role};
 use crate::engine::policy::{
-    Counter,
-    Check, FoldView, HeadPart, Measured, Moment, Policy, SummarySize, head_measured,
+    Check, Counter, FoldView, HeadPart, Measured, Moment, Policy, SummarySize, head_measured,
     kept_user_messages, request_head, summary_size,
 };
 

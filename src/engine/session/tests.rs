@@ -853,7 +853,10 @@ fn the_counter_is_additive_to_version_4() {
     assert_eq!(import_value(&value).unwrap().memory.policy(), &langchain);
     // The exported policy alone, too.
     let exported = export_policy(&langchain);
-    assert!(exported.contains("\"counter\": \"langchain-approx\""), "{exported}");
+    assert!(
+        exported.contains("\"counter\": \"langchain-approx\""),
+        "{exported}"
+    );
     assert_eq!(import_policy(exported.as_bytes()).unwrap(), langchain);
 
     // As a build before counters wrote it: the same policy, measured with o200k_base.

@@ -46,7 +46,10 @@ fn langchain_counts_the_repr_of_parsed_tool_calls_and_the_tool_call_id() {
     // characters, + "assistant" 9 = 82: ceil(82 / 4) + 3 = 24.
     let text = "[{'name': 'lookup', 'args': {'q': 'x'}, 'id': 'c1', 'type': 'tool_call'}]";
     assert_eq!(text.chars().count(), 73);
-    assert_eq!(langchain_message(&call("c1", "lookup", r#"{"q": "x"}"#)), 24);
+    assert_eq!(
+        langchain_message(&call("c1", "lookup", r#"{"q": "x"}"#)),
+        24
+    );
     // Arguments that are not a JSON object make an invalid call, which is not counted.
     assert_eq!(langchain_message(&call("c1", "lookup", "not json")), 3 + 3);
     // A tool message: content, the call's id and the name. "ok" + "c1" + "lookup" + "tool" =
@@ -70,11 +73,17 @@ fn gemini_counts_quarters_and_rounds_down_once_over_the_list() {
     assert_eq!(gemini_quarters(&msg(Role::User, "😀")), 12);
     // {"functionCall":{"id":"c1","name":"f","args":{"a":1}}} is 52 units: 13 tokens.
     let text = r#"{"functionCall":{"id":"c1","name":"f","args":{"a":1}}}"#;
-    assert_eq!(gemini_quarters(&call("c1", "f", r#"{"a": 1.0}"#)), text.len() as u64);
+    assert_eq!(
+        gemini_quarters(&call("c1", "f", r#"{"a": 1.0}"#)),
+        text.len() as u64
+    );
     // A result: the name's length and {"output":"ok"}'s.
     let mut result = msg(Role::Tool, "ok");
     result.tool_name = Some("f".into());
-    assert_eq!(gemini_quarters(&result), 1 + r#"{"output":"ok"}"#.len() as u64);
+    assert_eq!(
+        gemini_quarters(&result),
+        1 + r#"{"output":"ok"}"#.len() as u64
+    );
 }
 
 #[test]
