@@ -73,6 +73,9 @@ step fidelity "fidelity tier: the real libraries (LangChain, LlamaIndex, openai-
 fidelity_out=$(mktemp -d)
 tests/fidelity/run.sh "$fidelity_out/traces"
 [ -f tests/fidelity.rs ] || { echo "fidelity: tests/fidelity.rs, the engine's side of the comparison, is missing" >&2; exit 1; }
+# tests/fidelity.rs also re-runs tests/fidelity/counters.py live (LangChain's, tiktoken's and
+# Gemini CLI's own token counts) and fails when tests/fidelity/counters/expected.json, which
+# tests/counters.rs holds every counter to, is stale.
 SM_FIDELITY_TRACES="$fidelity_out/traces" cargo test --test fidelity
 SM_FIDELITY_EXPORT_TRACES="$fidelity_out/traces.export" cargo test --test fidelity_export
 rm -rf "$fidelity_out"

@@ -753,7 +753,8 @@ mod exact_vocabulary {
     //! exact vocabulary, every field of it drawn.
     use super::*;
     use summary_memory::engine::policy::{
-        CheckAt, Compare, Counted, Exact, Keep, Measure, ShareOf, Start, SummaryAt, SummaryOverflow,
+        CheckAt, Compare, Counted, Counter, Exact, Keep, Measure, ShareOf, Start, SummaryAt,
+        SummaryOverflow,
     };
     use summary_memory::engine::schedule::{
         MessageInput, PlayedMessage, Sizer, Slot, answers, schedule_messages,
@@ -877,6 +878,9 @@ mod exact_vocabulary {
                         calls_per_fold,
                         keep_user_tokens,
                         tools_in_turn_only,
+                        // Sizes only, never the decision: any counter, drawn from the others.
+                        counter: Counter::ALL
+                            [(calls_per_fold as usize + check) % Counter::ALL.len()],
                     }
                 },
             )

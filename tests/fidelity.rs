@@ -226,3 +226,48 @@ fn the_comparison_finds_a_planted_difference() {
     let difference = outcome.difference.expect("a planted difference is found");
     assert!(difference.starts_with("request 4:"), "{difference}");
 }
+
+/// The fidelity venv's python: `SM_FIDELITY_PYTHON`, or the one `scripts/tools.sh` installs.
+fn fidelity_python() -> PathBuf {
+    if let Some(python) = std::env::var_os("SM_FIDELITY_PYTHON") {
+        return PathBuf::from(python);
+    }
+    let repo = root().join("../..");
+    let venv = std::process::Command::new(repo.join("scripts/tools.sh"))
+        .args(["--venv", "fidelity"])
+        .output()
+        .expect("scripts/tools.sh runs");
+    let python = PathBuf::from(String::from_utf8_lossy(&venv.stdout).trim()).join("bin/python");
+    assert!(
+        python.exists(),
+        "{} is missing: run scripts/tools.sh --fidelity",
+        python.display()
+    );
+    python
+}
+
+/// The counters' expected counts (`tests/fidelity/counters/expected.json`, which
+/// `tests/counters.rs` compares every counter with) are the libraries' own today: the script
+/// runs the libraries again, live, and must write the committed file byte for byte.
+#[test]
+fn the_counters_expected_counts_are_the_libraries_own_today() {
+    let out = std::env::temp_dir().join(format!("sm-counters-{}.json", std::process::id()));
+    let run = std::process::Command::new(fidelity_python())
+        .arg(root().join("counters.py"))
+        .arg(&out)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .expect("the fidelity venv's python runs");
+    assert!(
+        run.status.success(),
+        "tests/fidelity/counters.py failed:\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let fresh = std::fs::read_to_string(&out).unwrap();
+    let _ = std::fs::remove_file(&out);
+    let committed = std::fs::read_to_string(root().join("counters/expected.json")).unwrap();
+    assert!(
+        fresh == committed,
+        "tests/fidelity/counters/expected.json is stale: run tests/fidelity/counters.py with the fidelity venv's python"
+    );
+}

@@ -29,8 +29,10 @@ pub enum Counting {
     Words,
     Vocabulary {
         encoding: Encoding,
-        /// The compact vocabulary, built once and parsed by each thread's own counter.
-        data: Arc<Vec<u8>>,
+        /// Both compact vocabularies (in `Encoding::ALL`'s order), built once and parsed by
+        /// each thread's own counter: `encoding` counts the texts, and a policy whose counter
+        /// names the other vocabulary (LlamaIndex's cl100k_base) counts with that one.
+        data: Arc<[Vec<u8>; 2]>,
     },
 }
 
@@ -48,7 +50,7 @@ impl Counting {
             })?;
         Ok(Counting::Vocabulary {
             encoding,
-            data: Arc::new(summary_memory::tokens::compact::from_tiktoken(encoding)),
+            data: Arc::new(Encoding::ALL.map(summary_memory::tokens::compact::from_tiktoken)),
         })
     }
 
@@ -64,9 +66,11 @@ impl Counting {
                 let counter =
                     counters[usize::from(*encoding == Encoding::Cl100kBase)].get_or_init(|| {
                         let counter = TokenCounter::new(*encoding);
-                        counter
-                            .load_from(*encoding, data)
-                            .expect("the vocabulary built from tiktoken-rs's data parses");
+                        for (e, data) in Encoding::ALL.into_iter().zip(data.iter()) {
+                            counter
+                                .load_from(e, data)
+                                .expect("the vocabulary built from tiktoken-rs's data parses");
+                        }
                         counter
                     });
                 f(counter)

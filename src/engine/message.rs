@@ -89,10 +89,31 @@ pub struct ChatMessage {
 /// The one word rule lives in [`super::text`]; this path stays for existing callers.
 pub use super::text::word_count;
 
+/// The tiktoken vocabularies a policy's counter may count with
+/// ([`crate::engine::policy::Counter`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Vocabulary {
+    O200k,
+    Cl100k,
+}
+
+/// Counts a text with a vocabulary (`crate::tokens::TokenCounter` implements it).
+pub trait Vocabularies {
+    /// Tokens of `text` in `vocabulary`, as tiktoken's `encode_ordinary` counts them.
+    fn tokens(&self, vocabulary: Vocabulary, text: &str) -> u32;
+}
+
 /// Counts the tokens of a text. The engine is handed one so that it never depends on where the
 /// vocabulary comes from; tests use [`WordCounter`].
 pub trait CountTokens {
     fn count(&self, text: &str) -> u32;
+
+    /// The vocabularies behind this count, for a policy whose counter names one; `None` for a
+    /// count without any (a word count, an estimate), which then stands in for every
+    /// vocabulary.
+    fn vocabularies(&self) -> Option<&dyn Vocabularies> {
+        None
+    }
 
     /// Counts `text`, a text growing at its end (a reply arriving), where `growing` is what
     /// the last call on a shorter version of it left. Always equal to [`CountTokens::count`] of

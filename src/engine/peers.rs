@@ -2,8 +2,9 @@
 //! policies on one conversation.
 //!
 //! Each preset reproduces a system's *documented policy* (when it fires, what it keeps verbatim,
-//! where the summary goes) in this engine's terms, over the same dry run as the Tuner. It does
-//! not reproduce the system's prompt, model or token counter. Where a system's rule has no exact
+//! where the summary goes) in this engine's terms, over the same dry run as the Tuner, measured
+//! with the system's own default token counter ([`Counter`], named in its source line); it does
+//! not reproduce the system's prompt or model. Where a system's rule has no exact
 //! counterpart here the preset says how it is approximated (`approximation`). Sources are the
 //! ones `PEERS.md` lists, cited on each preset: LangChain, LlamaIndex, the OpenAI cookbook,
 //! Codex, Claude Code, Gemini CLI and LibreChat.
@@ -12,7 +13,7 @@
 //! request, the first fold, the turns over the window, the cost), and [`to_csv`] writes the
 //! table.
 
-use super::policy::Policy;
+use super::policy::{Counter, Policy, Vocabulary};
 use super::schedule::{Schedule, ScheduleInput, schedule};
 
 /// One system's policy, for a model whose window is `context` tokens.
@@ -35,46 +36,69 @@ impl PeerPreset {
     }
 }
 
+/// `policy` measured with `counter`, its library's own.
+fn counted(mut policy: Policy, counter: Counter) -> Policy {
+    policy.exact.counter = counter;
+    policy
+}
+
 /// A fraction of a window, at least one token.
 fn share(context: u32, num: u64, den: u64) -> u32 {
     ((u64::from(context) * num / den) as u32).max(1)
 }
 
-/// The presets, in the order the page offers them. The five with a library to run are its
-/// exact policy ([`exact`]) at the library's defaults, checked request by request against the
+/// The presets, in the order the page offers them, each measured with its library's own
+/// default counter (`exact.counter`, named at the end of its `source`). The five with a library
+/// to run are its exact policy ([`exact`]) at the library's defaults, checked request by request against the
 /// real library by `tests/fidelity.rs`; the other three follow their sources as far as they go.
 pub const PEER_PRESETS: [PeerPreset; 8] = [
     PeerPreset {
         slug: "langchain-summary-buffer",
         system: "LangChain ConversationSummaryBufferMemory",
-        source: "langchain-classic 1.0.8, langchain_classic/memory/summary_buffer.py (max_token_limit = 2000, pruned message by message after each exchange)",
+        source: "langchain-classic 1.0.8, langchain_classic/memory/summary_buffer.py (max_token_limit = 2000, pruned message by message after each exchange); counter: the model's get_num_tokens_from_messages, ChatOpenAI's on a gpt-4o model: o200k_base with the chat format's overhead",
         approximation: Some(
-            "exact policy; LangChain's default counter adds a Human:/AI: prefix to each message, and the prompt and model are yours",
+            "exact policy, measured as ChatOpenAI counts on gpt-4o; a model without its own get_num_tokens_from_messages counts Human:/AI: lines with GPT-2's tokenizer instead, and the prompt and model are yours",
         ),
-        build: |_| exact::langchain_classic(2_000),
+        build: |_| {
+            counted(
+                exact::langchain_classic(2_000),
+                Counter::Tiktoken {
+                    vocabulary: Vocabulary::O200k,
+                    chat: true,
+                },
+            )
+        },
     },
     PeerPreset {
         slug: "langchain-v1-middleware",
         system: "LangChain v1 SummarizationMiddleware",
-        source: "langchain 1.5.2, langchain/agents/middleware/summarization.py (no trigger by default; the docs' example fires at 4,000 tokens; keeps the last 20 messages)",
+        source: "langchain 1.5.2, langchain/agents/middleware/summarization.py (no trigger by default; the docs' example fires at 4,000 tokens; keeps the last 20 messages); counter: its default, langchain-core's count_tokens_approximately",
         approximation: Some(
-            "exact policy at the docs' example trigger; the default counter (count_tokens_approximately), the prompt and the model differ",
+            "exact policy at the docs' example trigger, measured with its default counter (count_tokens_approximately); the prompt and the model differ",
         ),
-        build: |_| exact::langchain_v1(4_000, 20),
+        build: |_| counted(exact::langchain_v1(4_000, 20), Counter::LangChainApprox),
     },
     PeerPreset {
         slug: "llamaindex-summary-buffer",
         system: "LlamaIndex ChatSummaryMemoryBuffer",
-        source: "llama-index-core 0.14.25, llama_index/core/memory/chat_summary_memory_buffer.py (token_limit = int(0.75 × the context window))",
+        source: "llama-index-core 0.14.25, llama_index/core/memory/chat_summary_memory_buffer.py (token_limit = int(0.75 × the context window)); counter: its default tokenizer, tiktoken's cl100k_base",
         approximation: Some(
-            "exact policy; its counter sees a message's content only (not a tool call's name and arguments), and its tokenizer is tiktoken's",
+            "exact policy, measured with its default tokenizer (cl100k_base); its counter sees a message's content only, where this one also counts a tool call's name and arguments",
         ),
-        build: |context| exact::llamaindex(share(context, 3, 4)),
+        build: |context| {
+            counted(
+                exact::llamaindex(share(context, 3, 4)),
+                Counter::Tiktoken {
+                    vocabulary: Vocabulary::Cl100k,
+                    chat: false,
+                },
+            )
+        },
     },
     PeerPreset {
         slug: "openai-cookbook-session",
         system: "OpenAI cookbook SummarizingSession",
-        source: "openai/openai-cookbook examples/agents_sdk/session_memory.ipynb under openai-agents 0.24.0 (the notebook's instance: keep_last_n_turns = 2, context_limit = 4; the class defaults are 3 and 3)",
+        source: "openai/openai-cookbook examples/agents_sdk/session_memory.ipynb under openai-agents 0.24.0 (the notebook's instance: keep_last_n_turns = 2, context_limit = 4; the class defaults are 3 and 3); counter: none, it counts turns (sizes in o200k_base)",
         approximation: Some(
             "exact policy at the notebook's own instance; the Runner stores tool calls and results as user messages, which this engine keeps as tool traffic",
         ),
@@ -83,34 +107,34 @@ pub const PEER_PRESETS: [PeerPreset; 8] = [
     PeerPreset {
         slug: "codex-cli",
         system: "Codex CLI",
-        source: "openai/codex codex-rs/core/src/compact.rs at 0100b103625752f6a10c21b79a8c423761dc4c6a (fires at 90% of the window as reported, protocol/src/openai_models.rs; keeps the user's messages newest first up to COMPACT_USER_MESSAGE_MAX_TOKENS = 20,000, then the summary as a user message)",
+        source: "openai/codex codex-rs/core/src/compact.rs at 0100b103625752f6a10c21b79a8c423761dc4c6a (fires at 90% of the window as reported, protocol/src/openai_models.rs; keeps the user's messages newest first up to COMPACT_USER_MESSAGE_MAX_TOKENS = 20,000, then the summary as a user message); counter: the reply's reported usage",
         approximation: Some(
             "not run: Codex estimates tokens at 4 bytes each and truncates the oldest kept user message where this engine leaves it out; its summary prefix (templates/compact/summary_prefix.md) is not reproduced",
         ),
-        build: |context| exact::codex(context),
+        build: |context| counted(exact::codex(context), Counter::Reported),
     },
     PeerPreset {
         slug: "claude-code",
         system: "Claude Code auto-compact",
-        source: "anthropics/claude-code issue #31806, read from the shipped code: threshold = window − min(max output, 20,000) − 13,000 (about 83.5% of 200,000); not in the official docs",
+        source: "anthropics/claude-code issue #31806, read from the shipped code: threshold = window − min(max output, 20,000) − 13,000 (about 83.5% of 200,000); not in the official docs; counter: the reply's reported usage",
         approximation: Some(
             "evidence from an issue, not source: what stays verbatim and where the summary goes are not documented; the latest turn is kept and the summary is a second system message",
         ),
-        build: |context| exact::claude_code(context),
+        build: |context| counted(exact::claude_code(context), Counter::Reported),
     },
     PeerPreset {
         slug: "gemini-cli",
         system: "Gemini CLI",
-        source: "@google/gemini-cli-core 0.61.0, dist/src/context/chatCompressionService.js (the previous request's prompt tokens ≥ 0.5 × the model's limit; the newest 30% of the history by characters kept; two model calls)",
+        source: "@google/gemini-cli-core 0.61.0, dist/src/context/chatCompressionService.js (the previous request's prompt tokens ≥ 0.5 × the model's limit; the newest 30% of the history by characters kept; two model calls); counter: the reply's reported usage (promptTokenCount; its character estimate, estimateTokenCountSync, only until the first reply after a compression)",
         approximation: Some(
             "exact policy; the history's characters are those of its JSON, estimated here at 4 a token, and its session context is not modelled in the Tuner",
         ),
-        build: |context| exact::gemini_cli(share(context, 1, 2)),
+        build: |context| counted(exact::gemini_cli(share(context, 1, 2)), Counter::Reported),
     },
     PeerPreset {
         slug: "librechat",
         system: "LibreChat",
-        source: "danny-avila/agents docs/summarization-behavior.md and librechat.ai's summarization docs (by default on overflow: the window less a 5% reserve; each compaction sees the whole conversation; maxSummaryTokens 2048)",
+        source: "danny-avila/agents docs/summarization-behavior.md and librechat.ai's summarization docs (by default on overflow: the window less a 5% reserve; each compaction sees the whole conversation; maxSummaryTokens 2048); counter: this app's o200k_base",
         approximation: Some(
             "not run: the request's own size stands for LibreChat's budget, and only the incoming message stays verbatim",
         ),

@@ -284,6 +284,10 @@ impl CountTokens for TokenCounter {
             .value()
             .unwrap_or_else(|| rough_estimate(text))
     }
+
+    fn vocabularies(&self) -> Option<&dyn crate::engine::message::Vocabularies> {
+        Some(self)
+    }
 }
 
 /// A vocabulary-free estimate: one token per 4 bytes of UTF-8, rounded up (OpenAI's rule of
@@ -291,4 +295,17 @@ impl CountTokens for TokenCounter {
 /// side for a context budget). Only used while the vocabulary loads.
 pub fn rough_estimate(text: &str) -> u32 {
     u32::try_from(text.len().div_ceil(4)).unwrap_or(u32::MAX)
+}
+
+impl crate::engine::message::Vocabularies for TokenCounter {
+    /// The vocabulary's count, or the rough estimate while it is pending (never 0 for a text).
+    fn tokens(&self, vocabulary: crate::engine::message::Vocabulary, text: &str) -> u32 {
+        let encoding = match vocabulary {
+            crate::engine::message::Vocabulary::O200k => Encoding::O200kBase,
+            crate::engine::message::Vocabulary::Cl100k => Encoding::Cl100kBase,
+        };
+        self.count_with(encoding, text)
+            .value()
+            .unwrap_or_else(|| rough_estimate(text))
+    }
 }

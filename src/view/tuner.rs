@@ -15,7 +15,7 @@ use crate::engine::library_session::{Session, SessionSettings};
 use crate::engine::memory::MemoryState;
 use crate::engine::message::CountTokens;
 use crate::engine::peers::{PolicyOutcome, Prices, outcome, preset, to_csv};
-use crate::engine::policy::{LoopRisk, Policy, PolicyError, TRIGGER_FIELDS, Trigger};
+use crate::engine::policy::{Counter, LoopRisk, Policy, PolicyError, TRIGGER_FIELDS, Trigger};
 use crate::engine::schedule::{Schedule, ScheduleInput, schedule};
 use crate::route::{Route, TriggerKind};
 use crate::view::inspect::InspectView;
@@ -323,6 +323,20 @@ pub fn compare_policies(route: &Route, presets: &[&str], prices: Prices) -> Vec<
 /// [`compare_policies`] over `conversation` (a session's real sizes), or over the simulated
 /// conversation when there is none; while the parameters are invalid, this policy's row is
 /// `last`'s, marked.
+/// A preset's `parameters` in the comparison's CSV: its source (which names its library's own
+/// counter) at the window. The Tuner's sizes are its own o200k_base counts (a simulated
+/// conversation has no text to count otherwise), so a preset with another counter says so.
+fn preset_parameters(source: &str, context: u32, counter: Counter) -> String {
+    if counter.is_default() {
+        format!("{source} at a {context}-token window")
+    } else {
+        format!(
+            "{source} at a {context}-token window; sized here with the Tuner's o200k_base counts, not {}",
+            counter.label()
+        )
+    }
+}
+
 pub fn compare_policies_on(
     route: &Route,
     conversation: Option<&ScheduleInput>,
@@ -342,7 +356,7 @@ pub fn compare_policies_on(
     let own = own.and_then(|own| {
         let policy = Policy::new(own.trigger).ok()?;
         let mut row = outcome(THIS_POLICY, &policy, input, context, prices);
-        row.parameters = own.words;
+        row.parameters = format!("{}; counter: {}", own.words, policy.exact.counter.label());
         Some(Compared {
             outcome: row,
             same_as_this_policy: false,
@@ -353,8 +367,9 @@ pub fn compare_policies_on(
         .as_ref()
         .map(|o| o.outcome.schedule.rows.iter().map(|r| r.tokens).collect());
     let presets = presets.iter().filter_map(|slug| preset(slug)).map(|p| {
-        let mut row = outcome(p.system, &p.policy(context), input, context, prices);
-        row.parameters = format!("{} at a {context}-token window", p.source);
+        let policy = p.policy(context);
+        let mut row = outcome(p.system, &policy, input, context, prices);
+        row.parameters = preset_parameters(p.source, context, policy.exact.counter);
         let same = own_requests.as_ref().is_some_and(|own| {
             own.iter()
                 .copied()
@@ -570,7 +585,7 @@ mod tests {
         assert!(lines[0].ends_with(",parameters"), "{}", lines[0]);
         assert!(
             lines[1].ends_with(
-                ",\"Every N turns (keep K): Summarise at (turns) 4, Keep verbatim (turns) 2\""
+                ",\"Every N turns (keep K): Summarise at (turns) 4, Keep verbatim (turns) 2; counter: o200k_base (exact)\""
             ),
             "{}",
             lines[1]
@@ -582,6 +597,21 @@ mod tests {
             lines[2]
         );
         assert!(lines[2].contains("at a 8192-token window"), "{}", lines[2]);
+        // Each names its counter: Gemini CLI's is the reply's reported usage, which the Tuner's
+        // own counts stand in for; the cookbook's counts turns, sized by the Tuner's o200k_base.
+        assert!(
+            lines[2].contains("counter: the reply's reported usage")
+                && lines[2].contains(
+                    "sized here with the Tuner's o200k_base counts, not the reply's reported usage"
+                ),
+            "{}",
+            lines[2]
+        );
+        assert!(
+            lines[3].contains("counter: none, it counts turns") && !lines[3].contains("sized here"),
+            "{}",
+            lines[3]
+        );
         // Invalid parameters leave the presets alone.
         let bad = Route::parse("?trigger=turns&max_turns=2&keep=5");
         let rows = compare_policies(&bad, &["gemini-cli"], prices);

@@ -34,7 +34,7 @@ use crate::engine::checks::{EditionInput, Verdict, check_editions};
 use crate::engine::library_session::Session;
 use crate::engine::message::{CountTokens, Role};
 use crate::engine::peers::{self, ASSUMED_PROMPT_TOKENS, PEER_PRESETS};
-use crate::engine::policy::{FoldMode, Policy, PolicyError};
+use crate::engine::policy::{CountedBy, Counter, FoldMode, Policy, PolicyError};
 use crate::engine::replay::{ReplayError, replay_extractive};
 use crate::engine::schedule::{MessageInput, PlayedMessage, ScheduleInput, Sizer, TurnSize};
 
@@ -176,10 +176,20 @@ pub fn measure(
     settings: &CorpusSettings,
     counter: &dyn CountTokens,
 ) -> Result<Vec<Row>, CorpusError> {
-    let played = Played::of(conversation, settings, counter);
+    // One reading of the conversation per counter the columns measure with.
+    let mut played: Vec<Played> = Vec::new();
     columns
         .iter()
         .map(|column| {
+            let by = column.policy.exact.counter;
+            let at = match played.iter().position(|p| p.sizer.counter.counter() == by) {
+                Some(at) => at,
+                None => {
+                    played.push(Played::of(conversation, settings, counter, by));
+                    played.len() - 1
+                }
+            };
+            let played = &played[at];
             let dry = played.dry_run(&column.policy, settings);
             let mut row = Row {
                 source: source.to_owned(),
@@ -260,10 +270,13 @@ struct Played<'a> {
 }
 
 impl<'a> Played<'a> {
+    /// The conversation read with the run's `counter`, each message sized by `by`, the
+    /// policy's counter ([`Counter::sized`]).
     fn of(
         session: &'a Session,
         settings: &CorpusSettings,
         counter: &'a dyn CountTokens,
+        by: Counter,
     ) -> Played<'a> {
         let memory = &session.memory;
         let mut sizes: Vec<TurnSize> = Vec::new();
@@ -283,31 +296,33 @@ impl<'a> Played<'a> {
                     },
                 );
             }
+            let tokens = by.sized(m, counter);
             match m.role {
-                Role::User => sizes[turn].user += m.tokens,
-                Role::Assistant | Role::Tool => sizes[turn].assistant += m.tokens,
+                Role::User => sizes[turn].user += tokens,
+                Role::Assistant | Role::Tool => sizes[turn].assistant += tokens,
                 Role::System => {}
             }
             messages.push(PlayedMessage {
                 role: m.role,
-                tokens: m.tokens,
+                tokens,
                 chars: m.content.chars().count() as u32,
                 calls: !m.calls.is_empty(),
             });
         }
         let system_prompt = memory.system_prompt();
+        let system_tokens = crate::engine::schedule::system_tokens(system_prompt, by, counter);
         Played {
             input: ScheduleInput {
                 turns: sizes.len() as u32,
                 sizes,
-                system_tokens: counter.count(system_prompt),
+                system_tokens,
                 summary_tokens: settings.summary_tokens,
                 summary_sizes: Vec::new(),
             },
             messages,
             system_prompt,
             sizer: CounterSizer {
-                counter,
+                counter: CountedBy::new(by, counter),
                 summary_tokens: settings.summary_tokens,
             },
         }
@@ -379,10 +394,10 @@ impl<'a> Played<'a> {
     }
 }
 
-/// The message-level dry run's sizer: texts counted by the run's counter, and each summary
-/// `summary_tokens` one-token words.
+/// The message-level dry run's sizer: texts counted by the run's counter as the policy's
+/// counter measures them, and each summary `summary_tokens` one-token words.
 struct CounterSizer<'a> {
-    counter: &'a dyn CountTokens,
+    counter: CountedBy<'a>,
     summary_tokens: u32,
 }
 

@@ -403,3 +403,35 @@ fn an_invalid_policy_is_refused_as_a_column_with_the_policys_reason() {
     let err = Column::new("bad", "Bad", policy.clone()).unwrap_err();
     assert_eq!(err, policy.validate().unwrap_err());
 }
+
+/// Each column is measured with its own policy's counter: the LangChain preset (measured with
+/// count_tokens_approximately) and the same policy measured with the run's own count give
+/// different chat tokens on one conversation, and the run's count is what the default keeps.
+#[test]
+fn each_column_is_measured_with_its_policys_counter() {
+    use crate::engine::policy::Counter;
+    let preset = Column::preset("langchain-v1-middleware", WINDOW).unwrap();
+    assert_eq!(preset.policy.exact.counter, Counter::LangChainApprox);
+    let mut own = preset.policy.clone();
+    own.exact.counter = Counter::O200K;
+    let plain = Column::new("plain", "plain", own).unwrap();
+    let mut words = preset.policy.clone();
+    words.exact.counter = Counter::Words;
+    // The word counter of this run is the run's own count: the same rows as the default.
+    let words = Column::new("words", "words", words).unwrap();
+    let session = verbatim(40);
+    let rows = measure(
+        "s",
+        0,
+        &session,
+        &[preset, plain, words],
+        &settings(false),
+        &WordCounter,
+    )
+    .unwrap();
+    assert_ne!(rows[0].chat_tokens, rows[1].chat_tokens, "{rows:?}");
+    assert_eq!(rows[1].chat_tokens, rows[2].chat_tokens, "{rows:?}");
+    // LangChain's count of a message is at least its characters over 4 plus 3: far above a
+    // word count.
+    assert!(rows[0].chat_tokens > rows[1].chat_tokens, "{rows:?}");
+}

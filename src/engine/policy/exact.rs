@@ -18,11 +18,13 @@
 //! - what a fold keeps besides the summary (`keep_user_tokens`: the user's own messages, newest
 //!   first, up to a token budget) and where the summary goes ([`SummaryAt`], `summary_prefix`);
 //! - how many model calls a fold makes (`calls_per_fold`);
-//! - what happens when only the old summary is cut off ([`SummaryOverflow`]).
+//! - what happens when only the old summary is cut off ([`SummaryOverflow`]);
+//! - the counter every size is measured with ([`Counter`], `counter`: each library's own).
 
 use crate::engine::message::{Role, starts_turn};
 
 use super::Trigger;
+use super::counter::Counter;
 
 /// Which parts of the conversation the threshold adds up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -197,6 +199,10 @@ pub struct Exact {
     /// A fixed user message the library puts first in its history, before the summary, and
     /// writes again after each fold (Gemini CLI's session context).
     pub context_message: Option<String>,
+    /// The counter the policy is measured with ([`Counter`]): each message's size, the system
+    /// prompt's and the summary's. It changes the sizes, never the decision's rule, so
+    /// [`Exact::is_exact`] does not look at it.
+    pub counter: Counter,
 }
 
 impl Default for Exact {
@@ -215,6 +221,7 @@ impl Default for Exact {
             summary_overflow: SummaryOverflow::Keep,
             tools_in_turn_only: false,
             context_message: None,
+            counter: Counter::default(),
         }
     }
 }
@@ -287,7 +294,11 @@ impl Fold {
 impl Exact {
     /// Whether any field differs from today's behaviour, so that [`Exact::decide`] decides.
     pub fn is_exact(&self) -> bool {
-        *self != Exact::default()
+        *self
+            != Exact {
+                counter: self.counter,
+                ..Exact::default()
+            }
     }
 
     /// Checks the numbers, naming the field at fault.

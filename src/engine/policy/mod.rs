@@ -13,8 +13,14 @@
 //! and the dry run ([`crate::engine::schedule`]) call it, so the tuner can never disagree with
 //! what a session does.
 
+mod counter;
 mod exact;
 
+pub use crate::engine::message::{Vocabularies, Vocabulary};
+pub use counter::{
+    CHAT_REPLY_PRIMING, CHAT_TOKENS_PER_MESSAGE, CountedBy, Counter, Through, gemini_quarters,
+    langchain_message, tiktoken_message, words_message,
+};
 pub use exact::{
     CheckAt, Compare, Counted, Exact, Fold, FoldView, HeadPart, Keep, Measure, Measured, Moment,
     ShareOf, Start, SummaryAt, SummaryOverflow, SummarySize, head_measured, kept_user_messages,

@@ -18,7 +18,7 @@ use crate::engine::facts::compile_facts;
 use crate::engine::library_session::{Session, SessionSettings};
 use crate::engine::memory::{CommitMeta, MemoryError, MemoryState, SummaryJob};
 use crate::engine::message::{CountTokens, Message, MessageParts, Role};
-use crate::engine::policy::{Policy, PolicyError};
+use crate::engine::policy::{CountedBy, Policy, PolicyError};
 use crate::engine::run::{Estimate, Progress, RunStatus, Tokens, Unit};
 
 mod run;
@@ -237,10 +237,11 @@ impl Replayer {
                 tool_name: message.tool_name.clone(),
                 placeholders: message.placeholders.clone(),
             };
-            if let Some(job) = self
-                .memory
-                .add_message(Message::with_parts(parts, counter))?
-            {
+            // Sized by the policy's counter (the default keeps the count just made).
+            let role = message.role;
+            let mut message = Message::with_parts(parts, counter);
+            message.tokens = self.memory.policy().exact.counter.sized(&message, counter);
+            if let Some(job) = self.memory.add_message(message)? {
                 return Ok(Some(self.run.ask(job)));
             }
             // A policy that checks before each request checks once the message a request
@@ -250,7 +251,7 @@ impl Replayer {
                 .source
                 .get(self.next)
                 .is_none_or(|m| m.role == Role::Assistant);
-            if matches!(message.role, Role::User | Role::Tool) && next_is_reply {
+            if matches!(role, Role::User | Role::Tool) && next_is_reply {
                 if let Some(job) = self.memory.before_request(self.reported) {
                     self.request_waits = true;
                     return Ok(Some(self.run.ask(job)));
@@ -322,6 +323,10 @@ fn run_extractive(
     counter: &dyn CountTokens,
     name: impl Into<String>,
 ) -> Result<(Replayer, Vec<u64>), ReplayError> {
+    // Every text the replay counts (the system prompt, each summary, each request) is counted
+    // as the policy's counter measures it.
+    let measured = CountedBy::new(policy.exact.counter, counter);
+    let counter: &dyn CountTokens = &measured;
     let (mut replayer, mut job) = Replayer::start(session, policy, counter, name)?;
     // The policy is the replay's throughout, so its ranking is compiled once.
     let ranking = extractive_ranking(&replayer.memory, &replayer.facts());

@@ -11,9 +11,9 @@
 //! prompt, the summary (which summariser call wrote it), the verbatim messages by index, and
 //! the fixed messages the policy adds.
 
-use crate::engine::message::Role;
+use crate::engine::message::{CountTokens, Message, Role};
 use crate::engine::policy::{
-    Check, FoldView, HeadPart, Measured, Moment, Policy, SummarySize, head_measured,
+    Check, Counter, FoldView, HeadPart, Measured, Moment, Policy, SummarySize, head_measured,
     kept_user_messages, request_head, summary_size,
 };
 
@@ -89,6 +89,35 @@ pub struct MessageRun {
     pub calls: u32,
     /// Folds.
     pub folds: u32,
+}
+
+/// A conversation's messages as the dry run plays them under a policy measured with
+/// `counter` (system messages left out): each sized by [`Counter::sized`] in a run counting
+/// with `run`.
+pub fn played(messages: &[Message], counter: Counter, run: &dyn CountTokens) -> Vec<PlayedMessage> {
+    messages
+        .iter()
+        .filter(|m| m.role != Role::System)
+        .map(|m| PlayedMessage {
+            role: m.role,
+            tokens: counter.sized(m, run),
+            chars: m.content.chars().count() as u32,
+            calls: !m.calls.is_empty(),
+        })
+        .collect()
+}
+
+/// The system prompt's tokens as a policy measured with `counter` sees them: the run's count
+/// for the default; else the prompt as a system message (none when it is empty), plus what
+/// the counter adds once per request (the chat format's reply priming).
+pub fn system_tokens(prompt: &str, counter: Counter, run: &dyn CountTokens) -> u32 {
+    if counter.is_default() {
+        run.count(prompt)
+    } else if prompt.is_empty() {
+        counter.per_request()
+    } else {
+        counter.sized_text(Role::System, prompt, run) + counter.per_request()
+    }
 }
 
 /// Whether a request answers message `i`: a user message or the last of a run of tool

@@ -12,7 +12,8 @@
 mod messages;
 
 pub use messages::{
-    MessageInput, MessageRun, PlayedMessage, RequestRow, Sizer, Slot, answers, schedule_messages,
+    MessageInput, MessageRun, PlayedMessage, RequestRow, Sizer, Slot, answers, played,
+    schedule_messages, system_tokens,
 };
 
 use super::edition::TurnRange;

@@ -4,7 +4,8 @@
 
 use super::wire::{CountedV4, ExactV4, KeepV4};
 use crate::engine::policy::{
-    CheckAt, Compare, Counted, Exact, Keep, Measure, ShareOf, Start, SummaryAt, SummaryOverflow,
+    CheckAt, Compare, Counted, Counter, Exact, Keep, Measure, ShareOf, Start, SummaryAt,
+    SummaryOverflow,
 };
 
 /// A value of the wire form this build does not know: where it is, and why it is refused.
@@ -14,10 +15,15 @@ pub(super) struct Refused {
     pub(super) reason: String,
 }
 
-/// The wire form, `None` for the defaults (so older readers' files stay as they were).
+/// The wire form, `None` for the defaults (so older readers' files stay as they were). A
+/// policy of today's rules with another counter writes the counter alone.
 pub(super) fn exact_to_v4(e: &Exact) -> Option<ExactV4> {
+    let counter = (e.counter != Counter::default()).then(|| e.counter.slug().to_owned());
     if !e.is_exact() {
-        return None;
+        return counter.map(|counter| ExactV4 {
+            counter: Some(counter),
+            ..ExactV4::default()
+        });
     }
     let (summary_at, summary_at_text) = match &e.summary_at {
         SummaryAt::Placement => ("placement", None),
@@ -88,6 +94,7 @@ pub(super) fn exact_to_v4(e: &Exact) -> Option<ExactV4> {
         ),
         tools_in_turn_only: e.tools_in_turn_only,
         context_message: e.context_message.clone(),
+        counter,
     })
 }
 
@@ -197,6 +204,13 @@ pub(super) fn exact_from_v4(w: Option<ExactV4>, path: &str) -> Result<Exact, Ref
             })
         }
     };
+    let counter = match w.counter.as_deref() {
+        None => Counter::default(),
+        Some(slug) => Counter::from_slug(slug).ok_or_else(|| {
+            let slugs: Vec<&str> = Counter::ALL.iter().map(|c| c.slug()).collect();
+            bad("counter", slug, &slugs.join(", "))
+        })?,
+    };
     Ok(Exact {
         counted: w.counted.map(|c| Counted {
             system: c.system,
@@ -217,5 +231,6 @@ pub(super) fn exact_from_v4(w: Option<ExactV4>, path: &str) -> Result<Exact, Ref
         summary_overflow,
         tools_in_turn_only: w.tools_in_turn_only,
         context_message: w.context_message,
+        counter,
     })
 }

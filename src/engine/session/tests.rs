@@ -830,3 +830,82 @@ fn the_newest_message_floor_is_additive_to_version_4() {
     let err = import_value(&value).unwrap_err().to_string();
     assert!(err.contains("keep_newest"), "{err}");
 }
+
+/// A policy's counter is written only when it is not the default (o200k_base), so a file or an
+/// exported policy from before counters (no `counter`) reads as it did, measured with
+/// o200k_base; a preset's own counter survives both round trips, a policy of today's rules
+/// with another counter writes the counter alone, and an unknown counter is refused by name.
+#[test]
+fn the_counter_is_additive_to_version_4() {
+    use crate::engine::peers::preset;
+    use crate::engine::policy::Counter;
+    let session_of = |policy: Policy| {
+        let memory = MemoryState::new("be brief", policy).unwrap();
+        Session::new("counted", SessionSettings::default(), memory)
+    };
+    let langchain = preset("langchain-v1-middleware").unwrap().policy(128_000);
+    assert_eq!(langchain.exact.counter, Counter::LangChainApprox);
+    let mut value = file_json(&session_of(langchain.clone()));
+    assert_eq!(
+        value["session"]["policy"]["exact"]["counter"],
+        "langchain-approx"
+    );
+    assert_eq!(import_value(&value).unwrap().memory.policy(), &langchain);
+    // The exported policy alone, too.
+    let exported = export_policy(&langchain);
+    assert!(
+        exported.contains("\"counter\": \"langchain-approx\""),
+        "{exported}"
+    );
+    assert_eq!(import_policy(exported.as_bytes()).unwrap(), langchain);
+
+    // As a build before counters wrote it: the same policy, measured with o200k_base.
+    value["session"]["policy"]["exact"]
+        .as_object_mut()
+        .unwrap()
+        .remove("counter");
+    let mut expected = langchain.clone();
+    expected.exact.counter = Counter::O200K;
+    assert_eq!(import_value(&value).unwrap().memory.policy(), &expected);
+    let old_export: Value = serde_json::from_str(&exported).unwrap();
+    let mut old_export = old_export;
+    remove_key(&mut old_export, "counter");
+    assert_eq!(
+        import_policy(old_export.to_string().as_bytes()).unwrap(),
+        expected
+    );
+
+    // The default writes nothing: a policy of today's rules has no exact fields at all.
+    let plain = file_json(&session_of(Policy::default()));
+    assert!(plain["session"]["policy"].get("exact").is_none());
+    // Today's rules with another counter: the counter alone, read back whole.
+    let mut words = Policy::default();
+    words.exact.counter = Counter::Words;
+    assert!(!words.exact.is_exact());
+    let written = file_json(&session_of(words.clone()));
+    assert_eq!(
+        written["session"]["policy"]["exact"],
+        json!({"counter": "words"})
+    );
+    assert_eq!(import_value(&written).unwrap().memory.policy(), &words);
+
+    // A counter this build does not know is refused, naming the field and the choices.
+    value["session"]["policy"]["exact"]["counter"] = json!("o201k");
+    let err = import_value(&value).unwrap_err().to_string();
+    assert!(
+        err.contains("policy.exact.counter") && err.contains("langchain-approx"),
+        "{err}"
+    );
+}
+
+/// Removes `key` wherever it is in `value`.
+fn remove_key(value: &mut Value, key: &str) {
+    match value {
+        Value::Object(map) => {
+            map.remove(key);
+            map.values_mut().for_each(|v| remove_key(v, key));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| remove_key(v, key)),
+        _ => {}
+    }
+}

@@ -288,6 +288,10 @@ pub(super) struct ExactV4 {
     pub(super) tools_in_turn_only: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) context_message: Option<String>,
+    /// The counter's slug (`crate::engine::policy::Counter::slug`). Added within version 4:
+    /// absent for o200k_base, the count every file written before it was measured with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) counter: Option<String>,
 }
 
 #[derive(Serialize, Deserialize)]
