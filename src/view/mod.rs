@@ -14,6 +14,7 @@ pub mod inspect;
 pub mod labels;
 pub mod live_replay;
 pub mod markdown;
+pub mod modules;
 pub mod policy_summary;
 pub mod probes;
 pub mod run;
