@@ -11,7 +11,7 @@ use crate::engine::edition::Provenance;
 use crate::engine::library_session::{PairSide, Session};
 use crate::engine::message::CountTokens;
 use crate::engine::openai::{ApiError, ChatResponse};
-use crate::engine::policy::SummaryFormat;
+use crate::engine::policy::{Choice, SummaryFormat};
 use crate::engine::prompts::{PresetId, PromptSpec};
 use crate::engine::run::Estimate;
 use crate::engine::settings::ValidSettings;
@@ -76,50 +76,117 @@ impl AbForm {
         }
     }
 
+    /// Records one change.
+    pub fn edit(&mut self, edit: AbEdit) {
+        match edit {
+            AbEdit::Recorded(side, on) => self.side_mut(side).recorded = on,
+            AbEdit::Model(side, text) => self.side_mut(side).model = text,
+            AbEdit::Preset(side, slug) => {
+                if let Some(preset) = PresetId::from_slug(&slug) {
+                    self.side_mut(side).preset = preset;
+                }
+            }
+            AbEdit::WordLimit(side, text) => self.side_mut(side).word_limit = text,
+            AbEdit::Format(side, slug) => {
+                if let Some(format) = SummaryFormat::from_slug(&slug) {
+                    self.side_mut(side).format = format;
+                }
+            }
+        }
+    }
+
+    /// Why what `side`'s `field` holds cannot be used, naming the side, or `None` when it can
+    /// (or when the side is the recorded editions, which asks no model).
+    pub fn field_error(&self, side: PairSide, field: AbField) -> Option<String> {
+        let form = self.side(side);
+        let letter = side.letter();
+        match field {
+            AbField::Recorded => (form.recorded && !self.can_record).then(|| {
+                format!("side {letter}: this session has no editions that folded turns to compare")
+            }),
+            _ if form.recorded => None,
+            AbField::Model => form
+                .model
+                .trim()
+                .is_empty()
+                .then(|| format!("side {letter}: name the summariser model")),
+            AbField::WordLimit => read_word_limit(&form.word_limit).err().map(|typed| {
+                format!(
+                    "side {letter}: the word limit must be a whole number above 0, not {typed:?}"
+                )
+            }),
+        }
+    }
+
+    /// The first thing wrong with the form, side A's fields before side B's, or `None`.
+    pub fn error(&self) -> Option<String> {
+        [PairSide::A, PairSide::B].into_iter().find_map(|side| {
+            AbField::ALL
+                .into_iter()
+                .find_map(|field| self.field_error(side, field))
+        })
+    }
+
     /// The two sides, or what is wrong with the form, naming the side and the field. A preset
     /// the session was recorded with keeps the session's own prompt text and must-keep list.
     pub fn sides(&self, session: &Session) -> Result<(SideSpec, SideSpec), String> {
-        let side = |form: &SideForm, letter: &str| -> Result<SideSpec, String> {
+        if let Some(error) = self.error() {
+            return Err(error);
+        }
+        let side = |form: &SideForm| -> SideSpec {
             if form.recorded {
-                return if self.can_record {
-                    Ok(SideSpec::Recorded)
-                } else {
-                    Err(format!(
-                        "side {letter}: this session has no editions that folded turns to compare"
-                    ))
-                };
+                return SideSpec::Recorded;
             }
-            let model = form.model.trim();
-            if model.is_empty() {
-                return Err(format!("side {letter}: name the summariser model"));
-            }
-            let word_limit: u32 = form
-                .word_limit
-                .trim()
-                .parse()
-                .ok()
-                .filter(|n| *n > 0)
-                .ok_or_else(|| {
-                    format!(
-                        "side {letter}: the word limit must be a whole number above 0, not {:?}",
-                        form.word_limit.trim()
-                    )
-                })?;
             let recorded = &session.memory.policy().prompt;
             let mut prompt = if recorded.preset == form.preset {
                 recorded.clone()
             } else {
                 PromptSpec::from_preset(form.preset)
             };
-            prompt.word_limit = word_limit;
-            Ok(SideSpec::Model(ModelSide {
-                model: model.to_owned(),
+            // Checked by `error` above.
+            prompt.word_limit = read_word_limit(&form.word_limit).unwrap_or(prompt.word_limit);
+            SideSpec::Model(ModelSide {
+                model: form.model.trim().to_owned(),
                 prompt,
                 format: form.format,
-            }))
+            })
         };
-        Ok((side(&self.a, "A")?, side(&self.b, "B")?))
+        Ok((side(&self.a), side(&self.b)))
     }
+}
+
+/// One change the user made in the A/B form, to one side.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AbEdit {
+    /// The side is the session's editions as recorded, or a summariser model.
+    Recorded(PairSide, bool),
+    /// The summariser model, as typed.
+    Model(PairSide, String),
+    /// The prompt preset picked, by its slug (one no preset has changes nothing).
+    Preset(PairSide, String),
+    /// The word limit, as typed.
+    WordLimit(PairSide, String),
+    /// The summary format picked, by its slug (one no format has changes nothing).
+    Format(PairSide, String),
+}
+
+/// A field of one side that can be wrong.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AbField {
+    Recorded,
+    Model,
+    WordLimit,
+}
+
+impl AbField {
+    /// In the form's order.
+    pub const ALL: [AbField; 3] = [AbField::Recorded, AbField::Model, AbField::WordLimit];
+}
+
+/// The word limit typed, or the trimmed text when it is not a whole number above 0.
+fn read_word_limit(typed: &str) -> Result<u32, &str> {
+    let typed = typed.trim();
+    typed.parse().ok().filter(|n| *n > 0).ok_or(typed)
 }
 
 /// What comparing the form's sides on `session` costs, before anything is sent, and the fold
@@ -274,6 +341,92 @@ mod tests {
         assert_eq!(b.prompt.word_limit, 40);
         // The session's own preset keeps its must-keep list.
         assert_eq!(b.prompt.must_keep, session.memory.policy().prompt.must_keep);
+    }
+
+    #[test]
+    fn each_edit_keeps_what_was_typed_and_each_field_says_what_is_wrong() {
+        let session = synthetic(20);
+        let mut form = AbForm::of(&session, "mine");
+        assert_eq!(form.error(), None);
+        // The word limit: kept as typed, named with its side, whatever is wrong with it.
+        for typed in ["lots", "0", "-3", "1.5", " "] {
+            form.edit(AbEdit::WordLimit(PairSide::B, typed.into()));
+            assert_eq!(form.b.word_limit, typed, "the text typed is kept");
+            let error = form.field_error(PairSide::B, AbField::WordLimit).unwrap();
+            assert_eq!(
+                error,
+                format!(
+                    "side B: the word limit must be a whole number above 0, not {:?}",
+                    typed.trim()
+                )
+            );
+            assert_eq!(form.field_error(PairSide::A, AbField::WordLimit), None);
+            assert_eq!(form.error(), Some(error.clone()));
+            assert_eq!(form.sides(&session).unwrap_err(), error);
+        }
+        form.edit(AbEdit::WordLimit(PairSide::B, " 40 ".into()));
+        assert_eq!(form.error(), None);
+        // The model: an empty one is named; side A's fault comes before side B's.
+        form.edit(AbEdit::Model(PairSide::B, "  ".into()));
+        form.edit(AbEdit::Model(PairSide::A, String::new()));
+        assert_eq!(
+            form.field_error(PairSide::B, AbField::Model).as_deref(),
+            Some("side B: name the summariser model")
+        );
+        assert_eq!(
+            form.error().as_deref(),
+            Some("side A: name the summariser model")
+        );
+        // A side as recorded asks no model, so its model and word limit are not its fault.
+        form.edit(AbEdit::Recorded(PairSide::A, true));
+        form.edit(AbEdit::WordLimit(PairSide::A, "none".into()));
+        assert_eq!(form.field_error(PairSide::A, AbField::Model), None);
+        assert_eq!(form.field_error(PairSide::A, AbField::WordLimit), None);
+        assert_eq!(
+            form.error().as_deref(),
+            Some("side B: name the summariser model")
+        );
+        form.edit(AbEdit::Model(PairSide::B, " beta ".into()));
+        let (a, b) = form.sides(&session).unwrap();
+        assert_eq!(a, SideSpec::Recorded);
+        let SideSpec::Model(b) = b else {
+            panic!("B is a model")
+        };
+        assert_eq!((b.model.as_str(), b.prompt.word_limit), ("beta", 40));
+        // Recorded editions only where the session has some that folded turns.
+        form.can_record = false;
+        assert_eq!(
+            form.field_error(PairSide::A, AbField::Recorded).as_deref(),
+            Some("side A: this session has no editions that folded turns to compare")
+        );
+    }
+
+    #[test]
+    fn the_preset_and_format_are_picked_by_slug_and_an_unknown_slug_changes_nothing() {
+        let session = synthetic(20);
+        let mut form = AbForm::of(&session, "mine");
+        let other = PresetId::BUILT_IN
+            .into_iter()
+            .find(|p| *p != form.b.preset)
+            .unwrap();
+        form.edit(AbEdit::Preset(PairSide::B, other.slug().to_owned()));
+        assert_eq!(form.b.preset, other);
+        let before = form.clone();
+        form.edit(AbEdit::Preset(PairSide::B, "no-such-preset".into()));
+        form.edit(AbEdit::Format(PairSide::A, "no-such-format".into()));
+        assert_eq!(form, before);
+        let &(format, slug, _) = SummaryFormat::CHOICES
+            .iter()
+            .find(|(f, _, _)| *f != form.a.format)
+            .unwrap();
+        form.edit(AbEdit::Format(PairSide::A, slug.to_owned()));
+        assert_eq!((form.a.format, form.b.format), (format, before.b.format));
+        let (_, b) = form.sides(&session).unwrap();
+        let SideSpec::Model(b) = b else {
+            panic!("B is a model")
+        };
+        // Another preset than the session's: its own prompt, with the word limit typed.
+        assert_eq!(b.prompt.preset, other);
     }
 
     #[test]

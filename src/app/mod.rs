@@ -29,4 +29,5 @@ pub mod settings_check;
 pub mod settings_form;
 pub mod storage;
 pub mod theme;
+pub mod tuner;
 pub mod workbench;

@@ -100,10 +100,14 @@ impl Workbench {
         ) && !self.live.is_busy()
     }
 
-    /// Whether Retry is offered: the live chat is on screen, something failed, and nothing is
-    /// being written.
+    /// Whether the composer's Retry is offered: the live chat is on screen, its reply failed,
+    /// no summary waits (the summary's own Retry, beside its status, goes first) and nothing
+    /// is being written.
     pub fn can_retry(&self) -> bool {
-        self.is_live() && self.live.redo().is_some() && !self.live.is_busy()
+        self.is_live()
+            && self.live.retries_reply()
+            && !self.live.summaries().waits()
+            && !self.live.is_busy()
     }
 
     /// Loads a demo at its start, replacing whatever was loaded.

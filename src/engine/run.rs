@@ -1,9 +1,9 @@
 //! One run machine for every long job (Inspect's live replay, its A/B comparison, its probes,
-//! the corpus comparison): [`RunStatus`], where a run stands and the one set of transitions
-//! between (Stop, go on, a failure kept for Try again, done); [`Progress`], how far it has come
-//! in units of its own ([`Unit`]); [`Estimate`], what it will cost before it starts; and
-//! [`Prices`], the one table of prices per million tokens that turns tokens into money. What a
-//! run shows of these is `view::run`'s.
+//! the corpus comparison, the live chat's summaries): [`RunStatus`], where a run stands and the
+//! one set of transitions between (Stop, go on, a failure kept for Try again, done);
+//! [`Progress`], how far it has come in units of its own ([`Unit`]); [`Estimate`], what it will
+//! cost before it starts; and [`Prices`], the one table of prices per million tokens that turns
+//! tokens into money. What a run shows of these is `view::run`'s.
 
 use serde::{Deserialize, Serialize};
 
@@ -79,7 +79,7 @@ impl RunStatus {
 /// What a run counts its progress in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Unit {
-    /// A summary written (the live replay, the A/B comparison).
+    /// A summary written (the live replay, the A/B comparison, the live chat's summaries).
     Summary,
     /// A probe graded at one edition (an answer then a judge).
     Cell,

@@ -12,6 +12,7 @@ use crate::engine::ab::{AbRun, FoldPlan, FoldSource, pair_rows};
 use crate::engine::drift::{DiffSegment, word_diff};
 use crate::engine::library_session::{PairSide, Session};
 use crate::view::editions::{EditionCard, cards_of, edition_checks};
+use crate::view::run::{Job, Run, RunView};
 
 /// One side's heading.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,6 +28,8 @@ pub struct PairRowView {
     pub cycle: u32,
     /// E.g. "Turns 1–2 folded", or "No whole turn folded".
     pub turns: String,
+    /// The row's heading: "Cycle 2 · Turns 1–2 folded".
+    pub heading: String,
     pub a: Option<EditionCard>,
     pub b: Option<EditionCard>,
     /// From A's summary to B's, when both wrote one.
@@ -63,6 +66,8 @@ pub struct PairDiff {
     pub segments: Vec<DiffSegment>,
     pub only_a: usize,
     pub only_b: usize,
+    /// "From A to B: 3 words only in A, 5 only in B".
+    pub label: String,
 }
 
 /// The comparison of two sides.
@@ -72,6 +77,105 @@ pub struct AbView {
     /// The session both sides replayed.
     pub source: String,
     pub rows: Vec<PairRowView>,
+}
+
+impl AbView {
+    /// Above a saved side's rows: which session the pair replayed.
+    pub fn stored_line(&self) -> String {
+        format!(
+            "This session is one side of a saved A/B pair on “{}”.",
+            self.source
+        )
+    }
+}
+
+/// What the A/B section shows of a comparison under way or over: the run's progress and
+/// buttons, the rows written so far until it is done, then the finished rows (or why no run
+/// started, or why it broke off), and whether they were saved as a pair.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AbScreen {
+    /// The run's progress, Stop, Go on and Try again; `None` before a run starts.
+    pub run: Option<RunView>,
+    /// The rows written so far, while the run goes on, is stopped or has failed.
+    pub so_far: Option<AbView>,
+    /// Once over: both sides' rows, or why there are none.
+    pub result: Option<Result<AbView, String>>,
+    /// Said once the two sides are saved as a pair (and Save is off).
+    pub saved: Option<&'static str>,
+}
+
+impl AbScreen {
+    /// The screen of `run` (`None` before one starts), what it ended with (`outcome`: both
+    /// sides, or why it could not start or broke off) and whether they were `saved`.
+    pub fn of(
+        run: Option<&AbRun>,
+        outcome: Option<&Result<Box<[Session; 2]>, String>>,
+        saved: bool,
+    ) -> AbScreen {
+        let view = run.map(|r| {
+            let now = Run {
+                status: r.status(),
+                progress: r.progress(),
+                pace: None,
+            };
+            RunView::new(Job::Ab, Some(now), None, None)
+        });
+        let so_far = run.filter(|r| !r.status().is_done()).map(ab_view_so_far);
+        let result = outcome.map(|o| match o {
+            Ok(sides) => Ok(ab_view(&sides[0], &sides[1])),
+            Err(reason) => Err(reason.clone()),
+        });
+        let done = matches!(result, Some(Ok(_)));
+        AbScreen {
+            run: view,
+            so_far,
+            result,
+            saved: (done && saved)
+                .then_some(" Saved: both sides are in the list, linked as a pair."),
+        }
+    }
+}
+
+/// The hooks and words of one side's fields in the form, and of its card in a row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SideHooks {
+    /// The side's fieldset: `ab-side-a`.
+    pub fieldset: &'static str,
+    /// "Side A".
+    pub legend: &'static str,
+    pub recorded: &'static str,
+    pub model: &'static str,
+    pub preset: &'static str,
+    pub word_limit: &'static str,
+    pub format: &'static str,
+    /// The side's card in each row: `ab-card-a`.
+    pub card: &'static str,
+}
+
+/// The hooks of `side`'s fields and card.
+pub const fn side_hooks(side: PairSide) -> SideHooks {
+    match side {
+        PairSide::A => SideHooks {
+            fieldset: "ab-side-a",
+            legend: "Side A",
+            recorded: "ab-a-recorded",
+            model: "ab-a-model",
+            preset: "ab-a-preset",
+            word_limit: "ab-a-word-limit",
+            format: "ab-a-format",
+            card: "ab-card-a",
+        },
+        PairSide::B => SideHooks {
+            fieldset: "ab-side-b",
+            legend: "Side B",
+            recorded: "ab-b-recorded",
+            model: "ab-b-model",
+            preset: "ab-b-preset",
+            word_limit: "ab-b-word-limit",
+            format: "ab-b-format",
+            card: "ab-card-b",
+        },
+    }
 }
 
 /// The rows of sides `a` and `b`, paired by cycle.
@@ -111,6 +215,10 @@ fn rows_of(a: &Session, b: &Session, finished: bool) -> AbView {
                             .collect(),
                         only_a: d.removed_words,
                         only_b: d.added_words,
+                        label: format!(
+                            "From A to B: {} words only in A, {} only in B",
+                            d.removed_words, d.added_words
+                        ),
                     })
                 }
                 _ => None,
@@ -130,15 +238,17 @@ fn rows_of(a: &Session, b: &Session, finished: bool) -> AbView {
                 (None, Some(_), _) => Some("Side A wrote no edition for these turns.".into()),
                 _ => None,
             };
+            let turns = match row.folded {
+                Some(r) if r.first == r.last => format!("Turn {} folded", r.first),
+                Some(r) => format!("Turns {}–{} folded", r.first, r.last),
+                None => "No whole turn folded".to_owned(),
+            };
             PairRowView {
                 score_a: card_a.as_ref().and_then(|c| probe_score(a, c.cycle)),
                 score_b: card_b.as_ref().and_then(|c| probe_score(b, c.cycle)),
                 cycle: row.cycle,
-                turns: match row.folded {
-                    Some(r) if r.first == r.last => format!("Turn {} folded", r.first),
-                    Some(r) => format!("Turns {}–{} folded", r.first, r.last),
-                    None => "No whole turn folded".to_owned(),
-                },
+                heading: format!("Cycle {} · {turns}", row.cycle),
+                turns,
                 a: card_a,
                 b: card_b,
                 diff,
@@ -239,6 +349,17 @@ mod tests {
         assert_eq!(view.rows.len(), 2);
         let first = &view.rows[0];
         assert_eq!(first.turns, "Turns 1–2 folded");
+        assert_eq!(
+            first.heading,
+            format!("Cycle {} · Turns 1–2 folded", first.cycle)
+        );
+        assert_eq!(
+            view.stored_line(),
+            format!(
+                "This session is one side of a saved A/B pair on “{}”.",
+                session.name
+            )
+        );
         let (ca, cb) = (first.a.as_ref().unwrap(), first.b.as_ref().unwrap());
         assert_eq!(ca.summariser, "claude-code");
         assert_eq!(cb.summariser, "model");
@@ -253,6 +374,13 @@ mod tests {
         );
         let diff = first.diff.as_ref().unwrap();
         assert!(diff.only_b > 0 && diff.only_a > 0);
+        assert_eq!(
+            diff.label,
+            format!(
+                "From A to B: {} words only in A, {} only in B",
+                diff.only_a, diff.only_b
+            )
+        );
         let b_text: String = diff
             .segments
             .iter()
@@ -344,6 +472,89 @@ mod tests {
         assert_eq!(
             score(&second.score_b),
             Some((100, "Probes: 100%".to_owned()))
+        );
+    }
+
+    #[test]
+    fn each_sides_hooks_carry_its_letter() {
+        for side in [PairSide::A, PairSide::B] {
+            let h = side_hooks(side);
+            let id = side.letter().to_lowercase();
+            assert_eq!(h.fieldset, format!("ab-side-{id}"));
+            assert_eq!(h.legend, format!("Side {}", side.letter()));
+            assert_eq!(
+                [h.recorded, h.model, h.preset, h.word_limit, h.format],
+                ["recorded", "model", "preset", "word-limit", "format"]
+                    .map(|f| format!("ab-{id}-{f}"))
+                    .each_ref()
+                    .map(String::as_str)
+            );
+            assert_eq!(h.card, format!("ab-card-{id}"));
+        }
+    }
+
+    #[test]
+    fn the_screen_before_a_run_while_it_goes_stopped_failed_and_done() {
+        // Empty: no run, nothing said.
+        assert_eq!(AbScreen::of(None, None, false), AbScreen::default());
+        // A form that could not start says why, with no run.
+        let refused = Err("side B: name the summariser model".to_owned());
+        let screen = AbScreen::of(None, Some(&refused), false);
+        assert_eq!(screen.run, None);
+        assert_eq!(
+            screen.result,
+            Some(Err("side B: name the summariser model".into()))
+        );
+        assert_eq!(screen.saved, None, "nothing to save");
+        // Running: the progress with Stop, and the rows so far.
+        let (_, mut run, job) = claude_code_against_mine();
+        let running = AbScreen::of(Some(&run), None, false);
+        let view = running.run.as_ref().unwrap();
+        assert_eq!((view.slug, view.stop), (Some("running"), true));
+        assert_eq!(running.so_far, Some(ab_view_so_far(&run)));
+        assert_eq!(running.result, None);
+        // Stopped: Go on, the same rows.
+        run.stop();
+        let stopped = AbScreen::of(Some(&run), None, false);
+        let view = stopped.run.as_ref().unwrap();
+        assert_eq!(view.slug, Some("stopped"));
+        assert!(view.go_on && !view.stop);
+        assert_eq!(stopped.so_far, running.so_far);
+        // Failed: Try again, with the reason, and still the rows so far.
+        let job = run.resume().or(job).unwrap();
+        run.answered(
+            job.job.id,
+            Err("model overloaded".into()),
+            SummaryCost::default(),
+            &WordCounter,
+        )
+        .unwrap();
+        let failed = AbScreen::of(Some(&run), None, false);
+        let view = failed.run.as_ref().unwrap();
+        assert_eq!(view.slug, Some("failed"));
+        assert!(view.try_again && view.failed);
+        assert!(view.status.as_deref().unwrap().contains("model overloaded"));
+        assert!(failed.so_far.is_some());
+        // Done: the finished rows in place of those so far, then saved.
+        let again = run.resume().unwrap();
+        run.answered(
+            again.job.id,
+            Ok("The user wants a dry run of the CSV import.".into()),
+            SummaryCost::default(),
+            &WordCounter,
+        )
+        .unwrap();
+        let [a, b] = run.finished().unwrap();
+        let sides = Ok(Box::new([a.clone(), b.clone()]));
+        let done = AbScreen::of(Some(&run), Some(&sides), false);
+        assert_eq!(done.run.as_ref().unwrap().slug, Some("done"));
+        assert_eq!(done.so_far, None);
+        assert_eq!(done.result, Some(Ok(ab_view(&a, &b))));
+        assert_eq!(done.saved, None);
+        let saved = AbScreen::of(Some(&run), Some(&sides), true);
+        assert_eq!(
+            saved.saved,
+            Some(" Saved: both sides are in the list, linked as a pair.")
         );
     }
 }

@@ -53,6 +53,11 @@ impl From<MessageRow> for MessageView {
 }
 
 impl MessageView {
+    /// The row's classes: `message` and its role.
+    pub fn class(&self) -> String {
+        format!("message {}", self.role.as_str())
+    }
+
     /// The `data-tool-call` marker: `call` for a message that calls tools, `result` for a
     /// tool's result, none for any other message.
     pub fn tool_marker(&self) -> Option<&'static str> {
@@ -126,6 +131,25 @@ pub struct FactView {
     /// How the latest edition states it ([`must_keep_verdict`] for a must-keep item): a
     /// summary that states the opposite is contradicted, and never shown as kept.
     pub verdict: FactVerdict,
+}
+
+impl FactView {
+    /// The mark before the phrase: kept or not.
+    pub fn mark(&self) -> &'static str {
+        if self.kept { "✓ " } else { "✗ " }
+    }
+
+    /// After the phrase: a summary that states the opposite is said so, before where the
+    /// fact was first lost; nothing for a fact never lost.
+    pub fn lost_note(&self) -> String {
+        if self.verdict == FactVerdict::Contradicted {
+            " (the latest edition states the opposite)".to_owned()
+        } else {
+            self.first_lost
+                .map(|c| format!(" (first lost in edition {c})"))
+                .unwrap_or_default()
+        }
+    }
 }
 
 /// Everything Inspect shows about a session.
@@ -979,5 +1003,39 @@ mod tests {
         let view = InspectView::new(&session, &WordCounter).sized_by(&replayed);
         let edited = replayed.memory.editions().last().unwrap().tokens_out;
         assert_eq!(view.sizes.summary_sizes, [sizes[0], sizes[1], edited]);
+    }
+
+    #[test]
+    fn a_facts_line_says_whether_it_is_kept_where_it_was_lost_or_that_it_is_contradicted() {
+        let fact = |kept, first_lost, verdict| FactView {
+            phrase: "salary".into(),
+            kept,
+            first_lost,
+            verdict,
+        };
+        let kept = fact(true, None, FactVerdict::Kept);
+        assert_eq!((kept.mark(), kept.lost_note()), ("✓ ", String::new()));
+        let lost = fact(false, Some(3), FactVerdict::Lost);
+        assert_eq!(
+            (lost.mark(), lost.lost_note()),
+            ("✗ ", " (first lost in edition 3)".to_owned())
+        );
+        let opposite = fact(false, Some(2), FactVerdict::Contradicted);
+        assert_eq!(
+            opposite.lost_note(),
+            " (the latest edition states the opposite)"
+        );
+        let row = |role| MessageView {
+            turn: 1,
+            role,
+            content: String::new(),
+            tokens: 0,
+            state: RowState::Verbatim,
+            calls: Vec::new(),
+            answers: None,
+            estimate: false,
+        };
+        assert_eq!(row(Role::User).class(), "message user");
+        assert_eq!(row(Role::Tool).class(), "message tool");
     }
 }

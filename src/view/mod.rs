@@ -24,5 +24,6 @@ pub mod tokens;
 pub mod tuner;
 pub mod tuner_conversation;
 pub mod tuner_fidelity;
+pub mod tuner_form;
 pub mod window;
 pub mod workspace;

@@ -38,6 +38,13 @@ pub struct CellView {
     pub reason: Option<String>,
 }
 
+impl CellView {
+    /// The cell's class: `grade-{grade}`.
+    pub fn class(&self) -> String {
+        format!("grade-{}", self.grade)
+    }
+}
+
 /// One edition's score.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ScoreView {
@@ -166,6 +173,11 @@ pub fn generated_note(added: usize) -> String {
     }
 }
 
+/// What asking the model to write probes did: `added` new probes.
+pub fn written_note(added: usize) -> String {
+    format!(" The model's probes: {added} added.")
+}
+
 /// Who answers and who judges, beside the Run button: `valid` as the run uses it (see
 /// [`crate::app::probes::judge_settings`]), `summariser` the summariser model of the settings.
 pub fn models_note(valid: &ValidSettings, summariser: &str) -> String {
@@ -183,6 +195,22 @@ pub fn models_note(valid: &ValidSettings, summariser: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cell_is_classed_by_its_grade_and_the_models_probes_are_counted() {
+        let cell = |grade| CellView {
+            cycle: 1,
+            grade,
+            mark: "",
+            answer: None,
+            evidence: None,
+            reason: None,
+        };
+        assert_eq!(cell("correct").class(), "grade-correct");
+        assert_eq!(cell("pending").class(), "grade-pending");
+        assert_eq!(written_note(0), " The model's probes: 0 added.");
+        assert_eq!(written_note(3), " The model's probes: 3 added.");
+    }
     use crate::app::probes::add_generated;
     use crate::engine::facts::PinnedFact;
     use crate::engine::library_session::ProbeResult;

@@ -1,9 +1,9 @@
 //! What every long job shows of its run (Inspect's live replay, its A/B comparison, its probes,
-//! the corpus comparison), from the one run machine (`engine::run`): the estimate's sentence
-//! before it starts, then the status slug (`data-status`), the progress sentence, what a stop
-//! or a failure means, and which buttons show (Stop, Go on, Try again). The `RunControls`
-//! widget draws a [`RunView`] under each job's hook prefix; the words a job has of its own are
-//! [`Job`]'s.
+//! the corpus comparison, the live chat's summaries), from the one run machine (`engine::run`):
+//! the estimate's sentence before it starts, then the status slug (`data-status`), the progress
+//! sentence, what a stop or a failure means, and which buttons show (Stop, Go on, Try again).
+//! The `RunControls` widget draws a [`RunView`] under the hooks [`RunHooks`] names (each job's
+//! prefix, or the names a job had before); the words a job has of its own are [`Job`]'s.
 
 use crate::engine::run::{Estimate, Prices, Progress, RunStatus, Unit};
 
@@ -14,6 +14,8 @@ pub enum Job {
     Ab,
     Probes,
     Corpus,
+    /// The live chat's summaries, written when its trigger fires.
+    LiveSummary,
 }
 
 impl Job {
@@ -28,6 +30,9 @@ impl Job {
             Job::LiveReplay | Job::Probes => "Stopped. Nothing more is sent until you go on.",
             Job::Ab => "Stopped. Nothing is kept until both sides are done.",
             Job::Corpus => "Stopped. The conversations measured so far are all there is.",
+            Job::LiveSummary => {
+                "The summary could not be written: the summary request was stopped. The conversation and its memory are unchanged; press Retry to try the summary again."
+            }
         }
     }
 
@@ -37,6 +42,25 @@ impl Job {
             Job::Ab => format!("The summary failed: {reason}. Nothing of it was kept."),
             Job::Probes => format!("A call failed: {reason}. Nothing of it was recorded."),
             Job::Corpus => format!("The comparison broke off: {reason}."),
+            Job::LiveSummary => format!(
+                "The summary could not be written: {}. The conversation and its memory are unchanged; press Retry to try the summary again.",
+                reason.trim_end_matches('.')
+            ),
+        }
+    }
+
+    /// Whether a stop is an alert, as a failure is: the live chat's memory is behind its
+    /// policy until the summary is written.
+    fn stop_alerts(self) -> bool {
+        self == Job::LiveSummary
+    }
+
+    /// The label of the button that goes on after a stop, and after a failure.
+    fn resume_labels(self) -> (&'static str, &'static str) {
+        match self {
+            // The chat's Retry, as its sentences name it.
+            Job::LiveSummary => ("Retry", "Retry"),
+            _ => ("Go on", "Try again"),
         }
     }
 
@@ -82,13 +106,58 @@ pub struct RunView {
     pub summaries: bool,
     /// What a stop or a failure means, beside Go on or Try again.
     pub status: Option<String>,
-    /// Whether the run failed (its status is an alert).
+    /// Whether the run failed (its status is an alert; for the live chat's summaries a stop
+    /// is one too).
     pub failed: bool,
     /// The estimate's sentence, when one is given and no run is going.
     pub estimate: Option<String>,
     pub stop: bool,
     pub go_on: bool,
     pub try_again: bool,
+    /// The label of the button that goes on, when one shows.
+    pub resume: Option<&'static str>,
+}
+
+/// The hooks a run is drawn under: `{prefix}-progress`, `{prefix}-stop`, `{prefix}-status`
+/// and `{prefix}-{resume}` for most jobs, or the names a job had before it was drawn so.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunHooks {
+    pub progress: String,
+    pub stop: String,
+    pub status: String,
+    pub resume: String,
+}
+
+impl RunHooks {
+    /// The hooks of a job under `prefix` (`replay-live`, `ab`, `probes`, `corpus`), its
+    /// button that goes on named `resume` (`resume` or `retry`, as the job has always called
+    /// it).
+    pub fn prefixed(prefix: &str, resume: &str) -> RunHooks {
+        RunHooks {
+            progress: format!("{prefix}-progress"),
+            stop: format!("{prefix}-stop"),
+            status: format!("{prefix}-status"),
+            resume: format!("{prefix}-{resume}"),
+        }
+    }
+
+    /// The live chat's summaries: `summary-progress`, and the names its Stop, its failure and
+    /// its Retry had before they were drawn so (`stop-summary`, `retry`, and `error`, the
+    /// chat's error line, unless `error_taken`: another error holds it, and the summary's is
+    /// `summary-status`).
+    pub fn live_summary(error_taken: bool) -> RunHooks {
+        RunHooks {
+            progress: "summary-progress".to_owned(),
+            stop: "stop-summary".to_owned(),
+            status: if error_taken {
+                "summary-status"
+            } else {
+                "error"
+            }
+            .to_owned(),
+            resume: "retry".to_owned(),
+        }
+    }
 }
 
 impl RunView {
@@ -116,6 +185,9 @@ impl RunView {
             };
         };
         let waits = status.waits() && job.goes_on();
+        let go_on = waits && *status == RunStatus::Stopped;
+        let try_again = waits && matches!(status, RunStatus::Failed(_));
+        let (go_on_label, try_again_label) = job.resume_labels();
         RunView {
             slug: Some(status.slug()),
             progress: Some(progress_line(&progress, status, pace)),
@@ -128,23 +200,25 @@ impl RunView {
                 RunStatus::Failed(reason) => Some(job.failed(reason)),
                 RunStatus::Running | RunStatus::Done => None,
             },
-            failed: matches!(status, RunStatus::Failed(_)),
+            failed: matches!(status, RunStatus::Failed(_))
+                || (job.stop_alerts() && *status == RunStatus::Stopped),
             estimate,
             stop: running,
-            go_on: waits && *status == RunStatus::Stopped,
-            try_again: waits && matches!(status, RunStatus::Failed(_)),
+            go_on,
+            try_again,
+            resume: if go_on {
+                Some(go_on_label)
+            } else if try_again {
+                Some(try_again_label)
+            } else {
+                None
+            },
         }
     }
 
     /// The label of the button that goes on, when one shows.
     pub fn resume_label(&self) -> Option<&'static str> {
-        if self.go_on {
-            Some("Go on")
-        } else if self.try_again {
-            Some("Try again")
-        } else {
-            None
-        }
+        self.resume
     }
 }
 

@@ -41,6 +41,8 @@ pub struct ViewTab {
     /// The button's words, with a count where one helps ("Editions and checks (3)").
     pub label: String,
     pub selected: bool,
+    /// `session-view-{slug}`.
+    pub testid: String,
 }
 
 impl InspectScreen {
@@ -76,6 +78,7 @@ impl InspectScreen {
                     _ => v.label().to_owned(),
                 },
                 selected: v == view,
+                testid: format!("session-view-{}", v.slug()),
             })
             .collect();
         let origin = entry
@@ -111,6 +114,29 @@ impl InspectScreen {
 /// The way back to the library, with how many sessions it holds.
 pub fn all_sessions(count: usize) -> String {
     format!("\u{2190} All sessions ({count})")
+}
+
+/// The hook of view `v`'s panel: `view-{slug}`.
+pub fn view_panel_testid(v: SessionView) -> String {
+    format!("view-{}", v.slug())
+}
+
+/// The library's import hint: what it reads.
+pub fn import_reads() -> String {
+    format!(
+        "Read: this app's sessions, {}, as JSON or JSON Lines (a coding agent's own compactions become editions). ",
+        crate::engine::transcript::reads()
+    )
+}
+
+/// The undo notice after a deletion, before its buttons.
+pub fn deleted_line(name: &str) -> String {
+    format!("Deleted \u{201c}{name}\u{201d}. ")
+}
+
+/// A session's row in the list, after its name: its turns and editions.
+pub fn session_counts(turns: u32, editions: usize) -> String {
+    format!(" · {turns} turns · {editions} editions")
 }
 
 /// `n` and `word`, with an s when `n` is not 1.
@@ -153,6 +179,59 @@ mod tests {
     fn the_way_back_names_how_many_sessions_the_library_holds() {
         assert_eq!(all_sessions(1), "\u{2190} All sessions (1)");
         assert_eq!(all_sessions(41), "\u{2190} All sessions (41)");
+    }
+
+    #[test]
+    fn the_library_levels_lines_name_the_formats_the_deleted_session_and_each_sessions_counts() {
+        let hint = import_reads();
+        assert!(hint.starts_with("Read: this app's sessions, "), "{hint}");
+        assert!(
+            hint.contains(&crate::engine::transcript::reads()),
+            "every format read is named: {hint}"
+        );
+        assert!(hint.ends_with("become editions). "), "{hint}");
+        assert_eq!(
+            deleted_line("Budget talk"),
+            "Deleted \u{201c}Budget talk\u{201d}. "
+        );
+        assert_eq!(session_counts(3, 1), " · 3 turns · 1 editions");
+        assert_eq!(session_counts(0, 0), " · 0 turns · 0 editions");
+    }
+
+    #[test]
+    fn each_view_has_its_buttons_and_its_panels_hook() {
+        let library = library_with("s1", "");
+        let route = Route::parse("?tab=inspect&session=s1&view=ab");
+        let InspectScreen::Session(screen) = InspectScreen::of(&route, &library, true) else {
+            panic!("the session is in the library");
+        };
+        let hooks: Vec<_> = screen.views.iter().map(|v| v.testid.as_str()).collect();
+        assert_eq!(
+            hooks,
+            [
+                "session-view-archive",
+                "session-view-editions",
+                "session-view-probes",
+                "session-view-replay",
+                "session-view-ab",
+                "session-view-export"
+            ]
+        );
+        let panels: Vec<_> = SessionView::ALL
+            .into_iter()
+            .map(view_panel_testid)
+            .collect();
+        assert_eq!(
+            panels,
+            [
+                "view-archive",
+                "view-editions",
+                "view-probes",
+                "view-replay",
+                "view-ab",
+                "view-export"
+            ]
+        );
     }
 
     #[test]

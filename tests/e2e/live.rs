@@ -661,6 +661,15 @@ async fn stop_ends_a_summary_being_written_and_retry_writes_it() {
     let browser = Browser::new().await;
     let chat = ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
     four_turns(&chat).await;
+    // The summaries are drawn as every long job's run.
+    let status = |slug: &str| {
+        format!(
+            "(document.querySelector(\"[data-testid='summary-progress']\") || {{dataset: {{}}}}).dataset.status === '{slug}'"
+        )
+    };
+    browser
+        .wait_until(&status("running"), "the summary running")
+        .await;
     browser.click_testid("stop-summary").await;
     let error = chat.error_text().await;
     assert!(
@@ -668,10 +677,17 @@ async fn stop_ends_a_summary_being_written_and_retry_writes_it() {
         "{error}"
     );
     assert!(error.contains("stopped"), "{error}");
+    browser
+        .wait_until(&status("stopped"), "the summary stopped")
+        .await;
     assert!(browser.is_absent("summary").await);
     browser.click_testid("retry").await;
     let summary = chat.summary().await;
     assert!(summary.starts_with("You said:"), "{summary}");
+    browser
+        .wait_until(&status("done"), "the summary done")
+        .await;
+    assert!(browser.is_absent("error").await);
     assert_eq!(posts(&server).len(), 6);
     browser.close().await;
 }

@@ -232,11 +232,24 @@ async fn three_presets_compared_show_a_row_and_a_line_each_and_download_as_csv()
     let gemini: u32 = first("Gemini CLI").await.parse().unwrap();
     let codex: u32 = first("Codex CLI").await.parse().unwrap();
     assert!(gemini < codex, "gemini {gemini}, codex {codex}");
+    // A price emptied is kept so, and named under its field, until it is one again.
+    browser.set_field("price-out", "").await;
+    browser
+        .wait_text_contains(
+            "tuner-field-error",
+            "The output price is empty",
+            "the empty price named under its field",
+        )
+        .await;
+    assert_eq!(browser.value_of("price-out").await, "");
     // Free tokens cost nothing.
     browser.set_field("price-in", "0").await;
     browser.set_field("price-out", "0").await;
     tuner
         .wait_every_cell(6, "$0.0000", "every cost to be zero")
+        .await;
+    browser
+        .wait_gone("tuner-field-error", "the price's error gone once it is one")
         .await;
     let csv = tuner.csv().await;
     let rows: Vec<&str> = csv.lines().collect();

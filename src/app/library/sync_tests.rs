@@ -577,7 +577,7 @@ fn a_reply_kept_while_it_streams_resumes_marked_incomplete_with_retry() {
     let rows = resumed.rows();
     assert_eq!(rows.len(), 2);
     assert_eq!(rows[1].state, crate::app::rows::RowState::Incomplete);
-    assert_eq!(resumed.redo(), Some(&crate::app::live::Redo::Reply));
+    assert!(resumed.retries_reply());
     assert!(resumed.error().unwrap().contains("Retry"));
     let crate::app::live::LiveAction::Reply(request) = resumed.retry(&WordCounter).unwrap() else {
         panic!("Retry asks for the reply");
@@ -615,7 +615,7 @@ fn a_message_with_no_reply_resumes_with_retry() {
         .unwrap()
         .1;
     assert_eq!(resumed.memory().archive().len(), 1);
-    assert_eq!(resumed.redo(), Some(&crate::app::live::Redo::Reply));
+    assert!(resumed.retries_reply());
     // A chat that ended normally offers nothing.
     let mut done = LiveSession::default();
     done.send("hi", 1, &WordCounter).unwrap();
@@ -626,7 +626,14 @@ fn a_message_with_no_reply_resumes_with_retry() {
         .resume(id.as_deref(), &LiveSession::default(), 3)
         .unwrap()
         .1;
-    assert_eq!((resumed.redo(), resumed.error()), (None, None));
+    assert_eq!(
+        (
+            resumed.retries_reply(),
+            resumed.summaries().status(),
+            resumed.error()
+        ),
+        (false, None, None)
+    );
 }
 
 /// A summary that was being written when the page closed used to be forgotten until the next
@@ -653,11 +660,14 @@ fn a_summary_in_flight_at_a_reload_is_offered_again_and_committed_once() {
         .resume(id.as_deref(), &LiveSession::default(), 6)
         .unwrap()
         .1;
-    assert_eq!(resumed.redo(), Some(&crate::app::live::Redo::Summary));
-    assert!(
-        resumed.error().unwrap().contains("reloaded"),
-        "{:?}",
-        resumed.error()
+    assert!(matches!(
+        resumed.summaries().status(),
+        Some(crate::engine::run::RunStatus::Failed(reason)) if reason.contains("reloaded")
+    ));
+    assert_eq!(
+        resumed.error(),
+        None,
+        "the summary's failure is its run's, not the reply's"
     );
     let crate::app::live::LiveAction::Summary(again) = resumed.retry(&WordCounter).unwrap() else {
         panic!("Retry runs the summary");
@@ -673,7 +683,8 @@ fn a_summary_in_flight_at_a_reload_is_offered_again_and_committed_once() {
         .resume(id.as_deref(), &LiveSession::default(), 9)
         .unwrap()
         .1;
-    assert_eq!((after.redo(), after.error()), (None, None));
+    assert_eq!((after.retries_reply(), after.error()), (false, None));
+    assert_eq!(after.summaries().status(), None);
     assert_eq!(after.memory().editions().len(), 1);
     assert!(!after.is_summarising());
 }

@@ -18,6 +18,10 @@
 //! is archived with it; its reasoning is kept apart and never saved. A pending retry shows its
 //! countdown ([`LiveSession::retry_status`]); a summary's timeout is [`summary_timeout_ms`].
 //!
+//! The summaries run on the one run machine ([`Summaries`], `summary.rs`): running while a
+//! summariser call is out, stopped, failed with its reason, done; Retry goes on from a stop or
+//! a failure. A failed reply waits for Retry apart from them.
+//!
 //! Beside this file: `ending.rs` how a request ended ([`ReplyEnd`], [`ChatEnd`]) and a
 //! summary's timeout; `persist.rs` what the library needs of the chat: [`LiveSession::shape`],
 //! which it compares to tell whether the chat changed, the reply as it streams, and
@@ -36,14 +40,17 @@ use crate::engine::memory::{CommitMeta, MemoryError, MemoryState, SummaryJob};
 use crate::engine::message::{ChatMessage, CountTokens, GrowingCount, Message, Role};
 use crate::engine::openai::{ApiError, Purpose, StreamEnd, Usage};
 use crate::engine::policy::{Policy, PolicyError};
+use crate::engine::run::RunStatus;
 
 pub use crate::engine::library_session::{CallKind, CallRecord};
 
 mod ending;
 mod persist;
+mod summary;
 
 pub use ending::{ChatEnd, ReplyEnd, summary_text, summary_timeout_ms};
 pub use persist::LiveShape;
+pub use summary::Summaries;
 
 /// The system prompt a live chat starts with.
 pub const LIVE_SYSTEM_PROMPT: &str = "You are a helpful assistant. Answer clearly and briefly.";
@@ -62,10 +69,11 @@ pub struct LiveSession {
     /// reply, and no later request sends the cut one), and every model call: the part of the
     /// chat that is saved with its memory.
     kept: LiveRecord,
-    /// The summariser job in flight, if any.
-    summarising: Option<u64>,
+    /// The summaries on the one run machine: the job out or waiting for Retry.
+    summaries: Summaries,
     error: Option<String>,
-    redo: Option<Redo>,
+    /// A chat request failed: Retry asks for the reply again.
+    retry_reply: bool,
     /// User messages still to send, when a demo script is being run live.
     queue: VecDeque<String>,
     /// The facts the user pinned for this conversation.
@@ -102,15 +110,6 @@ pub struct RetryWait {
     pub until_ms: u64,
     /// Why the last attempt failed.
     pub reason: String,
-}
-
-/// What Retry would do.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Redo {
-    /// Ask the chat model again for a reply to the conversation as it stands.
-    Reply,
-    /// Run the failed summariser job again.
-    Summary,
 }
 
 /// What the shell should perform next.
@@ -240,7 +239,7 @@ impl LiveSession {
         at_ms: u64,
         counter: &dyn CountTokens,
     ) -> Option<Vec<ChatMessage>> {
-        if self.streaming.is_some() || self.summarising.is_some() || self.error.is_some() {
+        if self.paused() {
             return None;
         }
         let text = self.queue.pop_front()?;
@@ -276,8 +275,16 @@ impl LiveSession {
         self.error.as_deref()
     }
 
-    pub fn redo(&self) -> Option<&Redo> {
-        self.redo.as_ref()
+    /// Whether Retry asks for the reply again (a chat request failed). A summary that waits
+    /// for Retry goes first: [`LiveSession::summaries`].
+    pub fn retries_reply(&self) -> bool {
+        self.retry_reply
+    }
+
+    /// The summaries on the one run machine: where they stand, how far the run has come, what
+    /// the job out costs.
+    pub fn summaries(&self) -> &Summaries {
+        &self.summaries
     }
 
     /// Whether a chat reply is arriving now.
@@ -287,7 +294,13 @@ impl LiveSession {
 
     /// Whether a summariser call is running.
     pub fn is_summarising(&self) -> bool {
-        self.summarising.is_some()
+        self.summaries.is_running()
+    }
+
+    /// Whether a demo run live waits: a reply or a summary is being written, or something
+    /// waits for Retry.
+    fn paused(&self) -> bool {
+        self.is_busy() || self.error.is_some() || self.summaries.waits()
     }
 
     /// Edition `cycle`'s text becomes the current summary again, as a new edition. Refused while
@@ -298,7 +311,7 @@ impl LiveSession {
         at_ms: u64,
         counter: &dyn CountTokens,
     ) -> Result<(), LiveError> {
-        if self.summarising.is_some() {
+        if self.is_summarising() {
             return Err(LiveError::Summarising);
         }
         self.memory.restore(cycle, at_ms, counter)?;
@@ -313,7 +326,7 @@ impl LiveSession {
         at_ms: u64,
         counter: &dyn CountTokens,
     ) -> Result<(), LiveError> {
-        if self.summarising.is_some() {
+        if self.is_summarising() {
             return Err(LiveError::Summarising);
         }
         self.memory.edit_summary(text, at_ms, counter)?;
@@ -328,11 +341,11 @@ impl LiveSession {
         if self.streaming.is_some() {
             return Err(LiveError::Busy);
         }
-        if self.summarising.is_some() {
+        if self.is_summarising() {
             return Err(LiveError::Summarising);
         }
         let job = self.memory.request_summary_now()?;
-        self.summarising = Some(job.id);
+        self.summaries.ask(&job);
         Ok(job)
     }
 
@@ -358,7 +371,7 @@ impl LiveSession {
     ) -> Result<LiveAction, LiveError> {
         self.archive_user(text, at_ms, counter)?;
         if let Some(job) = self.memory.before_request(self.reported) {
-            self.summarising = Some(job.id);
+            self.summaries.ask(&job);
             self.reply_waits = true;
             return Ok(LiveAction::Summary(job));
         }
@@ -379,7 +392,7 @@ impl LiveSession {
         if self.streaming.is_some() {
             return Err(LiveError::Busy);
         }
-        if self.summarising.is_some() {
+        if self.is_summarising() {
             return Err(LiveError::SummaryRunning);
         }
         self.memory
@@ -390,7 +403,7 @@ impl LiveSession {
     /// The next queued message as an action ([`LiveSession::send_action`]), when nothing is
     /// running and no error waits for Retry.
     pub fn next_action(&mut self, at_ms: u64, counter: &dyn CountTokens) -> Option<LiveAction> {
-        if self.streaming.is_some() || self.summarising.is_some() || self.error.is_some() {
+        if self.paused() {
             return None;
         }
         let text = self.queue.pop_front()?;
@@ -507,7 +520,7 @@ impl LiveSession {
         };
         if let Some(error) = error {
             self.error = Some(error);
-            self.redo = Some(Redo::Reply);
+            self.retry_reply = true;
         }
         if text.trim().is_empty() {
             self.unanswered = (!reasoning.trim().is_empty()).then_some(reasoning);
@@ -536,7 +549,7 @@ impl LiveSession {
             .add_message(Message::counted(Role::Assistant, text, tokens, at_ms));
         match added {
             Ok(Some(job)) => {
-                self.summarising = Some(job.id);
+                self.summaries.ask(&job);
                 Some(job)
             }
             Ok(None) => None,
@@ -548,8 +561,8 @@ impl LiveSession {
     }
 
     /// Feeds a summariser result back. Text is committed as a model edition; an error or empty
-    /// text is recorded as a failure that leaves the memory unchanged and offers Retry. Returns
-    /// the next job when one is due at once.
+    /// text is recorded as a failure that leaves the memory unchanged, and the summaries fail
+    /// with its reason, waiting for Retry. Returns the next job when one is due at once.
     pub fn summary_done(
         &mut self,
         job_id: u64,
@@ -558,7 +571,7 @@ impl LiveSession {
         at_ms: u64,
         counter: &dyn CountTokens,
     ) -> Option<SummaryJob> {
-        self.summarising = None;
+        let editions = self.memory.editions().len();
         let outcome = match result {
             Ok(text) => self.memory.commit(
                 job_id,
@@ -578,53 +591,62 @@ impl LiveSession {
         };
         match outcome {
             Ok(next) => {
-                if self.redo == Some(Redo::Summary) {
-                    self.error = None;
-                    self.redo = None;
-                }
-                self.summarising = next.as_ref().map(|job| job.id);
+                let wrote = self.memory.editions().len() > editions;
+                self.summaries.committed(wrote, next.as_ref());
                 next
             }
-            Err(MemoryError::StaleJob { .. }) => None,
+            Err(MemoryError::StaleJob { .. }) => {
+                if self.summaries.is_out(job_id) {
+                    self.summaries.finish();
+                }
+                None
+            }
             Err(error) => {
                 let reason = match self.memory.failures().last() {
                     Some(failure) if failure.job_id == job_id => failure.reason.clone(),
                     _ => error.to_string(),
                 };
-                self.error = Some(format!(
-                    "The summary could not be written: {}. The conversation and its memory are unchanged; press Retry to try the summary again.",
-                    reason.trim_end_matches('.')
-                ));
-                self.redo = Some(Redo::Summary);
+                self.summaries.fail(reason);
                 None
             }
         }
     }
 
-    /// What Retry does now: the reply again, or the failed summary job again.
+    /// The user stopped summariser job `job_id`: the memory records it as a failure (so Retry
+    /// reissues it against the summary as it then is), and the summaries stop.
+    fn summary_stopped(&mut self, job_id: u64, at_ms: u64) {
+        match self
+            .memory
+            .fail(job_id, "the summary request was stopped", at_ms)
+        {
+            Ok(()) => self.summaries.stop(),
+            Err(_) if self.summaries.is_out(job_id) => self.summaries.finish(),
+            Err(_) => {}
+        }
+    }
+
+    /// What Retry does now: the summary that waits goes on (the stopped or failed job,
+    /// reissued), else the reply is asked for again.
     pub fn retry(&mut self, counter: &dyn CountTokens) -> Result<LiveAction, LiveError> {
         if self.streaming.is_some() {
             return Err(LiveError::Busy);
         }
-        match self.redo.take() {
-            Some(Redo::Reply) => {
-                self.error = None;
-                Ok(LiveAction::Reply(self.start_reply(counter)))
-            }
-            Some(Redo::Summary) => match self.memory.retry_job() {
+        if self.summaries.waits() {
+            return match self.memory.retry_job() {
                 Ok(job) => {
-                    self.error = None;
-                    self.summarising = Some(job.id);
+                    self.summaries.ask(&job);
                     Ok(LiveAction::Summary(job))
                 }
                 Err(error) => {
-                    self.redo = Some(Redo::Summary);
-                    self.error = Some(error.to_string());
+                    self.summaries.refused(error.to_string());
                     Err(error.into())
                 }
-            },
-            None => Err(LiveError::NothingToRetry),
+            };
         }
+        if self.retry_reply {
+            return Ok(LiveAction::Reply(self.start_reply(counter)));
+        }
+        Err(LiveError::NothingToRetry)
     }
 
     /// The model's visible reasoning for the reply arriving now (the shell passes what the
@@ -765,12 +787,22 @@ impl LiveSession {
         counter: &dyn CountTokens,
     ) -> Option<LiveAction> {
         self.record_call(CallKind::Summary, &job.request, usage, counter);
+        let written = match &reply {
+            Ok(Some(text)) => usage.map_or_else(|| counter.count(text), |u| u.completion_tokens),
+            _ => 0,
+        };
+        self.summaries.received(u64::from(written));
         let result = match (self.retry_wait.take(), reply) {
             // Stop pressed during the wait before a retry: the failure that caused it stands.
             (Some(wait), Ok(None)) if at_ms < wait.until_ms => Err(format!(
                 "{} Retries cancelled",
                 wait.reason.trim_end_matches('.')
             )),
+            // The user's Stop: the summary waits for Retry.
+            (_, Ok(None)) => {
+                self.summary_stopped(job.id, at_ms);
+                return None;
+            }
             (_, Err(error @ ApiError::ContextTooLong { .. })) => {
                 self.too_long = Some(Purpose::Summary);
                 Err(error.to_string())
@@ -780,7 +812,10 @@ impl LiveSession {
         match self.summary_done(job.id, result, model, at_ms, counter) {
             Some(next) => Some(LiveAction::Summary(next)),
             // The message that waited for this summary is answered now that it is in.
-            None if self.reply_waits && self.summarising.is_none() && self.redo.is_none() => {
+            None if self.reply_waits
+                && self.summaries.status().is_some_and(RunStatus::is_done)
+                && !self.retry_reply =>
+            {
                 self.reply_waits = false;
                 Some(LiveAction::Reply(self.start_reply(counter)))
             }
@@ -795,9 +830,9 @@ impl LiveSession {
             growing: GrowingCount::default(),
             streamed_tokens: None,
             kept: LiveRecord::default(),
-            summarising: None,
+            summaries: Summaries::default(),
             error: None,
-            redo: None,
+            retry_reply: false,
             queue: VecDeque::new(),
             pinned: Vec::new(),
             reasoning_now: String::new(),
@@ -813,7 +848,9 @@ impl LiveSession {
     /// Marks a reply as arriving and returns the context window to send for it.
     fn start_reply(&mut self, counter: &dyn CountTokens) -> Vec<ChatMessage> {
         self.error = None;
-        self.redo = None;
+        self.retry_reply = false;
+        // A summary that waited for Retry is put away; the trigger asks again at the next reply.
+        self.summaries.put_away();
         self.too_long = None;
         self.unanswered = None;
         self.reasoning_now.clear();

@@ -3,7 +3,7 @@
 //! (the library keeps it as it arrives), and [`LiveSession::resume_after_reload`], which offers
 //! again what a reload cut off.
 
-use super::{LiveSession, Redo};
+use super::LiveSession;
 use crate::engine::drift::PinnedFact;
 use crate::engine::library_session::Session;
 use crate::engine::message::{CountTokens, Message, Role};
@@ -78,14 +78,13 @@ impl LiveSession {
                 "The reply to your last message did not finish before the page was closed or reloaded; what had arrived is kept, marked incomplete. Press Retry to ask again."
                     .to_owned(),
             );
-            live.redo = Some(Redo::Reply);
+            live.retry_reply = true;
         } else if let Some(job) = live.memory.recheck_trigger() {
             let reason = "the page was closed or reloaded while the summary was being written";
             if live.memory.fail(job.id, reason, at_ms).is_ok() {
-                live.error = Some(format!(
-                    "The summary could not be written: {reason}. The conversation and its memory are unchanged; press Retry to write the summary again."
-                ));
-                live.redo = Some(Redo::Summary);
+                // The summary that was being written fails as it would have, and waits for Retry.
+                live.summaries.ask(&job);
+                live.summaries.fail(reason);
             }
         }
         live

@@ -1,5 +1,6 @@
 use super::*;
 use crate::engine::message::WordCounter;
+use crate::engine::run::{Estimate, RunStatus, Tokens, Unit};
 
 const C: WordCounter = WordCounter;
 
@@ -11,6 +12,14 @@ fn states(session: &LiveSession) -> Vec<(&'static str, &'static str)> {
         .iter()
         .map(|r| (r.role.as_str(), r.state.slug()))
         .collect()
+}
+
+/// The reason the summaries failed, while they wait for Retry.
+fn summary_failure(session: &LiveSession) -> String {
+    match session.summaries().status() {
+        Some(RunStatus::Failed(reason)) => reason.clone(),
+        other => panic!("the summaries failed, not {other:?}"),
+    }
 }
 
 /// Plays `turns` complete turns and returns the last summary job emitted, if any.
@@ -99,7 +108,7 @@ fn a_failed_request_keeps_the_user_message_and_retry_resends_it() {
     );
     assert_eq!(job, None);
     assert_eq!(session.error(), Some("Rate limited."));
-    assert_eq!(session.redo(), Some(&Redo::Reply));
+    assert!(session.retries_reply());
     assert_eq!(states(&session), [("user", "verbatim")]);
     let again = session.retry(&C).unwrap();
     assert_eq!(again, LiveAction::Reply(first));
@@ -213,16 +222,25 @@ fn a_failed_or_empty_summary_changes_nothing_and_offers_retry() {
         assert_eq!(session.memory().verbatim(), before.verbatim());
         assert_eq!(session.memory().failures().len(), 1);
         assert!(states(&session).iter().all(|(_, s)| *s == "verbatim"));
-        let error = session.error().unwrap();
-        assert!(error.contains("could not be written"), "{error}");
-        assert_eq!(session.redo(), Some(&Redo::Summary));
+        let reason = summary_failure(&session);
+        assert!(
+            reason.contains("HTTP 500") || reason.contains("empty summary"),
+            "{reason}"
+        );
+        assert_eq!(
+            session.error(),
+            None,
+            "the reply's error line is the reply's"
+        );
+        assert!(!session.retries_reply());
         let LiveAction::Summary(again) = session.retry(&C).unwrap() else {
             panic!("Retry redoes the summary");
         };
         assert!(again.id > job.id);
+        assert!(session.summaries().is_running());
         session.summary_done(again.id, Ok("Turns 1-2.".into()), "m", 10, &C);
         assert_eq!(session.memory().summary(), Some("Turns 1-2."));
-        assert_eq!(session.error(), None);
+        assert_eq!(session.summaries().status(), Some(&RunStatus::Done));
     }
 }
 
@@ -441,7 +459,8 @@ fn a_failed_reply_or_a_stopped_summary_ends_the_run_until_retry() {
         ReplyEnd::of_completion(Ok(Some("hi".into()))),
         ReplyEnd::Complete("hi".into())
     );
-    // A stopped summary request is a failure the memory records, with Retry offered.
+    // A stopped summary request is a failure the memory records; the summaries stop, and
+    // Retry goes on.
     let mut session = LiveSession::default();
     let job = play(&mut session, 4).unwrap();
     assert_eq!(
@@ -452,7 +471,7 @@ fn a_failed_reply_or_a_stopped_summary_ends_the_run_until_retry() {
         session.summary_ended(&job, Ok(None), None, "m", 9, &C),
         None
     );
-    assert_eq!(session.redo(), Some(&Redo::Summary));
+    assert_eq!(session.summaries().status(), Some(&RunStatus::Stopped));
     assert_eq!(session.memory().failures().len(), 1);
 }
 
@@ -523,7 +542,7 @@ fn a_reply_with_no_text_is_never_archived_silently() {
     let error = session.error().expect("the empty reply is reported");
     assert!(error.contains("No answer text arrived"), "{error}");
     assert!(error.contains("max_tokens"), "{error}");
-    assert_eq!(session.redo(), Some(&Redo::Reply));
+    assert!(session.retries_reply());
     assert_eq!(session.unanswered_reasoning(), None);
 
     // Reasoning with no answer: the error says so, and the reasoning is kept to be shown.
@@ -576,7 +595,7 @@ fn a_chat_request_too_long_offers_folding_and_leaving_a_message_out() {
             .unwrap()
             .contains("The chat request is too long")
     );
-    assert_eq!(session.redo(), Some(&Redo::Reply));
+    assert!(session.retries_reply());
     // The longest message still sent is the pasted one, at archive index 6, turn 4.
     assert_eq!(session.longest_sent(), Some((6, 4, 9)));
     assert!(session.memory().can_fold_now());
@@ -614,7 +633,8 @@ fn folding_now_after_a_request_too_long_makes_the_retry_smaller() {
         session.summary_ended(&job, Ok(Some("S.".into())), None, "m", 3, &C),
         None
     );
-    assert_eq!(session.redo(), Some(&Redo::Reply), "the reply is still due");
+    assert!(session.retries_reply(), "the reply is still due");
+    assert_eq!(session.summaries().status(), Some(&RunStatus::Done));
     let LiveAction::Reply(after) = session.retry(&C).unwrap() else {
         panic!("Retry redoes the reply");
     };
@@ -628,13 +648,11 @@ fn a_summary_request_too_long_is_named_as_the_summarisers() {
     let job = play(&mut session, 4).unwrap();
     session.summary_ended(&job, Err(context_error(Purpose::Summary)), None, "m", 5, &C);
     assert_eq!(session.too_long(), Some(Purpose::Summary));
+    let reason = summary_failure(&session);
     assert!(
-        session
-            .error()
-            .unwrap()
-            .contains("The summariser's request is too long")
+        reason.contains("The summariser's request is too long"),
+        "{reason}"
     );
-    assert_eq!(session.redo(), Some(&Redo::Summary));
 }
 
 /// Enter sent a message while a summary was being written, so the new turn raced the commit:
@@ -697,7 +715,7 @@ fn cancelling_a_retry_keeps_the_failure_and_offers_retry() {
     let error = session.error().unwrap();
     assert!(error.contains("HTTP 503"), "{error}");
     assert!(error.contains("Retries cancelled"), "{error}");
-    assert_eq!(session.redo(), Some(&Redo::Reply));
+    assert!(session.retries_reply());
     assert_eq!(session.retry_wait(), None);
 
     // The same for a summary.
@@ -705,10 +723,9 @@ fn cancelling_a_retry_keeps_the_failure_and_offers_retry() {
     let job = play(&mut session, 4).unwrap();
     session.retrying(wait(Purpose::Summary, 5_000));
     session.summary_ended(&job, Ok(None), None, "m", 2_000, &C);
-    let error = session.error().unwrap();
-    assert!(error.contains("HTTP 503"), "{error}");
-    assert!(error.contains("Retries cancelled"), "{error}");
-    assert_eq!(session.redo(), Some(&Redo::Summary));
+    let reason = summary_failure(&session);
+    assert!(reason.contains("HTTP 503"), "{reason}");
+    assert!(reason.contains("Retries cancelled"), "{reason}");
 
     // A Stop after the wait, while the attempt runs, is the user's ordinary Stop.
     let mut session = LiveSession::default();
@@ -926,4 +943,142 @@ fn a_fold_of_two_calls_sends_both_records_both_and_commits_the_second() {
     assert_eq!(summary_calls, 2);
     assert_eq!(session.memory().editions().len(), 1);
     assert_eq!(session.memory().summary(), Some("draft 2"));
+}
+
+/// The live chat's summaries run on the one run machine: running while the call is out,
+/// failed with its reason, Try again (Retry) reissues the job, done once it is committed; and
+/// Stop stops them, Go on (Retry) sends the job again. Progress and the estimate are the shared
+/// types'.
+#[test]
+fn the_live_chats_summaries_fail_try_again_stop_go_on_and_finish_on_the_one_run_machine() {
+    let mut session = LiveSession::default();
+    assert_eq!(session.summaries().status(), None);
+    let job = play(&mut session, 4).unwrap();
+    let sent = u64::from(job.tokens_in);
+    assert_eq!(session.summaries().status(), Some(&RunStatus::Running));
+    assert!(session.is_busy());
+    assert_eq!(
+        session.summaries().estimate(),
+        Some(Estimate {
+            calls: 1,
+            tokens_sent: sent,
+            ..Estimate::default()
+        })
+    );
+    let progress = session.summaries().progress();
+    assert_eq!(
+        (
+            progress.unit,
+            progress.done,
+            progress.total,
+            progress.tokens
+        ),
+        (
+            Unit::Summary,
+            0,
+            Some(1),
+            Some(Tokens { sent, received: 0 })
+        )
+    );
+
+    // Failed, with its reason: the memory is unchanged, and the run waits for Try again.
+    let refused = ApiError::NoAnswer {
+        finish_reason: None,
+        reasoned: false,
+    };
+    let reason = refused.to_string();
+    assert_eq!(
+        session.summary_ended(&job, Err(refused), None, "m", 5, &C),
+        None
+    );
+    assert_eq!(
+        session.summaries().status(),
+        Some(&RunStatus::Failed(reason))
+    );
+    assert!(!session.is_busy() && session.summaries().waits());
+    assert_eq!(session.memory().summary(), None);
+    assert_eq!(session.memory().failures().len(), 1);
+    assert_eq!(session.next_action(6, &C), None, "a demo run live pauses");
+
+    // Try again: the job is reissued and the run runs again.
+    let Ok(LiveAction::Summary(again)) = session.retry(&C) else {
+        panic!("Retry tries the summary again");
+    };
+    assert!(again.id > job.id);
+    assert_eq!(session.summaries().status(), Some(&RunStatus::Running));
+
+    // Stopped by the user: the memory records the stop, and the run waits to go on.
+    assert_eq!(
+        session.summary_ended(&again, Ok(None), None, "m", 7, &C),
+        None
+    );
+    assert_eq!(session.summaries().status(), Some(&RunStatus::Stopped));
+    assert_eq!(
+        session
+            .memory()
+            .failures()
+            .last()
+            .map(|f| f.reason.as_str()),
+        Some("the summary request was stopped")
+    );
+    assert!(
+        session.restore(1, 7, &C).is_err(),
+        "no edition to restore yet"
+    );
+
+    // Go on: sent again, then committed, and done.
+    let Ok(LiveAction::Summary(last)) = session.retry(&C) else {
+        panic!("Retry goes on");
+    };
+    assert_eq!(session.summaries().status(), Some(&RunStatus::Running));
+    let usage = Usage {
+        prompt_tokens: 40,
+        completion_tokens: 7,
+        reasoning_tokens: None,
+    };
+    assert_eq!(
+        session.summary_ended(
+            &last,
+            Ok(Some("Turns 1 and 2.".into())),
+            Some(&usage),
+            "m",
+            8,
+            &C
+        ),
+        None
+    );
+    assert_eq!(session.summaries().status(), Some(&RunStatus::Done));
+    assert_eq!(session.memory().summary(), Some("Turns 1 and 2."));
+    let progress = session.summaries().progress();
+    assert_eq!(
+        (progress.done, progress.total, progress.tokens),
+        (
+            1,
+            Some(1),
+            Some(Tokens {
+                sent: sent + u64::from(again.tokens_in) + u64::from(last.tokens_in),
+                received: 7
+            })
+        )
+    );
+    assert_eq!(session.summaries().estimate(), None);
+    assert_eq!(session.retry(&C), Err(LiveError::NothingToRetry));
+
+    // The next summary the trigger asks for begins a run of its own.
+    play(&mut session, 2).expect("two more turns fold again");
+    let progress = session.summaries().progress();
+    assert_eq!((progress.done, progress.total), (0, Some(1)));
+}
+
+/// A reply asked for while a summary waits for Retry puts the summary away (the trigger asks
+/// again at the next reply), as the reply's Retry and the summary's were one before.
+#[test]
+fn a_message_sent_while_a_summary_waits_puts_the_summary_away() {
+    let mut session = LiveSession::default();
+    let job = play(&mut session, 4).unwrap();
+    session.summary_ended(&job, Ok(None), None, "m", 5, &C);
+    assert_eq!(session.summaries().status(), Some(&RunStatus::Stopped));
+    session.send("question 5", 6, &C).unwrap();
+    assert_eq!(session.summaries().status(), None);
+    assert!(!session.retries_reply());
 }

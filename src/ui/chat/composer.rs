@@ -1,4 +1,5 @@
-//! The message box of the live chat, with Send, Stop and Retry.
+//! The message box of the live chat, with Send, Stop and Retry of a reply (a summary's Stop and
+//! Retry are its `RunControls`', in the tab).
 
 use leptos::prelude::*;
 
@@ -23,7 +24,6 @@ pub(super) fn Composer() -> impl IntoView {
     let valid = Memo::new(move |_| settings.with(|s| s.validate().is_ok()));
     let streaming = Memo::new(move |_| workbench.with(|w| w.live.is_streaming()));
     let busy = Memo::new(move |_| workbench.with(|w| w.live.is_busy()));
-    let summarising = Memo::new(move |_| workbench.with(|w| w.live.is_summarising()));
     let can_retry = Memo::new(move |_| workbench.with(Workbench::can_retry));
     let enabled = move || live.get() && valid.get();
 
@@ -81,18 +81,6 @@ pub(super) fn Composer() -> impl IntoView {
                     .then(|| {
                         view! {
                             <button type="button" data-testid="stop" on:click=move |_| stop()>
-                                "Stop"
-                            </button>
-                        }
-                    })
-            }}
-            {move || {
-                // Stop ends a summary being written too; its own hook, so `stop` keeps
-                // meaning "a reply is arriving".
-                (summarising.get() && !streaming.get())
-                    .then(|| {
-                        view! {
-                            <button type="button" data-testid="stop-summary" title="Stop writing the summary; Retry writes it later" on:click=move |_| stop()>
                                 "Stop"
                             </button>
                         }

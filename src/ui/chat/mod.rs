@@ -21,6 +21,7 @@ use crate::engine::demo::DemoSummariser;
 use crate::engine::settings::Settings;
 use crate::route::{DemoKind, Route};
 use crate::view::chat::bar::{self, ChatBar, ChatState, progress_text};
+use crate::view::chat::summaries::{SummaryRun, summary_run};
 use crate::view::chat::{
     WELCOME, WELCOME_DEMOS, policy_panel, progress, shows_welcome, welcome_hook,
 };
@@ -30,6 +31,7 @@ use crate::ui::run::live_driver::LiveDriver;
 use crate::ui::run::token_service::{SharedCounter, TokenService};
 use crate::ui::widgets::lesson_bar::Lesson;
 use crate::ui::widgets::markdown::{RawReplies, RawToggle};
+use crate::ui::widgets::run_controls::RunControls;
 use crate::ui::widgets::token_estimate_note::TokenEstimateNote;
 use crate::ui::widgets::window_view::WindowView;
 use calls::CallsView;
@@ -88,6 +90,9 @@ pub fn ChatTab() -> impl IntoView {
     let way_out = Memo::new(move |_| workbench.with(bar::way_out));
     let clock = driver.clock();
     let retry_pending = Memo::new(move |_| workbench.with(bar::retry_pending));
+    // The live chat's summaries on the one run machine: the progress, Stop, and a stop or a
+    // failure with Retry, drawn as every long job's run.
+    let summaries = Memo::new(move |_| workbench.with(summary_run));
 
     // The first visit's welcome, and the buttons that start a demo from it.
     let welcome = Memo::new(move |_| workbench.with(shows_welcome));
@@ -267,6 +272,13 @@ pub fn ChatTab() -> impl IntoView {
                 error
                     .get()
                     .map(|e| view! { <p class="error" data-testid="error" role="alert">{e}</p> })
+            }}
+            {move || {
+                summaries.get().map(|SummaryRun { view, hooks }| view! {
+                    <RunControls view hooks
+                        on_stop=UnsyncCallback::new(move |()| driver.stop())
+                        on_resume=UnsyncCallback::new(move |()| driver.retry()) />
+                })
             }}
             {move || {
                 way_out

@@ -9,7 +9,9 @@
 
 use leptos::prelude::*;
 
-use crate::app::ab::{AbForm, SideForm, ab_answered, ab_call, ab_price, resume_ab, start_ab};
+use crate::app::ab::{
+    AbEdit, AbForm, SideForm, ab_answered, ab_call, ab_price, resume_ab, start_ab,
+};
 use crate::app::live_replay::SummaryCall;
 use crate::engine::ab::{AbJob, AbRun};
 use crate::engine::library_session::{PairSide, Session};
@@ -22,9 +24,11 @@ use crate::ui::run::runner::{Reply, Runner, settings_to_send, summariser_setting
 use crate::ui::run::token_service::SharedCounter;
 use crate::ui::widgets::edition_card::{DiffText, EditionChecksView, MarkedText};
 use crate::ui::widgets::run_controls::RunControls;
-use crate::view::ab::{PairRowView, ProbeScore, ab_view, ab_view_so_far, describe_folds};
+use crate::view::ab::{
+    AbScreen, PairRowView, ProbeScore, SideHooks, ab_view, describe_folds, side_hooks,
+};
 use crate::view::editions::EditionCard;
-use crate::view::run::{Job, Run, RunView, estimate_line};
+use crate::view::run::{Job, estimate_line};
 
 /// The A/B section of one session's detail.
 #[component]
@@ -90,6 +94,15 @@ pub fn AbSection(session: Session) -> impl IntoView {
             .unwrap_or(false);
         saved.set(added);
     };
+    // What the run shows: each part a memo of its own, so a part is drawn again only when it
+    // changes (the finished rows not at each step of the run).
+    let screen = Memo::new(move |_| {
+        run.with(|r| outcome.with(|o| AbScreen::of(r.as_ref(), o.as_ref(), saved.get())))
+    });
+    let run_view = Memo::new(move |_| screen.with(|s| s.run.clone()));
+    let so_far = Memo::new(move |_| screen.with(|s| s.so_far.clone()));
+    let result = Memo::new(move |_| screen.with(|s| s.result.clone()));
+    let saved_line = Memo::new(move |_| screen.with(|s| s.saved));
     // A saved side: its pair's rows from the two stored sessions.
     let stored = Memo::new(move |_| {
         let sessions = sessions?;
@@ -110,7 +123,7 @@ pub fn AbSection(session: Session) -> impl IntoView {
             <h4>"Two summarisers side by side"</h4>
             {move || stored.get().map(|v| view! {
                 <div class="ab-stored" data-testid="ab-stored">
-                    <p>{format!("This session is one side of a saved A/B pair on “{}”.", v.source)}</p>
+                    <p>{v.stored_line()}</p>
                     <AbRows view=v />
                 </div>
             })}
@@ -144,29 +157,22 @@ pub fn AbSection(session: Session) -> impl IntoView {
                     </p>
                 }.into_any(),
             }}
-            {move || run.with(|r| r.as_ref().map(|r| {
-                let now = Run { status: r.status(), progress: r.progress(), pace: None };
-                RunView::new(Job::Ab, Some(now), None, None)
-            })).map(|view| view! {
+            {move || run_view.get().map(|view| view! {
                 <RunControls prefix="ab" view on_stop=UnsyncCallback::new(halt) on_resume=UnsyncCallback::new(resume) />
             })}
             // The rows so far, until the finished ones below take their place.
-            {move || run.with(|r| r.as_ref().filter(|r| !r.status().is_done()).map(ab_view_so_far))
-                .map(|v| view! { <div class="ab-so-far" data-testid="ab-so-far"><AbRows view=v /></div> })}
-            {move || outcome.get().map(|o| match o {
+            {move || so_far.get().map(|v| view! { <div class="ab-so-far" data-testid="ab-so-far"><AbRows view=v /></div> })}
+            {move || result.get().map(|o| match o {
                 Err(reason) => view! { <p class="param-error" role="alert" data-testid="ab-error">{reason}</p> }.into_any(),
-                Ok(sides) => {
-                    let v = ab_view(&sides[0], &sides[1]);
-                    view! {
-                        <div class="ab-result">
-                            <AbRows view=v />
-                            <p>
-                                <button type="button" data-testid="ab-save" on:click=save disabled=move || saved.get()>"Save as a pair"</button>
-                                {move || saved.get().then(|| view! { <span role="status" data-testid="ab-saved">" Saved: both sides are in the list, linked as a pair."</span> })}
-                            </p>
-                        </div>
-                    }.into_any()
-                }
+                Ok(v) => view! {
+                    <div class="ab-result">
+                        <AbRows view=v />
+                        <p>
+                            <button type="button" data-testid="ab-save" on:click=save disabled=move || saved_line.with(Option::is_some)>"Save as a pair"</button>
+                            {move || saved_line.get().map(|line| view! { <span role="status" data-testid="ab-saved">{line}</span> })}
+                        </p>
+                    </div>
+                }.into_any(),
             })}
         </section>
     }
@@ -198,59 +204,51 @@ fn perform(
     )
 }
 
-/// One side's fields: recorded or a model, its prompt preset, word limit and format.
+/// One side's fields: recorded or a model, its prompt preset, word limit and format, each
+/// change an [`AbEdit`] to the form, which keeps what was typed and says what is wrong.
 #[component]
 fn SideFields(form: RwSignal<AbForm>, side: PairSide) -> impl IntoView {
-    let letter = side.letter();
-    let id = letter.to_lowercase();
+    let hooks = side_hooks(side);
     let get = move |f: fn(&SideForm) -> String| move || form.with(|x| f(x.side(side)));
-    let set = move |f: fn(&mut SideForm, String)| {
+    let edit = move |to: fn(PairSide, String) -> AbEdit| {
         move |ev: leptos::ev::Event| {
             let value = event_target_value(&ev);
-            form.update(|x| f(x.side_mut(side), value));
+            form.update(|x| x.edit(to(side, value)));
         }
     };
     let recorded = move || form.with(|x| x.side(side).recorded);
     let can_record = form.with_untracked(|x| x.can_record);
     view! {
-        <fieldset class="ab-side" data-testid=format!("ab-side-{id}")>
-            <legend>{format!("Side {letter}")}</legend>
+        <fieldset class="ab-side" data-testid=hooks.fieldset>
+            <legend>{hooks.legend}</legend>
             {can_record.then(|| view! {
                 <label>
-                    <input type="checkbox" data-testid=format!("ab-{id}-recorded") prop:checked=recorded
+                    <input type="checkbox" data-testid=hooks.recorded prop:checked=recorded
                         on:change=move |ev| {
                             let on = event_target_checked(&ev);
-                            form.update(|x| x.side_mut(side).recorded = on);
+                            form.update(|x| x.edit(AbEdit::Recorded(side, on)));
                         } />
                     " The session's own editions, as recorded"
                 </label>
             })}
             <fieldset class="contents" disabled=recorded>
                 <label>"Model "
-                    <input type="text" data-testid=format!("ab-{id}-model") prop:value=get(|s| s.model.clone())
-                        on:input=set(|s, v| s.model = v) />
+                    <input type="text" data-testid=hooks.model prop:value=get(|s| s.model.clone())
+                        on:input=edit(AbEdit::Model) />
                 </label>
                 <label>"Prompt preset "
-                    <select data-testid=format!("ab-{id}-preset") on:change=move |ev| {
-                        if let Some(p) = PresetId::from_slug(&event_target_value(&ev)) {
-                            form.update(|x| x.side_mut(side).preset = p);
-                        }
-                    }>
+                    <select data-testid=hooks.preset on:change=edit(AbEdit::Preset)>
                         {PresetId::BUILT_IN.into_iter().map(|p| view! {
                             <option value=p.slug() selected=move || form.with(|x| x.side(side).preset == p)>{p.label()}</option>
                         }).collect_view()}
                     </select>
                 </label>
                 <label>"Word limit "
-                    <input type="number" min="1" data-testid=format!("ab-{id}-word-limit") prop:value=get(|s| s.word_limit.clone())
-                        on:input=set(|s, v| s.word_limit = v) />
+                    <input type="number" min="1" data-testid=hooks.word_limit prop:value=get(|s| s.word_limit.clone())
+                        on:input=edit(AbEdit::WordLimit) />
                 </label>
                 <label>"Format "
-                    <select data-testid=format!("ab-{id}-format") on:change=move |ev| {
-                        if let Some(f) = SummaryFormat::from_slug(&event_target_value(&ev)) {
-                            form.update(|x| x.side_mut(side).format = f);
-                        }
-                    }>
+                    <select data-testid=hooks.format on:change=edit(AbEdit::Format)>
                         {SummaryFormat::CHOICES.iter().map(|&(f, slug, label)| view! {
                             <option value=slug selected=move || form.with(|x| x.side(side).format == f)>{label}</option>
                         }).collect_view()}
@@ -280,24 +278,25 @@ fn AbRows(view: crate::view::ab::AbView) -> impl IntoView {
 fn PairRow(row: PairRowView) -> impl IntoView {
     let PairRowView {
         cycle,
-        turns,
+        heading,
         a,
         b,
         diff,
         note,
         score_a,
         score_b,
+        ..
     } = row;
     view! {
         <section class="ab-pair" data-testid="ab-pair" data-cycle=cycle>
-            <h5>{format!("Cycle {cycle} · {turns}")}</h5>
+            <h5>{heading}</h5>
             <div class="ab-sides">
-                <SideCard letter="a" card=a score=score_a />
-                <SideCard letter="b" card=b score=score_b />
+                <SideCard hooks=side_hooks(PairSide::A) card=a score=score_a />
+                <SideCard hooks=side_hooks(PairSide::B) card=b score=score_b />
             </div>
             {diff.map(|d| view! {
                 <div class="changes">
-                    <span class="label">{format!("From A to B: {} words only in A, {} only in B", d.only_a, d.only_b)}</span>
+                    <span class="label">{d.label}</span>
                     <p class="diff" data-testid="ab-diff" data-only-a=d.only_a data-only-b=d.only_b><DiffText segments=d.segments /></p>
                 </div>
             })}
@@ -308,12 +307,12 @@ fn PairRow(row: PairRowView) -> impl IntoView {
 
 #[component]
 fn SideCard(
-    letter: &'static str,
+    hooks: SideHooks,
     card: Option<EditionCard>,
     score: Option<ProbeScore>,
 ) -> impl IntoView {
     view! {
-        <div class="ab-card" data-testid=format!("ab-card-{letter}")>
+        <div class="ab-card" data-testid=hooks.card>
             {card.map(|card| {
                 // The text cut at its figures, or whole when the checks found none to cut at.
                 let marked = if card.marked.is_empty() { vec![(card.text.clone(), false)] } else { card.marked.clone() };

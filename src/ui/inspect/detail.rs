@@ -8,14 +8,13 @@
 use leptos::prelude::*;
 
 use crate::app::library::Entry;
-use crate::engine::drift::FactVerdict;
 use crate::route::{Route, SessionView};
 use crate::ui::run::library_sync::{self as sync, Sessions};
 use crate::ui::widgets::edition_card::EditionCardView;
 use crate::ui::widgets::virtual_list::VirtualList;
 use crate::view::editions::{EditionCard, EditionLayout, edition_checks};
 use crate::view::inspect::InspectView;
-use crate::view::workspace::{InspectScreen, SessionScreen};
+use crate::view::workspace::{InspectScreen, SessionScreen, view_panel_testid};
 
 /// The open session: its heading, its view bar and its views.
 #[component]
@@ -78,7 +77,7 @@ fn Heading(screen: SessionScreen) -> impl IntoView {
                 view! {
                     <button
                         role="tab"
-                        data-testid=format!("session-view-{}", v.slug())
+                        data-testid=tab.testid
                         aria-selected=tab.selected.to_string()
                         class:active=tab.selected
                         on:click=move |_| route.update(|r| r.show_view(v))
@@ -126,7 +125,7 @@ fn Views(
                         <div
                             class="session-view"
                             role="tabpanel"
-                            data-testid=format!("view-{}", v.slug())
+                            data-testid=view_panel_testid(v)
                             hidden=move || view.get() != v
                         >
                             {content}
@@ -153,7 +152,7 @@ fn Archive(inspect: InspectView, shown: Memo<Option<SessionScreen>>) -> impl Int
             let meta = m.meta();
             let calls = m.calls.clone();
             view! {
-                <div class=format!("message {}", m.role.as_str()) class:tool-traffic=m.tool_marker().is_some() role="listitem" data-testid="message" data-role=m.role.as_str() data-state=m.state.slug() data-turn=m.turn data-tool-call=m.tool_marker() data-estimate=m.estimate.then_some("true")>
+                <div class=m.class() class:tool-traffic=m.tool_marker().is_some() role="listitem" data-testid="message" data-role=m.role.as_str() data-state=m.state.slug() data-turn=m.turn data-tool-call=m.tool_marker() data-estimate=m.estimate.then_some("true")>
                     <span class="meta">{meta}</span>
                     {(!m.content.is_empty()).then(|| view! { <p>{m.content.clone()}</p> })}
                     {calls.into_iter().map(|c| view! { <p class="tool-call" data-testid="tool-call"><span class="label">"calls "</span><code>{c}</code></p> }).collect_view()}
@@ -185,18 +184,10 @@ fn Editions(
         {(!facts.is_empty()).then(|| view! {
             <section class="facts">
                 <h4>"Must-keep and pinned facts in the latest edition"</h4>
-                {facts.into_iter().map(|f| {
-                    // A summary that states the opposite is said so, before where it was lost.
-                    let lost = if f.verdict == FactVerdict::Contradicted {
-                        " (the latest edition states the opposite)".to_owned()
-                    } else {
-                        f.first_lost.map(|c| format!(" (first lost in edition {c})")).unwrap_or_default()
-                    };
-                    view! {
-                        <span class="fact" class:lost=!f.kept data-testid="fact" data-fact=f.phrase.clone() data-kept=f.kept.to_string() data-verdict=f.verdict.slug()>
-                            {if f.kept { "✓ " } else { "✗ " }}{f.phrase.clone()}{lost}
-                        </span>
-                    }
+                {facts.into_iter().map(|f| view! {
+                    <span class="fact" class:lost=!f.kept data-testid="fact" data-fact=f.phrase.clone() data-kept=f.kept.to_string() data-verdict=f.verdict.slug()>
+                        {f.mark()}{f.phrase.clone()}{f.lost_note()}
+                    </span>
                 }).collect_view()}
             </section>
         })}

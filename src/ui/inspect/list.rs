@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use crate::app::library::{Library, LibraryError};
 use crate::ui::run::clock::now_ms;
 use crate::ui::run::library_sync::{Sessions, new_id};
+use crate::view::workspace::{deleted_line, session_counts};
 
 /// The sessions, newest change first, or a line saying there are none.
 #[component]
@@ -35,7 +36,7 @@ pub fn UndoNotice() -> impl IntoView {
     move || {
         undoable.get().map(|name| view! {
             <p class="undo">
-                {format!("Deleted \u{201c}{name}\u{201d}. ")}
+                {deleted_line(&name)}
                 <button data-testid="undo-delete" on:click=move |_| {
                     if let Some(Ok(id)) = library.try_update(Library::undo_delete) {
                         tab.update(|t| t.open(id));
@@ -75,7 +76,7 @@ fn SessionItem(id: String) -> impl IntoView {
             {move || summary.get().map(|(name, turns, editions)| view! {
                 <button class="open" on:click=move |_| tab.update(|t| t.open(id.get_value()))>
                     <strong data-testid="session-name">{name.clone()}</strong>
-                    {format!(" · {turns} turns · {editions} editions")}
+                    {session_counts(turns, editions)}
                 </button>
                 <input
                     aria-label="Session name"

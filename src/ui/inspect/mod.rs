@@ -21,14 +21,13 @@ mod probes;
 mod replay;
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 use crate::app::library::{Imported, Library, LibraryTab};
 use crate::route::Route;
 use crate::ui::run::library_sync::{self as sync, Sessions};
 use crate::ui::widgets::remote_notice::RemoteNoticeView;
 use crate::ui::widgets::storage_line::PersistReminder;
-use crate::view::workspace::{InspectScreen, all_sessions};
+use crate::view::workspace::{InspectScreen, all_sessions, import_reads};
 
 /// The Inspect tab panel: the library, or one session at one of its views (`view::workspace`).
 #[component]
@@ -42,11 +41,7 @@ pub fn InspectTab() -> impl IntoView {
     // A pasted transcript is kept in the box until it imports, so a fix can be made in place,
     // even across a look at a session.
     let pasted = RwSignal::new(String::new());
-    let import_file = move |file: web_sys::File| {
-        spawn_local(async move {
-            read_note.set(sync::import_file(sessions, file).await);
-        })
-    };
+    let import_file = move |file: web_sys::File| sync::import_file_into(sessions, file, read_note);
     let on_drop = move |ev: leptos::ev::DragEvent| {
         ev.prevent_default();
         dragging.set(false);
@@ -179,7 +174,7 @@ fn LibraryLevel(
         <h2>"Inspect"</h2>
         <p class="hint">
             "Open an exported session or another tool's transcript (choose a file, drop it here, or paste it) and look through it offline. "
-            {format!("Read: this app's sessions, {}, as JSON or JSON Lines (a coding agent's own compactions become editions). ", crate::engine::transcript::reads())}
+            {import_reads()}
             "Sessions are kept in this browser; an export never contains your API key."
         </p>
         <div class="controls">
@@ -248,10 +243,7 @@ fn ProblemAlert() -> impl IntoView {
                     })}
                     {move || offers_reload.get().then(|| view! {
                         " "
-                        <button data-testid="reload" on:click=move |_| {
-                            tab.update(LibraryTab::reloading);
-                            spawn_local(sync::load(sessions));
-                        }>"Reload sessions"</button>
+                        <button data-testid="reload" on:click=move |_| sync::reload(sessions)>"Reload sessions"</button>
                     })}
                 </p>
             }

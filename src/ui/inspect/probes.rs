@@ -21,7 +21,7 @@ use crate::ui::run::clock::now_ms;
 use crate::ui::run::library_sync::Sessions;
 use crate::ui::run::probe_runner::ProbeRunner;
 use crate::ui::widgets::run_controls::RunControls;
-use crate::view::probes::{generated_note, matrix, models_note};
+use crate::view::probes::{generated_note, matrix, models_note, written_note};
 use crate::view::run::{Job, Run, RunView, estimate_line};
 
 /// The probes of session `id`, whose content is `session`.
@@ -203,6 +203,7 @@ pub fn Probes(id: String, session: Session) -> impl IntoView {
                                             {move || error.get().map(|e| view! { <span class="param-error" role="alert">{e}</span> })}
                                         </th>
                                         {row.cells.into_iter().map(|cell| {
+                                            let class = cell.class();
                                             let details = cell.answer.map(|answer| view! {
                                                 <details>
                                                     <summary>{cell.mark}</summary>
@@ -212,7 +213,7 @@ pub fn Probes(id: String, session: Session) -> impl IntoView {
                                             });
                                             let plain = details.is_none().then_some(cell.mark);
                                             view! {
-                                                <td data-testid="probe-cell" data-grade=cell.grade data-probe=probe data-cycle=cell.cycle title=cell.reason class=format!("grade-{}", cell.grade)>
+                                                <td data-testid="probe-cell" data-grade=cell.grade data-probe=probe data-cycle=cell.cycle title=cell.reason class=class>
                                                     {details}{plain}
                                                 </td>
                                             }
@@ -256,8 +257,8 @@ pub fn Probes(id: String, session: Session) -> impl IntoView {
                                 </button>
                                 {move || writing().then_some(" Writing…")}
                                 {move || runner.written.with(|w| w.as_ref().filter(|(wid, _)| *wid == id.get_value()).map(|(_, r)| match r {
-                                    Ok(n) => view! { <span role="status" data-testid="probes-written" data-added=*n>{format!(" The model's probes: {n} added.")}</span> }.into_any(),
-                                    Err(e) => view! { <span class="param-error" role="alert" data-testid="probes-written-error">{format!(" {e}")}</span> }.into_any(),
+                                    Ok(n) => view! { <span role="status" data-testid="probes-written" data-added=*n>{written_note(*n)}</span> }.into_any(),
+                                    Err(e) => view! { <span class="param-error" role="alert" data-testid="probes-written-error">" "{e.clone()}</span> }.into_any(),
                                 }))}
                             </p>
                         </div>

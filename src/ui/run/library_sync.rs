@@ -214,6 +214,20 @@ pub async fn import_file(sessions: Sessions, file: web_sys::File) -> Option<Impo
     import_text(sessions, &name, &text)
 }
 
+/// Reads and imports `file` (chosen or dropped) in a task of its own, then sets `note` to
+/// what was read ([`import_file`]), so the tab that asked spawns nothing.
+pub fn import_file_into(sessions: Sessions, file: web_sys::File, note: RwSignal<Option<Imported>>) {
+    spawn_local(async move {
+        note.set(import_file(sessions, file).await);
+    });
+}
+
+/// "Reload sessions": the tab says the library is being read again, and it is.
+pub fn reload(sessions: Sessions) {
+    sessions.tab.update(LibraryTab::reloading);
+    spawn_local(load(sessions));
+}
+
 /// Imports every session in `text` (a file's, or what was pasted or dropped as text), named
 /// `name` in any error.
 pub fn import_text(sessions: Sessions, name: &str, text: &str) -> Option<Imported> {

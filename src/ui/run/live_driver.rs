@@ -5,8 +5,13 @@
 //! action, and this loop only performs it.
 //!
 //! The [`LiveDriver`] is created once at the App root, so that Stop still reaches a request that
-//! started before the user switched tabs. It holds the Stop handle of the request in flight (the
-//! chat's or the summariser's) and the clock that ticks a pending retry's countdown.
+//! started before the user switched tabs. As [`super::runner::Runner`] does for Inspect's jobs,
+//! it owns the Stop handle of the request in flight (the chat's or the summariser's) and the
+//! spawning, and the tabs hold neither: they draw the session (the summaries through the one
+//! run machine's `RunControls`) and call [`LiveDriver::send`], [`LiveDriver::stop`] and
+//! [`LiveDriver::retry`] (which goes on after a summary's stop or failure). Each request has a
+//! number: one that comes back after a later one went out (Stop, then Retry at once) leaves the
+//! later one's Stop handle alone. It also holds the clock that ticks a pending retry's countdown.
 //!
 //! [`LiveSession`]: crate::app::live::LiveSession
 //! [`LiveSession::reply_ended`]: crate::app::live::LiveSession::reply_ended
@@ -39,6 +44,8 @@ pub struct LiveDriver {
     counter: SharedCounter,
     /// Stops the request in flight, the chat's or the summariser's, and a wait before a retry.
     stop: StoredValue<Option<StopHandle>, LocalStorage>,
+    /// The number of the latest request sent, whose Stop handle `stop` holds.
+    sent: StoredValue<u64>,
     /// The session library, which stores the user's message before its request goes out.
     sessions: Option<Sessions>,
     /// The shell's clock while a retry is pending, ticking so the countdown can be read.
@@ -59,6 +66,7 @@ impl LiveDriver {
             settings,
             counter,
             stop: StoredValue::new_local(None),
+            sent: StoredValue::new(0),
             sessions: use_context::<Sessions>(),
             clock: RwSignal::new(now_ms()),
             streamed: Streamed::from_context(),
@@ -96,7 +104,8 @@ impl LiveDriver {
         self.clock.into()
     }
 
-    /// Redoes what failed. A refused retry leaves its reason in the session's error.
+    /// Redoes what failed: goes on with the summary that was stopped or failed, else asks for
+    /// the reply again. A refused retry leaves its reason in the session.
     pub fn retry(&self) {
         let Some(valid) = self.valid() else {
             return;
@@ -161,6 +170,21 @@ impl LiveDriver {
         });
     }
 
+    /// Holds `stop` as the Stop handle of the request going out, and returns its number.
+    fn hold(&self, stop: &StopHandle) -> u64 {
+        let number = self.sent.get_value() + 1;
+        self.sent.set_value(number);
+        self.stop.set_value(Some(stop.clone()));
+        number
+    }
+
+    /// Request `number` came back: its Stop handle goes, unless a later request holds the slot.
+    fn release(&self, number: u64) {
+        if self.sent.get_value() == number {
+            self.stop.set_value(None);
+        }
+    }
+
     /// The settings a request goes out with. A key typed before any base URL is bound to the
     /// origin it is about to reach, so a later change of the base URL withdraws it.
     fn valid(&self) -> Option<ValidSettings> {
@@ -215,7 +239,7 @@ impl LiveDriver {
     /// Asks the chat model for a reply, streaming it into the session when streaming is on.
     async fn reply(&self, valid: &ValidSettings, request: Vec<ChatMessage>) -> Option<LiveAction> {
         let stop = StopHandle::new();
-        self.stop.set_value(Some(stop.clone()));
+        let number = self.hold(&stop);
         let client = self.client(valid.endpoint.clone(), Purpose::Chat);
         let chat = valid.chat_request(request.clone());
         let workbench = self.workbench;
@@ -246,7 +270,7 @@ impl LiveDriver {
                 reasoning,
             )
         };
-        self.stop.set_value(None);
+        self.release(number);
         workbench.update(|w| w.live.reasoned(&reasoning));
         let counter = self.counter;
         workbench
@@ -266,9 +290,9 @@ impl LiveDriver {
         let client = self.client(endpoint, Purpose::Summary);
         let request = valid.summary_request(job.request.clone());
         let stop = StopHandle::new();
-        self.stop.set_value(Some(stop.clone()));
+        let number = self.hold(&stop);
         let reply = client.complete(&request, &stop).await;
-        self.stop.set_value(None);
+        self.release(number);
         let usage = reply.as_ref().ok().flatten().and_then(|r| r.usage);
         let reply = reply.map(|r| r.map(|r| r.content));
         let counter = self.counter;

@@ -5,9 +5,10 @@
 use leptos::prelude::*;
 
 use crate::app::export::show_in_route;
+use crate::app::tuner::{TunerEdit, TunerForm};
 use crate::app::workbench::Workbench;
 use crate::engine::models::{MODEL_WINDOWS, model_of};
-use crate::engine::peers::{PEER_PRESETS, Prices};
+use crate::engine::peers::PEER_PRESETS;
 use crate::engine::schedule::ScheduleInput;
 use crate::route::{Route, TriggerKind};
 use crate::ui::run::library_sync::Sessions;
@@ -26,6 +27,10 @@ use crate::view::tuner_conversation::{
     TunerConversation, chart_caption, on_screen_turns, session_input,
 };
 use crate::view::tuner_fidelity::fidelity_of_rows;
+use crate::view::tuner_form::{
+    PRICE_FIELDS, PriceField, after_reply, cost_text, field_error_id, model_window_label,
+    row_colours,
+};
 
 /// The sizes of the conversation chosen: `None` for the simulated one, else the real sizes of
 /// the chat on screen or a library session (recounted when a vocabulary arrives or the session changes).
@@ -112,8 +117,8 @@ pub fn TunerTab() -> impl IntoView {
                     <select
                         data-testid="trigger"
                         on:change=move |ev| {
-                            let kind = TriggerKind::from_slug(&event_target_value(&ev));
-                            route.update(|r| r.trigger = kind);
+                            let edit = TunerEdit::Trigger(event_target_value(&ev));
+                            route.update(|r| edit.apply(r));
                         }
                     >
                         {TriggerKind::LINKED
@@ -191,15 +196,6 @@ pub fn TunerTab() -> impl IntoView {
     }
 }
 
-/// Colour classes of the comparison chart's lines, in order (www/style.css).
-const SERIES_CLASSES: [&str; 9] = ["p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8"];
-/// The same colours, dashed: a preset whose line lies exactly on this policy's is drawn over it
-/// with gaps, so both show.
-const SAME_CLASSES: [&str; 9] = [
-    "p0 same", "p1 same", "p2 same", "p3 same", "p4 same", "p5 same", "p6 same", "p7 same",
-    "p8 same",
-];
-
 /// Other systems' policies beside the Tuner's own, on the same conversation: a table
 /// (with an estimated cost from editable prices, and a CSV download) and one line each.
 #[component]
@@ -207,10 +203,11 @@ fn ComparePolicies(conversation: Conversation, last_valid: LastMemo) -> impl Int
     let route = expect_context::<RwSignal<Route>>();
     // The presets ticked live in the link (`?compare=`), so a reload keeps them.
     let chosen = Memo::new(move |_| route.with(|r| r.compare.clone()));
-    let price_in = RwSignal::new(2.5_f64);
-    let price_out = RwSignal::new(10.0_f64);
+    // The prices as typed; the cost stays at the last valid ones while one is wrong.
+    let form = RwSignal::new(TunerForm::default());
+    let prices = Memo::new(move |_| form.with(TunerForm::prices));
     let outcomes = Memo::new(move |_| {
-        let prices = Prices::flat(price_in.get(), price_out.get());
+        let prices = prices.get();
         conversation.with(|conv| {
             last_valid.with(|last| {
                 chosen.with(|c| {
@@ -219,21 +216,35 @@ fn ComparePolicies(conversation: Conversation, last_valid: LastMemo) -> impl Int
             })
         })
     });
-    let price = |signal: RwSignal<f64>, id: &'static str, label: &'static str| {
+    let price = move |PriceField {
+                          name,
+                          testid,
+                          label,
+                      }: PriceField| {
+        let error = Memo::new(move |_| form.with(|f| f.field_error(name)));
+        let error_id = field_error_id(name);
         view! {
             <label class="number">
                 <span>{label}</span>
-                <input type="number" min="0" step="0.01" data-testid=id
-                    prop:value=move || signal.get().to_string()
+                <input type="number" min="0" step="0.01" data-testid=testid
+                    // Only typing changes a price, so the text is set once and never written
+                    // back over what is being typed.
+                    prop:value=form.with_untracked(|f| f.text(name))
+                    aria-invalid=move || error.with(Option::is_some).then_some("true")
+                    aria-describedby={
+                        let id = error_id.clone();
+                        move || error.with(Option::is_some).then(|| id.clone())
+                    }
                     on:input=move |ev| {
-                        if let Ok(v) = event_target_value(&ev).trim().parse::<f64>()
-                            && v.is_finite()
-                            && v >= 0.0
-                        {
-                            signal.set(v);
-                        }
+                        let edit = TunerEdit::Price(name, event_target_value(&ev));
+                        form.update(|f| f.edit(edit));
                     } />
             </label>
+            {move || error.get().map(|message| view! {
+                <p class="field-error" id=error_id.clone() data-testid="tuner-field-error" data-param=name role="alert">
+                    {message}
+                </p>
+            })}
         }
     };
     view! {
@@ -254,8 +265,8 @@ fn ComparePolicies(conversation: Conversation, last_valid: LastMemo) -> impl Int
                             <input type="checkbox" data-testid="compare-preset" data-preset=slug
                                 prop:checked=move || chosen.with(|c| c.contains(&slug))
                                 on:change=move |ev| {
-                                    let on = event_target_checked(&ev);
-                                    route.update(|r| r.set_compared(slug, on));
+                                    let edit = TunerEdit::Compared(slug, event_target_checked(&ev));
+                                    route.update(|r| edit.apply(r));
                                 } />
                             {p.system}
                         </label>
@@ -263,8 +274,7 @@ fn ComparePolicies(conversation: Conversation, last_valid: LastMemo) -> impl Int
                 }).collect_view()}
             </fieldset>
             <div class="controls">
-                {price(price_in, "price-in", "Input price ($ per million tokens)")}
-                {price(price_out, "price-out", "Output price ($ per million tokens)")}
+                {PRICE_FIELDS.into_iter().map(price).collect_view()}
             </div>
             {move || outcomes.with(|rows| view! { <CompareTable rows=rows.clone() /> })}
         </section>
@@ -274,18 +284,14 @@ fn ComparePolicies(conversation: Conversation, last_valid: LastMemo) -> impl Int
 #[component]
 fn CompareTable(rows: Vec<Compared>) -> impl IntoView {
     let csv = StoredValue::new(comparison_csv(&rows));
-    let classes: Vec<&'static str> = rows
-        .iter()
-        .zip(SERIES_CLASSES.iter().zip(SAME_CLASSES).cycle())
-        .map(|(r, (class, same))| if r.same_as_this_policy { same } else { class })
-        .collect();
+    let colours = row_colours(&rows);
     let chart = (!rows.is_empty()).then(|| {
         LineChart::new(
             rows.iter()
-                .zip(&classes)
-                .map(|(row, class)| Series {
+                .zip(&colours)
+                .map(|(row, colour)| Series {
                     label: "",
-                    class,
+                    class: colour.line,
                     values: row
                         .outcome
                         .schedule
@@ -325,11 +331,11 @@ fn CompareTable(rows: Vec<Compared>) -> impl IntoView {
                     </tr>
                 </thead>
                 <tbody>
-                    {rows.iter().zip(&classes).map(|(row, class)| {
+                    {rows.iter().zip(&colours).map(|(row, colour)| {
                         let r = &row.outcome;
                         view! {
                         <tr data-testid="compare-row" data-policy=r.label.clone()>
-                            <th scope="row"><span class=format!("key {class}") aria-hidden="true"></span>{r.label.clone()}
+                            <th scope="row"><span class=colour.key aria-hidden="true"></span>{r.label.clone()}
                                 {row.same_as_this_policy.then(|| view! {
                                     <span class="hint" data-testid="same-schedule">" (same schedule as this policy: dashed over its line)"</span>
                                 })}
@@ -342,7 +348,7 @@ fn CompareTable(rows: Vec<Compared>) -> impl IntoView {
                             <td>{r.largest}</td>
                             <td>{r.first_fold.map_or("never".to_owned(), |t| t.to_string())}</td>
                             <td>{r.over_window}</td>
-                            <td>{format!("${:.4}", r.cost)}</td>
+                            <td>{cost_text(r.cost)}</td>
                         </tr>
                     }}).collect_view()}
                 </tbody>
@@ -413,10 +419,8 @@ fn ModelWindowPicker() -> impl IntoView {
             <select
                 data-testid="model-window"
                 on:change=move |ev| {
-                    let raw = event_target_value(&ev);
-                    if !raw.is_empty() {
-                        route.update(|r| r.set_number("context", &raw));
-                    }
+                    let edit = TunerEdit::ModelWindow(event_target_value(&ev));
+                    route.update(|r| edit.apply(r));
                 }
             >
                 <option value="" selected=move || model_of(context()).is_none()>"Other (type the window)"</option>
@@ -430,11 +434,7 @@ fn ModelWindowPicker() -> impl IntoView {
                                 value=value
                                 selected=move || model_of(context()).is_some_and(|p| p.model == model)
                             >
-                                {if m.also.is_empty() {
-                                    format!("{model} ({} tokens)", m.context)
-                                } else {
-                                    format!("{model}, {} ({} tokens)", m.also.join(", "), m.context)
-                                }}
+                                {model_window_label(m)}
                             </option>
                         }
                     })
@@ -456,11 +456,11 @@ fn NumberField(param: &'static str, label: &'static str, default: u32, max: u32)
             .filter(|p| p.param == param)
             .map(|p| p.message)
     });
-    let error_id = format!("tuner-{param}-error");
+    let error_id = field_error_id(param);
     let value = move || route.with(|r| r.number(param).unwrap_or(default).to_string());
     let set = move |ev: leptos::ev::Event| {
-        let raw = event_target_value(&ev);
-        route.update(|r| r.set_number(param, &raw));
+        let edit = TunerEdit::Number(param, event_target_value(&ev));
+        route.update(|r| edit.apply(r));
     };
     view! {
         <div class="number-field">
@@ -522,7 +522,6 @@ fn RunView(run: TunerRun, simulated: bool) -> impl IntoView {
                 <tbody>
                     {run.schedule.rows.iter().map(|row| {
                         let fires = row.folds.is_some();
-                        let folds = row.folds.map(|f| format!("summarise turns {}–{}", f.first, f.last));
                         view! {
                             <tr
                                 data-testid="schedule-row"
@@ -535,7 +534,7 @@ fn RunView(run: TunerRun, simulated: bool) -> impl IntoView {
                                 <td>{row.describe()}</td>
                                 <td>{row.messages}</td>
                                 <td>{row.tokens}</td>
-                                <td>{folds.unwrap_or_default()}</td>
+                                <td>{after_reply(row)}</td>
                             </tr>
                         }
                     }).collect_view()}

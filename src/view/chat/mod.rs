@@ -21,6 +21,7 @@ use crate::view::labels::{
 pub mod bar;
 pub mod message;
 pub mod policy_editor;
+pub mod summaries;
 
 /// A conversation as the Chat tab lays it out: the folded archive, the front page, then the
 /// verbatim turns (and the reply arriving now).
