@@ -33,10 +33,17 @@ from pathlib import Path
 
 PAGE = "summary-memory"
 LOADER = "__wasm_split"
-# Byte ceilings of the release build's wasm after wasm-opt: the page's first load, and each
-# module loaded on first use (docs/size.md lists the sizes they guard).
-FIRST_LOAD_CEILING = 3 * 1024 * 1024  # SPIKE
-MODULE_CEILING = 1024 * 1024
+# Byte ceilings of the release build's wasm after wasm-opt. The page's first load is the guard
+# that matters most: it was 3,212,140 bytes with every tab in it, and issue #37 asks for 2 MiB;
+# this ceiling only goes down (docs/size.md: the sizes and what to move out next). Each module
+# loaded on first use has its own; a chunk two modules share, the last one.
+FIRST_LOAD_CEILING = 2816 * 1024
+MODULE_CEILINGS = {
+    "split_inspect": 576 * 1024,
+    "split_tokens": 96 * 1024,
+    "split_settings": 96 * 1024,
+}
+CHUNK_CEILING = 32 * 1024
 
 
 def fail(message):
@@ -143,8 +150,11 @@ def main():
         if first > FIRST_LOAD_CEILING:
             over.append(f"the page's first-load wasm is {first} bytes, over {FIRST_LOAD_CEILING}")
         for name, (_, size) in sorted(modules.items()):
-            if size > MODULE_CEILING:
-                over.append(f"{name} is {size} bytes, over {MODULE_CEILING}")
+            ceiling = MODULE_CEILINGS.get(name, CHUNK_CEILING)
+            if name.startswith("split_") and name not in MODULE_CEILINGS:
+                over.append(f"{name} has no ceiling: give it one in MODULE_CEILINGS")
+            elif size > ceiling:
+                over.append(f"{name} is {size} bytes, over {ceiling}")
         if over:
             fail("; ".join(over) + " (docs/size.md: what to move out of it)")
 
