@@ -1,12 +1,18 @@
 //! Packs the export templates (`src/engine/export/templates/`) into one deflate stream that
 //! `engine::export` inflates the first time a snippet is written: 45 KB of Python and JavaScript
 //! is about a quarter of that in the page's wasm, which has to stay under the release build's
-//! 3 MiB guard. The files stay plain in the repository, where the fidelity drivers and reviewers
+//! first-load guard. The files stay plain in the repository, where the fidelity drivers and reviewers
 //! read them.
 
 use std::path::Path;
 
 fn main() {
+    // The page's wasm keeps the linker's relocations, which `wasm-split-cli` reads to cut the
+    // modules loaded on first use out of it (scripts/split.py). Only that binary: the worker has
+    // no split point, and the flag on the whole build (RUSTFLAGS) would rebuild every crate.
+    if std::env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("wasm32") {
+        println!("cargo:rustc-link-arg-bin=summary-memory=--emit-relocs");
+    }
     let dir = Path::new("src/engine/export/templates");
     println!("cargo:rerun-if-changed={}", dir.display());
     let mut files = Vec::new();

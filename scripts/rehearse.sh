@@ -86,6 +86,11 @@ which_in() { env PATH="$1" sh -c 'command -v "$1"' sh "$2"; }
 
 # --- 1. Node.js and wasm-opt hidden, installed for real ------------------------------------------
 reveal "$root/1/shown" trunk wasm-bindgen chromium chromedriver
+# The wasm splitter lives in SM_CACHE, which is scratch here: run 1 is lent the real one (compiling
+# it is a minute that this rehearsal of Node.js and wasm-opt does not need); run 2 lists it.
+real_cache=${SM_CACHE:-$HOME/.cache/summary-memory}
+mkdir -p "$root/1/cache"
+ln -s "$real_cache"/wasm-split-* "$root/1/cache/" || fail "the wasm splitter is not installed; run scripts/tools.sh first"
 path1="$root/1/cache/bin:$root/1/shown:$root/base"
 which_in "$path1" node >/dev/null && fail "run 1: node is still visible on the scratch PATH"
 which_in "$path1" wasm-opt >/dev/null && fail "run 1: wasm-opt is still visible on the scratch PATH"
@@ -113,7 +118,7 @@ ok "a warm run installs nothing"
 
 # --- 2. every tool hidden: --plan lists each -----------------------------------------------------
 run_tools 2 "$root/base" --plan --browser --servers --fidelity || fail "run 2: tools.sh --plan exited with status $?"
-for tool in 'trunk' 'wasm-bindgen-cli' 'wasm-opt' 'Node\.js' 'chromium' 'chromium-driver' \
+for tool in 'trunk' 'wasm-bindgen-cli' 'wasm-split-cli' 'wasm-opt' 'Node\.js' 'chromium' 'chromium-driver' \
   'litellm\[proxy\]' 'llama-cpp-python\[server\]' "the fidelity tier's Python libraries" \
   '@google/gemini-cli-core'; do
   expect_line 2 "^tools: plan: would install (.* )?$tool .*\(missing"

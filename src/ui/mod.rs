@@ -6,7 +6,8 @@
 //!
 //! The rooms, top to bottom (`tests/purity.rs` holds the arrows between them):
 //! - this file and `shell.rs`: mounting, the App root, the header and the tab bar; `url.rs`, the
-//!   address bar; `bench.rs` and `bench_sessions.rs`, exports for the browser benchmarks;
+//!   address bar; `on_demand.rs`, the tabs loaded on first use; `bench.rs` and
+//!   `bench_sessions.rs`, exports for the browser benchmarks;
 //! - one folder per tab: `chat/`, `editions/`, `tuner/`, `tokens/`, `inspect/`, `settings/`. A tab
 //!   imports widgets and runners, never another tab;
 //! - `widgets/`: components more than one tab shows, and the chrome around every tab;
@@ -19,6 +20,7 @@ mod bench_sessions;
 mod chat;
 mod editions;
 mod inspect;
+mod on_demand;
 mod run;
 mod settings;
 mod shell;

@@ -9,13 +9,11 @@ use leptos::prelude::*;
 
 use super::chat::ChatTab;
 use super::editions::EditionsTab;
-use super::inspect::InspectTab;
+use super::on_demand::OnDemand;
 use super::run::library_sync::provide_sessions;
 use super::run::live_driver::LiveDriver;
 use super::run::streamed::Streamed;
 use super::run::token_service::TokenService;
-use super::settings::SettingsPanel;
-use super::tokens::TokensTab;
 use super::tuner::TunerTab;
 use super::url::{current_query, on_history_move, write_query};
 use super::widgets::focus_soon;
@@ -231,8 +229,7 @@ fn panel(tab: Tab) -> AnyView {
         Tab::Chat => view! { <ChatTab /> }.into_any(),
         Tab::Editions => view! { <EditionsTab /> }.into_any(),
         Tab::Tuner => view! { <TunerTab /> }.into_any(),
-        Tab::Tokens => view! { <TokensTab /> }.into_any(),
-        Tab::Inspect => view! { <InspectTab /> }.into_any(),
-        Tab::Settings => view! { <SettingsPanel /> }.into_any(),
+        // Loaded on first use (view::modules::ON_DEMAND).
+        Tab::Tokens | Tab::Inspect | Tab::Settings => view! { <OnDemand tab /> }.into_any(),
     }
 }

@@ -17,6 +17,7 @@ pub mod labels;
 pub mod lesson;
 pub mod live_replay;
 pub mod markdown;
+pub mod modules;
 pub mod offline;
 pub mod policy_summary;
 pub mod probes;

@@ -1182,6 +1182,26 @@ impl TempDir {
     }
 }
 
+/// A copy of the release dist in a folder of its own, which a test may change (files taken out
+/// or put back) and serve with [`StoppableApp::start_with`].
+pub fn copy_of_dist() -> TempDir {
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let path = entry.unwrap().path();
+            let target = to.join(path.file_name().unwrap());
+            if path.is_dir() {
+                copy(&path, &target);
+            } else {
+                std::fs::copy(&path, &target).unwrap();
+            }
+        }
+    }
+    let dir = TempDir::new();
+    copy(&dist_dir(), &dir.0);
+    dir
+}
+
 impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);

@@ -29,6 +29,7 @@ mod litellm;
 mod live;
 mod long_chat;
 mod markdown;
+mod modules;
 mod openai_server;
 mod pages;
 mod persistence;

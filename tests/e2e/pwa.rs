@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::harness::{Browser, PATIENCE, StoppableApp, TempDir, dist_dir};
+use crate::harness::{Browser, PATIENCE, StoppableApp, copy_of_dist, dist_dir};
 use crate::pages::query::{self, Field, Until, testid};
 use crate::pages::tokens::TokensPage;
 
@@ -504,24 +504,6 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
             out.push(relative.to_string_lossy().replace('\\', "/"));
         }
     }
-}
-
-fn copy_of_dist() -> TempDir {
-    fn copy(from: &Path, to: &Path) {
-        std::fs::create_dir_all(to).unwrap();
-        for entry in std::fs::read_dir(from).unwrap() {
-            let path = entry.unwrap().path();
-            let target = to.join(path.file_name().unwrap());
-            if path.is_dir() {
-                copy(&path, &target);
-            } else {
-                std::fs::copy(&path, &target).unwrap();
-            }
-        }
-    }
-    let dir = TempDir::new();
-    copy(&dist_dir(), &dir.0);
-    dir
 }
 
 /// The maskable icon as the browser decodes it: its corner colour (the paper), how many pixels
