@@ -29,7 +29,7 @@ async fn a_claude_code_sessions_compactions_show_as_its_editions_with_the_drift_
             "the session named by its title",
         )
         .await;
-    let editions = inspect.wait_archive_editions(2).await;
+    let editions = inspect.editions().await.wait_editions(2).await;
     for edition in &editions {
         assert_eq!(edition.summariser, "claude-code", "{editions:?}");
         assert!(
@@ -51,12 +51,12 @@ async fn a_claude_code_sessions_compactions_show_as_its_editions_with_the_drift_
     );
     // The summaries are the editions' text, not messages; the turns after the first boundary
     // stay verbatim.
-    let summaries = inspect.edition_summaries().await;
+    let summaries = inspect.editions().await.summaries().await;
     assert!(
         summaries[1].contains("Rent is 1500 EUR a month."),
         "{summaries:?}"
     );
-    let states = inspect.message_states().await;
+    let states = inspect.archive().await.message_states().await;
     assert!(
         states.len() >= 7,
         "the archive's first rows are drawn: {states:?}"
@@ -103,7 +103,7 @@ async fn a_codex_rollouts_compactions_show_as_its_editions_with_the_drift_checks
         note,
         "Read 1 conversation from a Codex CLI session rollout."
     );
-    let editions = inspect.wait_archive_editions(2).await;
+    let editions = inspect.editions().await.wait_editions(2).await;
     for edition in &editions {
         assert_eq!(edition.summariser, "codex", "{editions:?}");
         assert!(

@@ -243,9 +243,9 @@ async fn a_live_replay_through_the_litellm_proxy_saves_the_summariser_models_edi
     let inspect = InspectPage::new(&browser);
     browser.click_testid("replay-live").await;
     browser.click_testid("replay-live-start").await;
-    inspect.wait_live_status("done").await;
+    inspect.replay().await.wait_live_status("done").await;
     query::wait_count(&browser, "replay-edition", calls).await;
-    for e in &inspect.replay_editions().await {
+    for e in &inspect.replay().await.editions().await {
         assert!(
             e.contains(SUMMARY_REPLY) && e.contains("written by mock-summary"),
             "{e}"
@@ -262,7 +262,7 @@ async fn a_live_replay_through_the_litellm_proxy_saves_the_summariser_models_edi
         progress.starts_with(&format!("Done: {calls} of about {calls} summaries")),
         "{progress}"
     );
-    inspect.save_replay("(replayed live)").await;
+    inspect.replay().await.save("(replayed live)").await;
     browser.close().await;
     drop(proxy);
 }

@@ -271,10 +271,12 @@ async fn a_live_replay_with_the_real_model_writes_every_summary_and_saves() {
     let (sent_estimate, received_estimate) = (attr("data-sent").await, attr("data-received").await);
     browser.click_testid("replay-live-start").await;
     inspect
+        .replay()
+        .await
         .wait_live_status_patiently("done", Duration::from_secs(600))
         .await;
     query::wait_count(&browser, "replay-edition", calls).await;
-    for text in inspect.replay_editions().await {
+    for text in inspect.replay().await.editions().await {
         assert!(text.contains(&format!("written by {MODEL}")), "{text}");
     }
     // "Done: 5 of about 5 summaries · turn 12 of 12 · X tokens sent, Y received."
@@ -298,7 +300,7 @@ async fn a_live_replay_with_the_real_model_writes_every_summary_and_saves() {
          {received_estimate} received, the server counted {} and {}",
         counted[0], counted[1]
     );
-    inspect.save_replay("(replayed live)").await;
+    inspect.replay().await.save("(replayed live)").await;
     browser.close().await;
     drop(server);
 }

@@ -48,17 +48,19 @@ async fn a_replay_under_another_placement_and_fold_mode_shows_new_editions_and_s
         .unwrap();
     // The dry run follows: folds after every turn from the second.
     inspect
-        .wait_replay_calls(11, "eleven summariser calls in the dry run")
+        .replay()
+        .await
+        .wait_calls(11, "eleven summariser calls in the dry run")
         .await;
     browser.click_testid("replay-run").await;
     query::wait_count(&browser, "replay-edition", 11).await;
-    let rebuilt = inspect.every_replay_edition_rebuilt().await;
+    let rebuilt = inspect.replay().await.every_edition_rebuilt().await;
     assert!(
         rebuilt,
         "every replayed edition was rebuilt from the archive"
     );
 
-    inspect.save_replay("(replayed)").await;
+    inspect.replay().await.save("(replayed)").await;
     let errors = browser.console_errors().await;
     assert!(errors.is_empty(), "{errors:?}");
     browser.close().await;
@@ -68,14 +70,12 @@ async fn a_replay_under_another_placement_and_fold_mode_shows_new_editions_and_s
 async fn an_invalid_replay_policy_is_named_and_cannot_run() {
     let browser = Browser::new().await;
     let dir = TempDir::new();
-    let path = dir.write("twelve.json", &export(&synthetic(12), 5, "0.1.0"));
-    let inspect = InspectPage::open(&browser).await;
-    inspect.import(&path).await;
-    inspect.wait_sessions(1).await;
-    inspect.show("replay").await;
+    let inspect = InspectPage::twelve_turns_on_replay(&browser, &dir, false).await;
     browser.set_field("replay-word_limit", "0").await;
     inspect
-        .wait_replay_error("word limit", "the word limit named")
+        .replay()
+        .await
+        .wait_error("word limit", "the word limit named")
         .await;
     let disabled = browser
         .wait_testid("replay-run")
@@ -93,11 +93,7 @@ async fn an_invalid_replay_policy_is_named_and_cannot_run() {
 async fn a_number_typed_wrong_is_kept_and_named_beside_its_field_until_fixed() {
     let browser = Browser::new().await;
     let dir = TempDir::new();
-    let path = dir.write("twelve.json", &export(&synthetic(12), 5, "0.1.0"));
-    let inspect = InspectPage::open(&browser).await;
-    inspect.import(&path).await;
-    inspect.wait_sessions(1).await;
-    inspect.show("replay").await;
+    InspectPage::twelve_turns_on_replay(&browser, &dir, false).await;
     let run_disabled = || async {
         browser
             .wait_testid("replay-run")
@@ -175,9 +171,9 @@ async fn a_live_replay_is_priced_first_then_its_model_written_editions_save_as_a
     );
 
     browser.click_testid("replay-live-start").await;
-    inspect.wait_live_status("done").await;
+    inspect.replay().await.wait_live_status("done").await;
     query::wait_count(&browser, "replay-edition", calls).await;
-    let editions = inspect.replay_editions().await;
+    let editions = inspect.replay().await.editions().await;
     for (k, e) in editions.iter().enumerate() {
         assert!(e.contains(&format!("Live summary {}:", k + 1)), "{e}");
         assert!(e.contains("written by test-summary"), "{e}");
@@ -198,7 +194,7 @@ async fn a_live_replay_is_priced_first_then_its_model_written_editions_save_as_a
         requests[1]
     );
 
-    inspect.save_replay("(replayed live)").await;
+    inspect.replay().await.save("(replayed live)").await;
     let errors = browser.console_errors().await;
     assert!(errors.is_empty(), "{errors:?}");
     browser.close().await;
@@ -227,7 +223,7 @@ async fn a_live_replay_stops_fails_and_goes_on_without_committing_twice() {
     server.script((1..=calls).map(|k| Reply::Text(format!("Resumed summary {k}."))));
     browser.click_testid("replay-live").await;
     browser.click_testid("replay-live-start").await;
-    inspect.wait_live_status("running").await;
+    inspect.replay().await.wait_live_status("running").await;
     for _ in 0..100 {
         if !completions(&server).is_empty() {
             break;
@@ -240,11 +236,11 @@ async fn a_live_replay_stops_fails_and_goes_on_without_committing_twice() {
         "the first summary is on its way"
     );
     // The form is locked while the replay runs (its fieldset is disabled).
-    let locked = inspect.replay_form_locked().await;
+    let locked = inspect.replay().await.form_locked().await;
     assert!(locked, "the replay's form is locked");
 
     browser.click_testid("replay-live-stop").await;
-    inspect.wait_live_status("stopped").await;
+    inspect.replay().await.wait_live_status("stopped").await;
     assert_eq!(browser.count_testid("replay-edition").await, 0);
     assert_eq!(
         browser.count_testid("replay-save").await,
@@ -253,7 +249,7 @@ async fn a_live_replay_stops_fails_and_goes_on_without_committing_twice() {
     );
 
     browser.click_testid("replay-live-resume").await;
-    inspect.wait_live_status("failed").await;
+    inspect.replay().await.wait_live_status("failed").await;
     let status = browser
         .wait_testid("replay-live-status")
         .await
@@ -262,7 +258,7 @@ async fn a_live_replay_stops_fails_and_goes_on_without_committing_twice() {
         .unwrap();
     assert!(status.contains("model overloaded today"), "{status}");
     browser.click_testid("replay-live-resume").await;
-    inspect.wait_live_status("done").await;
+    inspect.replay().await.wait_live_status("done").await;
     query::wait_count(&browser, "replay-edition", calls).await;
     let first = browser
         .wait_testid("replay-edition")
@@ -281,14 +277,10 @@ async fn a_live_replay_stops_fails_and_goes_on_without_committing_twice() {
 async fn without_an_endpoint_the_live_replay_says_where_to_connect_one() {
     let browser = Browser::new().await;
     let dir = TempDir::new();
-    let path = dir.write("twelve.json", &export(&synthetic(12), 5, "0.1.0"));
-    let inspect = InspectPage::open(&browser).await;
-    inspect.import(&path).await;
-    inspect.wait_sessions(1).await;
-    inspect.show("replay").await;
+    let inspect = InspectPage::twelve_turns_on_replay(&browser, &dir, false).await;
     browser.wait_testid("replay-live-unavailable").await;
     // Read in one script: the session's view is rebuilt when the vocabulary arrives.
-    let note = inspect.live_unavailable_note().await;
+    let note = inspect.replay().await.live_unavailable_note().await;
     assert!(note.contains("Settings"), "{note}");
     assert_eq!(browser.count_testid("replay-live").await, 0);
     browser.close().await;
@@ -362,11 +354,7 @@ fn summary_sizes(caption: &str) -> Vec<u32> {
 async fn after_a_replay_each_request_counts_the_summary_its_cycle_wrote() {
     let browser = Browser::new().await;
     let dir = TempDir::new();
-    let path = dir.write("twelve.json", &export(&synthetic(12), 5, "0.1.0"));
-    let inspect = InspectPage::open_counted(&browser).await;
-    inspect.import(&path).await;
-    inspect.wait_sessions(1).await;
-    inspect.show("replay").await;
+    InspectPage::twelve_turns_on_replay(&browser, &dir, true).await;
     // Summarise at 2, keep 1: cycle k runs after turn k + 1, so turn t's request carries the
     // summary of cycle t - 2.
     browser.set_field("replay-a", "2").await;

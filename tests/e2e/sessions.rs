@@ -52,7 +52,7 @@ async fn an_imported_session_is_listed_inspected_exported_and_kept_across_a_relo
     assert_eq!(name, "Aarav's plan");
     // Read in one script: the virtualised rows may be rebuilt between two WebDriver calls (the
     // vocabulary arriving recounts the session).
-    let states = inspect.message_states().await;
+    let states = inspect.archive().await.message_states().await;
     assert_eq!(
         states,
         [
@@ -61,7 +61,7 @@ async fn an_imported_session_is_listed_inspected_exported_and_kept_across_a_relo
     );
     inspect.show("editions").await;
     assert_eq!(browser.count_testid("edition").await, 2);
-    let afters = inspect.edition_summaries().await;
+    let afters = inspect.editions().await.summaries().await;
     assert_eq!(
         afters,
         ["Aarav wants no equities.", "Aarav keeps to bonds."]
@@ -84,15 +84,15 @@ async fn an_imported_session_is_listed_inspected_exported_and_kept_across_a_relo
     );
     // Beside it, the replay's chart (full history, sliding window, summary memory) and the
     // stacked bar of one request, at the last turn to start with, then at the turn typed in.
-    inspect.wait_replay_lines(3).await;
+    inspect.replay().await.wait_lines(3).await;
     let view = InspectView::new(&session, &WordCounter);
     let replay = view.replay(&session, view.trigger.clone()).unwrap();
     for turn in [3, 1] {
         if turn != 3 {
-            inspect.choose_replay_turn(turn).await;
+            inspect.replay().await.choose_turn(turn).await;
         }
         let expect = view.context_at(&replay, turn).unwrap();
-        inspect.wait_last_request_turn(turn).await;
+        inspect.replay().await.wait_last_request_turn(turn).await;
         let bar = browser.wait_testid("last-request").await;
         assert_eq!(
             bar.attr("data-summary-sent").await.unwrap().as_deref(),
@@ -171,12 +171,12 @@ async fn a_message_count_session_replays_under_message_count() {
         .await
         .unwrap();
     assert_eq!(calls, recorded.schedule.calls.to_string());
-    let kind = inspect.replay_trigger().await;
+    let kind = inspect.replay().await.trigger().await;
     assert_eq!(kind.as_deref(), Some("messages"));
     let a = browser.wait_testid("replay-a").await;
     assert_eq!(a.prop("value").await.unwrap().as_deref(), Some("4"));
     // Every row fires where the recorded trigger fires, not where "every 4" would.
-    let summarised = inspect.replay_summarised_to().await;
+    let summarised = inspect.replay().await.summarised_to().await;
     let expect: Vec<String> = recorded.schedule.rows[..summarised.len()]
         .iter()
         .map(|r| r.summarised_to.to_string())
@@ -427,7 +427,7 @@ async fn a_five_thousand_turn_session_opens_with_few_rows_and_the_keyboard_reach
 
     // The archive's scroll box takes the keyboard: End goes to the bottom, where the last
     // turn's reply is rendered and in view.
-    let text = inspect.scroll_archive_to_end(5000).await;
+    let text = inspect.archive().await.scroll_to_end(5000).await;
     assert!(text.contains("For turn 5000:"), "{text}");
     let messages = browser.count_testid("message").await;
     assert!(messages < 100, "{messages} message rows after scrolling");

@@ -87,6 +87,8 @@ fn assert_export_holds_every_fixture(export: &str) {
 /// The OpenAI Chat fixture's session: tool calls and results are rows of their own, marked.
 async fn check_tool_rows(browser: &Browser) {
     InspectPage::new(browser)
+        .archive()
+        .await
         .wait_tool_results(2, "two tool results")
         .await;
     let calls = browser

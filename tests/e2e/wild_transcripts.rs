@@ -45,7 +45,11 @@ async fn a_claude_export_and_sharegpt_datasets_import_through_the_file_input() {
         if slug == "claude-export" {
             assert_eq!(note, "Read 1 conversation from a Claude.ai export.");
             // The call and its result are marked rows; the attachments are placeholders.
-            inspect.wait_tool_results(1, "the bash result").await;
+            inspect
+                .archive()
+                .await
+                .wait_tool_results(1, "the bash result")
+                .await;
             inspect
                 .wait_detail_contains("[file: note.txt]", "the attachment's placeholder")
                 .await;

@@ -1,31 +1,18 @@
 //! Page object: inspect. The session list, importing by file or by paste, the open session's
-//! detail (archive, editions, facts), its export, the replay form and the live replay; and
+//! level and its view bar (each view's own page object: `archive`, `replay`, `probes`, `ab`,
+//! `export`), its export; and
 //! [`StoredSessions`], the library's IndexedDB records as the tests read them back.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use fantoccini::key::Key;
 use serde_json::{Value, json};
 use summary_memory::engine::session::{export, synthetic};
 
+use super::archive::{ArchiveView, SessionEditionsView};
 use super::query::{self, Field, Until, testid};
+use super::replay::ReplayView;
 use crate::harness::{Browser, PATIENCE, TempDir};
-
-/// One edition as the open session's detail lists it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ArchiveEdition {
-    /// `data-summariser`: `claude-code`, `codex`, `model`, `extractive`, ...
-    pub summariser: String,
-    /// The line naming who wrote it; empty when the row has none.
-    pub writer: String,
-    /// The figures its checks mark as in no archived message.
-    pub unsourced: Vec<String>,
-    /// Whether it shows what its folded turns said that it still holds.
-    pub survival: bool,
-    /// The words its diff against the summary before marks added, and dropped, run together.
-    pub added: String,
-    pub removed: String,
-}
 
 /// The Inspect tab of one browser.
 #[derive(Clone, Copy)]
@@ -213,56 +200,22 @@ impl<'a> InspectPage<'a> {
         query::dispatch(self.browser, &testid("session-rename"), "change").await;
     }
 
-    /// Every archive row's `data-state`, in one script (the virtualised rows may be rebuilt
-    /// between two WebDriver calls).
-    pub async fn message_states(&self) -> Vec<String> {
+    /// The open session's Replay view, shown (`pages::replay`).
+    pub async fn replay(&self) -> ReplayView<'a> {
+        self.show("replay").await;
+        ReplayView::new(self.browser)
+    }
+
+    /// The open session's Archive view, shown (`pages::archive`).
+    pub async fn archive(&self) -> ArchiveView<'a> {
         self.show("archive").await;
-        query::all(self.browser, &testid("message"), Field::data("state")).await
+        ArchiveView::new(self.browser)
     }
 
-    /// Every edition's summary as rendered, in one script.
-    pub async fn edition_summaries(&self) -> Vec<String> {
+    /// The open session's "Editions and checks" view, shown (`pages::archive`).
+    pub async fn editions(&self) -> SessionEditionsView<'a> {
         self.show("editions").await;
-        query::all(self.browser, &testid("edition-after"), Field::inner_text()).await
-    }
-
-    /// Waits until the open session lists `n` editions, then reads each as its row shows it:
-    /// its `data-summariser`, who wrote it (empty when the row does not say), the figures its
-    /// checks mark unsourced, and whether it shows its survival table.
-    pub async fn wait_archive_editions(&self, n: usize) -> Vec<ArchiveEdition> {
-        self.show("editions").await;
-        let rows = format!("{} {}", testid("session-detail"), testid("edition"));
-        query::wait(
-            self.browser,
-            &rows,
-            Until::Count(n),
-            &format!("{n} editions listed"),
-        )
-        .await;
-        let script = format!(
-            "[...document.querySelectorAll({rows:?})].map((e) => [
-                e.dataset.summariser ?? '',
-                e.querySelector(\"[data-testid='edition-writer']\")?.innerText ?? '',
-                [...e.querySelectorAll(\"[data-testid='unsourced-figure']\")].map((m) => m.textContent),
-                !!e.querySelector(\"[data-testid='survival']\"),
-                [...e.querySelectorAll(\"[data-testid='edition-diff'] ins\")].map((m) => m.textContent).join(''),
-                [...e.querySelectorAll(\"[data-testid='edition-diff'] del\")].map((m) => m.textContent).join(''),
-            ])"
-        );
-        let read: Vec<(String, String, Vec<String>, bool, String, String)> =
-            query::value(self.browser, &script).await;
-        read.into_iter()
-            .map(
-                |(summariser, writer, unsourced, survival, added, removed)| ArchiveEdition {
-                    summariser,
-                    writer,
-                    unsourced,
-                    survival,
-                    added,
-                    removed,
-                },
-            )
-            .collect()
+        SessionEditionsView::new(self.browser)
     }
 
     /// Presses Export and returns the text of the export (read from the hidden preview the tab
@@ -354,158 +307,23 @@ impl<'a> InspectPage<'a> {
         .await;
     }
 
-    /// Waits until `n` tool results are shown as rows of their own.
-    pub async fn wait_tool_results(&self, n: usize, what: &str) {
-        self.show("archive").await;
-        query::wait(
-            self.browser,
-            "[data-testid='message'][data-role='tool'][data-tool-call='result']",
-            Until::Count(n),
-            what,
-        )
-        .await;
-    }
-
-    /// Presses End in the archive's scroll box until the row of turn `turn`'s reply is in view,
-    /// and returns that row's text.
-    pub async fn scroll_archive_to_end(&self, turn: u32) -> String {
-        self.show("archive").await;
-        let archive = self
-            .browser
-            .client
-            .find(fantoccini::Locator::Css(".vlist.archive"))
-            .await
-            .unwrap();
-        archive.click().await.unwrap();
-        let row = format!("[data-testid='message'][data-turn='{turn}'][data-role='assistant']");
-        let end = String::from(char::from(Key::End));
-        let deadline = Instant::now() + PATIENCE;
-        loop {
-            archive.send_keys(&end).await.unwrap();
-            crate::harness::pause(150).await;
-            let shown = self
-                .browser
-                .client
-                .execute(
-                    "const box = document.querySelector('.vlist.archive').getBoundingClientRect();
-                     const row = document.querySelector(arguments[0]); if (!row) return false;
-                     const r = row.getBoundingClientRect();
-                     return r.bottom > box.top && r.top < box.bottom;",
-                    vec![json!(row)],
-                )
-                .await
-                .unwrap();
-            if shown == Value::Bool(true) {
-                break;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the last turn never came into view"
-            );
-        }
-        query::text(self.browser, &row).await
-    }
-
-    /// Waits until the replay's chart draws `n` lines.
-    pub async fn wait_replay_lines(&self, n: usize) {
-        self.show("replay").await;
-        query::wait(
-            self.browser,
-            "[data-testid='view-replay'] figure.chart polyline",
-            Until::Count(n),
-            &format!("the replay's {n} lines"),
-        )
-        .await;
-    }
-
-    /// Types `turn` into the replay's turn field, whose stacked bar then follows.
-    pub async fn choose_replay_turn(&self, turn: u32) {
-        self.show("replay").await;
-        let input = self.browser.wait_testid("replay-turn").await;
-        input.clear().await.unwrap();
-        input.send_keys(&turn.to_string()).await.unwrap();
-    }
-
-    /// Waits until the stacked bar of one request shows turn `turn`.
-    pub async fn wait_last_request_turn(&self, turn: u32) {
-        query::wait(
-            self.browser,
-            &testid("last-request"),
-            Until::Is(Field::data("turn"), &json!(turn.to_string())),
-            "the stacked bar of the chosen turn",
-        )
-        .await;
-    }
-
-    /// The replay form's trigger kind (its select's value).
-    pub async fn replay_trigger(&self) -> Option<String> {
-        self.show("replay").await;
-        query::one(
-            self.browser,
-            &testid("replay-trigger"),
-            Field::prop("value"),
-        )
-        .await
-    }
-
-    /// Every replay row's `data-summarised-to`, in one script.
-    pub async fn replay_summarised_to(&self) -> Vec<String> {
-        self.show("replay").await;
-        query::all(
-            self.browser,
-            &testid("replay-row"),
-            Field::data("summarisedTo"),
-        )
-        .await
-    }
-
-    /// Waits until the dry run counts `calls` summariser calls.
-    pub async fn wait_replay_calls(&self, calls: usize, what: &str) {
-        self.show("replay").await;
-        query::wait(
-            self.browser,
-            &testid("replay-calls"),
-            Until::Is(Field::text(), &json!(calls.to_string())),
-            what,
-        )
-        .await;
-    }
-
-    /// Waits until the replay form's error holds `needle`.
-    pub async fn wait_replay_error(&self, needle: &str, what: &str) {
-        self.show("replay").await;
-        query::wait(
-            self.browser,
-            &testid("replay-error"),
-            Until::Contains(Field::text(), needle),
-            what,
-        )
-        .await;
-    }
-
-    /// Whether every replayed edition says it was rebuilt from the archive.
-    pub async fn every_replay_edition_rebuilt(&self) -> bool {
-        let rebuilt: Vec<Option<String>> = query::all(
-            self.browser,
-            &testid("replay-edition"),
-            Field::data("rebuilt"),
-        )
-        .await;
-        rebuilt.iter().all(|r| r.as_deref() == Some("true"))
-    }
-
-    /// Every replayed edition's text, read in one script.
-    pub async fn replay_editions(&self) -> Vec<String> {
-        query::all(self.browser, &testid("replay-edition"), Field::text()).await
-    }
-
-    /// Saves the replay and checks that the list now holds it, under a name ending in `suffix`.
-    pub async fn save_replay(&self, suffix: &str) {
-        self.browser.click_testid("replay-save").await;
-        self.browser.wait_testid("replay-saved").await;
-        self.wait_sessions(2).await;
-        let names = self.listed().await;
-        assert!(names.contains(suffix), "the new session is listed: {names}");
+    /// Opens the app on Inspect (`counted`: and waits for the vocabulary), imports the
+    /// twelve-turn session and shows its Replay view.
+    pub async fn twelve_turns_on_replay(
+        browser: &'a Browser,
+        dir: &TempDir,
+        counted: bool,
+    ) -> InspectPage<'a> {
+        let page = if counted {
+            InspectPage::open_counted(browser).await
+        } else {
+            InspectPage::open(browser).await
+        };
+        let path = dir.write("twelve.json", &export(&synthetic(12), 5, "0.1.0"));
+        page.import(&path).await;
+        page.wait_sessions(1).await;
+        page.show("replay").await;
+        page
     }
 
     /// Opens Inspect (in the same page, so the settings stay), imports the twelve-turn session
@@ -520,45 +338,11 @@ impl<'a> InspectPage<'a> {
         page.show("replay").await;
         browser.set_field("replay-a", "4").await;
         browser.set_field("replay-b", "2").await;
-        page.wait_replay_calls(5, "five summariser calls in the dry run at 4/2")
+        page.replay()
+            .await
+            .wait_calls(5, "five summariser calls in the dry run at 4/2")
             .await;
         5
-    }
-
-    /// Waits until the live replay's progress is `status` (running, stopped, failed, done).
-    pub async fn wait_live_status(&self, status: &str) {
-        self.wait_live_status_patiently(status, PATIENCE).await;
-    }
-
-    /// [`InspectPage::wait_live_status`] with a patience of its own, for a real model.
-    pub async fn wait_live_status_patiently(&self, status: &str, patience: Duration) {
-        self.show("replay").await;
-        query::wait_patiently(
-            self.browser,
-            &testid("replay-live-progress"),
-            Until::Is(Field::data("status"), &json!(status)),
-            &format!("the live replay to be {status}"),
-            patience,
-        )
-        .await;
-    }
-
-    /// Whether the replay form is locked (its fields disabled).
-    pub async fn replay_form_locked(&self) -> bool {
-        self.show("replay").await;
-        query::one::<Option<bool>>(
-            self.browser,
-            &testid("replay-a"),
-            Field::matches(":disabled"),
-        )
-        .await
-        .unwrap_or_else(|| panic!("no replay form"))
-    }
-
-    /// The note that says the live replay needs an endpoint, read in one script.
-    pub async fn live_unavailable_note(&self) -> String {
-        self.show("replay").await;
-        query::text(self.browser, &testid("replay-live-unavailable")).await
     }
 }
 

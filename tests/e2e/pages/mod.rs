@@ -3,6 +3,7 @@
 //! live here, once, instead of inline in the tests.
 
 pub mod ab;
+pub mod archive;
 pub mod chat;
 pub mod corpus;
 pub mod editions;
@@ -11,6 +12,7 @@ pub mod inspect;
 pub mod lesson;
 pub mod probes;
 pub mod query;
+pub mod replay;
 pub mod settings;
 pub mod tokens;
 pub mod tuner;
