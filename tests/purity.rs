@@ -1411,6 +1411,32 @@ fn the_token_ratchet_fails_on_a_planted_token_and_on_a_stale_entry() {
                 .to_owned(),
         ]
     );
+
+    // The real table is empty: a token that one of its old entries allowed, or any other, in a
+    // tab or a widget, fails.
+    tree.write(
+        "src/ui/widgets/theme_toggle.rs",
+        "use crate::store::theme::save_theme;\nfn t() -> String { format!(\"{}\", 1) }\n",
+    );
+    tree.write(
+        "src/ui/settings/mod.rs",
+        "fn s() -> f64 { crate::api::ping(); js_sys::Date::now() }\n",
+    );
+    let offence = |file: &str, token: &str| {
+        format!(
+            "{file}: 1 `{token}` where the ratchet allows 0: move the work to the app layer, a \
+             view or a runner"
+        )
+    };
+    assert_eq!(
+        token_offences(&tree.0, DRAWING_ALLOWANCES),
+        vec![
+            offence("src/ui/settings/mod.rs", "crate::api"),
+            offence("src/ui/settings/mod.rs", "js_sys::Date"),
+            offence("src/ui/widgets/theme_toggle.rs", "crate::store"),
+            offence("src/ui/widgets/theme_toggle.rs", "format!"),
+        ]
+    );
 }
 
 /// Every (file, token) of [`DRAWING_ROOMS`] under `root` whose count of a token of
