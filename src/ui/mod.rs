@@ -36,7 +36,7 @@ pub fn start() {
     console_error_panic_hook::set_once();
     // The stored theme goes on <html> before the first paint of the app, so a dark choice never
     // flashes light.
-    crate::store::theme::apply_theme(crate::store::theme::load_theme());
+    run::theme::apply_stored();
     // What a crash must not lose is read from IndexedDB before the app mounts, so the view,
     // the draft, the settings and the live chat's session come from what was durably stored,
     // not from localStorage, which a killed browser may not have written (`store::durable`).

@@ -36,9 +36,19 @@ impl Series {
     pub fn key_class(&self) -> String {
         format!("key {}", self.class)
     }
+
+    /// The class of its polyline, e.g. `line a`: the line's colour.
+    pub fn line_class(&self) -> String {
+        format!("line {}", self.class)
+    }
 }
 
 impl LineChart {
+    /// The `<svg>`'s `viewBox`, e.g. `0 0 960 260`.
+    pub fn view_box(&self) -> String {
+        format!("0 0 {} {}", self.width, self.height)
+    }
+
     pub fn new(series: Vec<Series>, width: f64, height: f64) -> LineChart {
         let max = series
             .iter()
@@ -241,5 +251,22 @@ mod tests {
             ..series
         };
         assert_eq!(plain.key_class(), "key ");
+    }
+
+    #[test]
+    fn a_line_takes_its_series_colour_and_the_view_box_its_size() {
+        let chart = LineChart::new(
+            vec![Series {
+                label: "summary memory",
+                class: "summary",
+                values: vec![1.0, 2.0],
+            }],
+            960.0,
+            260.0,
+        );
+        assert_eq!(chart.lines[0].0.line_class(), "line summary");
+        assert_eq!(chart.view_box(), "0 0 960 260");
+        let narrow = LineChart::new(vec![], 342.5, 260.0);
+        assert_eq!(narrow.view_box(), "0 0 342.5 260");
     }
 }

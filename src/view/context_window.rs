@@ -8,6 +8,7 @@ use crate::engine::drift::CompiledFact;
 use crate::engine::memory::starts_turn;
 use crate::engine::message::Role;
 use crate::engine::policy::Placement;
+use crate::view::labels::{turn_count, turns_label};
 
 /// The parts of one request, in order, with their tokens.
 #[derive(Clone, Debug, PartialEq)]
@@ -201,6 +202,125 @@ fn fact_columns(
         .collect()
 }
 
+/// Every sentence, class and style the context window's card draws, as plain values
+/// ([`ContextWindowScreen::of`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContextWindowScreen {
+    /// `data-turn`.
+    pub turn: u32,
+    /// `data-summary-sent`: `true` or `false`.
+    pub summary_sent: &'static str,
+    /// E.g. "Context window · turn 6 · 412 tokens · summary sent".
+    pub heading: String,
+    /// The stacked bar, one piece a segment.
+    pub bar: Vec<BarPiece>,
+    /// The bar's key, one line a segment.
+    pub key: Vec<KeyLine>,
+    /// What a sliding window of the same size would have sent, in one sentence.
+    pub alternative: String,
+    /// One row a pinned fact.
+    pub facts: Vec<FactRow>,
+}
+
+/// One stretch of the stacked bar.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BarPiece {
+    /// E.g. `seg summary`.
+    pub class: String,
+    /// Its share of the bar, e.g. `flex-grow: 120` (at least 1, so an empty stretch shows).
+    pub style: String,
+    /// E.g. "Turn 3: 40 tokens".
+    pub title: String,
+}
+
+/// One line of the bar's key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyLine {
+    /// E.g. `seg-key turn`.
+    pub class: String,
+    /// `data-kind`: the segment's slug.
+    pub kind: &'static str,
+    /// E.g. "Turn 3 · 40 tokens (10%)".
+    pub text: String,
+}
+
+/// One pinned fact's row: whether this request and the sliding window's hold it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FactRow {
+    pub label: String,
+    /// "yes" or "no".
+    pub here: &'static str,
+    pub there: &'static str,
+}
+
+impl ContextWindowScreen {
+    pub fn of(window: &ContextWindow) -> ContextWindowScreen {
+        let heading = format!(
+            "Context window · turn {} · {} tokens{}",
+            window.turn,
+            window.total,
+            if window.summary_sent {
+                " · summary sent"
+            } else {
+                " · no summary"
+            },
+        );
+        let alt = &window.window;
+        let alternative = if alt.dropped_to == 0 {
+            format!(
+                "A sliding window of {} would send the same turns ({} tokens) and nothing is dropped yet.",
+                turn_count(alt.size),
+                alt.tokens
+            )
+        } else {
+            format!(
+                "A sliding window of {} would send the system prompt and {} ({} tokens), and drop {} with nothing in their place.",
+                turn_count(alt.size),
+                turns_label(alt.first, alt.last),
+                alt.tokens,
+                turns_label(1, alt.dropped_to),
+            )
+        };
+        ContextWindowScreen {
+            turn: window.turn,
+            summary_sent: if window.summary_sent { "true" } else { "false" },
+            heading,
+            bar: window
+                .segments
+                .iter()
+                .map(|s| BarPiece {
+                    class: format!("seg {}", s.kind.slug()),
+                    style: format!("flex-grow: {}", s.tokens.max(1)),
+                    title: format!("{}: {} tokens", s.label, s.tokens),
+                })
+                .collect(),
+            key: window
+                .segments
+                .iter()
+                .map(|s| KeyLine {
+                    class: format!("seg-key {}", s.kind.slug()),
+                    kind: s.kind.slug(),
+                    text: format!("{} · {} tokens ({:.0}%)", s.label, s.tokens, s.percent),
+                })
+                .collect(),
+            alternative,
+            facts: window
+                .facts
+                .iter()
+                .map(|(label, here, there)| FactRow {
+                    label: label.clone(),
+                    here: yes_no(*here),
+                    there: yes_no(*there),
+                })
+                .collect(),
+        }
+    }
+}
+
+fn yes_no(present: bool) -> &'static str {
+    if present { "yes" } else { "no" }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -264,5 +384,101 @@ mod tests {
             "summary memory still sends the salary, the window does not"
         );
         assert!(window.window.tokens < window.total);
+    }
+
+    #[test]
+    fn the_card_words_fincoach_turn_6_and_its_sliding_window() {
+        let player = at_turn(DemoScript::fincoach(), 6);
+        let window = context_window(&player).unwrap();
+        let screen = ContextWindowScreen::of(&window);
+        assert_eq!((screen.turn, screen.summary_sent), (6, "true"));
+        assert_eq!(
+            screen.heading,
+            format!(
+                "Context window · turn 6 · {} tokens · summary sent",
+                window.total
+            )
+        );
+        assert_eq!(
+            screen.alternative,
+            format!(
+                "A sliding window of 2 turns would send the system prompt and turns 5–6 ({} \
+                 tokens), and drop turns 1–4 with nothing in their place.",
+                window.window.tokens
+            )
+        );
+        let summary = &window.segments[1];
+        assert_eq!(
+            screen.bar[1],
+            BarPiece {
+                class: "seg summary".to_owned(),
+                style: format!("flex-grow: {}", summary.tokens),
+                title: format!("Summary of turns 1–2: {} tokens", summary.tokens),
+            }
+        );
+        assert_eq!(screen.key[0].class, "seg-key system");
+        assert_eq!(screen.key[2].kind, "turn");
+        assert!(
+            screen.key[2]
+                .text
+                .starts_with(&format!("Turn 3 · {} tokens (", window.segments[2].tokens)),
+            "{}",
+            screen.key[2].text
+        );
+        assert!(screen.key[2].text.ends_with("%)"));
+        assert_eq!(
+            screen.facts[0],
+            FactRow {
+                label: "salary".to_owned(),
+                here: "yes",
+                there: "no",
+            }
+        );
+    }
+
+    #[test]
+    fn a_window_that_drops_nothing_says_so_and_an_empty_stretch_still_shows() {
+        let window = ContextWindow {
+            turn: 1,
+            summary_sent: false,
+            segments: vec![
+                Segment {
+                    kind: SegmentKind::System,
+                    label: "System prompt".to_owned(),
+                    tokens: 0,
+                    percent: 0.0,
+                },
+                Segment {
+                    kind: SegmentKind::Turn,
+                    label: "Turn 1".to_owned(),
+                    tokens: 30,
+                    percent: 100.0,
+                },
+            ],
+            total: 30,
+            window: WindowAlternative {
+                size: 1,
+                first: 1,
+                last: 1,
+                dropped_to: 0,
+                tokens: 30,
+            },
+            facts: vec![],
+        };
+        let screen = ContextWindowScreen::of(&window);
+        assert_eq!(screen.summary_sent, "false");
+        assert_eq!(
+            screen.heading,
+            "Context window · turn 1 · 30 tokens · no summary"
+        );
+        assert_eq!(
+            screen.alternative,
+            "A sliding window of 1 turn would send the same turns (30 tokens) and nothing is \
+             dropped yet."
+        );
+        assert_eq!(screen.bar[0].style, "flex-grow: 1");
+        assert_eq!(screen.bar[0].title, "System prompt: 0 tokens");
+        assert_eq!(screen.key[1].text, "Turn 1 · 30 tokens (100%)");
+        assert!(screen.facts.is_empty());
     }
 }

@@ -23,6 +23,7 @@ pub mod policy_summary;
 pub mod probes;
 pub mod run;
 pub mod settings_form;
+pub mod summary_settings;
 pub mod timeline;
 pub mod tokens;
 pub mod tuner;

@@ -29,6 +29,26 @@ impl Window {
     pub fn is_empty(&self) -> bool {
         self.start == self.end
     }
+
+    /// The top spacer's CSS height, e.g. `1200px`.
+    pub fn top_px(&self) -> String {
+        format!("{}px", self.top)
+    }
+
+    /// The bottom spacer's CSS height, e.g. `0px`.
+    pub fn bottom_px(&self) -> String {
+        format!("{}px", self.bottom)
+    }
+}
+
+/// The scroll box's class: `vlist` and the caller's own, e.g. `vlist archive`.
+pub fn list_class(class: &str) -> String {
+    format!("vlist {class}")
+}
+
+/// The row a drawn row's `data-index` names; `None` for an element that is not a row.
+pub fn row_index(data_index: Option<&str>) -> Option<usize> {
+    data_index?.parse().ok()
 }
 
 /// Row heights: an estimate until measured.
@@ -315,5 +335,25 @@ mod tests {
             prop_assert_eq!(w.end, heights.len());
             prop_assert_eq!(w.bottom, 0);
         }
+    }
+
+    #[test]
+    fn the_spacers_and_the_box_are_styled_and_rows_found_by_their_index() {
+        assert_eq!(Window::default().top_px(), "0px");
+        let mid = Window {
+            start: 3,
+            end: 9,
+            top: 1200,
+            bottom: 48,
+        };
+        assert_eq!(
+            (mid.top_px().as_str(), mid.bottom_px().as_str()),
+            ("1200px", "48px")
+        );
+        assert_eq!(list_class("archive"), "vlist archive");
+        assert_eq!(row_index(Some("17")), Some(17));
+        assert_eq!(row_index(Some("")), None);
+        assert_eq!(row_index(Some("-1")), None);
+        assert_eq!(row_index(None), None);
     }
 }

@@ -17,7 +17,8 @@
 //!   holds it for the tab;
 //! - `probe_runner.rs`: Inspect's probe run (on `runner.rs`) and the model's probe writing;
 //! - `draft.rs`: the chat box's draft, kept in storage as it is typed;
-//! - `ticker.rs`: the timer of the tabs' animations.
+//! - `ticker.rs`: the timer of the tabs' animations;
+//! - `theme.rs`: the colour theme, kept in storage and put on `<html>` as it changes.
 //!
 //! Architecture invariant: nothing here imports a tab or a widget (`tests/purity.rs`).
 
@@ -33,5 +34,6 @@ pub mod probe_runner;
 pub mod runner;
 pub mod storage_status;
 pub mod streamed;
+pub mod theme;
 pub mod ticker;
 pub mod token_service;

@@ -3,8 +3,8 @@
 
 use leptos::prelude::*;
 
-use crate::app::policy_form::SummarySetting;
 use crate::engine::settings::Settings;
+use crate::view::summary_settings::SummarySettingsScreen;
 
 /// The summariser's own generation settings, separate from the chat's: kept with the
 /// endpoint's settings (they apply to every summary request), edited here beside the policy.
@@ -12,14 +12,18 @@ use crate::engine::settings::Settings;
 #[component]
 pub(crate) fn SummarySettings(#[prop(optional)] prefix: &'static str) -> impl IntoView {
     let settings = expect_context::<RwSignal<Settings>>();
+    let screen = SummarySettingsScreen::of(prefix);
     view! {
-        <fieldset class="summary-settings" data-testid=format!("{prefix}summary-settings")>
+        <fieldset class="summary-settings" data-testid=screen.testid>
             <legend>"Summariser generation"</legend>
             <p class="hint">"Sent with every summary request to your endpoint; an empty field uses the chat's value from Settings."</p>
-            {SummarySetting::ALL
+            {screen
+                .fields
                 .into_iter()
-                .map(|field| {
-                    let id = format!("{prefix}{}", field.testid());
+                .map(|ids| {
+                    let field = ids.field;
+                    let id = ids.id;
+                    let error = ids.error;
                     let input = if field.choices().is_empty() {
                         view! {
                             <input
@@ -65,7 +69,7 @@ pub(crate) fn SummarySettings(#[prop(optional)] prefix: &'static str) -> impl In
                         {move || {
                             settings
                                 .with(|s| field.error(s))
-                                .map(|e| view! { <p class="field-error" data-testid=format!("{id}-error") role="alert">{e}</p> })
+                                .map(|e| view! { <p class="field-error" data-testid=error.clone() role="alert">{e}</p> })
                         }}
                     }
                 })

@@ -2,18 +2,13 @@
 
 use leptos::prelude::*;
 
-use crate::store::theme::{apply_theme, save_theme};
+use crate::ui::run::theme::ThemeChoice;
 
-/// A button that steps through the themes; the stored theme was applied before mounting.
+/// A button that steps through the themes; the stored theme was applied before mounting, and
+/// [`ThemeChoice`] keeps each choice.
 #[component]
 pub fn ThemeToggle() -> impl IntoView {
-    let theme = RwSignal::new(crate::store::theme::load_theme());
-    let press = move |_| {
-        let next = theme.get_untracked().next();
-        theme.set(next);
-        apply_theme(next);
-        save_theme(next);
-    };
+    let theme = ThemeChoice::load();
     view! {
         <button
             type="button"
@@ -21,7 +16,7 @@ pub fn ThemeToggle() -> impl IntoView {
             data-testid="theme-toggle"
             data-theme-choice=move || theme.get().slug()
             title="Switch between following the system, light and dark colours"
-            on:click=press
+            on:click=move |_| theme.step()
         >
             {move || theme.get().label()}
         </button>

@@ -31,7 +31,7 @@ pub(crate) fn TokensChart(comparison: Comparison, #[prop(into)] caption: String)
                 label="Tokens sent per request: full history, sliding window and summary memory" />
             <figcaption>
                 {chart.lines.iter().map(|(series, _)| view! {
-                    <span class=format!("key {}", series.class)>{series.label}</span>
+                    <span class=series.key_class()>{series.label}</span>
                 }).collect_view()}
                 {caption}
             </figcaption>
@@ -44,13 +44,13 @@ pub(crate) fn TokensChart(comparison: Comparison, #[prop(into)] caption: String)
 #[component]
 pub(crate) fn ChartLines(chart: LineChart, label: &'static str) -> impl IntoView {
     view! {
-        <svg viewBox=format!("0 0 {} {}", chart.width, chart.height) role="img" aria-label=label>
+        <svg viewBox=chart.view_box() role="img" aria-label=label>
             {chart.ticks.iter().map(|(y, label)| view! {
                 <line class="grid" x1="48" x2=chart.width.to_string() y1=y.to_string() y2=y.to_string() />
                 <text class="tick" x="42" y=(y + 4.0).to_string() text-anchor="end">{label.clone()}</text>
             }).collect_view()}
             {chart.lines.iter().map(|(series, points)| view! {
-                <polyline class=format!("line {}", series.class) points=points.clone() fill="none" />
+                <polyline class=series.line_class() points=points.clone() fill="none" />
             }).collect_view()}
             <text class="tick axis" x="42" y=(chart.height - 6.0).to_string() text-anchor="end">"turn"</text>
             {chart.turn_ticks.iter().map(|(x, label)| view! {

@@ -16,7 +16,7 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::view::window::RowHeights;
+use crate::view::window::{RowHeights, list_class, row_index};
 
 /// Viewport height assumed until the scroll box has been laid out.
 const FIRST_VIEWPORT: u64 = 900;
@@ -110,10 +110,7 @@ where
         let mut seen = Vec::new();
         for i in 0..rows.length() {
             let Some(child) = rows.item(i) else { continue };
-            let Some(index) = child
-                .get_attribute("data-index")
-                .and_then(|v| v.parse::<usize>().ok())
-            else {
+            let Some(index) = row_index(child.get_attribute("data-index").as_deref()) else {
                 continue;
             };
             if let Ok(html) = child.dyn_into::<web_sys::HtmlElement>() {
@@ -153,17 +150,16 @@ where
         measure_soon();
     });
 
-    let px = |n: u64| format!("{n}px");
     view! {
         <div
-            class=format!("vlist {class}")
+            class=list_class(&class)
             node_ref=scroller
             tabindex="0"
             role="list"
             aria-label=label
             on:scroll=move |_| read_scroll()
         >
-            <div class="vspacer" aria-hidden="true" style:height=move || px(window.get().top)></div>
+            <div class="vspacer" aria-hidden="true" style:height=move || window.get().top_px()></div>
             <For
                 each=move || { let (a, b) = range.get(); a..b }
                 key=|i| *i
@@ -172,7 +168,7 @@ where
                     view! { <div class="vrow" data-index=i>{row(i)}</div> }
                 }
             />
-            <div class="vspacer" aria-hidden="true" style:height=move || px(window.get().bottom)></div>
+            <div class="vspacer" aria-hidden="true" style:height=move || window.get().bottom_px()></div>
         </div>
     }
 }
