@@ -363,3 +363,86 @@ fn replay_writes_session_files_that_import_back_as_the_replays_the_engine_makes(
     assert!(editions > 0, "the replays folded something");
     assert_eq!(std::fs::read_dir(&out_dir).unwrap().count(), 10);
 }
+
+/// A four-turn conversation whose sizes are easy to count by hand: word counts, the
+/// `--encoding words` counter (whitespace-separated words; checked with Python's
+/// `len(s.split())`).
+const HAND_COUNTED: &str = r#"{"messages": [
+    {"role": "system", "content": "You are a budgeting coach."},
+    {"role": "user", "content": "My rent is 900 euros."},
+    {"role": "assistant", "content": "Noted, rent is 900 euros."},
+    {"role": "user", "content": "I earn 4200 a month."},
+    {"role": "assistant", "content": "Then save 600 each month."},
+    {"role": "user", "content": "Should I buy bonds?"},
+    {"role": "assistant", "content": "Yes, buy bonds with 300."},
+    {"role": "user", "content": "And the rest?"},
+    {"role": "assistant", "content": "Keep it in cash."}
+]}"#;
+
+/// The rows' calls and token columns of [`HAND_COUNTED`], against figures worked out by hand,
+/// not with `measure` or another run of the command.
+///
+/// Words: system prompt 5; turn 1 = 5 + 5 = 10, turn 2 = 5 + 5 = 10, turn 3 = 4 + 5 = 9,
+/// turn 4 = 3 + 4 = 7. Turn t's chat request is the system prompt, the summary once there is
+/// one (the dry run's assumed 150 tokens), the verbatim turns before t and t's user message.
+/// A summariser call reads the assumed 100-token instructions, the previous summary (150, a
+/// progressive fold) and the turns it folds; each writes the assumed 150.
+///
+/// "yours" (summarise at 4 turns, keep 2): no fold before turn 4's reply, then turns 1-2 fold:
+/// 1 call. Requests: 5+5 = 10, 5+10+5 = 20, 5+20+4 = 29, 5+29+3 = 37: chat 96, largest 37.
+/// Summariser in: 100 + 0 + (10 + 10) = 120; out 150.
+///
+/// "tight.json" (summarise at 2 turns, keep 1): turn 2's reply folds turn 1, turn 3's folds
+/// turn 2, turn 4's folds turn 3: 3 calls. Requests: 10, 5+10+5 = 20, 5+150+10+4 = 169,
+/// 5+150+9+3 = 167: chat 366, largest 169. Summariser in: (100+0+10) + (100+150+10) +
+/// (100+150+9) = 110 + 260 + 259 = 629; out 3 × 150 = 450.
+#[test]
+fn a_rows_calls_and_tokens_are_the_figures_worked_out_by_hand() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("hand.json");
+    std::fs::write(&file, HAND_COUNTED).unwrap();
+    let policy = dir.path().join("tight.json");
+    std::fs::write(&policy, export_policy(&turns(2, 1))).unwrap();
+    let rows = dir.path().join("rows.csv");
+    let out = cli(&[
+        "compare",
+        file.to_str().unwrap(),
+        "--policy",
+        "yours",
+        "--policy",
+        policy.to_str().unwrap(),
+        "--encoding",
+        "words",
+        "--no-replay",
+        "--rows",
+        rows.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let written = std::fs::read_to_string(&rows).unwrap();
+    let mut lines = written.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let picked: Vec<Vec<String>> = lines
+        .map(|line| {
+            let cells: Vec<&str> = line.split(',').collect();
+            [
+                "policy",
+                "turns",
+                "summariser_calls",
+                "chat_tokens",
+                "summariser_tokens_in",
+                "summariser_tokens_out",
+                "largest_request",
+            ]
+            .iter()
+            .map(|name| cells[column(name)].to_owned())
+            .collect()
+        })
+        .collect();
+    // policy, turns, calls, chat tokens, summariser in, summariser out, largest request.
+    let hand = [
+        ["yours", "4", "1", "96", "120", "150", "37"],
+        ["tight", "4", "3", "366", "629", "450", "169"],
+    ];
+    assert_eq!(picked, hand, "{written}");
+}

@@ -2,8 +2,9 @@
 //! deterministically: a probe's answer is the fact's words when the request's context holds
 //! them, else "I don't know."; the judge grades an answer that gives the words `correct` and one
 //! that does not know `unanswerable`, quoting the probe's evidence. What the matrix must show
-//! is worked out from the session with the engine's own requests ([`expected`]), so the test
-//! checks that the page asks each edition from what that edition's request held.
+//! is a table written by hand from the conversation ([`expected`]), not computed with the
+//! engine's `points`, `applies` or `answer_messages`, so the test checks that the page asks
+//! each edition from what that edition's request held.
 //!
 //! The matrix appears with a score per edition; a judge reply that is no grade fails only its
 //! cell, with Retry; the grades travel in an export and read back offline; the probe set's
@@ -16,8 +17,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use serde_json::Value;
 use summary_memory::engine::facts::PinnedFact;
 use summary_memory::engine::library_session::Session;
-use summary_memory::engine::message::WordCounter;
-use summary_memory::engine::probes::{ANSWER_LEAD, answer_messages, applies, points};
+use summary_memory::engine::probes::ANSWER_LEAD;
 use summary_memory::engine::session::export;
 use summary_memory::engine::session::fixture::Scripted;
 
@@ -115,29 +115,28 @@ fn responder(bad_judge: Option<usize>) -> impl Fn(&Value) -> Option<Reply> + Sen
     }
 }
 
-/// The grade the page must show at each (probe id, cycle) asked, from the engine's requests.
-fn expected(session: &Session) -> BTreeMap<(String, String), &'static str> {
-    let mut session = session.clone();
-    summary_memory::app::probes::add_generated(&mut session, &WordCounter);
-    let points = points(&session, &WordCounter);
-    let mut grades = BTreeMap::new();
-    for probe in &session.probes.probes {
-        for point in &points {
-            if !applies(probe, point, &session.pinned, &WordCounter) {
-                continue;
-            }
-            let messages = answer_messages(point, &probe.question, &WordCounter);
-            let context: Vec<&str> = messages[..messages.len() - 1]
-                .iter()
-                .map(|m| m.content.as_str())
-                .collect();
-            grades.insert(
-                (probe.id.to_string(), point.cycle.to_string()),
-                grade(&answer(&probe.question, &context.join("\n"))),
-            );
-        }
-    }
-    grades
+/// The grade of every cell the page must ask, (probe id, edition), written by hand from
+/// [`session`]: the archive, counted from 0, is turn t's message at 2(t-1) and its reply after
+/// it; "summarise at 2, keep 1" folds turn 1 after turn 2, turn 2 after turn 3, turn 3 after
+/// turn 4 and turn 4 after turn 5, so edition k's request sends turn k+1 verbatim and the
+/// summary of cycle k (1: the salary; 2: the salary and the landlord; 3 and 4: neither).
+/// - Probe 1, the salary (message 0): folded from edition 1 and never restated, so asked at
+///   editions 1-4; the answer has "4,200" at 1 and 2 (correct), not at 3 and 4 (unanswerable).
+/// - Probe 2, the landlord (message 2): turn 2 is still verbatim at edition 1, so asked at
+///   editions 2-4; "Okafor" is in edition 2's summary only.
+fn expected() -> BTreeMap<(String, String), &'static str> {
+    const HAND: [(u32, u32, &str); 7] = [
+        (1, 1, "correct"),
+        (1, 2, "correct"),
+        (1, 3, "unanswerable"),
+        (1, 4, "unanswerable"),
+        (2, 2, "correct"),
+        (2, 3, "unanswerable"),
+        (2, 4, "unanswerable"),
+    ];
+    HAND.iter()
+        .map(|(probe, cycle, grade)| ((probe.to_string(), cycle.to_string()), *grade))
+        .collect()
 }
 
 /// The score each edition must show, from [`expected`].
@@ -208,7 +207,7 @@ async fn imported<'a>(
 
 #[tokio::test]
 async fn a_probe_matrix_is_graded_with_a_score_per_edition_and_reads_back_offline() {
-    let want = expected(&session());
+    let want = expected();
     let graded_kinds: Vec<&str> = want.values().copied().collect();
     assert!(
         graded_kinds.contains(&"correct") && graded_kinds.contains(&"unanswerable"),
@@ -260,7 +259,7 @@ async fn a_probe_matrix_is_graded_with_a_score_per_edition_and_reads_back_offlin
 
 #[tokio::test]
 async fn a_judge_reply_that_is_no_grade_fails_only_its_cell_and_retry_fills_it() {
-    let want = expected(&session());
+    let want = expected();
     let server = TestServer::start().await;
     server.respond_with(responder(Some(2)));
     let browser = Browser::new().await;
@@ -443,7 +442,7 @@ async fn a_claude_code_logs_compactions_are_probed_as_its_editions() {
 
 #[tokio::test]
 async fn stop_sends_nothing_more_and_retry_finishes_the_same_matrix() {
-    let want = expected(&session());
+    let want = expected();
     let server = TestServer::start().await;
     let decide = responder(None);
     server.respond_with(move |body| {

@@ -413,3 +413,115 @@ fn the_writers_request_steps_down_its_format_only_on_a_refusal_that_names_it() {
     };
     assert!(next_format(&request, &other).is_none());
 }
+
+/// The cells a probe run asks, against a table written by hand from the conversation, not
+/// computed with `points`, `applies` or `answer_messages`.
+///
+/// The conversation (the e2e probes test's): five turns "summarise at 2 turns, keep 1", so the
+/// archive is, counted from 0, turn t's user message at 2(t-1) and its reply at 2(t-1)+1:
+/// turn 1 = 0-1 ("My monthly salary is 4,200 euros."), turn 2 = 2-3 ("My landlord is Mrs
+/// Okafor."), turn 3 = 4-5 ("question 3"), turn 4 = 6-7, turn 5 = 8-9. Each completed turn from
+/// the second on leaves two verbatim turns, which reaches `max_turns` and folds all but the
+/// last one, so:
+///
+/// | edition | folds   | its request sends verbatim | summary                                 |
+/// |---------|---------|----------------------------|-----------------------------------------|
+/// | 1       | turn 1  | 2-3 (turn 2)               | "... salary is 4,200 euros."            |
+/// | 2       | turn 2  | 4-5 (turn 3)               | "... 4,200 euros ...; landlord ... Okafor." |
+/// | 3       | turn 3  | 6-7 (turn 4)               | "The user asked about savings."         |
+/// | 4       | turn 4  | 8-9 (turn 5)               | the last summary again                  |
+///
+/// A probe is asked at an edition once its evidence message is folded (below the first
+/// verbatim index) and no verbatim message states it:
+/// - salary (message 0): folded from edition 1, never restated: editions 1, 2, 3, 4;
+/// - landlord (message 2): still verbatim at edition 1, folded from 2: editions 2, 3, 4;
+/// - "What did the user ask third?" (message 5 counted from 1, index 4): verbatim at editions
+///   1 and 2, folded from 3: editions 3, 4.
+///
+/// The answer request holds the fact's words where that edition's summary holds them: the
+/// salary at editions 1 and 2, the landlord at edition 2 only.
+#[test]
+fn the_cells_asked_and_what_each_answer_sees_are_the_hand_worked_table() {
+    let scripted = Scripted {
+        name: "Probed".into(),
+        turn: |t| match t {
+            1 => ("My monthly salary is 4,200 euros.".into(), "Noted.".into()),
+            2 => ("My landlord is Mrs Okafor.".into(), "Got it.".into()),
+            t => (format!("question {t}"), format!("answer {t}")),
+        },
+        summaries: vec![
+            "The user's monthly salary is 4,200 euros.".into(),
+            "The user earns 4,200 euros a month; the landlord is Mrs Okafor.".into(),
+            "The user asked about savings.".into(),
+        ],
+        ..Scripted::default()
+    };
+    let mut session = scripted.play(5);
+    session.pinned = vec![
+        PinnedFact::phrase("monthly salary", "4,200"),
+        PinnedFact::phrase("landlord", "Okafor"),
+    ];
+    assert_eq!(add_generated(&mut session, &WordCounter), 2);
+    let third = user_probe(&session, "What did the user ask third?", 5, "question 3").unwrap();
+    session.probes.add(vec![third]);
+    let ids: Vec<(u32, &str)> = session
+        .probes
+        .probes
+        .iter()
+        .map(|p| (p.id, p.question.as_str()))
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            (1, "What is the user's monthly salary?"),
+            (2, "What is the user's landlord?"),
+            (3, "What did the user ask third?"),
+        ]
+    );
+
+    // Written by hand from the table above: (probe, edition) in probe then edition order.
+    const ASKED: [(u32, u32); 9] = [
+        (1, 1),
+        (1, 2),
+        (1, 3),
+        (1, 4),
+        (2, 2),
+        (2, 3),
+        (2, 4),
+        (3, 3),
+        (3, 4),
+    ];
+    // Where the answer request carries the fact's words (the salary's "4,200", the landlord's
+    // "Okafor"), again by hand: the salary at editions 1 and 2, the landlord at edition 2.
+    const SEES: [(u32, u32); 3] = [(1, 1), (1, 2), (2, 2)];
+
+    let points = points(&session, &WordCounter);
+    assert_eq!(session.memory.editions().len(), 4);
+    let cells: Vec<(u32, u32)> = cells_to_run(&session, &session.probes, &points, &WordCounter)
+        .iter()
+        .map(|c| (c.probe, c.cycle))
+        .collect();
+    assert_eq!(cells, ASKED);
+    // The run asks the cells in that order; each answer request's context (all but the
+    // question) is looked at for the probe's words.
+    let (mut run, mut call) = ProbeRun::start(&session, connected(), &WordCounter);
+    let mut set = session.probes.clone();
+    let (mut answered, mut seen) = (Vec::new(), Vec::new());
+    while let Some(c) = call {
+        let text = if c.kind == CallKind::Answer {
+            let cell = (c.cell.probe, c.cell.cycle);
+            answered.push(cell);
+            let words = ["4,200", "Okafor", "question 3"][c.cell.probe as usize - 1];
+            let context = &c.request.messages[..c.request.messages.len() - 1];
+            if context.iter().any(|m| m.content.contains(words)) {
+                seen.push(cell);
+            }
+            "It is stated."
+        } else {
+            GRADE
+        };
+        call = run.answered(c.cell, c.kind, reply(text), &mut set, &WordCounter);
+    }
+    assert_eq!(answered, ASKED);
+    assert_eq!(seen, SEES);
+}
