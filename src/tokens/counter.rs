@@ -190,8 +190,13 @@ impl TokenCounter {
         self.failed[encoding.index()].load(Ordering::Relaxed)
     }
 
+    /// A count while `encoding`'s vocabulary is not loaded: exact for a text of the lesson or
+    /// the demos (counted at build time, `prebuilt.rs`), otherwise pending, or an estimate once
+    /// the load failed; never 0 for a text it does not know.
     fn not_loaded(&self, encoding: Encoding, text: &str) -> Count {
-        if self.is_failed(encoding) {
+        if let Some(count) = super::prebuilt_count(encoding, text) {
+            Count::Exact(count)
+        } else if self.is_failed(encoding) {
             Count::Estimate(rough_estimate(text))
         } else {
             Count::Pending

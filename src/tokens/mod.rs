@@ -35,6 +35,7 @@ mod count;
 mod counter;
 mod encoding;
 mod load_state;
+mod prebuilt;
 mod vocab;
 
 pub use cache::CacheStats;
@@ -45,6 +46,7 @@ pub use count::{Count, Limits};
 pub use counter::{Loading, TokenCounter, rough_estimate};
 pub use encoding::{Encoding, TokensError};
 pub use load_state::LoadState;
+pub use prebuilt::{prebuilt_count, prebuilt_len, text_key};
 /// One token of a text, for a view that colours tokens (see [`sm_bpe::TokenSpan`]).
 pub use sm_bpe::TokenSpan;
 

@@ -557,22 +557,33 @@ proptest! {
 }
 
 #[test]
-fn before_the_vocabulary_loads_the_engine_counts_rough_estimates_and_the_demos_run() {
-    // The demos play with no endpoint as soon as the page opens, possibly before the vocabulary
-    // has arrived: the engine then caches one token per 4 bytes (never 0 for a text), the token
-    // trigger works on those, and the shell recounts once the vocabulary is loaded.
+fn before_the_vocabulary_loads_the_demos_count_exactly_and_other_text_is_estimated() {
+    // The demos play with no endpoint and no vocabulary (it is fetched only when first needed):
+    // their texts' counts come from the table computed at build time, the same as the loaded
+    // vocabulary's; any other text gets one token per 4 bytes from the engine, never 0.
     use crate::engine::demo::{DemoPlayer, DemoScript};
+    use crate::engine::message::CountTokens;
     let pending = TokenCounter::default();
+    let exact = TokenCounter::default();
+    exact.load(Encoding::O200kBase).unwrap();
     for script in [DemoScript::fincoach(), DemoScript::drift()] {
         let mut player = DemoPlayer::new(script).unwrap();
         player.play_all(&pending).unwrap();
         let messages = player.memory().archive();
         assert!(!messages.is_empty());
         for message in messages {
-            assert_eq!(message.tokens, rough_estimate(&message.content));
+            assert_eq!(
+                message.tokens,
+                CountTokens::count(&exact, &message.content),
+                "{:?}",
+                message.content
+            );
             assert!(message.tokens > 0, "{:?}", message.content);
         }
     }
+    let typed = "A message no demo has, typed by someone.";
+    assert_eq!(pending.count(typed), Count::Pending);
+    assert_eq!(CountTokens::count(&pending, typed), rough_estimate(typed));
 }
 
 // The splitter (`sm_bpe::Splitter`) on its own.

@@ -91,10 +91,19 @@ pub fn App() -> impl IntoView {
         }
     });
 
-    // One token counter for the whole app. Its vocabulary is parsed after the first paint, so
-    // the page is interactive before it exists; counts show as pending until then.
+    // One token counter for the whole app. Its vocabulary is fetched when first needed (typing
+    // in the chat box, Tokens, Inspect, a text the build-time table of the lesson's and the
+    // demos' counts does not hold), never on the lesson's path; counts it cannot give yet show
+    // as pending. A live chat kept from an earlier visit is read back with exact counts, so it
+    // needs the vocabulary now.
     let tokens = TokenService::provide(Encoding::default());
-    tokens.load_after_paint(Encoding::default());
+    if crate::store::live_session_id().is_some() {
+        tokens.need();
+    }
+    // The service worker installs once the page is idle after mount, and fetches every file of
+    // the build (the vocabulary and the modules included) so an installed app opens every tab
+    // offline.
+    super::run::offline::register_when_idle();
 
     // The session library: loaded from IndexedDB once the vocabulary is (so its counts are
     // exact), every change saved back.

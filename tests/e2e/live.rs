@@ -25,10 +25,12 @@ async fn a_streamed_reply_arrives_verbatim_and_the_request_carries_only_allowed_
     server.script([text("Hello from the test server, ünïcode included.")]);
     let browser = Browser::new().await;
     let chat = ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
-    // Our prompt count below is exact only once the vocabulary has loaded.
+    // Our prompt count below is exact only once the vocabulary has loaded: the chat box,
+    // focused, asks for it.
+    let input = chat.input().await;
+    input.click().await.unwrap();
     browser.wait_vocabulary().await;
     // Shift+Enter adds a line; Enter sends.
-    let input = chat.input().await;
     // WebDriver holds Shift from the first \u{E008} to the second, so only Enter is shifted.
     input
         .send_keys("first line\u{E008}\u{E007}\u{E008}second line")

@@ -5,7 +5,8 @@
 use serde_json::json;
 use summary_memory::route::LESSON_STEPS;
 
-use crate::harness::{Browser, StoppableApp};
+use crate::harness::{Browser, StoppableApp, pause};
+use crate::pages::chat::ChatPage;
 use crate::pages::lesson::LessonPage;
 
 /// Every resource the page itself requested, as paths (what the service worker fetched for its
@@ -14,6 +15,33 @@ async fn page_requests(browser: &Browser) -> Vec<String> {
     browser
         .read("performance.getEntriesByType('resource').map(e => new URL(e.name).pathname)")
         .await
+}
+
+/// The vocabulary files among the page's requests.
+fn vocabularies_in(requests: &[String]) -> Vec<&String> {
+    requests
+        .iter()
+        .filter(|path| path.ends_with(".smv"))
+        .collect()
+}
+
+/// Plays `?demo=<demo>` to its end on a fresh page and says what the page requested: the
+/// demo's counts come from the table computed at build time, so neither a module nor the
+/// vocabulary is among them, even a moment later (a count the table missed would ask for the
+/// vocabulary after the next frame).
+async fn play_demo(browser: &Browser, demo: &str, folded: usize) -> Vec<String> {
+    let chat = ChatPage::new(browser);
+    browser.open(&format!("?demo={demo}")).await;
+    chat.step(3).await;
+    browser.click_testid("play-all").await;
+    chat.wait_in_state("folded", folded, "the demo played to its end")
+        .await;
+    browser.click_testid("tab-editions").await;
+    browser.wait_testid("panel-editions").await;
+    browser.click_testid("tab-tuner").await;
+    browser.wait_testid("panel-tuner").await;
+    pause(1500).await;
+    page_requests(browser).await
 }
 
 fn modules_in(requests: &[String]) -> Vec<&String> {
@@ -37,10 +65,36 @@ async fn the_lesson_and_the_demos_fetch_no_module_and_each_other_tab_fetches_its
     lesson.close().await;
     browser.click_testid("tab-editions").await;
     browser.wait_testid("panel-editions").await;
+    pause(1500).await;
     let requests = page_requests(&browser).await;
+    // For docs/size.md: the bytes of the files the lesson's path requested, brotli where the
+    // build wrote a brotli copy (what the server sends), else raw.
+    let dist = crate::harness::dist_dir();
+    let (mut raw, mut brotli) = (0, 0);
+    let once: std::collections::BTreeSet<&String> = requests.iter().collect();
+    for path in std::iter::once(&"/".to_owned()).chain(once) {
+        let file = dist.join(path.trim_start_matches('/'));
+        let file = if path == "/" {
+            dist.join("index.html")
+        } else {
+            file
+        };
+        let Ok(original) = std::fs::metadata(&file) else {
+            continue;
+        };
+        let br = std::fs::metadata(format!("{}.br", file.display()));
+        raw += original.len();
+        brotli += br.map_or(original.len(), |m| m.len());
+        println!("  {path}");
+    }
+    println!("the lesson's path requested {raw} bytes raw, {brotli} brotli (the page included)");
     assert!(
         modules_in(&requests).is_empty(),
         "the lesson fetched modules: {requests:?}"
+    );
+    assert!(
+        vocabularies_in(&requests).is_empty(),
+        "the lesson fetched a vocabulary: {requests:?}"
     );
 
     for (tab, module) in [
@@ -56,6 +110,12 @@ async fn the_lesson_and_the_demos_fetch_no_module_and_each_other_tab_fetches_its
             .filter(|path| path.starts_with(&format!("/{module}")) && path.ends_with(".wasm"))
             .collect();
         assert_eq!(fetched.len(), 1, "{tab}: {requests:?}");
+        if tab == "tokens" {
+            // Opening Tokens is what first needs the vocabulary here: it is fetched, once.
+            browser.wait_vocabulary().await;
+            let requests = page_requests(&browser).await;
+            assert_eq!(vocabularies_in(&requests).len(), 1, "{requests:?}");
+        }
     }
     // A module is fetched once: back to Inspect, nothing new.
     let before = page_requests(&browser).await.len();
@@ -69,6 +129,34 @@ async fn the_lesson_and_the_demos_fetch_no_module_and_each_other_tab_fetches_its
         "{:?}",
         &requests[before..]
     );
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn both_demos_play_with_no_vocabulary_and_opening_tokens_then_fetches_it() {
+    let app = StoppableApp::start();
+    let browser = Browser::new().await;
+    browser.client.goto(&app.url).await.unwrap();
+    for (demo, folded) in [("fincoach", 8), ("drift", 12)] {
+        let requests = play_demo(&browser, demo, folded).await;
+        assert!(
+            vocabularies_in(&requests).is_empty(),
+            "{demo} fetched a vocabulary: {requests:?}"
+        );
+        assert!(
+            modules_in(&requests).is_empty(),
+            "{demo} fetched a module: {requests:?}"
+        );
+        // Its counts were exact all along: no note says they are estimates.
+        browser.click_testid("tab-chat").await;
+        browser.wait_testid("panel-chat").await;
+        assert!(browser.is_absent("token-estimate-note").await, "{demo}");
+    }
+    browser.click_testid("tab-tokens").await;
+    browser.wait_testid("panel-tokens").await;
+    browser.wait_vocabulary().await;
+    let requests = page_requests(&browser).await;
+    assert_eq!(vocabularies_in(&requests).len(), 1, "{requests:?}");
     browser.close().await;
 }
 

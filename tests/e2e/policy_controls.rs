@@ -10,11 +10,15 @@ use crate::openai_server::TestServer;
 use crate::pages::chat::{ChatPage, Setup};
 use crate::pages::editions::EditionsPage;
 
-/// Opens a demo in the Chat tab once the vocabulary has loaded (the recount that follows it
-/// replays the demo, so an edit made earlier could race it).
+/// Opens a demo in the Chat tab with the vocabulary loaded (the recount that follows it
+/// replays the demo, so an edit made earlier could race it). The demo itself needs no
+/// vocabulary (its counts were computed at build time): opening Tokens fetches it.
 async fn open_demo(browser: &Browser, demo: &str) {
     browser.open(&format!("?demo={demo}")).await;
+    browser.click_testid("tab-tokens").await;
+    browser.wait_testid("panel-tokens").await;
     browser.wait_vocabulary().await;
+    browser.click_testid("tab-chat").await;
     browser.wait_testid("policy-editor").await;
 }
 

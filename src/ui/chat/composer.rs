@@ -7,6 +7,7 @@ use crate::app::workbench::Workbench;
 use crate::engine::settings::Settings;
 use crate::ui::run::draft::Draft;
 use crate::ui::run::live_driver::LiveDriver;
+use crate::ui::run::token_service::TokenService;
 
 /// The message box with Send, Stop and Retry. It is enabled when no demo is loaded and the
 /// endpoint settings are complete; a demo plays offline and never sends anything.
@@ -15,6 +16,9 @@ pub(super) fn Composer() -> impl IntoView {
     let workbench = expect_context::<RwSignal<Workbench>>();
     let settings = expect_context::<RwSignal<Settings>>();
     let driver = LiveDriver::from_context();
+    // Typing here is what first needs the vocabulary on the Chat tab: a typed text is in no
+    // table of the demos' counts.
+    let tokens = TokenService::from_context();
     // The draft is kept in storage as it is typed (`ui::run::draft`), so it survives a tab
     // switch (which rebuilds this component), a reload and a closed tab; a message taken by
     // Send clears it.
@@ -69,7 +73,11 @@ pub(super) fn Composer() -> impl IntoView {
                     }
                 }
                 prop:value=move || draft.get()
-                on:input=move |ev| set_draft(event_target_value(&ev))
+                on:focus=move |_| tokens.need()
+                on:input=move |ev| {
+                    tokens.need();
+                    set_draft(event_target_value(&ev))
+                }
                 on:keydown=keydown
             ></textarea>
             <button type="submit" data-testid="send" disabled=move || !enabled() || busy.get()>

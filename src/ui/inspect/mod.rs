@@ -33,6 +33,9 @@ use crate::view::workspace::{InspectScreen, all_sessions, import_reads};
 #[component]
 pub fn InspectTab() -> impl IntoView {
     let sessions = expect_context::<Sessions>();
+    // The library and its imports count any text: the vocabulary is needed now (and the
+    // library is read once it has loaded).
+    sessions.tokens.need();
     let route = expect_context::<RwSignal<Route>>();
     let export_text = RwSignal::new(String::new());
     let dragging = RwSignal::new(false);

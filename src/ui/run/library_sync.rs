@@ -51,9 +51,11 @@ pub struct Sessions {
 
 /// Creates the library, loads it from IndexedDB, saves every change, and shares it as context.
 ///
-/// Reading a session counts its messages, so the library is read once `tokens` has its
-/// vocabulary (or has failed to get it, and counts are marked estimates): a session read
-/// before would keep rough counts after the vocabulary arrived.
+/// The stored records are read at once, so a store that cannot be used says so at start.
+/// Reading a session counts its messages, so a library that holds any is counted once `tokens`
+/// has its vocabulary (or has failed to get it, and counts are marked estimates), which it asks
+/// for then: a session read before would keep rough counts after the vocabulary arrived. An
+/// empty library (a first visit, the lesson's path) needs no vocabulary.
 pub fn provide_sessions(tokens: TokenService) -> Sessions {
     let workbench = use_context::<RwSignal<Workbench>>();
     let sessions = Sessions {
@@ -67,15 +69,38 @@ pub fn provide_sessions(tokens: TokenService) -> Sessions {
         workbench,
     };
     provide_context(sessions);
+    // The records are read at once (so a store that cannot be used says so at start); a
+    // library that holds any is counted once the vocabulary has loaded, which it then needs.
+    let read = RwSignal::new(None::<Vec<db::Record>>);
     let started = StoredValue::new(false);
+    spawn_local(async move {
+        match db::load_all().await {
+            Ok(records) => {
+                if !records.is_empty() {
+                    tokens.need();
+                }
+                read.set(Some(records));
+            }
+            Err(e) => {
+                started.set_value(true);
+                sessions.tab.update(|t| t.store_failed(e));
+                // The app goes on in memory: the live chat is still kept in the library (and
+                // exported from it), and each change tries the write again.
+                sessions.loaded.set(true);
+            }
+        }
+    });
     Effect::new(move |_| {
-        let ready = !matches!(
+        let empty = read.with(|r| r.as_ref().map(Vec::is_empty));
+        let vocabulary = !matches!(
             tokens.state(tokens.encoding.get()),
             LoadState::Idle | LoadState::Scheduled
         );
+        let ready = empty == Some(true) || (empty == Some(false) && vocabulary);
         if ready && !started.get_value() {
             started.set_value(true);
-            spawn_local(load(sessions));
+            let records = read.try_update_untracked(Option::take).flatten();
+            load_records(sessions, records.unwrap_or_default());
         }
     });
     if let Some(workbench) = workbench {
@@ -126,16 +151,19 @@ pub async fn stored_before_request(sessions: Sessions) {
 
 /// Reads the stored sessions into the library, in place of what it holds.
 pub async fn load(sessions: Sessions) {
-    let records = match db::load_all().await {
-        Ok(records) => records,
+    match db::load_all().await {
+        Ok(records) => load_records(sessions, records),
         Err(e) => {
             sessions.tab.update(|t| t.store_failed(e));
             // The app goes on in memory: the live chat is still kept in the library (and
             // exported from it), and each change tries the write again.
             sessions.loaded.set(true);
-            return;
         }
-    };
+    }
+}
+
+/// Counts the stored `records` into the library, in place of what it holds.
+fn load_records(sessions: Sessions, records: Vec<db::Record>) {
     let skipped = sessions
         .library
         .try_update(|l| l.load(records, &sessions.tokens.counter(), now_ms()))

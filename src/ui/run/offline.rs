@@ -60,6 +60,37 @@ fn incomplete_install(data: &JsValue) -> Option<Vec<MissingFile>> {
     (!files.is_empty()).then_some(files)
 }
 
+/// Registers the service worker once the page is idle after mount: `requestIdleCallback` where
+/// the browser has it (with a 2 s timeout, so a busy page still gets it), else a 1 s timeout
+/// after the next animation frame. Its install then fetches every file of the build in the
+/// background (`www/sw.js`), the vocabulary and the on-demand modules included, none of which
+/// the lesson's path requests itself.
+pub fn register_when_idle() {
+    leptos::prelude::request_animation_frame(|| {
+        let Some(window) = web_sys::window() else {
+            return;
+        };
+        let register = wasm_bindgen::closure::Closure::once_into_js(register_service_worker);
+        let idle = js_sys::Reflect::get(&window, &"requestIdleCallback".into())
+            .ok()
+            .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+        let asked = match idle {
+            Some(idle) => {
+                let options = js_sys::Object::new();
+                let _ = js_sys::Reflect::set(&options, &"timeout".into(), &2000.into());
+                idle.call2(&window, &register, &options).is_ok()
+            }
+            None => false,
+        };
+        if !asked {
+            leptos::prelude::set_timeout(
+                register_service_worker,
+                std::time::Duration::from_secs(1),
+            );
+        }
+    });
+}
+
 /// Asks the browser to install the service worker. Where there is none (an old browser, a page
 /// not served over http(s) or localhost), the app simply keeps needing the network to load.
 pub fn register_service_worker() {

@@ -1,12 +1,16 @@
-//! The app-wide token counter, loaded after first paint: the service every tab counts with.
+//! The app-wide token counter, its vocabulary loaded when first needed: the service every tab
+//! counts with.
 //!
 //! The counter is created at the App root and shared through context as a [`TokenService`]. Its
 //! vocabulary is a separate, content-hashed file (`<encoding>-<hash>.smv`, named in index.html by
-//! the build), fetched only after the page has painted (an animation frame, then a zero timeout)
-//! and only for the encoding in use, then built on the main thread in slices of about 12 ms
-//! with a zero timeout between them, so no long task blocks input or painting: the tabs are
-//! visible and clickable before any vocabulary exists, and counts say "…" (pending) meanwhile,
-//! never 0. If the file cannot be had, the Tokens tab (`ui/tokens/`) says so and counts become
+//! the build), fetched only when first needed ([`TokenService::need`]: the user types in the
+//! chat box, opens Tokens or Inspect, or a text is counted that the build-time table of the
+//! lesson's and the demos' counts, `tokens::prebuilt_count`, does not hold), never on the
+//! lesson's or the demos' path, and then only after the page has painted (an animation frame,
+//! then a zero timeout) and only for the encoding in use, then built on the main thread in
+//! slices of about 12 ms with a zero timeout between them, so no long task blocks input or
+//! painting: the tabs are visible and clickable before any vocabulary exists, and counts the
+//! table does not hold say "…" (pending) meanwhile, never 0. If the file cannot be had, the Tokens tab (`ui/tokens/`) says so and counts become
 //! estimates marked "≈", with "Try again".
 //!
 //! Each load bumps a generation signal ([`TokenService::generation`]); a view that recounts
@@ -38,6 +42,9 @@ pub struct TokenService {
     pub encoding: RwSignal<Encoding>,
     generation: RwSignal<u32>,
     states: RwSignal<[LoadState; 2]>,
+    /// Whether the engine was given an estimate: a text the build-time table does not hold,
+    /// counted before the vocabulary loaded (set a frame later, see [`SharedCounter`]).
+    estimated: RwSignal<bool>,
 }
 
 impl TokenService {
@@ -49,6 +56,7 @@ impl TokenService {
             encoding: RwSignal::new(encoding),
             generation: RwSignal::new(0),
             states: RwSignal::new([LoadState::Idle, LoadState::Idle]),
+            estimated: RwSignal::new(false),
         }
     }
 
@@ -77,10 +85,16 @@ impl TokenService {
         self.generation.get()
     }
 
-    /// Whether counts in the encoding in use are exact yet (reactive): false while its
-    /// vocabulary loads or after it failed to.
+    /// Whether the engine's counts in the encoding in use are exact (reactive): true once its
+    /// vocabulary has loaded, and before that as long as every text counted was one of the
+    /// lesson's or the demos' (whose counts the build-time table gives); false once a text
+    /// was estimated while the vocabulary loads, or after it failed to.
     pub fn is_exact(&self) -> bool {
-        matches!(self.state(self.encoding.get()), LoadState::Loaded { .. })
+        match self.state(self.encoding.get()) {
+            LoadState::Loaded { .. } => true,
+            LoadState::Failed(_) => false,
+            _ => !self.estimated.get(),
+        }
     }
 
     /// Runs `f` with the counter and subscribes the caller to vocabulary loads, so a memo or
@@ -110,6 +124,14 @@ impl TokenService {
             self.states.update(|s| s[slot(encoding)] = LoadState::Idle);
             self.load_after_paint(encoding);
         }
+    }
+
+    /// Fetches the vocabulary in use when it is first needed: the user types in the chat box,
+    /// opens Tokens or Inspect, or something counts a text the table of the lesson's and the
+    /// demos' counts does not hold. Never on the lesson's or the demos' path, whose counts that
+    /// table answers. Does nothing once it is loaded or scheduled.
+    pub fn need(&self) {
+        self.load_after_paint(self.encoding.get_untracked());
     }
 
     /// Fetches and parses the vocabulary of `encoding` once the browser has painted the current
@@ -165,9 +187,6 @@ impl TokenService {
         mark(&format!("sm-vocab-{outcome}-{encoding}"));
         self.states.update(|s| s[slot(encoding)] = state);
         self.generation.update(|g| *g = g.wrapping_add(1));
-        // The service worker installs only now, so that it finds the wasm and this vocabulary
-        // in the HTTP cache instead of downloading them a second time (see www/sw.js).
-        super::offline::register_service_worker();
     }
 }
 
@@ -216,23 +235,42 @@ pub struct SharedCounter {
     service: TokenService,
 }
 
+impl SharedCounter {
+    /// The number for the engine: the count, or while it is pending (a text the build-time
+    /// table does not hold, before the vocabulary has loaded) [`rough_estimate`], after asking
+    /// for the vocabulary, which is then needed.
+    fn or_estimate(&self, count: Option<u32>, text: &str) -> u32 {
+        count.unwrap_or_else(|| {
+            // Asked for after this frame, so a memo or an update that counts writes no signal.
+            let service = self.service;
+            if !service.estimated.get_untracked() {
+                request_animation_frame(move || {
+                    service.estimated.set(true);
+                    service.need();
+                });
+            }
+            rough_estimate(text)
+        })
+    }
+}
+
 impl CountTokens for SharedCounter {
     fn count(&self, text: &str) -> u32 {
         let service = self.service;
         let encoding = service.encoding.get_untracked();
-        service
+        let count = service
             .counter
-            .with_value(|c| c.count_with(encoding, text).value())
-            .unwrap_or_else(|| rough_estimate(text))
+            .with_value(|c| c.count_with(encoding, text).value());
+        self.or_estimate(count, text)
     }
 
     fn count_growing(&self, text: &str, growing: &mut GrowingCount) -> u32 {
         let service = self.service;
         let encoding = service.encoding.get_untracked();
-        service
+        let count = service
             .counter
-            .with_value(|c| c.count_growing_with(encoding, text, growing).value())
-            .unwrap_or_else(|| rough_estimate(text))
+            .with_value(|c| c.count_growing_with(encoding, text, growing).value());
+        self.or_estimate(count, text)
     }
 }
 

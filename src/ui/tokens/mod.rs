@@ -19,6 +19,8 @@ const STARTER_TEXT: &str =
 #[component]
 pub fn TokensTab() -> impl IntoView {
     let service = expect_context::<TokenService>();
+    // The tab counts any text: the vocabulary is needed now.
+    service.need();
     let text = RwSignal::new(STARTER_TEXT.to_owned());
     // Memos, so the textarea and the select are never rebuilt while typing: only the outputs
     // below depend on them.
