@@ -26,9 +26,14 @@ async fn changing_the_trigger_in_the_panel_moves_the_summary_cycle() {
     let browser = Browser::new().await;
     let chat = ChatPage::new(&browser);
     browser.open("?demo=fincoach").await;
-    // The demo is replayed with exact counts once the vocabulary arrives; edit the panel after
+    // The demo needs no vocabulary (its counts were computed at build time), but the edit below
+    // gives it texts the build did not count, which fetch one; the demo is replayed with exact
+    // counts once it arrives. Fetch it first (opening Tokens does) and edit the panel after
     // that, so the edit and the recount never race on a loaded machine.
+    browser.click_testid("tab-tokens").await;
+    browser.wait_testid("panel-tokens").await;
     browser.wait_vocabulary().await;
+    browser.click_testid("tab-chat").await;
     // Summarise at 2 turns while keeping 2 is invalid: the panel says so and nothing applies.
     browser.type_into("policy-max_turns", "2").await;
     let error = browser.text_of("param-error").await;
