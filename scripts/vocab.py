@@ -20,8 +20,9 @@ import tempfile
 
 # No wasm of the release build comes near this: scripts/split.py holds the page's first load and
 # each module loaded on first use to tighter guards of their own, and the corpus worker is about
-# 1.4 MB. One embedded vocabulary adds 0.7 MB or more. The same number as split.py's first-load
-# ceiling, which the end-to-end tests also use to refuse a debug dist.
+# 1.4 MB. One embedded vocabulary adds 0.7 MB or more. 2.75 MiB, split.py's first-load ceiling
+# before the transcript readers left the first load; the end-to-end tests use it to refuse a
+# debug dist.
 WASM_CEILING_BYTES = 2816 * 1024
 # The first ranks of both vocabularies, as tiktoken-rs embeds them and as the compact form has them.
 VOCABULARY_MARKERS = [b"IQ== 0\nIg== 1\nIw== 2", b"\x01!\x01\"\x01#\x01$\x01%"]

@@ -230,6 +230,27 @@ fn many_sessions_round_trip_through_an_envelope() {
     assert!(matches!(err, ImportError::Invalid { ref path, .. } if path == "sessions"));
 }
 
+/// What the store holds reads back through `import_stored`, with no size cap; another tool's
+/// transcript is no stored record and is named as an unknown format, not imported.
+#[test]
+fn a_stored_record_reads_only_the_apps_own_format() {
+    let session = played();
+    let compact = export_compact(&session, 7, "test");
+    let back = import_stored(compact.as_bytes(), &WordCounter).unwrap();
+    assert_eq!(back.memory.archive(), session.memory.archive());
+    let array =
+        json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]);
+    assert!(import_value(&array).is_ok(), "an import reads it");
+    assert!(matches!(
+        import_stored(array.to_string().as_bytes(), &WordCounter),
+        Err(ImportError::UnknownFormat { ref found }) if found.starts_with("an array of 2 items")
+    ));
+    assert!(matches!(
+        import_stored(b"{\"format\": ", &WordCounter),
+        Err(ImportError::Json { line: 1, .. })
+    ));
+}
+
 #[test]
 fn a_plain_messages_array_becomes_a_new_session() {
     let array = json!([

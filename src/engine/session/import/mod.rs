@@ -187,9 +187,16 @@ pub fn read(bytes: &[u8], counter: &dyn CountTokens) -> Result<Read, ImportError
 }
 
 /// Reads one session the app itself stored, with no size cap: the cap guards against files from
-/// elsewhere, and what this app wrote must always read back, however long the chat grew.
+/// elsewhere, and what this app wrote must always read back, however long the chat grew. Only
+/// the app's own format is read (the store holds nothing else), so the library read at start
+/// reaches none of the other tools' readers: they stay in the module that imports files.
 pub fn import_stored(bytes: &[u8], counter: &dyn CountTokens) -> Result<Session, ImportError> {
-    let mut sessions = read_any(bytes, counter)?.sessions;
+    let value: Value = serde_json::from_slice(bytes).map_err(|e| ImportError::Json {
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
+    })?;
+    let mut sessions = read_session_value(value, counter)?;
     if sessions.len() != 1 {
         return Err(ImportError::Invalid {
             path: "sessions".into(),
