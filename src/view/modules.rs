@@ -27,13 +27,25 @@ pub fn module_view(tab: Tab) -> ModuleView {
     ModuleView {
         slug: tab.slug(),
         loading: format!("Loading {name}…"),
-        failed: format!(
-            "{name} could not be loaded: this part of the app is fetched the first time it \
-             opens, and the network did not answer. Nothing is lost; try again once you are online."
-        ),
+        failed: format!("{name} could not be loaded: {WHY}"),
         retry: "Retry",
     }
 }
+
+/// The words for the policy exporters' module, in the export panel's place: its button is in
+/// the first load (the Tuner and the Chat's policy panel show it), the panel's code is not.
+pub fn exporters_view() -> ModuleView {
+    ModuleView {
+        slug: "export",
+        loading: "Loading the exporters…".to_owned(),
+        failed: format!("The exporters could not be loaded: {WHY}"),
+        retry: "Retry",
+    }
+}
+
+/// Why a module may be missing, and that nothing was lost.
+const WHY: &str = "this part of the app is fetched the first time it opens, and the network did \
+                   not answer. Nothing is lost; try again once you are online.";
 
 #[cfg(test)]
 mod tests {
@@ -50,6 +62,20 @@ mod tests {
             assert!(view.failed.contains("Nothing is lost"), "{}", view.failed);
             assert_eq!(view.retry, "Retry");
         }
+    }
+
+    #[test]
+    fn the_exporters_say_what_loads_and_what_failed_in_the_panels_place() {
+        let view = exporters_view();
+        assert_eq!(view.slug, "export");
+        assert_eq!(view.loading, "Loading the exporters…");
+        assert_eq!(
+            view.failed,
+            "The exporters could not be loaded: this part of the app is fetched the first time \
+             it opens, and the network did not answer. Nothing is lost; try again once you are \
+             online."
+        );
+        assert!(!ON_DEMAND.iter().any(|t| t.slug() == view.slug));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The parts of the app loaded on first use (docs/size.md): the lesson and the demos fetch none of
 //! them, each other tab fetches its own the first time it opens, and a module that cannot be
-//! fetched says so in the tab's place and loads on Retry once it can.
+//! fetched says so in the tab's place and loads on Retry once it can. The policy exporters are a
+//! module too, fetched when "Export policy" first opens.
 
 use serde_json::json;
 use summary_memory::route::LESSON_STEPS;
@@ -16,6 +17,9 @@ async fn page_requests(browser: &Browser) -> Vec<String> {
         .read("performance.getEntriesByType('resource').map(e => new URL(e.name).pathname)")
         .await
 }
+
+/// What a first visit on the lesson's path may download, brotli, the page included.
+const FIRST_VISIT_BROTLI: u64 = 800_000;
 
 /// The vocabulary files among the page's requests.
 fn vocabularies_in(requests: &[String]) -> Vec<&String> {
@@ -88,6 +92,12 @@ async fn the_lesson_and_the_demos_fetch_no_module_and_each_other_tab_fetches_its
         println!("  {path}");
     }
     println!("the lesson's path requested {raw} bytes raw, {brotli} brotli (the page included)");
+    // Issue #37's goal: the welcome, the lesson and the demos are interactive after 0.8 MB.
+    assert!(
+        brotli <= FIRST_VISIT_BROTLI,
+        "the lesson's path is {brotli} bytes brotli, over {FIRST_VISIT_BROTLI} (docs/size.md; a \
+         debug dist is far over it: build with `trunk build --release --offline`)"
+    );
     assert!(
         modules_in(&requests).is_empty(),
         "the lesson fetched modules: {requests:?}"
@@ -117,6 +127,22 @@ async fn the_lesson_and_the_demos_fetch_no_module_and_each_other_tab_fetches_its
             assert_eq!(vocabularies_in(&requests).len(), 1, "{requests:?}");
         }
     }
+    // The exporters are a module of their own: the Tuner, in the first load, shows the button,
+    // and opening the panel fetches them, once.
+    browser.click_testid("tab-tuner").await;
+    browser.click_testid("export-policy").await;
+    browser.wait_testid("export-code").await;
+    let exporters = |requests: &[String]| {
+        requests
+            .iter()
+            .filter(|path| path.starts_with("/split_export-") && path.ends_with(".wasm"))
+            .count()
+    };
+    assert_eq!(exporters(&page_requests(&browser).await), 1);
+    browser.click_testid("export-policy").await;
+    browser.click_testid("export-policy").await;
+    browser.wait_testid("export-code").await;
+    assert_eq!(exporters(&page_requests(&browser).await), 1);
     // A module is fetched once: back to Inspect, nothing new.
     let before = page_requests(&browser).await.len();
     browser.click_testid("tab-chat").await;
@@ -197,6 +223,46 @@ async fn a_module_that_cannot_be_fetched_says_so_and_retry_loads_it_once_it_can(
     browser.wait_testid("panel-inspect").await;
     browser
         .wait_gone("module-failed", "the failure to go once the module loaded")
+        .await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn exporters_that_cannot_be_fetched_say_so_in_the_panels_place_and_load_on_retry() {
+    let browser = Browser::new().await;
+    browser.devtools("Network.enable", json!({})).await;
+    browser
+        .devtools(
+            "Network.setBlockedURLs",
+            json!({ "urls": ["*split_export-*"] }),
+        )
+        .await;
+    browser.open("?tab=tuner").await;
+    browser.click_testid("export-policy").await;
+    let failed = browser.wait_testid("module-failed").await;
+    assert_eq!(
+        failed.attr("data-module").await.unwrap().as_deref(),
+        Some("export")
+    );
+    let text = browser.text_of("module-failed").await;
+    assert!(
+        text.starts_with("The exporters could not be loaded"),
+        "{text}"
+    );
+    // The Tuner goes on working around it.
+    assert!(browser.is_absent("export-code").await);
+    browser.wait_testid("panel-tuner").await;
+
+    browser
+        .devtools("Network.setBlockedURLs", json!({ "urls": [] }))
+        .await;
+    browser.click_testid("module-retry").await;
+    browser.wait_testid("export-code").await;
+    browser
+        .wait_gone(
+            "module-failed",
+            "the failure to go once the exporters loaded",
+        )
         .await;
     browser.close().await;
 }

@@ -8,7 +8,9 @@
 //! - `window_view.rs`: the context window of one request (Chat and Inspect's replay);
 //! - `tokens_chart.rs`: tokens per request, three ways (Tuner and Inspect's replay);
 //! - `export_policy.rs`: the policy on screen exported as a snippet (Tuner, the policy panel,
-//!   Inspect's replay form);
+//!   Inspect's replay form), its panel a module loaded on first use;
+//! - `loaded.rs`: the place of a module loaded on first use (a tab's, the exporters'): loading,
+//!   drawn, or failed with Retry;
 //! - `download.rs`: the one download link, its file made as a Blob on click (the Tuner's CSV,
 //!   the export panel's snippet, the corpus comparison's rows);
 //! - `summary_settings.rs`: the summariser's generation fields (Chat's policy panel and Settings);
@@ -28,6 +30,7 @@ pub mod edition_card;
 pub mod exact_policy;
 pub mod export_policy;
 pub mod lesson_bar;
+pub mod loaded;
 pub mod markdown;
 pub mod offline_notice;
 pub mod remote_notice;
