@@ -7,10 +7,10 @@ staged dist into the build's id, and writes into the staged sw.js the line
     const BUILD = {"id": "<16 hex>", "files": [...], "lazy": [...]}; // written by scripts/precache.py
 
 `files` are every file the app needs to start offline (the page, the loader, the wasm, the CSS,
-the web manifest and its icons, ...), `lazy` the token vocabularies, which the worker keeps only
-once the page has loaded one. Any change to any file gives sw.js new bytes, so the browser
-installs the new build's worker, which keeps its files in a cache named after the id and deletes
-the older builds' caches. It fails the build if sw.js lacks the line to replace.
+the web manifest and its icons, the default o200k_base vocabulary, ...), `lazy` the other
+vocabularies, which the worker keeps only once the page has loaded one. Any change to any file
+gives sw.js new bytes, so the browser installs the new build's worker, which keeps its files in
+a cache named after the id and deletes the older builds' caches. It fails the build if sw.js lacks the line to replace.
 """
 import hashlib
 import json
@@ -41,10 +41,20 @@ digest = hashlib.sha256(worker.encode("utf-8"))
 for path in paths:
     digest.update(path.encode("utf-8") + b"\0")
     digest.update(open(os.path.join(staging, path), "rb").read())
+# The default vocabulary is kept like any file: the page no longer fetches it on the lesson's
+# path, so the install (registered when the page is idle) fetches it in the background, and an
+# installed app counts exactly offline. Any other vocabulary is kept once the page has used it.
+DEFAULT_VOCABULARY = "o200k_base-"
+
+
+def lazy(path):
+    return path.endswith(".smv") and not path.startswith(DEFAULT_VOCABULARY)
+
+
 build = {
     "id": digest.hexdigest()[:16],
-    "files": [p for p in paths if not p.endswith(".smv")],
-    "lazy": [p for p in paths if p.endswith(".smv")],
+    "files": [p for p in paths if not lazy(p)],
+    "lazy": [p for p in paths if lazy(p)],
 }
 line = f"const BUILD = {json.dumps(build, separators=(',', ':'))}; // written by scripts/precache.py"
 worker = LINE.sub(lambda _: line, worker)

@@ -5,15 +5,17 @@
 //
 // Each build has its own cache. scripts/precache.py writes the line below at build time: the
 // build's id (a hash of every file in the dist) and the files to keep (`files`, all needed to
-// start offline; `lazy`, the token vocabularies, kept only once the page has loaded one). A new
-// build changes this file, so the browser installs its worker, which fills a new cache; once it
-// activates it deletes the caches of older builds of this app (and only those).
+// start offline, the default vocabulary among them; `lazy`, the other vocabulary, kept only once
+// the page has loaded it). A new build changes this file, so the browser installs its worker,
+// which fills a new cache; once it activates it deletes the caches of older builds of this app
+// (and only those).
 //
 // At install it takes the files from the browser's HTTP cache ("only-if-cached"), which the page
-// has just filled: the app registers this worker only after its vocabulary has loaded, so the
-// multi-megabyte wasm and vocabulary are not downloaded a second time. A file the HTTP cache
-// lacks is fetched, except a vocabulary the page never loaded (the other encoding): that one is
-// kept when the page first fetches it through this worker. An install that could not keep every
+// has just filled, so the multi-megabyte wasm is not downloaded a second time. A file the HTTP
+// cache lacks is fetched: the modules a first visit did not open, and the default vocabulary,
+// which the lesson's path never asks for (the app registers this worker when the page is idle,
+// so these come in the background). The other encoding's vocabulary is not fetched: it is kept
+// when the page first fetches it through this worker. An install that could not keep every
 // file still completes (the app works online, and the files are kept as they are fetched again),
 // and tells the open pages, which say so (src/ui/run/offline.rs).
 const BUILD = { id: "unbuilt", files: ["index.html"], lazy: [] }; // written by scripts/precache.py

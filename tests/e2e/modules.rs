@@ -48,6 +48,14 @@ async fn play_demo(browser: &Browser, demo: &str, folded: usize) -> Vec<String> 
     page_requests(browser).await
 }
 
+/// The corpus worker's files (its loader and its wasm) among the page's requests.
+fn workers_in(requests: &[String]) -> Vec<&String> {
+    requests
+        .iter()
+        .filter(|path| path.contains("corpus_worker"))
+        .collect()
+}
+
 fn modules_in(requests: &[String]) -> Vec<&String> {
     requests
         .iter()
@@ -105,6 +113,10 @@ async fn the_lesson_and_the_demos_fetch_no_module_and_each_other_tab_fetches_its
     assert!(
         vocabularies_in(&requests).is_empty(),
         "the lesson fetched a vocabulary: {requests:?}"
+    );
+    assert!(
+        workers_in(&requests).is_empty(),
+        "the lesson fetched the corpus worker: {requests:?}"
     );
 
     for (tab, module) in [
@@ -172,6 +184,10 @@ async fn both_demos_play_with_no_vocabulary_and_opening_tokens_then_fetches_it()
         assert!(
             modules_in(&requests).is_empty(),
             "{demo} fetched a module: {requests:?}"
+        );
+        assert!(
+            workers_in(&requests).is_empty(),
+            "{demo} fetched the corpus worker: {requests:?}"
         );
         // Its counts were exact all along: no note says they are estimates.
         browser.click_testid("tab-chat").await;
