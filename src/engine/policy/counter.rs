@@ -385,6 +385,7 @@ fn utf16_len(text: &str) -> usize {
 }
 
 mod repr;
+pub mod simulated;
 
 #[cfg(test)]
 mod tests;
