@@ -48,6 +48,15 @@ impl<'a> CorpusPage<'a> {
             .await
     }
 
+    /// Ticks (or unticks) the policy `id` (a preset's slug, or `yours`).
+    pub async fn tick(&self, id: &str) {
+        query::click(
+            self.browser,
+            &format!("[data-testid='corpus-policy'][data-policy='{id}']"),
+        )
+        .await;
+    }
+
     /// Starts watching the main thread's long tasks (PerformanceObserver 'longtask').
     pub async fn watch_long_tasks(&self) {
         let _: Value = self
