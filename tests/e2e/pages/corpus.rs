@@ -48,11 +48,11 @@ impl<'a> CorpusPage<'a> {
             .await
     }
 
-    /// Ticks (or unticks) the policy `id` (a preset's slug, or `yours`).
-    pub async fn tick(&self, id: &str) {
+    /// Ticks (or unticks) the policy `policy` (a preset's slug, or `yours`).
+    pub async fn tick(&self, policy: &str) {
         query::click(
             self.browser,
-            &format!("[data-testid='corpus-policy'][data-policy='{id}']"),
+            &format!("[data-testid='corpus-policy'][data-policy='{policy}']"),
         )
         .await;
     }
