@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use summary_memory::engine::message::ToolCall;
-use summary_memory::engine::policy::{Counter, Vocabularies};
+use summary_memory::engine::policy::{Counter, SAMPLES, Vocabularies, Vocabulary, gemini_quarters};
 use summary_memory::engine::session::import_all;
 use summary_memory::engine::{Message, Role, WordCounter};
 use summary_memory::tokens::{Encoding, TokenCounter};
@@ -286,6 +286,85 @@ fn the_counters_differ_as_the_issue_measured() {
     };
     assert!(count(Counter::LangChainApprox, "chinese") * 3 / 2 < count(Counter::O200K, "chinese"));
     assert!(count(cl100k, "hindi") > 2 * count(Counter::O200K, "hindi"));
+}
+
+/// The Tuner's simulated conversation in each language: the samples' measures are their
+/// texts' (from the real vocabularies, and the libraries' counts in `expected.json`), and at
+/// the sample's own o200k_base size every counter gives its count of the sample itself, as
+/// the library does; a role's name is one token in both vocabularies (the chat format's
+/// framing the simulated messages add).
+#[test]
+fn a_simulated_message_counts_as_its_languages_sample_does() {
+    let vocab = vocabularies();
+    let texts = read_json(&root().join("tests/fixtures/counters/texts.json"));
+    let expected = read_json(&counters_dir().join("expected.json"));
+    for sample in SAMPLES {
+        let text = texts[sample.slug].as_str().unwrap();
+        let message = plain(Role::User, text);
+        let cl100k = Counter::Tiktoken {
+            vocabulary: Vocabulary::Cl100k,
+            chat: false,
+        };
+        assert_eq!(
+            (
+                sample.o200k,
+                sample.cl100k,
+                sample.chars,
+                sample.quarters,
+                sample.words
+            ),
+            (
+                Counter::O200K.message(&message, &vocab),
+                cl100k.message(&message, &vocab),
+                text.chars().count() as u32,
+                gemini_quarters(&message) as u32,
+                Counter::Words.message(&message, &vocab),
+            ),
+            "{}",
+            sample.slug
+        );
+        let library = &expected["counts"][format!("counters/texts.json#{}", sample.slug)];
+        for counter in Counter::ALL {
+            let simulated = counter.simulated(Role::User, sample.o200k, &sample);
+            assert_eq!(
+                simulated,
+                counter.message(&message, &vocab),
+                "{} under {}",
+                sample.slug,
+                counter.slug()
+            );
+            if let Some(total) = library[counter.slug()]["messages"][0].as_u64() {
+                assert_eq!(
+                    u64::from(simulated),
+                    total,
+                    "{} {}",
+                    sample.slug,
+                    counter.slug()
+                );
+            }
+        }
+        // Twice the size scales every measure: LangChain's count of a text twice as long.
+        let twice = plain(Role::User, &format!("{text}{text}"));
+        assert_eq!(
+            Counter::LangChainApprox.simulated(Role::User, 2 * sample.o200k, &sample),
+            Counter::LangChainApprox.message(&twice, &vocab),
+            "{}",
+            sample.slug
+        );
+    }
+    for role in [Role::System, Role::User, Role::Assistant, Role::Tool] {
+        for vocabulary in [Vocabulary::O200k, Vocabulary::Cl100k] {
+            assert_eq!(vocab.tokens(vocabulary, role.as_str()), 1, "{role:?}");
+        }
+    }
+    // A planted off-by-one in a sample's measure is caught.
+    let mut wrong = SAMPLES[1];
+    wrong.chars += 4;
+    let hindi = plain(Role::User, texts["hindi"].as_str().unwrap());
+    assert_ne!(
+        Counter::LangChainApprox.simulated(Role::User, wrong.o200k, &wrong),
+        Counter::LangChainApprox.message(&hindi, &vocab)
+    );
 }
 
 /// A conversation in Chinese: `turns` exchanges, each message distinct.

@@ -13,7 +13,8 @@
 //! keep the values of the policy the form was read from.
 
 use crate::engine::policy::{
-    CheckAt, Compare, Counted, Exact, Keep, Measure, ShareOf, Start, SummaryAt, SummaryOverflow,
+    CheckAt, Compare, Counted, Counter, Exact, Keep, Measure, ShareOf, Start, SummaryAt,
+    SummaryOverflow,
 };
 
 /// What kind of input a field is.
@@ -52,7 +53,7 @@ impl ExactField {
 }
 
 /// Every field of the section, in the order it shows them.
-pub const EXACT_FIELDS: [ExactField; 10] = [
+pub const EXACT_FIELDS: [ExactField; 11] = [
     ExactField {
         name: "exact_counted",
         label: "What is weighed against the threshold",
@@ -161,6 +162,30 @@ pub const EXACT_FIELDS: [ExactField; 10] = [
             ("resummarise", "summarise it again"),
         ]),
     },
+    ExactField {
+        name: "exact_counter",
+        label: "Tokens counted with",
+        hint: "The counter a library measures with (its own default, or exact counts as if you passed a tiktoken counter). The Tuner, the replay, the corpus comparison and the command line size every message with it; the live chat counts exact o200k_base.",
+        kind: FieldKind::Choice(&COUNTER_CHOICES),
+    },
+];
+
+/// The counters offered, in [`Counter::ALL`]'s order: each counter's slug and its words.
+const COUNTER_CHOICES: [(&str, &str); 8] = [
+    ("o200k", "o200k_base (exact)"),
+    (
+        "o200k-chat",
+        "o200k_base with the chat format's overhead (exact)",
+    ),
+    ("cl100k", "cl100k_base (exact)"),
+    (
+        "cl100k-chat",
+        "cl100k_base with the chat format's overhead (exact)",
+    ),
+    ("langchain-approx", "LangChain's count_tokens_approximately"),
+    ("gemini-estimate", "Gemini CLI's character estimate"),
+    ("words", "a word count"),
+    ("reported", "the reply's reported usage"),
 ];
 
 /// The field named `name`; `None` for a name the table lacks.
@@ -242,6 +267,7 @@ impl ExactForm {
                         "resummarise",
                     ),
                 ),
+                ("exact_counter", exact.counter.slug().to_owned()),
             ],
             base: exact.clone(),
             open: Vec::new(),
@@ -415,6 +441,7 @@ impl ExactForm {
             summary_prefix: self.value("exact_summary_prefix"),
             summary_overflow: [SummaryOverflow::Keep, SummaryOverflow::Resummarise]
                 [pick("exact_overflow")?],
+            counter: Counter::ALL[pick("exact_counter")?],
             ..self.base.clone()
         };
         exact
@@ -553,6 +580,39 @@ mod tests {
             ExactForm::of(&Exact::default()).unused("exact_keep_n"),
             None
         );
+    }
+
+    #[test]
+    fn the_counter_is_a_field_each_counter_offered_in_its_words() {
+        assert_eq!(
+            COUNTER_CHOICES.to_vec(),
+            Counter::ALL.map(|c| (c.slug(), c.label())).to_vec(),
+            "every counter, in its own words"
+        );
+        let mut form = ExactForm::of(&Exact::default());
+        assert_eq!(form.value("exact_counter"), "o200k");
+        assert!(!form.is_changed("exact_counter"));
+        for counter in Counter::ALL {
+            form.set("exact_counter", counter.slug().into());
+            assert_eq!(form.exact().unwrap().counter, counter);
+            assert_eq!(form.is_changed("exact_counter"), !counter.is_default());
+            // The counter measures; it does not make the rules exact.
+            assert!(!form.is_exact());
+        }
+        form.set("exact_counter", "tiktoken".into());
+        assert_eq!(
+            form.exact().unwrap_err(),
+            "Tokens counted with: \"tiktoken\" is not one of the choices."
+        );
+        // A preset's own counter is read, and kept.
+        let mut policy = exact::llamaindex(250).exact;
+        policy.counter = Counter::Tiktoken {
+            vocabulary: crate::engine::policy::Vocabulary::Cl100k,
+            chat: false,
+        };
+        let form = ExactForm::of(&policy);
+        assert_eq!(form.value("exact_counter"), "cl100k");
+        assert_eq!(form.exact().as_ref(), Ok(&policy));
     }
 
     #[test]

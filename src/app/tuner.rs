@@ -3,8 +3,11 @@
 //! in [`Route::errors`], said beside its field by `view::tuner::field_problem`); the prices,
 //! which the link does not hold, in [`TunerForm`], each as typed even when it is not a price, and
 //! with why beside itself ([`TunerForm::field_error`]), the cost staying at the last valid price
-//! meanwhile, as the corpus form's prices do.
+//! meanwhile, as the corpus form's prices do. How the presets compared are counted
+//! ([`Counting`]: each library's own counter or exact counts, and the language the simulated
+//! conversation is taken to be in) is the form's too.
 
+use crate::engine::policy::{SAMPLES, Sample};
 use crate::engine::run::Prices;
 use crate::route::{Route, TriggerKind};
 
@@ -22,6 +25,48 @@ pub enum TunerEdit {
     Compared(&'static str, bool),
     /// A price field ([`PRICE_FIELDS`]), as typed.
     Price(&'static str, String),
+    /// The presets' counter chosen, by its value ([`COUNTED_EXACT`] for exact counts; any
+    /// other is each library's own).
+    Counters(String),
+    /// The simulated conversation's language, by its sample's slug (one no sample has is
+    /// English).
+    Language(String),
+}
+
+/// The value of the counters' choice that switches every preset to exact counts.
+pub const COUNTED_EXACT: &str = "exact";
+/// The value of the counters' choice that keeps each library's own counter (the default).
+pub const COUNTED_OWN: &str = "own";
+
+/// How the presets compared are counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Counting {
+    /// Every preset switched to exact counts ([`crate::engine::policy::Counter::exact`]), as if
+    /// a tiktoken counter were passed to its library; else each keeps its library's own.
+    pub exact: bool,
+    /// The language the simulated conversation's text is taken to be in.
+    pub sample: Sample,
+}
+
+impl Default for Counting {
+    /// Each library's own counter, over English.
+    fn default() -> Self {
+        Counting {
+            exact: false,
+            sample: SAMPLES[0],
+        }
+    }
+}
+
+impl Counting {
+    /// The value of the counters' choice.
+    pub fn value(&self) -> &'static str {
+        if self.exact {
+            COUNTED_EXACT
+        } else {
+            COUNTED_OWN
+        }
+    }
 }
 
 /// The price fields: dollars per million tokens sent, and written.
@@ -31,7 +76,10 @@ impl TunerEdit {
     /// Whether the change is kept in the link ([`TunerEdit::apply`]) rather than in the form
     /// ([`TunerForm::edit`]).
     pub fn in_link(&self) -> bool {
-        !matches!(self, TunerEdit::Price(..))
+        !matches!(
+            self,
+            TunerEdit::Price(..) | TunerEdit::Counters(_) | TunerEdit::Language(_)
+        )
     }
 
     /// Applies a change kept in the link to `route`; a price changes nothing there.
@@ -45,7 +93,7 @@ impl TunerEdit {
                 }
             }
             TunerEdit::Compared(slug, on) => route.set_compared(slug, on),
-            TunerEdit::Price(..) => {}
+            TunerEdit::Price(..) | TunerEdit::Counters(_) | TunerEdit::Language(_) => {}
         }
     }
 }
@@ -56,6 +104,7 @@ pub struct TunerForm {
     input: f64,
     output: f64,
     typed: Vec<(&'static str, String)>,
+    counting: Counting,
 }
 
 impl Default for TunerForm {
@@ -65,6 +114,7 @@ impl Default for TunerForm {
             input: 2.5,
             output: 10.0,
             typed: Vec::new(),
+            counting: Counting::default(),
         }
     }
 }
@@ -72,8 +122,17 @@ impl Default for TunerForm {
 impl TunerForm {
     /// Records a price typed; a change kept in the link changes nothing here.
     pub fn edit(&mut self, edit: TunerEdit) {
-        let TunerEdit::Price(name, raw) = edit else {
-            return;
+        let (name, raw) = match edit {
+            TunerEdit::Price(name, raw) => (name, raw),
+            TunerEdit::Counters(value) => {
+                self.counting.exact = value == COUNTED_EXACT;
+                return;
+            }
+            TunerEdit::Language(slug) => {
+                self.counting.sample = Sample::from_slug(&slug);
+                return;
+            }
+            _ => return,
         };
         if let Ok(value) = read(name, &raw) {
             match name {
@@ -89,6 +148,11 @@ impl TunerForm {
     /// The prices the comparison's cost is computed at: the last valid ones.
     pub fn prices(&self) -> Prices {
         Prices::flat(self.input, self.output)
+    }
+
+    /// How the presets compared are counted.
+    pub fn counting(&self) -> Counting {
+        self.counting
     }
 
     /// What price field `name` shows: what was typed, or its value's text.
@@ -171,6 +235,33 @@ mod tests {
             (None, None)
         );
         assert_eq!(form.prices(), Prices::flat(3.0, 0.0));
+    }
+
+    #[test]
+    fn the_presets_counter_and_the_language_are_the_forms_not_the_links() {
+        let mut route = Route::parse("?tab=tuner");
+        let before = route.clone();
+        let mut form = TunerForm::default();
+        assert_eq!(form.counting(), Counting::default());
+        assert_eq!(form.counting().value(), COUNTED_OWN);
+        assert_eq!(form.counting().sample.label, "English");
+        for edit in [
+            TunerEdit::Counters(COUNTED_EXACT.into()),
+            TunerEdit::Language("chinese".into()),
+        ] {
+            assert!(!edit.in_link());
+            form.edit(edit.clone());
+            edit.apply(&mut route);
+        }
+        assert_eq!(route, before, "nothing of it is kept in the link");
+        assert!(form.counting().exact);
+        assert_eq!(form.counting().value(), COUNTED_EXACT);
+        assert_eq!(form.counting().sample.label, "Chinese");
+        assert_eq!(form.prices(), TunerForm::default().prices());
+        // Back to each library's own; a language no sample has is English.
+        form.edit(TunerEdit::Counters(COUNTED_OWN.into()));
+        form.edit(TunerEdit::Language("klingon".into()));
+        assert_eq!(form.counting(), Counting::default());
     }
 
     #[test]

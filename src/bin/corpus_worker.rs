@@ -87,6 +87,17 @@ mod worker {
         counter
             .load_from(encoding, &bytes)
             .map_err(|e| format!("the vocabulary {} does not load: {e}", init.vocab_url))?;
+        // The vocabularies the columns' counters read beyond the run's own.
+        for more in &init.more_vocabs {
+            let other: Encoding = more
+                .encoding
+                .parse()
+                .map_err(|_| format!("no encoding is called {}", more.encoding))?;
+            let bytes = fetch_bytes(&more.url).await?;
+            counter
+                .load_from(other, &bytes)
+                .map_err(|e| format!("the vocabulary {} does not load: {e}", more.url))?;
+        }
         let prepared = Prepared::from_init(&init, &counter)?;
         Ok(State { counter, prepared })
     }

@@ -589,7 +589,7 @@ pub const FIDELITY: [Fidelity; 8] = [
         version: Some("1.5.2"),
         source_file: "langchain/agents/middleware/summarization.py",
         exactness: Exactness::Identical,
-        differs: "request-identical at the traced trigger and keep; the default counter (count_tokens_approximately), the prompt and the model differ, and a reply's reported usage over the threshold would also fire it there",
+        differs: "request-identical at the traced trigger and keep, with the contract's word counter and with its default count_tokens_approximately; the prompt and the model differ, and a reply's reported usage over the threshold would also fire it there",
     },
     Fidelity {
         slug: "llamaindex-summary-buffer",
@@ -597,7 +597,7 @@ pub const FIDELITY: [Fidelity; 8] = [
         version: Some("0.14.25"),
         source_file: "llama_index/core/memory/chat_summary_memory_buffer.py",
         exactness: Exactness::Identical,
-        differs: "request-identical; its counter sees a message's content only (not a tool call's name and arguments), and its tokenizer, prompt and model are its own",
+        differs: "request-identical with a word counter, and with its default cl100k_base tokenizer on five of six conversations; its tokenizer counts the messages' contents joined by spaces as one text (a few tokens under the sum of theirs) and sees content only (not a tool call's name and arguments), and its prompt and model are its own",
     },
     Fidelity {
         slug: "openai-cookbook-session",

@@ -305,11 +305,7 @@ pub fn rough_estimate(text: &str) -> u32 {
 impl crate::engine::message::Vocabularies for TokenCounter {
     /// The vocabulary's count, or the rough estimate while it is pending (never 0 for a text).
     fn tokens(&self, vocabulary: crate::engine::message::Vocabulary, text: &str) -> u32 {
-        let encoding = match vocabulary {
-            crate::engine::message::Vocabulary::O200k => Encoding::O200kBase,
-            crate::engine::message::Vocabulary::Cl100k => Encoding::Cl100kBase,
-        };
-        self.count_with(encoding, text)
+        self.count_with(Encoding::of(vocabulary), text)
             .value()
             .unwrap_or_else(|| rough_estimate(text))
     }

@@ -26,6 +26,14 @@ impl Encoding {
     }
 
     /// The encoding tiktoken calls `name`, or `None` for a name it does not have.
+    /// The encoding of a policy's counter's vocabulary.
+    pub fn of(vocabulary: crate::engine::message::Vocabulary) -> Encoding {
+        match vocabulary {
+            crate::engine::message::Vocabulary::O200k => Encoding::O200kBase,
+            crate::engine::message::Vocabulary::Cl100k => Encoding::Cl100kBase,
+        }
+    }
+
     pub fn from_name(name: &str) -> Option<Encoding> {
         Encoding::ALL.into_iter().find(|e| e.name() == name)
     }

@@ -40,6 +40,12 @@ pub fn summary_line(policy: &Policy) -> String {
     if exact.tools_in_turn_only {
         parts.push("tool calls and their results are sent only within their own turn".to_owned());
     }
+    if !exact.counter.is_default() {
+        parts.push(format!(
+            "the dry runs count tokens with {}",
+            exact.counter.label()
+        ));
+    }
     parts.join("; ")
 }
 
@@ -467,10 +473,24 @@ mod tests {
                 other => panic!("no line written for the preset {other}"),
             }
         };
+        // Each is measured with its library's own counter, said last.
+        let counted = |slug: &str| match slug {
+            "langchain-summary-buffer" => {
+                "; the dry runs count tokens with o200k_base with the chat format's overhead (exact)"
+            }
+            "langchain-v1-middleware" => {
+                "; the dry runs count tokens with LangChain's count_tokens_approximately"
+            }
+            "llamaindex-summary-buffer" => "; the dry runs count tokens with cl100k_base (exact)",
+            "codex-cli" | "claude-code" | "gemini-cli" => {
+                "; the dry runs count tokens with the reply's reported usage"
+            }
+            _ => "",
+        };
         for preset in PEER_PRESETS {
             assert_eq!(
                 summary_line(&preset.policy(128_000)),
-                expected(preset.slug),
+                format!("{}{}", expected(preset.slug), counted(preset.slug)),
                 "{}",
                 preset.slug
             );
@@ -621,7 +641,7 @@ mod tests {
             before,
             format!("checked after each reply; {fires}; {keeps}; {SECOND_SYSTEM}")
         );
-        let cases: [(&str, &str, String); 10] = [
+        let cases: [(&str, &str, String); 11] = [
             (
                 "exact_counted",
                 "history",
@@ -679,6 +699,14 @@ mod tests {
                      when only the old summary would be folded, it is summarised again"
                 ),
             ),
+            (
+                "exact_counter",
+                "langchain-approx",
+                format!(
+                    "checked after each reply; {fires}; {keeps}; {SECOND_SYSTEM}; \
+                     the dry runs count tokens with LangChain's count_tokens_approximately"
+                ),
+            ),
         ];
         assert_eq!(
             cases.iter().map(|c| c.0).collect::<Vec<_>>(),
@@ -695,9 +723,12 @@ mod tests {
             };
             assert_eq!(summary_line(&policy), line, "{name} = {value}");
             assert_eq!(form.unused(name).is_some(), line == before, "{name}");
-            assert_eq!(fold_label(&form), "10 more: 9 at their defaults, 1 changed");
+            assert_eq!(
+                fold_label(&form),
+                "11 more: 10 at their defaults, 1 changed"
+            );
             form.regroup();
-            assert_eq!(fold_label(&form), "9 more at their defaults");
+            assert_eq!(fold_label(&form), "10 more at their defaults");
             for field in EXACT_FIELDS {
                 let this = field.name == name;
                 assert_eq!(form.is_open(field.name), this);

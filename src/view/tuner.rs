@@ -10,13 +10,16 @@
 //! choices. The chosen session stays out of the link (sessions are local to the browser).
 
 use crate::app::library::Library;
+use crate::app::tuner::Counting;
 use crate::engine::compare::{Comparison, compare, window_turns};
 use crate::engine::library_session::{Session, SessionSettings};
 use crate::engine::memory::MemoryState;
-use crate::engine::message::CountTokens;
+use crate::engine::message::{CountTokens, Role};
 use crate::engine::peers::{PolicyOutcome, Prices, outcome, preset, to_csv};
-use crate::engine::policy::{Counter, LoopRisk, Policy, PolicyError, TRIGGER_FIELDS, Trigger};
-use crate::engine::schedule::{Schedule, ScheduleInput, schedule};
+use crate::engine::policy::{
+    Counter, LoopRisk, Policy, PolicyError, Sample, TRIGGER_FIELDS, Trigger,
+};
+use crate::engine::schedule::{DEFAULT_TURN_SIZE, Schedule, ScheduleInput, TurnSize, schedule};
 use crate::route::{Route, TriggerKind};
 use crate::view::inspect::InspectView;
 
@@ -311,29 +314,101 @@ pub struct Compared {
     pub same_as_this_policy: bool,
     /// This policy's row drawn from the last valid parameters, while the fields are invalid.
     pub last_valid: bool,
+    /// The counter it is measured with, in words ([`counted_with`]).
+    pub counted_with: String,
 }
 
 /// The comparison of the Tuner's own policy (when its parameters are valid) and the chosen
 /// presets of other systems over the Tuner's simulated conversation, at the window the link
 /// sets (the window trigger's default otherwise).
 pub fn compare_policies(route: &Route, presets: &[&str], prices: Prices) -> Vec<Compared> {
-    compare_policies_on(route, None, presets, prices, None)
+    compare_policies_on(route, None, presets, prices, None, &Counting::default())
 }
 
 /// [`compare_policies`] over `conversation` (a session's real sizes), or over the simulated
 /// conversation when there is none; while the parameters are invalid, this policy's row is
 /// `last`'s, marked.
 /// A preset's `parameters` in the comparison's CSV: its source (which names its library's own
-/// counter) at the window. The Tuner's sizes are its own o200k_base counts (a simulated
-/// conversation has no text to count otherwise), so a preset with another counter says so.
-fn preset_parameters(source: &str, context: u32, counter: Counter) -> String {
-    if counter.is_default() {
-        format!("{source} at a {context}-token window")
+/// counter, `own`) at the window, and what it was measured with here (`used`: its own, or
+/// o200k_base when switched to exact counts): on the simulated conversation, the counter's count
+/// of the language's sample scaled to the turns' sizes; on a session, the Tuner's o200k_base
+/// counts of its messages.
+fn preset_parameters(
+    source: &str,
+    context: u32,
+    own: Counter,
+    used: Counter,
+    simulated: Option<&Sample>,
+) -> String {
+    let switched = if used == own {
+        String::new()
+    } else {
+        format!("; switched to {} in place of its default", used.label())
+    };
+    let sized = match simulated {
+        _ if used.is_default() => String::new(),
+        Some(sample) if used != Counter::Reported => format!(
+            "; sized with {} over a simulated {} conversation (a sample text's count scaled to each turn's o200k_base size)",
+            used.label(),
+            sample.label
+        ),
+        _ => format!(
+            "; sized here with the Tuner's o200k_base counts, not {}",
+            used.label()
+        ),
+    };
+    format!("{source} at a {context}-token window{switched}{sized}")
+}
+
+/// What the comparison's "Counted with" column says of a policy measured with `used` whose
+/// library's own counter is `own`.
+pub fn counted_with(own: Counter, used: Counter) -> String {
+    if own == used {
+        used.label().to_owned()
+    } else {
+        format!("{} (switched from {})", used.label(), own.label())
+    }
+}
+
+/// How the comparison's counters apply to the conversation, said under the table.
+pub fn counting_note(simulated: bool, counting: &Counting) -> String {
+    let which = if counting.exact {
+        "Each preset is measured with exact o200k_base counts, as if a tiktoken counter were passed to its library (a system that fires on the reply's reported usage keeps it)"
+    } else {
+        "Each preset is measured with its library's own default counter, as the library runs when none is passed"
+    };
+    if simulated {
+        format!(
+            "{which}; its tokens are that counter's. The simulated conversation has no text: its turn sizes are o200k_base tokens of {} text, and another counter's count of a message is its count of a {} sample text (measured against the libraries) scaled to that size; the reply's reported usage is the Tuner's own o200k_base count.",
+            counting.sample.label, counting.sample.label
+        )
     } else {
         format!(
-            "{source} at a {context}-token window; sized here with the Tuner's o200k_base counts, not {}",
-            counter.label()
+            "{which}. On this conversation every message is sized with the Tuner's o200k_base counts, whatever the counter."
         )
+    }
+}
+
+/// The simulated conversation of the link as a policy measured with `counter` sees it, its
+/// text taken to be in `sample`'s language ([`Counter::simulated`]): the link's own sizes for
+/// the default counter, and for the reply's reported usage, which the Tuner's own counts stand
+/// in for (the server's count of the text; a dry run has no server).
+pub fn simulated_counted(route: &Route, counter: Counter, sample: &Sample) -> ScheduleInput {
+    let base = simulated_input(route);
+    if counter.is_default() || counter == Counter::Reported {
+        return base;
+    }
+    let size = TurnSize {
+        user: counter.simulated(Role::User, DEFAULT_TURN_SIZE.user, sample),
+        assistant: counter.simulated(Role::Assistant, DEFAULT_TURN_SIZE.assistant, sample),
+    };
+    ScheduleInput {
+        turns: base.turns,
+        sizes: vec![size; base.turns as usize],
+        system_tokens: counter.simulated(Role::System, base.system_tokens, sample)
+            + counter.per_request(),
+        summary_tokens: counter.simulated(Role::System, base.summary_tokens, sample),
+        summary_sizes: Vec::new(),
     }
 }
 
@@ -343,6 +418,7 @@ pub fn compare_policies_on(
     presets: &[&str],
     prices: Prices,
     last: Option<&LastValid>,
+    counting: &Counting,
 ) -> Vec<Compared> {
     let simulated = simulated_input(route);
     let input = conversation.unwrap_or(&simulated);
@@ -361,15 +437,28 @@ pub fn compare_policies_on(
             outcome: row,
             same_as_this_policy: false,
             last_valid,
+            counted_with: counted_with(policy.exact.counter, policy.exact.counter),
         })
     });
     let own_requests: Option<Vec<u64>> = own
         .as_ref()
         .map(|o| o.outcome.schedule.rows.iter().map(|r| r.tokens).collect());
     let presets = presets.iter().filter_map(|slug| preset(slug)).map(|p| {
-        let policy = p.policy(context);
+        let mut policy = p.policy(context);
+        let own = policy.exact.counter;
+        let used = if counting.exact { own.exact() } else { own };
+        policy.exact.counter = used;
+        let counted;
+        let input = match conversation {
+            Some(input) => input,
+            None => {
+                counted = simulated_counted(route, used, &counting.sample);
+                &counted
+            }
+        };
+        let simulated = conversation.is_none().then_some(&counting.sample);
         let mut row = outcome(p.system, &policy, input, context, prices);
-        row.parameters = preset_parameters(p.source, context, policy.exact.counter);
+        row.parameters = preset_parameters(p.source, context, own, used, simulated);
         let same = own_requests.as_ref().is_some_and(|own| {
             own.iter()
                 .copied()
@@ -379,6 +468,7 @@ pub fn compare_policies_on(
             outcome: row,
             same_as_this_policy: same,
             last_valid: false,
+            counted_with: counted_with(own, used),
         }
     });
     own.into_iter().chain(presets).collect()
@@ -429,6 +519,7 @@ mod tests {
     use super::*;
     use crate::app::library::Entry;
     use crate::engine::message::WordCounter;
+    use crate::engine::policy::SAMPLES;
     use crate::engine::session::synthetic;
 
     #[test]
@@ -472,6 +563,7 @@ mod tests {
             &["codex-cli", "gemini-cli"],
             prices,
             None,
+            &Counting::default(),
         );
         assert_eq!(rows.len(), 3);
         assert!(
@@ -618,6 +710,173 @@ mod tests {
         assert_eq!(rows.len(), 1);
     }
 
+    #[test]
+    fn a_counter_sizes_the_simulated_conversation_by_its_languages_sample() {
+        let route = Route::parse("?tab=tuner&turns=3");
+        let english = SAMPLES[0];
+        assert_eq!(
+            simulated_counted(&route, Counter::O200K, &english),
+            simulated_input(&route)
+        );
+        assert_eq!(
+            simulated_counted(&route, Counter::Reported, &english),
+            simulated_input(&route),
+            "the reply's reported usage is the Tuner's own count"
+        );
+        // Worked by hand from the English sample (63 o200k_base tokens, 156 characters): a
+        // 30-token question is 74 characters, with "user" 78, a quarter rounded up 20, plus 3.
+        let langchain = simulated_counted(&route, Counter::LangChainApprox, &english);
+        assert_eq!(
+            langchain.sizes,
+            [TurnSize {
+                user: 23,
+                assistant: 61
+            }; 3]
+        );
+        // 300 tokens: 743 characters and "system", 188 + 3; the summary's 150: 371 + 6, 95 + 3.
+        assert_eq!(
+            (langchain.system_tokens, langchain.summary_tokens),
+            (191, 98)
+        );
+        // cl100k_base with the chat format on Hindi: 30 × 152 / 42 = 109, plus 3 and the role.
+        let hindi = Sample::from_slug("hindi");
+        let cl100k_chat = Counter::Tiktoken {
+            vocabulary: crate::engine::message::Vocabulary::Cl100k,
+            chat: true,
+        };
+        let counted = simulated_counted(&route, cl100k_chat, &hindi);
+        assert_eq!(counted.sizes[0].user, 113);
+        assert_eq!(
+            counted.system_tokens,
+            1086 + 4 + 3,
+            "and the reply's priming once"
+        );
+    }
+
+    #[test]
+    fn switching_the_presets_to_exact_counts_moves_their_schedule() {
+        let prices = Prices::flat(1.0, 1.0);
+        let route = Route::parse("?tab=tuner&turns=60");
+        let presets = [
+            "langchain-v1-middleware",
+            "llamaindex-summary-buffer",
+            "codex-cli",
+        ];
+        let first = |rows: &[Compared]| -> Vec<Option<u32>> {
+            rows.iter().map(|r| r.outcome.first_fold).collect()
+        };
+        let own = compare_policies_on(&route, None, &presets, prices, None, &Counting::default());
+        let exact = Counting {
+            exact: true,
+            ..Counting::default()
+        };
+        let switched = compare_policies_on(&route, None, &presets, prices, None, &exact);
+        // The middleware counts the messages, not the system prompt. Exact o200k_base: 120 a
+        // turn and the 30-token question reach 4,000 in the request of turn 35 (33 × 120 + 30),
+        // summarised before it: shown after turn 34. LangChain's own count of English with
+        // figures is lower (84 a turn, the question 23): turn 48's request is 47 × 84 + 23 =
+        // 3,971, turn 49's 4,055, so shown after turn 48.
+        assert_eq!(switched[1].outcome.first_fold, Some(34));
+        assert_eq!(own[1].outcome.first_fold, Some(48), "{:?}", first(&own));
+        assert_ne!(
+            own[1].outcome.schedule, switched[1].outcome.schedule,
+            "the plotted schedule moves"
+        );
+        assert_eq!(
+            own[1].counted_with,
+            "LangChain's count_tokens_approximately"
+        );
+        assert_eq!(
+            switched[1].counted_with,
+            "o200k_base (exact) (switched from LangChain's count_tokens_approximately)"
+        );
+        assert_eq!(
+            switched[2].counted_with,
+            "o200k_base (exact) (switched from cl100k_base (exact))"
+        );
+        // The reply's reported usage is already exact: Codex stays as it was.
+        assert_eq!(own[3].counted_with, "the reply's reported usage");
+        assert_eq!(own[3].outcome, switched[3].outcome);
+        // This policy is o200k_base either way.
+        assert_eq!(own[0].outcome, switched[0].outcome);
+        assert_eq!(own[0].counted_with, "o200k_base (exact)");
+        // The CSV names what each was measured with.
+        let csv = comparison_csv(&switched);
+        assert!(
+            csv.contains("switched to o200k_base (exact) in place of its default"),
+            "{csv}"
+        );
+        let csv = comparison_csv(&own);
+        assert!(
+            csv.contains("sized with LangChain's count_tokens_approximately over a simulated English conversation"),
+            "{csv}"
+        );
+        // On Chinese, LangChain's own count is far lower still; on Hindi, LlamaIndex's
+        // cl100k_base far higher: it folds earlier than exact counts say.
+        let chinese = Counting {
+            sample: Sample::from_slug("chinese"),
+            ..Counting::default()
+        };
+        let rows = compare_policies_on(&route, None, &presets, prices, None, &chinese);
+        assert!(
+            rows[1]
+                .outcome
+                .first_fold
+                .is_none_or(|t| t > own[1].outcome.first_fold.unwrap()),
+            "{:?}",
+            first(&rows)
+        );
+        let hindi = Counting {
+            sample: Sample::from_slug("hindi"),
+            ..Counting::default()
+        };
+        let rows = compare_policies_on(&route, None, &presets, prices, None, &hindi);
+        let exact_hindi = compare_policies_on(
+            &route,
+            None,
+            &presets,
+            prices,
+            None,
+            &Counting {
+                exact: true,
+                ..hindi
+            },
+        );
+        assert!(
+            rows[2].outcome.first_fold.unwrap() < exact_hindi[2].outcome.first_fold.unwrap(),
+            "{:?} {:?}",
+            first(&rows),
+            first(&exact_hindi)
+        );
+        // A session's sizes are the Tuner's own counts, and the CSV and the note say so.
+        let sizes = simulated_input(&route);
+        let rows = compare_policies_on(
+            &route,
+            Some(&sizes),
+            &presets,
+            prices,
+            None,
+            &Counting::default(),
+        );
+        assert!(
+            comparison_csv(&rows).contains("sized here with the Tuner's o200k_base counts, not LangChain's count_tokens_approximately")
+        );
+        assert!(
+            counting_note(false, &Counting::default())
+                .contains("sized with the Tuner's o200k_base counts")
+        );
+        let note = counting_note(true, &chinese);
+        assert!(
+            note.starts_with("Each preset is measured with its library's own default counter")
+                && note.contains("o200k_base tokens of Chinese text"),
+            "{note}"
+        );
+        assert!(
+            counting_note(true, &exact)
+                .starts_with("Each preset is measured with exact o200k_base counts")
+        );
+    }
+
     // An invalid pair read "keep (8) must be smaller than max_turns (6)" above the heading, in
     // the parameters' internal names, and the chart became an empty plot.
     #[test]
@@ -658,7 +917,7 @@ mod tests {
         assert_eq!(Tuner::on_after(&good, None, Some(&last)).last_valid, None);
         // The comparison keeps this policy's row too, marked.
         let prices = Prices::flat(1.0, 1.0);
-        let rows = compare_policies_on(&bad, None, &[], prices, Some(&last));
+        let rows = compare_policies_on(&bad, None, &[], prices, Some(&last), &Counting::default());
         assert_eq!(rows.len(), 1);
         assert!(rows[0].last_valid);
         assert_eq!(

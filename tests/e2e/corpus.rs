@@ -285,6 +285,37 @@ async fn all_of_one_import_is_that_files_conversations_and_a_broken_json_line_is
     same_csv(&corpus.csv().await, &cli_rows(Path::new(&sharegpt), &three));
 }
 
+/// A LlamaIndex column counts in cl100k_base: the workers load that vocabulary beside the
+/// run's own o200k_base, and the page's CSV is the tool's, which loads both. The workers held
+/// only the run's vocabulary and counted that column with the rough estimate.
+#[tokio::test]
+async fn a_llamaindex_column_counts_in_cl100k_base_in_the_workers_as_the_tool_does() {
+    let dir = TempDir::new();
+    let path = dir.write("sharegpt.json", &dataset(20));
+    let browser = Browser::new().await;
+    let inspect = InspectPage::open_counted(&browser).await;
+    inspect.import(&path).await;
+    inspect.wait_sessions(20).await;
+    let corpus = CorpusPage::open(&browser).await;
+    corpus.tick("llamaindex-summary-buffer").await;
+    let ticked = corpus.ticked().await;
+    assert!(
+        ticked.iter().any(|p| p == "llamaindex-summary-buffer"),
+        "{ticked:?}"
+    );
+    corpus.compare().await;
+    let done = corpus
+        .wait_progress(Duration::from_secs(300), "the run's end", |p| {
+            p.phase != "running"
+        })
+        .await;
+    assert_eq!((done.phase.as_str(), done.total), ("done", 20), "{done:?}");
+    corpus.wait_table().await;
+    same_csv(&corpus.csv().await, &cli_rows(Path::new(&path), &ticked));
+    assert!(browser.console_errors().await.is_empty());
+    browser.close().await;
+}
+
 /// The run never holds the main thread for more than 50 ms of its own work, from Compare to
 /// the table, right after a large import (whose writes to IndexedDB go on meanwhile).
 ///

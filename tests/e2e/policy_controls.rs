@@ -347,7 +347,7 @@ async fn a_changed_exact_field_is_marked_and_said_in_the_line_and_reset_unmarks_
     chat.open_exact().await;
     assert_eq!(chat.exact_marks("exact_check").await, (false, false, false));
     let folded = browser.text_content("policy-exact-defaults").await;
-    assert!(folded.contains("10 more at their defaults"), "{folded}");
+    assert!(folded.contains("11 more at their defaults"), "{folded}");
 
     chat.choose("policy-exact_check", "before_request").await;
     browser
@@ -396,6 +396,23 @@ async fn a_changed_exact_field_is_marked_and_said_in_the_line_and_reset_unmarks_
             "the line back to today's rules",
         )
         .await;
+    // The counter is a field too (issue #39): picked, it is said in the line, and marked.
+    chat.open_exact().await;
+    chat.choose("policy-exact_counter", "langchain-approx")
+        .await;
+    browser
+        .wait_text_contains(
+            "policy-exact-summary",
+            "the dry runs count tokens with LangChain's count_tokens_approximately",
+            "the line to name the counter",
+        )
+        .await;
+    assert_eq!(chat.exact_marks("exact_counter").await, (true, true, true));
+    browser.click_testid("policy-exact_counter-reset").await;
+    browser
+        .wait_gone("policy-exact_counter-reset", "Reset to go with the mark")
+        .await;
+    assert_eq!(browser.value_of("policy-exact_counter").await, "o200k");
     let errors = browser.console_errors().await;
     assert!(errors.is_empty(), "console errors: {errors:#?}");
     browser.close().await;

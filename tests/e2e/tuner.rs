@@ -636,3 +636,103 @@ async fn the_presets_compared_are_remembered_on_reload() {
     assert!(browser.console_errors().await.is_empty());
     browser.close().await;
 }
+
+// Issue #39: the Tuner predicted every preset with exact o200k_base counts, while LangChain's
+// middleware fires on its own count_tokens_approximately. Each preset now names the counter it
+// is measured with, and switching the presets to exact counts moves the plotted schedule.
+#[tokio::test]
+async fn a_presets_counter_is_shown_and_switching_to_exact_counts_moves_its_schedule() {
+    let browser = Browser::new().await;
+    let tuner = TunerPage::new(&browser);
+    browser.open("?tab=tuner&turns=60").await;
+    tuner.compare("langchain-v1-middleware").await;
+    tuner
+        .wait_compare_rows(2, "this policy and LangChain's middleware")
+        .await;
+    let system = preset("langchain-v1-middleware").unwrap().system;
+    let note = browser.wait_testid("compare-counting").await;
+    let said = note.text().await.unwrap();
+    assert!(
+        said.contains("its library's own default counter") && said.contains("English"),
+        "{said}"
+    );
+    // Figures worked by hand in view::tuner's native test: LangChain's own count of the
+    // simulated English turns first reaches 4,000 after turn 48, exact o200k_base after 34.
+    assert_eq!(
+        tuner.compare_cells(system, &[4, 7]).await,
+        ["48", "LangChain's count_tokens_approximately"]
+    );
+    assert_eq!(
+        tuner.compare_cells("this policy", &[7]).await,
+        ["o200k_base (exact)"]
+    );
+    let before = tuner.compare_line_styles().await;
+    browser
+        .wait_testid("compare-counters")
+        .await
+        .select_by_value("exact")
+        .await
+        .unwrap();
+    query::wait(
+        &browser,
+        &format!("[data-testid=compare-row][data-policy='{system}'] [data-testid=compare-counter]"),
+        query::Until::Contains(query::Field::text(), "switched from"),
+        "the preset switched to exact counts",
+    )
+    .await;
+    assert_eq!(
+        tuner.compare_cells(system, &[4, 7]).await,
+        [
+            "34",
+            "o200k_base (exact) (switched from LangChain's count_tokens_approximately)"
+        ]
+    );
+    let after = tuner.compare_line_styles().await;
+    assert_eq!(before[0].1, after[0].1, "this policy's line stays");
+    assert_ne!(before[1].1, after[1].1, "the preset's line moves");
+    let said = browser
+        .wait_testid("compare-counting")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(said.contains("exact o200k_base counts"), "{said}");
+    // The CSV's parameters name the counter each was measured with.
+    let csv = tuner.csv().await;
+    let row = csv
+        .lines()
+        .find(|r| r.starts_with(system))
+        .unwrap_or_else(|| panic!("{csv}"));
+    assert!(
+        row.contains("switched to o200k_base (exact) in place of its default"),
+        "{row}"
+    );
+    // Back to its own counter over Chinese text: LangChain counts far fewer tokens there, so
+    // the middleware fires later than over English, or not within the 60 turns.
+    browser
+        .wait_testid("compare-counters")
+        .await
+        .select_by_value("own")
+        .await
+        .unwrap();
+    browser
+        .wait_testid("tuner-language")
+        .await
+        .select_by_value("chinese")
+        .await
+        .unwrap();
+    query::wait(
+        &browser,
+        &query::testid("compare-counting"),
+        query::Until::Contains(query::Field::text(), "Chinese"),
+        "the note to name the language",
+    )
+    .await;
+    let first = tuner.compare_cells(system, &[4]).await.swap_remove(0);
+    assert!(
+        first == "never" || first.parse::<u32>().unwrap() > 48,
+        "{first}"
+    );
+    assert!(browser.console_errors().await.is_empty());
+    browser.close().await;
+}

@@ -123,15 +123,16 @@ class Trace:
             raise SystemExit(f"{self.body['shape']}: request {len(self.body['requests']) + 1} holds no user or tool message of the conversation: {entries}")
         self.request(answers, entries)
 
-    def write(self, slug, summariser_calls):
-        """Writes the trace to OUT/<slug>/<shape>.json (and to SHARE when it exists)."""
+    def write(self, slug, summariser_calls, under=None):
+        """Writes the trace to OUT/<slug>/<shape>.json, or OUT/<slug>/<under>/<shape>.json (and
+        to SHARE when it exists)."""
         self.body["summariser_calls"] = summariser_calls
-        path = OUT / slug / f"{self.body['shape']}.json"
+        path = OUT / slug / (under or "") / f"{self.body['shape']}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(self.body, indent=1) + "\n", encoding="ascii")
         if SHARE is not None:
-            (SHARE / slug).mkdir(parents=True, exist_ok=True)
-            shutil.copy(path, SHARE / slug / path.name)
+            (SHARE / slug / (under or "")).mkdir(parents=True, exist_ok=True)
+            shutil.copy(path, SHARE / slug / (under or "") / path.name)
         return path
 
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Drives langchain 1.x's real SummarizationMiddleware inside a real `create_agent` (a LangGraph
 agent with an in-memory checkpointer, one thread per conversation) through every fidelity
-conversation, and writes traces/langchain-v1-middleware/<shape>.json.
+conversation, and writes traces/langchain-v1-middleware/<shape>.json; then again with the
+middleware's default counter (count_tokens_approximately, none passed) into
+traces/langchain-v1-middleware/default-counter/<shape>.json.
 
 The chat model is a fake that records every request and answers with the next scripted
 assistant message; a tool `lookup` returns the scripted result of each call, so the agent's own
@@ -33,7 +35,13 @@ def word_counter(messages):
     return sum(lc_tokens(m) for m in messages)
 
 
-def run(shape):
+DEFAULT_COUNTER_NOTES = [
+    "No token_counter is passed: the middleware counts with its default, langchain-core's count_tokens_approximately; the fake chat model reports no usage_metadata.",
+    NOTES[1],
+]
+
+
+def run(shape, default_counter=False):
     conversation = load(shape)
     summariser = Summariser()
     results = {m["tool_call_id"]: m["content"] for m in conversation["messages"] if m["role"] == "tool"}
@@ -47,13 +55,14 @@ def run(shape):
         model=FakeSummariser(summariser=summariser),
         trigger=tuple(PARAMS["trigger"]),
         keep=tuple(PARAMS["keep"]),
-        token_counter=word_counter,
+        **({} if default_counter else {"token_counter": word_counter}),
     )
     script = [m for m in conversation["messages"] if m["role"] == "assistant"]
     chat = RecordingChat(script=script, requests=[])
     agent = create_agent(model=chat, tools=[lookup], system_prompt=conversation["system"], middleware=[middleware], checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": shape}}
-    trace = Trace(conversation, "langchain", version("langchain"), "langchain/agents/middleware/summarization.py", PARAMS, NOTES)
+    notes = DEFAULT_COUNTER_NOTES if default_counter else NOTES
+    trace = Trace(conversation, "langchain", version("langchain"), "langchain/agents/middleware/summarization.py", PARAMS, notes)
     for message in conversation["messages"]:
         if message["role"] != "user":
             continue
@@ -62,9 +71,11 @@ def run(shape):
         trace.request_auto([trace.entry(lc_role(m), lc_text(m)) for m in request])
     if chat.script:
         raise SystemExit(f"{shape}: {len(chat.script)} scripted assistant messages were never asked for")
-    return trace.write(SLUG, summariser.calls)
+    return trace.write(SLUG, summariser.calls, "default-counter" if default_counter else None)
 
 
 if __name__ == "__main__":
     for shape in shapes():
         print(run(shape))
+    for shape in shapes():
+        print(run(shape, default_counter=True))

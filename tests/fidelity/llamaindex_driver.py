@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Drives llama-index-core's real ChatSummaryMemoryBuffer through every fidelity conversation
-and writes traces/llamaindex-summary-buffer/<shape>.json.
+and writes traces/llamaindex-summary-buffer/<shape>.json; then again with the buffer's default
+tokenizer (tiktoken's cl100k_base, from the cache llama-index-core ships; none passed) into
+traces/llamaindex-summary-buffer/default-counter/<shape>.json.
 
 The memory is used the way llama-index-core's FunctionAgent uses its memory
 (llama_index/core/agent/workflow/base_agent.py `init_run`, function_agent.py `take_step` and
@@ -57,11 +59,19 @@ def to_chat_message(message):
     return ChatMessage(role=role, content=message["content"], additional_kwargs=kwargs)
 
 
-def run(shape):
+DEFAULT_COUNTER_NOTES = [
+    "No tokenizer_fn is passed: the buffer counts a message's content with its default tokenizer, tiktoken's cl100k_base (the cache llama-index-core ships; downloads refused).",
+    NOTES[1],
+]
+
+
+def run(shape, default_counter=False):
     conversation = load(shape)
     summariser = Summariser()
-    memory = ChatSummaryMemoryBuffer.from_defaults(llm=FakeSummariserLLM(summariser=summariser), tokenizer_fn=str.split, **PARAMS)
-    trace = Trace(conversation, "llama-index-core", version("llama-index-core"), "llama_index/core/memory/chat_summary_memory_buffer.py", PARAMS, NOTES)
+    tokenizer = {} if default_counter else {"tokenizer_fn": str.split}
+    memory = ChatSummaryMemoryBuffer.from_defaults(llm=FakeSummariserLLM(summariser=summariser), **tokenizer, **PARAMS)
+    notes = DEFAULT_COUNTER_NOTES if default_counter else NOTES
+    trace = Trace(conversation, "llama-index-core", version("llama-index-core"), "llama_index/core/memory/chat_summary_memory_buffer.py", PARAMS, notes)
     system = ChatMessage(role=MessageRole.SYSTEM, content=conversation["system"])
     for user_index, replies in turns(conversation):
         memory.put(to_chat_message(conversation["messages"][user_index]))
@@ -75,9 +85,22 @@ def run(shape):
             scratchpad.append(to_chat_message(message))
             answers = index
         memory.put_messages(scratchpad)
-    return trace.write(SLUG, summariser.calls)
+    return trace.write(SLUG, summariser.calls, "default-counter" if default_counter else None)
+
+
+def refuse_downloads():
+    """The default tokenizer must come from the cache llama-index-core ships."""
+    import tiktoken.load
+
+    def refuse(path):
+        raise SystemExit(f"llamaindex_driver.py: tiktoken tried to download {path}; the vocabulary must come from llama-index-core's cache")
+
+    tiktoken.load.read_file = refuse
 
 
 if __name__ == "__main__":
     for shape in shapes():
         print(run(shape))
+    refuse_downloads()
+    for shape in shapes():
+        print(run(shape, default_counter=True))

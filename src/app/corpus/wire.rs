@@ -16,6 +16,8 @@
 //! - The answer, JSON text: per conversation its rows, or why it could not be measured.
 
 use serde::{Deserialize, Serialize};
+
+use crate::engine::policy::{Policy, Vocabulary};
 use thiserror::Error;
 
 /// The first message to a worker.
@@ -28,6 +30,37 @@ pub struct WorkerInit {
     pub columns: Vec<ColumnWire>,
     /// The window, the assumed summary size and whether the replay runs, as JSON.
     pub settings: serde_json::Value,
+    /// The other vocabularies the columns' counters read ([`vocabularies_needed`]: a LlamaIndex
+    /// column counts in cl100k_base), loaded beside the run's own; none when absent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub more_vocabs: Vec<VocabWire>,
+}
+
+/// A vocabulary a worker loads besides the run's own.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VocabWire {
+    /// The encoding's name (`cl100k_base`).
+    pub encoding: String,
+    /// The URL of its file, as the page's build named it.
+    pub url: String,
+}
+
+/// The vocabularies the counters of `policies` read that a run counting in `run` does not
+/// hold already, each once, in the order first needed.
+pub fn vocabularies_needed<'a>(
+    policies: impl IntoIterator<Item = &'a Policy>,
+    run: Vocabulary,
+) -> Vec<Vocabulary> {
+    let mut out = Vec::new();
+    for policy in policies {
+        if let Some(v) = policy.exact.counter.vocabulary()
+            && v != run
+            && !out.contains(&v)
+        {
+            out.push(v);
+        }
+    }
+    out
 }
 
 /// One compared policy as it travels to a worker.
@@ -222,8 +255,47 @@ mod tests {
                 },
             ],
             settings: serde_json::json!({"window": 8000}),
+            more_vocabs: vec![VocabWire {
+                encoding: "cl100k_base".into(),
+                url: "/cl100k_base-4567.smv".into(),
+            }],
         };
         let text = serde_json::to_string(&init).unwrap();
         assert_eq!(serde_json::from_str::<WorkerInit>(&text).unwrap(), init);
+        // An init written before the field reads with none.
+        let mut older: serde_json::Value = serde_json::from_str(&text).unwrap();
+        older.as_object_mut().unwrap().remove("more_vocabs");
+        let older: WorkerInit = serde_json::from_value(older).unwrap();
+        assert!(older.more_vocabs.is_empty());
+    }
+
+    // The corpus worker loaded only the run's vocabulary, so a LlamaIndex column (cl100k_base)
+    // was counted with the rough estimate there.
+    #[test]
+    fn a_column_counting_in_another_vocabulary_asks_the_worker_for_it() {
+        use crate::engine::peers::preset;
+        use crate::engine::policy::Counter;
+        let policy = |slug: &str| preset(slug).unwrap().policy(8_000);
+        let columns = [
+            policy("langchain-v1-middleware"),
+            policy("llamaindex-summary-buffer"),
+            policy("codex-cli"),
+            policy("llamaindex-summary-buffer"),
+            Policy::default(),
+        ];
+        assert_eq!(
+            vocabularies_needed(&columns, Vocabulary::O200k),
+            [Vocabulary::Cl100k],
+            "cl100k_base once; the reported usage is o200k_base, the run's own"
+        );
+        assert_eq!(
+            vocabularies_needed(&columns, Vocabulary::Cl100k),
+            [Vocabulary::O200k],
+            "a run in cl100k_base needs o200k_base for the reported usage"
+        );
+        assert!(vocabularies_needed(&columns[..1], Vocabulary::O200k).is_empty());
+        // The default counter is the run's own count, whatever its vocabulary.
+        assert_eq!(Counter::O200K.vocabulary(), None);
+        assert_eq!(Counter::LangChainApprox.vocabulary(), None);
     }
 }

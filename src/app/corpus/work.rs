@@ -123,6 +123,7 @@ mod tests {
                 replay: true,
             })
             .unwrap(),
+            more_vocabs: Vec::new(),
         }
     }
 

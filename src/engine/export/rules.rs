@@ -4,7 +4,8 @@
 
 use crate::engine::peers::exact;
 use crate::engine::policy::{
-    FoldMode, Keep, Placement, Policy, ShareOf, SummaryAt, SummaryFormat, Trigger,
+    Counter, FoldMode, Keep, Placement, Policy, ShareOf, SummaryAt, SummaryFormat, Trigger,
+    Vocabulary,
 };
 
 use super::ExportContext;
@@ -423,7 +424,9 @@ fn lc_middleware(
     lc_sentences(policy, &runs, system, &mut sentences);
     newest_sentence(policy, &runs, system, &mut sentences);
     sentences.extend(out);
-    let runs = carry(runs, policy, system, &mut sentences);
+    let mut runs = carry(runs, policy, system, &mut sentences);
+    let counter = lc_counter(policy.exact.counter, system, &mut sentences);
+    runs.exact.counter = counter;
     let size = |s: LcSize| if js { s.javascript() } else { s.python() };
     let none = if js { "undefined" } else { "None" };
     Mapped {
@@ -433,7 +436,50 @@ fn lc_middleware(
             ("TRIGGER", trigger.map_or(none.to_owned(), size)),
             ("KEEP", size(keep)),
             ("MAX_INPUT_TOKENS", window.to_string()),
+            ("COUNTER", counter_literal(counter, js)),
         ],
+    }
+}
+
+/// The counter a LangChain middleware snippet passes for a policy measured with `counter`:
+/// its own default (`count_tokens_approximately`), or exact tiktoken counts; any other is
+/// stood in for by exact o200k_base counts, said in a sentence.
+fn lc_counter(counter: Counter, system: &str, out: &mut Vec<String>) -> Counter {
+    match counter {
+        Counter::LangChainApprox | Counter::Tiktoken { .. } => counter,
+        other => {
+            out.push(format!(
+                "{system} cannot count with {}: the snippet passes exact o200k_base counts instead.",
+                other.label()
+            ));
+            Counter::O200K
+        }
+    }
+}
+
+/// The snippet's `COUNTER`: `None` (`null`) for the library's own default, else the tiktoken
+/// encoding and whether the chat format's overhead is added.
+fn counter_literal(counter: Counter, js: bool) -> String {
+    match counter {
+        Counter::Tiktoken { vocabulary, chat } => {
+            let name = encoding_name(vocabulary);
+            if js {
+                format!("[\"{name}\", {chat}]")
+            } else {
+                let chat = if chat { "True" } else { "False" };
+                format!("(\"{name}\", {chat})")
+            }
+        }
+        _ if js => "null".to_owned(),
+        _ => "None".to_owned(),
+    }
+}
+
+/// tiktoken's name of a vocabulary.
+fn encoding_name(vocabulary: Vocabulary) -> &'static str {
+    match vocabulary {
+        Vocabulary::O200k => "o200k_base",
+        Vocabulary::Cl100k => "cl100k_base",
     }
 }
 
@@ -568,10 +614,34 @@ pub(super) fn llamaindex(policy: &Policy, ctx: &ExportContext<'_>) -> Mapped {
     }
     newest_sentence(policy, &runs, system, &mut sentences);
     sentences.extend(out);
-    let runs = carry(runs, policy, system, &mut sentences);
+    let mut runs = carry(runs, policy, system, &mut sentences);
+    // Its tokenizer counts a message's content in one tiktoken vocabulary: its default,
+    // cl100k_base, or the one passed as tokenizer_fn.
+    let vocabulary = match policy.exact.counter {
+        Counter::Tiktoken {
+            vocabulary,
+            chat: false,
+        } => vocabulary,
+        other => {
+            sentences.push(format!(
+                "{system} counts a message's text with a tiktoken vocabulary, not with {}: the snippet counts exact o200k_base.",
+                other.label()
+            ));
+            Vocabulary::O200k
+        }
+    };
+    runs.exact.counter = Counter::Tiktoken {
+        vocabulary,
+        chat: false,
+    };
+    let tokenizer = match vocabulary {
+        // LlamaIndex's own default tokenizer.
+        Vocabulary::Cl100k => "None".to_owned(),
+        other => format!("\"{}\"", encoding_name(other)),
+    };
     Mapped {
         runs,
         differences: sentences,
-        fills: vec![("TOKEN_LIMIT", limit.to_string())],
+        fills: vec![("TOKEN_LIMIT", limit.to_string()), ("TOKENIZER", tokenizer)],
     }
 }

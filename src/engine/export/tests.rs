@@ -491,3 +491,94 @@ fn the_conversation_on_screen_plays_with_its_own_counts() {
     let diff = schedule_difference(&policy, &policy, &input);
     assert_eq!(diff.yours, [3, 4, 5, 6]);
 }
+
+// Issue #39: a snippet ran its library's default counter whatever the policy was measured
+// with. Each now passes the matching counter, or says the library's default is the one modelled.
+#[test]
+fn a_snippet_passes_the_counter_its_policy_is_measured_with() {
+    use crate::engine::peers::preset;
+    use crate::engine::policy::{Counter, Vocabulary};
+    let ctx = ctx();
+    let line = |code: &str, name: &str| -> String {
+        code.lines()
+            .find(|l| {
+                l.starts_with(&format!("{name} = "))
+                    || l.starts_with(&format!("export const {name} = "))
+            })
+            .unwrap_or_else(|| panic!("no {name} in:\n{code}"))
+            .to_owned()
+    };
+    // LangChain's middleware preset is measured with its default: the snippet keeps it.
+    let middleware = preset("langchain-v1-middleware").unwrap().policy(8_000);
+    assert_eq!(middleware.exact.counter, Counter::LangChainApprox);
+    let py = export(Target::LangchainMiddlewarePy, &middleware, &ctx);
+    assert!(py.exact, "{:?}", py.differences);
+    assert_eq!(line(&py.code, "COUNTER"), "COUNTER = None");
+    assert_eq!(py.runs.exact.counter, Counter::LangChainApprox);
+    let js = export(Target::LangchainMiddlewareJs, &middleware, &ctx);
+    assert_eq!(line(&js.code, "COUNTER"), "export const COUNTER = null;");
+    // Exact counts, as if a tiktoken counter were passed.
+    let mut exact_counts = middleware.clone();
+    exact_counts.exact.counter = Counter::O200K;
+    let py = export(Target::LangchainMiddlewarePy, &exact_counts, &ctx);
+    assert!(py.exact, "{:?}", py.differences);
+    assert_eq!(
+        line(&py.code, "COUNTER"),
+        "COUNTER = (\"o200k_base\", False)"
+    );
+    assert!(
+        py.code
+            .contains("token_counter=token_counter or default_counter()")
+    );
+    let js = export(Target::LangchainMiddlewareJs, &exact_counts, &ctx);
+    assert_eq!(
+        line(&js.code, "COUNTER"),
+        "export const COUNTER = [\"o200k_base\", false];"
+    );
+    let mut chat = middleware.clone();
+    chat.exact.counter = Counter::Tiktoken {
+        vocabulary: Vocabulary::Cl100k,
+        chat: true,
+    };
+    let py = export(Target::LangchainMiddlewarePy, &chat, &ctx);
+    assert_eq!(
+        line(&py.code, "COUNTER"),
+        "COUNTER = (\"cl100k_base\", True)"
+    );
+    assert_eq!(py.runs.exact.counter, chat.exact.counter);
+    // A counter the library cannot take is stood in for, and said.
+    let mut gemini = middleware.clone();
+    gemini.exact.counter = Counter::GeminiEstimate;
+    let py = export(Target::LangchainMiddlewarePy, &gemini, &ctx);
+    assert!(!py.exact);
+    assert_eq!(py.runs.exact.counter, Counter::O200K);
+    assert!(
+        py.differences.iter().any(|d| d
+            == "LangChain's middleware cannot count with Gemini CLI's character estimate: the snippet passes exact o200k_base counts instead."),
+        "{:?}",
+        py.differences
+    );
+    // LlamaIndex's preset counts in its default cl100k_base; exact o200k_base is passed as
+    // tokenizer_fn; LangChain's estimate it cannot take.
+    let llamaindex = preset("llamaindex-summary-buffer").unwrap().policy(8_000);
+    let out = export(Target::Llamaindex, &llamaindex, &ctx);
+    assert!(out.exact, "{:?}", out.differences);
+    assert_eq!(line(&out.code, "TOKENIZER"), "TOKENIZER = None");
+    let mut o200k = llamaindex.clone();
+    o200k.exact.counter = Counter::O200K;
+    let out = export(Target::Llamaindex, &o200k, &ctx);
+    assert!(out.exact, "{:?}", out.differences);
+    assert_eq!(line(&out.code, "TOKENIZER"), "TOKENIZER = \"o200k_base\"");
+    let mut approx = llamaindex.clone();
+    approx.exact.counter = Counter::LangChainApprox;
+    let out = export(Target::Llamaindex, &approx, &ctx);
+    assert!(!out.exact);
+    assert_eq!(out.runs.exact.counter, Counter::O200K);
+    assert!(
+        out.differences
+            .iter()
+            .any(|d| d.contains("not with LangChain's count_tokens_approximately")),
+        "{:?}",
+        out.differences
+    );
+}

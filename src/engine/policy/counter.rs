@@ -204,6 +204,17 @@ impl Counter {
         self == Counter::default()
     }
 
+    /// The vocabulary this counter reads beyond the run's own count: none for the default
+    /// (the run's count) and the estimates; o200k_base for the reply's reported usage.
+    pub fn vocabulary(self) -> Option<Vocabulary> {
+        match self {
+            _ if self.is_default() => None,
+            Counter::Tiktoken { vocabulary, .. } => Some(vocabulary),
+            Counter::Reported => Some(Vocabulary::O200k),
+            Counter::LangChainApprox | Counter::GeminiEstimate | Counter::Words => None,
+        }
+    }
+
     /// One message's size under this counter in a run counting with `run`: the message's own
     /// count for the default, else [`Counter::message`] over `run`'s vocabularies.
     pub fn sized(self, message: &Message, run: &dyn CountTokens) -> u32 {
@@ -385,6 +396,7 @@ fn utf16_len(text: &str) -> usize {
 }
 
 mod repr;
+pub mod simulated;
 
 #[cfg(test)]
 mod tests;

@@ -17,6 +17,7 @@ mod counter;
 mod exact;
 
 pub use crate::engine::message::{Vocabularies, Vocabulary};
+pub use counter::simulated::{SAMPLES, Sample};
 pub use counter::{
     CHAT_REPLY_PRIMING, CHAT_TOKENS_PER_MESSAGE, CountedBy, Counter, Through, gemini_quarters,
     langchain_message, tiktoken_message, words_message,

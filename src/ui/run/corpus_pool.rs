@@ -21,11 +21,14 @@ use wasm_bindgen::prelude::*;
 use web_sys::{MessageEvent, Worker};
 
 use crate::app::corpus::pick::Member;
-use crate::app::corpus::wire::{ColumnWire, FromWorker, WorkerInit};
+use crate::app::corpus::wire::{
+    ColumnWire, FromWorker, VocabWire, WorkerInit, vocabularies_needed,
+};
 use crate::app::corpus::work::batch_of;
 use crate::app::corpus::{CorpusRun, Dispatch};
 use crate::app::library::Library;
 use crate::engine::corpus::{Column, CorpusSettings, Row, Summary, summarise};
+use crate::engine::policy::Vocabulary;
 use crate::engine::run::{Progress, RunStatus};
 use crate::tokens::Encoding;
 
@@ -152,11 +155,28 @@ impl CorpusPool {
         let cores = workers.unwrap_or_else(|| pool_size(total));
         let batch = CorpusRun::<Row>::batch_for(total, cores);
         let count = workers.unwrap_or_else(|| pool_size(total.div_ceil(batch)));
+        // The vocabularies the columns' counters read beyond the run's own (a LlamaIndex
+        // column counts in cl100k_base).
+        let run_vocabulary = match encoding {
+            Encoding::O200kBase => Vocabulary::O200k,
+            Encoding::Cl100kBase => Vocabulary::Cl100k,
+        };
+        let more_vocabs = vocabularies_needed(summarised.iter().map(|c| &c.policy), run_vocabulary)
+            .into_iter()
+            .map(|v| {
+                let encoding = Encoding::of(v);
+                vocabulary_url(encoding).map(|url| VocabWire {
+                    encoding: encoding.name().to_owned(),
+                    url,
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
         let init = WorkerInit {
             vocab_url,
             encoding: encoding.name().to_owned(),
             columns,
             settings: serde_json::to_value(settings).map_err(|e| e.to_string())?,
+            more_vocabs,
         };
         let init = serde_json::to_string(&init).map_err(|e| e.to_string())?;
         let pool = CorpusPool {

@@ -5,10 +5,11 @@
 use leptos::prelude::*;
 
 use crate::app::export::show_in_route;
-use crate::app::tuner::{TunerEdit, TunerForm};
+use crate::app::tuner::{COUNTED_EXACT, COUNTED_OWN, TunerEdit, TunerForm};
 use crate::app::workbench::Workbench;
 use crate::engine::models::{MODEL_WINDOWS, model_of};
 use crate::engine::peers::PEER_PRESETS;
+use crate::engine::policy::SAMPLES;
 use crate::engine::schedule::ScheduleInput;
 use crate::route::{Route, TriggerKind};
 use crate::ui::run::library_sync::Sessions;
@@ -20,8 +21,8 @@ use crate::view::chart::{LineChart, Series, format_tokens};
 use crate::view::export::tuner_policy;
 use crate::view::tuner::{
     Compared, DEFAULT_TURNS, FieldProblem, LastValid, Tuner, TunerRun, compare_policies_on,
-    comparison_csv, comparison_window, conversation_options, field_problem, on_screen_input,
-    simulated_input,
+    comparison_csv, comparison_window, conversation_options, counting_note, field_problem,
+    on_screen_input, simulated_input,
 };
 use crate::view::tuner_conversation::{
     TunerConversation, chart_caption, on_screen_turns, session_input,
@@ -206,16 +207,23 @@ fn ComparePolicies(conversation: Conversation, last_valid: LastMemo) -> impl Int
     // The prices as typed; the cost stays at the last valid ones while one is wrong.
     let form = RwSignal::new(TunerForm::default());
     let prices = Memo::new(move |_| form.with(TunerForm::prices));
+    // How the presets are counted: each library's own counter, or exact counts.
+    let counting = Memo::new(move |_| form.with(TunerForm::counting));
+    let simulated = Memo::new(move |_| conversation.with(Option::is_none));
     let outcomes = Memo::new(move |_| {
         let prices = prices.get();
+        let counting = counting.get();
         conversation.with(|conv| {
             last_valid.with(|last| {
                 chosen.with(|c| {
-                    route.with(|r| compare_policies_on(r, conv.as_ref(), c, prices, last.as_ref()))
+                    route.with(|r| {
+                        compare_policies_on(r, conv.as_ref(), c, prices, last.as_ref(), &counting)
+                    })
                 })
             })
         })
     });
+    let note = Memo::new(move |_| counting.with(|c| counting_note(simulated.get(), c)));
     let price = move |PriceField {
                           name,
                           testid,
@@ -274,8 +282,42 @@ fn ComparePolicies(conversation: Conversation, last_valid: LastMemo) -> impl Int
                 }).collect_view()}
             </fieldset>
             <div class="controls">
+                <label>
+                    "Presets counted with"
+                    <select
+                        data-testid="compare-counters"
+                        on:change=move |ev| {
+                            form.update(|f| f.edit(TunerEdit::Counters(event_target_value(&ev))));
+                        }
+                    >
+                        <option value=COUNTED_OWN selected=move || !counting.get().exact>
+                            "Each library's own default counter"
+                        </option>
+                        <option value=COUNTED_EXACT selected=move || counting.get().exact>
+                            "Exact o200k_base counts (as if you passed a tiktoken counter)"
+                        </option>
+                    </select>
+                </label>
+                {move || simulated.get().then(|| view! {
+                    <label>
+                        "Language of the simulated conversation"
+                        <select
+                            data-testid="tuner-language"
+                            on:change=move |ev| {
+                                form.update(|f| f.edit(TunerEdit::Language(event_target_value(&ev))));
+                            }
+                        >
+                            {SAMPLES.into_iter().map(|s| view! {
+                                <option value=s.slug selected=move || counting.get().sample.slug == s.slug>
+                                    {s.label}
+                                </option>
+                            }).collect_view()}
+                        </select>
+                    </label>
+                })}
                 {PRICE_FIELDS.into_iter().map(price).collect_view()}
             </div>
+            <p class="hint" data-testid="compare-counting">{move || note.get()}</p>
             {move || outcomes.with(|rows| view! { <CompareTable rows=rows.clone() /> })}
         </section>
     }
@@ -328,6 +370,7 @@ fn CompareTable(rows: Vec<Compared>) -> impl IntoView {
                         <th scope="col">"First folds after turn"</th>
                         <th scope="col">"Turns over the window"</th>
                         <th scope="col">"Estimated cost"</th>
+                        <th scope="col">"Counted with"</th>
                     </tr>
                 </thead>
                 <tbody>
@@ -349,6 +392,7 @@ fn CompareTable(rows: Vec<Compared>) -> impl IntoView {
                             <td>{r.first_fold.map_or("never".to_owned(), |t| t.to_string())}</td>
                             <td>{r.over_window}</td>
                             <td>{cost_text(r.cost)}</td>
+                            <td data-testid="compare-counter">{row.counted_with.clone()}</td>
                         </tr>
                     }}).collect_view()}
                 </tbody>

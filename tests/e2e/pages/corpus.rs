@@ -48,6 +48,15 @@ impl<'a> CorpusPage<'a> {
             .await
     }
 
+    /// Ticks (or unticks) the policy `policy` (a preset's slug, or `yours`).
+    pub async fn tick(&self, policy: &str) {
+        query::click(
+            self.browser,
+            &format!("[data-testid='corpus-policy'][data-policy='{policy}']"),
+        )
+        .await;
+    }
+
     /// Starts watching the main thread's long tasks (PerformanceObserver 'longtask').
     pub async fn watch_long_tasks(&self) {
         let _: Value = self

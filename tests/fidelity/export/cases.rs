@@ -230,3 +230,10 @@ pub fn snippet_path(target: Target, case: &Case) -> String {
     let ext = target.file_name().rsplit('.').next().unwrap_or("txt");
     format!("{}/{}.{ext}", target.slug(), case.name.replace('-', "_"))
 }
+
+/// The cases also run with the snippet's own counter (its `COUNTER`, the counter its policy is
+/// measured with: a tiktoken counter), as `export_driver.py`'s `OWN_COUNTER` lists them; their
+/// traces are `export-traces/<target>/own-counter/<case>-<shape>.json`.
+#[allow(dead_code, reason = "examples/export_snippets.rs writes no trace")]
+pub const OWN_COUNTER: [(Target, &str); 1] =
+    [(Target::LangchainMiddlewarePy, "tokens-300-keep-150")];

@@ -61,8 +61,9 @@ def check_prompt(snippet, seen, where):
             raise SystemExit(f"{where}: a summariser request lacks the snippet's prompt or word limit: {text[:200]!r}")
 
 
-def run_middleware(snippet, conversation, summariser, trace, seen):
-    """LangChain v1: the snippet's agent, as ../langchain_v1_driver.py runs the middleware."""
+def run_middleware(snippet, conversation, summariser, trace, seen, own_counter=False):
+    """LangChain v1: the snippet's agent, as ../langchain_v1_driver.py runs the middleware; with
+    `own_counter`, counting with the snippet's own COUNTER rather than the contract's."""
     from langchain_core.messages import HumanMessage
     from langchain_core.tools import InjectedToolCallId, tool
 
@@ -77,7 +78,8 @@ def run_middleware(snippet, conversation, summariser, trace, seen):
     chat = RecordingChat(script=script, requests=[])
     # The summariser carries the window in its profile, as the snippet's own model does.
     fake = PromptSeeing(summariser=summariser, seen=seen, profile={"max_input_tokens": snippet.MAX_INPUT_TOKENS})
-    agent = snippet.make_agent(model=chat, summariser=fake, token_counter=word_counter, tools=[lookup], system_prompt=conversation["system"])
+    counter = None if own_counter else word_counter
+    agent = snippet.make_agent(model=chat, summariser=fake, token_counter=counter, tools=[lookup], system_prompt=conversation["system"])
     config = {"configurable": {"thread_id": conversation["shape"]}}
     for message in conversation["messages"]:
         if message["role"] == "user":
@@ -155,23 +157,32 @@ TARGETS = {
 
 NOTES = ["The snippet is imported unmodified; the driver passes the fake summariser, the recording chat model and the contract's word counter to its factory."]
 
+# The cases also run with the snippet's own counter (its COUNTER, a tiktoken counter), into
+# <target>/own-counter/; tests/fidelity_export.rs plays them with the engine's counter.
+OWN_COUNTER = {"langchain-middleware-py": ["tokens-300-keep-150"]}
+OWN_COUNTER_NOTES = ["The snippet is imported unmodified; the driver passes the fake summariser and the recording chat model, and the snippet counts with its own COUNTER (tiktoken, offline from this project's vocabularies)."]
 
-def run(slug, path, shape):
+
+def run(slug, path, shape, own_counter=False):
     runner, library, source = TARGETS[slug]
     conversation = load(shape)
     summariser = Summariser()
     case = path.stem.replace("_", "-")
-    trace = Trace(conversation, library, version(library), source, {"target": slug, "case": case}, NOTES)
+    notes = OWN_COUNTER_NOTES if own_counter else NOTES
+    trace = Trace(conversation, library, version(library), source, {"target": slug, "case": case}, notes)
     seen = []
     snippet = import_snippet(path)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        runner(snippet, conversation, summariser, trace, seen)
+        if own_counter:
+            runner(snippet, conversation, summariser, trace, seen, own_counter=True)
+        else:
+            runner(snippet, conversation, summariser, trace, seen)
     if len(seen) != summariser.calls:
         raise SystemExit(f"{path} on {shape}: {summariser.calls} summaries but {len(seen)} summariser requests seen")
     check_prompt(snippet, seen, f"{path} on {shape}")
     trace.body["summariser_calls"] = summariser.calls
-    out = OUT / slug / f"{case}-{shape}.json"
+    out = OUT / slug / ("own-counter" if own_counter else "") / f"{case}-{shape}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(trace.body, indent=1) + "\n", encoding="ascii")
     return out
@@ -179,7 +190,15 @@ def run(slug, path, shape):
 
 if __name__ == "__main__":
     wanted = sys.argv[2:] or sorted(TARGETS)
+    if any(OWN_COUNTER.get(slug) for slug in wanted):
+        # tiktoken's vocabularies from this project's, downloads refused (../counters.py).
+        from counters import offline_tiktoken
+
+        offline_tiktoken()
     for slug in wanted:
         for path in sorted((SNIPPETS / slug).glob("*.py")):
             for shape in shapes():
                 print(run(slug, path, shape))
+        for case in OWN_COUNTER.get(slug, []):
+            for shape in shapes():
+                print(run(slug, SNIPPETS / slug / f"{case.replace('-', '_')}.py", shape, own_counter=True))

@@ -17,6 +17,11 @@ export const MAX_INPUT_TOKENS = 128000;
 // dry run leaves out: a cut by tokens keeps the newest message even when it alone is larger.
 export const TRIGGER = undefined;
 export const KEEP = { messages: 2 };
+// The counter TRIGGER and KEEP are measured with, as your policy is: null is the library's own
+// default, countTokensApproximately (the one modelled); ["o200k_base", false] is exact tiktoken
+// counts of each message's text and tool calls, as if you passed a tiktoken counter (true adds
+// the chat format's 3 tokens and role a message, and 3 a request).
+export const COUNTER = ["o200k_base", false];
 
 // What the summariser is told: your prompt, word limit, must-keep list and pinned facts.
 export const SUMMARY_PROMPT = "Summarise the conversation so far {briefly}, keeping \"every figure\".";
@@ -47,15 +52,38 @@ export async function openaiModel(name) {
   return model;
 }
 
-/** The middleware. The default counter is the library's own, countTokensApproximately; pass
- * any function of a message list to count otherwise. */
+/** A tokenCounter of exact tiktoken counts (js-tiktoken, which @langchain/core brings): each
+ * message's text, and each tool call's name and arguments (as JSON); with chat, 3 tokens and
+ * the role's a message and 3 a request. */
+export async function tiktokenCounter(encodingName, chat) {
+  const { getEncoding } = await import("js-tiktoken");
+  const encoding = getEncoding(encodingName);
+  const roles = { human: "user", ai: "assistant", system: "system", tool: "tool" };
+  const tokens = (text) => encoding.encode(text).length;
+  return (messages) => {
+    let total = chat ? 3 : 0;
+    for (const message of messages) {
+      total += tokens(typeof message.content === "string" ? message.content : message.text);
+      for (const call of message.tool_calls ?? []) total += tokens(call.name) + tokens(JSON.stringify(call.args));
+      if (chat) {
+        const type = message.getType();
+        total += 3 + tokens(roles[type] ?? type);
+      }
+    }
+    return total;
+  };
+}
+
+/** The middleware, counting with COUNTER's counter; pass any function of a message list to
+ * count otherwise. */
 export async function makeMiddleware({ summariser, tokenCounter } = {}) {
+  const counter = tokenCounter ?? (COUNTER ? await tiktokenCounter(...COUNTER) : undefined);
   return summarizationMiddleware({
     model: summariser ?? (await openaiModel(SUMMARY_MODEL)),
     trigger: TRIGGER,
     keep: KEEP,
     summaryPrompt: summaryPrompt(),
-    ...(tokenCounter ? { tokenCounter } : {}),
+    ...(counter ? { tokenCounter: counter } : {}),
   });
 }
 

@@ -2,7 +2,7 @@
 
 LangChain's SummarizationMiddleware runs before each model call: once the stored messages reach
 TRIGGER it replaces the older ones with one summary message and keeps KEEP of the newest.
-Run it with `pip install "langchain==1.5.2" langchain-openai` and OPENAI_API_KEY set (the key is
+Run it with `pip install "langchain==1.5.2" langchain-openai tiktoken` and OPENAI_API_KEY set (the key is
 read from the environment and never written here): `python summary_memory_langchain.py`.
 """
 
@@ -21,6 +21,11 @@ MAX_INPUT_TOKENS = 128000
 # cut by tokens keeps the newest message even when it alone is larger.
 TRIGGER = ("tokens", 301)
 KEEP = ("tokens", 150)
+# The counter TRIGGER and KEEP are measured with, as your policy is: None is the library's own
+# default, count_tokens_approximately (the one modelled); ("o200k_base", False) is exact tiktoken
+# counts of each message's text and tool calls, as if you passed a tiktoken counter (True adds
+# the chat format's 3 tokens and role a message, and 3 a request).
+COUNTER = ("o200k_base", False)
 
 # What the summariser is told: your prompt, word limit, must-keep list and pinned facts.
 SUMMARY_PROMPT = "Summarise the conversation so far {briefly}, keeping \"every figure\"."
@@ -55,15 +60,47 @@ def openai_model(name):
     return ChatOpenAI(model=name, base_url=BASE_URL, profile={"max_input_tokens": MAX_INPUT_TOKENS})
 
 
+def tiktoken_counter(encoding_name, chat):
+    """A token_counter of exact tiktoken counts: each message's text, and each tool call's name
+    and arguments (as JSON); with chat, 3 tokens and the role's a message and 3 a request."""
+    import json
+
+    import tiktoken
+
+    encoding = tiktoken.get_encoding(encoding_name)
+    roles = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"}
+
+    def tokens(text):
+        return len(encoding.encode(text))
+
+    def count(messages):
+        total = 3 if chat else 0
+        for message in messages:
+            text = message.content if isinstance(message.content, str) else message.text
+            total += tokens(text)
+            for call in getattr(message, "tool_calls", None) or []:
+                total += tokens(call["name"]) + tokens(json.dumps(call["args"]))
+            if chat:
+                total += 3 + tokens(roles.get(message.type, message.type))
+        return total
+
+    return count
+
+
+def default_counter():
+    """The counter COUNTER names."""
+    return count_tokens_approximately if COUNTER is None else tiktoken_counter(*COUNTER)
+
+
 def make_middleware(summariser=None, token_counter=None):
-    """The middleware. The default counter is the library's own, count_tokens_approximately;
-    pass any function of a message list to count otherwise."""
+    """The middleware, counting with COUNTER's counter; pass any function of a message list to
+    count otherwise."""
     return SummarizationMiddleware(
         model=summariser if summariser is not None else openai_model(SUMMARY_MODEL),
         trigger=TRIGGER,
         keep=KEEP,
         summary_prompt=summary_prompt(),
-        token_counter=token_counter or count_tokens_approximately,
+        token_counter=token_counter or default_counter(),
     )
 
 

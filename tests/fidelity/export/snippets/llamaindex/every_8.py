@@ -14,6 +14,10 @@ BASE_URL = "https://api.openai.com/v1"
 CHAT_MODEL = "gpt-4o-mini"
 SUMMARY_MODEL = "gpt-4o-mini"
 TOKEN_LIMIT = 1000
+# The tiktoken vocabulary the buffer counts a message's content in, as your policy is measured:
+# None is LlamaIndex's own default, cl100k_base (the one modelled); "o200k_base" passes that
+# vocabulary as tokenizer_fn, as if you passed a tiktoken counter.
+TOKENIZER = "o200k_base"
 
 # What the summariser is told: your prompt, word limit, must-keep list and pinned facts.
 SUMMARY_PROMPT = "Summarise the conversation so far {briefly}, keeping \"every figure\"."
@@ -42,8 +46,12 @@ def openai_model(name):
 
 
 def make_memory(summariser=None, tokenizer_fn=None):
-    """The memory. With no tokenizer_fn the buffer counts with LlamaIndex's default tokenizer
-    (tiktoken's cl100k_base); it counts a message's content only."""
+    """The memory, counting a message's content only, with TOKENIZER's vocabulary (LlamaIndex's
+    default tokenizer, tiktoken's cl100k_base, when None); pass tokenizer_fn to count otherwise."""
+    if tokenizer_fn is None and TOKENIZER is not None:
+        import tiktoken
+
+        tokenizer_fn = tiktoken.get_encoding(TOKENIZER).encode
     options = {"tokenizer_fn": tokenizer_fn} if tokenizer_fn is not None else {}
     return ChatSummaryMemoryBuffer.from_defaults(
         llm=summariser if summariser is not None else openai_model(SUMMARY_MODEL),
