@@ -13,13 +13,17 @@
 
 #[path = "fidelity/common.rs"]
 mod common;
+#[path = "fidelity/inputs.rs"]
+mod inputs;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use common::{Contract, Library, brief, engine_requests, played, read_json, root, words};
+use inputs::{ReadingContract, engine_inputs};
 use serde_json::Value;
 use summary_memory::engine::peers::{Exactness, FIDELITY, library_policy};
+use summary_memory::engine::policy::Policy;
 use summary_memory::engine::schedule::{MessageInput, schedule_messages};
 
 /// How the library of the preset `slug` measures a message.
@@ -67,6 +71,11 @@ struct Outcome {
 }
 
 fn compare(slug: &str, trace_path: &Path) -> Outcome {
+    compare_altered(slug, trace_path, &|_| {})
+}
+
+/// [`compare`], with the library's policy altered by `alter` first (a planted fault).
+fn compare_altered(slug: &str, trace_path: &Path, alter: &dyn Fn(&mut Policy)) -> Outcome {
     let trace = read_json(trace_path);
     let shape = trace["shape"].as_str().expect("shape").to_owned();
     let conversation = read_json(&root().join(format!("conversations/{shape}.json")));
@@ -80,8 +89,9 @@ fn compare(slug: &str, trace_path: &Path) -> Outcome {
         let context = trace["requests"][0]["messages"][1]["text"].as_str();
         policy.exact.context_message = context.map(str::to_owned);
     }
+    alter(&mut policy);
     let system = conversation["system"].as_str().expect("system");
-    let sizer = Contract { library };
+    let sizer = ReadingContract(Contract { library });
     let run = schedule_messages(
         &policy,
         &MessageInput {
@@ -118,6 +128,9 @@ fn compare(slug: &str, trace_path: &Path) -> Outcome {
             "summariser calls: the engine makes {}, the library {calls}",
             run.calls
         ));
+    }
+    if difference.is_none() {
+        difference = inputs::first_difference(&engine_inputs(&run), &trace);
     }
     Outcome {
         slug: slug.to_owned(),
@@ -269,5 +282,81 @@ fn the_counters_expected_counts_are_the_libraries_own_today() {
     assert!(
         fresh == committed,
         "tests/fidelity/counters/expected.json is stale: run tests/fidelity/counters.py with the fidelity venv's python"
+    );
+}
+
+/// A planted fault: LangChain's classic buffer played rebuilding its summary from every folded
+/// message, where the library folds the summary so far and the pruned messages only. The
+/// requests may keep the same cut points; the summariser's inputs cannot.
+#[test]
+fn a_wrong_fold_mode_in_one_preset_is_found() {
+    use summary_memory::engine::policy::FoldMode;
+    let slug = "langchain-summary-buffer";
+    let trace = traces_dir().join(slug).join("short-turns.json");
+    assert_eq!(compare(slug, &trace).difference, None);
+    let outcome = compare_altered(slug, &trace, &|policy| {
+        policy.fold = FoldMode::RebuildFromArchive;
+    });
+    let difference = outcome.difference.expect("a wrong fold mode is found");
+    assert!(
+        difference.contains("summariser call") || difference.starts_with("request "),
+        "{difference}"
+    );
+}
+
+/// A planted fault: one summariser call of the library's trace given one message more than it
+/// was (the next message of the conversation) no longer compares identical, and the difference
+/// names that call.
+#[test]
+fn a_summariser_asked_for_one_message_too_many_is_found() {
+    let dir = std::env::temp_dir().join(format!("sm-fidelity-inputs-{}", std::process::id()));
+    let slug = "llamaindex-summary-buffer";
+    let mut trace = read_json(&traces_dir().join(slug).join("mixed-40.json"));
+    let folds = trace["summariser_inputs"][2]["folds"]
+        .as_array_mut()
+        .expect("the trace records the third call's input");
+    let last = folds
+        .iter()
+        .rev()
+        .find_map(|f| f["index"].as_u64())
+        .expect("the third call folds a message");
+    folds.push(serde_json::json!({"kind": "verbatim", "index": last + 1}));
+    std::fs::create_dir_all(dir.join(slug)).unwrap();
+    let planted = dir.join(slug).join("mixed-40.json");
+    std::fs::write(&planted, trace.to_string()).unwrap();
+    let outcome = compare(slug, &planted);
+    let _ = std::fs::remove_dir_all(&dir);
+    let difference = outcome.difference.expect("one message too many is found");
+    assert!(difference.starts_with("summariser call 3:"), "{difference}");
+}
+
+/// Every summariser call of every trace records what it was given, and Gemini CLI's
+/// `long-replies` reaches the service's refusal of a summary that would grow the history (the
+/// fake summary's length follows its input), which the table marks approximate.
+#[test]
+fn every_trace_records_its_summariser_inputs_and_gemini_reaches_its_refusal() {
+    for slug in RUNNABLE {
+        for entry in std::fs::read_dir(traces_dir().join(slug)).unwrap() {
+            let trace = read_json(&entry.unwrap().path());
+            let inputs = trace["summariser_inputs"].as_array().expect("inputs");
+            assert_eq!(
+                Some(inputs.len() as u64),
+                trace["summariser_calls"].as_u64(),
+                "{slug} {}",
+                trace["shape"]
+            );
+        }
+    }
+    let gemini = read_json(&traces_dir().join("gemini-cli/long-replies.json"));
+    let statuses = gemini["notes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .find(|n| n.starts_with("compression status"))
+        .expect("the statuses are noted");
+    assert!(
+        statuses.contains("COMPRESSION_FAILED_INFLATED_TOKEN_COUNT"),
+        "{statuses}"
     );
 }

@@ -628,8 +628,8 @@ pub const FIDELITY: [Fidelity; 8] = [
         library: "@google/gemini-cli-core",
         version: Some("0.61.0"),
         source_file: "dist/src/context/chatCompressionService.js",
-        exactness: Exactness::Identical,
-        differs: "request-identical; the history's characters are its JSON's, its session context is the CLI's own, and a compression that would inflate the count fails there and is not modelled",
+        exactness: Exactness::Approximate,
+        differs: "identical on five of six conversations; a compression whose summary would grow the count (its character estimate of the new history over the reported usage) is refused there and not retried, which the engine does not model, and the history's characters are its JSON's",
     },
     Fidelity {
         slug: "librechat",

@@ -18,8 +18,9 @@ from langchain_core.messages import HumanMessage
 from langchain_core.tools import InjectedToolCallId, tool
 from langgraph.checkpoint.memory import InMemorySaver
 
-from common import Summariser, Trace, load, shapes
-from lc_fakes import FakeSummariser, RecordingChat, lc_role, lc_text, lc_tokens
+from common import Trace, load, shapes
+from inputs import InputSummariser, contract_tokens
+from lc_fakes import ReadingSummariser, RecordingChat, lc_role, lc_text, lc_tokens
 
 SLUG = "langchain-v1-middleware"
 PARAMS = {"trigger": ["tokens", 300], "keep": ["messages", 6]}
@@ -35,7 +36,7 @@ def word_counter(messages):
 
 def run(shape):
     conversation = load(shape)
-    summariser = Summariser()
+    summariser = InputSummariser(conversation, contract_tokens(conversation))
     results = {m["tool_call_id"]: m["content"] for m in conversation["messages"] if m["role"] == "tool"}
 
     @tool
@@ -44,7 +45,7 @@ def run(shape):
         return results[tool_call_id]
 
     middleware = SummarizationMiddleware(
-        model=FakeSummariser(summariser=summariser),
+        model=ReadingSummariser(summariser=summariser),
         trigger=tuple(PARAMS["trigger"]),
         keep=tuple(PARAMS["keep"]),
         token_counter=word_counter,
@@ -62,6 +63,7 @@ def run(shape):
         trace.request_auto([trace.entry(lc_role(m), lc_text(m)) for m in request])
     if chat.script:
         raise SystemExit(f"{shape}: {len(chat.script)} scripted assistant messages were never asked for")
+    summariser.attach(trace)
     return trace.write(SLUG, summariser.calls)
 
 

@@ -18,7 +18,8 @@ from llama_index.core.base.llms.types import ChatMessage, CompletionResponse, LL
 from llama_index.core.llms import CustomLLM
 from llama_index.core.memory import ChatSummaryMemoryBuffer
 
-from common import Summariser, Trace, load, shapes, turns
+from common import Trace, load, shapes, turns
+from inputs import InputSummariser, content_tokens
 
 SLUG = "llamaindex-summary-buffer"
 PARAMS = {"token_limit": 250, "count_initial_tokens": False}
@@ -44,6 +45,13 @@ class FakeSummariserLLM(CustomLLM):
         yield self.complete(prompt)
 
 
+class ReadingSummariserLLM(FakeSummariserLLM):
+    """The summariser of inputs.py as a LlamaIndex LLM: it is handed the prompt it gets."""
+
+    def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
+        return CompletionResponse(text=self.summariser(prompt))
+
+
 ROLES = {MessageRole.SYSTEM: "system", MessageRole.USER: "user", MessageRole.ASSISTANT: "assistant", MessageRole.TOOL: "tool"}
 
 
@@ -59,8 +67,8 @@ def to_chat_message(message):
 
 def run(shape):
     conversation = load(shape)
-    summariser = Summariser()
-    memory = ChatSummaryMemoryBuffer.from_defaults(llm=FakeSummariserLLM(summariser=summariser), tokenizer_fn=str.split, **PARAMS)
+    summariser = InputSummariser(conversation, content_tokens(conversation))
+    memory = ChatSummaryMemoryBuffer.from_defaults(llm=ReadingSummariserLLM(summariser=summariser), tokenizer_fn=str.split, **PARAMS)
     trace = Trace(conversation, "llama-index-core", version("llama-index-core"), "llama_index/core/memory/chat_summary_memory_buffer.py", PARAMS, NOTES)
     system = ChatMessage(role=MessageRole.SYSTEM, content=conversation["system"])
     for user_index, replies in turns(conversation):
@@ -75,6 +83,7 @@ def run(shape):
             scratchpad.append(to_chat_message(message))
             answers = index
         memory.put_messages(scratchpad)
+    summariser.attach(trace)
     return trace.write(SLUG, summariser.calls)
 
 
