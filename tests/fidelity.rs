@@ -35,7 +35,8 @@ fn library_of(slug: &str) -> Library {
     }
 }
 
-/// The presets that have a library to run, by slug.
+/// The presets that have a library to run, by slug; with [`NOT_RUN`], every preset of
+/// `PEER_PRESETS` (checked by `every_tuner_preset_is_its_librarys_policy_or_says_why_it_is_not_run`).
 const RUNNABLE: [&str; 5] = [
     "langchain-summary-buffer",
     "langchain-v1-middleware",
@@ -359,4 +360,106 @@ fn every_trace_records_its_summariser_inputs_and_gemini_reaches_its_refusal() {
         statuses.contains("COMPRESSION_FAILED_INFLATED_TOKEN_COUNT"),
         "{statuses}"
     );
+}
+
+/// The presets no library of this tier can run, each with the reason; every other preset must
+/// be runnable, and is in [`RUNNABLE`].
+const NOT_RUN: [(&str, &str); 3] = [
+    (
+        "codex-cli",
+        "a Rust binary (codex-rs) whose compaction runs inside its agent loop; no package to drive",
+    ),
+    ("claude-code", "closed source"),
+    (
+        "librechat",
+        "a server application (danny-avila/agents), read from its documentation",
+    ),
+];
+
+/// The parameters the Tuner shows for runnable preset `slug` in a window of `context` tokens,
+/// by the names the library takes them (as a trace records them), written by hand from each
+/// library's defaults as the preset's `source` cites them; `None` for a slug this table lacks.
+fn tuner_params(slug: &str, context: u32) -> Option<Value> {
+    let context = f64::from(context);
+    Some(match slug {
+        "langchain-summary-buffer" => serde_json::json!({"max_token_limit": 2000}),
+        "langchain-v1-middleware" => {
+            serde_json::json!({"trigger": ["tokens", 4000], "keep": ["messages", 20]})
+        }
+        "llamaindex-summary-buffer" => {
+            serde_json::json!({"token_limit": (0.75 * context).floor()})
+        }
+        "openai-cookbook-session" => {
+            serde_json::json!({"keep_last_n_turns": 2, "context_limit": 4})
+        }
+        "gemini-cli" => serde_json::json!({"compressionThreshold": 0.5, "tokenLimit": context}),
+        _ => return None,
+    })
+}
+
+/// Every preset the Tuner offers is tied to the fidelity tier: a runnable one is, at every
+/// window the Tuner offers and with the parameters it shows, exactly the library's policy the
+/// traces are compared with (`library_policy`, its counter aside) and has traces; any other is
+/// listed in [`NOT_RUN`] with its reason, and has neither a library policy nor a version. A
+/// preset added without a fidelity run, or one whose rule drifts from its library's (a wrong
+/// fold mode, a changed keep), fails here.
+#[test]
+fn every_tuner_preset_is_its_librarys_policy_or_says_why_it_is_not_run() {
+    use summary_memory::engine::models::MODEL_WINDOWS;
+    use summary_memory::engine::peers::{PEER_PRESETS, fidelity};
+    for preset in PEER_PRESETS {
+        let slug = preset.slug;
+        let row = fidelity(slug).unwrap_or_else(|| panic!("{slug}: no fidelity row"));
+        if let Some((_, why)) = NOT_RUN.iter().find(|(s, _)| *s == slug) {
+            assert!(
+                row.version.is_none() && !RUNNABLE.contains(&slug),
+                "{slug} is listed as not run ({why}) but has a version or is runnable"
+            );
+            assert!(library_policy(slug, &|_| Some(1.0)).is_err(), "{slug}");
+            continue;
+        }
+        assert!(
+            RUNNABLE.contains(&slug) && row.version.is_some(),
+            "{slug}: a preset with no fidelity run; run it against its library (tests/fidelity/README.md) or list it in NOT_RUN with the reason"
+        );
+        assert!(
+            traces_dir().join(slug).is_dir(),
+            "{slug}: no traces in {}",
+            traces_dir().display()
+        );
+        for window in MODEL_WINDOWS {
+            let params = tuner_params(slug, window.context)
+                .unwrap_or_else(|| panic!("{slug}: the Tuner's parameters are not written here"));
+            let mut library = library_policy(slug, &|name| param(&params, name))
+                .unwrap_or_else(|e| panic!("{slug}: {e}"));
+            let shown = preset.policy(window.context);
+            library.exact.counter = shown.exact.counter;
+            assert_eq!(
+                shown, library,
+                "{slug} at {} tokens: the Tuner's preset is not the library's policy at {params}",
+                window.context
+            );
+        }
+    }
+    assert_eq!(
+        RUNNABLE.len() + NOT_RUN.len(),
+        PEER_PRESETS.len(),
+        "RUNNABLE and NOT_RUN together list every preset once"
+    );
+}
+
+/// A planted fault: a preset whose fold mode differs from its library's is caught by the tie
+/// above (the same comparison, on a copy of the classic buffer's preset).
+#[test]
+fn a_preset_with_a_wrong_fold_mode_is_not_its_librarys_policy() {
+    use summary_memory::engine::peers::preset;
+    use summary_memory::engine::policy::FoldMode;
+    let slug = "langchain-summary-buffer";
+    let params = tuner_params(slug, 128_000).unwrap();
+    let mut library = library_policy(slug, &|name| param(&params, name)).unwrap();
+    let mut shown = preset(slug).unwrap().policy(128_000);
+    library.exact.counter = shown.exact.counter;
+    assert_eq!(shown, library);
+    shown.fold = FoldMode::RebuildFromArchive;
+    assert_ne!(shown, library);
 }

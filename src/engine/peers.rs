@@ -50,7 +50,9 @@ fn share(context: u32, num: u64, den: u64) -> u32 {
 /// The presets, in the order the page offers them, each measured with its library's own
 /// default counter (`exact.counter`, named at the end of its `source`). The five with a library
 /// to run are its exact policy ([`exact`]) at the library's defaults, checked request by request against the
-/// real library by `tests/fidelity.rs`; the other three follow their sources as far as they go.
+/// real library by `tests/fidelity.rs`, which also holds each of them, at every window, to
+/// [`library_policy`] at the parameters the Tuner shows; the other three follow their sources as
+/// far as they go, and that test lists why each is not run.
 pub const PEER_PRESETS: [PeerPreset; 8] = [
     PeerPreset {
         slug: "langchain-summary-buffer",
@@ -127,7 +129,7 @@ pub const PEER_PRESETS: [PeerPreset; 8] = [
         system: "Gemini CLI",
         source: "@google/gemini-cli-core 0.61.0, dist/src/context/chatCompressionService.js (the previous request's prompt tokens ≥ 0.5 × the model's limit; the newest 30% of the history by characters kept; two model calls); counter: the reply's reported usage (promptTokenCount; its character estimate, estimateTokenCountSync, only until the first reply after a compression)",
         approximation: Some(
-            "exact policy; the history's characters are those of its JSON, estimated here at 4 a token, and its session context is not modelled in the Tuner",
+            "exact policy, except that the CLI refuses a compression whose summary would grow the history (and then stops compressing), which is not modelled; the history's characters are those of its JSON, estimated here at 4 a token, and its session context is not modelled in the Tuner",
         ),
         build: |context| counted(exact::gemini_cli(share(context, 1, 2)), Counter::Reported),
     },
