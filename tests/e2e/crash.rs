@@ -74,6 +74,19 @@ async fn hold_writes(browser: &Browser) {
     let _: serde_json::Value = browser.read("(window.__smWrites.hold = true, null)").await;
 }
 
+/// Waits until the page has opened at least one write of sessions since the hook was
+/// installed (held or not).
+async fn write_seen(browser: &Browser, what: &str) {
+    let deadline = std::time::Instant::now() + crate::harness::PATIENCE;
+    while browser.read::<u64>("window.__smWrites.opened").await == 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{what}: the page opened no write of sessions"
+        );
+        crate::harness::pause(5).await;
+    }
+}
+
 /// Waits until the page has opened a write of sessions that the hook holds, and returns how
 /// many it holds.
 async fn write_in_flight(browser: &Browser, what: &str) -> u64 {
@@ -281,8 +294,11 @@ async fn killed_right_after_a_rename_the_new_name_stays() {
     let inspect = InspectPage::open(&browser).await;
     inspect.import(&path).await;
     inspect.wait_sessions(1).await;
+    let _: serde_json::Value = browser.read(WRITES_HOOK).await;
     inspect.rename("Renamed just before the crash").await;
     inspect.wait_names(&["Renamed just before the crash"]).await;
+    // The kill follows the rename's write, seen opened by the hook (not held).
+    write_seen(&browser, "the rename").await;
     browser.crash().await;
 
     let browser = Browser::on_profile(&profile).await;
@@ -301,9 +317,12 @@ async fn killed_right_after_a_delete_the_session_is_gone_and_the_undo_still_offe
     inspect.import(&path).await;
     inspect.wait_sessions(1).await;
     inspect.library().await;
+    let _: serde_json::Value = browser.read(WRITES_HOOK).await;
     browser.click_testid("session-delete").await;
     inspect.wait_sessions(0).await;
     browser.wait_testid("undo-delete").await;
+    // The kill follows the delete's write, seen opened by the hook (not held).
+    write_seen(&browser, "the delete").await;
     browser.crash().await;
 
     let browser = Browser::on_profile(&profile).await;
