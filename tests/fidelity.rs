@@ -13,15 +13,18 @@
 
 #[path = "fidelity/common.rs"]
 mod common;
+#[path = "fidelity/inputs.rs"]
+mod inputs;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use common::{Contract, Library, brief, engine_requests, played, read_json, root, words};
+use inputs::{ReadingContract, engine_inputs};
 use serde_json::Value;
 use summary_memory::engine::message::ToolCall;
 use summary_memory::engine::peers::{Exactness, FIDELITY, library_policy, preset};
-use summary_memory::engine::policy::{Counter, Vocabularies, Vocabulary};
+use summary_memory::engine::policy::{Counter, Policy, Vocabularies, Vocabulary};
 use summary_memory::engine::schedule::{
     MessageInput, MessageRun, PlayedMessage, Sizer, schedule_messages,
 };
@@ -37,7 +40,8 @@ fn library_of(slug: &str) -> Library {
     }
 }
 
-/// The presets that have a library to run, by slug.
+/// The presets that have a library to run, by slug; with [`NOT_RUN`], every preset of
+/// `PEER_PRESETS` (checked by `every_tuner_preset_is_its_librarys_policy_or_says_why_it_is_not_run`).
 const RUNNABLE: [&str; 5] = [
     "langchain-summary-buffer",
     "langchain-v1-middleware",
@@ -73,6 +77,11 @@ struct Outcome {
 }
 
 fn compare(slug: &str, trace_path: &Path) -> Outcome {
+    compare_altered(slug, trace_path, &|_| {})
+}
+
+/// [`compare`], with the library's policy altered by `alter` first (a planted fault).
+fn compare_altered(slug: &str, trace_path: &Path, alter: &dyn Fn(&mut Policy)) -> Outcome {
     let trace = read_json(trace_path);
     let shape = trace["shape"].as_str().expect("shape").to_owned();
     let conversation = read_json(&root().join(format!("conversations/{shape}.json")));
@@ -86,8 +95,9 @@ fn compare(slug: &str, trace_path: &Path) -> Outcome {
         let context = trace["requests"][0]["messages"][1]["text"].as_str();
         policy.exact.context_message = context.map(str::to_owned);
     }
+    alter(&mut policy);
     let system = conversation["system"].as_str().expect("system");
-    let sizer = Contract { library };
+    let sizer = ReadingContract(Contract { library });
     let run = schedule_messages(
         &policy,
         &MessageInput {
@@ -97,10 +107,13 @@ fn compare(slug: &str, trace_path: &Path) -> Outcome {
             sizer: &sizer,
         },
     );
+    // What each summariser call was given is compared once the requests agree.
+    let difference = first_difference(&run, &trace)
+        .or_else(|| inputs::first_difference(&engine_inputs(&run), &trace));
     Outcome {
         slug: slug.to_owned(),
         shape,
-        difference: first_difference(&run, &trace),
+        difference,
     }
 }
 
@@ -224,12 +237,14 @@ fn the_fidelity_table_is_neither_optimistic_nor_stale() {
 /// `count_tokens_approximately`, LlamaIndex's buffer with its cl100k_base tokenizer.
 const DEFAULT_COUNTER: [&str; 2] = ["langchain-v1-middleware", "llamaindex-summary-buffer"];
 
-/// The default-counter traces that differ, and why. LlamaIndex's buffer counts the messages'
-/// contents joined by spaces as one text (`_token_count_for_messages`), where the preset adds
-/// up each message's count: with words the two agree, with a BPE vocabulary a space joined to
-/// the next word can merge into one token, so the buffer's count runs a few tokens under the
-/// sum, and on the giant message it summarises once more.
-const DEFAULT_COUNTER_DIFFERS: [(&str, &str); 1] = [("llamaindex-summary-buffer", "giant-message")];
+/// The default-counter traces that differ, and why: none now. LlamaIndex's buffer counts the
+/// messages' contents joined by spaces as one text (`_token_count_for_messages`), where the
+/// preset adds up each message's count: with a BPE vocabulary a space joined to the next word
+/// can merge into one token, so the buffer's count can run a few tokens under the sum. On
+/// `giant-message` it once summarised once more; since the engine folds the old summary with a
+/// reply that would start the kept part, as the buffer does (`Exact::adjust_start`), no
+/// conversation here falls in that gap. A trace that differs must be named here, with why.
+const DEFAULT_COUNTER_DIFFERS: [(&str, &str); 0] = [];
 
 /// The conversation's messages as the library holds them: the agent's tool is `lookup`.
 fn messages(conversation: &Value) -> Vec<Message> {
@@ -458,4 +473,187 @@ fn the_counters_expected_counts_are_the_libraries_own_today() {
         fresh == committed,
         "tests/fidelity/counters/expected.json is stale: run tests/fidelity/counters.py with the fidelity venv's python"
     );
+}
+
+/// A planted fault: LangChain's classic buffer played rebuilding its summary from every folded
+/// message, where the library folds the summary so far and the pruned messages only. The
+/// requests may keep the same cut points; the summariser's inputs cannot.
+#[test]
+fn a_wrong_fold_mode_in_one_preset_is_found() {
+    use summary_memory::engine::policy::FoldMode;
+    let slug = "langchain-summary-buffer";
+    let trace = traces_dir().join(slug).join("short-turns.json");
+    assert_eq!(compare(slug, &trace).difference, None);
+    let outcome = compare_altered(slug, &trace, &|policy| {
+        policy.fold = FoldMode::RebuildFromArchive;
+    });
+    let difference = outcome.difference.expect("a wrong fold mode is found");
+    assert!(
+        difference.contains("summariser call") || difference.starts_with("request "),
+        "{difference}"
+    );
+}
+
+/// A planted fault: one summariser call of the library's trace given one message more than it
+/// was (the next message of the conversation) no longer compares identical, and the difference
+/// names that call.
+#[test]
+fn a_summariser_asked_for_one_message_too_many_is_found() {
+    let dir = std::env::temp_dir().join(format!("sm-fidelity-inputs-{}", std::process::id()));
+    let slug = "llamaindex-summary-buffer";
+    let mut trace = read_json(&traces_dir().join(slug).join("mixed-40.json"));
+    let folds = trace["summariser_inputs"][2]["folds"]
+        .as_array_mut()
+        .expect("the trace records the third call's input");
+    let last = folds
+        .iter()
+        .rev()
+        .find_map(|f| f["index"].as_u64())
+        .expect("the third call folds a message");
+    folds.push(serde_json::json!({"kind": "verbatim", "index": last + 1}));
+    std::fs::create_dir_all(dir.join(slug)).unwrap();
+    let planted = dir.join(slug).join("mixed-40.json");
+    std::fs::write(&planted, trace.to_string()).unwrap();
+    let outcome = compare(slug, &planted);
+    let _ = std::fs::remove_dir_all(&dir);
+    let difference = outcome.difference.expect("one message too many is found");
+    assert!(difference.starts_with("summariser call 3:"), "{difference}");
+}
+
+/// Every summariser call of every trace records what it was given, and Gemini CLI's
+/// `long-replies` reaches the service's refusal of a summary that would grow the history (the
+/// fake summary's length follows its input), which the table marks approximate.
+#[test]
+fn every_trace_records_its_summariser_inputs_and_gemini_reaches_its_refusal() {
+    for slug in RUNNABLE {
+        for entry in std::fs::read_dir(traces_dir().join(slug)).unwrap() {
+            let path = entry.unwrap().path();
+            // The default-counter runs (a folder of their own) keep the contract's fixed summary.
+            if path.is_dir() {
+                continue;
+            }
+            let trace = read_json(&path);
+            let inputs = trace["summariser_inputs"].as_array().expect("inputs");
+            assert_eq!(
+                Some(inputs.len() as u64),
+                trace["summariser_calls"].as_u64(),
+                "{slug} {}",
+                trace["shape"]
+            );
+        }
+    }
+    let gemini = read_json(&traces_dir().join("gemini-cli/long-replies.json"));
+    let statuses = gemini["notes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .find(|n| n.starts_with("compression status"))
+        .expect("the statuses are noted");
+    assert!(
+        statuses.contains("COMPRESSION_FAILED_INFLATED_TOKEN_COUNT"),
+        "{statuses}"
+    );
+}
+
+/// The presets no library of this tier can run, each with the reason; every other preset must
+/// be runnable, and is in [`RUNNABLE`].
+const NOT_RUN: [(&str, &str); 3] = [
+    (
+        "codex-cli",
+        "a Rust binary (codex-rs) whose compaction runs inside its agent loop; no package to drive",
+    ),
+    ("claude-code", "closed source"),
+    (
+        "librechat",
+        "a server application (danny-avila/agents), read from its documentation",
+    ),
+];
+
+/// The parameters the Tuner shows for runnable preset `slug` in a window of `context` tokens,
+/// by the names the library takes them (as a trace records them), written by hand from each
+/// library's defaults as the preset's `source` cites them; `None` for a slug this table lacks.
+fn tuner_params(slug: &str, context: u32) -> Option<Value> {
+    let context = f64::from(context);
+    Some(match slug {
+        "langchain-summary-buffer" => serde_json::json!({"max_token_limit": 2000}),
+        "langchain-v1-middleware" => {
+            serde_json::json!({"trigger": ["tokens", 4000], "keep": ["messages", 20]})
+        }
+        "llamaindex-summary-buffer" => {
+            serde_json::json!({"token_limit": (0.75 * context).floor()})
+        }
+        "openai-cookbook-session" => {
+            serde_json::json!({"keep_last_n_turns": 2, "context_limit": 4})
+        }
+        "gemini-cli" => serde_json::json!({"compressionThreshold": 0.5, "tokenLimit": context}),
+        _ => return None,
+    })
+}
+
+/// Every preset the Tuner offers is tied to the fidelity tier: a runnable one is, at every
+/// window the Tuner offers and with the parameters it shows, exactly the library's policy the
+/// traces are compared with (`library_policy`, its counter aside) and has traces; any other is
+/// listed in [`NOT_RUN`] with its reason, and has neither a library policy nor a version. A
+/// preset added without a fidelity run, or one whose rule drifts from its library's (a wrong
+/// fold mode, a changed keep), fails here.
+#[test]
+fn every_tuner_preset_is_its_librarys_policy_or_says_why_it_is_not_run() {
+    use summary_memory::engine::models::MODEL_WINDOWS;
+    use summary_memory::engine::peers::{PEER_PRESETS, fidelity};
+    for preset in PEER_PRESETS {
+        let slug = preset.slug;
+        let row = fidelity(slug).unwrap_or_else(|| panic!("{slug}: no fidelity row"));
+        if let Some((_, why)) = NOT_RUN.iter().find(|(s, _)| *s == slug) {
+            assert!(
+                row.version.is_none() && !RUNNABLE.contains(&slug),
+                "{slug} is listed as not run ({why}) but has a version or is runnable"
+            );
+            assert!(library_policy(slug, &|_| Some(1.0)).is_err(), "{slug}");
+            continue;
+        }
+        assert!(
+            RUNNABLE.contains(&slug) && row.version.is_some(),
+            "{slug}: a preset with no fidelity run; run it against its library (tests/fidelity/README.md) or list it in NOT_RUN with the reason"
+        );
+        assert!(
+            traces_dir().join(slug).is_dir(),
+            "{slug}: no traces in {}",
+            traces_dir().display()
+        );
+        for window in MODEL_WINDOWS {
+            let params = tuner_params(slug, window.context)
+                .unwrap_or_else(|| panic!("{slug}: the Tuner's parameters are not written here"));
+            let mut library = library_policy(slug, &|name| param(&params, name))
+                .unwrap_or_else(|e| panic!("{slug}: {e}"));
+            let shown = preset.policy(window.context);
+            library.exact.counter = shown.exact.counter;
+            assert_eq!(
+                shown, library,
+                "{slug} at {} tokens: the Tuner's preset is not the library's policy at {params}",
+                window.context
+            );
+        }
+    }
+    assert_eq!(
+        RUNNABLE.len() + NOT_RUN.len(),
+        PEER_PRESETS.len(),
+        "RUNNABLE and NOT_RUN together list every preset once"
+    );
+}
+
+/// A planted fault: a preset whose fold mode differs from its library's is caught by the tie
+/// above (the same comparison, on a copy of the classic buffer's preset).
+#[test]
+fn a_preset_with_a_wrong_fold_mode_is_not_its_librarys_policy() {
+    use summary_memory::engine::peers::preset;
+    use summary_memory::engine::policy::FoldMode;
+    let slug = "langchain-summary-buffer";
+    let params = tuner_params(slug, 128_000).unwrap();
+    let mut library = library_policy(slug, &|name| param(&params, name)).unwrap();
+    let mut shown = preset(slug).unwrap().policy(128_000);
+    library.exact.counter = shown.exact.counter;
+    assert_eq!(shown, library);
+    shown.fold = FoldMode::RebuildFromArchive;
+    assert_ne!(shown, library);
 }

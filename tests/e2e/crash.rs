@@ -1,5 +1,7 @@
 //! The crash tier: the browser killed with SIGKILL, process tree and all, at the moments that
-//! matter, then reopened on the same profile. A reload lets the page flush what it holds and
+//! matter, each confirmed before the kill (a request seen at the loopback server, a write seen
+//! open in IndexedDB through a hook the test installs, a value seen stored), then reopened on the
+//! same profile. A reload lets the page flush what it holds and
 //! Chromium write localStorage out; a crash, an OOM kill or a power cut does neither, so these
 //! tests find what only a reload would have saved (the first of them found the live chat lost:
 //! its session's id was in localStorage, which Chromium writes lazily).
@@ -37,6 +39,69 @@ async fn reopened_chat(
         .await;
     let shown = chat.messages().await;
     (browser, shown)
+}
+
+/// The test's instrumentation of the page's IndexedDB writes, installed through a script: it
+/// wraps `IDBDatabase.prototype.transaction` (web-sys calls it through the prototype each time)
+/// and counts the read-write transactions the page opens on the `sessions` store
+/// (`src/store/sessions.rs`) in `window.__smWrites.opened`. Once `hold` is set, each new one is
+/// held open: the hook keeps a request pending in it (a `count` chained from the last one's
+/// success), so it can neither commit nor end. A kill then lands on a write of sessions the test
+/// has seen in flight (`held`), not on a guess of how long one takes.
+const WRITES_HOOK: &str = "(() => {
+    if (window.__smWrites) return null;
+    const w = (window.__smWrites = { opened: 0, held: 0, hold: false });
+    const original = IDBDatabase.prototype.transaction;
+    IDBDatabase.prototype.transaction = function (names, mode, ...rest) {
+        const tx = original.call(this, names, mode, ...rest);
+        if (mode === 'readwrite' && tx.objectStoreNames.contains('sessions')) {
+            w.opened += 1;
+            if (w.hold) {
+                w.held += 1;
+                const store = tx.objectStore('sessions');
+                const keep = () => { store.count().onsuccess = keep; };
+                keep();
+            }
+        }
+        return tx;
+    };
+    return null;
+})()";
+
+/// Installs [`WRITES_HOOK`] in the open page, holding every write from now on.
+async fn hold_writes(browser: &Browser) {
+    let _: serde_json::Value = browser.read(WRITES_HOOK).await;
+    let _: serde_json::Value = browser.read("(window.__smWrites.hold = true, null)").await;
+}
+
+/// Waits until the page has opened at least one write of sessions since the hook was
+/// installed (held or not).
+async fn write_seen(browser: &Browser, what: &str) {
+    let deadline = std::time::Instant::now() + crate::harness::PATIENCE;
+    while browser.read::<u64>("window.__smWrites.opened").await == 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{what}: the page opened no write of sessions"
+        );
+        crate::harness::pause(5).await;
+    }
+}
+
+/// Waits until the page has opened a write of sessions that the hook holds, and returns how
+/// many it holds.
+async fn write_in_flight(browser: &Browser, what: &str) -> u64 {
+    let deadline = std::time::Instant::now() + crate::harness::PATIENCE;
+    loop {
+        let held: u64 = browser.read("window.__smWrites.held").await;
+        if held > 0 {
+            return held;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{what}: no write of the page's was seen in flight"
+        );
+        crate::harness::pause(10).await;
+    }
 }
 
 /// The sessions stored, without the deleted ones.
@@ -106,8 +171,16 @@ async fn killed_a_moment_after_send_the_message_is_there_with_retry() {
     let browser = Browser::on_profile(&profile).await;
     let chat = ChatPage::connect(&browser, Setup::new(&server.base_url)).await;
     chat.send("are you there?").await;
-    // The crash point itself, not a wait for a state: 0.3 s after Send.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The crash point, confirmed: the request is at the loopback server (whose reply hangs),
+    // so the page has sent it and waits; no fixed delay after Send.
+    let deadline = std::time::Instant::now() + crate::harness::PATIENCE;
+    while crate::harness::posts(&server).is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the request never reached the server"
+        );
+        crate::harness::pause(5).await;
+    }
     browser.crash().await;
 
     let (browser, shown) = reopened_chat(&profile, 1).await;
@@ -183,16 +256,22 @@ async fn killed_mid_import_a_large_file_is_all_there_or_not_there_never_half() {
     let browser = Browser::on_profile(&profile).await;
     let inspect = InspectPage::open(&browser).await;
     inspect.wait_vocabulary().await;
+    // The kill lands mid-write, seen: the import's write is open in IndexedDB, held by the
+    // test's hook so that it cannot commit first.
+    hold_writes(&browser).await;
     inspect.import(&path).await;
+    let held = write_in_flight(&browser, "the import").await;
     browser.crash().await;
 
     let browser = Browser::on_profile(&profile).await;
     let inspect = InspectPage::open(&browser).await;
     inspect.wait_vocabulary().await;
     let names = inspect.names().await;
+    // Every write since the hold was cut before its commit: none of the file is there, and
+    // none of it half.
     assert!(
-        names.is_empty() || names.len() == SESSIONS,
-        "{} of {SESSIONS} sessions after the crash",
+        names.is_empty(),
+        "{} of {SESSIONS} sessions after a kill while {held} write(s) were in flight",
         names.len()
     );
     let mut unique = names.clone();
@@ -215,8 +294,11 @@ async fn killed_right_after_a_rename_the_new_name_stays() {
     let inspect = InspectPage::open(&browser).await;
     inspect.import(&path).await;
     inspect.wait_sessions(1).await;
+    let _: serde_json::Value = browser.read(WRITES_HOOK).await;
     inspect.rename("Renamed just before the crash").await;
     inspect.wait_names(&["Renamed just before the crash"]).await;
+    // The kill follows the rename's write, seen opened by the hook (not held).
+    write_seen(&browser, "the rename").await;
     browser.crash().await;
 
     let browser = Browser::on_profile(&profile).await;
@@ -235,9 +317,12 @@ async fn killed_right_after_a_delete_the_session_is_gone_and_the_undo_still_offe
     inspect.import(&path).await;
     inspect.wait_sessions(1).await;
     inspect.library().await;
+    let _: serde_json::Value = browser.read(WRITES_HOOK).await;
     browser.click_testid("session-delete").await;
     inspect.wait_sessions(0).await;
     browser.wait_testid("undo-delete").await;
+    // The kill follows the delete's write, seen opened by the hook (not held).
+    write_seen(&browser, "the delete").await;
     browser.crash().await;
 
     let browser = Browser::on_profile(&profile).await;

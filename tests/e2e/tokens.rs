@@ -20,9 +20,12 @@ use crate::pages::tokens::TokensPage;
 /// Counts of `texts` by gpt-tokenizer: (o200k_base, cl100k_base) per text.
 fn oracle_counts(texts: &[&str]) -> Vec<(usize, usize)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tokenizer-oracle");
-    if !dir.join("node_modules/gpt-tokenizer").is_dir() {
-        run(&dir, "npm", &["ci", "--no-audit", "--no-fund"]);
-    }
+    // Installed by scripts/tools.sh (README command 2 runs it first): no test installs anything.
+    assert!(
+        dir.join("node_modules/gpt-tokenizer").is_dir(),
+        "the pinned gpt-tokenizer is not installed in tests/tokenizer-oracle/node_modules: run \
+         scripts/tools.sh, which installs it"
+    );
     let tmp = TempDir::new();
     let corpus: PathBuf = tmp.0.join("corpus.json");
     let entries: Vec<Value> = texts
@@ -51,7 +54,7 @@ fn run(dir: &Path, program: &str, args: &[&str]) -> Vec<u8> {
         .args(args)
         .current_dir(dir)
         .output()
-        .unwrap_or_else(|e| panic!("cannot run `{program}` ({e}): install Node.js and npm"));
+        .unwrap_or_else(|e| panic!("cannot run `{program}` ({e}): run scripts/tools.sh --browser, which installs Node.js"));
     assert!(
         output.status.success(),
         "`{program} {}` failed: {}",

@@ -70,8 +70,11 @@ class Summariser:
 
 
 def summary_number(text):
-    """The newest summariser call whose text `text` carries, or None."""
-    found = [int(m.group(1)) for m in SUMMARY_MARK.finditer(text)]
+    """The newest summariser call whose text `text` carries, or None (either summariser's
+    marks: this module's, or inputs.py's, whose text depends on its input)."""
+    from inputs import INPUT_MARK
+
+    found = [int(m.group(1)) for mark in (SUMMARY_MARK, INPUT_MARK) for m in mark.finditer(text)]
     return max(found) if found else None
 
 

@@ -17,6 +17,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
+import { InputSummariser, INPUT_MARK, geminiTokens } from './inputs.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const out = path.resolve(process.argv[2] ?? path.join(here, 'traces'));
@@ -59,13 +60,6 @@ const NOTES = [
 
 const words = (text) => (text.trim() === '' ? 0 : text.trim().split(/\s+/).length);
 
-class Summariser {
-  calls = 0;
-  next() {
-    this.calls += 1;
-    return [`S${this.calls}`, ...Array(19).fill('w')].join(' ');
-  }
-}
 
 function partTokens(part) {
   if (typeof part.text === 'string') return words(part.text);
@@ -94,7 +88,7 @@ function fakeConfig(summariser) {
     getApprovedPlanPath: () => undefined,
     getContentGenerator: () => ({ countTokens: async () => ({ totalTokens: 0 }) }),
     getBaseLlmClient: () => ({
-      generateContent: async () => ({ candidates: [{ content: { role: 'model', parts: [{ text: summariser.next() }] } }] }),
+      generateContent: async ({ contents }) => ({ candidates: [{ content: { role: 'model', parts: [{ text: summariser.next(InputSummariser.textOf(contents)) }] } }] }),
     }),
   };
   // A method this object lacks fails with "config.<name> is not a function": a change in the
@@ -122,7 +116,7 @@ async function run(shape) {
   const messages = conversation.messages;
   const byContent = new Map(messages.map((m, i) => [m.content, i]));
   const resultIndex = new Map(messages.flatMap((m, i) => (m.role === 'tool' ? [[m.tool_call_id, i]] : [])));
-  const summariser = new Summariser();
+  const summariser = new InputSummariser(conversation, geminiTokens(conversation));
   const config = fakeConfig(summariser);
   const service = new ChatCompressionService();
   const unwrap = (entry) => ('content' in entry ? entry.content : entry);
@@ -151,7 +145,7 @@ async function run(shape) {
 
   const entry = (role, part) => {
     if (typeof part.text === 'string') {
-      const marks = [...part.text.matchAll(/\bS(\d+)(?: w){19}\b/g)].map((m) => Number(m[1]));
+      const marks = [...part.text.matchAll(INPUT_MARK)].map((m) => Number(m[1]));
       if (marks.length) return { kind: 'summary', summary: Math.max(...marks), role, text: part.text };
       const index = byContent.get(part.text);
       const expected = role === 'model' ? 'assistant' : 'user';
@@ -219,6 +213,7 @@ async function run(shape) {
     shape,
     summariser_calls: summariser.calls,
     requests,
+    summariser_inputs: summariser.inputs,
     notes: [
       ...NOTES,
       `compression status before each request: ${statuses.join(' ')}`,

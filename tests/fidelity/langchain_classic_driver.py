@@ -16,8 +16,9 @@ from langchain_classic.memory import ConversationSummaryBufferMemory
 from langchain_core.messages import HumanMessage, SystemMessage, ToolMessage
 from importlib.metadata import version
 
-from common import Summariser, Trace, load, shapes, turns
-from lc_fakes import FakeSummariser, RecordingChat, lc_role, lc_text, to_ai_message
+from common import Trace, load, shapes, turns
+from inputs import InputSummariser, contract_tokens
+from lc_fakes import ReadingSummariser, RecordingChat, lc_role, lc_text, to_ai_message
 
 # The class is deprecated; the warning says so on every run and is not what the tier checks.
 warnings.filterwarnings("ignore", message=".*ConversationSummaryBufferMemory.*")
@@ -27,14 +28,14 @@ PARAMS = {"max_token_limit": 120, "return_messages": True}
 NOTES = [
     "The counter is the contract's word counter, plugged in by overriding the summariser model's get_num_tokens_from_messages; LangChain's default would add a 'Human: '/'AI: ' prefix per message.",
     "Tool turns: the assistant's tool calls and the tool results are only in that turn's requests (the agent scratchpad); memory stores the user input and the final reply, as AgentExecutor does.",
-    "The summariser's own prompt (SUMMARY_PROMPT) is not recorded: only the summary it returns.",
+    "The summariser's own prompt (SUMMARY_PROMPT) is not recorded: only what it folds (the summary so far and the pruned messages, under summariser_inputs) and the summary it returns.",
 ]
 
 
 def run(shape):
     conversation = load(shape)
-    summariser = Summariser()
-    memory = ConversationSummaryBufferMemory(llm=FakeSummariser(summariser=summariser), **PARAMS)
+    summariser = InputSummariser(conversation, contract_tokens(conversation))
+    memory = ConversationSummaryBufferMemory(llm=ReadingSummariser(summariser=summariser), **PARAMS)
     trace = Trace(conversation, "langchain-classic", version("langchain-classic"), "langchain_classic/memory/summary_buffer.py", PARAMS, NOTES)
     script = [m for m in conversation["messages"] if m["role"] == "assistant"]
     chat = RecordingChat(script=script, requests=[])
@@ -59,6 +60,7 @@ def run(shape):
                 scratchpad.append(ToolMessage(content=result["content"], tool_call_id=result["tool_call_id"]))
                 answers = index
         memory.save_context({"input": user_text}, {"output": reply_text})
+    summariser.attach(trace)
     return trace.write(SLUG, summariser.calls)
 
 

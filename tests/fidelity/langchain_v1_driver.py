@@ -21,7 +21,8 @@ from langchain_core.tools import InjectedToolCallId, tool
 from langgraph.checkpoint.memory import InMemorySaver
 
 from common import Summariser, Trace, load, shapes
-from lc_fakes import FakeSummariser, RecordingChat, lc_role, lc_text, lc_tokens
+from inputs import InputSummariser, contract_tokens
+from lc_fakes import FakeSummariser, ReadingSummariser, RecordingChat, lc_role, lc_text, lc_tokens
 
 SLUG = "langchain-v1-middleware"
 PARAMS = {"trigger": ["tokens", 300], "keep": ["messages", 6]}
@@ -43,7 +44,14 @@ DEFAULT_COUNTER_NOTES = [
 
 def run(shape, default_counter=False):
     conversation = load(shape)
-    summariser = Summariser()
+    # With the library's default counter the summary is the contract's fixed one: its input is
+    # compared on the runs with the contract's counter, whose tokens the summary's length follows.
+    if default_counter:
+        summariser = Summariser()
+        summarising = FakeSummariser(summariser=summariser)
+    else:
+        summariser = InputSummariser(conversation, contract_tokens(conversation))
+        summarising = ReadingSummariser(summariser=summariser)
     results = {m["tool_call_id"]: m["content"] for m in conversation["messages"] if m["role"] == "tool"}
 
     @tool
@@ -52,7 +60,7 @@ def run(shape, default_counter=False):
         return results[tool_call_id]
 
     middleware = SummarizationMiddleware(
-        model=FakeSummariser(summariser=summariser),
+        model=summarising,
         trigger=tuple(PARAMS["trigger"]),
         keep=tuple(PARAMS["keep"]),
         **({} if default_counter else {"token_counter": word_counter}),
@@ -71,6 +79,8 @@ def run(shape, default_counter=False):
         trace.request_auto([trace.entry(lc_role(m), lc_text(m)) for m in request])
     if chat.script:
         raise SystemExit(f"{shape}: {len(chat.script)} scripted assistant messages were never asked for")
+    if not default_counter:
+        summariser.attach(trace)
     return trace.write(SLUG, summariser.calls, "default-counter" if default_counter else None)
 
 

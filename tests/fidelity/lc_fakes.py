@@ -61,6 +61,17 @@ class FakeSummariser(WordCounting):
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=self.summariser()))])
 
 
+class ReadingSummariser(WordCounting):
+    """Hands the summariser (inputs.InputSummariser) the text of every message it is sent, and
+    answers with what that returns."""
+
+    summariser: object
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+        text = self.summariser("\n".join(lc_text(m) for m in messages))
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text))])
+
+
 class RecordingChat(WordCounting):
     """Records each request's messages and answers with the next scripted assistant message."""
 

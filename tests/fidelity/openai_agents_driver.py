@@ -28,14 +28,15 @@ from agents.memory.session import SessionABC
 from agents.testing.model import ModelStep, ScriptedModel, assistant_message, function_call
 from agents.tool_context import ToolContext
 
-from common import Summariser, Trace, load, shapes
+from common import Trace, load, shapes
+from inputs import InputSummariser, contract_tokens
 
 SLUG = "openai-cookbook-session"
 PARAMS = {"keep_last_n_turns": 2, "context_limit": 4}
 NOTES = [
     "SummarizingSession is written from the cookbook notebook's behaviour (it is not a package); the notebook's re-check after the asynchronous summary call is left out, since nothing runs concurrently here.",
     "The Runner's function_call and function_call_output items lose their type when stored (only role, content and name are kept), so on later turns they are user messages holding the item's str() and each counts as a turn start; they appear as 'altered' entries.",
-    "The summariser ignores the notebook's LLMSummarizer prompt and its 200-word limit; only the returned pair is recorded.",
+    "The summariser ignores the notebook's LLMSummarizer prompt and its 200-word limit; what it is given (the items before the kept turns) is recorded under summariser_inputs, and the pair it returns.",
 ]
 SHADOW = "Summarize the conversation we had so far."
 
@@ -129,7 +130,7 @@ def entries_for(trace, conversation, items):
 
 async def run(shape):
     conversation = load(shape)
-    summariser = Summariser()
+    summariser = InputSummariser(conversation, contract_tokens(conversation))
     results = {m["tool_call_id"]: m["content"] for m in conversation["messages"] if m["role"] == "tool"}
 
     @function_tool
@@ -146,7 +147,7 @@ async def run(shape):
         steps.append(ModelStep(output=output))
     model = ScriptedModel(steps)
     agent = Agent(name="fidelity", instructions=conversation["system"], model=model, tools=[lookup])
-    session = SummarizingSession(summarise=lambda _: summariser(), **PARAMS)
+    session = SummarizingSession(summarise=lambda records: summariser("\n".join(item_text(m) for m in records)), **PARAMS)
     for message in conversation["messages"]:
         if message["role"] == "user":
             await Runner.run(agent, message["content"], session=session)
@@ -156,6 +157,7 @@ async def run(shape):
         entries = [{"kind": "system"}] if call.system_instructions == conversation["system"] else []
         items = call.input if isinstance(call.input, list) else [{"role": "user", "content": call.input}]
         trace.request_auto(entries + entries_for(trace, conversation, items))
+    summariser.attach(trace)
     return trace.write(SLUG, summariser.calls)
 
 

@@ -478,7 +478,12 @@ impl Exact {
 
     /// Moves the cut so the tail starts where this policy lets it start.
     fn adjust_start(&self, history: &[Measured], s: usize, cut: usize) -> usize {
-        if cut <= s {
+        // A cut inside the head keeps part of it; one right after it (the summary goes, every
+        // verbatim message stays) still moves a kept part that starts with a reply: LlamaIndex
+        // then folds the old summary with that reply (its `_handle_assistant_and_tool_messages`
+        // runs whatever the cut), which its fidelity trace on `giant-message` showed once the
+        // summary's length followed its input.
+        if cut < s || cut == 0 || (cut == s && self.start != Start::AtUser) {
             return cut;
         }
         let mut at = cut - s;

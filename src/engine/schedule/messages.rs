@@ -13,8 +13,8 @@
 
 use crate::engine::message::{CountTokens, Message, Role};
 use crate::engine::policy::{
-    Check, Counter, FoldView, HeadPart, Measured, Moment, Policy, SummarySize, head_measured,
-    kept_user_messages, request_head, summary_size,
+    Check, Counter, FoldMode, FoldView, HeadPart, Measured, Moment, Policy, SummarySize,
+    head_measured, kept_user_messages, request_head, summary_size,
 };
 
 /// The sizes of the texts a dry run adds itself: the summary each call writes, and the fixed
@@ -30,6 +30,29 @@ pub trait Sizer {
     }
     /// The text summariser call `call` (from 1, over the whole run) writes.
     fn summary(&self, call: u32) -> String;
+    /// The text a summariser call writes when it is given `input`; by default
+    /// [`Sizer::summary`] of its number, whatever it was given. A sizer whose summary depends
+    /// on what it folds (the fidelity tier's, which writes a digest of it) overrides this.
+    fn summary_of(&self, input: &SummaryInput) -> String {
+        self.summary(input.call)
+    }
+}
+
+/// What one summariser call is given to fold, in the order a library's summariser receives
+/// it: the summary so far (when the policy folds progressively), the conversation messages,
+/// then what the fold's earlier calls wrote (Gemini CLI's second call checks its first).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SummaryInput {
+    /// From 1, over the whole run.
+    pub call: u32,
+    /// The summariser call that wrote the summary it folds into the new one.
+    pub summary: Option<u32>,
+    /// The conversation messages it folds, by index, in order.
+    pub messages: Vec<usize>,
+    /// The calls of this fold before it, whose texts it is given after the messages.
+    pub earlier: Vec<u32>,
+    /// Tokens of all of it (the summaries' texts and the messages), as the run counts them.
+    pub tokens: u64,
 }
 
 /// One message of the played conversation.
@@ -89,6 +112,8 @@ pub struct MessageRun {
     pub calls: u32,
     /// Folds.
     pub folds: u32,
+    /// What each summariser call was given, in call order.
+    pub inputs: Vec<SummaryInput>,
 }
 
 /// A conversation's messages as the dry run plays them under a policy measured with
@@ -154,6 +179,8 @@ pub fn schedule_messages(policy: &Policy, input: &MessageInput<'_>) -> MessageRu
         folds: 0,
         checked: 0,
         reported: None,
+        texts: Vec::new(),
+        inputs: Vec::new(),
     };
     let mut requests = Vec::new();
     let turn_only = policy.exact.tools_in_turn_only;
@@ -182,6 +209,7 @@ pub fn schedule_messages(policy: &Policy, input: &MessageInput<'_>) -> MessageRu
         requests,
         calls: run.calls,
         folds: run.folds,
+        inputs: run.inputs,
     }
 }
 
@@ -204,6 +232,9 @@ struct State<'p, 'i> {
     /// Messages at the previous check.
     checked: usize,
     reported: Option<u64>,
+    /// The text each summariser call wrote, by call (from 1).
+    texts: Vec<String>,
+    inputs: Vec<SummaryInput>,
 }
 
 impl State<'_, '_> {
@@ -266,10 +297,41 @@ impl State<'_, '_> {
                 budget,
             );
         }
+        // What the summariser is given: progressively, the summary so far and the messages
+        // this fold takes; rebuilding, every message folded so far and no summary.
+        let (start, summary) = match self.policy.fold {
+            FoldMode::Progressive => (self.from, self.summary.as_ref().map(|s| s.0)),
+            FoldMode::RebuildFromArchive => (0, None),
+        };
+        let messages = self.stored[start..folded_to].to_vec();
+        let written = |call: u32| u64::from(sizer.tokens(&self.texts[call as usize - 1]));
+        let folded: u64 = summary.map_or(0, written)
+            + messages
+                .iter()
+                .map(|&k| u64::from(self.input.messages[k].tokens))
+                .sum::<u64>();
         self.from = folded_to;
         self.folds += 1;
-        self.calls += self.policy.exact.calls_per_fold.max(1);
-        self.summary = Some((self.calls, self.input.sizer.summary(self.calls)));
+        let mut earlier: Vec<u32> = Vec::new();
+        let mut tokens = folded;
+        for _ in 0..self.policy.exact.calls_per_fold.max(1) {
+            self.calls += 1;
+            let input = SummaryInput {
+                call: self.calls,
+                summary,
+                messages: messages.clone(),
+                earlier: earlier.clone(),
+                tokens,
+            };
+            let text = sizer.summary_of(&input);
+            // A fold's later call checks the text its earlier one wrote (Gemini CLI's second).
+            tokens += u64::from(sizer.tokens(&text));
+            self.texts.push(text);
+            self.inputs.push(input);
+            earlier.push(self.calls);
+        }
+        let text = self.texts.last().cloned().unwrap_or_default();
+        self.summary = Some((self.calls, text));
     }
 
     /// The request that answers message `i`.

@@ -12,8 +12,8 @@
 mod messages;
 
 pub use messages::{
-    MessageInput, MessageRun, PlayedMessage, RequestRow, Sizer, Slot, answers, played,
-    schedule_messages, system_tokens,
+    MessageInput, MessageRun, PlayedMessage, RequestRow, Sizer, Slot, SummaryInput, answers,
+    played, schedule_messages, system_tokens,
 };
 
 use super::edition::TurnRange;

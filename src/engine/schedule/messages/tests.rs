@@ -412,3 +412,139 @@ fn a_fold_keeps_a_call_with_its_results_and_can_keep_the_users_own_messages() {
     let played = run(&codex, messages);
     assert_eq!(verbatim(&played)[2], [0, 5]);
 }
+
+/// A summariser whose text says what it was given, so a test can read the input back from
+/// the requests: `S<call>`, then `s<k>` for the summary, `m<i>` for each message and `e<k>`
+/// for each earlier call of the fold.
+struct Telling;
+
+impl Sizer for Telling {
+    fn tokens(&self, text: &str) -> u32 {
+        crate::engine::text::word_count(text)
+    }
+
+    fn summary(&self, call: u32) -> String {
+        unreachable!("summary_of is asked, not summary ({call})")
+    }
+
+    fn summary_of(&self, input: &SummaryInput) -> String {
+        let mut words = vec![format!("S{}", input.call)];
+        words.extend(input.summary.iter().map(|k| format!("s{k}")));
+        words.extend(input.messages.iter().map(|i| format!("m{i}")));
+        words.extend(input.earlier.iter().map(|k| format!("e{k}")));
+        words.join(" ")
+    }
+}
+
+/// Every four messages, keep the newest two: the folds of six 10/20-token turns.
+fn every_four(fold: FoldMode, calls_per_fold: u32) -> MessageRun {
+    let mut policy = exact_policy(
+        Trigger::Tokens {
+            budget: 50,
+            keep_tokens: 30,
+        },
+        Exact {
+            counted: Some(Counted::VERBATIM),
+            calls_per_fold,
+            ..Exact::default()
+        },
+    );
+    policy.fold = fold;
+    schedule_messages(
+        &policy,
+        &MessageInput {
+            messages: turns(&[(10, 20); 6]),
+            system_prompt: "be brief",
+            system_tokens: 2,
+            sizer: &Telling,
+        },
+    )
+}
+
+#[test]
+fn a_progressive_fold_gives_the_summariser_the_summary_and_the_new_messages_only() {
+    let run = every_four(FoldMode::Progressive, 1);
+    assert!(run.inputs.len() >= 2, "{:?}", run.inputs);
+    assert_eq!(run.inputs.len() as u32, run.calls);
+    let first = &run.inputs[0];
+    assert_eq!((first.call, first.summary), (1, None));
+    let second = &run.inputs[1];
+    assert_eq!(second.summary, Some(1), "{second:?}");
+    // No message is folded twice, and each input's tokens are its summary's words and its
+    // messages' tokens (10 a question, 20 a reply).
+    assert!(second.messages[0] > *first.messages.last().unwrap());
+    for input in &run.inputs {
+        let summaries: u64 = input
+            .summary
+            .iter()
+            .map(|&k| {
+                let before = &run.inputs[k as usize - 1];
+                1 + (before.summary.iter().count() + before.messages.len()) as u64
+            })
+            .sum();
+        let messages: u64 = input
+            .messages
+            .iter()
+            .map(|i| if i % 2 == 0 { 10 } else { 20 })
+            .sum();
+        assert_eq!(input.tokens, summaries + messages, "{input:?}");
+    }
+    // The request after a fold carries the text written from that input.
+    let carried = run.requests.iter().find_map(|r| {
+        r.messages.iter().find_map(|s| match s {
+            Slot::Summary { call: 2, text, .. } => Some(text.clone()),
+            _ => None,
+        })
+    });
+    let expected = std::iter::once("S2".to_owned())
+        .chain(std::iter::once("s1".to_owned()))
+        .chain(second.messages.iter().map(|i| format!("m{i}")))
+        .collect::<Vec<_>>()
+        .join(" ");
+    // (after the default placement's header)
+    assert!(
+        carried
+            .as_ref()
+            .is_some_and(|c| c.ends_with(&format!("\n{expected}"))),
+        "{carried:?}"
+    );
+}
+
+#[test]
+fn a_rebuilt_fold_gives_the_summariser_every_message_folded_so_far_and_no_summary() {
+    let progressive = every_four(FoldMode::Progressive, 1);
+    let rebuilt = every_four(FoldMode::RebuildFromArchive, 1);
+    assert!(rebuilt.inputs.len() >= 2);
+    for input in &rebuilt.inputs {
+        assert_eq!(input.summary, None, "{input:?}");
+        assert_eq!(input.messages[0], 0, "{input:?}");
+    }
+    // The same cut points, other inputs: a wrong fold mode cannot compare equal.
+    let last = |run: &MessageRun| run.inputs.last().unwrap().messages.last().copied();
+    assert_eq!(last(&progressive), last(&rebuilt));
+    assert_ne!(progressive.inputs, rebuilt.inputs);
+}
+
+#[test]
+fn a_fold_of_two_calls_gives_the_second_the_text_of_the_first() {
+    let run = every_four(FoldMode::Progressive, 2);
+    let (first, second) = (&run.inputs[0], &run.inputs[1]);
+    assert_eq!((first.call, second.call), (1, 2));
+    assert_eq!(
+        (second.summary, second.earlier.as_slice()),
+        (None, &[1][..])
+    );
+    assert_eq!(first.messages, second.messages);
+    // The first call's text ("S1 m0 m1 …") is in the second's tokens.
+    let first_words = 1 + first.messages.len() as u64;
+    assert_eq!(second.tokens, first.tokens + first_words);
+    // The next fold gets the fold's kept text: the second call's.
+    assert_eq!(
+        (run.inputs[2].summary, run.inputs[2].earlier.as_slice()),
+        (Some(2), &[][..])
+    );
+    assert_eq!(
+        (run.inputs[3].summary, run.inputs[3].earlier.as_slice()),
+        (Some(2), &[3][..])
+    );
+}
