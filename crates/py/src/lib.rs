@@ -216,7 +216,10 @@ fn read(
             Ok(path) => vec![path],
             Err(_) => source.extract()?,
         };
-        let (found, problems) = sources(&paths);
+        let (mut found, problems) = sources(&paths);
+        if let (Some(name), [only]) = (name, found.as_mut_slice()) {
+            only.name = name;
+        }
         (Conversations::of_sources(found, counting), problems)
     };
     listed.reverse();
