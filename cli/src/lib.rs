@@ -215,11 +215,11 @@ pub fn write_replayed(
     Ok(file)
 }
 
-/// Every column on each of `conversations` on `pool`, each row named by its conversation's
-/// source and index as `compare` names it; the rows in input order (sort them with
+/// Every column on each of `conversations` (source, index, session) on `pool`, each row named
+/// by its conversation's source and index as `compare` names it; the rows in input order (sort them with
 /// [`sort_rows`] as every CSV is), or why the first that failed could not be measured.
 pub fn measure_named(
-    conversations: &[read::Named],
+    conversations: &[(&str, u32, &Session)],
     columns: &[Column],
     settings: &CorpusSettings,
     counting: &Counting,
@@ -229,10 +229,8 @@ pub fn measure_named(
     let measured: Vec<Vec<Row>> = pool.install(|| {
         conversations
             .par_iter()
-            .map(|c| {
-                counting.with(|counter| {
-                    measure(&c.source, c.index, &c.session, columns, settings, counter)
-                })
+            .map(|&(source, index, session)| {
+                counting.with(|counter| measure(source, index, session, columns, settings, counter))
             })
             .collect::<Result<_, _>>()
     })?;

@@ -466,12 +466,12 @@ fn columns(policies: &Bound<'_, PyAny>, window: u32) -> PyResult<Vec<Column>> {
 /// The conversations of `conversations` (an iterable of `Conversation`), `CHUNK` at a time.
 const CHUNK: usize = 512;
 
-/// Pulls up to `CHUNK` conversations, checking each was read with `encoding` (the first's when
-/// `None`).
+/// Pulls up to `CHUNK` conversations as (source, index, session), checking each was read with
+/// `encoding` (the first's when `None`).
 fn chunk(
     items: &Bound<'_, PyAny>,
     encoding: &mut Option<String>,
-) -> PyResult<Vec<summary_memory_cli::read::Named>> {
+) -> PyResult<Vec<(String, u32, Arc<Session>)>> {
     let mut out = Vec::new();
     while out.len() < CHUNK {
         let Some(item) = items.call_method0("__next__").map(Some).or_else(|e| {
@@ -495,11 +495,7 @@ fn chunk(
             Some(_) => {}
             None => *encoding = Some(c.encoding.clone()),
         }
-        out.push(summary_memory_cli::read::Named {
-            source: c.source.clone(),
-            index: c.index,
-            session: Session::clone(&c.session),
-        });
+        out.push((c.source.clone(), c.index, Arc::clone(&c.session)));
     }
     Ok(out)
 }
@@ -538,6 +534,10 @@ fn measure(
             break;
         }
         let counting = counting(encoding.as_deref().unwrap_or("o200k_base"))?;
+        let named: Vec<(&str, u32, &Session)> = named
+            .iter()
+            .map(|(source, index, session)| (source.as_str(), *index, &**session))
+            .collect();
         let measured = py
             .detach(|| measure_named(&named, &columns, &settings, &counting, &pool))
             .map_err(|e| MeasureError::new_err(e.to_string()))?;
