@@ -1,6 +1,7 @@
 """Type stubs of summary_memory._core, the Rust binding (crates/py/src/lib.rs)."""
 
 import os
+import pathlib
 from collections.abc import Iterable, Iterator
 from typing import Literal
 
@@ -69,7 +70,7 @@ def read(
     or with ``on_problem="collect"`` is kept in ``Reader.problems`` while reading goes on.
     """
 
-def files(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[str, str]]:
+def files(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[str, pathlib.Path]]:
     """The files ``read`` reads under ``paths``: (source name, path) pairs, in order."""
 
 def count_tokens(text: str, encoding: Encoding = "o200k_base") -> int:
@@ -154,6 +155,6 @@ def replay(
     out: str | os.PathLike[str],
     *,
     window: int = 128000,
-) -> list[str]:
+) -> list[pathlib.Path]:
     """Replays each conversation under each policy with the extractive summariser, writing
     session files Inspect opens into ``out`` (named as the CLI's ``replay`` names them)."""
