@@ -9,7 +9,9 @@ package builds its vocabularies once per process (before the timing here).
         python crates/py/bench.py
 
 `SM_BENCH_CONVERSATIONS` (400) sizes the file; both the dry run alone (`--no-replay`) and the
-dry run with the extractive replay and its checks are measured. Build both in one profile (the
+dry run with the extractive replay and its checks are measured. `SM_BENCH_JOBS` ("1", or a list
+such as "1,2,4,8,16") runs each at those thread counts too (`--jobs N`, `measure(jobs=N)`),
+for the scaling curve. Build both in one profile (the
 release wheel with `maturin build --release`, the CLI with `cargo build --release`).
 """
 
@@ -21,7 +23,7 @@ import tempfile
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent / "tests"))
-from conftest import write_corpus  # noqa: E402
+from corpus import write_corpus  # noqa: E402
 
 import summary_memory as sm  # noqa: E402
 
@@ -49,26 +51,29 @@ def main():
         one = pathlib.Path(tmp) / "one.jsonl"
         one.write_text(path.read_text().splitlines()[0] + "\n")
         print(f"measure from Python against the CLI, one core each: {conversations} conversations, {len(POLICIES)} policies")
+        jobs_list = [int(j) for j in os.environ.get("SM_BENCH_JOBS", "1").split(",")]
         for label, extra in (("dry run", ["--no-replay"]), ("dry run + replay + checks", [])):
-            args = [cli, "compare", str(path), "--jobs", "1", "--rows", str(out), *extra]
-            for p in POLICIES:
-                args += ["--policy", p]
-            fixed = [a if a != str(path) else str(one) for a in args]
-            fixed[fixed.index("--rows") + 1] = str(out) + ".one"
-            cli_fixed = best(rounds, lambda: subprocess.run(fixed, check=True, capture_output=True))
-            cli_s = best(rounds, lambda: subprocess.run(args, check=True, capture_output=True)) - cli_fixed
-            expected = out.read_bytes()
-            rows = []
+            for jobs in jobs_list:
+                args = [cli, "compare", str(path), "--jobs", str(jobs), "--rows", str(out), *extra]
+                for p in POLICIES:
+                    args += ["--policy", p]
+                fixed = [a if a != str(path) else str(one) for a in args]
+                fixed[fixed.index("--rows") + 1] = str(out) + ".one"
+                cli_fixed = best(rounds, lambda: subprocess.run(fixed, check=True, capture_output=True))
+                cli_s = best(rounds, lambda: subprocess.run(args, check=True, capture_output=True)) - cli_fixed
+                expected = out.read_bytes()
+                rows = []
 
-            def python():
-                rows[:] = sm.measure(sm.read(path), POLICIES, replay=not extra, jobs=1)
+                def python():
+                    rows[:] = sm.measure(sm.read(path), POLICIES, replay=not extra, jobs=jobs)
 
-            py_s = best(rounds, python)
-            assert sm.rows_csv(rows).encode() == expected, "the rows differ from the CLI's"
-            print(
-                f"{label:>26}: CLI {conversations / cli_s:8.1f} conv/s, Python {conversations / py_s:8.1f} conv/s,"
-                f" Python/CLI throughput {cli_s / py_s:.3f} (CLI's fixed cost {cli_fixed:.2f} s taken off)"
-            )
+                py_s = best(rounds, python)
+                assert sm.rows_csv(rows).encode() == expected, "the rows differ from the CLI's"
+                print(
+                    f"{label:>26}, {jobs:>2} jobs: CLI {conversations / cli_s:8.1f} conv/s, Python {conversations / py_s:8.1f} conv/s,"
+                    f" Python/CLI throughput {cli_s / py_s:.3f} (CLI's fixed cost {cli_fixed:.2f} s taken off)",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

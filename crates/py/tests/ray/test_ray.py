@@ -7,7 +7,7 @@ import ray
 from ray.cluster_utils import Cluster
 
 import summary_memory.ray as smray
-from conftest import write_corpus
+from corpus import write_corpus
 
 POLICIES = ["yours", "langchain-v1-middleware", "codex-cli"]
 FILES = 6
