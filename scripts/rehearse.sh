@@ -117,10 +117,10 @@ expect_line 1w '^tools: all tools present, nothing installed$'
 ok "a warm run installs nothing"
 
 # --- 2. every tool hidden: --plan lists each -----------------------------------------------------
-run_tools 2 "$root/base" --plan --browser --servers --fidelity || fail "run 2: tools.sh --plan exited with status $?"
+run_tools 2 "$root/base" --plan --browser --servers --fidelity --python --ray || fail "run 2: tools.sh --plan exited with status $?"
 for tool in 'trunk' 'wasm-bindgen-cli' 'wasm-split-cli' 'wasm-opt' 'Node\.js' 'chromium' 'chromium-driver' \
   'litellm\[proxy\]' 'llama-cpp-python\[server\]' "the fidelity tier's Python libraries" \
-  '@google/gemini-cli-core'; do
+  '@google/gemini-cli-core' "the Python package tier's maturin and pytest" "the Ray tier's Ray Data and pyarrow"; do
   expect_line 2 "^tools: plan: would install (.* )?$tool .*\(missing"
 done
 expect_line 2 'nothing was installed$'

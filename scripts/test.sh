@@ -12,7 +12,7 @@ start=$SECONDS
 # they are a ceiling, and CI's own limit is 90 minutes for the whole run.
 declare -A budget=(
   [tools]=1800 [rehearsal]=300 [format]=120 [clippy-native]=1200 [clippy-wasm]=900
-  [tier-a]=900 [fidelity]=900 [tier-b]=600 [release]=1200 [cli]=600 [tier-c]=1800
+  [tier-a]=900 [fidelity]=900 [tier-b]=600 [release]=1200 [cli]=600 [python]=600 [tier-c]=1800
 )
 steps=() took=()
 current="" current_start=$SECONDS
@@ -51,7 +51,7 @@ report() {
 export PATH="${SM_BIN:-${SM_CACHE:-$HOME/.cache/summary-memory}/bin}:$PATH"
 
 step tools "tools"
-scripts/tools.sh --browser --servers --fidelity
+scripts/tools.sh --browser --servers --fidelity --python --ray
 
 step rehearsal "rehearsal: tools.sh on a machine without its tools (scratch PATH and folders)"
 scripts/rehearse.sh
@@ -91,6 +91,9 @@ step cli "the command-line tool, whose CSV the corpus e2e test compares the page
 cargo build -p summary-memory-cli
 SM_CLI="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/debug/summary-memory-cli"
 export SM_CLI
+
+step python "the Python package (crates/py): the abi3 wheel by maturin, pytest against the CLI, then Ray Data on a local two-node cluster"
+scripts/python.sh --ray
 
 step tier-c "tier c: end-to-end in headless Chromium against the release build (our test server, the LiteLLM proxy, a real model)"
 # One chromedriver for the whole tier, in a process group of its own, so that it and any browser

@@ -2,7 +2,7 @@
 # Installs the tools the build and the tests need, each only when it is missing or at the wrong
 # version, so a warm run installs nothing.
 #
-# Usage: scripts/tools.sh [--browser] [--servers] [--fidelity] [--plan]
+# Usage: scripts/tools.sh [--browser] [--servers] [--fidelity] [--python] [--ray] [--plan]
 #   --browser  also chromium + chromedriver and Node.js (the browser test tiers);
 #   --servers  also the Python virtual environments of the third-party servers the end-to-end
 #              tiers run: the LiteLLM proxy, and llama-cpp-python's server with a small model;
@@ -10,8 +10,13 @@
 #              pinned Python set of tests/fidelity/requirements.txt in a virtual environment and
 #              the pinned npm package of tests/fidelity/node/ in a directory, both under SM_CACHE
 #              and named by a hash of their pins;
+#   --python   also the Python package tier's pinned set (crates/py/requirements.txt: maturin and
+#              pytest) in a virtual environment under SM_CACHE named by a hash of its pins;
+#   --ray      also the Ray tier's pinned set (crates/py/requirements-ray.txt: Ray Data, pyarrow,
+#              pytest), likewise;
 #   --plan     print what would be installed and why, install nothing, exit 0.
 # scripts/tools.sh --venv litellm|llama|fidelity  prints where that virtual environment lives;
+# scripts/tools.sh --venv python|ray  prints where the package tier's or the Ray tier's venv lives.
 # scripts/tools.sh --venv fidelity-node  prints the node_modules directory of the npm package.
 # scripts/tools.sh --venv highlight  prints where the export panel's syntax highlighter lives (the
 # pinned npm package of scripts/highlight/, which scripts/highlight.py copies into the dist).
@@ -83,24 +88,31 @@ FIDELITY_NODE_DIR=$SM_CACHE/fidelity-node-$(pins_hash tests/fidelity/node/packag
 # The wasm splitter (scripts/split.py), installed with cargo into a folder named by its version: its
 # command line has no --version to ask.
 WASM_SPLIT_DIR=$SM_CACHE/wasm-split-$WASM_SPLIT_VERSION
+# The Python package's tiers (crates/py), named by a hash of their pins like the fidelity sets.
+PY_VENV=$SM_CACHE/python-$(pins_hash crates/py/requirements.txt)
+RAY_VENV=$SM_CACHE/ray-$(pins_hash crates/py/requirements-ray.txt)
 HIGHLIGHT_DIR=$SM_CACHE/highlight-$(pins_hash scripts/highlight/package.json scripts/highlight/package-lock.json)
 export PATH="$SM_BIN:$PATH"
 
-browser=0 servers=0 fidelity=0 plan=0
+browser=0 servers=0 fidelity=0 python=0 ray=0 plan=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --browser) browser=1 ;;
     --servers) servers=1 ;;
     --fidelity) fidelity=1 ;;
+    --python) python=1 ;;
+    --ray) ray=1 ;;
     --plan) plan=1 ;;
     --venv)
       case "${2:-}" in
         litellm) echo "$LITELLM_VENV" ;;
         llama) echo "$LLAMA_VENV" ;;
         fidelity) echo "$FIDELITY_PY_VENV" ;;
+        python) echo "$PY_VENV" ;;
+        ray) echo "$RAY_VENV" ;;
         fidelity-node) echo "$FIDELITY_NODE_DIR/node_modules" ;;
         highlight) echo "$HIGHLIGHT_DIR/node_modules/@highlightjs/cdn-assets" ;;
-        *) echo "tools: --venv litellm|llama|fidelity|fidelity-node|highlight" >&2; exit 2 ;;
+        *) echo "tools: --venv litellm|llama|fidelity|fidelity-node|highlight|python|ray" >&2; exit 2 ;;
       esac
       exit 0 ;;
     *) echo "tools: unknown option $1 (see the top of $0)" >&2; exit 2 ;;
@@ -488,6 +500,39 @@ ensure_fidelity_node() {
   fi
 }
 
+# --- the Python package's tiers -----------------------------------------------------------------
+
+# The metadata check of a pinned set: every `name==version` line of $1 installed at that version
+# (extras such as ray[data] are checked by their distribution's name).
+pins_check() {
+  printf '%s\n' "import importlib.metadata as m, pathlib, re" \
+    "want = {}" \
+    "for line in pathlib.Path('$1').read_text().splitlines():" \
+    "    line = line.split('#')[0].strip()" \
+    "    if line:" \
+    "        name, version = line.split('==')" \
+    "        want[re.sub(r'\\[.*\\]', '', name)] = version" \
+    "wrong = [f'{n} {m.version(n)} (want {v})' for n, v in want.items() if m.version(n) != v]" \
+    "assert not wrong, wrong"
+}
+# A stamp holding the pins' hash is written only after the install and its check passed, as for
+# the fidelity set.
+pinned_ok() {
+  [ "$(cat "$1/.pins" 2>/dev/null)" = "${1##*-}" ] && venv_ok "$1" "$(pins_check "$2")"
+}
+# ensure_pinned VENV REQUIREMENTS WHAT DISTRIBUTION ABOUT
+ensure_pinned() {
+  local dir=$1 req=$2 what=$3 main=$4 about=$5
+  pinned_ok "$dir" "$req" && return 0
+  ensure_python_venv
+  if install_now "$what ($req) into $dir" "$(have_why "$(venv_version "$dir" "$main")"); $about"; then
+    rm -f "$dir/.pins"
+    make_venv "$dir" -r "$req"
+    venv_ok "$dir" "$(pins_check "$req")" && echo "${dir##*-}" >"$dir/.pins"
+    verify "$what" pinned_ok "$dir" "$req"
+  fi
+}
+
 # "litellm 1.2.3" when the venv has the distribution installed, else nothing.
 venv_version() {
   [ -x "$1/bin/python" ] || return 0
@@ -516,6 +561,14 @@ if [ "$fidelity" = 1 ]; then
   NODE_MIN=$(( NODE_MIN > NODE_MIN_FIDELITY ? NODE_MIN : NODE_MIN_FIDELITY ))
   ensure_fidelity_py
   ensure_fidelity_node
+fi
+if [ "$python" = 1 ]; then
+  ensure_pinned "$PY_VENV" crates/py/requirements.txt "the Python package tier's maturin and pytest" \
+    maturin "seconds"
+fi
+if [ "$ray" = 1 ]; then
+  ensure_pinned "$RAY_VENV" crates/py/requirements-ray.txt "the Ray tier's Ray Data and pyarrow" \
+    ray "about a minute, 630 MB"
 fi
 if [ "$plan" = 1 ]; then
   if [ "$planned" = 0 ]; then

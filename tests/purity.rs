@@ -145,7 +145,20 @@ const TAB: &[&str] = &[
 /// new folder needs a row before it can hold code. The command line (`cli/`) is a room of its
 /// own at the top, like `main.rs`: nothing imports it.
 const LAYERS: &[(&str, &[&str])] = &[
-    // The command line: on top, beside `main.rs`, over the core (no app layer, no shell).
+    // The Python package's binding: on top, over the command line's library (its reader, rows
+    // and replay writing) and the core; nothing imports it.
+    (
+        "crates/py/",
+        &[
+            "cli/",
+            "src/engine/",
+            "src/tokens/",
+            "src/route.rs",
+            "crates/bpe/",
+        ],
+    ),
+    // The command line: beside `main.rs`, over the core (no app layer, no shell); only the
+    // Python binding imports it.
     ("cli/", CORE),
     // The crate root declares the modules.
     ("src/lib.rs", &["src/"]),
@@ -196,6 +209,7 @@ const CRATES: &[(&str, &str)] = &[
     ("summary_memory", "src"),
     ("sm_bpe", "crates/bpe/src"),
     ("summary_memory_cli", "cli/src"),
+    ("_core", "crates/py/src"),
 ];
 
 #[test]

@@ -7,6 +7,7 @@
 
 pub mod input;
 pub mod policies;
+pub mod read;
 pub mod run;
 
 use std::path::{Path, PathBuf};
@@ -153,20 +154,18 @@ pub fn replay(inputs: &Inputs, out: &Path) -> Result<(Vec<PathBuf>, Outcome), St
                         continue;
                     }
                 };
-                session.name = format!("{} (replayed under {})", done.name, column.label);
-                let file = out.join(format!(
-                    "{}-{}-{}.json",
-                    file_safe(source),
+                match write_replayed(
+                    out,
+                    source,
                     done.index,
-                    file_safe(&column.id)
-                ));
-                let text = session::export(&session, created_ms, env!("CARGO_PKG_VERSION"));
-                match std::fs::write(&file, text) {
-                    Ok(()) => written.push(file),
+                    &done.name,
+                    column,
+                    &mut session,
+                    created_ms,
+                ) {
+                    Ok(file) => written.push(file),
                     Err(e) => {
-                        fatal.get_or_insert_with(|| {
-                            format!("{}: cannot be written: {e}", file.display())
-                        });
+                        fatal.get_or_insert(e);
                     }
                 }
             }
@@ -189,6 +188,53 @@ pub fn replay(inputs: &Inputs, out: &Path) -> Result<(Vec<PathBuf>, Outcome), St
             problems,
         },
     ))
+}
+
+/// Writes `session`, conversation `index` of `source` (named `name`) replayed under `column`, into `out` as a
+/// session file named `<source>-<index>-<policy>.json` and renamed "… (replayed under …)";
+/// returns the file written.
+pub fn write_replayed(
+    out: &Path,
+    source: &str,
+    index: u32,
+    name: &str,
+    column: &Column,
+    session: &mut Session,
+    created_ms: u64,
+) -> Result<PathBuf, String> {
+    session.name = format!("{name} (replayed under {})", column.label);
+    let file = out.join(format!(
+        "{}-{}-{}.json",
+        file_safe(source),
+        index,
+        file_safe(&column.id)
+    ));
+    let text = session::export(session, created_ms, env!("CARGO_PKG_VERSION"));
+    std::fs::write(&file, text)
+        .map_err(|e| format!("{}: cannot be written: {e}", file.display()))?;
+    Ok(file)
+}
+
+/// Every column on each of `conversations` (source, index, session) on `pool`, each row named
+/// by its conversation's source and index as `compare` names it; the rows in input order (sort them with
+/// [`sort_rows`] as every CSV is), or why the first that failed could not be measured.
+pub fn measure_named(
+    conversations: &[(&str, u32, &Session)],
+    columns: &[Column],
+    settings: &CorpusSettings,
+    counting: &Counting,
+    pool: &rayon::ThreadPool,
+) -> Result<Vec<Row>, summary_memory::engine::corpus::CorpusError> {
+    use rayon::prelude::*;
+    let measured: Vec<Vec<Row>> = pool.install(|| {
+        conversations
+            .par_iter()
+            .map(|&(source, index, session)| {
+                counting.with(|counter| measure(source, index, session, columns, settings, counter))
+            })
+            .collect::<Result<_, _>>()
+    })?;
+    Ok(measured.into_iter().flatten().collect())
 }
 
 /// A problem as stderr shows it.
@@ -291,7 +337,8 @@ fn start(inputs: &Inputs) -> Result<Started, String> {
     })
 }
 
-fn pool(jobs: usize) -> Result<rayon::ThreadPool, String> {
+/// A pool of `jobs` threads (at least one).
+pub fn pool(jobs: usize) -> Result<rayon::ThreadPool, String> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.max(1))
         .build()

@@ -7,7 +7,7 @@
 
 use std::cell::OnceCell;
 use std::fs::File;
-use std::io::{BufReader, IsTerminal};
+use std::io::{BufRead, BufReader, IsTerminal};
 use std::sync::Arc;
 use std::sync::mpsc::SyncSender;
 
@@ -54,6 +54,14 @@ impl Counting {
         })
     }
 
+    /// The name [`Counting::named`] takes.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Counting::Words => "words",
+            Counting::Vocabulary { encoding, .. } => encoding.name(),
+        }
+    }
+
     /// Runs `f` with this thread's counter. Each thread has its own, so that no two threads
     /// wait on one cache; counts do not depend on the cache, so neither do the rows.
     pub fn with<R>(&self, f: impl FnOnce(&dyn CountTokens) -> R) -> R {
@@ -95,7 +103,7 @@ const CHUNK: usize = 512;
 const AHEAD: usize = 256;
 
 /// What the reader thread hands the measuring, in input order.
-enum Fed {
+pub(crate) enum Fed {
     /// A conversation of a source read entry by entry, named once the measuring knows whether
     /// it is its source's only one.
     Conversation {
@@ -115,7 +123,7 @@ enum Fed {
 }
 
 /// One conversation to work on.
-enum Job {
+pub(crate) enum Job {
     Conversation {
         source: usize,
         conversation: Conversation,
@@ -126,6 +134,68 @@ enum Job {
         source: usize,
         session: Box<Session>,
     },
+}
+
+/// Turns what the reader hands on into jobs, in input order: a source's first conversation
+/// waits for a second, or for its source's end, to know whether it is numbered (the page
+/// numbers an untitled one only among others).
+pub(crate) struct Numbering {
+    held: Option<(usize, Conversation)>,
+    seen: Vec<usize>,
+}
+
+impl Numbering {
+    pub(crate) fn new(sources: usize) -> Numbering {
+        Numbering {
+            held: None,
+            seen: vec![0; sources],
+        }
+    }
+
+    /// Pushes the jobs `fed` makes ready onto `jobs` (none for a problem: the caller's).
+    pub(crate) fn fed(&mut self, fed: Fed, jobs: &mut Vec<Job>) {
+        match fed {
+            Fed::Conversation {
+                source,
+                conversation,
+            } => {
+                self.seen[source] += 1;
+                match self.seen[source] {
+                    1 => self.held = Some((source, conversation)),
+                    n => {
+                        if let Some((source, conversation)) = self.held.take() {
+                            jobs.push(Job::Conversation {
+                                source,
+                                conversation,
+                                number: Some(1),
+                            });
+                        }
+                        jobs.push(Job::Conversation {
+                            source,
+                            conversation,
+                            number: Some(n),
+                        });
+                    }
+                }
+            }
+            Fed::Sessions { source, sessions } => {
+                jobs.extend(sessions.into_iter().map(|session| Job::Session {
+                    source,
+                    session: Box::new(session),
+                }))
+            }
+            Fed::Problem(_) => {}
+            Fed::Ended { .. } => {
+                if let Some((source, conversation)) = self.held.take() {
+                    jobs.push(Job::Conversation {
+                        source,
+                        conversation,
+                        number: None,
+                    });
+                }
+            }
+        }
+    }
 }
 
 /// Reads every conversation of `sources` on a reader thread (each file streamed entry by entry
@@ -148,10 +218,7 @@ pub fn run<T: Send>(
         let mut next_index = vec![0u32; sources.len()];
         let mut read = 0u64;
         let mut chunk = Vec::new();
-        // A source's first conversation waits for a second, or for its source's end, to know
-        // whether it is numbered (the page numbers an untitled one only among others).
-        let mut held: Option<(usize, Conversation)> = None;
-        let mut seen = vec![0usize; sources.len()];
+        let mut numbering = Numbering::new(sources.len());
         let mut flush = |chunk: &mut Vec<Job>| {
             let results: Vec<(usize, String, T)> = pool.install(|| {
                 chunk
@@ -174,46 +241,12 @@ pub fn run<T: Send>(
         };
         for fed in rx {
             match fed {
-                Fed::Conversation {
-                    source,
-                    conversation,
-                } => {
-                    seen[source] += 1;
-                    match seen[source] {
-                        1 => held = Some((source, conversation)),
-                        n => {
-                            if let Some((source, conversation)) = held.take() {
-                                chunk.push(Job::Conversation {
-                                    source,
-                                    conversation,
-                                    number: Some(1),
-                                });
-                            }
-                            chunk.push(Job::Conversation {
-                                source,
-                                conversation,
-                                number: Some(n),
-                            });
-                        }
-                    }
-                }
-                Fed::Sessions { source, sessions } => {
-                    chunk.extend(sessions.into_iter().map(|session| Job::Session {
-                        source,
-                        session: Box::new(session),
-                    }))
-                }
                 Fed::Problem(p) => problem(p),
                 Fed::Ended { source } => {
-                    if let Some((source, conversation)) = held.take() {
-                        chunk.push(Job::Conversation {
-                            source,
-                            conversation,
-                            number: None,
-                        });
-                    }
+                    numbering.fed(Fed::Ended { source }, &mut chunk);
                     progress.source(&sources[source]);
                 }
+                fed => numbering.fed(fed, &mut chunk),
             }
             if chunk.len() >= CHUNK {
                 flush(&mut chunk);
@@ -230,24 +263,31 @@ fn worked<T>(
     counter: &dyn CountTokens,
     work: &impl Fn(&Session, &dyn CountTokens) -> T,
 ) -> (usize, String, T) {
-    let (source, session) = match job {
-        Job::Conversation {
-            source,
-            conversation,
-            number,
-        } => (
-            source,
-            session::from_conversation(conversation, number, counter),
-        ),
-        Job::Session { source, session } => (source, *session),
-    };
+    let (source, session) = job.session(counter);
     let value = work(&session, counter);
     (source, session.name, value)
 }
 
+impl Job {
+    /// The job's source and its conversation as the page reads it (named, counted).
+    pub(crate) fn session(self, counter: &dyn CountTokens) -> (usize, Session) {
+        match self {
+            Job::Conversation {
+                source,
+                conversation,
+                number,
+            } => (
+                source,
+                session::from_conversation(conversation, number, counter),
+            ),
+            Job::Session { source, session } => (source, *session),
+        }
+    }
+}
+
 /// The reader thread: every source in order, each conversation handed on as it is read. It
 /// stops when the measuring has gone.
-fn read_sources(sources: &[Source], counting: &Counting, tx: &SyncSender<Fed>) {
+pub(crate) fn read_sources(sources: &[Source], counting: &Counting, tx: &SyncSender<Fed>) {
     for (i, source) in sources.iter().enumerate() {
         read_source(i, source, counting, tx);
         if tx.send(Fed::Ended { source: i }).is_err() {
@@ -258,15 +298,31 @@ fn read_sources(sources: &[Source], counting: &Counting, tx: &SyncSender<Fed>) {
 
 fn read_source(i: usize, source: &Source, counting: &Counting, tx: &SyncSender<Fed>) {
     let place = source.path.display().to_string();
+    match File::open(&source.path) {
+        Ok(file) => read_from(i, &place, BufReader::new(file), counting, tx),
+        Err(e) => {
+            let _ = tx.send(Fed::Problem(Problem {
+                place,
+                reason: format!("cannot be opened: {e}"),
+            }));
+        }
+    }
+}
+
+/// Reads source `i`, named `place` in problems, from `reader` into `tx`.
+pub(crate) fn read_from(
+    i: usize,
+    place: &str,
+    reader: impl BufRead,
+    counting: &Counting,
+    tx: &SyncSender<Fed>,
+) {
+    let place = place.to_owned();
     let problem = |reason: String| {
         let _ = tx.send(Fed::Problem(Problem {
             place: place.clone(),
             reason,
         }));
-    };
-    let file = match File::open(&source.path) {
-        Ok(f) => f,
-        Err(e) => return problem(format!("cannot be opened: {e}")),
     };
     let mut sink = |at: Place, read: Result<Conversation, Skipped>| {
         let fed = match read {
@@ -292,7 +348,7 @@ fn read_source(i: usize, source: &Source, counting: &Counting, tx: &SyncSender<F
         };
         let _ = tx.send(fed);
     };
-    let read = match transcript::stream::stream(BufReader::new(file), &mut sink) {
+    let read = match transcript::stream::stream(reader, &mut sink) {
         Ok(Streamed::Read { .. }) => return,
         Ok(Streamed::Value(value)) => counting.with(|counter| session::read_json(value, counter)),
         Ok(Streamed::Text(bytes)) => {
