@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The Python package's tiers (crates/py): builds the abi3 wheel with maturin (debug: the tests run
+# The Python package's tiers (py): builds the abi3 wheel with maturin (debug: the tests run
 # in seconds on it), unpacks it into the target directory, and runs its pytest tests against the
-# real CLI (SM_CLI, built here when unset); --ray then runs the Ray tier too (crates/py/tests/ray,
+# real CLI (SM_CLI, built here when unset); --ray then runs the Ray tier too (py/tests/ray,
 # a local two-node cluster) in its own venv. The venvs are scripts/tools.sh --python / --ray's.
 # Arguments after the options go to pytest (both runs).
 #
@@ -27,16 +27,16 @@ export SM_CLI
 # The wheel, and the package unpacked from it where both venvs import it (PYTHONPATH: Ray's
 # workers inherit it).
 rm -rf "$target/wheels/py" "$target/python"
-(cd crates/py && "$py/bin/maturin" build -q -o "$target/wheels/py")
+(cd py && "$py/bin/maturin" build -q -o "$target/wheels/py")
 "$py/bin/python" -m pip install -q --disable-pip-version-check --no-deps --target "$target/python" "$target"/wheels/py/*.whl
 export PYTHONPATH=$target/python
 
-cd crates/py
+cd py
 "$py/bin/python" -m pytest -q -p no:cacheprovider "$@"
 if [ "$ray" = 1 ]; then
-  venv=$(cd .. && cd .. && scripts/tools.sh --venv ray)
+  venv=$(cd .. && scripts/tools.sh --venv ray)
   [ -x "$venv/bin/python" ] || { echo "python: no Ray venv at $venv; run scripts/tools.sh --ray" >&2; exit 1; }
-  # crates/py/tests holds the shared conftest; the package tier leaves the Ray tier's folder out
+  # py/tests holds the shared conftest; the package tier leaves the Ray tier's folder out
   # (pyproject.toml's norecursedirs), so it is named here.
   "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/ray "$@"
 fi

@@ -92,7 +92,7 @@ cargo build -p summary-memory-cli
 SM_CLI="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/debug/summary-memory-cli"
 export SM_CLI
 
-step python "the Python package (crates/py): the abi3 wheel by maturin, pytest against the CLI, then Ray Data on a local two-node cluster"
+step python "the Python package (py): the abi3 wheel by maturin, pytest against the CLI, then Ray Data on a local two-node cluster"
 scripts/python.sh --ray
 
 step tier-c "tier c: end-to-end in headless Chromium against the release build (our test server, the LiteLLM proxy, a real model)"

@@ -10,9 +10,9 @@
 #              pinned Python set of tests/fidelity/requirements.txt in a virtual environment and
 #              the pinned npm package of tests/fidelity/node/ in a directory, both under SM_CACHE
 #              and named by a hash of their pins;
-#   --python   also the Python package tier's pinned set (crates/py/requirements.txt: maturin and
+#   --python   also the Python package tier's pinned set (py/requirements.txt: maturin and
 #              pytest) in a virtual environment under SM_CACHE named by a hash of its pins;
-#   --ray      also the Ray tier's pinned set (crates/py/requirements-ray.txt: Ray Data, pyarrow,
+#   --ray      also the Ray tier's pinned set (py/requirements-ray.txt: Ray Data, pyarrow,
 #              pytest), likewise;
 #   --plan     print what would be installed and why, install nothing, exit 0.
 # scripts/tools.sh --venv litellm|llama|fidelity  prints where that virtual environment lives;
@@ -88,9 +88,9 @@ FIDELITY_NODE_DIR=$SM_CACHE/fidelity-node-$(pins_hash tests/fidelity/node/packag
 # The wasm splitter (scripts/split.py), installed with cargo into a folder named by its version: its
 # command line has no --version to ask.
 WASM_SPLIT_DIR=$SM_CACHE/wasm-split-$WASM_SPLIT_VERSION
-# The Python package's tiers (crates/py), named by a hash of their pins like the fidelity sets.
-PY_VENV=$SM_CACHE/python-$(pins_hash crates/py/requirements.txt)
-RAY_VENV=$SM_CACHE/ray-$(pins_hash crates/py/requirements-ray.txt)
+# The Python package's tiers (py), named by a hash of their pins like the fidelity sets.
+PY_VENV=$SM_CACHE/python-$(pins_hash py/requirements.txt)
+RAY_VENV=$SM_CACHE/ray-$(pins_hash py/requirements-ray.txt)
 HIGHLIGHT_DIR=$SM_CACHE/highlight-$(pins_hash scripts/highlight/package.json scripts/highlight/package-lock.json)
 export PATH="$SM_BIN:$PATH"
 
@@ -563,11 +563,11 @@ if [ "$fidelity" = 1 ]; then
   ensure_fidelity_node
 fi
 if [ "$python" = 1 ]; then
-  ensure_pinned "$PY_VENV" crates/py/requirements.txt "the Python package tier's maturin and pytest" \
+  ensure_pinned "$PY_VENV" py/requirements.txt "the Python package tier's maturin and pytest" \
     maturin "seconds"
 fi
 if [ "$ray" = 1 ]; then
-  ensure_pinned "$RAY_VENV" crates/py/requirements-ray.txt "the Ray tier's Ray Data and pyarrow" \
+  ensure_pinned "$RAY_VENV" py/requirements-ray.txt "the Ray tier's Ray Data and pyarrow" \
     ray "about a minute, 630 MB"
 fi
 if [ "$plan" = 1 ]; then

@@ -148,7 +148,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     // The Python package's binding: on top, over the command line's library (its reader, rows
     // and replay writing) and the core; nothing imports it.
     (
-        "crates/py/",
+        "py/",
         &[
             "cli/",
             "src/engine/",
@@ -209,7 +209,7 @@ const CRATES: &[(&str, &str)] = &[
     ("summary_memory", "src"),
     ("sm_bpe", "crates/bpe/src"),
     ("summary_memory_cli", "cli/src"),
-    ("_core", "crates/py/src"),
+    ("_core", "py/src"),
 ];
 
 #[test]

@@ -1,4 +1,4 @@
-"""A generated corpus of the formats the CLI streams, for the tests and crates/py/bench.py (no
+"""A generated corpus of the formats the CLI streams, for the tests and py/bench.py (no
 pytest here, so that the bench runs without it)."""
 
 import json

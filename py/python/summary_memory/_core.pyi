@@ -1,4 +1,4 @@
-"""Type stubs of summary_memory._core, the Rust binding (crates/py/src/lib.rs)."""
+"""Type stubs of summary_memory._core, the Rust binding (py/src/lib.rs)."""
 
 import os
 import pathlib

@@ -8,7 +8,7 @@ start and vocabularies, the package's first call) counts; the ratio is Python's 
 over the CLI's.
 
     SM_CLI=target/release/summary-memory-cli PYTHONPATH=<the release wheel unpacked> \\
-        python crates/py/bench.py
+        python py/bench.py
 
 `SM_BENCH_CONVERSATIONS` (200) is n, k is 2 for the dry run with the extractive replay and its
 checks, and 20 for the dry run alone (`--no-replay`), which is some hundred times faster.

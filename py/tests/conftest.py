@@ -9,7 +9,7 @@ import pytest
 
 from corpus import write_corpus
 
-REPO = pathlib.Path(__file__).resolve().parents[3]
+REPO = pathlib.Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures"
 
 
