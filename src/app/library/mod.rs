@@ -254,12 +254,26 @@ impl Library {
         file: Option<&str>,
         now_ms: u64,
     ) -> Vec<String> {
+        let placed = sessions
+            .into_iter()
+            .enumerate()
+            .map(|(position, (id, session))| (id, session, position as u32));
+        self.add_placed(placed, file, now_ms)
+    }
+
+    /// [`Library::add_imported`] with each session's place in its file given (a large file's
+    /// import adds its sessions a batch at a time, all under the import's `now_ms`).
+    pub fn add_placed(
+        &mut self,
+        sessions: impl IntoIterator<Item = (String, Session, u32)>,
+        file: Option<&str>,
+        now_ms: u64,
+    ) -> Vec<String> {
         let mut taken: HashSet<String> = self.entries.iter().map(|e| e.id.clone()).collect();
         let fresh: Vec<Entry> = sessions
             .into_iter()
-            .enumerate()
-            .filter(|(_, (id, _))| taken.insert(id.clone()))
-            .map(|(position, (id, session))| Entry {
+            .filter(|(id, _, _)| taken.insert(id.clone()))
+            .map(|(id, session, position)| Entry {
                 id,
                 session,
                 updated_ms: now_ms,
@@ -267,7 +281,7 @@ impl Library {
                 origin: file.map(|file| Origin {
                     file: file.to_owned(),
                     imported_ms: now_ms,
-                    position: position as u32,
+                    position,
                 }),
             })
             .collect();
