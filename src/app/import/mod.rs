@@ -56,6 +56,9 @@ pub struct Piece {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum FromImporter {
+    /// The worker's wasm is listening: the file may be posted (the corpus worker's own
+    /// `FromWorker::Started`, the same text).
+    Started,
     /// Sessions read, with the bytes of the file read so far and the entries skipped since the
     /// last batch (each described as the page names it).
     Batch {
@@ -65,8 +68,13 @@ pub enum FromImporter {
     },
     /// The whole file was read: what it was ("a ChatGPT data export"), with its size.
     Done { bytes: u64, source: String },
-    /// The file could not be read on, for this reason; the batches before it stand.
-    Failed { bytes: u64, reason: String },
+    /// The file could not be read on, for this reason; the batches before it stand. (A
+    /// worker that cannot start says `Failed` with no bytes.)
+    Failed {
+        #[serde(default)]
+        bytes: u64,
+        reason: String,
+    },
 }
 
 impl FromImporter {
@@ -440,7 +448,7 @@ impl ImportRun {
                 self.bytes = *bytes;
                 self.status.fail(reason.clone());
             }
-            FromImporter::Batch { .. } => {}
+            FromImporter::Batch { .. } | FromImporter::Started => {}
         }
     }
 

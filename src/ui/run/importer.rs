@@ -1,0 +1,220 @@
+//! A large file's import (`app::import`), performed: a Web Worker of its own, running the
+//! corpus worker's wasm (`src/bin/corpus_worker.rs`, in its import mode), is handed the `File`
+//! and reads it a slice at a time, never on the main thread; each batch it posts is added to
+//! the library ([`Library::add_pieces`]), whose runner (`library_sync.rs`) writes its sessions
+//! to IndexedDB, one record each, and [`ImportRun`] follows it. Stop ends the worker; what was
+//! added stays. While it runs, its [`ImportMark`] is kept in localStorage, so the next visit
+//! says how far an import cut off by a crash got. A small file is read at once, as before
+//! (`library_sync::import_file_into`).
+//!
+//! The runner is one per page, made on first use and never dropped, so an import goes on while
+//! another tab of the app is looked at.
+
+use std::cell::OnceCell;
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+use web_sys::{MessageEvent, Worker};
+
+use crate::app::import::{FromImporter, ImportMark, ImportRun, STREAM_FROM_BYTES};
+use crate::app::library::{Imported, Library};
+use crate::store;
+
+use super::clock::now_ms;
+use super::corpus_pool::{Span, worker_url};
+use super::library_sync::{self as sync, Sessions};
+
+/// The import's state as the Inspect tab draws it, and the worker behind it.
+#[derive(Clone, Copy)]
+pub struct Importer {
+    pub run: RwSignal<Option<ImportRun>>,
+    worker: StoredValue<Option<Running>, LocalStorage>,
+}
+
+/// The worker of the import in flight, with its message handler kept alive.
+struct Running {
+    worker: Worker,
+    _handler: Closure<dyn FnMut(MessageEvent)>,
+}
+
+thread_local! {
+    static IMPORTER: OnceCell<Importer> = const { OnceCell::new() };
+}
+
+impl Importer {
+    /// The page's importer, made on first use under an owner of its own that lives as long as
+    /// the page; an import cut off at the last visit is shown once the library has loaded.
+    pub fn get(sessions: Sessions) -> Importer {
+        IMPORTER.with(|cell| {
+            *cell.get_or_init(|| {
+                let owner = Owner::new_root(None);
+                let importer = owner.with(|| {
+                    let importer = Importer {
+                        run: RwSignal::new(None),
+                        worker: StoredValue::new_local(None),
+                    };
+                    importer.note_cut_off(sessions);
+                    importer
+                });
+                // The importer is the page's: its owner is never disposed.
+                std::mem::forget(owner);
+                importer
+            })
+        })
+    }
+
+    /// Imports `file`: a large one in the worker, a small one at once (its note in `note`).
+    pub fn import(self, sessions: Sessions, file: web_sys::File, note: RwSignal<Option<Imported>>) {
+        if (file.size() as u64) < STREAM_FROM_BYTES {
+            sync::import_file_into(sessions, file, note);
+            return;
+        }
+        note.set(None);
+        self.start(sessions, file);
+    }
+
+    /// Stop: the worker ends at once; what was added stays, and is written.
+    pub fn stop(self) {
+        self.end_worker();
+        self.run.update(|r| {
+            if let Some(r) = r {
+                r.stop(now_ms());
+            }
+        });
+        store::set_import_mark(None);
+    }
+
+    fn start(self, sessions: Sessions, file: web_sys::File) {
+        self.end_worker();
+        let name = file.name();
+        let run = ImportRun::start(&name, file.size() as u64, now_ms());
+        store::set_import_mark(run.mark().map(|m| m.encode()).as_deref());
+        self.run.set(Some(run));
+        let worker = match worker_url().and_then(|url| {
+            Worker::new(&url).map_err(|_| format!("the import worker {url} could not be started"))
+        }) {
+            Ok(worker) => worker,
+            Err(reason) => return self.failed(reason),
+        };
+        let posted = worker.clone();
+        let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+            let Some(text) = event.data().as_string() else {
+                // A worker whose script or wasm fails to load fires `error`, with no text.
+                return self.failed("the import worker did not start".into());
+            };
+            match FromImporter::decode(&text) {
+                Ok(FromImporter::Started) => {
+                    if posted.post_message(&file).is_err() {
+                        self.failed("the file could not be handed to the import worker".into());
+                    }
+                }
+                Ok(FromImporter::Batch {
+                    bytes,
+                    pieces,
+                    skipped,
+                }) => self.batch(sessions, bytes, pieces, skipped),
+                Ok(end) => self.ended(&end),
+                Err(reason) => self.failed(reason),
+            }
+        });
+        worker.set_onmessage(Some(handler.as_ref().unchecked_ref()));
+        worker.set_onerror(Some(handler.as_ref().unchecked_ref()));
+        self.worker.set_value(Some(Running {
+            worker,
+            _handler: handler,
+        }));
+    }
+
+    fn batch(
+        self,
+        sessions: Sessions,
+        bytes: u64,
+        pieces: Vec<crate::app::import::Piece>,
+        skipped: Vec<String>,
+    ) {
+        let Some((file, imported_ms)) = self.run.with_untracked(|r| {
+            r.as_ref()
+                .filter(|r| r.status.is_running())
+                .map(|r| (r.file.clone(), r.started_ms))
+        }) else {
+            return;
+        };
+        let _span = Span::new("sm-import-batch");
+        let read = pieces.len();
+        let counter = sessions.tokens.counter();
+        let added = sessions
+            .library
+            .try_update(|l| l.add_pieces(pieces, &file, imported_ms, &counter))
+            .unwrap_or_default();
+        let now = now_ms();
+        self.run.update(|r| {
+            if let Some(r) = r {
+                r.batch(bytes, read, &added, skipped, now);
+                store::set_import_mark(r.mark().map(|m| m.encode()).as_deref());
+            }
+        });
+    }
+
+    fn ended(self, end: &FromImporter) {
+        self.end_worker();
+        let now = now_ms();
+        self.run.update(|r| {
+            if let Some(r) = r {
+                r.ended(end, now);
+                bench_line(r);
+            }
+        });
+        store::set_import_mark(None);
+    }
+
+    fn failed(self, reason: String) {
+        self.end_worker();
+        let now = now_ms();
+        self.run.update(|r| {
+            if let Some(r) = r {
+                r.fail(reason, now);
+            }
+        });
+        store::set_import_mark(None);
+    }
+
+    fn end_worker(self) {
+        if let Some(running) = self.worker.try_update_value(Option::take).flatten() {
+            running.worker.set_onmessage(None);
+            running.worker.set_onerror(None);
+            running.worker.terminate();
+        }
+    }
+
+    /// Once the library has loaded: an import the last visit left running was cut off; say how
+    /// far it got (its mark is then removed).
+    fn note_cut_off(self, sessions: Sessions) {
+        Effect::new(move |done: Option<bool>| {
+            if done == Some(true) || !sessions.loaded.get() {
+                return done.unwrap_or(false);
+            }
+            if let Some(mark) = store::import_mark().as_deref().and_then(ImportMark::decode)
+                && self.run.with_untracked(Option::is_none)
+            {
+                let run = sessions
+                    .library
+                    .with_untracked(|l: &Library| ImportRun::cut_off(mark, l));
+                self.run.set(Some(run));
+                store::set_import_mark(None);
+            }
+            true
+        });
+    }
+}
+
+/// The benchmark's line, in the console: the page's import rate.
+fn bench_line(run: &ImportRun) {
+    web_sys::console::log_1(&JsValue::from_str(&format!(
+        "sm-import-rate: {} conversations in {} ms, {:.1} conversations/s, {} bytes",
+        run.read,
+        run.last_ms.saturating_sub(run.started_ms),
+        run.rate(),
+        run.bytes
+    )));
+}
