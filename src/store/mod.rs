@@ -143,14 +143,16 @@ pub fn live_session_id() -> Option<String> {
     kept(&local().ok()?, LIVE_SESSION_KEY)
 }
 
-/// The mark a large file's import left, if any (see [`IMPORT_MARK_KEY`]).
+/// The mark a large file's import left, if any (see [`IMPORT_MARK_KEY`]); kept in IndexedDB as
+/// well (`store::durable`), since a browser killed mid-import loses localStorage's last writes.
 pub fn import_mark() -> Option<String> {
-    read(&local().ok()?, IMPORT_MARK_KEY).ok().flatten()
+    kept(&local().ok()?, IMPORT_MARK_KEY).filter(|m| !m.is_empty())
 }
 
-/// Keeps the running import's mark; `None` removes it. A refused write is ignored: the import
-/// goes on, only a crash's note would be lost.
+/// Keeps the running import's mark; `None` clears it (stored as "", as `durable` never
+/// deletes). A refused write is ignored: the import goes on, only a crash's note would be lost.
 pub fn set_import_mark(mark: Option<&str>) {
+    durable::set(IMPORT_MARK_KEY, mark.unwrap_or(""));
     if let Ok(local) = local() {
         let _ = match mark {
             Some(mark) => write(&local, IMPORT_MARK_KEY, mark),

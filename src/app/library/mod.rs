@@ -21,7 +21,7 @@
 //! export, the live chat kept and resumed); `tab.rs`, [`LibraryTab`], the open session and what
 //! the Inspect tab tells the user ([`Problem`], [`RemoteNotice`]).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use thiserror::Error;
 
@@ -114,6 +114,9 @@ pub struct Library {
     stored: BTreeMap<String, u64>,
     /// Writes not yet performed, oldest first.
     pending: Vec<SaveOp>,
+    /// Where each entry stands in `entries`, so a look-up by id costs the same in a library of
+    /// tens of thousands as in one of ten (rebuilt by each sort and removal).
+    index: HashMap<String, usize>,
 }
 
 impl Library {
@@ -166,7 +169,10 @@ impl Library {
     }
 
     pub fn get(&self, id: &str) -> Option<&Entry> {
-        self.entries.iter().find(|e| e.id == id)
+        self.index
+            .get(id)
+            .and_then(|&i| self.entries.get(i))
+            .filter(|e| e.id == id)
     }
 
     pub fn len(&self) -> usize {
@@ -269,10 +275,10 @@ impl Library {
         file: Option<&str>,
         now_ms: u64,
     ) -> Vec<String> {
-        let mut taken: HashSet<String> = self.entries.iter().map(|e| e.id.clone()).collect();
+        let mut taken: HashSet<String> = HashSet::new();
         let fresh: Vec<Entry> = sessions
             .into_iter()
-            .filter(|(id, _, _)| taken.insert(id.clone()))
+            .filter(|(id, _, _)| !self.index.contains_key(id) && taken.insert(id.clone()))
             .map(|(id, session, position)| Entry {
                 id,
                 session,
@@ -355,11 +361,11 @@ impl Library {
     /// the undo is kept in this tab only (until a reload).
     pub fn delete(&mut self, id: &str, now_ms: u64) -> Result<(), LibraryError> {
         let index = self
-            .entries
-            .iter()
-            .position(|e| e.id == id)
+            .get(id)
+            .and_then(|_| self.index.get(id).copied())
             .ok_or_else(|| LibraryError::Unknown(id.to_owned()))?;
         let mut entry = self.entries.remove(index);
+        self.reindex();
         self.dismiss_undo();
         self.drop_pending(&entry.id);
         // Being deleted is a change of the stored record, checked against other tabs like any.
@@ -453,11 +459,11 @@ impl Library {
         now_ms: u64,
         edit: impl FnOnce(&mut Session),
     ) -> Result<(), LibraryError> {
-        let entry = self
-            .entries
-            .iter_mut()
-            .find(|e| e.id == id)
+        let at = self
+            .get(id)
+            .and_then(|_| self.index.get(id).copied())
             .ok_or_else(|| LibraryError::Unknown(id.to_owned()))?;
+        let entry = &mut self.entries[at];
         edit(&mut entry.session);
         entry.revision += 1;
         entry.updated_ms = now_ms;
@@ -619,6 +625,17 @@ impl Library {
                 .then_with(|| a.session.name.cmp(&b.session.name))
                 .then_with(|| a.id.cmp(&b.id))
         });
+        self.reindex();
+    }
+
+    fn reindex(&mut self) {
+        self.index.clear();
+        self.index.extend(
+            self.entries
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (e.id.clone(), i)),
+        );
     }
 }
 

@@ -3,7 +3,7 @@
 //! and reads it a slice at a time, never on the main thread; each batch it posts is added to
 //! the library ([`Library::add_pieces`]), whose runner (`library_sync.rs`) writes its sessions
 //! to IndexedDB, one record each, and [`ImportRun`] follows it. Stop ends the worker; what was
-//! added stays. While it runs, its [`ImportMark`] is kept in localStorage, so the next visit
+//! added stays. While it runs, its [`ImportMark`] is kept in storage (IndexedDB too), so the next visit
 //! says how far an import cut off by a crash got. A small file is read at once, as before
 //! (`library_sync::import_file_into`).
 //!
@@ -48,6 +48,8 @@ impl Importer {
     pub fn get(sessions: Sessions) -> Importer {
         IMPORTER.with(|cell| {
             *cell.get_or_init(|| {
+                // `new_root` makes itself the current owner: the caller's is put back after.
+                let caller = Owner::current();
                 let owner = Owner::new_root(None);
                 let importer = owner.with(|| {
                     let importer = Importer {
@@ -57,6 +59,10 @@ impl Importer {
                     importer.note_cut_off(sessions);
                     importer
                 });
+                match caller {
+                    Some(caller) => caller.set(),
+                    None => owner.clone().unset(),
+                }
                 // The importer is the page's: its owner is never disposed.
                 std::mem::forget(owner);
                 importer
