@@ -47,7 +47,7 @@ pub fn InspectTab() -> impl IntoView {
     // A pasted transcript is kept in the box until it imports, so a fix can be made in place,
     // even across a look at a session.
     let pasted = RwSignal::new(String::new());
-    let importer = Importer::get(sessions);
+    let importer = Importer::get();
     let import_file = move |file: web_sys::File| importer.import(sessions, file, read_note);
     let on_drop = move |ev: leptos::ev::DragEvent| {
         ev.prevent_default();
@@ -132,10 +132,11 @@ pub fn InspectTab() -> impl IntoView {
 /// A large file's import: how far it got, Stop while it runs, what it skipped.
 #[component]
 fn ImportProgress(importer: Importer) -> impl IntoView {
+    let sessions = expect_context::<Sessions>();
     let screen = Memo::new(move |_| {
         importer
-            .run
-            .with(|r| r.as_ref().map(|r| ImportScreen::of(r, now_ms())))
+            .shown(sessions)
+            .map(|r| ImportScreen::of(&r, now_ms()))
     });
     move || {
         screen.get().map(|s| {

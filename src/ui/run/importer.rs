@@ -29,6 +29,9 @@ use super::library_sync::{self as sync, Sessions};
 #[derive(Clone, Copy)]
 pub struct Importer {
     pub run: RwSignal<Option<ImportRun>>,
+    /// The mark an import the last visit left running left behind: it was cut off. Kept (and
+    /// said) until another import begins.
+    pub cut_off: RwSignal<Option<ImportMark>>,
     worker: StoredValue<Option<Running>, LocalStorage>,
 }
 
@@ -44,20 +47,19 @@ thread_local! {
 
 impl Importer {
     /// The page's importer, made on first use under an owner of its own that lives as long as
-    /// the page; an import cut off at the last visit is shown once the library has loaded.
-    pub fn get(sessions: Sessions) -> Importer {
+    /// the page, with the mark of an import the last visit left cut off.
+    pub fn get() -> Importer {
         IMPORTER.with(|cell| {
             *cell.get_or_init(|| {
                 // `new_root` makes itself the current owner: the caller's is put back after.
                 let caller = Owner::current();
                 let owner = Owner::new_root(None);
-                let importer = owner.with(|| {
-                    let importer = Importer {
-                        run: RwSignal::new(None),
-                        worker: StoredValue::new_local(None),
-                    };
-                    importer.note_cut_off(sessions);
-                    importer
+                let importer = owner.with(|| Importer {
+                    run: RwSignal::new(None),
+                    cut_off: RwSignal::new(
+                        store::import_mark().as_deref().and_then(ImportMark::decode),
+                    ),
+                    worker: StoredValue::new_local(None),
                 });
                 match caller {
                     Some(caller) => caller.set(),
@@ -93,6 +95,7 @@ impl Importer {
 
     fn start(self, sessions: Sessions, file: web_sys::File) {
         self.end_worker();
+        self.cut_off.set(None);
         let name = file.name();
         let run = ImportRun::start(&name, file.size() as u64, now_ms());
         store::set_import_mark(run.mark().map(|m| m.encode()).as_deref());
@@ -193,24 +196,21 @@ impl Importer {
         }
     }
 
-    /// Once the library has loaded: an import the last visit left running was cut off; say how
-    /// far it got (its mark is then removed).
-    fn note_cut_off(self, sessions: Sessions) {
-        Effect::new(move |done: Option<bool>| {
-            if done == Some(true) || !sessions.loaded.get() {
-                return done.unwrap_or(false);
-            }
-            if let Some(mark) = store::import_mark().as_deref().and_then(ImportMark::decode)
-                && self.run.with_untracked(Option::is_none)
-            {
-                let run = sessions
-                    .library
-                    .with_untracked(|l: &Library| ImportRun::cut_off(mark, l));
-                self.run.set(Some(run));
-                store::set_import_mark(None);
-            }
-            true
-        });
+    /// The import drawn: the one of this visit, or else the one the last visit left cut off,
+    /// once the library has loaded (what of it landed is counted from the library).
+    pub fn shown(self, sessions: Sessions) -> Option<ImportRun> {
+        if let Some(run) = self.run.get() {
+            return Some(run);
+        }
+        let mark = self.cut_off.get()?;
+        if !sessions.loaded.get() {
+            return None;
+        }
+        Some(
+            sessions
+                .library
+                .with(|l: &Library| ImportRun::cut_off(mark, l)),
+        )
     }
 }
 

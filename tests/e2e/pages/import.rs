@@ -66,8 +66,42 @@ impl<'a> ImportProgress<'a> {
         }
     }
 
-    /// Stop.
-    pub async fn stop(&self) {
-        self.browser.click_testid("import-stop").await;
+    /// Waits, in the page itself (a check every few milliseconds, so a fast import is not
+    /// missed between two WebDriver round trips), until the import runs with at least
+    /// `bytes` of the file read and `added` conversations added; presses Stop at that moment
+    /// when `stop`. Fails when the import ends first, or after `patience`.
+    pub async fn wait_running(&self, bytes: u64, added: u64, stop: bool, patience: Duration) {
+        let script = "const [bytes, added, stop] = arguments;
+            const done = arguments[arguments.length - 1];
+            const until = Date.now() + 20000;
+            (function poll() {
+                const el = document.querySelector(\"[data-testid='import-progress']\");
+                const status = el ? el.dataset.status : '';
+                if (status === 'running' && Number(el.dataset.bytes) >= bytes
+                    && Number(el.dataset.added) >= added) {
+                    if (stop) el.querySelector(\"[data-testid='import-stop']\").click();
+                    return done('reached');
+                }
+                if (status && status !== 'running') return done('ended');
+                if (Date.now() > until) return done('waiting');
+                setTimeout(poll, 2);
+            })();";
+        let deadline = Instant::now() + patience;
+        loop {
+            let answer = self
+                .browser
+                .client
+                .execute_async(script, vec![bytes.into(), added.into(), stop.into()])
+                .await
+                .unwrap();
+            match answer.as_str() {
+                Some("reached") => return,
+                Some("waiting") if Instant::now() < deadline => continue,
+                _ => panic!(
+                    "the import never ran with {bytes} bytes read and {added} conversations added ({answer}): {:?}",
+                    self.now().await
+                ),
+            }
+        }
     }
 }
