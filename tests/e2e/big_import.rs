@@ -23,6 +23,8 @@ use crate::pages::inspect::{InspectPage, StoredSessions};
 
 /// The file's size by default, in megabytes.
 const DEFAULT_MB: u64 = 24;
+/// Where the page keeps the running import's mark (`store::IMPORT_MARK_KEY`).
+const MARK: &str = "summary-memory.import";
 /// Messages per conversation, as a heavy user's export holds them.
 const MESSAGES: usize = 40;
 
@@ -211,8 +213,18 @@ async fn killed_halfway_through_a_large_import_whole_conversations_stay_a_note_s
     inspect.import(&path).await;
     let progress = ImportProgress::new(&browser);
     progress
-        .wait_running(size / 2, 1, false, patience(mb))
+        .wait_running(size / 3, 1, false, patience(mb))
         .await;
+    // The kill comes once the store holds part of it (IndexedDB's commits reach the disk a
+    // little after the page makes them; a kill before holds nothing, which says little).
+    StoredSessions::new(&browser)
+        .wait_for(|r| !r.is_empty(), "a conversation stored")
+        .await;
+    browser
+        .wait_durable(MARK, |m| !m.is_empty(), "the import's mark stored")
+        .await;
+    // The reading outruns the writing: the file may be read to its end by now, but the
+    // import's mark stays until every conversation of it is written.
     browser.crash().await;
 
     let browser = Browser::on_profile(&profile).await;

@@ -47,7 +47,7 @@ pub fn InspectTab() -> impl IntoView {
     // A pasted transcript is kept in the box until it imports, so a fix can be made in place,
     // even across a look at a session.
     let pasted = RwSignal::new(String::new());
-    let importer = Importer::get();
+    let importer = Importer::get(sessions);
     let import_file = move |file: web_sys::File| importer.import(sessions, file, read_note);
     let on_drop = move |ev: leptos::ev::DragEvent| {
         ev.prevent_default();

@@ -28,6 +28,7 @@ use super::library_sync::{self as sync, Sessions};
 /// The import's state as the Inspect tab draws it, and the worker behind it.
 #[derive(Clone, Copy)]
 pub struct Importer {
+    sessions: Sessions,
     pub run: RwSignal<Option<ImportRun>>,
     /// The mark an import the last visit left running left behind: it was cut off. Kept (and
     /// said) until another import begins.
@@ -48,13 +49,14 @@ thread_local! {
 impl Importer {
     /// The page's importer, made on first use under an owner of its own that lives as long as
     /// the page, with the mark of an import the last visit left cut off.
-    pub fn get() -> Importer {
+    pub fn get(sessions: Sessions) -> Importer {
         IMPORTER.with(|cell| {
             *cell.get_or_init(|| {
                 // `new_root` makes itself the current owner: the caller's is put back after.
                 let caller = Owner::current();
                 let owner = Owner::new_root(None);
                 let importer = owner.with(|| Importer {
+                    sessions,
                     run: RwSignal::new(None),
                     cut_off: RwSignal::new(
                         store::import_mark().as_deref().and_then(ImportMark::decode),
@@ -90,7 +92,7 @@ impl Importer {
                 r.stop(now_ms());
             }
         });
-        store::set_import_mark(None);
+        self.forget_mark_once_written();
     }
 
     fn start(self, sessions: Sessions, file: web_sys::File) {
@@ -174,7 +176,7 @@ impl Importer {
                 bench_line(r);
             }
         });
-        store::set_import_mark(None);
+        self.forget_mark_once_written();
     }
 
     fn failed(self, reason: String) {
@@ -185,7 +187,24 @@ impl Importer {
                 r.fail(reason, now);
             }
         });
-        store::set_import_mark(None);
+        self.forget_mark_once_written();
+    }
+
+    /// The import has ended, but its sessions may still be on their way to IndexedDB (the
+    /// reading outruns the writing): its mark is kept until they are all written, so a crash
+    /// meanwhile still says how far it got; then it goes (unless another import began).
+    fn forget_mark_once_written(self) {
+        leptos::task::spawn_local(async move {
+            while !self.sessions.settled() {
+                gloo_timers::future::TimeoutFuture::new(200).await;
+            }
+            if !self
+                .run
+                .with_untracked(|r| r.as_ref().is_some_and(|r| r.status.is_running()))
+            {
+                store::set_import_mark(None);
+            }
+        });
     }
 
     fn end_worker(self) {
