@@ -251,7 +251,8 @@ pub fn import_stream(
             }
             for (position, s) in read.sessions.iter().enumerate() {
                 let file = session::export_compact(s, now_ms, app_version);
-                let id = whole_id(&file, position);
+                // Undated, so the same file imported again gives the same ids.
+                let id = whole_id(&session::export_compact(s, 0, ""), position);
                 batcher.size += file.len();
                 batcher.pieces.push(Piece {
                     id,
@@ -272,8 +273,8 @@ pub fn import_stream(
     }
 }
 
-/// The id of a session read from a file read whole: its text's digest (dated by the import,
-/// so the date is left out) and its place.
+/// The id of a session read from a file read whole: the digest of its undated text and its
+/// place.
 fn whole_id(file: &str, position: usize) -> String {
     let mut h = Xxh3::new();
     h.update(file.as_bytes());

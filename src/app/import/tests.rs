@@ -257,6 +257,12 @@ fn a_file_that_is_no_array_is_read_whole_in_the_worker_and_one_over_the_cap_is_r
     assert_eq!(run.status, RunStatus::Done);
     assert_eq!(library.len(), 1);
     assert_eq!(library.list()[0].session.memory.archive().len(), 2);
+    // Read again later, by another version, it adds nothing.
+    let mut again = ImportRun::start("one.json", text.len() as u64, 2);
+    let mut posted = Vec::new();
+    import_stream(text.as_bytes(), 99_999, "other", |p| posted.push(p));
+    apply(&mut library, &mut again, &posted, usize::MAX);
+    assert_eq!((library.len(), again.added, again.already), (1, 0, 1));
 
     let mut huge = b"{\"messages\": \"".to_vec();
     huge.resize(MAX_IMPORT_BYTES + 10, b'a');
