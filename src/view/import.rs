@@ -121,6 +121,7 @@ mod tests {
             added: 1_200,
             already: 34,
             unreadable: vec![],
+            first: None,
         };
         run.batch(100_000_000, 1_234, &added, vec![], 30_000);
         run
@@ -201,6 +202,7 @@ mod tests {
                 added: 1,
                 already: 0,
                 unreadable: vec![],
+                first: None,
             },
             vec!["[9]: no messages".into()],
             59_000,

@@ -291,6 +291,9 @@ pub struct Added {
     pub already: usize,
     /// Sessions whose text did not read back, each named.
     pub unreadable: Vec<String>,
+    /// The first session added, to open once the import is done (as a small file's import
+    /// opens its first).
+    pub first: Option<String>,
 }
 
 impl Library {
@@ -318,7 +321,9 @@ impl Library {
                     .push(format!("conversation {}: {e}", piece.position + 1)),
             }
         }
-        added.added = self.add_placed(fresh, Some(file), imported_ms).len();
+        let ids = self.add_placed(fresh, Some(file), imported_ms);
+        added.added = ids.len();
+        added.first = ids.into_iter().next();
         added
     }
 }
@@ -367,6 +372,8 @@ pub struct ImportRun {
     pub source: Option<String>,
     /// The import was cut off by a crash or a reload, found at the next visit.
     pub cut_off: bool,
+    /// The first session it added (see [`Added::first`]).
+    pub first: Option<String>,
     /// When it began, and when it last heard from the worker.
     pub started_ms: u64,
     pub last_ms: u64,
@@ -386,6 +393,7 @@ impl ImportRun {
             status: RunStatus::Running,
             source: None,
             cut_off: false,
+            first: None,
             started_ms: now_ms,
             last_ms: now_ms,
         }
@@ -430,6 +438,9 @@ impl ImportRun {
         self.already += added.already;
         self.skipped.extend(skipped);
         self.skipped.extend(added.unreadable.iter().cloned());
+        if self.first.is_none() {
+            self.first.clone_from(&added.first);
+        }
         self.last_ms = now_ms;
     }
 

@@ -148,6 +148,17 @@ fn the_streamed_import_gives_the_sessions_the_whole_file_reader_gives() {
     );
     assert_eq!(run.status, RunStatus::Done);
     assert_eq!((run.read, run.added, run.already), (30, 30, 0));
+    let first = run.first.clone().unwrap();
+    assert_eq!(
+        library
+            .get(&first)
+            .unwrap()
+            .origin
+            .as_ref()
+            .unwrap()
+            .position,
+        0
+    );
     assert_eq!(library.len(), 30);
     let mut got: Vec<_> = library.list().iter().collect();
     got.sort_by_key(|e| e.origin.as_ref().map(|o| o.position));
@@ -281,6 +292,7 @@ fn the_run_says_how_far_it_got_what_is_left_and_what_a_crash_leaves_to_say() {
         added: 8,
         already: 2,
         unreadable: vec![],
+        first: None,
     };
     run.batch(250, 10, &added, vec!["[3]: no messages".into()], 11_000);
     // A quarter in one second: three more to go.

@@ -176,6 +176,15 @@ impl Importer {
                 bench_line(r);
             }
         });
+        // Done, the first session it added opens, as a small file's import opens its first.
+        let first = self.run.with_untracked(|r| {
+            r.as_ref()
+                .filter(|r| r.status.is_done())
+                .and_then(|r| r.first.clone())
+        });
+        if first.is_some() {
+            self.sessions.tab.update(|t| t.imported(first));
+        }
         self.forget_mark_once_written();
     }
 
