@@ -176,10 +176,11 @@ impl Importer {
                 bench_line(r);
             }
         });
-        // Done, the first session it added opens, as a small file's import opens its first.
+        // Done, a file of one session opens it, as a small file's import does; a file of many
+        // leaves the library on screen (opening one is a long task after a long import).
         let first = self.run.with_untracked(|r| {
             r.as_ref()
-                .filter(|r| r.status.is_done())
+                .filter(|r| r.status.is_done() && r.read == 1)
                 .and_then(|r| r.first.clone())
         });
         if first.is_some() {
