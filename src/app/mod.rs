@@ -14,6 +14,7 @@ pub mod chat_actions;
 pub mod corpus;
 pub mod exact_form;
 pub mod export;
+pub mod import;
 pub mod lesson;
 pub mod library;
 pub mod live;

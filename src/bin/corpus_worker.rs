@@ -8,7 +8,11 @@
 //!   build named (the browser's cache or the service worker serves it), loads it, reads the
 //!   columns and answers `ready`, or `failed` with the reason;
 //! - an `ArrayBuffer` is a batch (`app::corpus::wire`), transferred by the page: the worker
-//!   measures it and answers with one result per conversation, as JSON text.
+//!   measures it and answers with one result per conversation, as JSON text;
+//! - a `File` is a large import (`ui::run::importer` starts a worker of its own for it): the
+//!   worker reads it a slice at a time (`FileReaderSync`, synchronous, which only a worker may
+//!   use) through `app::import::import_stream` and posts its batches of sessions as they come;
+//!   the page ends the worker to stop it.
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
@@ -27,11 +31,15 @@ mod worker {
     use js_sys::{ArrayBuffer, Uint8Array};
     use summary_memory::app::corpus::wire::{FromWorker, WorkerInit};
     use summary_memory::app::corpus::work::Prepared;
+    use summary_memory::app::import::{SLICE_BYTES, import_stream};
     use summary_memory::engine::corpus::Row;
     use summary_memory::tokens::{Encoding, TokenCounter};
     use wasm_bindgen::JsCast;
     use wasm_bindgen::prelude::*;
     use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+
+    /// The app version written into every imported session.
+    const APP_VERSION: &str = env!("CARGO_PKG_VERSION");
 
     /// What the init set up: the counter with its vocabulary, the columns and settings.
     struct State {
@@ -47,7 +55,9 @@ mod worker {
         let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
             let data = event.data();
-            if let Some(text) = data.as_string() {
+            if let Some(file) = data.dyn_ref::<web_sys::File>() {
+                import(file);
+            } else if let Some(text) = data.as_string() {
                 wasm_bindgen_futures::spawn_local(init(text));
             } else if let Some(buffer) = data.dyn_ref::<ArrayBuffer>() {
                 let bytes = Uint8Array::new(buffer).to_vec();
@@ -136,6 +146,72 @@ mod worker {
             },
         });
         serde_json::to_string(&answer).unwrap_or_default()
+    }
+
+    /// A file, a slice at a time: what `app::import::import_stream` reads.
+    struct Slices {
+        file: web_sys::File,
+        reader: web_sys::FileReaderSync,
+        size: f64,
+        offset: f64,
+        buf: Vec<u8>,
+        pos: usize,
+    }
+
+    impl std::io::Read for Slices {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            let n = {
+                let buf = std::io::BufRead::fill_buf(self)?;
+                let n = buf.len().min(out.len());
+                out[..n].copy_from_slice(&buf[..n]);
+                n
+            };
+            std::io::BufRead::consume(self, n);
+            Ok(n)
+        }
+    }
+
+    impl std::io::BufRead for Slices {
+        fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+            if self.pos == self.buf.len() && self.offset < self.size {
+                let end = (self.offset + SLICE_BYTES as f64).min(self.size);
+                let unreadable = |_| std::io::Error::other("the browser could not read the file");
+                let slice = self
+                    .file
+                    .slice_with_f64_and_f64(self.offset, end)
+                    .map_err(unreadable)?;
+                let bytes = self
+                    .reader
+                    .read_as_array_buffer(&slice)
+                    .map_err(unreadable)?;
+                self.buf = Uint8Array::new(&bytes).to_vec();
+                self.pos = 0;
+                self.offset = end;
+            }
+            Ok(&self.buf[self.pos..])
+        }
+
+        fn consume(&mut self, amt: usize) {
+            self.pos = (self.pos + amt).min(self.buf.len());
+        }
+    }
+
+    fn import(file: &web_sys::File) {
+        let reader = match web_sys::FileReaderSync::new() {
+            Ok(reader) => reader,
+            Err(_) => return post(&failed("this browser cannot read a file in a worker")),
+        };
+        let slices = Slices {
+            file: file.clone(),
+            reader,
+            size: file.size(),
+            offset: 0.0,
+            buf: Vec::new(),
+            pos: 0,
+        };
+        import_stream(slices, js_sys::Date::now() as u64, APP_VERSION, |answer| {
+            post(&answer.encode())
+        });
     }
 
     fn failed(reason: &str) -> String {

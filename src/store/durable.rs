@@ -1,6 +1,6 @@
 //! The small values a crash must not lose, in IndexedDB beside the sessions, each under its
-//! localStorage key: the view, the chat box's draft, the settings record and which session holds
-//! the live chat.
+//! localStorage key: the view, the chat box's draft, the settings record, which session holds
+//! the live chat, and the mark of a large file's import while it runs.
 //!
 //! localStorage keeps them too, and is read synchronously, but Chromium writes localStorage to
 //! disk lazily: a browser killed (a crash, an OOM kill, a power cut) a second after a change

@@ -35,6 +35,9 @@ pub const API_KEY_KEY: &str = "summary-memory.api-key";
 pub const UNREADABLE_SETTINGS_KEY: &str = "summary-memory.settings.unreadable";
 /// The chat box's draft, so it survives a tab switch, a reload and a closed tab.
 pub const DRAFT_KEY: &str = "summary-memory.draft";
+/// A large file's import while it runs (`app::import::ImportMark`), so the next visit can say
+/// how far one cut off by a crash or a reload got.
+pub const IMPORT_MARK_KEY: &str = "summary-memory.import";
 
 pub use crate::app::storage::StoreError;
 use crate::app::storage::durable_or_hint;
@@ -138,6 +141,24 @@ pub fn save_draft(text: &str) {
 /// `Library::resume` checks against the library itself.
 pub fn live_session_id() -> Option<String> {
     kept(&local().ok()?, LIVE_SESSION_KEY)
+}
+
+/// The mark a large file's import left, if any (see [`IMPORT_MARK_KEY`]); kept in IndexedDB as
+/// well (`store::durable`), since a browser killed mid-import loses localStorage's last writes.
+pub fn import_mark() -> Option<String> {
+    kept(&local().ok()?, IMPORT_MARK_KEY).filter(|m| !m.is_empty())
+}
+
+/// Keeps the running import's mark; `None` clears it (stored as "", as `durable` never
+/// deletes). A refused write is ignored: the import goes on, only a crash's note would be lost.
+pub fn set_import_mark(mark: Option<&str>) {
+    durable::set(IMPORT_MARK_KEY, mark.unwrap_or(""));
+    if let Ok(local) = local() {
+        let _ = match mark {
+            Some(mark) => write(&local, IMPORT_MARK_KEY, mark),
+            None => remove(&local, IMPORT_MARK_KEY),
+        };
+    }
 }
 
 /// Remembers which library session holds the live chat.

@@ -12,6 +12,7 @@ pub mod editions;
 pub mod editions_tab;
 pub mod exact_policy;
 pub mod export;
+pub mod import;
 pub mod inspect;
 pub mod labels;
 pub mod lesson;

@@ -356,7 +356,7 @@ pub fn grouped(n: u64) -> String {
     out
 }
 
-fn seconds(ms: f64) -> String {
+pub fn seconds(ms: f64) -> String {
     let s = (ms / 1000.0).max(0.0);
     if s < 10.0 {
         format!("{s:.1} s")

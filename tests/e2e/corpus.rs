@@ -331,7 +331,10 @@ async fn a_llamaindex_column_counts_in_cl100k_base_in_the_workers_as_the_tool_do
         .await;
     assert_eq!((done.phase.as_str(), done.total), ("done", 20), "{done:?}");
     corpus.wait_table().await;
-    same_csv(&corpus.csv().await, &cli_rows(Path::new(&path), &ticked).await);
+    same_csv(
+        &corpus.csv().await,
+        &cli_rows(Path::new(&path), &ticked).await,
+    );
     assert!(browser.console_errors().await.is_empty());
     browser.close().await;
 }

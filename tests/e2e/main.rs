@@ -16,6 +16,7 @@
 mod a11y;
 mod ab;
 mod agent_logs;
+mod big_import;
 mod chat_apps;
 mod contrast;
 mod corpus;

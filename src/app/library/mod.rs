@@ -21,7 +21,7 @@
 //! export, the live chat kept and resumed); `tab.rs`, [`LibraryTab`], the open session and what
 //! the Inspect tab tells the user ([`Problem`], [`RemoteNotice`]).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use thiserror::Error;
 
@@ -114,6 +114,9 @@ pub struct Library {
     stored: BTreeMap<String, u64>,
     /// Writes not yet performed, oldest first.
     pending: Vec<SaveOp>,
+    /// Where each entry stands in `entries`, so a look-up by id costs the same in a library of
+    /// tens of thousands as in one of ten (rebuilt by each sort and removal).
+    index: HashMap<String, usize>,
 }
 
 impl Library {
@@ -166,7 +169,10 @@ impl Library {
     }
 
     pub fn get(&self, id: &str) -> Option<&Entry> {
-        self.entries.iter().find(|e| e.id == id)
+        self.index
+            .get(id)
+            .and_then(|&i| self.entries.get(i))
+            .filter(|e| e.id == id)
     }
 
     pub fn len(&self) -> usize {
@@ -254,12 +260,26 @@ impl Library {
         file: Option<&str>,
         now_ms: u64,
     ) -> Vec<String> {
-        let mut taken: HashSet<String> = self.entries.iter().map(|e| e.id.clone()).collect();
-        let fresh: Vec<Entry> = sessions
+        let placed = sessions
             .into_iter()
             .enumerate()
-            .filter(|(_, (id, _))| taken.insert(id.clone()))
-            .map(|(position, (id, session))| Entry {
+            .map(|(position, (id, session))| (id, session, position as u32));
+        self.add_placed(placed, file, now_ms)
+    }
+
+    /// [`Library::add_imported`] with each session's place in its file given (a large file's
+    /// import adds its sessions a batch at a time, all under the import's `now_ms`).
+    pub fn add_placed(
+        &mut self,
+        sessions: impl IntoIterator<Item = (String, Session, u32)>,
+        file: Option<&str>,
+        now_ms: u64,
+    ) -> Vec<String> {
+        let mut taken: HashSet<String> = HashSet::new();
+        let fresh: Vec<Entry> = sessions
+            .into_iter()
+            .filter(|(id, _, _)| !self.index.contains_key(id) && taken.insert(id.clone()))
+            .map(|(id, session, position)| Entry {
                 id,
                 session,
                 updated_ms: now_ms,
@@ -267,7 +287,7 @@ impl Library {
                 origin: file.map(|file| Origin {
                     file: file.to_owned(),
                     imported_ms: now_ms,
-                    position: position as u32,
+                    position,
                 }),
             })
             .collect();
@@ -341,11 +361,11 @@ impl Library {
     /// the undo is kept in this tab only (until a reload).
     pub fn delete(&mut self, id: &str, now_ms: u64) -> Result<(), LibraryError> {
         let index = self
-            .entries
-            .iter()
-            .position(|e| e.id == id)
+            .get(id)
+            .and_then(|_| self.index.get(id).copied())
             .ok_or_else(|| LibraryError::Unknown(id.to_owned()))?;
         let mut entry = self.entries.remove(index);
+        self.reindex();
         self.dismiss_undo();
         self.drop_pending(&entry.id);
         // Being deleted is a change of the stored record, checked against other tabs like any.
@@ -439,11 +459,11 @@ impl Library {
         now_ms: u64,
         edit: impl FnOnce(&mut Session),
     ) -> Result<(), LibraryError> {
-        let entry = self
-            .entries
-            .iter_mut()
-            .find(|e| e.id == id)
+        let at = self
+            .get(id)
+            .and_then(|_| self.index.get(id).copied())
             .ok_or_else(|| LibraryError::Unknown(id.to_owned()))?;
+        let entry = &mut self.entries[at];
         edit(&mut entry.session);
         entry.revision += 1;
         entry.updated_ms = now_ms;
@@ -605,6 +625,17 @@ impl Library {
                 .then_with(|| a.session.name.cmp(&b.session.name))
                 .then_with(|| a.id.cmp(&b.id))
         });
+        self.reindex();
+    }
+
+    fn reindex(&mut self) {
+        self.index.clear();
+        self.index.extend(
+            self.entries
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (e.id.clone(), i)),
+        );
     }
 }
 

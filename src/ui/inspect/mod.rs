@@ -24,9 +24,12 @@ use leptos::prelude::*;
 
 use crate::app::library::{Imported, Library, LibraryTab};
 use crate::route::Route;
+use crate::ui::run::clock::now_ms;
+use crate::ui::run::importer::Importer;
 use crate::ui::run::library_sync::{self as sync, Sessions};
 use crate::ui::widgets::remote_notice::RemoteNoticeView;
 use crate::ui::widgets::storage_line::PersistReminder;
+use crate::view::import::ImportScreen;
 use crate::view::workspace::{InspectScreen, all_sessions, import_reads};
 
 /// The Inspect tab panel: the library, or one session at one of its views (`view::workspace`).
@@ -44,7 +47,8 @@ pub fn InspectTab() -> impl IntoView {
     // A pasted transcript is kept in the box until it imports, so a fix can be made in place,
     // even across a look at a session.
     let pasted = RwSignal::new(String::new());
-    let import_file = move |file: web_sys::File| sync::import_file_into(sessions, file, read_note);
+    let importer = Importer::get(sessions);
+    let import_file = move |file: web_sys::File| importer.import(sessions, file, read_note);
     let on_drop = move |ev: leptos::ev::DragEvent| {
         ev.prevent_default();
         dragging.set(false);
@@ -107,6 +111,7 @@ pub fn InspectTab() -> impl IntoView {
                     </div>
                 }
             })}
+            <ImportProgress importer />
             <output data-testid="export-preview" hidden>{move || export_text.get()}</output>
             {move || match level.get() {
                 Level::Library => view! { <LibraryLevel export_text read_note pasted import_file /> }.into_any(),
@@ -121,6 +126,51 @@ pub fn InspectTab() -> impl IntoView {
                 }.into_any(),
             }}
         </section>
+    }
+}
+
+/// A large file's import: how far it got, Stop while it runs, what it skipped.
+#[component]
+fn ImportProgress(importer: Importer) -> impl IntoView {
+    let sessions = expect_context::<Sessions>();
+    let screen = Memo::new(move |_| {
+        importer
+            .shown(sessions)
+            .map(|r| ImportScreen::of(&r, now_ms()))
+    });
+    move || {
+        screen.get().map(|s| {
+            let skipped = s.skipped_heading.clone().map(|heading| {
+                view! {
+                    " "
+                    {heading}
+                    <ul class="import-skipped">
+                        {s.skipped.iter().map(|line| view! {
+                            <li data-testid="import-progress-skipped">{line.clone()}</li>
+                        }).collect_view()}
+                    </ul>
+                }
+            });
+            view! {
+                <div
+                    class="import-note"
+                    data-testid="import-progress"
+                    data-status=s.status
+                    data-read=s.read
+                    data-added=s.added
+                    data-bytes=s.bytes
+                    data-cut-off=s.cut_off.then_some("true")
+                    role="status"
+                >
+                    {s.line.clone()}
+                    {s.stop.then(|| view! {
+                        " "
+                        <button data-testid="import-stop" on:click=move |_| importer.stop()>"Stop"</button>
+                    })}
+                    {skipped}
+                </div>
+            }
+        })
     }
 }
 

@@ -328,10 +328,10 @@ impl CorpusPool {
 
 /// A User Timing measure from its creation to its drop, so the DevTools timeline (and the
 /// e2e test of the 50 ms limit) can tell which of the pool's tasks takes the main thread.
-struct Span(&'static str);
+pub(crate) struct Span(&'static str);
 
 impl Span {
-    fn new(name: &'static str) -> Span {
+    pub(crate) fn new(name: &'static str) -> Span {
         if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
             let _ = p.mark(name);
         }
@@ -404,7 +404,7 @@ impl Inner {
 }
 
 /// The corpus worker's loader, as the build named it in index.html (`scripts/worker.py`).
-fn worker_url() -> Result<String, String> {
+pub(crate) fn worker_url() -> Result<String, String> {
     web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| {

@@ -125,6 +125,13 @@ pub fn provide_sessions(tokens: TokenService) -> Sessions {
     sessions
 }
 
+impl Sessions {
+    /// Every change of the library is written: no write waits or is being performed.
+    pub fn settled(&self) -> bool {
+        !self.writing.get_untracked() && !self.library.with_untracked(Library::has_pending)
+    }
+}
+
 /// Keeps the live chat now (as the save effect would), then waits until its write has landed
 /// or failed: the live driver awaits this before a chat request goes out, so the user's message
 /// is stored before its request is sent. Before the library has loaded there is nothing to

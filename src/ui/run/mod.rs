@@ -17,6 +17,7 @@
 //!   holds it for the tab;
 //! - `probe_runner.rs`: Inspect's probe run (on `runner.rs`) and the model's probe writing;
 //! - `draft.rs`: the chat box's draft, kept in storage as it is typed;
+//! - `importer.rs`: a large file imported in a worker, a batch at a time, with Stop;
 //! - `ticker.rs`: the timer of the tabs' animations;
 //! - `theme.rs`: the colour theme, kept in storage and put on `<html>` as it changes.
 //!
@@ -27,6 +28,7 @@ pub mod connection_test;
 pub mod corpus_pool;
 pub mod draft;
 pub mod export_io;
+pub mod importer;
 pub mod library_sync;
 pub mod live_driver;
 pub mod offline;

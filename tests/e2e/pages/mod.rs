@@ -8,6 +8,7 @@ pub mod chat;
 pub mod corpus;
 pub mod editions;
 pub mod export;
+pub mod import;
 pub mod inspect;
 pub mod lesson;
 pub mod probes;
