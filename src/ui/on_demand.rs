@@ -1,13 +1,14 @@
 //! Tabs loaded on first use. Each is a split point: the build (`scripts/split.py`, with
 //! `wasm-split-cli`) moves the code that only it reaches into a wasm module of its own, which the
 //! page fetches the first time the tab opens (docs/size.md). Which tabs, and their words, are
-//! [`crate::view::modules`]'s; what a module's place shows is `widgets::loaded`'s.
+//! [`crate::view::modules`]'s; what a module's place shows is `widgets::loaded`'s. The policy
+//! exporters are a split point here too, handed to their widget as a context ([`export_module`]).
 
 use leptos::prelude::*;
 use leptos::wasm_split::wasm_split;
 
 use crate::route::Tab;
-use crate::ui::widgets::loaded::{LoadFailed, Loaded};
+use crate::ui::widgets::loaded::{ExportModule, LoadFailed, Loaded};
 use crate::view::modules::module_view;
 
 #[wasm_split(inspect, wasm_split_path = ::leptos::wasm_split, fallible)]
@@ -23,6 +24,19 @@ fn tokens_tab() -> Result<AnyView, LoadFailed> {
 #[wasm_split(settings, wasm_split_path = ::leptos::wasm_split, fallible)]
 fn settings_tab() -> Result<AnyView, LoadFailed> {
     Ok(view! { <super::settings::SettingsPanel /> }.into_any())
+}
+
+/// The policy exporters: the export panel's body, its templates and the snippets' dry runs,
+/// fetched the first time "Export policy" opens (the button is in the first load: the Tuner and
+/// the Chat's policy panel show it, and Inspect's replay form).
+#[wasm_split(export, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn export_panel() -> Result<AnyView, LoadFailed> {
+    Ok(view! { <super::widgets::export_policy::ExportPanel /> }.into_any())
+}
+
+/// The exporters' loader, for the App root to provide to the "Export policy" widget.
+pub fn export_module() -> ExportModule {
+    ExportModule(|| Box::pin(export_panel()))
 }
 
 /// The tab's view, once its module is loaded. Only the tabs of `view::modules::ON_DEMAND` come

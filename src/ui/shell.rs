@@ -83,6 +83,7 @@ pub fn App() -> impl IntoView {
     let store_status = StoreStatus(RwSignal::new(unusable));
     provide_context(settings);
     provide_context(store_status);
+    provide_context(super::on_demand::export_module());
     provide_context(SettingsLoadError(RwSignal::new(unreadable)));
     Effect::new(move |_| {
         let saved = settings.with(store::save_settings);

@@ -3,12 +3,12 @@
 //! [`crate::view::export`]'s; this draws it, copies and downloads the snippet, reads a policy
 //! JSON back into its host, and has the syntax highlighter loaded once the panel is first opened.
 //! The button is in the page's first load; the panel (`ExportPanel`) is built in the exporters'
-//! module, fetched the first time it opens (`export_panel`, drawn by `widgets::loaded`).
+//! module, fetched the first time it opens (`ui::on_demand::export_module`, handed down by the
+//! App root, drawn by `widgets::loaded`).
 //! The clipboard, the file and the highlighter are `ui::run::export_io`'s. A dist built without
 //! the highlighter shows the code plain.
 
 use leptos::prelude::*;
-use leptos::wasm_split::wasm_split;
 
 use crate::engine::export::Target;
 use crate::engine::facts::PinnedFact;
@@ -17,7 +17,7 @@ use crate::engine::schedule::ScheduleInput;
 use crate::engine::settings::Settings;
 use crate::ui::run::export_io::{self, highlight, load_highlighter};
 use crate::ui::widgets::download::DownloadLink;
-use crate::ui::widgets::loaded::{LoadFailed, Loaded};
+use crate::ui::widgets::loaded::{ExportModule, Loaded};
 use crate::ui::widgets::tokens_chart::{ChartLines, chart_width};
 use crate::view::chart::LineChart;
 use crate::view::export::{
@@ -53,16 +53,12 @@ pub fn ExportPolicy(
                 "Export policy"
             </button>
         </p>
-        {move || open.get().then(|| view! { <Loaded words=exporters_view() load=export_panel /> })}
+        {move || open.get().then(|| match use_context::<ExportModule>() {
+            Some(ExportModule(load)) => view! { <Loaded words=exporters_view() load=load /> }.into_any(),
+            // Only a widget drawn outside the App (no root provided the module) comes here.
+            None => view! { <p role="alert" data-testid="module-failed" data-module="export">{exporters_view().failed}</p> }.into_any(),
+        })}
     }
-}
-
-/// The policy exporters: the panel's body, its templates and the snippets' dry runs, cut into a
-/// module of their own by the build (`scripts/split.py`) and fetched the first time the panel
-/// opens; the button is in the first load (the Tuner and the Chat's policy panel show it).
-#[wasm_split(export, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn export_panel() -> Result<AnyView, LoadFailed> {
-    Ok(view! { <ExportPanel /> }.into_any())
 }
 
 /// What the panel exports and where a policy read back goes: the host's, handed from the button
@@ -76,7 +72,7 @@ pub struct ExportHost {
 }
 
 /// The open panel: the target, how exact its snippet is, the code, Copy and Download, and the
-/// JSON read back. Built in the exporters' module ([`export_panel`]).
+/// JSON read back. Built in the exporters' module (`ui::on_demand`'s `export` split point).
 #[component]
 pub fn ExportPanel() -> impl IntoView {
     let ExportHost {

@@ -1,8 +1,13 @@
 //! `Loaded`: the place of a part of the app loaded on first use (a tab's module, or the
 //! exporters'). It says so while the module is fetched, draws what the module builds once it
 //! is, and when it cannot be fetched says why and offers Retry. The split points themselves are
-//! `ui::on_demand`'s (the tabs) and `widgets::export_policy`'s (the export panel); the words are
-//! [`crate::view::modules`]'s.
+//! `ui::on_demand`'s, above every tab and widget: a widget gets its module's loader from the App
+//! root as a context ([`ExportModule`]), so that no split point's import is reached from a
+//! module's code (a build that is not split, such as the browser tests', could not link it).
+//! The words are [`crate::view::modules`]'s.
+
+use std::future::Future;
+use std::pin::Pin;
 
 use leptos::prelude::*;
 use leptos::wasm_split::SplitLoaderError;
@@ -18,6 +23,14 @@ impl From<SplitLoaderError> for LoadFailed {
         LoadFailed
     }
 }
+
+/// A module's loader: fetches the module (once; a failure is not kept) and builds its view.
+pub type Loader = fn() -> Pin<Box<dyn Future<Output = Result<AnyView, LoadFailed>> + Send>>;
+
+/// The policy exporters' loader, provided by the App root (`ui::on_demand::export_module`) for
+/// the "Export policy" widget wherever it is drawn.
+#[derive(Clone, Copy)]
+pub struct ExportModule(pub Loader);
 
 /// What a module's place shows: its words while `load` fetches it, the view it builds once it
 /// has, or why it could not be fetched, with Retry (each Retry calls `load` again).
