@@ -541,6 +541,48 @@ venv_version() {
 
 # --- run ----------------------------------------------------------------------------------------
 
+# What only downloads and unpacks (the pip and npm sets) runs beside what compiles (trunk,
+# wasm-bindgen-cli, wasm-split-cli, llama.cpp), which keeps both cores busy on its own: on a fresh
+# machine this takes about ten minutes off the tools step. The set's output goes to a log, printed
+# when it ends; a failure there fails this script like one here. Anything apt installs (python3-venv,
+# chromium) and Node.js come first, in order, since apt holds one lock and npm needs Node.js.
+# A plan (--plan) runs everything in order, in this shell.
+downloads() {
+  if [ "$servers" = 1 ]; then ensure_litellm; fi
+  if [ "$fidelity" = 1 ]; then
+    ensure_fidelity_py
+    ensure_fidelity_node
+  fi
+  if [ "$python" = 1 ]; then
+    ensure_pinned "$PY_VENV" py/requirements.txt "the Python package tier's maturin and pytest" \
+      maturin "seconds"
+  fi
+  if [ "$ray" = 1 ]; then
+    ensure_pinned "$RAY_VENV" py/requirements-ray.txt "the Ray tier's Ray Data and pyarrow" \
+      ray "about a minute, 630 MB"
+  fi
+}
+
+if [ "$fidelity" = 1 ]; then
+  # The Node.js the npm package needs; an older one on PATH is shadowed by the pinned wheel's.
+  NODE_MIN=$(( NODE_MIN > NODE_MIN_FIDELITY ? NODE_MIN : NODE_MIN_FIDELITY ))
+fi
+if [ "$browser" = 1 ]; then ensure_chromium; fi
+if [ "$browser" = 1 ] || [ "$fidelity" = 1 ]; then ensure_node; fi
+if [ "$servers" = 1 ] || [ "$fidelity" = 1 ] || [ "$python" = 1 ] || [ "$ray" = 1 ]; then
+  ensure_python_venv
+fi
+downloads_pid="" downloads_log=""
+if [ "$plan" = 1 ]; then
+  downloads
+else
+  downloads_log=$(mktemp "${TMPDIR:-/tmp}/sm-tools-downloads.XXXXXX")
+  # The set's own `installed` cannot reach this shell: it says "installing …" in its log instead.
+  (downloads) >"$downloads_log" 2>&1 &
+  downloads_pid=$!
+  # A failure here ends this script; the set beside it ends with it.
+  trap 'if [ -n "$downloads_pid" ]; then kill "$downloads_pid" 2>/dev/null || true; fi' EXIT
+fi
 ensure_wasm_target
 ensure_trunk
 ensure_wasm_bindgen
@@ -548,27 +590,18 @@ ensure_wasm_split
 ensure_wasm_opt
 ensure_highlight
 ensure_oracle
-if [ "$browser" = 1 ]; then
-  ensure_chromium
-  ensure_node
-fi
-if [ "$servers" = 1 ]; then
-  ensure_litellm
-  ensure_llama
-fi
-if [ "$fidelity" = 1 ]; then
-  # The Node.js the npm package needs; an older one on PATH is shadowed by the pinned wheel's.
-  NODE_MIN=$(( NODE_MIN > NODE_MIN_FIDELITY ? NODE_MIN : NODE_MIN_FIDELITY ))
-  ensure_fidelity_py
-  ensure_fidelity_node
-fi
-if [ "$python" = 1 ]; then
-  ensure_pinned "$PY_VENV" py/requirements.txt "the Python package tier's maturin and pytest" \
-    maturin "seconds"
-fi
-if [ "$ray" = 1 ]; then
-  ensure_pinned "$RAY_VENV" py/requirements-ray.txt "the Ray tier's Ray Data and pyarrow" \
-    ray "about a minute, 630 MB"
+if [ "$servers" = 1 ]; then ensure_llama; fi
+if [ -n "$downloads_pid" ]; then
+  downloads_status=0
+  wait "$downloads_pid" || downloads_status=$?
+  downloads_pid=""
+  if grep -q '^tools: installing ' "$downloads_log"; then installed=1; fi
+  cat "$downloads_log" >&2
+  rm -f "$downloads_log"
+  if [ "$downloads_status" != 0 ]; then
+    say "the pip and npm sets failed (exit status $downloads_status; their output is above)"
+    exit "$downloads_status"
+  fi
 fi
 if [ "$plan" = 1 ]; then
   if [ "$planned" = 0 ]; then
