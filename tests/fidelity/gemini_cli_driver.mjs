@@ -12,6 +12,12 @@
 // it; the content generator is a fake that reports, as the prompt's tokens, the contract's word
 // count of the whole request. Both compression model calls go to the fake summariser.
 //
+// Then again with the CLI's own counter (traces/gemini-cli/default-counter/<shape>.json): the
+// CLI fires on the usage its server reports, which no offline run has; here the fake server
+// reports the CLI's own character estimate (estimateTokenCountSync, what the CLI itself counts
+// a history with before the first reply after a compression, and in its inflation check) of
+// each message of the request, and the summariser writes the contract's fixed summary.
+//
 // Usage: node tests/fidelity/gemini_cli_driver.mjs <out_dir> <node_modules dir holding the package>
 import fs from 'node:fs';
 import os from 'node:os';
@@ -39,6 +45,7 @@ const load = (file) => import(pathToFileURL(path.join(pkgDir, 'dist', 'src', fil
 const { ChatCompressionService } = await load('context/chatCompressionService.js');
 const { CompressionStatus } = await load('core/turn.js');
 const { getInitialChatHistory } = await load('utils/environmentContext.js');
+const { estimateTokenCountSync } = await load('utils/tokenCalculation.js');
 
 // The environment context names today's date; a fixed date keeps the traces (and the history's
 // character counts, which decide the split) the same from day to day.
@@ -57,6 +64,12 @@ const NOTES = [
   'The service\'s inflation check compares its own character estimate (calculateRequestTokenCount) of the new history with that word count; a compression that would grow it fails and is not retried (hasFailedCompressionAttempt), which the counter cannot replace.',
   'Both model calls of a compression (the snapshot and the verification) go to the fake summariser; the kept summary is the second call\'s text.',
 ];
+const DEFAULT_COUNTER_NOTES = [
+  NOTES[0],
+  NOTES[1],
+  'The previous request\'s prompt token count is the CLI\'s own estimate (estimateTokenCountSync) of that whole request, rounded down per conversation message (a tool-result Content per result): the fake server reports what the CLI itself counts, since a real server\'s usage cannot run offline; the compression compares it with compressionThreshold x tokenLimit and fires at >=.',
+  'The service\'s inflation check compares its estimate of the new history with that count. The summariser writes the contract\'s fixed summary (S<k> and 19 w); the kept summary is the second call\'s text.',
+];
 
 const words = (text) => (text.trim() === '' ? 0 : text.trim().split(/\s+/).length);
 
@@ -66,6 +79,34 @@ function partTokens(part) {
   if (part.functionCall) return words(part.functionCall.name) + words(JSON.stringify(part.functionCall.args));
   if (part.functionResponse) return words(part.functionResponse.response.output);
   throw new Error(`gemini_cli_driver: a part the counter does not know: ${JSON.stringify(part)}`);
+}
+
+// The CLI's estimate, rounded down per conversation message (each result of a tool-result
+// Content on its own), as the engine's Counter::GeminiEstimate sizes a message.
+function estimatedTokens(systemInstruction, contents) {
+  let total = estimateTokenCountSync([{ text: systemInstruction }]);
+  for (const c of contents) {
+    if (c.parts.some((p) => p.functionResponse)) {
+      for (const part of c.parts) total += estimateTokenCountSync([part]);
+    } else {
+      total += estimateTokenCountSync(c.parts);
+    }
+  }
+  return total;
+}
+
+// The contract's fixed summariser for the default-counter runs: call k writes S<k> and 19 w.
+const FIXED_MARK = /\bS(\d+)(?: w){19}\b/g;
+class FixedSummariser {
+  constructor() {
+    this.calls = 0;
+    this.inputs = [];
+  }
+
+  next() {
+    this.calls += 1;
+    return [`S${this.calls}`, ...Array(19).fill('w')].join(' ');
+  }
 }
 
 function fakeConfig(summariser) {
@@ -111,12 +152,12 @@ function toContents(message) {
   throw new Error(`gemini_cli_driver: no Content for role ${message.role}`);
 }
 
-async function run(shape) {
+async function run(shape, defaultCounter = false) {
   const conversation = JSON.parse(fs.readFileSync(path.join(here, 'conversations', `${shape}.json`), 'utf8'));
   const messages = conversation.messages;
   const byContent = new Map(messages.map((m, i) => [m.content, i]));
   const resultIndex = new Map(messages.flatMap((m, i) => (m.role === 'tool' ? [[m.tool_call_id, i]] : [])));
-  const summariser = new InputSummariser(conversation, geminiTokens(conversation));
+  const summariser = defaultCounter ? new FixedSummariser() : new InputSummariser(conversation, geminiTokens(conversation));
   const config = fakeConfig(summariser);
   const service = new ChatCompressionService();
   const unwrap = (entry) => ('content' in entry ? entry.content : entry);
@@ -132,7 +173,12 @@ async function run(shape) {
   const statuses = [];
   // The chat model: a fake content generator that reports, as the request's prompt tokens, the
   // contract's word count of the whole request (system instruction and every history part).
-  const chatModel = {
+  const chatModel = defaultCounter ? {
+    generateContent: async ({ systemInstruction, contents }) => ({
+      candidates: [],
+      usageMetadata: { promptTokenCount: estimatedTokens(systemInstruction, contents) },
+    }),
+  } : {
     generateContent: async ({ systemInstruction, contents }) => ({
       candidates: [],
       usageMetadata: {
@@ -145,7 +191,7 @@ async function run(shape) {
 
   const entry = (role, part) => {
     if (typeof part.text === 'string') {
-      const marks = [...part.text.matchAll(INPUT_MARK)].map((m) => Number(m[1]));
+      const marks = [...part.text.matchAll(defaultCounter ? FIXED_MARK : INPUT_MARK)].map((m) => Number(m[1]));
       if (marks.length) return { kind: 'summary', summary: Math.max(...marks), role, text: part.text };
       const index = byContent.get(part.text);
       const expected = role === 'model' ? 'assistant' : 'user';
@@ -213,24 +259,26 @@ async function run(shape) {
     shape,
     summariser_calls: summariser.calls,
     requests,
-    summariser_inputs: summariser.inputs,
+    ...(defaultCounter ? {} : { summariser_inputs: summariser.inputs }),
     notes: [
-      ...NOTES,
+      ...(defaultCounter ? DEFAULT_COUNTER_NOTES : NOTES),
       `compression status before each request: ${statuses.join(' ')}`,
       `the model calls of each compression (snapshot then verification): ${compressions.join('; ') || 'none'}`,
     ],
   };
-  const file = path.join(out, 'gemini-cli', `${shape}.json`);
+  const folder = defaultCounter ? path.join('gemini-cli', 'default-counter') : 'gemini-cli';
+  const file = path.join(out, folder, `${shape}.json`);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, JSON.stringify(trace, null, 1) + '\n');
   // A second directory to copy each trace to, when SM_FIDELITY_SHARE names one.
   const share = process.env.SM_FIDELITY_SHARE;
   if (share) {
-    fs.mkdirSync(path.join(share, 'gemini-cli'), { recursive: true });
-    fs.copyFileSync(file, path.join(share, 'gemini-cli', `${shape}.json`));
+    fs.mkdirSync(path.join(share, folder), { recursive: true });
+    fs.copyFileSync(file, path.join(share, folder, `${shape}.json`));
   }
   return file;
 }
 
 const shapes = fs.readdirSync(path.join(here, 'conversations')).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort();
 for (const shape of shapes) console.log(await run(shape));
+for (const shape of shapes) console.log(await run(shape, true));
