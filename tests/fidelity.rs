@@ -349,10 +349,23 @@ fn default_counter_run(
     vocab: &TokenCounter,
     plant: i32,
 ) -> MessageRun {
+    let params = trace["params"].clone();
+    let policy = library_policy(slug, &|name| param(&params, name)).expect("a policy");
+    counted_run(slug, trace, policy, counter, vocab, plant)
+}
+
+/// The engine's run of `policy` (preset `slug`'s) on a trace's conversation, measured with
+/// `counter` (each message `plant` tokens more, or less).
+fn counted_run(
+    slug: &str,
+    trace: &Value,
+    mut policy: Policy,
+    counter: Counter,
+    vocab: &TokenCounter,
+    plant: i32,
+) -> MessageRun {
     let shape = trace["shape"].as_str().expect("shape");
     let conversation = read_json(&root().join(format!("conversations/{shape}.json")));
-    let params = trace["params"].clone();
-    let mut policy = library_policy(slug, &|name| param(&params, name)).expect("a policy");
     policy.exact.counter = counter;
     let library = library_of(slug);
     if library == Library::Gemini {
@@ -692,6 +705,90 @@ fn every_tuner_preset_is_its_librarys_policy_or_says_why_it_is_not_run() {
         PEER_PRESETS.len(),
         "RUNNABLE and NOT_RUN together list every preset once"
     );
+}
+
+/// Every runnable preset, as the Tuner shows it (its default parameters in the smallest window,
+/// 8,192 tokens), run against its library on the eight shapes (`traces/<slug>/tuner/`), with
+/// the library's default counter where it runs offline (Gemini CLI's estimate as the usage; the
+/// classic buffer with words, its ChatOpenAI counter not being run), and the cookbook's
+/// notebook instance, whose word traces are already at the Tuner's parameters. Each run is
+/// request-identical to the Tuner's own policy (not `library_policy`), and each preset
+/// summarises on at least one shape.
+#[test]
+fn every_preset_as_the_tuner_shows_it_is_run_against_its_library() {
+    use summary_memory::engine::models::MODEL_WINDOWS;
+    let vocab = TokenCounter::new(Encoding::O200kBase);
+    for encoding in Encoding::ALL {
+        vocab.load(encoding).expect("the vocabulary loads");
+    }
+    let dir = traces_dir();
+    let mut failures = Vec::new();
+    for slug in RUNNABLE {
+        let preset = preset(slug).expect("a preset");
+        if slug == "openai-cookbook-session" {
+            let trace = read_json(&dir.join(slug).join("short-turns.json"));
+            for window in MODEL_WINDOWS {
+                assert_eq!(
+                    Some(&trace["params"]),
+                    tuner_params(slug, window.context).as_ref(),
+                    "{slug}: its traces are not at the Tuner's parameters"
+                );
+            }
+            continue;
+        }
+        let mut shapes = 0;
+        let mut summarised = 0;
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(dir.join(slug).join("tuner"))
+            .unwrap_or_else(|e| panic!("{slug}: no tuner traces ({e})"))
+            .map(|e| e.expect("an entry").path())
+            .collect();
+        paths.sort();
+        for path in paths {
+            let trace = read_json(&path);
+            let shape = trace["shape"].as_str().expect("shape").to_owned();
+            let params = trace["params"].clone();
+            let window = params["tuner_window"].as_u64().expect("tuner_window") as u32;
+            let shown = preset.policy(window);
+            // The run's parameters are the Tuner's: the library's policy at them is the preset.
+            let mut library = library_policy(slug, &|name| param(&params, name)).expect("a policy");
+            library.exact.counter = shown.exact.counter;
+            assert_eq!(
+                library, shown,
+                "{slug}: {params} are not the Tuner's parameters"
+            );
+            let difference = if slug == "langchain-summary-buffer" {
+                let words = shown.clone();
+                compare_altered(slug, &path, &|policy| {
+                    *policy = words.clone();
+                    policy.exact.counter = Counter::Words;
+                })
+                .difference
+            } else {
+                let counter = default_counter(slug);
+                first_difference(
+                    &counted_run(slug, &trace, shown.clone(), counter, &vocab, 0),
+                    &trace,
+                )
+            };
+            let known = DEFAULT_COUNTER_REFUSED.contains(&(slug, shape.as_str()));
+            match (difference, known) {
+                (Some(d), false) => failures.push(format!("{slug} on {shape} (tuner): {d}")),
+                (Some(d), true) => println!("{slug} on {shape} (tuner, known): {d}"),
+                (None, _) => {}
+            }
+            shapes += 1;
+            if trace["summariser_calls"].as_u64() > Some(0) {
+                summarised += 1;
+            }
+        }
+        println!("{slug}: {shapes} runs at the Tuner's parameters, {summarised} summarising");
+        assert_eq!(shapes, 8, "{slug}: the eight shapes");
+        assert!(
+            summarised > 0,
+            "{slug}: no run at the Tuner's parameters summarises"
+        );
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 /// A planted fault: a preset whose fold mode differs from its library's is caught by the tie

@@ -57,6 +57,10 @@ const TOKEN_LIMIT = 1_048_576; // tokenLimit('gemini-2.5-pro') in dist/src/core/
 const THRESHOLD_TOKENS = 300;
 // A threshold that is exactly 300 tokens of the model's limit (300 / 2^20 is exact in binary).
 const PARAMS = { model: MODEL, compressionThreshold: THRESHOLD_TOKENS / TOKEN_LIMIT, tokenLimit: TOKEN_LIMIT };
+// The Tuner's parameters for the preset in its smallest window (8,192 tokens): the CLI's default
+// compressionThreshold 0.5 of that window, 4,096 tokens, as a fraction of the model's limit (exact
+// in binary); run with the estimate as the usage into traces/gemini-cli/tuner/.
+const TUNER_PARAMS = { model: MODEL, compressionThreshold: 4096 / TOKEN_LIMIT, tokenLimit: TOKEN_LIMIT, tuner_window: 8192 };
 const NOTES = [
   'The split point is decided by the real findCompressSplitPoint on JSON.stringify(content).length of each history Content (characters, not the counter); the contents are {"role":"user"|"model","parts":[{"text":...}]} with tool calls as {"functionCall":{"id","name","args"}} parts and results as one user Content of {"functionResponse":{"id","name","response":{"output":...}}} parts.',
   'The history starts with the environment context the real getInitialChatHistory writes (directory tree off, empty session memory, temp dir /tmp/fidelity-gemini, the date fixed to ' + FIXED_DATE + '); it is the fixed user entry first in each request and is compressed with the oldest history.',
@@ -109,10 +113,10 @@ class FixedSummariser {
   }
 }
 
-function fakeConfig(summariser) {
+function fakeConfig(summariser, params) {
   const config = {
     storage: { getProjectTempDir: () => '/tmp/fidelity-gemini' },
-    getCompressionThreshold: async () => PARAMS.compressionThreshold,
+    getCompressionThreshold: async () => params.compressionThreshold,
     getHookSystem: () => undefined,
     getNextCompressionTruncationId: () => 0,
     getTruncateToolOutputThreshold: () => 4_000_000,
@@ -152,13 +156,13 @@ function toContents(message) {
   throw new Error(`gemini_cli_driver: no Content for role ${message.role}`);
 }
 
-async function run(shape, defaultCounter = false) {
+async function run(shape, defaultCounter = false, params = PARAMS, under = undefined) {
   const conversation = JSON.parse(fs.readFileSync(path.join(here, 'conversations', `${shape}.json`), 'utf8'));
   const messages = conversation.messages;
   const byContent = new Map(messages.map((m, i) => [m.content, i]));
   const resultIndex = new Map(messages.flatMap((m, i) => (m.role === 'tool' ? [[m.tool_call_id, i]] : [])));
   const summariser = defaultCounter ? new FixedSummariser() : new InputSummariser(conversation, geminiTokens(conversation));
-  const config = fakeConfig(summariser);
+  const config = fakeConfig(summariser, params);
   const service = new ChatCompressionService();
   const unwrap = (entry) => ('content' in entry ? entry.content : entry);
   const chat = {
@@ -255,7 +259,7 @@ async function run(shape, defaultCounter = false) {
     library: '@google/gemini-cli-core',
     version: pkg.version,
     source: 'dist/src/context/chatCompressionService.js',
-    params: PARAMS,
+    params,
     shape,
     summariser_calls: summariser.calls,
     requests,
@@ -266,7 +270,7 @@ async function run(shape, defaultCounter = false) {
       `the model calls of each compression (snapshot then verification): ${compressions.join('; ') || 'none'}`,
     ],
   };
-  const folder = defaultCounter ? path.join('gemini-cli', 'default-counter') : 'gemini-cli';
+  const folder = path.join('gemini-cli', under ?? (defaultCounter ? 'default-counter' : ''));
   const file = path.join(out, folder, `${shape}.json`);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, JSON.stringify(trace, null, 1) + '\n');
@@ -282,3 +286,4 @@ async function run(shape, defaultCounter = false) {
 const shapes = fs.readdirSync(path.join(here, 'conversations')).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort();
 for (const shape of shapes) console.log(await run(shape));
 for (const shape of shapes) console.log(await run(shape, true));
+for (const shape of shapes) console.log(await run(shape, true, TUNER_PARAMS, 'tuner'));
