@@ -103,6 +103,15 @@ fn corpus() -> Vec<Named> {
             messages: conversation(&read_json(&counters.join(file))),
         });
     }
+    // The fidelity tier's two conversations whose default counts are furthest from words,
+    // which its drivers run with each library's default counter.
+    let fidelity = root().join("tests/fidelity/conversations");
+    for file in ["hindi-chinese.json", "code-tools.json"] {
+        corpus.push(Named {
+            name: format!("fidelity/{file}"),
+            messages: conversation(&read_json(&fidelity.join(file))),
+        });
+    }
     corpus
 }
 
@@ -248,11 +257,13 @@ fn a_counter_off_by_one_fails_the_comparison() {
     let expected = read_json(&counters_dir().join("expected.json"));
     let vocab = vocabularies();
     let corpus = corpus();
-    for planted in [
-        Counter::LangChainApprox,
-        Counter::GeminiEstimate,
-        Counter::O200K,
-    ] {
+    // Every counter the libraries' counts are written for.
+    let planted_counters: Vec<Counter> = Counter::ALL
+        .into_iter()
+        .filter(|c| !matches!(c, Counter::Words | Counter::Reported))
+        .collect();
+    assert_eq!(planted_counters.len(), 6);
+    for planted in planted_counters {
         let off_by_one = |c: Counter, m: &[Message]| {
             let (mut each, mut total) = engine_counts(c, m, &vocab);
             if c == planted {

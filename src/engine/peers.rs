@@ -607,7 +607,7 @@ pub const FIDELITY: [Fidelity; 8] = [
         version: Some("0.24.0"),
         source_file: "examples/agents_sdk/session_memory.ipynb (openai/openai-cookbook), run by agents/run.py",
         exactness: Exactness::Approximate,
-        differs: "identical on five of six conversations; with tool calls the Runner stores the calls and results as user messages holding their text, which the engine keeps as tool traffic",
+        differs: "identical on six of eight conversations (the two with tool calls differ); with tool calls the Runner stores the calls and results as user messages holding their text, which the engine keeps as tool traffic",
     },
     Fidelity {
         slug: "codex-cli",
@@ -631,7 +631,7 @@ pub const FIDELITY: [Fidelity; 8] = [
         version: Some("0.61.0"),
         source_file: "dist/src/context/chatCompressionService.js",
         exactness: Exactness::Approximate,
-        differs: "identical on five of six conversations; a compression whose summary would grow the count (its character estimate of the new history over the reported usage) is refused there and not retried, which the engine does not model, and the history's characters are its JSON's",
+        differs: "identical on five of eight conversations with a word count as the reported usage (long replies, the Hindi and Chinese one and the code one reach the refusal), on seven of eight with its own character estimate as the usage (the code one); a compression whose summary would grow the count (its character estimate of the new history over the reported usage) is refused there and not retried, which the engine does not model, and the history's characters are its JSON's",
     },
     Fidelity {
         slug: "librechat",

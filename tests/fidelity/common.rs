@@ -47,6 +47,12 @@ fn js_string(text: &str) -> String {
     serde_json::to_string(text).expect("a string serialises")
 }
 
+/// A string's `length` in JavaScript: UTF-16 code units, not UTF-8 bytes (a Devanagari or
+/// Chinese character is one unit and three bytes; the app counts `chars()`, the same for them).
+fn js_length(text: &str) -> u32 {
+    text.encode_utf16().count() as u32
+}
+
 /// Compact JSON of a tool call's arguments, as `JSON.stringify(JSON.parse(arguments))` writes
 /// them (the conversations' arguments are one-key objects, so key order cannot differ).
 fn compact_args(arguments: &str) -> String {
@@ -63,7 +69,10 @@ fn gemini_chars(message: &Value, follows_result: bool) -> u32 {
     let content = message["content"].as_str().unwrap_or_default();
     let text_part = format!("{{\"text\":{}}}", js_string(content));
     let envelope = |role: &str, parts: &[String]| {
-        format!("{{\"role\":\"{role}\",\"parts\":[{}]}}", parts.join(",")).len() as u32
+        js_length(&format!(
+            "{{\"role\":\"{role}\",\"parts\":[{}]}}",
+            parts.join(",")
+        ))
     };
     match message["role"].as_str() {
         Some("user") => envelope("user", &[text_part]),
@@ -86,7 +95,7 @@ fn gemini_chars(message: &Value, follows_result: bool) -> u32 {
                 js_string(content)
             );
             if follows_result {
-                part.len() as u32 + 1
+                js_length(&part) + 1
             } else {
                 envelope("user", &[part])
             }
@@ -157,11 +166,10 @@ impl Sizer for Contract {
                 } else {
                     "user"
                 };
-                format!(
+                js_length(&format!(
                     "{{\"role\":\"{role}\",\"parts\":[{{\"text\":{}}}]}}",
                     js_string(text)
-                )
-                .len() as u32
+                ))
             }
             _ => text.len() as u32,
         }

@@ -12,6 +12,12 @@
 // it; the content generator is a fake that reports, as the prompt's tokens, the contract's word
 // count of the whole request. Both compression model calls go to the fake summariser.
 //
+// Then again with the CLI's own counter (traces/gemini-cli/default-counter/<shape>.json): the
+// CLI fires on the usage its server reports, which no offline run has; here the fake server
+// reports the CLI's own character estimate (estimateTokenCountSync, what the CLI itself counts
+// a history with before the first reply after a compression, and in its inflation check) of
+// each message of the request, and the summariser writes the contract's fixed summary.
+//
 // Usage: node tests/fidelity/gemini_cli_driver.mjs <out_dir> <node_modules dir holding the package>
 import fs from 'node:fs';
 import os from 'node:os';
@@ -39,6 +45,7 @@ const load = (file) => import(pathToFileURL(path.join(pkgDir, 'dist', 'src', fil
 const { ChatCompressionService } = await load('context/chatCompressionService.js');
 const { CompressionStatus } = await load('core/turn.js');
 const { getInitialChatHistory } = await load('utils/environmentContext.js');
+const { estimateTokenCountSync } = await load('utils/tokenCalculation.js');
 
 // The environment context names today's date; a fixed date keeps the traces (and the history's
 // character counts, which decide the split) the same from day to day.
@@ -50,12 +57,22 @@ const TOKEN_LIMIT = 1_048_576; // tokenLimit('gemini-2.5-pro') in dist/src/core/
 const THRESHOLD_TOKENS = 300;
 // A threshold that is exactly 300 tokens of the model's limit (300 / 2^20 is exact in binary).
 const PARAMS = { model: MODEL, compressionThreshold: THRESHOLD_TOKENS / TOKEN_LIMIT, tokenLimit: TOKEN_LIMIT };
+// The Tuner's parameters for the preset in its smallest window (8,192 tokens): the CLI's default
+// compressionThreshold 0.5 of that window, 4,096 tokens, as a fraction of the model's limit (exact
+// in binary); run with the estimate as the usage into traces/gemini-cli/tuner/.
+const TUNER_PARAMS = { model: MODEL, compressionThreshold: 4096 / TOKEN_LIMIT, tokenLimit: TOKEN_LIMIT, tuner_window: 8192 };
 const NOTES = [
   'The split point is decided by the real findCompressSplitPoint on JSON.stringify(content).length of each history Content (characters, not the counter); the contents are {"role":"user"|"model","parts":[{"text":...}]} with tool calls as {"functionCall":{"id","name","args"}} parts and results as one user Content of {"functionResponse":{"id","name","response":{"output":...}}} parts.',
   'The history starts with the environment context the real getInitialChatHistory writes (directory tree off, empty session memory, temp dir /tmp/fidelity-gemini, the date fixed to ' + FIXED_DATE + '); it is the fixed user entry first in each request and is compressed with the oldest history.',
   'The previous request\'s prompt token count is the contract\'s word count of that whole request (system instruction, environment context and history), as a server reports usage; the compression compares it with compressionThreshold x tokenLimit and fires at >=.',
   'The service\'s inflation check compares its own character estimate (calculateRequestTokenCount) of the new history with that word count; a compression that would grow it fails and is not retried (hasFailedCompressionAttempt), which the counter cannot replace.',
   'Both model calls of a compression (the snapshot and the verification) go to the fake summariser; the kept summary is the second call\'s text.',
+];
+const DEFAULT_COUNTER_NOTES = [
+  NOTES[0],
+  NOTES[1],
+  'The previous request\'s prompt token count is the CLI\'s own estimate (estimateTokenCountSync) of that whole request, rounded down per conversation message (a tool-result Content per result): the fake server reports what the CLI itself counts, since a real server\'s usage cannot run offline; the compression compares it with compressionThreshold x tokenLimit and fires at >=.',
+  'The service\'s inflation check compares its estimate of the new history with that count. The summariser writes the contract\'s fixed summary (S<k> and 19 w); the kept summary is the second call\'s text.',
 ];
 
 const words = (text) => (text.trim() === '' ? 0 : text.trim().split(/\s+/).length);
@@ -68,10 +85,38 @@ function partTokens(part) {
   throw new Error(`gemini_cli_driver: a part the counter does not know: ${JSON.stringify(part)}`);
 }
 
-function fakeConfig(summariser) {
+// The CLI's estimate, rounded down per conversation message (each result of a tool-result
+// Content on its own), as the engine's Counter::GeminiEstimate sizes a message.
+function estimatedTokens(systemInstruction, contents) {
+  let total = estimateTokenCountSync([{ text: systemInstruction }]);
+  for (const c of contents) {
+    if (c.parts.some((p) => p.functionResponse)) {
+      for (const part of c.parts) total += estimateTokenCountSync([part]);
+    } else {
+      total += estimateTokenCountSync(c.parts);
+    }
+  }
+  return total;
+}
+
+// The contract's fixed summariser for the default-counter runs: call k writes S<k> and 19 w.
+const FIXED_MARK = /\bS(\d+)(?: w){19}\b/g;
+class FixedSummariser {
+  constructor() {
+    this.calls = 0;
+    this.inputs = [];
+  }
+
+  next() {
+    this.calls += 1;
+    return [`S${this.calls}`, ...Array(19).fill('w')].join(' ');
+  }
+}
+
+function fakeConfig(summariser, params) {
   const config = {
     storage: { getProjectTempDir: () => '/tmp/fidelity-gemini' },
-    getCompressionThreshold: async () => PARAMS.compressionThreshold,
+    getCompressionThreshold: async () => params.compressionThreshold,
     getHookSystem: () => undefined,
     getNextCompressionTruncationId: () => 0,
     getTruncateToolOutputThreshold: () => 4_000_000,
@@ -111,13 +156,13 @@ function toContents(message) {
   throw new Error(`gemini_cli_driver: no Content for role ${message.role}`);
 }
 
-async function run(shape) {
+async function run(shape, defaultCounter = false, params = PARAMS, under = undefined) {
   const conversation = JSON.parse(fs.readFileSync(path.join(here, 'conversations', `${shape}.json`), 'utf8'));
   const messages = conversation.messages;
   const byContent = new Map(messages.map((m, i) => [m.content, i]));
   const resultIndex = new Map(messages.flatMap((m, i) => (m.role === 'tool' ? [[m.tool_call_id, i]] : [])));
-  const summariser = new InputSummariser(conversation, geminiTokens(conversation));
-  const config = fakeConfig(summariser);
+  const summariser = defaultCounter ? new FixedSummariser() : new InputSummariser(conversation, geminiTokens(conversation));
+  const config = fakeConfig(summariser, params);
   const service = new ChatCompressionService();
   const unwrap = (entry) => ('content' in entry ? entry.content : entry);
   const chat = {
@@ -132,7 +177,12 @@ async function run(shape) {
   const statuses = [];
   // The chat model: a fake content generator that reports, as the request's prompt tokens, the
   // contract's word count of the whole request (system instruction and every history part).
-  const chatModel = {
+  const chatModel = defaultCounter ? {
+    generateContent: async ({ systemInstruction, contents }) => ({
+      candidates: [],
+      usageMetadata: { promptTokenCount: estimatedTokens(systemInstruction, contents) },
+    }),
+  } : {
     generateContent: async ({ systemInstruction, contents }) => ({
       candidates: [],
       usageMetadata: {
@@ -145,7 +195,7 @@ async function run(shape) {
 
   const entry = (role, part) => {
     if (typeof part.text === 'string') {
-      const marks = [...part.text.matchAll(INPUT_MARK)].map((m) => Number(m[1]));
+      const marks = [...part.text.matchAll(defaultCounter ? FIXED_MARK : INPUT_MARK)].map((m) => Number(m[1]));
       if (marks.length) return { kind: 'summary', summary: Math.max(...marks), role, text: part.text };
       const index = byContent.get(part.text);
       const expected = role === 'model' ? 'assistant' : 'user';
@@ -209,28 +259,31 @@ async function run(shape) {
     library: '@google/gemini-cli-core',
     version: pkg.version,
     source: 'dist/src/context/chatCompressionService.js',
-    params: PARAMS,
+    params,
     shape,
     summariser_calls: summariser.calls,
     requests,
-    summariser_inputs: summariser.inputs,
+    ...(defaultCounter ? {} : { summariser_inputs: summariser.inputs }),
     notes: [
-      ...NOTES,
+      ...(defaultCounter ? DEFAULT_COUNTER_NOTES : NOTES),
       `compression status before each request: ${statuses.join(' ')}`,
       `the model calls of each compression (snapshot then verification): ${compressions.join('; ') || 'none'}`,
     ],
   };
-  const file = path.join(out, 'gemini-cli', `${shape}.json`);
+  const folder = path.join('gemini-cli', under ?? (defaultCounter ? 'default-counter' : ''));
+  const file = path.join(out, folder, `${shape}.json`);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, JSON.stringify(trace, null, 1) + '\n');
   // A second directory to copy each trace to, when SM_FIDELITY_SHARE names one.
   const share = process.env.SM_FIDELITY_SHARE;
   if (share) {
-    fs.mkdirSync(path.join(share, 'gemini-cli'), { recursive: true });
-    fs.copyFileSync(file, path.join(share, 'gemini-cli', `${shape}.json`));
+    fs.mkdirSync(path.join(share, folder), { recursive: true });
+    fs.copyFileSync(file, path.join(share, folder, `${shape}.json`));
   }
   return file;
 }
 
 const shapes = fs.readdirSync(path.join(here, 'conversations')).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort();
 for (const shape of shapes) console.log(await run(shape));
+for (const shape of shapes) console.log(await run(shape, true));
+for (const shape of shapes) console.log(await run(shape, true, TUNER_PARAMS, 'tuner'));

@@ -21,6 +21,7 @@ question, Gemini CLI's environment context) is neither recorded nor counted.
 """
 
 import re
+from xml.sax.saxutils import escape
 
 from common import count_words
 
@@ -64,6 +65,11 @@ class InputSummariser:
         for index, message in enumerate(self.conversation["messages"]):
             content = message["content"]
             at = text.find(content) if content else -1
+            if at < 0 and content:
+                # LangChain v1's middleware hands the summariser its messages as XML
+                # (`get_buffer_string(format="xml")`), each content escaped: `&`, `<`, `>`.
+                content = escape(content)
+                at = text.find(content)
             if at >= 0:
                 found.append((at, at + len(content), {"kind": "verbatim", "index": index}, self.tokens_of(index)))
         # A message whose content lies inside another's (or inside a summary) is not its own entry.

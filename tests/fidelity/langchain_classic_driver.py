@@ -25,6 +25,10 @@ warnings.filterwarnings("ignore", message=".*ConversationSummaryBufferMemory.*")
 
 SLUG = "langchain-summary-buffer"
 PARAMS = {"max_token_limit": 120, "return_messages": True}
+# The parameters the Tuner shows for the preset (the class's default max_token_limit), run with
+# the word counter into traces/<slug>/tuner/ (its default counter, ChatOpenAI's tiktoken count,
+# is not run here).
+TUNER_PARAMS = {"max_token_limit": 2000, "return_messages": True, "tuner_window": 8192}
 NOTES = [
     "The counter is the contract's word counter, plugged in by overriding the summariser model's get_num_tokens_from_messages; LangChain's default would add a 'Human: '/'AI: ' prefix per message.",
     "Tool turns: the assistant's tool calls and the tool results are only in that turn's requests (the agent scratchpad); memory stores the user input and the final reply, as AgentExecutor does.",
@@ -32,11 +36,12 @@ NOTES = [
 ]
 
 
-def run(shape):
+def run(shape, params=PARAMS, under=None):
     conversation = load(shape)
     summariser = InputSummariser(conversation, contract_tokens(conversation))
-    memory = ConversationSummaryBufferMemory(llm=ReadingSummariser(summariser=summariser), **PARAMS)
-    trace = Trace(conversation, "langchain-classic", version("langchain-classic"), "langchain_classic/memory/summary_buffer.py", PARAMS, NOTES)
+    library_params = {k: v for k, v in params.items() if k != "tuner_window"}
+    memory = ConversationSummaryBufferMemory(llm=ReadingSummariser(summariser=summariser), **library_params)
+    trace = Trace(conversation, "langchain-classic", version("langchain-classic"), "langchain_classic/memory/summary_buffer.py", params, NOTES)
     script = [m for m in conversation["messages"] if m["role"] == "assistant"]
     chat = RecordingChat(script=script, requests=[])
     for user_index, replies in turns(conversation):
@@ -61,9 +66,11 @@ def run(shape):
                 answers = index
         memory.save_context({"input": user_text}, {"output": reply_text})
     summariser.attach(trace)
-    return trace.write(SLUG, summariser.calls)
+    return trace.write(SLUG, summariser.calls, under)
 
 
 if __name__ == "__main__":
     for shape in shapes():
         print(run(shape))
+    for shape in shapes():
+        print(run(shape, params=TUNER_PARAMS, under="tuner"))

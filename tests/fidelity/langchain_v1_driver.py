@@ -26,6 +26,9 @@ from lc_fakes import FakeSummariser, ReadingSummariser, RecordingChat, lc_role, 
 
 SLUG = "langchain-v1-middleware"
 PARAMS = {"trigger": ["tokens", 300], "keep": ["messages", 6]}
+# The parameters the Tuner shows for the preset (the docs' example), with the window the tie in
+# tests/fidelity.rs plays it at; run with the default counter into traces/<slug>/tuner/.
+TUNER_PARAMS = {"trigger": ["tokens", 4000], "keep": ["messages", 20], "tuner_window": 8192}
 NOTES = [
     "token_counter is the contract's word counter; the fake chat model reports no usage_metadata, so the middleware's second test (the last reply's reported total_tokens) never fires.",
     "The system prompt is passed as create_agent's system_prompt; the agent prepends it to each request and the middleware does not count it.",
@@ -42,7 +45,7 @@ DEFAULT_COUNTER_NOTES = [
 ]
 
 
-def run(shape, default_counter=False):
+def run(shape, default_counter=False, params=PARAMS, under=None):
     conversation = load(shape)
     # With the library's default counter the summary is the contract's fixed one: its input is
     # compared on the runs with the contract's counter, whose tokens the summary's length follows.
@@ -61,8 +64,8 @@ def run(shape, default_counter=False):
 
     middleware = SummarizationMiddleware(
         model=summarising,
-        trigger=tuple(PARAMS["trigger"]),
-        keep=tuple(PARAMS["keep"]),
+        trigger=tuple(params["trigger"]),
+        keep=tuple(params["keep"]),
         **({} if default_counter else {"token_counter": word_counter}),
     )
     script = [m for m in conversation["messages"] if m["role"] == "assistant"]
@@ -70,7 +73,7 @@ def run(shape, default_counter=False):
     agent = create_agent(model=chat, tools=[lookup], system_prompt=conversation["system"], middleware=[middleware], checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": shape}}
     notes = DEFAULT_COUNTER_NOTES if default_counter else NOTES
-    trace = Trace(conversation, "langchain", version("langchain"), "langchain/agents/middleware/summarization.py", PARAMS, notes)
+    trace = Trace(conversation, "langchain", version("langchain"), "langchain/agents/middleware/summarization.py", params, notes)
     for message in conversation["messages"]:
         if message["role"] != "user":
             continue
@@ -81,7 +84,7 @@ def run(shape, default_counter=False):
         raise SystemExit(f"{shape}: {len(chat.script)} scripted assistant messages were never asked for")
     if not default_counter:
         summariser.attach(trace)
-    return trace.write(SLUG, summariser.calls, "default-counter" if default_counter else None)
+    return trace.write(SLUG, summariser.calls, under or ("default-counter" if default_counter else None))
 
 
 if __name__ == "__main__":
@@ -89,3 +92,5 @@ if __name__ == "__main__":
         print(run(shape))
     for shape in shapes():
         print(run(shape, default_counter=True))
+    for shape in shapes():
+        print(run(shape, default_counter=True, params=TUNER_PARAMS, under="tuner"))

@@ -25,6 +25,10 @@ from inputs import InputSummariser, content_tokens
 
 SLUG = "llamaindex-summary-buffer"
 PARAMS = {"token_limit": 250, "count_initial_tokens": False}
+# The parameters the Tuner shows for the preset in its smallest window (8,192 tokens): the
+# library's default token_limit, int(0.75 x the window); run with the default tokenizer into
+# traces/<slug>/tuner/.
+TUNER_PARAMS = {"token_limit": 6144, "count_initial_tokens": False, "tuner_window": 8192}
 NOTES = [
     "tokenizer_fn is str.split, so a message counts the words of its content; the buffer's counter sees only content, so the words of a tool call's name and arguments are not counted (the contract's counter would count them).",
     "get() runs once per user turn, before the turn's first request, as FunctionAgent calls it; later requests of a tool turn reuse that history plus the scratchpad.",
@@ -73,7 +77,7 @@ DEFAULT_COUNTER_NOTES = [
 ]
 
 
-def run(shape, default_counter=False):
+def run(shape, default_counter=False, params=PARAMS, under=None):
     conversation = load(shape)
     # With the library's default counter the summary is the contract's fixed one: its input is
     # compared on the runs with the contract's counter, whose tokens the summary's length follows.
@@ -84,9 +88,10 @@ def run(shape, default_counter=False):
         summariser = InputSummariser(conversation, content_tokens(conversation))
         llm = ReadingSummariserLLM(summariser=summariser)
     tokenizer = {} if default_counter else {"tokenizer_fn": str.split}
-    memory = ChatSummaryMemoryBuffer.from_defaults(llm=llm, **tokenizer, **PARAMS)
+    library_params = {k: v for k, v in params.items() if k != "tuner_window"}
+    memory = ChatSummaryMemoryBuffer.from_defaults(llm=llm, **tokenizer, **library_params)
     notes = DEFAULT_COUNTER_NOTES if default_counter else NOTES
-    trace = Trace(conversation, "llama-index-core", version("llama-index-core"), "llama_index/core/memory/chat_summary_memory_buffer.py", PARAMS, notes)
+    trace = Trace(conversation, "llama-index-core", version("llama-index-core"), "llama_index/core/memory/chat_summary_memory_buffer.py", params, notes)
     system = ChatMessage(role=MessageRole.SYSTEM, content=conversation["system"])
     for user_index, replies in turns(conversation):
         memory.put(to_chat_message(conversation["messages"][user_index]))
@@ -102,7 +107,7 @@ def run(shape, default_counter=False):
         memory.put_messages(scratchpad)
     if not default_counter:
         summariser.attach(trace)
-    return trace.write(SLUG, summariser.calls, "default-counter" if default_counter else None)
+    return trace.write(SLUG, summariser.calls, under or ("default-counter" if default_counter else None))
 
 
 def refuse_downloads():
@@ -121,3 +126,5 @@ if __name__ == "__main__":
     refuse_downloads()
     for shape in shapes():
         print(run(shape, default_counter=True))
+    for shape in shapes():
+        print(run(shape, default_counter=True, params=TUNER_PARAMS, under="tuner"))

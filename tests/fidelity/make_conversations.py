@@ -4,9 +4,12 @@
 The conversations are the input both sides of the fidelity tier play: the drivers here feed
 them to the real libraries, the engine's dry run (tests/fidelity.rs) to the presets. They are
 generated, not hand-written, so that every size is deliberate and a change is one edit here;
-a fixed seed per shape keeps the files byte-identical from run to run. Words only, plain ASCII:
-the deterministic counter of the contract counts whitespace-separated words, so a message's
-size is exactly the number of words this script puts in it.
+a fixed seed per shape keeps the files byte-identical from run to run. The deterministic
+counter of the contract counts whitespace-separated words, so a message's size is exactly the
+number of words this script puts in it. Six shapes are plain lowercase ASCII words; two carry
+what the libraries' own default counters measure very differently: Hindi and Chinese
+(`hindi-chinese`), and code with punctuation, quotes and newlines in tool calls and results
+(`code-tools`). The files are written with JSON escapes for non-ASCII, so they stay ASCII.
 
 Usage: python3 tests/fidelity/make_conversations.py [out_dir]
 """
@@ -112,6 +115,101 @@ def mixed_40(rng):
     return out
 
 
+# Hindi words (Devanagari, with their combining vowel signs), and Chinese words that a sentence
+# runs together with no space: a Chinese "word" of the counter is a clause of two to four of
+# them, closed by a full-width comma. What the default counters make of them differs most:
+# LangChain's characters / 4 and Gemini CLI's estimate against cl100k_base and o200k_base.
+HINDI = (
+    "नमस्ते यात्रा योजना सप्ताह दिल्ली मुंबई बजट रुपये ट्रेन होटल भोजन शाकाहारी बाज़ार "
+    "पुस्तक विद्यालय परिवार मौसम बारिश नदी पहाड़ शहर गाँव किताब पानी समय रास्ता "
+    "टिकट स्टेशन मंदिर संग्रहालय दोस्त खाना चाय सुबह शाम रात कल आज"
+).split()
+CHINESE = (
+    "你好 我们 下周 上海 北京 出差 预算 人民币 高铁 酒店 每晚 单程 小时 餐厅 素食 "
+    "天气 下雨 博物馆 地铁 机场 朋友 早上 晚上 明天 今天 茶馆 公园 车票 行李 地图 "
+    "时间 问题 答案 计划 会议 文件"
+).split()
+
+
+def hindi(rng, n):
+    return " ".join(rng.choice(HINDI) for _ in range(n))
+
+
+def chinese(rng, n):
+    """`n` counter words: clauses of two to four Chinese words, each closed by `，`."""
+    return " ".join("".join(rng.choice(CHINESE) for _ in range(rng.randint(2, 4))) + "，" for _ in range(n))
+
+
+def hindi_chinese(rng):
+    """Thirty turns, each in Hindi or in Chinese (a user switching language from turn to turn),
+    with some long replies: the word count is far from every library's own count here."""
+    out = []
+    for turn in range(30):
+        say = hindi if rng.random() < 0.5 else chinese
+        reply = rng.randint(60, 140) if turn % 5 == 2 else rng.randint(8, 30)
+        out += [{"role": "user", "content": say(rng, rng.randint(4, 14))}, {"role": "assistant", "content": say(rng, reply)}]
+    return out
+
+
+# Code as an agent reads and runs it: identifiers, paths, operators, quotes, newlines.
+CODE_LINES = (
+    "def parse_date(text):",
+    "    text = text.strip()",
+    "    if '/' in text:",
+    "        d, m, y = text.split('/')",
+    "        return dt.date(int(y), int(m), int(d))",
+    "    return dt.date.fromisoformat(text)",
+    "import datetime as dt",
+    "from pathlib import Path",
+    "for row in rows: total += row['amount'] * rate",
+    "assert parse_date(' 2026-12-04') == dt.date(2026, 12, 4)",
+    "E   ValueError: Invalid isoformat string: ' 2026-12-04'",
+    "config = {\"retries\": 3, \"timeout_ms\": 2500, \"paths\": [\"src/\", \"tests/\"]}",
+    "fn main() { let x: Vec<u32> = (0..10).map(|i| i * i).collect(); }",
+    "SELECT id, name FROM users WHERE created_at > '2026-01-01' ORDER BY id;",
+    "$ cargo test --lib -- --nocapture 2>&1 | tail -n 20",
+    "1 failed, 41 passed in 0.37s",
+    "return {k: v for k, v in items.items() if v is not None}",
+    "@@ -12,7 +12,8 @@ class Cache:",
+    "-        self.size = 0",
+    "+        self.size = len(self.items)",
+)
+QUERIES = (
+    "grep -n 'def parse_date' utils/dates.py",
+    "sed -n 1,40p src/cache.py",
+    "pytest -q tests/test_dates.py::test_parse_dates",
+    "git diff --stat HEAD~1",
+    "cat config/settings.json",
+    "rg -n \"timeout_ms\" src/",
+)
+
+
+def code(rng, lines):
+    """`lines` lines of code, each tagged with a line number so that no two results are alike."""
+    start = rng.randint(1, 400)
+    return "\n".join(f"{start + i}: {rng.choice(CODE_LINES)}" for i in range(lines))
+
+
+def code_tools(rng):
+    """A coding agent's session: short requests, then one to four tool calls at once whose
+    arguments and results are code, and a reply quoting code."""
+    out = []
+    call = 0
+    for turn in range(14):
+        out.append({"role": "user", "content": f"Step {turn + 1}: " + words(rng, rng.randint(5, 12)) + f" in `src/{rng.choice(VOCABULARY)}.py`?"})
+        for _ in range((1, 2, 1, 0)[turn % 4]):
+            batch = []
+            for _ in range(rng.randint(1, 4)):
+                call += 1
+                query = f"{rng.choice(QUERIES)} # {call}"
+                batch.append({"id": f"call_{call}", "name": "lookup", "arguments": json.dumps({"query": query})})
+            out.append({"role": "assistant", "content": "Checking: " + words(rng, rng.randint(2, 5)), "tool_calls": batch})
+            for item in batch:
+                out.append({"role": "tool", "content": code(rng, rng.randint(3, 12)), "tool_call_id": item["id"]})
+        out.append({"role": "assistant", "content": words(rng, rng.randint(6, 20)) + ":\n```\n" + code(rng, rng.randint(1, 5)) + "\n```"})
+    return out
+
+
 SHAPES = {
     "short-turns": (short_turns, 101),
     "long-replies": (long_replies, 202),
@@ -119,6 +217,8 @@ SHAPES = {
     "tool-calls": (tool_calls, 404),
     "near-threshold": (near_threshold, 505),
     "mixed-40": (mixed_40, 606),
+    "hindi-chinese": (hindi_chinese, 707),
+    "code-tools": (code_tools, 808),
 }
 
 

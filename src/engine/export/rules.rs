@@ -583,6 +583,20 @@ pub(super) fn langchain_buffer(policy: &Policy, ctx: &ExportContext<'_>) -> Mapp
         ));
     }
     newest_sentence(policy, &runs, system, &mut sentences);
+    // The buffer counts with its summary model's get_num_tokens_from_messages, which the
+    // snippet leaves in place: ChatOpenAI's on a GPT-4o model is o200k_base with the chat
+    // format's overhead, the preset's counter.
+    let own = Counter::Tiktoken {
+        vocabulary: Vocabulary::O200k,
+        chat: true,
+    };
+    if policy.exact.counter != own {
+        sentences.push(format!(
+            "{system} counts with its summary model's get_num_tokens_from_messages ({} for ChatOpenAI on a GPT-4o model), not {} as your policy is measured.",
+            own.label(),
+            policy.exact.counter.label()
+        ));
+    }
     sentences.extend(out);
     let runs = carry(runs, policy, system, &mut sentences);
     Mapped {

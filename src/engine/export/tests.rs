@@ -582,3 +582,21 @@ fn a_snippet_passes_the_counter_its_policy_is_measured_with() {
         out.differences
     );
 }
+
+#[test]
+fn the_classic_buffer_snippet_keeps_its_models_counter_and_says_when_the_policy_counts_otherwise() {
+    let counts = |d: &String| d.contains("get_num_tokens_from_messages");
+    let preset = crate::engine::peers::preset("langchain-summary-buffer")
+        .expect("the preset")
+        .policy(128_000);
+    let out = export(Target::LangchainBuffer, &preset, &ctx());
+    assert!(!out.differences.iter().any(counts), "{:?}", out.differences);
+    assert!(
+        out.code
+            .contains("Measured by the library's default counter, left in place")
+    );
+    let own = export(Target::LangchainBuffer, &Policy::default(), &ctx());
+    let said: Vec<&String> = own.differences.iter().filter(|d| counts(d)).collect();
+    assert_eq!(said.len(), 1, "{:?}", own.differences);
+    assert!(said[0].ends_with("not o200k_base (exact) as your policy is measured."));
+}

@@ -15,7 +15,7 @@
 //! `SummaryMemory` (`../shared/seeds/000_8bb66bf47b9b71af.txt`).
 
 use crate::engine::policy::{
-    Choice, Exact, FoldMode, Policy, SUMMARY_ACK, SUMMARY_HEADER, SummaryFormat, Trigger,
+    Choice, Counter, Exact, FoldMode, Policy, SUMMARY_ACK, SUMMARY_HEADER, SummaryFormat, Trigger,
 };
 use crate::engine::sections::TOPIC_SECTIONS_INSTRUCTION;
 
@@ -78,6 +78,14 @@ fn written(policy: &Policy, _ctx: &ExportContext<'_>, target: Target, system: &s
         differences.push(format!(
             "{system} has no summary budget: a summary over your {} tokens is not compressed again.",
             num(budget)
+        ));
+    }
+    // The snippet counts with its `count_tokens`, tiktoken's o200k_base unless one is passed.
+    runs.exact.counter = Counter::O200K;
+    if policy.exact.counter != Counter::O200K {
+        differences.push(format!(
+            "{system} counts with tiktoken's o200k_base (its count_tokens default), not {} as your policy is measured; pass a count_tokens that counts so to match it.",
+            policy.exact.counter.label()
         ));
     }
     let sections = if runs.format == SummaryFormat::Topics {
@@ -147,9 +155,10 @@ fn describe(policy: &Policy) -> String {
         }
     };
     wrap(&format!(
-        "{trigger}; the summary {}; folds: {}.",
+        "{trigger}; the summary {}; folds: {}; tokens counted with {}.",
         policy.placement.label(),
-        policy.fold.label()
+        policy.fold.label(),
+        policy.exact.counter.label()
     ))
 }
 

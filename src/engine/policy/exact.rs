@@ -329,9 +329,11 @@ impl Exact {
         if self.check == CheckAt::BeforeTurn && !answers_user {
             return Fold::NONE;
         }
-        // Gemini CLI compresses the history before the incoming message is stored in it.
+        // Gemini CLI compresses the history before the incoming content is stored in it: the
+        // user's message, or every result of the calls it answers (one `Content`; the fidelity
+        // tier's code-tools run at the Tuner's threshold split three results too late).
         let history = if self.check == CheckAt::PreviousRequest {
-            &view.messages[..view.messages.len().saturating_sub(1)]
+            &view.messages[..incoming_start(view.messages)]
         } else {
             view.messages
         };
@@ -587,6 +589,17 @@ fn longest_tail_by(history: &[Measured], budget: u64, size: impl Fn(&Measured) -
 /// The result indexes `head` then `history`. After Gemini CLI's `findCompressSplitPoint`
 /// (`@google/gemini-cli-core` 0.61.0, `dist/src/context/chatCompressionService.js`), whose
 /// history starts with its session context and its summary, both user messages.
+/// Where the incoming content of a request starts in `messages`: its trailing tool results,
+/// all of them, or else its last message.
+fn incoming_start(messages: &[Measured]) -> usize {
+    let results = messages
+        .iter()
+        .rev()
+        .take_while(|m| m.role == Role::Tool)
+        .count();
+    messages.len().saturating_sub(results.max(1))
+}
+
 fn share_split(
     head: &[Measured],
     history: &[Measured],

@@ -18,6 +18,9 @@ warnings.filterwarnings("ignore", message=".*ConversationSummaryBufferMemory.*")
 BASE_URL = __SM_BASE_URL__
 CHAT_MODEL = __SM_CHAT_MODEL__
 SUMMARY_MODEL = __SM_SUMMARY_MODEL__
+# Measured by the library's default counter, left in place: SUMMARY_MODEL's own
+# get_num_tokens_from_messages (ChatOpenAI: tiktoken's encoding for the model, with the chat
+# format's overhead). Subclass the model and override that method to count otherwise.
 MAX_TOKEN_LIMIT = __SM_MAX_TOKEN_LIMIT__
 
 # What the summariser is told: your prompt, word limit, must-keep list and pinned facts.

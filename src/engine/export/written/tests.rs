@@ -183,3 +183,41 @@ fn structured_memory_and_a_summary_budget_are_dropped_and_named() {
         assert!(out.code.contains("SUMMARY_SECTIONS = None"));
     }
 }
+
+#[test]
+fn the_snippet_says_what_it_counts_with_and_a_policy_measured_otherwise_is_told() {
+    use crate::engine::policy::Counter;
+    // The policy's line in the opening comment, wrapped: compared word by word.
+    let said = |code: &str, line: &str| {
+        code.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .contains(line)
+    };
+    for target in TARGETS {
+        let plain = export(target, &Policy::default(), &ctx());
+        assert_eq!(plain.runs.exact.counter, Counter::O200K);
+        assert!(said(&plain.code, "tokens counted with o200k_base (exact)."));
+        assert!(
+            plain
+                .differences
+                .iter()
+                .all(|d| !d.contains("count_tokens"))
+        );
+        let mut approx = Policy::default();
+        approx.exact.counter = Counter::LangChainApprox;
+        let out = export(target, &approx, &ctx());
+        assert_eq!(out.runs.exact.counter, Counter::O200K, "{target:?}");
+        assert!(
+            out.differences.iter().any(|d| d.contains(
+                "counts with tiktoken's o200k_base (its count_tokens default), not LangChain's count_tokens_approximately"
+            )),
+            "{target:?}: {:?}",
+            out.differences
+        );
+        assert!(
+            said(&out.code, "tokens counted with o200k_base (exact)."),
+            "{target:?}"
+        );
+    }
+}

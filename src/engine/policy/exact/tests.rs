@@ -91,6 +91,54 @@ fn the_previous_requests_size_decides_and_the_incoming_message_stays() {
 }
 
 #[test]
+fn every_incoming_result_stays_out_of_the_history_a_previous_request_check_folds() {
+    // Gemini CLI sends a call's results as one incoming content, stored after the compression:
+    // none of them is folded, nor counted in the share the split keeps.
+    let trigger = Trigger::Tokens {
+        budget: 100,
+        keep_tokens: 100,
+    };
+    let exact = Exact {
+        check: CheckAt::PreviousRequest,
+        compare: Compare::AtLeast,
+        keep: Some(Keep::Share {
+            of: ShareOf::History,
+            pct: 70,
+            by: Measure::Chars,
+        }),
+        ..Exact::default()
+    };
+    let mut call = m(Role::Assistant, 10);
+    call.calls = true;
+    let history = [
+        m(Role::User, 10),
+        m(Role::Assistant, 10),
+        m(Role::User, 10),
+        m(Role::Assistant, 10),
+        m(Role::User, 10),
+        call,
+        m(Role::Tool, 40),
+        m(Role::Tool, 40),
+        m(Role::Tool, 40),
+    ];
+    assert_eq!(incoming_start(&history), 6);
+    assert_eq!(incoming_start(&history[..5]), 4);
+    assert_eq!(incoming_start(&[]), 0);
+    let mut v = view(&history, Moment::BeforeRequest);
+    v.reported = Some(100);
+    // Of the 60 characters stored, 30% (18) is reached at the second user message: the first
+    // exchange folds. Were the results counted (or all but the last, 140 in all), 30% (42)
+    // would pass the third user message too, and the fold would take two exchanges.
+    assert_eq!(
+        exact.decide(&trigger, &v),
+        Fold {
+            messages: 2,
+            call: true
+        }
+    );
+}
+
+#[test]
 fn only_the_old_summary_cut_off_is_kept_or_written_again() {
     let trigger = Trigger::MessageCount { max_messages: 2 };
     let history = [m(Role::User, 1), m(Role::Assistant, 1)];

@@ -5,7 +5,7 @@ session_memory.ipynb): the Runner reads the history from it before each run and 
 run adds, and the session replaces the oldest turns with a summary. Its policy is the one you
 tuned:
 summarise when asked, keep 1 turns; the summary appended to the system prompt; folds:
-progressive: the old summary plus the new turns.
+progressive: the old summary plus the new turns; tokens counted with o200k_base (exact).
 
 Run it with `pip install openai-agents tiktoken` and OPENAI_API_KEY set: `python summary_memory_agents_session.py`.
 """

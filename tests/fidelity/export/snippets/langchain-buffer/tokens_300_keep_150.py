@@ -18,6 +18,9 @@ warnings.filterwarnings("ignore", message=".*ConversationSummaryBufferMemory.*")
 BASE_URL = "https://api.openai.com/v1"
 CHAT_MODEL = "gpt-4o-mini"
 SUMMARY_MODEL = "gpt-4o-mini"
+# Measured by the library's default counter, left in place: SUMMARY_MODEL's own
+# get_num_tokens_from_messages (ChatOpenAI: tiktoken's encoding for the model, with the chat
+# format's overhead). Subclass the model and override that method to count otherwise.
 MAX_TOKEN_LIMIT = 300
 
 # What the summariser is told: your prompt, word limit, must-keep list and pinned facts.

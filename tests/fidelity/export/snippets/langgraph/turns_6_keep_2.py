@@ -4,7 +4,8 @@ The graph answers in a `chat` node; after a reply that calls no tool, a `check` 
 policy, and the router sends the turn to the `summarise` node, which folds the oldest turns
 into the summary and removes them from the state, or ends it. The policy is the one you tuned:
 summarise at 6 turns, keep 2 word for word; the summary as a second system message, after the
-system prompt; folds: progressive: the old summary plus the new turns.
+system prompt; folds: progressive: the old summary plus the new turns; tokens counted with
+o200k_base (exact).
 
 Run it with `pip install langgraph langchain langchain-openai tiktoken` and OPENAI_API_KEY set:
 `python summary_memory_langgraph.py`.

@@ -5,7 +5,8 @@ stores a message (and runs a summary cycle when the policy says so, right after 
 `get_messages_for_api()` is the request to send, `current_summary`, `recent_turns` (the verbatim
 part) and `archive` (every message, never sent). The policy is the one you tuned:
 summarise at 4 turns, keep 2 word for word; the summary as a user message with an assistant
-acknowledgement; folds: rebuilt from every folded turn in the archive.
+acknowledgement; folds: rebuilt from every folded turn in the archive; tokens counted with
+o200k_base (exact).
 
 Run it with `pip install openai tiktoken` and OPENAI_API_KEY set: `python summary_memory_class.py`.
 """

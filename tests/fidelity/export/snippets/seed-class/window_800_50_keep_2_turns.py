@@ -5,7 +5,8 @@ stores a message (and runs a summary cycle when the policy says so, right after 
 `get_messages_for_api()` is the request to send, `current_summary`, `recent_turns` (the verbatim
 part) and `archive` (every message, never sent). The policy is the one you tuned:
 summarise at 50% of a 800-token window, keep 2 turns; the summary as a second system message,
-after the system prompt; folds: progressive: the old summary plus the new turns.
+after the system prompt; folds: progressive: the old summary plus the new turns; tokens counted
+with o200k_base (exact).
 
 Run it with `pip install openai tiktoken` and OPENAI_API_KEY set: `python summary_memory_class.py`.
 """
