@@ -26,7 +26,7 @@ use std::path::PathBuf;
 use common::{Contract, Library, brief, engine_requests, played, read_json, root, words};
 use inputs::{ReadingContract, engine_inputs};
 use serde_json::Value;
-use summary_memory::engine::export::import_policy;
+use summary_memory::engine::export::{ExportContext, Target, export, import_policy};
 use summary_memory::engine::peers::library_policy;
 use summary_memory::engine::policy::{FoldMode, Keep, Placement, Policy, Trigger};
 use summary_memory::engine::schedule::{MessageInput, MessageRun, schedule_messages};
@@ -111,6 +111,40 @@ fn the_policies_file_is_the_engines_export() {
         "{} is stale: run SM_WRITE_MIDDLEWARE_POLICIES=1 cargo test --test fidelity_middleware",
         path.display()
     );
+}
+
+/// The export panel's snippet for the middleware target, for each policy: the driver runs these
+/// files unmodified (`tests/fidelity/middleware/snippets/<policy>.py`; the same
+/// `SM_WRITE_MIDDLEWARE_POLICIES=1` rewrites them).
+#[test]
+fn the_snippets_are_the_export_panels() {
+    let dir = root().join("middleware/snippets");
+    let write = std::env::var_os("SM_WRITE_MIDDLEWARE_POLICIES").is_some();
+    for (name, policy) in policies() {
+        let ctx = ExportContext {
+            summary_prompt: &policy.prompt.text,
+            word_limit: Some(policy.prompt.word_limit),
+            must_keep: &policy.prompt.must_keep,
+            pinned: &[],
+            chat_model: "gpt-4o-mini",
+            summary_model: "gpt-4o-mini",
+            base_url: "https://api.openai.com/v1",
+            context_window: 128_000,
+        };
+        let out = export(Target::SummaryMemoryMiddleware, &policy, &ctx);
+        assert!(out.exact, "{name}: {:?}", out.differences);
+        let path = dir.join(format!("{}.py", name.replace('-', "_")));
+        if write {
+            std::fs::create_dir_all(&dir).expect("the folder");
+            std::fs::write(&path, &out.code).expect("written");
+        }
+        let have = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            have == out.code,
+            "{} is stale: run SM_WRITE_MIDDLEWARE_POLICIES=1 cargo test --test fidelity_middleware",
+            path.display()
+        );
+    }
 }
 
 fn traces_dir() -> PathBuf {

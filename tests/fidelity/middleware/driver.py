@@ -2,7 +2,8 @@
 """Drives summary_memory.langchain.SummaryMemoryMiddleware (the Python package's middleware,
 whose fold decisions are the engine's) inside a real `create_agent` through every fidelity
 conversation, under each policy of policies.json (written by tests/fidelity_middleware.rs from
-the engine's policies, as the page exports them), and writes
+the engine's policies, as the page exports them), the middleware built by the export panel's
+snippet for that policy (snippets/<policy>.py, unmodified), and writes
 <out>/<policy>/<shape>.json (default: tests/fidelity/middleware-traces/).
 
 As langchain_v1_driver.py runs the library's own middleware: the chat model is the tier's
@@ -16,6 +17,7 @@ Usage: PYTHONPATH=<the unpacked wheel> python driver.py [out_dir] [--plant]
 whose trigger fires one token later.)
 """
 
+import importlib.util
 import json
 import sys
 from importlib.metadata import version
@@ -63,6 +65,15 @@ def planted(policy_json):
     raise SystemExit(f"--plant: no trigger number in {trigger}")
 
 
+def snippet(name):
+    """The export panel's snippet for policy `name` (snippets/<name>.py), imported as it is."""
+    path = HERE / "snippets" / f"{name.replace('-', '_')}.py"
+    spec = importlib.util.spec_from_file_location(f"snippet_{name.replace('-', '_')}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def run(name, policy_json, shape):
     conversation = load(shape)
     summariser = InputSummariser(conversation, contract_tokens(conversation))
@@ -74,7 +85,14 @@ def run(name, policy_json, shape):
         """Looks something up."""
         return results[tool_call_id]
 
-    middleware = SummaryMemoryMiddleware(planted(policy_json) if PLANT else policy_json, model=summarising, token_counter=word_counter)
+    if PLANT:
+        middleware = SummaryMemoryMiddleware(planted(policy_json), model=summarising, token_counter=word_counter)
+    else:
+        # The export panel's snippet, unmodified, builds the middleware from the policy it holds.
+        exported = snippet(name)
+        if json.loads(exported.POLICY) != json.loads(policy_json):
+            raise SystemExit(f"{name}: the snippet's policy is not policies.json's")
+        middleware = exported.make_middleware(summarising, word_counter)
     script = [m for m in conversation["messages"] if m["role"] == "assistant"]
     chat = RecordingChat(script=script, requests=[])
     agent = create_agent(model=chat, tools=[lookup], system_prompt=conversation["system"], middleware=[middleware], checkpointer=InMemorySaver())
