@@ -5,7 +5,10 @@
 //     0.7 x the core count on a machine of 4 or more cores;
 //   - the hand-over: what the main thread spends posting a corpus to a worker as JavaScript
 //     strings (structured clone) against the length-prefixed bytes the pool sends, transferred
-//     (app::corpus::wire), the encoding into bytes included.
+//     (app::corpus::wire), the encoding into bytes included;
+//   - the serial fraction: in the one-worker run, the main thread's own time per batch (framing
+//     and posting it, reading its answer), which no number of workers overlaps, against the
+//     worker's, and the speed-up Amdahl's law predicts from it at 4, 8 and 16 cores.
 //
 // The conversations are generated here as plain `[{role, content}]` arrays, which the worker's
 // import reads like any transcript, so no page code is needed for the bench and nothing large
