@@ -17,6 +17,7 @@ Usage: PYTHONPATH=<the unpacked wheel> python driver.py [out_dir] [--plant]
 whose trigger fires one token later.)
 """
 
+import asyncio
 import importlib.util
 import json
 import sys
@@ -74,7 +75,7 @@ def snippet(name):
     return module
 
 
-def run(name, policy_json, shape):
+def run(name, policy_json, shape, asynchronous=False):
     conversation = load(shape)
     summariser = InputSummariser(conversation, contract_tokens(conversation))
     summarising = ReadingSummariser(summariser=summariser)
@@ -100,7 +101,11 @@ def run(name, policy_json, shape):
     trace = Trace(conversation, "summary-memory", version("summary-memory"), "py/python/summary_memory/langchain.py", {"policy": name}, NOTES)
     for message in conversation["messages"]:
         if message["role"] == "user":
-            agent.invoke({"messages": [HumanMessage(content=message["content"])]}, config)
+            turn = {"messages": [HumanMessage(content=message["content"])]}
+            if asynchronous:
+                asyncio.run(agent.ainvoke(turn, config))
+            else:
+                agent.invoke(turn, config)
     for request in chat.requests:
         trace.request_auto([trace.entry(lc_role(m), lc_text(m)) for m in request])
     if chat.script:
@@ -110,7 +115,22 @@ def run(name, policy_json, shape):
     if len(kept) != len(conversation["messages"]):
         raise SystemExit(f"{name} on {shape}: the agent's state holds {len(kept)} messages, the conversation {len(conversation['messages'])}")
     summariser.attach(trace)
+    if asynchronous:
+        return trace.body, summariser.calls
     return trace.write(name, summariser.calls)
+
+
+def same_when_awaited(policies, written):
+    """The middleware's async hook (`awrap_model_call`, an agent run with `ainvoke`) makes the
+    requests its sync one made, under every policy, on the shape with tool calls."""
+    for name, policy in policies.items():
+        body, calls = run(name, json.dumps(policy), "tool-calls", asynchronous=True)
+        synced = json.loads(written[name].read_text(encoding="ascii"))
+        for key in ("requests", "summariser_inputs"):
+            if body[key] != synced[key]:
+                raise SystemExit(f"{name} on tool-calls: the awaited run's {key} differ from the sync run's")
+        if calls != synced["summariser_calls"]:
+            raise SystemExit(f"{name} on tool-calls: {calls} summariser calls awaited, {synced['summariser_calls']} in sync")
 
 
 def bad_policies_are_refused(policies):
@@ -135,6 +155,11 @@ def bad_policies_are_refused(policies):
 if __name__ == "__main__":
     policies = json.loads((HERE / "policies.json").read_text(encoding="utf-8"))
     bad_policies_are_refused(policies)
+    written = {}
     for name, policy in policies.items():
         for shape in shapes():
-            print(run(name, json.dumps(policy), shape))
+            path = run(name, json.dumps(policy), shape)
+            if shape == "tool-calls":
+                written[name] = path
+            print(path)
+    same_when_awaited(policies, written)
