@@ -3,16 +3,24 @@
 # in seconds on it), unpacks it into the target directory, and runs its pytest tests against the
 # real CLI (SM_CLI, built here when unset); --ray then runs the Ray tier too (py/tests/ray,
 # a local two-node cluster) in its own venv. The venvs are scripts/tools.sh --python / --ray's.
+# --middleware then runs the LangChain middleware (summary_memory.langchain) in the fidelity
+# tier's venv (scripts/tools.sh --fidelity's, which has langchain 1.x): a real create_agent on the
+# six shapes under each policy of tests/fidelity/middleware/policies.json, the traces diffed
+# against the committed ones and compared with the app's dry run (tests/fidelity_middleware.rs).
 # Arguments after the options go to pytest (both runs).
 #
-# Usage: scripts/python.sh [--ray] [pytest arguments...]
+# Usage: scripts/python.sh [--ray] [--middleware] [pytest arguments...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ray=0
-if [ "${1:-}" = --ray ]; then
-  ray=1
+ray=0 middleware=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --ray) ray=1 ;;
+    --middleware) middleware=1 ;;
+    *) break ;;
+  esac
   shift
-fi
+done
 target=${CARGO_TARGET_DIR:-$PWD/target}
 mkdir -p "$target"
 target=$(cd "$target" && pwd)
@@ -39,4 +47,20 @@ if [ "$ray" = 1 ]; then
   # py/tests holds the shared conftest; the package tier leaves the Ray tier's folder out
   # (pyproject.toml's norecursedirs), so it is named here.
   "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/ray "$@"
+fi
+if [ "$middleware" = 1 ]; then
+  cd ..
+  venv=$(scripts/tools.sh --venv fidelity)
+  [ -f "$venv/.pins" ] || { echo "python: no fidelity venv at $venv; run scripts/tools.sh --fidelity" >&2; exit 1; }
+  out=$(mktemp -d)
+  echo "python: tests/fidelity/middleware/driver.py"
+  PYTHONDONTWRITEBYTECODE=1 "$venv/bin/python" tests/fidelity/middleware/driver.py "$out" >/dev/null
+  if ! diff -r tests/fidelity/middleware-traces "$out" >"$out.diff"; then
+    echo "python: the middleware's traces differ from tests/fidelity/middleware-traces (the first lines of $out.diff):" >&2
+    head -n 40 "$out.diff" >&2
+    exit 1
+  fi
+  rm -f "$out.diff"
+  SM_MIDDLEWARE_TRACES=$out cargo test -q --test fidelity_middleware
+  rm -rf "$out"
 fi

@@ -92,8 +92,8 @@ cargo build -p summary-memory-cli
 SM_CLI="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/debug/summary-memory-cli"
 export SM_CLI
 
-step python "the Python package (py): the abi3 wheel by maturin, pytest against the CLI, then Ray Data on a local two-node cluster"
-scripts/python.sh --ray
+step python "the Python package (py): the abi3 wheel by maturin, pytest against the CLI, Ray Data on a local two-node cluster, the LangChain middleware against the dry run"
+scripts/python.sh --ray --middleware
 
 step tier-c "tier c: end-to-end in headless Chromium against the release build (our test server, the LiteLLM proxy, a real model)"
 # One chromedriver for the whole tier, in a process group of its own, so that it and any browser

@@ -5,7 +5,10 @@
 //     0.7 x the core count on a machine of 4 or more cores;
 //   - the hand-over: what the main thread spends posting a corpus to a worker as JavaScript
 //     strings (structured clone) against the length-prefixed bytes the pool sends, transferred
-//     (app::corpus::wire), the encoding into bytes included.
+//     (app::corpus::wire), the encoding into bytes included;
+//   - the serial fraction: in the one-worker run, the main thread's own time per batch (framing
+//     and posting it, reading its answer), which no number of workers overlaps, against the
+//     worker's, and the speed-up Amdahl's law predicts from it at 4, 8 and 16 cores.
 //
 // The conversations are generated here as plain `[{role, content}]` arrays, which the worker's
 // import reads like any transcript, so no page code is needed for the bench and nothing large
@@ -75,24 +78,32 @@ const done = arguments[arguments.length - 1];
   // Every conversation on n workers, 8 to a batch, each worker taking the next batch when done.
   const run = async (workers) => {
     const batch = 8;
-    let next = 0, rows = 0;
+    let next = 0, rows = 0, batches = 0;
+    // The main thread's own time: framing and posting each batch (the hand-over), and reading
+    // each answer. No two of these overlap, whatever the number of workers: the serial part.
+    let handMs = 0, readMs = 0;
     const t = performance.now();
     await Promise.all(workers.map((w) => new Promise((ok, no) => {
       const give = () => {
         if (next >= texts.length) return ok();
+        const h = performance.now();
         const first = next; next = Math.min(next + batch, texts.length);
         const buf = frame(first, texts.slice(first, next));
         w.postMessage(buf, [buf]);
+        batches += 1;
+        handMs += performance.now() - h;
       };
       w.onmessage = (e) => {
+        const r0 = performance.now();
         const m = JSON.parse(e.data);
         if (m.kind !== 'answers') return no(new Error(m.reason));
         for (const a of m.answers) { if (a.Err) return no(new Error(a.Err)); rows += a.Ok.length; }
+        readMs += performance.now() - r0;
         give();
       };
       give();
     })));
-    return { ms: performance.now() - t, rows };
+    return { ms: performance.now() - t, rows, handMs, readMs, batches };
   };
   const cores = navigator.hardwareConcurrency || 1;
   const scaling = [];
@@ -101,7 +112,7 @@ const done = arguments[arguments.length - 1];
     await run(workers); // warm: the wasm compiled, the caches filled
     const r = await run(workers);
     workers.forEach((w) => w.terminate());
-    scaling.push({ workers: n, ms: r.ms, rows: r.rows });
+    scaling.push({ workers: n, ms: r.ms, rows: r.rows, handMs: r.handMs, readMs: r.readMs, batches: r.batches });
   }
   // The hand-over on the main thread: strings (structured clone) against transferred bytes.
   const sink = new Worker(URL.createObjectURL(new Blob(['onmessage = () => {}'], { type: 'text/javascript' })));
@@ -132,4 +143,18 @@ await withChromium(await serve(), async (page) => {
   console.log(`    as length-prefixed bytes, transferred      ${r.bytesMs.toFixed(1).padStart(7)} ms, ${per(r.bytesMs)} (TextEncoder included)`)
   console.log(`    ratio strings / bytes                      ${(r.stringsMs / r.bytesMs).toFixed(2)}`)
   console.log(`    a worker's time per conversation (1 worker) ${per(one)}: the hand-over is ${((100 * r.bytesMs) / one).toFixed(2)}% of it as bytes`)
+
+  // The pool's serial fraction, from the one-worker run: the main thread's own time (framing
+  // and posting each batch, reading each answer), which no number of workers overlaps, against
+  // the run's whole time; the rest is the worker's (its measuring and the messages' transit).
+  // Amdahl's law then predicts the speed-up at core counts this machine does not have.
+  const s1 = r.scaling[0]
+  const serialMs = s1.handMs + s1.readMs
+  const f = serialMs / s1.ms
+  const perBatch = (ms) => `${((ms * 1000) / s1.batches).toFixed(1).padStart(8)} µs a batch`
+  console.log(`\n  the pool's serial part (1 worker, ${s1.batches} batches of 8):`)
+  console.log(`    main thread, hand-over (frame + post)     ${perBatch(s1.handMs)}`)
+  console.log(`    main thread, reading the answers          ${perBatch(s1.readMs)}`)
+  console.log(`    the worker (measuring, messages' transit) ${perBatch(s1.ms - serialMs)}`)
+  console.log(`    serial fraction ${(100 * f).toFixed(3)}%; Amdahl's speed-up at ${[4, 8, 16].map((n) => `${n} cores ${(1 / (f + (1 - f) / n)).toFixed(2)}`).join(', ')}`)
 })

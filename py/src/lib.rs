@@ -6,6 +6,8 @@
 //! `replay_offline` written as the CLI writes them. Errors are Python exceptions carrying the
 //! app's own messages (naming the file and place).
 
+mod middleware;
+
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -626,5 +628,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(measure, m)?)?;
     m.add_function(wrap_pyfunction!(rows_csv, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
+    m.add_function(wrap_pyfunction!(middleware::decide, m)?)?;
+    m.add_function(wrap_pyfunction!(middleware::request_head_of, m)?)?;
+    m.add_function(wrap_pyfunction!(middleware::fold_request, m)?)?;
+    m.add_function(wrap_pyfunction!(middleware::rebuilds, m)?)?;
+    m.add_function(wrap_pyfunction!(middleware::unsupported, m)?)?;
+    m.add_function(wrap_pyfunction!(middleware::count_message, m)?)?;
     Ok(())
 }

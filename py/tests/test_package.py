@@ -149,3 +149,43 @@ def test_replay_writes_the_session_files_the_cli_writes(cli, corpus, tmp_path):
     # Inspect opens them: each reads back as one session, named as replayed.
     back = list(sm.read(tmp_path / "py"))
     assert len(back) == len(cli_files) and all("(replayed under " in c.name for c in back)
+
+
+def test_the_stubs_declare_every_name_of_the_binding():
+    """_core.pyi names every function, class and exception the extension exports (the
+    middleware's bindings included), and nothing it does not."""
+    import ast
+    import pathlib
+
+    from summary_memory import _core
+
+    stub = pathlib.Path(_core.__file__).with_name("_core.pyi")
+    tree = ast.parse(stub.read_text())
+    declared = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    exported = {n for n in dir(_core) if not n.startswith("_")}
+    assert exported - declared == set(), "exported but not in the stubs"
+    assert declared - exported == set(), "in the stubs but not exported"
+
+
+def test_the_middlewares_bindings_refuse_bad_input_with_the_apps_words():
+    policy = sm.Policy.load("yours")
+    with pytest.raises(sm.SummaryMemoryError, match='moment "later"'):
+        _decide(policy, "later")
+    with pytest.raises(sm.SummaryMemoryError, match='role "robot"'):
+        sm._core.fold_request(policy, None, [("robot", "hi", [], None)])
+    assert _decide(policy, "after_reply") == (0, False)
+
+
+def _decide(policy, moment):
+    return sm._core.decide(
+        policy,
+        [("user", 5, 20, False), ("assistant", 5, 20, False)],
+        moment,
+        system_prompt="Be brief.",
+        system_tokens=2,
+        summary=None,
+        reported=None,
+        messages_before=0,
+        messages_now=2,
+        count=lambda text: len(text.split()),
+    )

@@ -32,6 +32,7 @@ fn names(target: Target) -> &'static str {
         Target::Llamaindex => "ChatSummaryMemoryBuffer",
         Target::AgentsSession => "SummarizingSession",
         Target::SeedClass => "SummaryMemory",
+        Target::SummaryMemoryMiddleware => "SummaryMemoryMiddleware(",
         Target::Json => "summary-memory-policy",
     }
 }

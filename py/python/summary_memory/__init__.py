@@ -13,6 +13,8 @@
 - ``measure(conversations, policies)`` returns the CLI's rows, field for field, and
   ``rows_csv(rows)`` its ``--rows`` CSV, byte for byte.
 - ``replay(conversations, policies, out)`` writes session files Inspect opens.
+- ``summary_memory.langchain.SummaryMemoryMiddleware(policy, model=...)`` runs a policy in a
+  LangChain 1.x agent, every fold decided by this engine (``pip install summary-memory[langchain]``).
 
 Errors are ``SummaryMemoryError`` subclasses (``ValueError``s) carrying the app's messages;
 ``ReadError`` has ``place`` (the file, and the line or entry) and ``reason``.

@@ -2,7 +2,7 @@
 
 import os
 import pathlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Literal
 
 Encoding = Literal["o200k_base", "cl100k_base", "words"]
@@ -158,3 +158,42 @@ def replay(
 ) -> list[pathlib.Path]:
     """Replays each conversation under each policy with the extractive summariser, writing
     session files Inspect opens into ``out`` (named as the CLI's ``replay`` names them)."""
+
+# What summary_memory.langchain's middleware asks the engine (py/src/middleware.rs).
+
+Role = Literal["system", "user", "assistant", "tool"]
+EngineMessage = tuple[str, str, list[tuple[str, str, str]], str | None]
+"""(role, content, tool calls as (id, name, arguments), tool name)."""
+
+def decide(
+    policy: Policy,
+    messages: list[tuple[str, int, int, bool]],
+    moment: Literal["before_request", "after_reply"],
+    *,
+    system_prompt: str,
+    system_tokens: int,
+    summary: str | None,
+    reported: int | None,
+    messages_before: int,
+    messages_now: int,
+    count: Callable[[str], int],
+) -> tuple[int, bool]:
+    """The policy's fold decision (``Policy::decide``): (oldest verbatim messages folded,
+    whether the summariser is called). ``messages``: the verbatim messages as (role, tokens,
+    characters, calls a tool); ``count``: a text's tokens."""
+
+def request_head_of(policy: Policy, system_prompt: str, summary: str | None = None) -> list[tuple[Literal["system", "summary", "fixed"], Role, str]]:
+    """The request's messages before the conversation's: the system prompt and the summary
+    where the policy places them, as (kind, role, text)."""
+
+def fold_request(policy: Policy, summary: str | None, messages: list[EngineMessage]) -> list[tuple[Role, str]]:
+    """The summariser's request for a fold, as the app writes it: (role, content) pairs."""
+
+def rebuilds(policy: Policy) -> bool:
+    """Whether the policy rebuilds its summary from every folded message."""
+
+def unsupported(policy: Policy) -> list[str]:
+    """The policy's fields the middleware does not run, named (empty when it runs them all)."""
+
+def count_message(policy: Policy, message: EngineMessage, encoding: Encoding = "o200k_base") -> int:
+    """One message's tokens under the policy's own counter."""

@@ -36,6 +36,8 @@ pub enum Target {
     Llamaindex,
     AgentsSession,
     SeedClass,
+    /// The Python package's LangChain middleware: this app's engine decides every fold.
+    SummaryMemoryMiddleware,
     Json,
 }
 
@@ -73,7 +75,7 @@ pub struct TargetSpec {
 }
 
 /// Every target, in the order the page offers them.
-pub const TARGETS: [TargetSpec; 8] = [
+pub const TARGETS: [TargetSpec; 9] = [
     TargetSpec {
         target: Target::LangchainMiddlewarePy,
         slug: "langchain-middleware-py",
@@ -138,6 +140,15 @@ pub const TARGETS: [TargetSpec; 8] = [
         rule: written::seed_class,
     },
     TargetSpec {
+        target: Target::SummaryMemoryMiddleware,
+        slug: "summary-memory-middleware",
+        label: "SummaryMemoryMiddleware for LangChain v1 (Python): runs this app's engine, exact by construction",
+        file_name: "summary_memory_middleware.py",
+        language: Language::Python,
+        template: "summary-memory-middleware.py",
+        rule: rules::summary_memory_middleware,
+    },
+    TargetSpec {
         target: Target::Json,
         slug: "json",
         label: "This app's policy (JSON)",
@@ -149,7 +160,7 @@ pub const TARGETS: [TargetSpec; 8] = [
 ];
 
 impl Target {
-    pub const ALL: [Target; 8] = [
+    pub const ALL: [Target; 9] = [
         Target::LangchainMiddlewarePy,
         Target::LangchainMiddlewareJs,
         Target::LangchainBuffer,
@@ -157,6 +168,7 @@ impl Target {
         Target::Llamaindex,
         Target::AgentsSession,
         Target::SeedClass,
+        Target::SummaryMemoryMiddleware,
         Target::Json,
     ];
 

@@ -130,6 +130,43 @@ pub(super) fn json(policy: &Policy, ctx: &ExportContext<'_>) -> Mapped {
     }
 }
 
+/// The Python package's middleware: the engine itself, so the policy as it is, but for the few
+/// fields the middleware does not run (`summary_memory._core.unsupported`, which refuses them),
+/// each left out and named.
+pub(super) fn summary_memory_middleware(policy: &Policy, _: &ExportContext<'_>) -> Mapped {
+    let mut runs = policy.clone();
+    let mut differences = Vec::new();
+    if runs.summary_budget.take().is_some() {
+        differences.push(
+            "The middleware never compresses the summary one level up: your summary budget is left out."
+                .to_owned(),
+        );
+    }
+    if runs.exact.keep_user_tokens.take().is_some() {
+        differences.push(
+            "The middleware keeps no user messages beside the summary: that part of your policy is left out."
+                .to_owned(),
+        );
+    }
+    if runs.exact.calls_per_fold > 1 {
+        runs.exact.calls_per_fold = 1;
+        differences
+            .push("The middleware makes one summariser call a fold, not several.".to_owned());
+    }
+    if runs.exact.tools_in_turn_only {
+        runs.exact.tools_in_turn_only = false;
+        differences.push(
+            "The middleware keeps tool calls and results in the history, where your policy sends them in their own turn only."
+                .to_owned(),
+        );
+    }
+    Mapped {
+        fills: vec![("POLICY_JSON", crate::engine::session::export_policy(&runs))],
+        runs,
+        differences,
+    }
+}
+
 /// The fields of the input a library run carries over unchanged (the prompt and the
 /// placement's pick; the placement does not act on an exact policy whose summary has its own
 /// place), and the sentences for what it cannot carry.

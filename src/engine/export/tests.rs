@@ -34,6 +34,7 @@ fn every_target_has_one_row_and_its_slug_names_it_again() {
             "llamaindex",
             "agents-session",
             "seed-class",
+            "summary-memory-middleware",
             "json"
         ]
     );
@@ -599,4 +600,51 @@ fn the_classic_buffer_snippet_keeps_its_models_counter_and_says_when_the_policy_
     let said: Vec<&String> = own.differences.iter().filter(|d| counts(d)).collect();
     assert_eq!(said.len(), 1, "{:?}", own.differences);
     assert!(said[0].ends_with("not o200k_base (exact) as your policy is measured."));
+}
+
+#[test]
+fn the_middleware_snippet_carries_the_policy_itself_and_names_what_it_leaves_out() {
+    let mut tuned = with_trigger(Trigger::Window {
+        context: 32_000,
+        fire_pct: 80,
+        keep_pct: 30,
+        keep_turns: 0,
+    });
+    tuned.placement = Placement::UserAck;
+    tuned.fold = FoldMode::RebuildFromArchive;
+    tuned.prompt.text = "Keep \"every\" figure {exactly}\\ as given.".to_owned();
+    for policy in [
+        Policy::default(),
+        tuned.clone(),
+        peers::langchain_v1(4_000, 20),
+        peers::cookbook(2, 4),
+    ] {
+        let out = exported(Target::SummaryMemoryMiddleware, &policy);
+        assert!(out.exact && out.differences.is_empty(), "{policy:?}");
+        assert!(out.code.contains("SummaryMemoryMiddleware("));
+        // The snippet's POLICY is the JSON the page exports, read back to the same policy.
+        let start = out.code.find("POLICY = r\"\"\"").expect("POLICY") + 13;
+        let end = start + out.code[start..].find("\"\"\"").expect("its end");
+        assert_eq!(import_policy(&out.code[start..end]), Ok(policy.clone()));
+    }
+    // What the middleware does not run is left out of the policy it runs, and named.
+    tuned.summary_budget = Some(400);
+    let mut codex = peers::codex(8_000);
+    codex.summary_budget = None;
+    for (policy, says) in [
+        (tuned, "summary budget"),
+        (codex, "user messages"),
+        (peers::gemini_cli(500), "one summariser call"),
+    ] {
+        let out = exported(Target::SummaryMemoryMiddleware, &policy);
+        assert!(!out.exact);
+        assert!(
+            out.differences.iter().any(|d| d.contains(says)),
+            "{:?}",
+            out.differences
+        );
+        let start = out.code.find("POLICY = r\"\"\"").expect("POLICY") + 13;
+        let end = start + out.code[start..].find("\"\"\"").expect("its end");
+        assert_eq!(import_policy(&out.code[start..end]), Ok(out.runs.clone()));
+    }
 }
