@@ -5,7 +5,7 @@
 # a local two-node cluster) in its own venv. The venvs are scripts/tools.sh --python / --ray's.
 # --middleware then runs the LangChain middleware (summary_memory.langchain) in the fidelity
 # tier's venv (scripts/tools.sh --fidelity's, which has langchain 1.x): a real create_agent on the
-# six shapes under each policy of tests/fidelity/middleware/policies.json, the traces diffed
+# eight shapes under each policy of tests/fidelity/middleware/policies.json, the traces diffed
 # against the committed ones and compared with the app's dry run (tests/fidelity_middleware.rs).
 # Arguments after the options go to pytest (both runs).
 #

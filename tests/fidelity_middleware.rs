@@ -3,7 +3,7 @@
 //!
 //! `tests/fidelity/middleware/driver.py` runs the middleware in a real `create_agent` (the
 //! tier's recording chat model and reading summariser, the contract's word counter) through the
-//! six fidelity shapes under each policy of `tests/fidelity/middleware/policies.json`, the
+//! eight fidelity shapes under each policy of `tests/fidelity/middleware/policies.json`, the
 //! policies as the page exports them (written here, from the engine's own). Each trace (in
 //! `tests/fidelity/middleware-traces/<policy>/<shape>.json`, or the directory in
 //! `SM_MIDDLEWARE_TRACES`) is compared with `schedule_messages` of that JSON imported as the
@@ -32,7 +32,7 @@ use summary_memory::engine::policy::{FoldMode, Keep, Placement, Policy, Trigger}
 use summary_memory::engine::schedule::{MessageInput, MessageRun, schedule_messages};
 use summary_memory::engine::session::export_policy;
 
-const SHAPES: usize = 6;
+const SHAPES: usize = 8;
 
 /// The policies the middleware runs, by name: the LangChain v1 preset at the tier's
 /// parameters (an exact policy: the request's size, a cut by messages), and the app's own
@@ -223,11 +223,11 @@ fn traces(name: &str) -> (Policy, Vec<Value>) {
 }
 
 #[test]
-fn the_middleware_is_request_identical_to_the_dry_run_of_its_policy_on_the_six_shapes() {
+fn the_middleware_is_request_identical_to_the_dry_run_of_its_policy_on_the_eight_shapes() {
     let mut failures = Vec::new();
     for name in policies().keys() {
         let (policy, traces) = traces(name);
-        assert_eq!(traces.len(), SHAPES, "{name}: the six shapes");
+        assert_eq!(traces.len(), SHAPES, "{name}: the eight shapes");
         let mut calls = 0;
         for trace in &traces {
             let run = dry_run(&policy, trace);
