@@ -257,6 +257,14 @@ pub(super) fn to_file(session: &Session, created_ms: u64, app_version: &str) -> 
             verbatim_from: m.verbatim_inside_a_turn(),
             pair: session.pair.as_ref().map(super::pair::pair_to_v5),
             probes: super::probes::probes_to_v5(&session.probes),
+            continued_from: session
+                .continued_from
+                .as_ref()
+                .map(|c| super::wire::ContinuedV6 {
+                    session_id: c.session_id.clone(),
+                    name: c.name.clone(),
+                    edition: c.edition,
+                }),
         },
     }
 }
