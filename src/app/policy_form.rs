@@ -36,6 +36,8 @@ pub enum PolicyEdit {
     Fold(FoldMode),
     /// The summary's token budget as typed; empty turns hierarchical compression off.
     SummaryBudget(String),
+    /// The prompt's metadata option: each folded turn's time, speaker and the count folded.
+    Metadata(bool),
     /// The prompt's text, its word limit as typed, and its must-keep list (one item a line).
     PromptText(String),
     WordLimit(String),
@@ -71,6 +73,8 @@ pub struct PolicyForm {
     pub word_limit: String,
     /// The must-keep list as typed, one item a line.
     pub must_keep: String,
+    /// The prompt's metadata option, as ticked.
+    pub metadata: bool,
     pub placement: Placement,
     pub format: SummaryFormat,
     /// The "exact policy" section.
@@ -112,6 +116,7 @@ impl PolicyForm {
             prompt_text: String::new(),
             word_limit: String::new(),
             must_keep: String::new(),
+            metadata: policy.prompt.metadata,
             placement: policy.placement,
             format: policy.format,
             exact: ExactForm::of(&policy.exact),
@@ -207,6 +212,7 @@ impl PolicyForm {
             text: self.prompt_text.trim().to_owned(),
             word_limit: self.word_limit_value().unwrap_or(1),
             must_keep: self.must_keep_items(),
+            metadata: self.metadata,
         })
     }
 
@@ -247,6 +253,7 @@ impl PolicyForm {
             }
             PolicyEdit::Fold(fold) => self.fold = fold,
             PolicyEdit::SummaryBudget(raw) => self.summary_budget = raw,
+            PolicyEdit::Metadata(on) => self.metadata = on,
             PolicyEdit::PromptText(raw) => self.prompt_text = raw,
             PolicyEdit::WordLimit(raw) => self.word_limit = raw,
             PolicyEdit::MustKeep(raw) => self.must_keep = raw,

@@ -198,6 +198,18 @@ mod tests {
     }
 
     #[test]
+    fn the_metadata_option_survives_export_and_import_and_is_absent_when_off() {
+        let (mut source, _) = source(Placement::SecondSystem);
+        let plain = export(&source, 0, "test");
+        assert!(!plain.contains("\"metadata\""), "absent when off");
+        let mut policy = source.memory.policy().clone();
+        policy.prompt.metadata = true;
+        source.memory.set_policy(policy).unwrap();
+        let back = import(export(&source, 0, "test").as_bytes(), &WordCounter).unwrap();
+        assert!(back.memory.policy().prompt.metadata);
+    }
+
+    #[test]
     fn a_version_5_file_reads_as_not_continued_and_edition_0_is_refused() {
         let (source, _) = source(Placement::SecondSystem);
         let live = LiveSession::continue_from(&source, "src", 1, 5, &WordCounter).unwrap();

@@ -153,6 +153,7 @@ pub(super) fn policy_to_v1(p: &Policy) -> PolicyV1 {
             text: p.prompt.text.clone(),
             word_limit: p.prompt.word_limit,
             must_keep: p.prompt.must_keep.clone(),
+            metadata: p.prompt.metadata,
         },
         format: match p.format {
             SummaryFormat::Prose => None,

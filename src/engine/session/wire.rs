@@ -169,6 +169,10 @@ pub(super) struct PromptV1 {
     pub(super) text: String,
     pub(super) word_limit: u32,
     pub(super) must_keep: Vec<String>,
+    /// Since version 6: the metadata option (each folded turn's time, speaker and the count
+    /// folded given to the summariser); absent when off, as in every older file.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(super) metadata: bool,
 }
 
 #[derive(Serialize, Deserialize)]
