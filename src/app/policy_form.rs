@@ -257,7 +257,10 @@ impl PolicyForm {
             PolicyEdit::PromptText(raw) => self.prompt_text = raw,
             PolicyEdit::WordLimit(raw) => self.word_limit = raw,
             PolicyEdit::MustKeep(raw) => self.must_keep = raw,
-            PolicyEdit::ResetPrompt => self.show_prompt(&PromptSpec::from_preset(self.preset)),
+            PolicyEdit::ResetPrompt => {
+                self.metadata = false;
+                self.show_prompt(&PromptSpec::from_preset(self.preset));
+            }
             PolicyEdit::Placement(placement) => self.placement = placement,
             PolicyEdit::Format(format) => self.format = format,
             PolicyEdit::Exact(name, value) => self.exact.set(name, value),
@@ -621,8 +624,13 @@ mod tests {
             PresetId::FinancialAdvisor,
             "it remembers where it started"
         );
+        // The metadata option is part of the prompt: off by default, on when ticked.
+        assert!(!policy.prompt.metadata && !form.metadata);
+        let (policy, _) = form.edit(PolicyEdit::Metadata(true)).unwrap();
+        assert!(policy.prompt.metadata);
         // Reset brings the preset back, whole.
         let (policy, _) = form.edit(PolicyEdit::ResetPrompt).unwrap();
+        assert!(!form.metadata);
         assert_eq!(policy.prompt, preset);
         assert!(!form.prompt_edited());
         // Another preset replaces an edit with that preset's prompt.

@@ -99,6 +99,9 @@ pub struct EditionCard {
     pub folded_label: String,
     /// The archive layout's folded turns as text, one `role: text` line each.
     pub folded_text: String,
+    /// The span the edition covers in messages and time ([`edition_span`]); `None` when it
+    /// folded no turn.
+    pub span: Option<String>,
 }
 
 impl EditionCard {
@@ -120,6 +123,7 @@ impl EditionCard {
             written_by: edition.written_by.clone(),
             folded_label,
             folded_text: edition.folded.clone(),
+            span: edition.span.clone(),
             ..EditionCard::default()
         }
     }
@@ -744,8 +748,40 @@ fn card(memory: &MemoryState, edition: &Edition, facts: Vec<FactBadge>) -> Editi
         weakened_notes: Vec::new(),
         sections: Vec::new(),
         section_losses: Vec::new(),
+        span: edition_span(memory, edition),
         ..EditionCard::default()
     }
+}
+
+/// The span an edition covers, for its header: its turns, how many messages it folded, and
+/// the time from its first to its last folded message where the archive has them (UTC), e.g.
+/// "Covers turns 3–6 · 8 messages · 2025-03-12 14:05 to 14:20 UTC"; `None` for an edition that
+/// folded no turn (a compression, an edit, a restore).
+pub fn edition_span(memory: &MemoryState, edition: &Edition) -> Option<String> {
+    let range = edition.folded?;
+    let messages: Vec<&crate::engine::message::Message> = memory
+        .archive()
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| (range.first..=range.last).contains(&memory.turn_of(i)))
+        .map(|(_, m)| m)
+        .collect();
+    let count = messages.len();
+    let mut out = format!(
+        "Covers {} · {count} message{}",
+        turns_label(range.first, range.last).to_lowercase(),
+        if count == 1 { "" } else { "s" }
+    );
+    let first = messages.iter().find_map(|m| stamp(m.at_ms));
+    let last = messages.iter().rev().find_map(|m| stamp(m.at_ms));
+    if let (Some(first), Some(last)) = (first, last) {
+        let last = match (first.split_once(' '), last.split_once(' ')) {
+            (Some((day, _)), Some((same, time))) if day == same => time.to_owned(),
+            _ => last,
+        };
+        out.push_str(&format!(" · {first} to {last} UTC"));
+    }
+    Some(out)
 }
 
 /// The subtitle's short name of who wrote an edition, from its `data-summariser` slug.
@@ -833,6 +869,12 @@ mod tests {
         let stamps = archive_stamps(&held);
         assert_eq!(stamps[0], "2025-03-12 14:05");
         assert_eq!(stamps[1], "2025-03-12 14:06 2 messages, 2 messages");
+        let edition = &held.editions()[0];
+        assert_eq!(
+            edition_span(&held, edition).as_deref(),
+            Some("Covers turn 1 · 2 messages · 2025-03-12 14:05 to 14:06 UTC")
+        );
+        assert_eq!(cards_of(&held, &[])[0].span, edition_span(&held, edition));
 
         let invented = dated("On 14 March 2025 the user said they rent a flat (9 messages).");
         let unsourced: Vec<String> = edition_checks(&invented, &[])[0]
@@ -893,6 +935,7 @@ mod tests {
             provenance: "model",
             summariser: "model",
             written_by: String::new(),
+            span: None,
         };
         let card = EditionCard::of_archive(&archived);
         assert_eq!(card.folded_label, "Folded turns 3–4");

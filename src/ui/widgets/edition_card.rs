@@ -51,6 +51,7 @@ fn ArchiveRow(card: EditionCard) -> impl IntoView {
     view! {
         <div class="edition" role="listitem" data-testid="edition" data-cycle=card.cycle data-overrun=card.overrun.to_string() data-summariser=card.summariser>
             <h5>{screen.title}</h5>
+            {card.span.clone().map(|span| view! { <p class="span" data-testid="edition-span">{span}</p> })}
             {use_context::<ContinueEdition>().map(|go| {
                 let cycle = card.cycle;
                 view! {
@@ -156,6 +157,7 @@ fn Newspaper(card: EditionCard) -> impl IntoView {
         >
             <h3 class="headline">{card.headline.clone()}</h3>
             <p class="dateline">{dateline}</p>
+            {card.span.clone().map(|span| view! { <p class="span" data-testid="edition-span">{span}</p> })}
             <p class="written-by" data-testid="edition-writer">{card.written_by.clone()}</p>
             <div class="edition-columns">
                 <section class="column" data-testid="edition-before">
