@@ -119,6 +119,15 @@ async fn a_claude_code_compaction_continues_in_a_chat_that_says_what_it_needs_an
     assert_eq!(rows[1].summariser, "claude-code");
 
     let continued = ContinuedPage::new(&browser);
+    // Each compaction's header says what it covers, with the log's own times.
+    let spans = continued.spans().await;
+    assert_eq!(spans.len(), 2, "{spans:?}");
+    assert!(
+        spans
+            .iter()
+            .all(|s| s.starts_with("Covers turn") && s.ends_with(" UTC")),
+        "{spans:?}"
+    );
     continued.continue_from(2).await;
     // No endpoint: the new session opens all the same and says what it needs.
     assert_eq!(continued.needs().await.as_deref(), Some("endpoint"));

@@ -43,6 +43,15 @@ impl<'a> ContinuedPage<'a> {
         self.browser.wait_testid("continued-note").await;
     }
 
+    /// The span each listed edition covers (`edition-span`), in order.
+    pub async fn spans(&self) -> Vec<String> {
+        query::value(
+            self.browser,
+            "[...document.querySelectorAll(\"[data-testid='edition'] [data-testid='edition-span']\")].map((e) => e.textContent)",
+        )
+        .await
+    }
+
     /// The note over the continued chat.
     pub async fn note(&self) -> String {
         self.browser.text_of("continued-note").await
