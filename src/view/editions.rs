@@ -17,6 +17,7 @@ use crate::engine::memory::MemoryState;
 use crate::engine::message::Role;
 
 use super::chat::FrontPage;
+use super::edition_span::edition_span;
 use super::inspect::EditionView;
 use super::labels::{compacted_by, role_label, turns_label};
 use crate::app::workbench::Workbench;
@@ -751,37 +752,6 @@ fn card(memory: &MemoryState, edition: &Edition, facts: Vec<FactBadge>) -> Editi
         span: edition_span(memory, edition),
         ..EditionCard::default()
     }
-}
-
-/// The span an edition covers, for its header: its turns, how many messages it folded, and
-/// the time from its first to its last folded message where the archive has them (UTC), e.g.
-/// "Covers turns 3–6 · 8 messages · 2025-03-12 14:05 to 14:20 UTC"; `None` for an edition that
-/// folded no turn (a compression, an edit, a restore).
-pub fn edition_span(memory: &MemoryState, edition: &Edition) -> Option<String> {
-    let range = edition.folded?;
-    let messages: Vec<&crate::engine::message::Message> = memory
-        .archive()
-        .iter()
-        .enumerate()
-        .filter(|&(i, _)| (range.first..=range.last).contains(&memory.turn_of(i)))
-        .map(|(_, m)| m)
-        .collect();
-    let count = messages.len();
-    let mut out = format!(
-        "Covers {} · {count} message{}",
-        turns_label(range.first, range.last).to_lowercase(),
-        if count == 1 { "" } else { "s" }
-    );
-    let first = messages.iter().find_map(|m| stamp(m.at_ms));
-    let last = messages.iter().rev().find_map(|m| stamp(m.at_ms));
-    if let (Some(first), Some(last)) = (first, last) {
-        let last = match (first.split_once(' '), last.split_once(' ')) {
-            (Some((day, _)), Some((same, time))) if day == same => time.to_owned(),
-            _ => last,
-        };
-        out.push_str(&format!(" · {first} to {last} UTC"));
-    }
-    Some(out)
 }
 
 /// The subtitle's short name of who wrote an edition, from its `data-summariser` slug.

@@ -224,7 +224,7 @@ impl InspectView {
                     Provenance::Tool(tool) => compacted_by(tool, e.model.as_deref()),
                     _ => String::new(),
                 },
-                span: super::editions::edition_span(memory, e),
+                span: super::edition_span::edition_span(memory, e),
             })
             .collect::<Vec<_>>();
         let facts = drift(
