@@ -11,6 +11,7 @@
 
 pub mod ab;
 pub mod chat_actions;
+pub mod continue_chat;
 pub mod corpus;
 pub mod exact_form;
 pub mod export;

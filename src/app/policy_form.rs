@@ -36,6 +36,8 @@ pub enum PolicyEdit {
     Fold(FoldMode),
     /// The summary's token budget as typed; empty turns hierarchical compression off.
     SummaryBudget(String),
+    /// The prompt's metadata option: each folded turn's time, speaker and the count folded.
+    Metadata(bool),
     /// The prompt's text, its word limit as typed, and its must-keep list (one item a line).
     PromptText(String),
     WordLimit(String),
@@ -71,6 +73,8 @@ pub struct PolicyForm {
     pub word_limit: String,
     /// The must-keep list as typed, one item a line.
     pub must_keep: String,
+    /// The prompt's metadata option, as ticked.
+    pub metadata: bool,
     pub placement: Placement,
     pub format: SummaryFormat,
     /// The "exact policy" section.
@@ -112,6 +116,7 @@ impl PolicyForm {
             prompt_text: String::new(),
             word_limit: String::new(),
             must_keep: String::new(),
+            metadata: policy.prompt.metadata,
             placement: policy.placement,
             format: policy.format,
             exact: ExactForm::of(&policy.exact),
@@ -207,6 +212,7 @@ impl PolicyForm {
             text: self.prompt_text.trim().to_owned(),
             word_limit: self.word_limit_value().unwrap_or(1),
             must_keep: self.must_keep_items(),
+            metadata: self.metadata,
         })
     }
 
@@ -247,10 +253,14 @@ impl PolicyForm {
             }
             PolicyEdit::Fold(fold) => self.fold = fold,
             PolicyEdit::SummaryBudget(raw) => self.summary_budget = raw,
+            PolicyEdit::Metadata(on) => self.metadata = on,
             PolicyEdit::PromptText(raw) => self.prompt_text = raw,
             PolicyEdit::WordLimit(raw) => self.word_limit = raw,
             PolicyEdit::MustKeep(raw) => self.must_keep = raw,
-            PolicyEdit::ResetPrompt => self.show_prompt(&PromptSpec::from_preset(self.preset)),
+            PolicyEdit::ResetPrompt => {
+                self.metadata = false;
+                self.show_prompt(&PromptSpec::from_preset(self.preset));
+            }
             PolicyEdit::Placement(placement) => self.placement = placement,
             PolicyEdit::Format(format) => self.format = format,
             PolicyEdit::Exact(name, value) => self.exact.set(name, value),
@@ -614,8 +624,13 @@ mod tests {
             PresetId::FinancialAdvisor,
             "it remembers where it started"
         );
+        // The metadata option is part of the prompt: off by default, on when ticked.
+        assert!(!policy.prompt.metadata && !form.metadata);
+        let (policy, _) = form.edit(PolicyEdit::Metadata(true)).unwrap();
+        assert!(policy.prompt.metadata);
         // Reset brings the preset back, whole.
         let (policy, _) = form.edit(PolicyEdit::ResetPrompt).unwrap();
+        assert!(!form.metadata);
         assert_eq!(policy.prompt, preset);
         assert!(!form.prompt_edited());
         // Another preset replaces an edit with that preset's prompt.

@@ -35,6 +35,9 @@ pub struct PromptSpec {
     pub text: String,
     pub word_limit: u32,
     pub must_keep: Vec<String>,
+    /// Off by default: the summariser is given each folded turn's time (where the archive has
+    /// one), speaker and the number of messages folded, and asked to keep them.
+    pub metadata: bool,
 }
 
 impl PresetId {
@@ -162,6 +165,7 @@ impl PromptSpec {
             text: text.to_owned(),
             word_limit,
             must_keep: facts.iter().map(|f| (*f).to_owned()).collect(),
+            metadata: false,
         }
     }
 
@@ -206,6 +210,9 @@ impl PromptSpec {
                 out.push_str("\n- ");
                 out.push_str(fact.trim());
             }
+        }
+        if self.metadata {
+            out.push_str(METADATA_INSTRUCTION);
         }
         out.push_str(&format!(
             "\nWrite at most {} words.",
@@ -260,6 +267,50 @@ pub fn render_turns(messages: &[Message]) -> String {
     out
 }
 
+/// What the summariser is asked when the prompt's metadata option is on.
+pub const METADATA_INSTRUCTION: &str = "\nEach turn is given with its time (when known) and speaker, and the \
+     number of messages folded is stated: keep when things were said, by whom, and how many \
+     messages the summary covers.";
+
+/// A time in milliseconds since the Unix epoch as the summariser and the edition header read it,
+/// in UTC: `2025-03-12 14:05`; `None` for 0 (no time recorded) or a time out of range.
+pub fn stamp(at_ms: u64) -> Option<String> {
+    let (date, hour, minute) = utc(at_ms)?;
+    Some(format!("{date} {hour:02}:{minute:02}"))
+}
+
+/// The UTC date of a time, as `2025-03-12`, and its hour and minute.
+pub fn utc(at_ms: u64) -> Option<(String, u8, u8)> {
+    if at_ms == 0 {
+        return None;
+    }
+    let nanos = i128::from(at_ms) * 1_000_000;
+    let t = time::OffsetDateTime::from_unix_timestamp_nanos(nanos).ok()?;
+    let date = format!("{:04}-{:02}-{:02}", t.year(), u8::from(t.month()), t.day());
+    Some((date, t.hour(), t.minute()))
+}
+
+/// [`render_turns`] with each turn's metadata: its time, when the archive has one, before the
+/// speaker (`[2025-03-12 14:05] USER: ...`), after a line that states how many messages are
+/// folded.
+pub fn render_turns_with_metadata(messages: &[Message]) -> String {
+    let mut out = format!(
+        "({} message{} folded)",
+        messages.len(),
+        if messages.len() == 1 { "" } else { "s" }
+    );
+    for m in messages {
+        out.push('\n');
+        if let Some(at) = stamp(m.at_ms) {
+            out.push_str(&format!("[{at}] "));
+        }
+        out.push_str(&m.role.as_str().to_uppercase());
+        out.push_str(": ");
+        out.push_str(&m.readable());
+    }
+    out
+}
+
 /// The summariser request for a cycle: a first summary when there is no existing summary, and
 /// a fold (the notebook's EXISTING SUMMARY / NEW TURNS layout) when there is one.
 pub fn render_fold_request(
@@ -267,7 +318,11 @@ pub fn render_fold_request(
     existing: Option<&str>,
     turns: &[Message],
 ) -> Vec<ChatMessage> {
-    let turns_text = render_turns(turns);
+    let turns_text = if spec.metadata {
+        render_turns_with_metadata(turns)
+    } else {
+        render_turns(turns)
+    };
     let user = match existing {
         Some(summary) => format!(
             "EXISTING SUMMARY (from previous turns):\n{summary}\n\n\
@@ -402,6 +457,45 @@ mod tests {
         assert!(!spec.is_edited());
         spec.text.push_str(" Be brief.");
         assert!(spec.is_edited());
+    }
+
+    #[test]
+    fn the_metadata_option_is_off_by_default_and_gives_each_turns_time_speaker_and_the_count() {
+        use crate::engine::message::{Message, WordCounter};
+        for id in PresetId::BUILT_IN {
+            assert!(!PromptSpec::from_preset(id).metadata, "{id:?}");
+        }
+        let turns = [
+            Message::new(
+                Role::User,
+                "I rent a flat.",
+                &WordCounter,
+                1_741_788_300_000,
+            ),
+            Message::new(Role::Assistant, "Noted.", &WordCounter, 0),
+        ];
+        let plain = PromptSpec::from_preset(PresetId::Generic);
+        let off = render_fold_request(&plain, None, &turns);
+        assert!(!off[1].content.contains("2025") && !off[1].content.contains("folded)"));
+        assert!(!off[0].content.contains(METADATA_INSTRUCTION));
+        let spec = PromptSpec {
+            metadata: true,
+            ..plain
+        };
+        assert!(spec.is_edited());
+        let on = render_fold_request(&spec, Some("Before."), &turns);
+        assert!(
+            on[0].content.contains(METADATA_INSTRUCTION),
+            "{}",
+            on[0].content
+        );
+        assert!(
+            on[1].content.contains(
+                "(2 messages folded)\n[2025-03-12 14:05] USER: I rent a flat.\nASSISTANT: Noted."
+            ),
+            "a time only where the archive has one: {}",
+            on[1].content
+        );
     }
 
     #[test]

@@ -1,12 +1,14 @@
 //! The context window of one request as a stacked bar (system prompt, summary, turns), next to
 //! what a sliding window of the same policy would have sent instead, and which pinned facts each
-//! holds. Chat draws it for a demo's last request; Inspect for any turn of a replay.
+//! holds. Chat draws it for a demo's last request, and for a continued chat's next one
+//! ([`continued_window`]); Inspect for any turn of a replay.
 
 use crate::engine::compare::window_turns;
 use crate::engine::demo::{DemoPlayer, TurnRequest};
 use crate::engine::drift::CompiledFact;
-use crate::engine::memory::starts_turn;
-use crate::engine::message::Role;
+use crate::engine::library_session::ContinuedFrom;
+use crate::engine::memory::{MemoryState, starts_turn};
+use crate::engine::message::{CountTokens, Role};
 use crate::engine::policy::Placement;
 use crate::view::labels::{turn_count, turns_label};
 
@@ -119,6 +121,101 @@ fn window_of(player: &DemoPlayer, request: &TurnRequest) -> ContextWindow {
         window,
         facts,
     }
+}
+
+/// The context window of the live chat's next request, before it is sent: the system prompt,
+/// the summary as the policy places it (labelled with where it came from), and the verbatim
+/// turns. Drawn for a chat continued from another session's edition ([`ContinuedFrom`]), so
+/// its first request shows before anything is sent; `None` for any other chat.
+pub fn continued_window(
+    memory: &MemoryState,
+    from: Option<&ContinuedFrom>,
+    facts: &[CompiledFact],
+    counter: &dyn CountTokens,
+) -> Option<ContextWindow> {
+    let from = from?;
+    let request = memory.request(counter);
+    let placement = memory.policy().placement;
+    let summary_sent = memory.summary().is_some();
+    let summary_messages = match (summary_sent, placement) {
+        (false, _) | (true, Placement::AppendToSystem) => 0,
+        (true, Placement::SecondSystem) => 1,
+        (true, Placement::UserAck) => 2,
+    };
+    let mut parts = Vec::new();
+    if let Some(system) = request.first() {
+        let label = if summary_sent && summary_messages == 0 {
+            "System prompt and summary"
+        } else {
+            "System prompt"
+        };
+        parts.push((SegmentKind::System, label.to_owned(), system.tokens));
+    }
+    let summary_end = (1 + summary_messages).min(request.len());
+    if summary_messages > 0 {
+        let tokens = request[1..summary_end].iter().map(|m| m.tokens).sum();
+        parts.push((
+            SegmentKind::Summary,
+            format!("Summary from {}, edition {}", from.name, from.edition),
+            tokens,
+        ));
+    }
+    let mut turn = 0;
+    let mut previous = None;
+    for message in &request[summary_end..] {
+        if starts_turn(previous, message.role) {
+            turn += 1;
+            parts.push((SegmentKind::Turn, format!("Turn {turn}"), 0));
+        }
+        if let Some(last) = parts.last_mut() {
+            last.2 += message.tokens;
+        }
+        previous = Some(message.role);
+    }
+    let (segments, total) = stacked(parts);
+    // A sliding window of the same size sends the system prompt and the newest turns only.
+    let size = window_turns(&memory.policy().trigger);
+    let last = memory.turn_count() + 1;
+    let first = last.saturating_sub(size - 1).max(1);
+    let archive = memory.archive();
+    let in_window: Vec<&str> = std::iter::once(memory.system_prompt())
+        .chain(
+            archive
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| memory.turn_of(*i) >= first)
+                .map(|(_, m)| m.content.as_str()),
+        )
+        .collect();
+    let window_tokens = request.first().map_or(0, |m| m.tokens)
+        + archive
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| memory.turn_of(*i) >= first)
+            .map(|(_, m)| m.tokens)
+            .sum::<u32>();
+    let facts = facts
+        .iter()
+        .map(|fact| {
+            let here = request.iter().any(|m| fact.is_match(&m.content));
+            let there = in_window.iter().any(|text| fact.is_match(text));
+            (fact.label.clone(), here, there)
+        })
+        .collect();
+    Some(ContextWindow {
+        turn: last,
+        summary_sent,
+        segments,
+        total,
+        window: WindowAlternative {
+            size,
+            first,
+            last,
+            dropped_to: first - 1,
+            tokens: window_tokens,
+        },
+        facts,
+    })
 }
 
 /// The stretches of a stacked bar from `(kind, label, tokens)` parts, each with its share of the
@@ -333,6 +430,72 @@ mod tests {
             player.next(&WordCounter).unwrap().unwrap();
         }
         player
+    }
+
+    #[test]
+    fn a_continued_chat_shows_its_first_request_before_anything_is_sent() {
+        use crate::app::live::LiveSession;
+        use crate::engine::library_session::Session;
+        use crate::engine::policy::Placement;
+        let player = at_turn(
+            DemoScript::fincoach(),
+            DemoScript::fincoach().turns.len() as u32,
+        );
+        let source = Session {
+            pinned: player.script().facts.clone(),
+            ..Session::new("FinCoach", Default::default(), player.memory().clone())
+        };
+        let facts = crate::engine::facts::compile_facts(&source.pinned).unwrap();
+        let cycle = source.memory.editions().last().unwrap().cycle;
+        for (placement, kinds) in [
+            (Placement::SecondSystem, vec!["system", "summary"]),
+            (Placement::AppendToSystem, vec!["system"]),
+            (Placement::UserAck, vec!["system", "summary"]),
+        ] {
+            let mut source = source.clone();
+            let mut policy = source.memory.policy().clone();
+            policy.placement = placement;
+            source.memory.set_policy(policy).unwrap();
+            let live = LiveSession::continue_from(&source, "fin", cycle, 0, &WordCounter).unwrap();
+            assert_eq!(
+                continued_window(live.memory(), None, &facts, &WordCounter),
+                None
+            );
+            let window =
+                continued_window(live.memory(), live.continued_from(), &facts, &WordCounter)
+                    .unwrap();
+            let screen = ContextWindowScreen::of(&window);
+            assert_eq!(
+                window
+                    .segments
+                    .iter()
+                    .map(|s| s.kind.slug())
+                    .collect::<Vec<_>>(),
+                kinds,
+                "{placement:?}: no turn"
+            );
+            assert_eq!(window.turn, 1);
+            assert!(window.summary_sent);
+            let sent: u32 = live
+                .memory()
+                .request(&WordCounter)
+                .iter()
+                .map(|m| m.tokens)
+                .sum();
+            assert_eq!(window.total, sent);
+            assert!(screen.heading.contains("turn 1"), "{}", screen.heading);
+            if placement != Placement::AppendToSystem {
+                assert_eq!(
+                    window.segments[1].label,
+                    format!("Summary from FinCoach, edition {cycle}")
+                );
+            }
+            // The facts the summary holds are in this request, and not in a sliding window
+            // of a chat that has no turn yet.
+            let kept: Vec<_> = window.facts.iter().filter(|f| f.1).collect();
+            assert!(!kept.is_empty(), "{:?}", window.facts);
+            assert!(kept.iter().all(|f| !f.2), "{:?}", window.facts);
+        }
     }
 
     #[test]

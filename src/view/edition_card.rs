@@ -2,7 +2,7 @@
 //! ([`EditionCardScreen::of`]): the newspaper's anchor, dateline, size and tokens, the folded
 //! turns' labels, each fact badge's class and words; the archive row's heading and its line of
 //! changes; the checks' sentences and survival table ([`ChecksScreen`]), the topic sections
-//! ([`SectionsScreen`]) and the Restore and Edit buttons' labels ([`ActionsScreen`]). The card's
+//! ([`SectionsScreen`]) and the Restore, Edit and Continue buttons' labels ([`ActionsScreen`]). The card's
 //! own fields (text, diff, who wrote it) are drawn as they are.
 
 use super::editions::EditionCard;
@@ -118,7 +118,12 @@ pub struct ActionsScreen {
     pub restore: String,
     pub edit: String,
     pub editor: String,
+    /// "Continue in a new session"'s accessible name.
+    pub continue_from: String,
 }
+
+/// The words of the button that starts a new live chat from an edition.
+pub const CONTINUE: &str = "Continue in a new session";
 
 /// What Save says when the summary could not be written at all.
 pub const NOT_SAVED: &str = "The summary was not saved.";
@@ -252,6 +257,9 @@ impl ActionsScreen {
             restore: format!("Restore edition {cycle} as the current summary"),
             edit: format!("Edit edition {cycle}'s summary"),
             editor: format!("Summary text, starting from edition {cycle}"),
+            continue_from: format!(
+                "Continue in a new session that starts from edition {cycle}'s summary"
+            ),
         }
     }
 }
@@ -455,6 +463,8 @@ mod tests {
                 restore: "Restore edition 4 as the current summary".to_owned(),
                 edit: "Edit edition 4's summary".to_owned(),
                 editor: "Summary text, starting from edition 4".to_owned(),
+                continue_from: "Continue in a new session that starts from edition 4's summary"
+                    .to_owned(),
             }
         );
     }

@@ -17,14 +17,16 @@ use crate::engine::memory::MemoryState;
 use crate::engine::message::Role;
 
 use super::chat::FrontPage;
+use super::edition_span::edition_span;
 use super::inspect::EditionView;
 use super::labels::{compacted_by, role_label, turns_label};
 use crate::app::workbench::Workbench;
 use crate::engine::checks::{
     DEFAULT_GROWTH_RUN, EditionChecks, EditionInput, LossKind, SectionCheck, SnowballWarning,
-    check_editions, check_sections, section_losses, snowball,
+    check_editions_stamped, check_sections, section_losses, snowball,
 };
 use crate::engine::demo::{DemoPlayer, DemoSummariser, Writer};
+use crate::engine::prompts::stamp;
 
 /// How an edition card is laid out: each place that draws editions keeps its own shape and its
 /// own end-to-end hooks, from the same [`EditionCard`].
@@ -98,6 +100,9 @@ pub struct EditionCard {
     pub folded_label: String,
     /// The archive layout's folded turns as text, one `role: text` line each.
     pub folded_text: String,
+    /// The span the edition covers in messages and time ([`edition_span`]); `None` when it
+    /// folded no turn.
+    pub span: Option<String>,
 }
 
 impl EditionCard {
@@ -119,6 +124,7 @@ impl EditionCard {
             written_by: edition.written_by.clone(),
             folded_label,
             folded_text: edition.folded.clone(),
+            span: edition.span.clone(),
             ..EditionCard::default()
         }
     }
@@ -332,7 +338,28 @@ pub fn edition_checks(memory: &MemoryState, pinned: &[PinnedFact]) -> Vec<Editio
             }
         })
         .collect();
-    check_editions(&archive, &inputs, pinned)
+    check_editions_stamped(&archive, &archive_stamps(memory), &inputs, pinned)
+}
+
+/// What the archive records beside each message's text, as the checks read it: its time (UTC,
+/// when it has one), and, on the last message an edition folded, how many messages that edition
+/// folded and how many were folded by then.
+pub fn archive_stamps(memory: &MemoryState) -> Vec<String> {
+    let mut stamps: Vec<String> = memory
+        .archive()
+        .iter()
+        .map(|m| stamp(m.at_ms).unwrap_or_default())
+        .collect();
+    let mut before = 0;
+    for folded in folded_counts(memory) {
+        if folded > before
+            && let Some(last) = stamps.get_mut(folded - 1)
+        {
+            last.push_str(&format!(" {} messages, {folded} messages", folded - before));
+            before = folded;
+        }
+    }
+    stamps
 }
 
 /// Per edition, how many archived messages it had folded by then (the archive's first ones):
@@ -722,6 +749,7 @@ fn card(memory: &MemoryState, edition: &Edition, facts: Vec<FactBadge>) -> Editi
         weakened_notes: Vec::new(),
         sections: Vec::new(),
         section_losses: Vec::new(),
+        span: edition_span(memory, edition),
         ..EditionCard::default()
     }
 }
@@ -762,6 +790,70 @@ mod tests {
     use crate::engine::demo::DemoScript;
     use crate::engine::edition::TurnRange;
     use crate::engine::message::WordCounter;
+
+    /// Two turns on 12 March 2025 (UTC) folded under "summarise at 2 turns, keep 1" into a
+    /// summary that states `summary`.
+    fn dated(summary: &str) -> MemoryState {
+        use crate::engine::memory::CommitMeta;
+        use crate::engine::message::Message;
+        use crate::engine::policy::{Policy, Trigger};
+        let march_12 = 1_741_788_300_000; // 2025-03-12 14:05 UTC
+        let policy = Policy::new(Trigger::Turns {
+            max_turns: 2,
+            keep: 1,
+        })
+        .unwrap();
+        let mut memory = MemoryState::new("system", policy).unwrap();
+        let mut job = None;
+        for (i, text) in ["I rent a flat.", "Noted.", "I moved in.", "Welcome."]
+            .into_iter()
+            .enumerate()
+        {
+            let role = if i % 2 == 0 {
+                Role::User
+            } else {
+                Role::Assistant
+            };
+            let at = march_12 + i as u64 * 60_000;
+            job = memory
+                .add_message(Message::new(role, text, &WordCounter, at))
+                .unwrap()
+                .or(job);
+        }
+        let meta = CommitMeta {
+            model: None,
+            provenance: Provenance::Extractive,
+            at_ms: march_12 + 600_000,
+        };
+        memory
+            .commit(job.unwrap().id, summary, meta, &WordCounter)
+            .unwrap();
+        memory
+    }
+
+    #[test]
+    fn a_summarys_date_or_count_is_sourced_by_the_archives_times_and_folds_and_flagged_when_not() {
+        let held = dated("On 12 March 2025 at 14:05 the user said they rent a flat (2 messages).");
+        let checks = edition_checks(&held, &[]);
+        assert!(checks[0].unsourced.is_empty(), "{:?}", checks[0].unsourced);
+        let stamps = archive_stamps(&held);
+        assert_eq!(stamps[0], "2025-03-12 14:05");
+        assert_eq!(stamps[1], "2025-03-12 14:06 2 messages, 2 messages");
+        let edition = &held.editions()[0];
+        assert_eq!(
+            edition_span(&held, edition).as_deref(),
+            Some("Covers turn 1 · 2 messages · 2025-03-12 14:05 to 14:06 UTC")
+        );
+        assert_eq!(cards_of(&held, &[])[0].span, edition_span(&held, edition));
+
+        let invented = dated("On 14 March 2025 the user said they rent a flat (9 messages).");
+        let unsourced: Vec<String> = edition_checks(&invented, &[])[0]
+            .unsourced
+            .iter()
+            .map(|f| f.text.clone())
+            .collect();
+        assert_eq!(unsourced, ["14 March 2025", "9"], "the date and the count");
+    }
 
     fn replayed(model: Option<&str>, provenance: Provenance, level: u8) -> Edition {
         Edition::from_draft(
@@ -813,6 +905,7 @@ mod tests {
             provenance: "model",
             summariser: "model",
             written_by: String::new(),
+            span: None,
         };
         let card = EditionCard::of_archive(&archived);
         assert_eq!(card.folded_label, "Folded turns 3–4");

@@ -119,6 +119,8 @@ pub struct EditionView {
     /// Who wrote it, in words, for an edition a coding agent's own compaction wrote; empty for
     /// the others, whose provenance says enough.
     pub written_by: String,
+    /// The span it covers in messages and time (`view::editions::edition_span`).
+    pub span: Option<String>,
 }
 
 /// Whether the latest edition still states a must-keep fact, and where it was first lost.
@@ -222,6 +224,7 @@ impl InspectView {
                     Provenance::Tool(tool) => compacted_by(tool, e.model.as_deref()),
                     _ => String::new(),
                 },
+                span: super::edition_span::edition_span(memory, e),
             })
             .collect::<Vec<_>>();
         let facts = drift(

@@ -8,6 +8,7 @@ pub mod chat;
 pub mod context_window;
 pub mod corpus;
 pub mod edition_card;
+pub mod edition_span;
 pub mod editions;
 pub mod editions_tab;
 pub mod exact_policy;

@@ -4,6 +4,7 @@
 //! is computed here from the route and the library; the component draws it as it is.
 
 use crate::app::library::Library;
+use crate::engine::library_session::ContinuedFrom;
 use crate::route::{Route, SessionView};
 
 /// What Inspect shows for a route.
@@ -32,6 +33,78 @@ pub struct SessionScreen {
     pub system_prompt: Option<String>,
     /// What the view needs and does not have yet, said instead of drawing it empty.
     pub needs: Option<&'static str>,
+    /// The session and edition this one was continued from ("Continue in a new session").
+    pub continued_from: Option<SessionLink>,
+    /// The sessions continued from one of this one's editions, oldest edition first.
+    pub continued_in: Vec<SessionLink>,
+}
+
+/// A link between a continued session and its source, as the heading draws it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionLink {
+    /// E.g. "Continued from “FinCoach”, edition 2".
+    pub text: String,
+    /// The library id the link opens; `None` when this library does not hold the session (a
+    /// demo, or a source left in another browser).
+    pub open: Option<String>,
+    /// `data-edition`: the edition continued from.
+    pub edition: u32,
+}
+
+/// The links of session `id` (named `name`, holding `continued_from`) both ways: the source it
+/// was continued from, found by its id or, in a library that imported both, by its name; and
+/// every session continued from it.
+pub fn continued_links(
+    library: &Library,
+    id: &str,
+    name: &str,
+    continued_from: Option<&ContinuedFrom>,
+) -> (Option<SessionLink>, Vec<SessionLink>) {
+    let find = |from: &ContinuedFrom| {
+        library
+            .get(&from.session_id)
+            .or_else(|| library.list().iter().find(|e| e.session.name == from.name))
+            .map(|e| e.id.clone())
+    };
+    let from = continued_from.map(|from| {
+        let open = find(from);
+        let demo = from.session_id.starts_with("demo:");
+        SessionLink {
+            text: format!(
+                "Continued from {}\u{201c}{}\u{201d}, edition {}{}",
+                if demo { "the demo " } else { "" },
+                from.name,
+                from.edition,
+                if open.is_none() && !demo {
+                    " (not in this browser's library)"
+                } else {
+                    ""
+                }
+            ),
+            open,
+            edition: from.edition,
+        }
+    });
+    let mut to: Vec<SessionLink> = library
+        .list()
+        .iter()
+        .filter(|e| e.id != id)
+        .filter_map(|e| {
+            let link = e.session.continued_from.as_ref()?;
+            let ours = link.session_id == id
+                || (library.get(&link.session_id).is_none() && link.name == name);
+            ours.then(|| SessionLink {
+                text: format!(
+                    "Edition {} continued in \u{201c}{}\u{201d}",
+                    link.edition, e.session.name
+                ),
+                open: Some(e.id.clone()),
+                edition: link.edition,
+            })
+        })
+        .collect();
+    to.sort_by(|a, b| a.edition.cmp(&b.edition).then_with(|| a.text.cmp(&b.text)));
+    (from, to)
 }
 
 /// One button of the view bar.
@@ -99,6 +172,8 @@ impl InspectScreen {
             _ => None,
         };
         let prompt = memory.system_prompt().trim();
+        let (continued_from, continued_in) =
+            continued_links(library, &id, &session.name, session.continued_from.as_ref());
         InspectScreen::Session(SessionScreen {
             id,
             name: session.name.clone(),
@@ -107,6 +182,8 @@ impl InspectScreen {
             view,
             system_prompt: (!prompt.is_empty()).then(|| prompt.to_owned()),
             needs,
+            continued_from,
+            continued_in,
         })
     }
 }
@@ -173,6 +250,82 @@ mod tests {
             revision: 1,
             origin: None,
         }])
+    }
+
+    #[test]
+    fn a_continued_session_and_its_source_link_to_each_other_also_after_export_and_import() {
+        use crate::app::live::LiveSession;
+        use crate::engine::message::WordCounter;
+        use crate::engine::session::{export_all, import_all};
+        let source = synthetic(12);
+        let mut library = Library::default();
+        library.add("src".into(), source.clone(), 1).unwrap();
+        let live = LiveSession::continue_from(&source, "src", 2, 5, &WordCounter).unwrap();
+        let new = library
+            .keep_live(None, || "cont".into(), &live, 6, &WordCounter)
+            .unwrap();
+        let route = |id: &str| Route {
+            session: Some(id.to_owned()),
+            ..Route::default()
+        };
+        let screen =
+            |library: &Library, id: &str| match InspectScreen::of(&route(id), library, true) {
+                InspectScreen::Session(s) => s,
+                other => panic!("{other:?}"),
+            };
+        let continued = screen(&library, &new);
+        let back = continued.continued_from.clone().unwrap();
+        assert_eq!(back.open.as_deref(), Some("src"));
+        assert_eq!(back.edition, 2);
+        assert_eq!(
+            back.text,
+            format!("Continued from \u{201c}{}\u{201d}, edition 2", source.name)
+        );
+        let forth = screen(&library, "src").continued_in;
+        assert_eq!(forth.len(), 1);
+        assert_eq!(forth[0].open.as_deref(), Some(new.as_str()));
+        assert!(
+            forth[0].text.starts_with("Edition 2 continued in"),
+            "{:?}",
+            forth[0].text
+        );
+
+        // Exported together and imported into another browser under new ids: found by name.
+        let sessions: Vec<Session> = library.list().iter().map(|e| e.session.clone()).collect();
+        let file = export_all(&sessions, 0, "test");
+        let read = import_all(file.as_bytes(), &WordCounter).unwrap();
+        let mut other = Library::default();
+        for (i, s) in read.into_iter().enumerate() {
+            other.add(format!("new-{i}"), s, 10).unwrap();
+        }
+        let id_of = |name: &str| {
+            other
+                .list()
+                .iter()
+                .find(|e| e.session.name == name)
+                .unwrap()
+                .id
+                .clone()
+        };
+        let (src, cont) = (id_of(&source.name), id_of(&continued.name));
+        assert_eq!(
+            screen(&other, &cont).continued_from.unwrap().open,
+            Some(src.clone())
+        );
+        assert_eq!(screen(&other, &src).continued_in[0].open, Some(cont));
+
+        // Alone in another library: the source is named, with no link.
+        let mut alone = Library::default();
+        alone
+            .add("x".into(), library.get(&new).unwrap().session.clone(), 1)
+            .unwrap();
+        let link = screen(&alone, "x").continued_from.unwrap();
+        assert_eq!(link.open, None);
+        assert!(
+            link.text.ends_with("(not in this browser's library)"),
+            "{}",
+            link.text
+        );
     }
 
     #[test]

@@ -18,6 +18,7 @@ mod ab;
 mod agent_logs;
 mod big_import;
 mod chat_apps;
+mod continued;
 mod contrast;
 mod corpus;
 mod crash;

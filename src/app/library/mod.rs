@@ -46,6 +46,11 @@ pub use tab::{FileError, LibraryTab, Problem, StoreAlert};
 /// The name a live chat gets when the library first keeps it.
 pub const LIVE_NAME: &str = "Live chat";
 
+/// The name a chat continued from session `source` gets when the library first keeps it.
+pub fn continued_name(source: &str) -> String {
+    format!("Continued from {source}")
+}
+
 /// One session kept in the library.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Entry {
@@ -557,7 +562,8 @@ impl Library {
     /// reload then shows it and offers Retry ([`LiveSession::resume_after_reload`]). Returns the
     /// id it is kept under: `id` while the chat goes on from that session, or a new one from
     /// `new_id` when it is another conversation (a fresh chat, a demo run live, or the saved one
-    /// was deleted). An empty chat is not kept.
+    /// was deleted). An empty chat is not kept, but for one continued from another session's
+    /// edition, which is kept from the start so that Inspect links the two.
     pub fn keep_live(
         &mut self,
         id: Option<&str>,
@@ -566,13 +572,14 @@ impl Library {
         now_ms: u64,
         counter: &dyn CountTokens,
     ) -> Option<String> {
-        if live.memory().archive().is_empty() {
+        if live.memory().archive().is_empty() && live.continued_from().is_none() {
             return id.map(str::to_owned);
         }
         let (memory, record) = snapshot(live, now_ms, counter);
         if let Some(id) = id
             && let Some(entry) = self.get(id)
             && continues_kept(&entry.session, &memory)
+            && entry.session.continued_from.as_ref() == live.continued_from()
         {
             let saved = &entry.session;
             if saved.memory != memory
@@ -590,10 +597,15 @@ impl Library {
             return Some(id.to_owned());
         }
         let new = new_id();
+        let name = match live.continued_from() {
+            Some(from) => continued_name(&from.name),
+            None => LIVE_NAME.to_owned(),
+        };
         let session = Session {
             pinned: live.pinned().to_vec(),
             live: Some(record),
-            ..Session::new(LIVE_NAME, SessionSettings::default(), memory)
+            continued_from: live.continued_from().cloned(),
+            ..Session::new(name, SessionSettings::default(), memory)
         };
         self.add(new.clone(), session, now_ms).ok()?;
         Some(new)

@@ -22,7 +22,8 @@
 //! summariser call is out, stopped, failed with its reason, done; Retry goes on from a stop or
 //! a failure. A failed reply waits for Retry apart from them.
 //!
-//! Beside this file: `ending.rs` how a request ended ([`ReplyEnd`], [`ChatEnd`]) and a
+//! Beside this file: `continued.rs` a chat that goes on from another session's edition
+//! ([`LiveSession::continue_from`]); `ending.rs` how a request ended ([`ReplyEnd`], [`ChatEnd`]) and a
 //! summary's timeout; `persist.rs` what the library needs of the chat: [`LiveSession::shape`],
 //! which it compares to tell whether the chat changed, the reply as it streams, and
 //! [`LiveSession::resume_after_reload`], which offers again what a reload cut off.
@@ -35,7 +36,7 @@ use crate::app::rows::{MessageRow, RowState, rows_of};
 use crate::engine::demo::DemoScript;
 use crate::engine::drift::{FactError, PinnedFact, compile_facts};
 use crate::engine::edition::Provenance;
-use crate::engine::library_session::{LiveRecord, Session};
+use crate::engine::library_session::{ContinuedFrom, LiveRecord, Session};
 use crate::engine::memory::{CommitMeta, MemoryError, MemoryState, SummaryJob};
 use crate::engine::message::{ChatMessage, CountTokens, GrowingCount, Message, Role};
 use crate::engine::openai::{ApiError, Purpose, StreamEnd, Usage};
@@ -44,6 +45,7 @@ use crate::engine::run::RunStatus;
 
 pub use crate::engine::library_session::{CallKind, CallRecord};
 
+mod continued;
 mod ending;
 mod persist;
 mod summary;
@@ -95,6 +97,8 @@ pub struct LiveSession {
     reply_waits: bool,
     /// Tokens of the last chat request, for a policy that checks the previous request's size.
     reported: Option<u64>,
+    /// The session and edition this chat went on from (`continued.rs`).
+    continued_from: Option<ContinuedFrom>,
 }
 
 /// A request waiting to be sent again after a retryable failure (a 429, a 5xx, a timeout).
@@ -197,6 +201,7 @@ impl LiveSession {
         let mut live = LiveSession::with_memory(session.memory.clone());
         live.pinned = session.pinned.clone();
         live.kept = session.live.clone().unwrap_or_default();
+        live.continued_from = session.continued_from.clone();
         live
     }
 
@@ -842,6 +847,7 @@ impl LiveSession {
             retry_wait: None,
             reply_waits: false,
             reported: None,
+            continued_from: None,
         }
     }
 

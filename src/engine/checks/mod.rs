@@ -114,6 +114,20 @@ pub fn check_editions(
     editions: &[EditionInput<'_>],
     facts: &[PinnedFact],
 ) -> Vec<EditionChecks> {
+    check_editions_stamped(archive, &[], editions, facts)
+}
+
+/// [`check_editions`], with what the archive records beside each message's text (`stamps[i]`
+/// for message `i`: its time, and after a fold's last message how many messages were folded):
+/// a time or a count in a summary is sourced when the archive holds it there, and flagged like
+/// any other figure when it does not. A stamp is a source only, never a figure a summary must
+/// keep.
+pub fn check_editions_stamped(
+    archive: &[&str],
+    stamps: &[String],
+    editions: &[EditionInput<'_>],
+    facts: &[PinnedFact],
+) -> Vec<EditionChecks> {
     let pinned = rules::compile(facts);
     let mut sources = Sources::default();
     let mut sourced = 0;
@@ -128,8 +142,11 @@ pub fn check_editions(
             if archived < sourced {
                 (sources, sourced) = (Sources::default(), 0);
             }
-            for text in &archive[sourced..archived] {
+            for (i, text) in archive[sourced..archived].iter().enumerate() {
                 sources.add(text);
+                if let Some(stamp) = stamps.get(sourced + i) {
+                    sources.add(stamp);
+                }
             }
             sourced = archived;
             let now_folded = input.folded.min(archive.len());

@@ -11,6 +11,7 @@ mod pair;
 mod probe_set;
 
 pub use pair::{PairLink, PairSide, SideConfig};
+
 pub use probe_set::{
     Evidence, Grade, JUDGE_PROMPT, Probe, ProbeResult, ProbeSet, ProbeSource, WRITER_PROMPT,
 };
@@ -46,6 +47,19 @@ pub struct Session {
     pub pair: Option<PairLink>,
     /// The probes, their prompts and their grades per edition (since version 5).
     pub probes: ProbeSet,
+    /// The session and edition this one went on from, when it was started from another
+    /// conversation's summary ("Continue in a new session"; since version 6).
+    pub continued_from: Option<ContinuedFrom>,
+}
+
+/// Where a continued session came from: a library session (its id in the browser that
+/// continued it, and its name, which an imported copy is found by) and the edition whose summary
+/// its first request holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ContinuedFrom {
+    pub session_id: String,
+    pub name: String,
+    pub edition: u32,
 }
 
 /// What a live chat needs beside its memory to come back exactly after a reload.
@@ -97,6 +111,7 @@ impl Session {
             live: None,
             pair: None,
             probes: ProbeSet::default(),
+            continued_from: None,
         }
     }
 }

@@ -395,6 +395,26 @@ impl MemoryState {
         Ok(self.reissue_in_flight())
     }
 
+    /// A conversation that goes on from another one's summary: no archive and no verbatim turn,
+    /// and `summary` as its first edition (a restore, the text brought over whole), so its first
+    /// request is the system prompt and the summary placed as `policy` says. Refused when the
+    /// policy is invalid or the summary empty.
+    pub fn continued(
+        system_prompt: impl Into<String>,
+        policy: Policy,
+        summary: &str,
+        at_ms: u64,
+        counter: &dyn CountTokens,
+    ) -> Result<Self, MemoryError> {
+        let mut state = MemoryState::new(system_prompt, policy).map_err(MemoryError::Policy)?;
+        let summary = summary.trim();
+        if summary.is_empty() {
+            return Err(MemoryError::EmptyEdit);
+        }
+        state.replace_summary(summary, Provenance::Restore, None, 0, at_ms, counter);
+        Ok(state)
+    }
+
     /// Brings back the text of edition `cycle` as a new edition. Folded turns stay folded: the
     /// text comes back, the verbatim part does not change.
     pub fn restore(

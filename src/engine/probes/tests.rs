@@ -367,7 +367,7 @@ fn version_5_round_trips_probes_and_grades() {
         evidence: "Never suggest crypto to me.".into(),
     });
     let text = export(&session, 7, "0.1.0");
-    assert!(text.contains("\"version\": 5"), "{text}");
+    assert!(text.contains("\"version\": 6"), "{text}");
     let back = import(text.as_bytes(), &WordCounter).unwrap();
     assert_eq!(back.probes, session.probes);
     // No probes: nothing written.

@@ -153,6 +153,7 @@ pub(super) fn policy_to_v1(p: &Policy) -> PolicyV1 {
             text: p.prompt.text.clone(),
             word_limit: p.prompt.word_limit,
             must_keep: p.prompt.must_keep.clone(),
+            metadata: p.prompt.metadata,
         },
         format: match p.format {
             SummaryFormat::Prose => None,
@@ -257,6 +258,14 @@ pub(super) fn to_file(session: &Session, created_ms: u64, app_version: &str) -> 
             verbatim_from: m.verbatim_inside_a_turn(),
             pair: session.pair.as_ref().map(super::pair::pair_to_v5),
             probes: super::probes::probes_to_v5(&session.probes),
+            continued_from: session
+                .continued_from
+                .as_ref()
+                .map(|c| super::wire::ContinuedV6 {
+                    session_id: c.session_id.clone(),
+                    name: c.name.clone(),
+                    edition: c.edition,
+                }),
         },
     }
 }

@@ -1,6 +1,6 @@
 //! Older versions brought up to the current one. Version 0 (a bare message list and the latest
-//! summary) becomes a current file here; versions 1 to 4 need no migration (version 4 is version
-//! 5 without probes), each being the next
+//! summary) becomes a current file here; versions 1 to 5 need no migration (version 5 is version
+//! 6 without `continued_from`, read as not continued; version 4 is version 5 without probes), each being the next
 //! without the fields that default to none (version 3 has no exact policy and no first
 //! verbatim message inside a turn, version 2 no tool traffic or placeholders on its messages
 //! either, version 1 neither facts nor a live part).
@@ -67,6 +67,7 @@ pub(super) fn migrate_v0(old: SessionV0) -> FileV2 {
             verbatim_from: None,
             pair: None,
             probes: None,
+            continued_from: None,
         },
     }
 }

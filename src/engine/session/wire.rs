@@ -14,8 +14,9 @@ pub const POLICY_FORMAT: &str = "summary-memory-policy";
 /// archive messages ([`MessageV1`]'s fields since version 3); version 4 adds the exact policy
 /// ([`ExactV4`]) and, after a fold that ended inside a turn, the first verbatim message;
 /// version 5 adds an A/B comparison's side (`pair`, [`super::pair::PairV5`]) and the probes
-/// ([`super::probes::ProbesV5`]). The shapes keep their names.
-pub const VERSION: u64 = 5;
+/// ([`super::probes::ProbesV5`]); version 6 adds where a continued session came from
+/// (`continued_from`, [`ContinuedV6`]). The shapes keep their names.
+pub const VERSION: u64 = 6;
 
 #[derive(Serialize, Deserialize)]
 pub(super) struct EnvelopeV2 {
@@ -67,6 +68,21 @@ pub(super) struct SessionV2 {
     /// Since version 5: the probes and their grades; absent when there are none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) probes: Option<super::probes::ProbesV5>,
+    /// Since version 6: the session and edition this one was continued from; absent when it
+    /// was not (every older file reads so).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) continued_from: Option<ContinuedV6>,
+}
+
+/// `continued_from` in a version-6 session.
+#[derive(Serialize, Deserialize)]
+pub(super) struct ContinuedV6 {
+    /// The source's id in the library that continued it.
+    pub(super) session_id: String,
+    /// The source's name.
+    pub(super) name: String,
+    /// The edition's cycle, from 1.
+    pub(super) edition: u32,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -153,6 +169,10 @@ pub(super) struct PromptV1 {
     pub(super) text: String,
     pub(super) word_limit: u32,
     pub(super) must_keep: Vec<String>,
+    /// Since version 6: the metadata option (each folded turn's time, speaker and the count
+    /// folded given to the summariser); absent when off, as in every older file.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(super) metadata: bool,
 }
 
 #[derive(Serialize, Deserialize)]

@@ -23,9 +23,9 @@ use crate::route::{DemoKind, Route};
 use crate::view::chat::bar::{self, ChatBar, ChatState, progress_text};
 use crate::view::chat::summaries::{SummaryRun, summary_run};
 use crate::view::chat::{
-    WELCOME, WELCOME_DEMOS, policy_panel, progress, shows_welcome, welcome_hook,
+    WELCOME, WELCOME_DEMOS, chat_window, continued_note, policy_panel, progress, shows_welcome,
+    welcome_hook,
 };
-use crate::view::context_window::context_window;
 
 use crate::ui::run::live_driver::LiveDriver;
 use crate::ui::run::token_service::{SharedCounter, TokenService};
@@ -50,7 +50,7 @@ pub fn ChatTab() -> impl IntoView {
     let counter = TokenService::from_context().counter();
 
     let kind = Memo::new(move |_| workbench.with(Workbench::demo_kind));
-    let window = Memo::new(move |_| workbench.with(|w| w.demo().and_then(context_window)));
+    let window = Memo::new(move |_| workbench.with(|w| chat_window(w, &counter)));
     let status = Memo::new(move |_| workbench.with(|w| w.demo().map(progress)));
     let panel = Memo::new(move |_| workbench.with(policy_panel));
     let live = Memo::new(move |_| workbench.with(Workbench::is_live));
@@ -123,6 +123,8 @@ pub fn ChatTab() -> impl IntoView {
     let show_summarise_now = shown(|b| b.show_summarise_now);
     let show_lesson_open = shown(|b| b.show_lesson_open);
     let show_no_endpoint = shown(|b| b.show_no_endpoint);
+    // A chat continued from an edition: where it came from, and what it needs to send.
+    let continued = Memo::new(move |_| workbench.with(|w| continued_note(w, valid.get())));
     let show_pick_hint = shown(|b| b.show_pick_hint);
     let show_raw_toggle = shown(|b| b.show_raw_toggle);
     let scripted_label = Memo::new(move |_| chat_bar.with(|b| b.scripted_label));
@@ -259,6 +261,16 @@ pub fn ChatTab() -> impl IntoView {
                             </p>
                         }
                     })
+            }}
+            {move || {
+                continued.get().map(|note| view! {
+                    <div class="card continued-note" data-testid="continued-note">
+                        <p>{note.text}</p>
+                        {note.needs.map(|needs| view! {
+                            <p class="hint" data-testid="continued-needs" data-needs="endpoint">{needs}</p>
+                        })}
+                    </div>
+                })
             }}
             {move || {
                 show_no_endpoint.get().then(|| view! {

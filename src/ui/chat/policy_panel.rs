@@ -170,6 +170,15 @@ pub(super) fn PolicyEditor() -> impl IntoView {
                     ></textarea>
                 </label>
                 {field_error(workbench, "must_keep")}
+                <label class="check">
+                    <input
+                        type="checkbox"
+                        data-testid="policy-metadata"
+                        prop:checked=move || workbench.with(|w| w.policy.metadata)
+                        on:change=move |ev| edit(PolicyEdit::Metadata(event_target_checked(&ev)))
+                    />
+                    "Give and keep each turn's time, speaker and the messages folded"
+                </label>
                 <p class="hint" data-testid="policy-prompt-state">
                     {move || if prompt_edited.get() {
                         "Edited from the preset: the demos' scripted editions were written for the preset, so the extractive summariser writes instead, ranking the must-keep items first."

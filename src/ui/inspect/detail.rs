@@ -10,11 +10,11 @@ use leptos::prelude::*;
 use crate::app::library::Entry;
 use crate::route::{Route, SessionView};
 use crate::ui::run::library_sync::{self as sync, Sessions};
-use crate::ui::widgets::edition_card::EditionCardView;
+use crate::ui::widgets::edition_card::{ContinueEdition, EditionCardView};
 use crate::ui::widgets::virtual_list::VirtualList;
 use crate::view::editions::{EditionCard, EditionLayout, edition_checks};
 use crate::view::inspect::InspectView;
-use crate::view::workspace::{InspectScreen, SessionScreen, view_panel_testid};
+use crate::view::workspace::{InspectScreen, SessionLink, SessionScreen, view_panel_testid};
 
 /// The open session: its heading, its view bar and its views.
 #[component]
@@ -71,6 +71,21 @@ fn Heading(screen: SessionScreen) -> impl IntoView {
     view! {
         <h3 data-testid="session-title">{screen.name.clone()}</h3>
         <p class="hint session-facts">{screen.facts.clone()}</p>
+        {screen.continued_from.clone().map(|link| {
+            let edition = link.edition;
+            view! {
+            <p class="hint continued" data-testid="continued-from" data-edition=edition>
+                <SessionLinkView link />
+            </p>
+        }})}
+        {(!screen.continued_in.is_empty()).then(|| view! {
+            <ul class="hint continued" aria-label="Continued in">
+                {screen.continued_in.clone().into_iter().map(|link| {
+                    let edition = link.edition;
+                    view! { <li data-testid="continued-in" data-edition=edition><SessionLinkView link /></li> }
+                }).collect_view()}
+            </ul>
+        })}
         <div class="session-views" role="tablist" aria-label="Views of this session" data-testid="session-views">
             {screen.views.into_iter().map(|tab| {
                 let v = tab.view;
@@ -87,6 +102,22 @@ fn Heading(screen: SessionScreen) -> impl IntoView {
                 }
             }).collect_view()}
         </div>
+    }
+}
+
+/// A link between a continued session and its source: a button that opens the other session,
+/// or the words alone when this library does not hold it.
+#[component]
+fn SessionLinkView(link: SessionLink) -> impl IntoView {
+    let tab = expect_context::<Sessions>().tab;
+    match link.open {
+        Some(id) => view! {
+            <button type="button" class="link" data-id=id.clone() on:click=move |_| tab.update(|t| t.open(id.clone()))>
+                {link.text}
+            </button>
+        }
+        .into_any(),
+        None => view! { <span>{link.text}</span> }.into_any(),
     }
 }
 
@@ -179,6 +210,13 @@ fn Editions(
     // Rows are drawn from here as they scroll into view, never all at once.
     let rows = StoredValue::new(inspect);
     let needs = move || shown.with(|s| s.as_ref().and_then(|s| s.needs));
+    // Each edition's "Continue in a new session" starts a live chat from it.
+    let sessions = expect_context::<Sessions>();
+    let route = expect_context::<RwSignal<Route>>();
+    let id = entry.id;
+    provide_context(ContinueEdition(Callback::new(move |cycle| {
+        sync::continue_edition(sessions, route, Some(id.clone()), cycle)
+    })));
     view! {
         {move || needs().map(|needs| view! { <p class="empty" data-testid="view-needs">{needs}</p> })}
         {(!facts.is_empty()).then(|| view! {

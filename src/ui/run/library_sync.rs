@@ -17,12 +17,15 @@ use super::clock::now_ms;
 use super::streamed::Streamed;
 use super::token_service::{LoadState, SharedCounter, TokenService};
 
+use crate::app::continue_chat::{continue_in_new_session, on_screen_source};
+use crate::app::library::LIVE_NAME;
 use crate::app::library::{
     Broadcast, Entry, FileError, Imported, Library, LibraryTab, LiveAfterConflict, LiveSaves,
     LiveShape, Remote, SaveOp, SaveWhen, check_file_size, warn_on_leave,
 };
 use crate::app::storage::StoreError;
 use crate::app::workbench::Workbench;
+use crate::route::Route;
 use crate::store::sessions as db;
 use crate::store::{self, broadcast};
 
@@ -572,4 +575,48 @@ pub fn new_id() -> String {
         now_ms(),
         (js_sys::Math::random() * f64::from(u32::MAX)) as u32
     )
+}
+
+/// Performs "Continue in a new session" on edition `cycle` of library session `source_id`, or,
+/// with `None`, of the conversation on screen (a demo, or the live chat under the id it is kept
+/// in): the app puts the new chat on screen (`app::continue_chat`), this follows the link it
+/// returns (the Chat tab), and the new chat is kept in the library at once, as every live chat
+/// is. A refusal is the workbench's error, shown in Chat.
+pub fn continue_edition(
+    sessions: Sessions,
+    route: RwSignal<Route>,
+    source_id: Option<String>,
+    cycle: u32,
+) {
+    let Some(workbench) = sessions.workbench else {
+        return;
+    };
+    let source = match source_id {
+        Some(id) => sessions
+            .library
+            .with_untracked(|l| l.get(&id).map(|e| (e.session.clone(), id.clone()))),
+        None => {
+            let live_id = sessions.live_id.get_value();
+            let live_name = live_id
+                .as_deref()
+                .and_then(|id| {
+                    sessions
+                        .library
+                        .with_untracked(|l| l.get(id).map(|e| e.session.name.clone()))
+                })
+                .unwrap_or_else(|| LIVE_NAME.to_owned());
+            Some(workbench.with_untracked(|w| on_screen_source(w, live_id.as_deref(), &live_name)))
+        }
+    };
+    let Some((source, id)) = source else {
+        return;
+    };
+    let counter = sessions.tokens.counter();
+    let now = route.get_untracked();
+    let next = workbench
+        .try_update(|w| continue_in_new_session(w, &now, &source, &id, cycle, now_ms(), &counter))
+        .flatten();
+    if let Some(next) = next {
+        route.set(next);
+    }
 }

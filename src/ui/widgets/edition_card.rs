@@ -1,18 +1,25 @@
 //! `EditionCardView`: one edition, drawn the same way wherever an edition is drawn, from one
 //! [`EditionCard`] in one of its [`EditionLayout`]s: the Editions tab's newspaper (with its
-//! checks, topic sections, Restore and Edit), Inspect's archive row, a replay's list item and
+//! checks, topic sections, Restore, Edit and Continue in a new session), Inspect's archive row, a replay's list item and
 //! the Chat tab's front page.
 
 use leptos::prelude::*;
 
 use crate::app::workbench::Workbench;
 use crate::engine::drift::{DiffKind, DiffSegment};
+use crate::route::Route;
 use crate::ui::run::clock::now_ms;
+use crate::ui::run::library_sync::{Sessions, continue_edition};
 use crate::ui::run::token_service::TokenService;
 use crate::view::edition_card::{
-    ActionsScreen, ChecksScreen, EditionCardScreen, NOT_SAVED, SectionsScreen,
+    ActionsScreen, CONTINUE, ChecksScreen, EditionCardScreen, NOT_SAVED, SectionsScreen,
 };
 use crate::view::editions::{EditionCard, EditionLayout, diff_class};
+
+/// Provided by a view whose library session's editions can be continued from (Inspect's
+/// Editions): the archive row's "Continue in a new session" calls it with the edition's cycle.
+#[derive(Clone, Copy)]
+pub struct ContinueEdition(pub Callback<u32>);
 
 /// One edition in `layout`. The newspaper's Restore and Edit act on the app-wide `Workbench`.
 #[component]
@@ -44,6 +51,20 @@ fn ArchiveRow(card: EditionCard) -> impl IntoView {
     view! {
         <div class="edition" role="listitem" data-testid="edition" data-cycle=card.cycle data-overrun=card.overrun.to_string() data-summariser=card.summariser>
             <h5>{screen.title}</h5>
+            {card.span.clone().map(|span| view! { <p class="span" data-testid="edition-span">{span}</p> })}
+            {use_context::<ContinueEdition>().map(|go| {
+                let cycle = card.cycle;
+                view! {
+                    <button
+                        type="button"
+                        data-testid="edition-continue"
+                        aria-label=screen.actions.continue_from.clone()
+                        on:click=move |_| go.0.run(cycle)
+                    >
+                        {CONTINUE}
+                    </button>
+                }
+            })}
             {(!card.written_by.is_empty()).then(|| view! {
                 <p class="written-by" data-testid="edition-writer">{card.written_by.clone()}</p>
             })}
@@ -136,6 +157,7 @@ fn Newspaper(card: EditionCard) -> impl IntoView {
         >
             <h3 class="headline">{card.headline.clone()}</h3>
             <p class="dateline">{dateline}</p>
+            {card.span.clone().map(|span| view! { <p class="span" data-testid="edition-span">{span}</p> })}
             <p class="written-by" data-testid="edition-writer">{card.written_by.clone()}</p>
             <div class="edition-columns">
                 <section class="column" data-testid="edition-before">
@@ -277,8 +299,11 @@ fn EditionActions(cycle: u32, text: String, labels: ActionsScreen) -> impl IntoV
         restore,
         edit,
         editor,
+        continue_from,
     } = labels;
     let workbench = expect_context::<RwSignal<Workbench>>();
+    let sessions = use_context::<Sessions>();
+    let route = expect_context::<RwSignal<Route>>();
     let counter = TokenService::from_context().counter();
     let editing = RwSignal::new(false);
     let draft = RwSignal::new(text.clone());
@@ -319,6 +344,16 @@ fn EditionActions(cycle: u32, text: String, labels: ActionsScreen) -> impl IntoV
             >
                 "Edit"
             </button>
+            {sessions.map(|sessions| view! {
+                <button
+                    type="button"
+                    data-testid="edition-continue"
+                    aria-label=continue_from
+                    on:click=move |_| continue_edition(sessions, route, None, cycle)
+                >
+                    {CONTINUE}
+                </button>
+            })}
         </div>
         {move || {
             editing

@@ -19,9 +19,12 @@ use crate::view::labels::{
 };
 
 pub mod bar;
+mod continued;
 pub mod message;
 pub mod policy_editor;
 pub mod summaries;
+
+pub use continued::{ContinuedNote, chat_window, continued_note};
 
 /// A conversation as the Chat tab lays it out: the folded archive, the front page, then the
 /// verbatim turns (and the reply arriving now).

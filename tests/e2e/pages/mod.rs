@@ -5,6 +5,7 @@
 pub mod ab;
 pub mod archive;
 pub mod chat;
+pub mod continued;
 pub mod corpus;
 pub mod editions;
 pub mod export;

@@ -13,10 +13,14 @@ use serde_json::Value;
 use thiserror::Error;
 
 use super::migrate::migrate_v0;
-use super::wire::{ENVELOPE_FORMAT, FORMAT, FileV2, LiveV2, MessageV1, SessionV2, VERSION};
+use super::wire::{
+    ContinuedV6, ENVELOPE_FORMAT, FORMAT, FileV2, LiveV2, MessageV1, SessionV2, VERSION,
+};
 use crate::engine::edition::{Compactor, Edition, EditionDraft, MAX_LEVEL, Provenance, TurnRange};
 use crate::engine::facts::PinnedFact;
-use crate::engine::library_session::{CallKind, CallRecord, LiveRecord, Session, SessionSettings};
+use crate::engine::library_session::{
+    CallKind, CallRecord, ContinuedFrom, LiveRecord, Session, SessionSettings,
+};
 use crate::engine::memory::{Failure, JobKind, MemoryState, ends_turn, turn_starts};
 use crate::engine::message::{CountTokens, Message, MessageParts, Role, ToolCall};
 use crate::engine::policy::Policy;
@@ -668,6 +672,10 @@ fn from_session_v2(
         &join(prefix, "probes"),
     )
     .map_err(|(path, reason)| invalid(path, reason))?;
+    let continued_from = s
+        .continued_from
+        .map(|c| continued_from_v6(c, &join(prefix, "continued_from")))
+        .transpose()?;
     Ok(Session {
         name: s.name,
         settings,
@@ -676,6 +684,22 @@ fn from_session_v2(
         live,
         pair,
         probes,
+        continued_from,
+    })
+}
+
+/// The link a file's `continued_from` describes: its edition is counted from 1.
+fn continued_from_v6(c: ContinuedV6, prefix: &str) -> Result<ContinuedFrom, ImportError> {
+    if c.edition == 0 {
+        return Err(invalid(
+            join(prefix, "edition"),
+            "editions are counted from 1; found 0",
+        ));
+    }
+    Ok(ContinuedFrom {
+        session_id: c.session_id,
+        name: c.name,
+        edition: c.edition,
     })
 }
 

@@ -172,6 +172,7 @@ pub(in crate::engine::session) fn policy_from_v1(
             text: p.prompt.text,
             word_limit: p.prompt.word_limit,
             must_keep: p.prompt.must_keep,
+            metadata: p.prompt.metadata,
         },
         format,
         summary_budget: p.summary_budget,
