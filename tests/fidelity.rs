@@ -233,10 +233,13 @@ fn the_fidelity_table_is_neither_optimistic_nor_stale() {
 }
 
 /// The presets run again with their library's default counter, where it runs offline and
-/// deterministically (`traces/<slug>/default-counter/`): LangChain's middleware with
-/// `count_tokens_approximately`, LlamaIndex's buffer with its cl100k_base tokenizer, and Gemini
-/// CLI with its character estimate as the reported usage ([`default_counter`]).
-const DEFAULT_COUNTER: [&str; 3] = [
+/// deterministically (`traces/<slug>/default-counter/`): LangChain classic's buffer with its
+/// model's `get_num_tokens_from_messages` (ChatOpenAI's on gpt-4o: o200k_base with the chat
+/// format), LangChain's middleware with `count_tokens_approximately`, LlamaIndex's buffer with
+/// its cl100k_base tokenizer, and Gemini CLI with its character estimate as the reported usage
+/// ([`default_counter`]).
+const DEFAULT_COUNTER: [&str; 4] = [
+    "langchain-summary-buffer",
     "langchain-v1-middleware",
     "llamaindex-summary-buffer",
     "gemini-cli",
@@ -423,6 +426,10 @@ fn the_presets_are_request_identical_to_their_libraries_run_with_the_default_cou
                     | Counter::Tiktoken {
                         vocabulary: Vocabulary::Cl100k,
                         chat: false
+                    }
+                    | Counter::Tiktoken {
+                        vocabulary: Vocabulary::O200k,
+                        chat: true
                     }
             ),
             "{slug}: {counter:?}"

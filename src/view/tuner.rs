@@ -331,23 +331,39 @@ pub fn compare_policies(route: &Route, presets: &[&str], prices: Prices) -> Vec<
 /// A preset's `parameters` in the comparison's CSV: its source (which names its library's own
 /// counter, `own`) at the window, and what it was measured with here (`used`: its own, or
 /// o200k_base when switched to exact counts): on the simulated conversation, the counter's count
-/// of the language's sample scaled to the turns' sizes; on a session, the Tuner's o200k_base
-/// counts of its messages.
+/// of the language's sample scaled to the turns' sizes; on a real conversation, the counter's
+/// count of each of its messages (or, where those counts were not handed in, the Tuner's
+/// o200k_base counts, said so).
+/// How a preset's conversation was sized.
+#[derive(Clone, Copy)]
+enum Sizing<'a> {
+    /// The simulated conversation, its text taken to be in the sample's language.
+    Simulated(&'a Sample),
+    /// A real conversation's messages, each counted with the preset's counter.
+    Counted,
+    /// A real conversation's own (o200k_base) sizes, the counter's being unknown here.
+    Session,
+}
+
 fn preset_parameters(
     source: &str,
     context: u32,
     own: Counter,
     used: Counter,
-    simulated: Option<&Sample>,
+    sizing: Sizing,
 ) -> String {
     let switched = if used == own {
         String::new()
     } else {
         format!("; switched to {} in place of its default", used.label())
     };
-    let sized = match simulated {
+    let sized = match sizing {
         _ if used.is_default() => String::new(),
-        Some(sample) if used != Counter::Reported => format!(
+        Sizing::Counted => format!(
+            "; sized with {} over this conversation's messages",
+            used.label()
+        ),
+        Sizing::Simulated(sample) if used != Counter::Reported => format!(
             "; sized with {} over a simulated {} conversation (a sample text's count scaled to each turn's o200k_base size)",
             used.label(),
             sample.label
@@ -384,7 +400,7 @@ pub fn counting_note(simulated: bool, counting: &Counting) -> String {
         )
     } else {
         format!(
-            "{which}. On this conversation every message is sized with the Tuner's o200k_base counts, whatever the counter."
+            "{which}. On this conversation each preset's messages, system prompt and latest summary are counted with that counter (the reply's reported usage as o200k_base with the chat format); this policy's are the Tuner's o200k_base counts."
         )
     }
 }
@@ -420,6 +436,22 @@ pub fn compare_policies_on(
     last: Option<&LastValid>,
     counting: &Counting,
 ) -> Vec<Compared> {
+    compare_policies_counted(route, conversation, &[], presets, prices, last, counting)
+}
+
+/// [`compare_policies_on`], each preset over a real conversation sized with the counter it is
+/// measured with (its library's own, or o200k_base when switched to exact counts), taken from
+/// `counted` ([`crate::view::tuner_conversation::counted_sizes`]); a counter `counted` lacks
+/// sizes it with the conversation's own o200k_base counts, and its row says so.
+pub fn compare_policies_counted(
+    route: &Route,
+    conversation: Option<&ScheduleInput>,
+    counted: &[(Counter, ScheduleInput)],
+    presets: &[&str],
+    prices: Prices,
+    last: Option<&LastValid>,
+    counting: &Counting,
+) -> Vec<Compared> {
     let simulated = simulated_input(route);
     let input = conversation.unwrap_or(&simulated);
     let context = comparison_window(route);
@@ -448,17 +480,18 @@ pub fn compare_policies_on(
         let own = policy.exact.counter;
         let used = if counting.exact { own.exact() } else { own };
         policy.exact.counter = used;
-        let counted;
-        let input = match conversation {
-            Some(input) => input,
-            None => {
-                counted = simulated_counted(route, used, &counting.sample);
-                &counted
+        let simulated_sizes;
+        let sized = counted.iter().find(|(c, _)| *c == used).map(|(_, s)| s);
+        let (input, sizing) = match (conversation, sized) {
+            (Some(_), Some(sized)) => (sized, Sizing::Counted),
+            (Some(input), None) => (input, Sizing::Session),
+            (None, _) => {
+                simulated_sizes = simulated_counted(route, used, &counting.sample);
+                (&simulated_sizes, Sizing::Simulated(&counting.sample))
             }
         };
-        let simulated = conversation.is_none().then_some(&counting.sample);
         let mut row = outcome(p.system, &policy, input, context, prices);
-        row.parameters = preset_parameters(p.source, context, own, used, simulated);
+        row.parameters = preset_parameters(p.source, context, own, used, sizing);
         let same = own_requests.as_ref().is_some_and(|own| {
             own.iter()
                 .copied()
@@ -848,7 +881,8 @@ mod tests {
             first(&rows),
             first(&exact_hindi)
         );
-        // A session's sizes are the Tuner's own counts, and the CSV and the note say so.
+        // A session's sizes handed in without its counted ones are the Tuner's own counts, and
+        // the CSV says so.
         let sizes = simulated_input(&route);
         let rows = compare_policies_on(
             &route,
@@ -861,10 +895,9 @@ mod tests {
         assert!(
             comparison_csv(&rows).contains("sized here with the Tuner's o200k_base counts, not LangChain's count_tokens_approximately")
         );
-        assert!(
-            counting_note(false, &Counting::default())
-                .contains("sized with the Tuner's o200k_base counts")
-        );
+        assert!(counting_note(false, &Counting::default()).contains(
+            "each preset's messages, system prompt and latest summary are counted with that counter"
+        ));
         let note = counting_note(true, &chinese);
         assert!(
             note.starts_with("Each preset is measured with its library's own default counter")

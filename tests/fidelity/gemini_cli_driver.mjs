@@ -38,8 +38,12 @@ if (!fs.existsSync(path.join(pkgDir, 'package.json'))) {
   process.exit(2);
 }
 // The telemetry attributes read (and on first use write) an installation id under ~/.gemini; a
-// scratch home keeps the user's own one out of it.
-process.env.HOME = fs.mkdtempSync(path.join(os.tmpdir(), 'gemini-fidelity-home-'));
+// scratch home keeps the user's own one out of it, and is removed when the driver ends (done,
+// failed or interrupted).
+const scratchHome = fs.mkdtempSync(path.join(os.tmpdir(), 'gemini-fidelity-home-'));
+process.env.HOME = scratchHome;
+process.on('exit', () => fs.rmSync(scratchHome, { recursive: true, force: true }));
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) process.on(signal, () => process.exit(code));
 const pkg = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8'));
 const load = (file) => import(pathToFileURL(path.join(pkgDir, 'dist', 'src', file)).href);
 const { ChatCompressionService } = await load('context/chatCompressionService.js');

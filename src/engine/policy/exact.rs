@@ -373,6 +373,10 @@ impl Exact {
                 let mut size = 0u64;
                 if counted.system {
                     size += view.system_tokens;
+                } else {
+                    // The list counted still primes the reply once (the chat format's 3 tokens,
+                    // which the system prompt's size holds when it is counted).
+                    size += u64::from(self.counter.per_request());
                 }
                 if counted.summary {
                     size += view.summary.map_or(0, |s| s.tokens);
@@ -452,7 +456,12 @@ impl Exact {
                     }
                 }
             }
-            Some(Keep::Tokens(budget)) => s + longest_tail(history, u64::from(budget)),
+            // The kept list, counted as a list, includes the counter's reply priming
+            // (LangChain classic's prune counts the buffer with get_num_tokens_from_messages).
+            Some(Keep::Tokens(budget)) => {
+                let priming = u64::from(self.counter.per_request());
+                s + longest_tail(history, u64::from(budget).saturating_sub(priming))
+            }
             Some(Keep::Share {
                 of: ShareOf::Window(context),
                 pct,

@@ -20,12 +20,13 @@ use crate::ui::widgets::tokens_chart::{ChartLines, TokensChart, chart_width};
 use crate::view::chart::{LineChart, Series, format_tokens};
 use crate::view::export::tuner_policy;
 use crate::view::tuner::{
-    Compared, DEFAULT_TURNS, FieldProblem, LastValid, Tuner, TunerRun, compare_policies_on,
+    Compared, DEFAULT_TURNS, FieldProblem, LastValid, Tuner, TunerRun, compare_policies_counted,
     comparison_csv, comparison_window, conversation_options, counting_note, field_problem,
     on_screen_input, simulated_input,
 };
 use crate::view::tuner_conversation::{
-    TunerConversation, chart_caption, on_screen_turns, session_input,
+    CountedSizes, TunerConversation, chart_caption, counted_sizes, on_screen_turns,
+    session_counted, session_input,
 };
 use crate::view::tuner_fidelity::fidelity_of_rows;
 use crate::view::tuner_form::{
@@ -36,6 +37,9 @@ use crate::view::tuner_form::{
 /// The sizes of the conversation chosen: `None` for the simulated one, else the real sizes of
 /// the chat on screen or a library session (recounted when a vocabulary arrives or the session changes).
 type Conversation = Memo<Option<ScheduleInput>>;
+/// The conversation chosen sized with every counter but the default (empty for the simulated
+/// one), for the presets compared on it.
+type Counted = Memo<CountedSizes>;
 /// The last valid trigger, kept through invalid edits.
 type LastMemo = Memo<Option<LastValid>>;
 
@@ -56,6 +60,31 @@ pub fn TunerTab() -> impl IntoView {
             || workbench?.with(|w| Some(on_screen_input(w.on_screen().memory(), &counter))),
             |id| sessions?.library.with(|l| session_input(l, id, &counter)),
         )
+    });
+    // The same conversation sized with every counter a preset can be measured with.
+    let counted: Counted = Memo::new(move |_| {
+        let choice = chosen.get();
+        let Some(tokens) = tokens else {
+            return CountedSizes::new();
+        };
+        tokens.generation();
+        let counter = tokens.counter();
+        conversation
+            .with(|base| {
+                let base = base.as_ref()?;
+                choice.input(
+                    || {
+                        workbench?
+                            .with(|w| Some(counted_sizes(w.on_screen().memory(), base, &counter)))
+                    },
+                    |id| {
+                        sessions?
+                            .library
+                            .with(|l| session_counted(l, id, base, &counter))
+                    },
+                )
+            })
+            .unwrap_or_default()
     });
     let on_screen_turns = Memo::new(move |_| workbench.and_then(|w| w.with(on_screen_turns)));
     let options = Memo::new(move |_| {
@@ -192,7 +221,7 @@ pub fn TunerTab() -> impl IntoView {
                     .into_any(),
                 })
             }}
-            <ComparePolicies conversation last_valid />
+            <ComparePolicies conversation counted last_valid />
         </section>
     }
 }
@@ -200,7 +229,11 @@ pub fn TunerTab() -> impl IntoView {
 /// Other systems' policies beside the Tuner's own, on the same conversation: a table
 /// (with an estimated cost from editable prices, and a CSV download) and one line each.
 #[component]
-fn ComparePolicies(conversation: Conversation, last_valid: LastMemo) -> impl IntoView {
+fn ComparePolicies(
+    conversation: Conversation,
+    counted: Counted,
+    last_valid: LastMemo,
+) -> impl IntoView {
     let route = expect_context::<RwSignal<Route>>();
     // The presets ticked live in the link (`?compare=`), so a reload keeps them.
     let chosen = Memo::new(move |_| route.with(|r| r.compare.clone()));
@@ -214,10 +247,20 @@ fn ComparePolicies(conversation: Conversation, last_valid: LastMemo) -> impl Int
         let prices = prices.get();
         let counting = counting.get();
         conversation.with(|conv| {
-            last_valid.with(|last| {
-                chosen.with(|c| {
-                    route.with(|r| {
-                        compare_policies_on(r, conv.as_ref(), c, prices, last.as_ref(), &counting)
+            counted.with(|sized| {
+                last_valid.with(|last| {
+                    chosen.with(|c| {
+                        route.with(|r| {
+                            compare_policies_counted(
+                                r,
+                                conv.as_ref(),
+                                sized,
+                                c,
+                                prices,
+                                last.as_ref(),
+                                &counting,
+                            )
+                        })
                     })
                 })
             })

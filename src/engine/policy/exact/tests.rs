@@ -319,3 +319,41 @@ fn the_head_places_the_summary_where_asked() {
         }
     );
 }
+
+/// LangChain classic's prune counts its buffer with `get_num_tokens_from_messages`, which in the
+/// chat format primes the reply once a list (3 tokens): a buffer counted without the system
+/// prompt (whose size holds the priming when it is counted) fires, and keeps, with it.
+#[test]
+fn a_list_counted_without_the_system_prompt_counts_the_chat_formats_reply_priming() {
+    let trigger = Trigger::Tokens {
+        budget: 100,
+        keep_tokens: 100,
+    };
+    let exact = |counter: Counter| Exact {
+        counted: Some(Counted::VERBATIM),
+        keep: Some(Keep::Tokens(100)),
+        counter,
+        ..Exact::default()
+    };
+    use crate::engine::message::Vocabulary;
+    use crate::engine::policy::CHAT_REPLY_PRIMING;
+    let chat = Counter::Tiktoken {
+        vocabulary: Vocabulary::O200k,
+        chat: true,
+    };
+    assert_eq!(chat.per_request(), CHAT_REPLY_PRIMING);
+    // 98 tokens: under the limit as a sum, over it with the 3 tokens of priming.
+    let history = [
+        m(Role::User, 40),
+        m(Role::Assistant, 40),
+        m(Role::User, 10),
+        m(Role::Assistant, 8),
+    ];
+    let after = view(&history, Moment::AfterReply);
+    assert_eq!(exact(Counter::O200K).decide(&trigger, &after), Fold::NONE);
+    let fold = exact(chat).decide(&trigger, &after);
+    assert!(fold.call);
+    // The kept tail is at most 97 tokens with the priming: the last three (58) fit, all four
+    // (98) do not, where without it they would.
+    assert_eq!(fold.messages, 1);
+}
