@@ -349,7 +349,8 @@ pub(crate) fn read_from(
         let _ = tx.send(fed);
     };
     let read = match transcript::stream::stream(reader, &mut sink) {
-        Ok(Streamed::Read { .. }) => return,
+        // Its sink never pauses.
+        Ok(Streamed::Read { .. } | Streamed::Paused { .. }) => return,
         Ok(Streamed::Value(value)) => counting.with(|counter| session::read_json(value, counter)),
         Ok(Streamed::Text(bytes)) => {
             counting.with(|counter| session::read_unbounded(&bytes, counter))

@@ -11,8 +11,9 @@
 //!   measures it and answers with one result per conversation, as JSON text;
 //! - a `File` is a large import (`ui::run::importer` starts a worker of its own for it): the
 //!   worker reads it a slice at a time (`FileReaderSync`, synchronous, which only a worker may
-//!   use) through `app::import::import_stream` and posts its batches of sessions as they come;
-//!   the page ends the worker to stop it.
+//!   use) through `app::import::Importing` and posts its batches of sessions as they come,
+//!   pausing while the page has not written them; the page's `written` (a string) after each
+//!   batch makes it read on. The page ends the worker to stop it.
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
@@ -31,7 +32,7 @@ mod worker {
     use js_sys::{ArrayBuffer, Uint8Array};
     use summary_memory::app::corpus::wire::{FromWorker, WorkerInit};
     use summary_memory::app::corpus::work::Prepared;
-    use summary_memory::app::import::{SLICE_BYTES, import_stream};
+    use summary_memory::app::import::{Importing, SLICE_BYTES, Then, WRITTEN};
     use summary_memory::engine::corpus::Row;
     use summary_memory::tokens::{Encoding, TokenCounter};
     use wasm_bindgen::JsCast;
@@ -47,8 +48,16 @@ mod worker {
         prepared: Prepared,
     }
 
+    /// A large file's import, paused or reading.
+    struct Import {
+        file: web_sys::File,
+        reader: web_sys::FileReaderSync,
+        importing: Importing,
+    }
+
     thread_local! {
         static STATE: RefCell<Option<State>> = const { RefCell::new(None) };
+        static IMPORT: RefCell<Option<Import>> = const { RefCell::new(None) };
     }
 
     pub fn start() {
@@ -58,7 +67,11 @@ mod worker {
             if let Some(file) = data.dyn_ref::<web_sys::File>() {
                 import(file);
             } else if let Some(text) = data.as_string() {
-                wasm_bindgen_futures::spawn_local(init(text));
+                if text == WRITTEN {
+                    written();
+                } else {
+                    wasm_bindgen_futures::spawn_local(init(text));
+                }
             } else if let Some(buffer) = data.dyn_ref::<ArrayBuffer>() {
                 let bytes = Uint8Array::new(buffer).to_vec();
                 post(&batch(&bytes));
@@ -196,21 +209,51 @@ mod worker {
         }
     }
 
+    impl Slices {
+        /// The file from byte `offset` on.
+        fn from(file: &web_sys::File, reader: &web_sys::FileReaderSync, offset: u64) -> Slices {
+            Slices {
+                file: file.clone(),
+                reader: reader.clone(),
+                size: file.size(),
+                offset: offset as f64,
+                buf: Vec::new(),
+                pos: 0,
+            }
+        }
+    }
+
     fn import(file: &web_sys::File) {
         let reader = match web_sys::FileReaderSync::new() {
             Ok(reader) => reader,
             Err(_) => return post(&failed("this browser cannot read a file in a worker")),
         };
-        let slices = Slices {
-            file: file.clone(),
-            reader,
-            size: file.size(),
-            offset: 0.0,
-            buf: Vec::new(),
-            pos: 0,
-        };
-        import_stream(slices, js_sys::Date::now() as u64, APP_VERSION, |answer| {
+        let mut importing = Importing::new(js_sys::Date::now() as u64, APP_VERSION);
+        importing.start(Slices::from(file, &reader, 0), |answer| {
             post(&answer.encode())
+        });
+        IMPORT.with(|i| {
+            *i.borrow_mut() = Some(Import {
+                file: file.clone(),
+                reader,
+                importing,
+            })
+        });
+    }
+
+    /// The page wrote a batch: read on when the import paused for it.
+    fn written() {
+        IMPORT.with(|i| {
+            let mut i = i.borrow_mut();
+            let Some(import) = i.as_mut() else {
+                return;
+            };
+            if let Then::ReadOn { offset } = import.importing.written() {
+                let slices = Slices::from(&import.file, &import.reader, offset);
+                import
+                    .importing
+                    .resume(slices, |answer| post(&answer.encode()));
+            }
         });
     }
 

@@ -1,4 +1,5 @@
-//! The session library in IndexedDB: one record per session, each write one transaction.
+//! The session library in IndexedDB: one record per session, each write one transaction, or
+//! a batch of them one transaction together ([`write_all`]: a large import's batch).
 //!
 //! A record holds the session as the engine's versioned export text (so the stored form is the
 //! file format, never an internal type) beside its id, name, time and revision. A write reads the
@@ -127,6 +128,99 @@ pub async fn put_value(
     expected: Option<u64>,
 ) -> Result<(), StoreError> {
     write(id, name, Some(value), expected).await
+}
+
+/// One write of [`write_all`]: the record `id` (named `name`) to store as `value`, or to remove
+/// with `None`, if its stored revision is `expected`.
+pub struct Write {
+    pub id: String,
+    pub name: String,
+    pub value: Option<JsValue>,
+    pub expected: Option<u64>,
+}
+
+impl Write {
+    /// Stores `record` over the revision `expected`.
+    pub fn put(record: &Record, expected: Option<u64>) -> Write {
+        Write {
+            id: record.id.clone(),
+            name: record.name.clone(),
+            value: Some(to_js(record)),
+            expected,
+        }
+    }
+
+    /// Removes the record `id` of the revision `expected`.
+    pub fn delete(id: &str, expected: Option<u64>) -> Write {
+        Write {
+            id: id.to_owned(),
+            name: id.to_owned(),
+            value: None,
+            expected,
+        }
+    }
+}
+
+/// Performs `writes` in one transaction, each as [`put`] and [`delete`] would: all of them land,
+/// or (a conflict, a full disk) none does and the stored records are left as they were.
+pub async fn write_all(writes: Vec<Write>) -> Result<(), StoreError> {
+    let db = open().await?;
+    let tx = db
+        .transaction_with_str_and_mode(STORE, IdbTransactionMode::Readwrite)
+        .map_err(|e| StoreError::NoIndexedDb(describe(&e)))?;
+    let store = tx
+        .object_store(STORE)
+        .map_err(|e| StoreError::NoIndexedDb(describe(&e)))?;
+    let outcome = Rc::new(Outcome::default());
+    let conflicted = Rc::new(RefCell::new(None::<String>));
+    let mut handlers = Vec::with_capacity(writes.len());
+    for write in writes {
+        let read = store
+            .get(&JsValue::from_str(&write.id))
+            .map_err(|e| StoreError::NoIndexedDb(describe(&e)))?;
+        let on_read = {
+            let outcome = outcome.clone();
+            let conflicted = conflicted.clone();
+            let tx = tx.clone();
+            let store = store.clone();
+            let read = read.clone();
+            Closure::<dyn FnMut()>::new(move || {
+                let stored = read
+                    .result()
+                    .ok()
+                    .as_ref()
+                    .and_then(from_js)
+                    .map(|r| r.revision);
+                if stored != write.expected {
+                    outcome.conflict.set(Some(stored));
+                    conflicted
+                        .borrow_mut()
+                        .get_or_insert_with(|| write.name.clone());
+                    let _ = tx.abort();
+                    return;
+                }
+                let written = match &write.value {
+                    Some(value) => store.put(value).map(|_| ()),
+                    None => store.delete(&JsValue::from_str(&write.id)).map(|_| ()),
+                };
+                if let Err(error) = written {
+                    *outcome.failure.borrow_mut() = Some(describe(&error));
+                    let _ = tx.abort();
+                }
+            })
+        };
+        read.set_onsuccess(Some(on_read.as_ref().unchecked_ref()));
+        handlers.push(on_read);
+    }
+    let done = transaction_done(&tx).await;
+    drop(handlers);
+    if let Some(name) = conflicted.borrow_mut().take() {
+        return Err(StoreError::Conflict { name });
+    }
+    if let Some(reason) = outcome.failure.borrow_mut().take() {
+        return Err(classify(reason));
+    }
+    done.map_err(|e| classify(describe(&e)))
 }
 
 /// Reads one record, for tests and for a reload after a conflict.

@@ -4,19 +4,23 @@
 //! streaming reader (`engine::transcript::stream`), each conversation becomes a session file
 //! (counted with words only: the page recounts it with its own counter) under a
 //! [`stable_id`], and the sessions go to the page in batches of about [`BATCH_BYTES`], each
-//! with how far into the file it got ([`FromImporter`]). A file that is not an array of
+//! with how far into the file it got ([`FromImporter`]). [`Importing`] holds the reading back:
+//! it pauses after an entry while [`IN_FLIGHT`] batches wait to be written, and reads on when
+//! the page says it wrote one ([`WRITTEN`]). A file that is not an array of
 //! conversations nor JSON Lines of them is read whole in the worker, as the page reads a small
 //! file, within the size cap.
 //!
 //! The page's side: [`Library::add_pieces`] adds a batch (an id the library holds already is
-//! passed over, so importing the same file again adds nothing twice), and [`ImportRun`] is the
+//! passed over, so importing the same file again adds nothing twice; the batch's sessions are
+//! written to IndexedDB in one transaction, and then the page says [`WRITTEN`]), and
+//! [`ImportRun`] is the
 //! import's state machine (running, stopped, failed, done, and cut off by a crash or a reload,
 //! which the [`ImportMark`] kept in storage tells the next visit). A batch is whole
 //! conversations, each stored as its own record, so a stop or a crash leaves whole
 //! conversations only.
 
 use std::cell::Cell;
-use std::io::{BufRead, Read};
+use std::io::BufRead;
 use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
@@ -26,8 +30,8 @@ use crate::app::library::Library;
 use crate::engine::message::{CountTokens, WordCounter};
 use crate::engine::run::RunStatus;
 use crate::engine::session::{self, MAX_IMPORT_BYTES};
-use crate::engine::transcript::stream::{Place, Streamed, stream};
-use crate::engine::transcript::{Conversation, Skipped};
+use crate::engine::transcript::stream::{Counted, Place, Sink, Streamed, resume, stream};
+use crate::engine::transcript::{Conversation, Format, Skipped, TranscriptError};
 
 #[cfg(test)]
 mod tests;
@@ -39,6 +43,9 @@ pub const STREAM_FROM_BYTES: u64 = 2 * 1024 * 1024;
 /// About how much session text one batch carries: the page reads and counts a batch in one
 /// task, which stays well under 50 ms at this size.
 pub const BATCH_BYTES: usize = 96 * 1024;
+
+/// What the page posts the import worker once a batch it was sent is written.
+pub const WRITTEN: &str = "written";
 
 /// How much of the file the worker reads at a time.
 pub const SLICE_BYTES: u64 = 1024 * 1024;
@@ -110,167 +117,254 @@ pub fn stable_id(conversation: &Conversation, position: u32) -> String {
     format!("imp-{:032x}", h.digest128())
 }
 
-/// A reader that counts what was consumed of it, where the sink can see it.
-struct Counted<R> {
-    inner: R,
-    consumed: Rc<Cell<u64>>,
+/// What the worker's import does once the page has written a batch: read on from the file's
+/// byte `offset` ([`Importing::resume`]), or nothing yet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Then {
+    ReadOn { offset: u64 },
+    Wait,
 }
 
-impl<R: Read> Read for Counted<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.consumed.set(self.consumed.get() + n as u64);
-        Ok(n)
-    }
-}
-
-impl<R: BufRead> BufRead for Counted<R> {
-    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
-        self.inner.fill_buf()
-    }
-
-    fn consume(&mut self, amt: usize) {
-        self.consumed.set(self.consumed.get() + amt as u64);
-        self.inner.consume(amt);
-    }
-}
-
-/// The batch being filled.
-struct Batcher<'p, P> {
-    post: &'p mut P,
+/// The worker's import of one file, with backpressure: it reads the file (a slice at a time)
+/// through the streaming reader and posts its sessions in batches, and after each entry of an
+/// array it pauses while [`IN_FLIGHT`] batches are posted that the page has not yet written
+/// ([`Importing::written`]); then the page's word makes it read on from where it paused. A
+/// reader that cannot block (a browser's worker) so reads only as fast as the page writes, and
+/// holds at most that many batches unwritten. JSON Lines and a file read whole are not paused.
+pub struct Importing {
     now_ms: u64,
-    app_version: &'p str,
+    app_version: String,
     pieces: Vec<Piece>,
     skipped: Vec<String>,
     size: usize,
     /// Conversations read so far (the next one's position).
     read: u32,
+    /// Batches posted and not yet written by the page.
+    unwritten: usize,
+    /// Where the walk paused, waiting for the page: the format, the next entry, the offset.
+    paused: Option<(Format, usize, u64)>,
+    /// The bound on [`Importing::unwritten`] ([`IN_FLIGHT`]).
+    in_flight: usize,
 }
 
-impl<P: FnMut(FromImporter)> Batcher<'_, P> {
-    fn take(&mut self, read: Result<Conversation, Skipped>, bytes: u64) {
+/// Batches posted and not yet written, at most: the worker pauses while this many wait.
+pub const IN_FLIGHT: usize = 4;
+
+/// The sink of one stretch of reading: the import's state, what to post, and the bytes of the
+/// file read so far (`base` and what the stretch's reader consumed).
+struct Stretch<'i, P> {
+    importing: &'i mut Importing,
+    post: &'i mut P,
+    base: u64,
+    consumed: Rc<Cell<u64>>,
+}
+
+impl<P: FnMut(FromImporter)> Stretch<'_, P> {
+    fn bytes(&self) -> u64 {
+        self.base + self.consumed.get()
+    }
+
+    fn flush(&mut self) {
+        let bytes = self.bytes();
+        self.importing.flush(bytes, self.post);
+    }
+}
+
+impl<P: FnMut(FromImporter)> Sink for Stretch<'_, P> {
+    fn conversation(&mut self, _: Place, read: Result<Conversation, Skipped>) {
+        let i = &mut *self.importing;
         match read {
             Ok(c) => {
-                let position = self.read;
-                self.read += 1;
+                let position = i.read;
+                i.read += 1;
                 let id = stable_id(&c, position);
                 let number = position as usize + 1;
                 let s = session::from_conversation(c, Some(number), &WordCounter);
-                self.add(id, position, &s);
+                i.add(id, position, &s);
             }
-            Err(skipped) => self.skipped.push(skipped.describe()),
+            Err(skipped) => i.skipped.push(skipped.describe()),
         }
-        if self.size >= BATCH_BYTES {
-            self.flush(bytes);
+        if self.importing.size >= BATCH_BYTES {
+            self.flush();
+        }
+    }
+
+    fn pause(&mut self) -> bool {
+        self.importing.unwritten >= self.importing.in_flight
+    }
+}
+
+impl Importing {
+    /// An import whose sessions are dated `now_ms` and written by `app_version`.
+    pub fn new(now_ms: u64, app_version: &str) -> Importing {
+        Importing {
+            now_ms,
+            app_version: app_version.to_owned(),
+            pieces: Vec::new(),
+            skipped: Vec::new(),
+            size: 0,
+            read: 0,
+            unwritten: 0,
+            paused: None,
+            in_flight: IN_FLIGHT,
         }
     }
 
     fn add(&mut self, id: String, position: u32, s: &crate::engine::library_session::Session) {
-        let file = session::export_compact(s, self.now_ms, self.app_version);
+        let file = session::export_compact(s, self.now_ms, &self.app_version);
         self.size += file.len();
         self.pieces.push(Piece { id, position, file });
     }
 
-    fn flush(&mut self, bytes: u64) {
+    fn flush(&mut self, bytes: u64, post: &mut impl FnMut(FromImporter)) {
         if self.pieces.is_empty() && self.skipped.is_empty() {
             return;
         }
         self.size = 0;
-        (self.post)(FromImporter::Batch {
+        self.unwritten += 1;
+        post(FromImporter::Batch {
             bytes,
             pieces: std::mem::take(&mut self.pieces),
             skipped: std::mem::take(&mut self.skipped),
         });
     }
+
+    /// Batches posted that the page has not said it wrote.
+    pub fn unwritten(&self) -> usize {
+        self.unwritten
+    }
+
+    /// The page wrote a batch: read on from the offset returned when the walk paused for it.
+    pub fn written(&mut self) -> Then {
+        self.unwritten = self.unwritten.saturating_sub(1);
+        match self.paused {
+            Some((_, _, offset)) if self.unwritten < self.in_flight => Then::ReadOn { offset },
+            _ => Then::Wait,
+        }
+    }
+
+    /// Reads the file from its start (`reader`, a slice at a time), posting batches, until it
+    /// ends ([`FromImporter::Done`] or [`FromImporter::Failed`] posted) or pauses.
+    pub fn start(&mut self, reader: impl BufRead, mut post: impl FnMut(FromImporter)) {
+        let counted = Counted::new(reader);
+        let mut stretch = Stretch {
+            consumed: counted.consumed(),
+            importing: self,
+            post: &mut post,
+            base: 0,
+        };
+        let streamed = stream(counted, &mut stretch);
+        let bytes = stretch.bytes();
+        self.ended(streamed, 0, bytes, &mut post);
+    }
+
+    /// Reads on after a pause, `reader` the file from the offset [`Importing::written`] named.
+    pub fn resume(&mut self, reader: impl BufRead, mut post: impl FnMut(FromImporter)) {
+        let Some((format, next, offset)) = self.paused.take() else {
+            return;
+        };
+        let counted = Counted::new(reader);
+        let mut stretch = Stretch {
+            consumed: counted.consumed(),
+            importing: self,
+            post: &mut post,
+            base: offset,
+        };
+        let streamed = resume(counted, format, next, &mut stretch);
+        let bytes = stretch.bytes();
+        self.ended(streamed, offset, bytes, &mut post);
+    }
+
+    /// What a stretch of reading from the file's byte `base` came to, `bytes` of the file read.
+    fn ended(
+        &mut self,
+        streamed: Result<Streamed, TranscriptError>,
+        base: u64,
+        bytes: u64,
+        post: &mut impl FnMut(FromImporter),
+    ) {
+        let whole = match streamed {
+            Ok(Streamed::Paused {
+                format,
+                next,
+                offset,
+            }) => {
+                // The offset is of this stretch's reader, which began at `base` in the file.
+                self.paused = Some((format, next, base + offset));
+                return;
+            }
+            Ok(Streamed::Read {
+                format, json_lines, ..
+            }) => {
+                self.flush(bytes, post);
+                let source = match format {
+                    Some(format) => session::Source::Transcript { format, json_lines }.label(),
+                    None => "a file with no conversation that reads".to_owned(),
+                };
+                return post(FromImporter::Done { bytes, source });
+            }
+            Ok(Streamed::Value(value)) => session::read_json(value, &WordCounter),
+            Ok(Streamed::Text(text)) if text.len() > MAX_IMPORT_BYTES => {
+                self.flush(bytes, post);
+                return post(FromImporter::Failed {
+                    bytes,
+                    reason: format!(
+                        "the file is {} bytes and neither an array of conversations nor JSON Lines of them; such a file can be at most {MAX_IMPORT_BYTES} bytes",
+                        text.len()
+                    ),
+                });
+            }
+            Ok(Streamed::Text(text)) => session::read(&text, &WordCounter),
+            Err(e) => {
+                self.flush(bytes, post);
+                return post(FromImporter::Failed {
+                    bytes,
+                    reason: e.to_string(),
+                });
+            }
+        };
+        match whole {
+            Ok(read) => {
+                let source = read.source.label();
+                for skipped in &read.skipped {
+                    self.skipped.push(skipped.describe());
+                }
+                for (position, s) in read.sessions.iter().enumerate() {
+                    let file = session::export_compact(s, self.now_ms, &self.app_version);
+                    // Undated, so the same file imported again gives the same ids.
+                    let id = whole_id(&session::export_compact(s, 0, ""), position);
+                    self.size += file.len();
+                    self.pieces.push(Piece {
+                        id,
+                        position: position as u32,
+                        file,
+                    });
+                    if self.size >= BATCH_BYTES {
+                        self.flush(bytes, post);
+                    }
+                }
+                self.flush(bytes, post);
+                post(FromImporter::Done { bytes, source });
+            }
+            Err(e) => post(FromImporter::Failed {
+                bytes,
+                reason: e.to_string(),
+            }),
+        }
+    }
 }
 
-/// The worker's import of one file: reads `reader` (the file, a slice at a time) through the
-/// streaming reader and posts its sessions in batches, then [`FromImporter::Done`] or
-/// [`FromImporter::Failed`]. Sessions are dated `now_ms` and written by `app_version`.
+/// The worker's import of one file read through at once, never paused (for a reader that
+/// can wait, and the tests): [`Importing`] with no bound on the batches in flight.
 pub fn import_stream(
     reader: impl BufRead,
     now_ms: u64,
     app_version: &str,
-    mut post: impl FnMut(FromImporter),
+    post: impl FnMut(FromImporter),
 ) {
-    let consumed = Rc::new(Cell::new(0u64));
-    let counted = Counted {
-        inner: reader,
-        consumed: Rc::clone(&consumed),
-    };
-    let mut batcher = Batcher {
-        post: &mut post,
-        now_ms,
-        app_version,
-        pieces: Vec::new(),
-        skipped: Vec::new(),
-        size: 0,
-        read: 0,
-    };
-    let mut sink = |_: Place, read: Result<Conversation, Skipped>| {
-        batcher.take(read, consumed.get());
-    };
-    let streamed = stream(counted, &mut sink);
-    let bytes = consumed.get();
-    let whole = match streamed {
-        Ok(Streamed::Read {
-            format, json_lines, ..
-        }) => {
-            batcher.flush(bytes);
-            let source = match format {
-                Some(format) => session::Source::Transcript { format, json_lines }.label(),
-                None => "a file with no conversation that reads".to_owned(),
-            };
-            return post(FromImporter::Done { bytes, source });
-        }
-        Ok(Streamed::Value(value)) => session::read_json(value, &WordCounter),
-        Ok(Streamed::Text(text)) if text.len() > MAX_IMPORT_BYTES => {
-            batcher.flush(bytes);
-            return post(FromImporter::Failed {
-                bytes,
-                reason: format!(
-                    "the file is {} bytes and neither an array of conversations nor JSON Lines of them; such a file can be at most {MAX_IMPORT_BYTES} bytes",
-                    text.len()
-                ),
-            });
-        }
-        Ok(Streamed::Text(text)) => session::read(&text, &WordCounter),
-        Err(e) => {
-            batcher.flush(bytes);
-            return post(FromImporter::Failed {
-                bytes,
-                reason: e.to_string(),
-            });
-        }
-    };
-    match whole {
-        Ok(read) => {
-            let source = read.source.label();
-            for skipped in &read.skipped {
-                batcher.skipped.push(skipped.describe());
-            }
-            for (position, s) in read.sessions.iter().enumerate() {
-                let file = session::export_compact(s, now_ms, app_version);
-                // Undated, so the same file imported again gives the same ids.
-                let id = whole_id(&session::export_compact(s, 0, ""), position);
-                batcher.size += file.len();
-                batcher.pieces.push(Piece {
-                    id,
-                    position: position as u32,
-                    file,
-                });
-                if batcher.size >= BATCH_BYTES {
-                    batcher.flush(bytes);
-                }
-            }
-            batcher.flush(bytes);
-            post(FromImporter::Done { bytes, source });
-        }
-        Err(e) => post(FromImporter::Failed {
-            bytes,
-            reason: e.to_string(),
-        }),
-    }
+    let mut importing = Importing::new(now_ms, app_version);
+    importing.in_flight = usize::MAX;
+    importing.start(reader, post);
 }
 
 /// The id of a session read from a file read whole: the digest of its undated text and its

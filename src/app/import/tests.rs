@@ -420,3 +420,81 @@ proptest! {
         prop_assert_eq!(whole.last(), cut.last());
     }
 }
+
+/// The worker's loop with the page's word: the file read from its start, each batch posted
+/// and, `lag` batches later, said written; after a pause, read on from the offset named.
+/// Returns the posts, and the most batches that were ever posted and not written.
+fn posts_held_back(text: &[u8], lag: usize) -> (Vec<FromImporter>, usize) {
+    let mut importing = Importing::new(1_000, "test");
+    let mut posted = Vec::new();
+    let mut most = 0;
+    let mut written = 0;
+    importing.start(BufReader::with_capacity(64, text), |p| posted.push(p));
+    loop {
+        most = most.max(importing.unwritten());
+        let batches = posted
+            .iter()
+            .filter(|p| matches!(p, FromImporter::Batch { .. }))
+            .count();
+        // The page writes batches in order, keeping up to `lag` of them waiting.
+        if written + lag >= batches {
+            if matches!(
+                posted.last(),
+                Some(FromImporter::Done { .. } | FromImporter::Failed { .. })
+            ) {
+                return (posted, most);
+            }
+            assert!(written < batches, "the worker waits on no batch");
+        }
+        written += 1;
+        if let Then::ReadOn { offset } = importing.written() {
+            let rest = &text[offset as usize..];
+            importing.resume(BufReader::with_capacity(64, rest), |p| posted.push(p));
+        }
+    }
+}
+
+#[test]
+fn the_worker_reads_on_only_as_the_page_writes_and_posts_what_it_posts_unheld() {
+    let mut entries: Vec<Value> = serde_json::from_str(&chatgpt_export(900, 10)).unwrap();
+    entries.insert(400, json!({"title": "Broken", "mapping": 7}));
+    let text = Value::Array(entries).to_string();
+    let unheld = posts(text.as_bytes(), vec![4096]);
+    let unheld_batches = unheld
+        .iter()
+        .filter(|p| matches!(p, FromImporter::Batch { .. }))
+        .count();
+    assert!(unheld_batches > IN_FLIGHT + 2, "{unheld_batches} batches");
+    for lag in [0, 1, IN_FLIGHT] {
+        let (held, most) = posts_held_back(text.as_bytes(), lag);
+        assert!(most <= IN_FLIGHT, "{most} batches unwritten at once");
+        // The same sessions, under the same ids and places, and the skipped entry named.
+        let pieces = |posted: &[FromImporter]| -> (Vec<Piece>, Vec<String>) {
+            let mut pieces = Vec::new();
+            let mut skipped = Vec::new();
+            for p in posted {
+                if let FromImporter::Batch {
+                    pieces: p,
+                    skipped: s,
+                    ..
+                } = p
+                {
+                    pieces.extend(p.iter().cloned());
+                    skipped.extend(s.iter().cloned());
+                }
+            }
+            (pieces, skipped)
+        };
+        assert_eq!(pieces(&held), pieces(&unheld), "lag {lag}");
+        assert_eq!(pieces(&held).1.len(), 1);
+        assert_eq!(held.last(), unheld.last(), "lag {lag}");
+        // How far the file was read only grows.
+        let mut last = 0;
+        for p in &held {
+            if let FromImporter::Batch { bytes, .. } = p {
+                assert!(*bytes >= last, "lag {lag}");
+                last = *bytes;
+            }
+        }
+    }
+}

@@ -20,10 +20,18 @@
 //! envelope, whose sessions sit under a key of an object), and JSON Lines whose lines make one
 //! conversation (a coding agent's log, a SillyTavern chat) or that hold one line.
 //!
+//! Backpressure: a [`Sink`] may ask the walk of an array to pause after an entry
+//! ([`Sink::pause`]); [`stream`] then returns [`Streamed::Paused`] with how far into its reader
+//! that entry ended, and [`resume`] goes on from there (a reader opened at that offset), so a
+//! reader that cannot block (a browser's worker waiting for the page to write) reads on only
+//! when asked. JSON Lines are not paused.
+//!
 //! Pure: it reads the `BufRead` handed to it (a file's, or a byte slice's), and opens nothing.
 
+use std::cell::Cell;
 use std::fmt;
-use std::io::BufRead;
+use std::io::{BufRead, Read};
+use std::rc::Rc;
 
 use serde::Deserializer as _;
 use serde::de::{SeqAccess, Visitor};
@@ -57,6 +65,12 @@ impl fmt::Display for Place {
 /// entry at `place` was skipped.
 pub trait Sink {
     fn conversation(&mut self, place: Place, read: Result<Conversation, Skipped>);
+
+    /// Asked after each entry of an array once its format is known: `true` pauses the walk
+    /// there ([`Streamed::Paused`]). Never, unless a sink says otherwise.
+    fn pause(&mut self) -> bool {
+        false
+    }
 }
 
 impl<F: FnMut(Place, Result<Conversation, Skipped>)> Sink for F {
@@ -77,6 +91,14 @@ pub enum Streamed {
         read: usize,
         skipped: usize,
     },
+    /// The walk of an array paused after entry `next - 1` because the sink asked
+    /// ([`Sink::pause`]): that entry ends `offset` bytes into the reader; [`resume`] goes on
+    /// from a reader opened there.
+    Paused {
+        format: Format,
+        next: usize,
+        offset: u64,
+    },
     /// An array whose entries are not conversations, parsed whole, for the whole-file reader.
     Value(Value),
     /// Not an array of conversations nor JSON Lines of them: the text, for the whole-file
@@ -87,15 +109,100 @@ pub enum Streamed {
 /// Reads `reader` into `sink` conversation by conversation when it is an array of them or JSON
 /// Lines of them, else hands it back (see [`Streamed`]). An error is what stopped the stream:
 /// JSON that is not valid, or the reader's own error; what was read before it is in the sink.
-pub fn stream(mut reader: impl BufRead, sink: &mut impl Sink) -> Result<Streamed, TranscriptError> {
+pub fn stream(reader: impl BufRead, sink: &mut impl Sink) -> Result<Streamed, TranscriptError> {
+    let mut reader = Counted::new(reader);
     match first_byte(&mut reader).map_err(unreadable)? {
-        Some(b'[') => array(reader, sink),
+        Some(b'[') => {
+            let consumed = Rc::clone(&reader.consumed);
+            array(reader, Entries::new(sink, consumed))
+        }
         Some(b'{') => lines(reader, sink),
         _ => {
             let mut text = Vec::new();
             reader.read_to_end(&mut text).map_err(unreadable)?;
             Ok(Streamed::Text(text))
         }
+    }
+}
+
+/// Goes on with an array whose walk paused ([`Streamed::Paused`]): `reader` is the input from
+/// the paused stream's offset on (right after the entry it paused at), `format` and `next` as
+/// the pause said. The result's counts and offset are of this reader alone.
+pub fn resume(
+    reader: impl BufRead,
+    format: Format,
+    next: usize,
+    sink: &mut impl Sink,
+) -> Result<Streamed, TranscriptError> {
+    let mut reader = Counted::new(reader);
+    let done = Streamed::Read {
+        format: Some(format),
+        json_lines: false,
+        read: 0,
+        skipped: 0,
+    };
+    let invalid = |what: &str| {
+        TranscriptError::new(
+            Place::Entry(next).to_string(),
+            format!("not valid JSON: {what}"),
+        )
+    };
+    match first_byte(&mut reader).map_err(unreadable)? {
+        Some(b',') => reader.consume(1),
+        Some(b']') => {
+            reader.consume(1);
+            return match first_byte(&mut reader).map_err(unreadable)? {
+                None => Ok(done),
+                Some(_) => Err(invalid("trailing characters after the array")),
+            };
+        }
+        Some(_) => return Err(invalid("expected `,` or `]` after an entry")),
+        None => return Err(invalid("the array is cut off")),
+    }
+    let consumed = Rc::clone(&reader.consumed);
+    let mut entries = Entries::new(sink, consumed);
+    entries.format = Some(format);
+    entries.seen = next;
+    // The walk takes an array: the entries from here on, behind the `[` they had.
+    array((&b"["[..]).chain(reader), entries)
+}
+
+/// A reader that counts the bytes consumed of it, so a pause can say where it stopped.
+pub struct Counted<R> {
+    inner: R,
+    consumed: Rc<Cell<u64>>,
+}
+
+impl<R> Counted<R> {
+    pub fn new(inner: R) -> Self {
+        Counted {
+            inner,
+            consumed: Rc::new(Cell::new(0)),
+        }
+    }
+
+    /// The count, shared: it goes on counting as the reader is read.
+    pub fn consumed(&self) -> Rc<Cell<u64>> {
+        Rc::clone(&self.consumed)
+    }
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.consumed.set(self.consumed.get() + n as u64);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Counted<R> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, amt: usize) {
+        self.consumed.set(self.consumed.get() + amt as u64);
+        self.inner.consume(amt);
     }
 }
 
@@ -140,11 +247,14 @@ struct Entries<'s, S> {
     seen: usize,
     read: usize,
     skipped: usize,
+    /// The bytes of the input consumed so far, and where the entry the walk paused at ended.
+    consumed: Rc<Cell<u64>>,
+    paused: Option<u64>,
 }
 
 impl<'s, S: Sink> Entries<'s, S> {
-    /// Nothing read yet, into `sink`.
-    fn new(sink: &'s mut S) -> Self {
+    /// Nothing read yet, into `sink`, with the count of the input consumed.
+    fn new(sink: &'s mut S, consumed: Rc<Cell<u64>>) -> Self {
         Entries {
             sink,
             format: None,
@@ -152,6 +262,8 @@ impl<'s, S: Sink> Entries<'s, S> {
             seen: 0,
             read: 0,
             skipped: 0,
+            consumed,
+            paused: None,
         }
     }
 
@@ -205,17 +317,33 @@ impl<'de, S: Sink> Visitor<'de> for &mut Entries<'_, S> {
         // One entry alive at a time: parsed, read, handed on, dropped.
         while let Some(item) = seq.next_element::<Value>()? {
             self.entry(item);
+            // An entry is an object or an array: its parse ends at its closing byte, with
+            // nothing read past it, so the count is where it ends.
+            if self.format.is_some() && self.sink.pause() {
+                self.paused = Some(self.consumed.get());
+                return Ok(());
+            }
         }
         Ok(())
     }
 }
 
-fn array(reader: impl BufRead, sink: &mut impl Sink) -> Result<Streamed, TranscriptError> {
-    let mut entries = Entries::new(sink);
+fn array<S: Sink>(
+    reader: impl Read,
+    mut entries: Entries<'_, S>,
+) -> Result<Streamed, TranscriptError> {
     let mut de = serde_json::Deserializer::from_reader(reader);
     let walked = (&mut de)
         .deserialize_seq(&mut entries)
         .and_then(|()| de.end());
+    // Paused, the walk did not reach the array's end, which the parse then misses: no error.
+    if let (Some(offset), Some(format)) = (entries.paused, entries.format) {
+        return Ok(Streamed::Paused {
+            format,
+            next: entries.seen,
+            offset,
+        });
+    }
     if let Err(e) = walked {
         return Err(TranscriptError::new(
             Place::Entry(entries.seen).to_string(),
@@ -275,7 +403,7 @@ fn lines(mut reader: impl BufRead, sink: &mut impl Sink) -> Result<Streamed, Tra
         reader.read_to_end(&mut text).map_err(unreadable)?;
         return Ok(Streamed::Text(text));
     };
-    let mut lines = Entries::new(sink);
+    let mut lines = Entries::new(sink, Rc::new(Cell::new(0)));
     let mut format = None;
     read_line(&mut lines, &mut format, first_no, &first);
     read_line(&mut lines, &mut format, no, &second);

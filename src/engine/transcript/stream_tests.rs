@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-use super::stream::{Place, Streamed, stream};
+use super::stream::{Place, Sink, Streamed, resume, stream};
 use super::*;
 
 /// What the sink got: each conversation or skipped entry with its place, in order.
@@ -50,6 +50,7 @@ fn same_both_ways(name: &str, text: &[u8], reader: impl std::io::BufRead) -> boo
             assert_eq!(whole(&rest), expected, "{name}: the text handed back");
             return false;
         }
+        Streamed::Paused { .. } => panic!("{name}: paused, with a sink that never asked"),
     };
     let expected = expected
         .unwrap_or_else(|| panic!("{name}: not a transcript"))
@@ -205,6 +206,130 @@ fn what_is_not_an_array_of_conversations_is_handed_back() {
     assert_eq!(result, Ok(Streamed::Text(b"{\"messages\": []}".to_vec())));
 }
 
+/// A sink that asks the walk to pause after every `every` entries handed to it.
+struct Pausing {
+    got: Got,
+    every: usize,
+    since: usize,
+}
+
+impl Sink for Pausing {
+    fn conversation(&mut self, place: Place, read: Result<Conversation, Skipped>) {
+        self.since += 1;
+        self.got.push((place, read));
+    }
+
+    fn pause(&mut self) -> bool {
+        if self.since >= self.every {
+            self.since = 0;
+            return true;
+        }
+        false
+    }
+}
+
+/// `text` streamed pausing after every `every` entries and resumed each time from the offset
+/// the pause named (a reader opened there, `cap` bytes buffered): what the sink got, how many
+/// pauses, and the end.
+fn streamed_pausing(
+    text: &[u8],
+    every: usize,
+    cap: usize,
+) -> (Result<Streamed, TranscriptError>, Got, usize) {
+    let mut sink = Pausing {
+        got: Got::new(),
+        every,
+        since: 0,
+    };
+    let mut result = stream(BufReader::with_capacity(cap, text), &mut sink);
+    let mut base = 0u64;
+    let mut pauses = 0;
+    while let Ok(Streamed::Paused {
+        format,
+        next,
+        offset,
+    }) = result
+    {
+        pauses += 1;
+        base += offset;
+        let rest = &text[base as usize..];
+        result = resume(BufReader::with_capacity(cap, rest), format, next, &mut sink);
+    }
+    (result, sink.got, pauses)
+}
+
+#[test]
+fn an_array_paused_after_any_entry_and_resumed_from_its_offset_reads_the_same() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut found = Vec::new();
+    fixtures(&root.join("wild"), &mut found);
+    fixtures(&root.join("transcripts"), &mut found);
+    found.sort();
+    let mut paused = 0;
+    for path in &found {
+        let text = std::fs::read(path).unwrap();
+        let name = path.strip_prefix(&root).unwrap().display().to_string();
+        let (whole, expected) = streamed(text.as_slice());
+        let Ok(Streamed::Read {
+            format,
+            json_lines: false,
+            ..
+        }) = whole
+        else {
+            continue;
+        };
+        for (every, cap) in [(1, 7), (1, 8192), (2, 64)] {
+            let (result, got, pauses) = streamed_pausing(&text, every, cap);
+            assert_eq!(got, expected, "{name}: paused every {every}");
+            assert!(
+                matches!(result, Ok(Streamed::Read { format: f, .. }) if f == format),
+                "{name}: {result:?}"
+            );
+            paused += pauses;
+        }
+    }
+    assert!(paused > 10, "the fixtures' arrays paused {paused} times");
+
+    // A broken entry, and an array that ends in white space after its last entry.
+    let chatgpt: Value = serde_json::from_str(include_str!(
+        "../../../tests/fixtures/transcripts/chatgpt_conversations.json"
+    ))
+    .unwrap();
+    let mut entries = chatgpt.as_array().unwrap().clone();
+    entries.insert(1, json!({"title": "Lost trip", "mapping": {"a": 5}}));
+    let text = format!(
+        "\u{feff} {} \n",
+        serde_json::to_string_pretty(&entries).unwrap()
+    );
+    let (_, expected) = streamed(text.as_bytes());
+    let (result, got, pauses) = streamed_pausing(text.as_bytes(), 1, 16);
+    assert_eq!(got, expected);
+    assert_eq!(pauses, entries.len());
+    assert!(matches!(result, Ok(Streamed::Read { .. })), "{result:?}");
+
+    // Cut after a pause, the rest says where it broke off; anything after the array is wrong.
+    let mut sink = Pausing {
+        got: Got::new(),
+        every: 1,
+        since: 0,
+    };
+    let Ok(Streamed::Paused {
+        format,
+        next,
+        offset,
+    }) = stream(text.as_bytes(), &mut sink)
+    else {
+        panic!("no pause");
+    };
+    assert_eq!(next, 1);
+    let e = resume(&b" "[..], format, next, &mut sink).unwrap_err();
+    assert_eq!(e.place, "[1]");
+    let rest = &text.as_bytes()[offset as usize..];
+    assert!(rest.starts_with(b",") || rest.starts_with(b"\n"));
+    let e = resume(&b"] x"[..], format, next, &mut sink).unwrap_err();
+    assert!(e.reason.contains("trailing"), "{e}");
+}
+
 /// A reader that hands out its bytes in the sizes given, cycling through them.
 struct Chunked<'a> {
     bytes: &'a [u8],
@@ -276,10 +401,15 @@ proptest! {
         } else {
             Value::Array(entries).to_string()
         };
+        let cap = sizes[0];
         let reader = BufReader::with_capacity(
-            sizes[0],
+            cap,
             Chunked { bytes: text.as_bytes(), sizes, next: 0 },
         );
         prop_assert!(same_both_ways("generated", text.as_bytes(), reader));
+        // Paused after each entry and resumed from its offset, the same again.
+        let (_, expected) = streamed(text.as_bytes());
+        let (_, got, _) = streamed_pausing(text.as_bytes(), 1, cap);
+        prop_assert_eq!(got, expected);
     }
 }

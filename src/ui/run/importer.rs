@@ -2,7 +2,10 @@
 //! corpus worker's wasm (`src/bin/corpus_worker.rs`, in its import mode), is handed the `File`
 //! and reads it a slice at a time, never on the main thread; each batch it posts is added to
 //! the library ([`Library::add_pieces`]), whose runner (`library_sync.rs`) writes its sessions
-//! to IndexedDB, one record each, and [`ImportRun`] follows it. Stop ends the worker; what was
+//! to IndexedDB, one record each, all in one transaction, and [`ImportRun`] follows it. Once
+//! the library's round of writing that took a batch has ended, the worker is told so
+//! ([`WRITTEN`], once per batch), and only then reads on past [`IN_FLIGHT`](crate::app::import::IN_FLIGHT) batches
+//! unwritten. Stop ends the worker; what was
 //! added stays. While it runs, its [`ImportMark`] is kept in storage (IndexedDB too), so the next visit
 //! says how far an import cut off by a crash got. A small file is read at once, as before
 //! (`library_sync::import_file_into`).
@@ -11,13 +14,14 @@
 //! another tab of the app is looked at.
 
 use std::cell::OnceCell;
+use std::collections::VecDeque;
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::{MessageEvent, Worker};
 
-use crate::app::import::{FromImporter, ImportMark, ImportRun, STREAM_FROM_BYTES};
+use crate::app::import::{FromImporter, ImportMark, ImportRun, STREAM_FROM_BYTES, WRITTEN};
 use crate::app::library::{Imported, Library};
 use crate::store;
 
@@ -34,6 +38,9 @@ pub struct Importer {
     /// said) until another import begins.
     pub cut_off: RwSignal<Option<ImportMark>>,
     worker: StoredValue<Option<Running>, LocalStorage>,
+    /// For each batch the worker posted that it has not been told is written, in order, the
+    /// library's round of writing that writes it ([`Sessions::written_after`]).
+    unwritten: StoredValue<VecDeque<u64>, LocalStorage>,
 }
 
 /// The worker of the import in flight, with its message handler kept alive.
@@ -62,6 +69,13 @@ impl Importer {
                         store::import_mark().as_deref().and_then(ImportMark::decode),
                     ),
                     worker: StoredValue::new_local(None),
+                    unwritten: StoredValue::new_local(VecDeque::new()),
+                });
+                // After each round of the library's writing, the batches it wrote are written.
+                owner.with(|| {
+                    Effect::new(move |_| {
+                        importer.tell_written(sessions.rounds_done());
+                    })
                 });
                 match caller {
                     Some(caller) => caller.set(),
@@ -165,6 +179,32 @@ impl Importer {
                 store::set_import_mark(r.mark().map(|m| m.encode()).as_deref());
             }
         });
+        // A batch the library held already queues no write: it is written with what is queued.
+        let round = self.sessions.written_after().unwrap_or(0);
+        self.unwritten.update_value(|u| u.push_back(round));
+        self.tell_written(self.sessions.rounds_done_untracked());
+    }
+
+    /// Tells the worker of each batch the library's rounds of writing, `done` of them, have
+    /// written (then it reads on).
+    fn tell_written(self, done: u64) {
+        let mut n = 0;
+        self.unwritten.update_value(|u| {
+            while u.front().is_some_and(|round| *round <= done) {
+                u.pop_front();
+                n += 1;
+            }
+        });
+        if n == 0 {
+            return;
+        }
+        self.worker.with_value(|running| {
+            if let Some(running) = running {
+                for _ in 0..n {
+                    let _ = running.worker.post_message(&JsValue::from_str(WRITTEN));
+                }
+            }
+        });
     }
 
     fn ended(self, end: &FromImporter) {
@@ -218,6 +258,7 @@ impl Importer {
     }
 
     fn end_worker(self) {
+        self.unwritten.update_value(VecDeque::clear);
         if let Some(running) = self.worker.try_update_value(Option::take).flatten() {
             running.worker.set_onmessage(None);
             running.worker.set_onerror(None);

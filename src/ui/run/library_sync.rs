@@ -1,6 +1,6 @@
 //! The session library's runner: it creates the app-wide library ([`provide_sessions`]) and only
-//! performs. It reads IndexedDB, performs the writes the pure [`Library`] queues (one transaction
-//! each), posts and hears the cross-tab `BroadcastChannel`, reads imported files, offers exports
+//! performs. It reads IndexedDB, performs the writes the pure [`Library`] queues (those queued
+//! together in one transaction), posts and hears the cross-tab `BroadcastChannel`, reads imported files, offers exports
 //! as Blob downloads, and keeps the live chat in the library (every change at once, a reply as
 //! it arrives as often as [`LiveSaves`] allows, and before each chat request goes out:
 //! [`stored_before_request`]); it asks the browser to warn before the page is left while
@@ -44,6 +44,10 @@ pub struct Sessions {
     pub tokens: TokenService,
     /// Writes are being performed now.
     writing: RwSignal<bool>,
+    /// Rounds of writing: taken from the queue, and done (landed or failed). What is queued now
+    /// is written once `done` reaches `taken + 1` ([`Sessions::written_after`]).
+    taken: StoredValue<u64>,
+    done: RwSignal<u64>,
     /// The library session the live chat is kept in.
     live_id: StoredValue<Option<String>>,
     /// The throttle on saving the live chat while a reply arrives.
@@ -67,6 +71,8 @@ pub fn provide_sessions(tokens: TokenService) -> Sessions {
         loaded: RwSignal::new(false),
         tokens,
         writing: RwSignal::new(false),
+        taken: StoredValue::new(0),
+        done: RwSignal::new(0),
         live_id: StoredValue::new(store::live_session_id()),
         live_saves: StoredValue::new(LiveSaves::default()),
         workbench,
@@ -132,6 +138,24 @@ impl Sessions {
     /// Every change of the library is written: no write waits or is being performed.
     pub fn settled(&self) -> bool {
         !self.writing.get_untracked() && !self.library.with_untracked(Library::has_pending)
+    }
+
+    /// The round of writing that will have written what the library queues now: done once
+    /// [`Sessions::rounds_done`] reaches it (`None`: nothing is queued, it is written).
+    pub fn written_after(&self) -> Option<u64> {
+        self.library
+            .with_untracked(Library::has_pending)
+            .then(|| self.taken.get_value() + 1)
+    }
+
+    /// Rounds of writing done (tracked: an effect reading it runs again after each).
+    pub fn rounds_done(&self) -> u64 {
+        self.done.get()
+    }
+
+    /// [`Sessions::rounds_done`], untracked.
+    pub fn rounds_done_untracked(&self) -> u64 {
+        self.done.get_untracked()
     }
 }
 
@@ -441,7 +465,9 @@ fn warn_before_leaving(sessions: Sessions, workbench: RwSignal<Workbench>) {
     listener.forget();
 }
 
-/// Performs the library's pending writes one at a time until none are left.
+/// Performs the library's pending writes until none are left, in rounds: what is pending at once
+/// (a large import's batch) in one transaction, and, should that fail, each on its own, so a
+/// conflict or a failure is told of the write it concerns and the others still land.
 async fn drain(sessions: Sessions) {
     loop {
         // Untracked: nothing drawn depends on the queue (only the save effect above reads it, and
@@ -455,31 +481,56 @@ async fn drain(sessions: Sessions) {
         else {
             return;
         };
-        for op in ops {
-            let result = match op.record(APP_VERSION) {
-                Some(record) => db::put(&record, op.expected()).await,
-                None => db::delete(op.id(), op.id(), op.expected()).await,
-            };
-            match result {
-                Ok(()) => {
-                    if let Some(message) = sessions.library.try_update_untracked(|l| l.landed(&op))
-                    {
-                        broadcast::post(&message.encode());
-                    }
-                    // A put that lands shows there is room again; a removal needs none.
-                    let stored = !matches!(op, SaveOp::Delete { .. });
-                    if stored && sessions.tab.with_untracked(|t| t.store_failure().is_some()) {
-                        sessions.tab.update(LibraryTab::write_landed);
-                        // The alert's undo offer depends on the library's quota state.
-                        sessions.library.update(|_| {});
-                    }
-                }
-                Err(e) => {
-                    sessions.library.update(|l| l.write_failed(&e));
-                    sessions.tab.update(|t| t.write_failed(&op, e));
-                }
+        sessions.taken.update_value(|n| *n += 1);
+        write_round(sessions, ops).await;
+        sessions.done.update(|n| *n += 1);
+    }
+}
+
+/// One round of writing: `ops` in one transaction, or each on its own should that fail.
+async fn write_round(sessions: Sessions, ops: Vec<SaveOp>) {
+    if ops.len() > 1 {
+        let writes = ops.iter().map(to_write).collect();
+        if db::write_all(writes).await.is_ok() {
+            for op in &ops {
+                landed(sessions, op);
+            }
+            return;
+        }
+    }
+    for op in ops {
+        let result = match op.record(APP_VERSION) {
+            Some(record) => db::put(&record, op.expected()).await,
+            None => db::delete(op.id(), op.id(), op.expected()).await,
+        };
+        match result {
+            Ok(()) => landed(sessions, &op),
+            Err(e) => {
+                sessions.library.update(|l| l.write_failed(&e));
+                sessions.tab.update(|t| t.write_failed(&op, e));
             }
         }
+    }
+}
+
+fn to_write(op: &SaveOp) -> db::Write {
+    match op.record(APP_VERSION) {
+        Some(record) => db::Write::put(&record, op.expected()),
+        None => db::Write::delete(op.id(), op.expected()),
+    }
+}
+
+/// `op` landed in storage: the library records it, and the other tabs hear of it.
+fn landed(sessions: Sessions, op: &SaveOp) {
+    if let Some(message) = sessions.library.try_update_untracked(|l| l.landed(op)) {
+        broadcast::post(&message.encode());
+    }
+    // A put that lands shows there is room again; a removal needs none.
+    let stored = !matches!(op, SaveOp::Delete { .. });
+    if stored && sessions.tab.with_untracked(|t| t.store_failure().is_some()) {
+        sessions.tab.update(LibraryTab::write_landed);
+        // The alert's undo offer depends on the library's quota state.
+        sessions.library.update(|_| {});
     }
 }
 
