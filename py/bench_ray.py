@@ -22,7 +22,6 @@ import pathlib
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent / "tests"))
 from corpus import write_corpus  # noqa: E402
@@ -32,17 +31,7 @@ from ray.cluster_utils import Cluster  # noqa: E402
 
 import summary_memory as sm  # noqa: E402
 import summary_memory.ray as smray  # noqa: E402
-
-POLICIES = ["yours", *sm.Policy.presets()]
-
-
-def best(rounds, run):
-    times = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times)
+from bench import POLICIES, best  # noqa: E402  (the per-core bench beside this one)
 
 
 def main():
