@@ -185,12 +185,7 @@ pub async fn write_all(writes: Vec<Write>) -> Result<(), StoreError> {
             let store = store.clone();
             let read = read.clone();
             Closure::<dyn FnMut()>::new(move || {
-                let stored = read
-                    .result()
-                    .ok()
-                    .as_ref()
-                    .and_then(from_js)
-                    .map(|r| r.revision);
+                let stored = stored_revision(&read);
                 if stored != write.expected {
                     outcome.conflict.set(Some(stored));
                     conflicted
@@ -273,12 +268,7 @@ async fn write(
         let read = read.clone();
         let id = id.to_owned();
         Closure::<dyn FnMut()>::new(move || {
-            let stored = read
-                .result()
-                .ok()
-                .as_ref()
-                .and_then(from_js)
-                .map(|r| r.revision);
+            let stored = stored_revision(&read);
             if stored != expected {
                 outcome.conflict.set(Some(stored));
                 let _ = tx.abort();
@@ -403,6 +393,15 @@ fn to_js(record: &Record) -> JsValue {
         );
     }
     object.into()
+}
+
+/// The revision of the record a finished read found, or `None` when there was none.
+fn stored_revision(read: &IdbRequest) -> Option<u64> {
+    read.result()
+        .ok()
+        .as_ref()
+        .and_then(from_js)
+        .map(|r| r.revision)
 }
 
 fn from_js(value: &JsValue) -> Option<Record> {
