@@ -4,10 +4,10 @@
 //! - the extractive replay with the offline checks, the same way on fewer conversations;
 //! - the whole command (`compare`: reading a JSON Lines file line by line, counting every
 //!   message with o200k_base, the dry run), on a generated file;
-//! - the hand-over to a corpus worker: the page writes each session's export text and the
-//!   worker imports it (recounting every message), against a compact binary form (postcard)
-//!   of the messages with the counts the page already holds, which the worker reads without
-//!   counting. Both beside the dry run's own time per conversation.
+//! - the hand-over to a corpus worker: the page's old way (each session's export text, which
+//!   the worker imports, recounting every message) against the lean form the pool sends
+//!   (`app::corpus::lean`, postcard), read with the counts kept and with the worker counting
+//!   them. All beside the dry run's own time per conversation.
 //!
 //! Run with `cargo bench -p summary-memory-cli --bench corpus`. `SM_BENCH_CONVERSATIONS`,
 //! `SM_BENCH_REPLAYS` and `SM_BENCH_LINES` change the sizes.
@@ -15,6 +15,7 @@
 use std::time::Instant;
 
 use rayon::prelude::*;
+use summary_memory::app::corpus::lean::Lean;
 use summary_memory::engine::corpus::{Column, CorpusSettings, Row, measure};
 use summary_memory::engine::library_session::{Session, SessionSettings};
 use summary_memory::engine::memory::MemoryState;
@@ -76,42 +77,6 @@ fn main() {
     command(size("SM_BENCH_LINES", 2_000), cores);
 }
 
-/// One message in the compact binary form: role, content, the count the page holds, time.
-#[derive(serde::Serialize, serde::Deserialize)]
-struct BinaryMessage<'a> {
-    role: u8,
-    content: &'a str,
-    tokens: u32,
-    at_ms: u64,
-}
-
-/// A conversation in the compact binary form.
-#[derive(serde::Serialize, serde::Deserialize)]
-struct BinaryConversation<'a> {
-    name: &'a str,
-    system: &'a str,
-    #[serde(borrow)]
-    messages: Vec<BinaryMessage<'a>>,
-}
-
-fn role_byte(role: Role) -> u8 {
-    match role {
-        Role::System => 0,
-        Role::User => 1,
-        Role::Assistant => 2,
-        Role::Tool => 3,
-    }
-}
-
-fn byte_role(byte: u8) -> Role {
-    match byte {
-        0 => Role::System,
-        1 => Role::User,
-        2 => Role::Assistant,
-        _ => Role::Tool,
-    }
-}
-
 /// The two hand-overs of a corpus worker, timed on one thread over `sessions`, each side
 /// (the page's writing, the worker's reading) as microseconds a conversation, beside the dry
 /// run's measure; checks that both forms measure to the same rows.
@@ -140,45 +105,37 @@ fn handover(sessions: &[Session], columns: &[Column], settings: &CorpusSettings)
             .collect();
         let read_text = micros(started);
 
+        // The lean form (app::corpus::lean), as the pool writes it: its counts vouched for in
+        // the run's encoding, which the worker keeps, or not (what the page sends today, since
+        // its library's counts may be estimates), which the worker then counts.
         let started = Instant::now();
         let binaries: Vec<Vec<u8>> = sessions
             .iter()
-            .map(|s| {
-                let memory = &s.memory;
-                postcard::to_allocvec(&BinaryConversation {
-                    name: &s.name,
-                    system: memory.system_prompt(),
-                    messages: memory
-                        .archive()
-                        .iter()
-                        .map(|m| BinaryMessage {
-                            role: role_byte(m.role),
-                            content: &m.content,
-                            tokens: m.tokens,
-                            at_ms: m.at_ms,
-                        })
-                        .collect(),
-                })
-                .expect("a conversation encodes")
-            })
+            .map(|s| Lean::of(s, Some("o200k_base")).to_bytes())
             .collect();
         let write_binary = micros(started);
         let started = Instant::now();
         let from_binary: Vec<Session> = binaries
             .iter()
             .map(|b| {
-                let c: BinaryConversation = postcard::from_bytes(b).expect("it decodes");
-                let mut memory = unfolded(c.system);
-                for m in c.messages {
-                    let mut message = Message::new(byte_role(m.role), "", &WordCounter, m.at_ms);
-                    message.content = m.content.to_owned();
-                    message.tokens = m.tokens;
-                    memory.add_message(message).expect("a manual trigger never folds");
-                }
-                Session::new(c.name, SessionSettings::default(), memory)
+                let lean = Lean::from_bytes(b).expect("it decodes");
+                lean.session("o200k_base", counter).expect("it reads")
             })
             .collect();
         let read_binary = micros(started);
+        let unvouched: Vec<Vec<u8>> = sessions
+            .iter()
+            .map(|s| Lean::of(s, None).to_bytes())
+            .collect();
+        let started = Instant::now();
+        let from_unvouched: Vec<Session> = unvouched
+            .iter()
+            .map(|b| {
+                let lean = Lean::from_bytes(b).expect("it decodes");
+                lean.session("o200k_base", counter).expect("it reads")
+            })
+            .collect();
+        let read_unvouched = micros(started);
 
         let started = Instant::now();
         let rows_text: Vec<Row> = from_text
@@ -193,6 +150,12 @@ fn handover(sessions: &[Session], columns: &[Column], settings: &CorpusSettings)
             .flat_map(|(i, s)| measure("bench", i as u32, s, columns, settings, counter).unwrap())
             .collect();
         assert_eq!(rows_text, rows_binary, "both forms measure to the same rows");
+        let rows_unvouched: Vec<Row> = from_unvouched
+            .iter()
+            .enumerate()
+            .flat_map(|(i, s)| measure("bench", i as u32, s, columns, settings, counter).unwrap())
+            .collect();
+        assert_eq!(rows_text, rows_unvouched, "and counted by the worker");
 
         let text_bytes: usize = texts.iter().map(String::len).sum();
         let binary_bytes: usize = binaries.iter().map(Vec::len).sum();
@@ -205,17 +168,18 @@ fn handover(sessions: &[Session], columns: &[Column], settings: &CorpusSettings)
             text_bytes as f64 / n
         );
         println!(
-            "  binary form:  {:>7.0} bytes, page writes {write_binary:>6.1}, worker reads (counts carried) {read_binary:>7.1}",
+            "  lean form:    {:>7.0} bytes, page writes {write_binary:>6.1}, worker reads (counts kept) {read_binary:>7.1}, (counts not vouched for, counted) {read_unvouched:>7.1}",
             binary_bytes as f64 / n
         );
         println!(
-            "  ratios text / binary: size {:.2}, page {:.2}, worker {:.2}; the dry run's measure under {} policies: {measure_one:.1} µs, so the worker's reading is {:.0}% of its time as text and {:.0}% as binary",
+            "  ratios text / lean (counts kept): size {:.2}, page {:.2}, worker {:.2}; the dry run's measure under {} policies: {measure_one:.1} µs, so the worker's reading is {:.0}% of its time as text, {:.0}% lean with the counts kept and {:.0}% lean counted by the worker",
             text_bytes as f64 / binary_bytes as f64,
             write_text / write_binary,
             read_text / read_binary,
             columns.len(),
             100.0 * read_text / (read_text + measure_one),
-            100.0 * read_binary / (read_binary + measure_one)
+            100.0 * read_binary / (read_binary + measure_one),
+            100.0 * read_unvouched / (read_unvouched + measure_one)
         );
     });
 }

@@ -13,6 +13,7 @@
 //! The run is generic over the row type so that it knows nothing of what a worker measures.
 
 pub mod form;
+pub mod lean;
 pub mod pick;
 pub mod wire;
 pub mod work;

@@ -6,13 +6,12 @@
 //!   format is the app's one versioned written form of a policy, exact fields included), a
 //!   peer preset by its slug.
 //! - A batch, sent as bytes the page transfers (not copies) to the worker ([`encode_batch`],
-//!   [`decode_batch`]): per conversation its index in the corpus, its source and its session
-//!   export text, each length-prefixed. Chosen because the page's wasm already holds the text
-//!   as UTF-8, so a batch is one copy out of wasm memory and a transfer that copies nothing,
-//!   where strings would be re-encoded to UTF-16 and structured-cloned. Not yet settled by
-//!   numbers: `benches/browser/corpus.mjs` times both hand-overs from JavaScript, where the
-//!   bytes pay a TextEncoder the page does not (0.2 MB: strings 0.2 ms, bytes 2.4 ms, on a
-//!   loaded 2-core machine), so the page's own path is still to be measured.
+//!   [`decode_batch`]): per conversation its index in the corpus, its source and its lean form
+//!   ([`super::lean::Lean`]: the messages with their counts, postcard), each length-prefixed.
+//!   Bytes because the page's wasm writes them, so a batch is one copy out of wasm memory and
+//!   a transfer that copies nothing, where strings would be re-encoded to UTF-16 and
+//!   structured-cloned. A conversation whose bytes do not read is answered on its own; the
+//!   rest of the batch goes on.
 //! - The answer, JSON text: per conversation its rows, or why it could not be measured.
 
 use serde::{Deserialize, Serialize};
@@ -100,8 +99,8 @@ pub struct Item<'a> {
     pub index: u32,
     /// The file or import it came from.
     pub source: &'a str,
-    /// Its session export text.
-    pub text: &'a str,
+    /// Its lean form's bytes ([`super::lean::Lean::to_bytes`]).
+    pub conversation: &'a [u8],
 }
 
 /// A batch that could not be read: where in its bytes, and what was wrong.
@@ -115,28 +114,28 @@ pub struct BatchError {
 /// What a worker answers for one conversation: its rows, or why it could not be measured.
 pub type Answer<R> = Result<Vec<R>, String>;
 
-/// Writes a batch: a count, then per conversation its index, source and text, each number a
-/// little-endian `u32` and each string its byte length then its UTF-8 bytes.
+/// Writes a batch: a count, then per conversation its index, source and lean form, each number
+/// a little-endian `u32` and the source and the form each its byte length then its bytes.
 pub fn encode_batch<'a>(items: impl IntoIterator<Item = Item<'a>>) -> Vec<u8> {
     let items: Vec<Item> = items.into_iter().collect();
     let size: usize = items
         .iter()
-        .map(|i| 12 + i.source.len() + i.text.len())
+        .map(|i| 12 + i.source.len() + i.conversation.len())
         .sum();
     let mut out = Vec::with_capacity(4 + size);
     out.extend_from_slice(&(items.len() as u32).to_le_bytes());
     for item in &items {
         out.extend_from_slice(&item.index.to_le_bytes());
-        for s in [item.source, item.text] {
+        for s in [item.source.as_bytes(), item.conversation] {
             out.extend_from_slice(&(s.len() as u32).to_le_bytes());
-            out.extend_from_slice(s.as_bytes());
+            out.extend_from_slice(s);
         }
     }
     out
 }
 
-/// Reads a batch [`encode_batch`] wrote; a batch cut short, a length past the end, text that is
-/// not UTF-8 or bytes left over are refused with the place.
+/// Reads a batch [`encode_batch`] wrote; a batch cut short, a length past the end, a source that
+/// is not UTF-8 or bytes left over are refused with the place.
 pub fn decode_batch(bytes: &[u8]) -> Result<Vec<Item<'_>>, BatchError> {
     let mut at = 0;
     let count = read_u32(bytes, &mut at, "the count")?;
@@ -144,11 +143,11 @@ pub fn decode_batch(bytes: &[u8]) -> Result<Vec<Item<'_>>, BatchError> {
     for n in 0..count {
         let index = read_u32(bytes, &mut at, &format!("conversation {n}'s index"))?;
         let source = read_str(bytes, &mut at, &format!("conversation {n}'s source"))?;
-        let text = read_str(bytes, &mut at, &format!("conversation {n}'s text"))?;
+        let conversation = read_bytes(bytes, &mut at, &format!("conversation {n}'s form"))?;
         items.push(Item {
             index,
             source,
-            text,
+            conversation,
         });
     }
     if at != bytes.len() {
@@ -171,7 +170,7 @@ fn read_u32(bytes: &[u8], at: &mut usize, what: &str) -> Result<u32, BatchError>
     Ok(u32::from_le_bytes([word[0], word[1], word[2], word[3]]))
 }
 
-fn read_str<'a>(bytes: &'a [u8], at: &mut usize, what: &str) -> Result<&'a str, BatchError> {
+fn read_bytes<'a>(bytes: &'a [u8], at: &mut usize, what: &str) -> Result<&'a [u8], BatchError> {
     let len = read_u32(bytes, at, what)? as usize;
     let start = *at;
     let Some(raw) = bytes.get(start..start.saturating_add(len)) else {
@@ -181,6 +180,12 @@ fn read_str<'a>(bytes: &'a [u8], at: &mut usize, what: &str) -> Result<&'a str, 
         });
     };
     *at += len;
+    Ok(raw)
+}
+
+fn read_str<'a>(bytes: &'a [u8], at: &mut usize, what: &str) -> Result<&'a str, BatchError> {
+    let start = *at + 4;
+    let raw = read_bytes(bytes, at, what)?;
     std::str::from_utf8(raw).map_err(|e| BatchError {
         at: start + e.valid_up_to(),
         reason: format!("{what} is not UTF-8"),
@@ -195,13 +200,13 @@ mod tests {
         vec![
             Item {
                 index: 7,
-                source: "conversations.json",
-                text: "{\"a\":\"é\"}",
+                source: "conversations.jsoné",
+                conversation: &[1, 2, 0xff],
             },
             Item {
                 index: 8,
                 source: "",
-                text: "",
+                conversation: &[],
             },
         ]
     }
@@ -223,7 +228,7 @@ mod tests {
     }
 
     #[test]
-    fn bytes_after_the_last_conversation_or_broken_text_are_refused() {
+    fn bytes_after_the_last_conversation_or_a_broken_source_are_refused() {
         let mut bytes = encode_batch(items());
         bytes.push(0);
         assert_eq!(
@@ -231,11 +236,11 @@ mod tests {
             "1 bytes follow the last conversation"
         );
         let mut bytes = encode_batch(items());
-        // The first byte of "é" in the first text, made invalid.
+        // The first byte of "é" in the first source, made invalid.
         let e = bytes.iter().position(|&b| b == 0xc3).unwrap();
         bytes[e] = 0xff;
         let err = decode_batch(&bytes).unwrap_err();
-        assert_eq!(err.reason, "conversation 0's text is not UTF-8");
+        assert_eq!(err.reason, "conversation 0's source is not UTF-8");
         assert_eq!(err.at, e);
     }
 

@@ -3,7 +3,8 @@
 //! the columns and settings once, [`Prepared::measure_batch`] measures a batch with the
 //! engine's [`corpus::measure`], one answer per conversation in the batch's order.
 //!
-//! The page's side: [`column_wire`] writes a column for the init, [`batch_of`] a batch.
+//! The page's side: [`column_wire`] writes a column for the init, [`batch_of`] a batch of
+//! conversations in their lean form ([`super::lean`]).
 
 use crate::engine::corpus::{self, Column, CorpusSettings, Row};
 use crate::engine::library_session::{Session, SessionSettings};
@@ -12,6 +13,7 @@ use crate::engine::message::CountTokens;
 use crate::engine::policy::Policy;
 use crate::engine::session::{export_compact, import};
 
+use super::lean::Lean;
 use super::wire::{Answer, BatchError, ColumnWire, Item, WorkerInit, decode_batch, encode_batch};
 
 /// A worker's columns and settings, read from its [`WorkerInit`].
@@ -19,6 +21,8 @@ use super::wire::{Answer, BatchError, ColumnWire, Item, WorkerInit, decode_batch
 pub struct Prepared {
     pub columns: Vec<Column>,
     pub settings: CorpusSettings,
+    /// The run's encoding: a conversation's counts are kept when they were counted in it.
+    pub encoding: String,
 }
 
 impl Prepared {
@@ -42,11 +46,15 @@ impl Prepared {
                 }
             })
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Prepared { columns, settings })
+        Ok(Prepared {
+            columns,
+            settings,
+            encoding: init.encoding.clone(),
+        })
     }
 
-    /// Measures every conversation of a batch: its rows, or why its text does not import or
-    /// its measure failed. A broken batch as a whole is refused with the place.
+    /// Measures every conversation of a batch: its rows, or why its form does not read or its
+    /// measure failed. A broken batch as a whole is refused with the place.
     pub fn measure_batch(
         &self,
         bytes: &[u8],
@@ -59,12 +67,9 @@ impl Prepared {
     }
 
     fn measure_one(&self, item: &Item, counter: &dyn CountTokens) -> Answer<Row> {
-        let session = import(item.text.as_bytes(), counter).map_err(|e| {
-            format!(
-                "{} [{}]: the conversation does not read: {e}",
-                item.source, item.index
-            )
-        })?;
+        let session = Lean::from_bytes(item.conversation)
+            .and_then(|lean| lean.session(&self.encoding, counter))
+            .map_err(|e| format!("{} [{}]: {e}", item.source, item.index))?;
         corpus::measure(
             item.source,
             item.index,
@@ -90,16 +95,20 @@ pub fn column_wire(id: &str, label: &str, policy: &Policy) -> Result<ColumnWire,
     })
 }
 
-/// The bytes of one batch: each session with the source and index its rows carry.
-pub fn batch_of<'a>(sessions: impl IntoIterator<Item = (&'a str, u32, &'a Session)>) -> Vec<u8> {
-    let texts: Vec<(&str, u32, String)> = sessions
+/// The bytes of one batch: each session's lean form with the source and index its rows carry,
+/// its counts vouched for as `counted_in`'s (`None`: the worker counts them).
+pub fn batch_of<'a>(
+    sessions: impl IntoIterator<Item = (&'a str, u32, &'a Session)>,
+    counted_in: Option<&str>,
+) -> Vec<u8> {
+    let forms: Vec<(&str, u32, Vec<u8>)> = sessions
         .into_iter()
-        .map(|(source, index, s)| (source, index, export_compact(s, 0, "")))
+        .map(|(source, index, s)| (source, index, Lean::of(s, counted_in).to_bytes()))
         .collect();
-    encode_batch(texts.iter().map(|(source, index, text)| Item {
+    encode_batch(forms.iter().map(|(source, index, form)| Item {
         index: *index,
         source,
-        text,
+        conversation: form,
     }))
 }
 
@@ -169,8 +178,8 @@ mod tests {
         );
     }
 
-    /// The whole path a worker takes (a session written into a batch, read back, imported and
-    /// measured), on a pool of three answering in reverse, gives the rows of measuring each
+    /// The whole path a worker takes (a session written into a batch in its lean form, read
+    /// back and measured), on a pool of three answering in reverse, gives the rows of measuring each
     /// session directly on one thread.
     #[test]
     fn batches_on_a_pool_give_the_rows_of_one_thread() {
@@ -197,7 +206,8 @@ mod tests {
         let mut run = CorpusRun::new(sessions.len(), 3, 2);
         let mut out = run.start();
         while let Some(d) = out.pop() {
-            let bytes = batch_of(d.range.clone().map(|i| ("library", i as u32, &sessions[i])));
+            let sessions = d.range.clone().map(|i| ("library", i as u32, &sessions[i]));
+            let bytes = batch_of(sessions, Some("o200k_base"));
             let answers = prepared.measure_batch(&bytes, &WordCounter).unwrap();
             let rows = answers.into_iter().map(Result::unwrap).collect();
             out.extend(run.finished(d.worker, rows).unwrap());
@@ -209,19 +219,20 @@ mod tests {
     }
 
     #[test]
-    fn a_conversation_that_does_not_import_is_answered_with_its_place_and_the_rest_go_on() {
+    fn a_conversation_that_does_not_read_is_answered_with_its_place_and_the_rest_go_on() {
         let prepared = Prepared::from_init(&init(wires()), &WordCounter).unwrap();
-        let good = export_compact(&verbatim(4), 0, "");
+        let session = verbatim(4);
+        let good = Lean::of(&session, None).to_bytes();
         let bytes = encode_batch([
             Item {
                 index: 5,
                 source: "library",
-                text: "{not json",
+                conversation: &good[..good.len() / 2],
             },
             Item {
                 index: 6,
                 source: "library",
-                text: &good,
+                conversation: &good,
             },
         ]);
         let answers = prepared.measure_batch(&bytes, &WordCounter).unwrap();
@@ -233,5 +244,196 @@ mod tests {
             "{answers:?}"
         );
         assert_eq!(answers[1].as_ref().unwrap().len(), 3);
+    }
+
+    /// Every peer preset and a policy of the user's, with the replay and its checks.
+    fn every_preset() -> WorkerInit {
+        let mut columns = vec![column_wire(corpus::YOURS, "Yours", &yours()).unwrap()];
+        columns.extend(
+            crate::engine::peers::PEER_PRESETS
+                .iter()
+                .map(|p| ColumnWire::Preset {
+                    slug: p.slug.into(),
+                }),
+        );
+        init(columns)
+    }
+
+    /// What the worker measured before the lean form: the session's export text, imported
+    /// (and so recounted with the run's counter).
+    fn old_path(prepared: &Prepared, sessions: &[Session]) -> Vec<Answer<Row>> {
+        sessions
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let text = export_compact(s, 0, "");
+                let session = import(text.as_bytes(), &WordCounter).map_err(|e| e.to_string())?;
+                corpus::measure(
+                    "library",
+                    i as u32,
+                    &session,
+                    &prepared.columns,
+                    &prepared.settings,
+                    &WordCounter,
+                )
+                .map_err(|e| e.to_string())
+            })
+            .collect()
+    }
+
+    fn lean_path(
+        prepared: &Prepared,
+        sessions: &[Session],
+        counted_in: Option<&str>,
+    ) -> Vec<Answer<Row>> {
+        let batch = sessions
+            .iter()
+            .enumerate()
+            .map(|(i, s)| ("library", i as u32, s));
+        prepared
+            .measure_batch(&batch_of(batch, counted_in), &WordCounter)
+            .unwrap()
+    }
+
+    /// A conversation of `turns`: user questions, replies, some with a tool call and its
+    /// result, some with a placeholder, words from `words`; and pinned facts the replay's
+    /// summariser ranks first. Counted a token a word, as the run counts.
+    fn conversation(turns: &[(Vec<usize>, Vec<usize>, u8)], pinned: bool) -> Session {
+        use crate::engine::facts::{FactPattern, PinnedFact};
+        use crate::engine::message::{Message, MessageParts, Role, ToolCall};
+        const WORDS: [&str; 10] = [
+            "budget",
+            "no equities",
+            "rent",
+            "€1,200",
+            "salary",
+            "42",
+            "ok",
+            "naïve",
+            "bonds",
+            "Oslo",
+        ];
+        let text = |ws: &[usize]| {
+            ws.iter()
+                .map(|w| WORDS[w % WORDS.len()])
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let policy = Policy::new(Trigger::Manual { keep: 4 }).unwrap();
+        let mut memory =
+            MemoryState::new("You are a budgeting coach. Keep every figure.", policy).unwrap();
+        for (t, (question, answer, kind)) in turns.iter().enumerate() {
+            let at = t as u64 * 1_000;
+            let mut user = MessageParts::text(Role::User, text(question));
+            if kind % 5 == 4 {
+                user.placeholders.push("image".into());
+                user.content.push_str(" [image]");
+            }
+            user.at_ms = at;
+            memory
+                .add_message(Message::with_parts(user, &WordCounter))
+                .unwrap();
+            if kind % 3 == 1 {
+                let id = format!("call_{t}");
+                let mut call = MessageParts::text(Role::Assistant, "");
+                call.calls.push(ToolCall {
+                    id: id.clone(),
+                    name: "forecast".into(),
+                    arguments: format!("{{\"turn\":{t}}}"),
+                });
+                call.at_ms = at + 1;
+                memory
+                    .add_message(Message::with_parts(call, &WordCounter))
+                    .unwrap();
+                let mut result = MessageParts::text(Role::Tool, text(answer));
+                result.call_id = Some(id);
+                result.tool_name = Some("forecast".into());
+                result.at_ms = at + 2;
+                memory
+                    .add_message(Message::with_parts(result, &WordCounter))
+                    .unwrap();
+            }
+            let mut reply = MessageParts::text(Role::Assistant, text(answer));
+            reply.at_ms = at + 3;
+            memory
+                .add_message(Message::with_parts(reply, &WordCounter))
+                .unwrap();
+        }
+        let mut session = Session::new("Budget", SessionSettings::default(), memory);
+        if pinned {
+            session.pinned = vec![
+                PinnedFact {
+                    label: "no equities".into(),
+                    pattern: FactPattern::Phrase("no equities".into()),
+                },
+                PinnedFact {
+                    label: "rent".into(),
+                    pattern: FactPattern::Regex(r"(?i)€\d".into()),
+                },
+            ];
+        }
+        session
+    }
+
+    /// The page's stored counts made wrong, as a session read from storage before the
+    /// vocabulary arrived holds estimates.
+    fn estimated(session: &Session) -> Session {
+        let mut memory = MemoryState::new(
+            session.memory.system_prompt(),
+            session.memory.policy().clone(),
+        )
+        .unwrap();
+        for m in session.memory.archive() {
+            let mut m = m.clone();
+            m.tokens = m.tokens * 3 + 1;
+            memory.add_message(m).unwrap();
+        }
+        let mut out = session.clone();
+        out.memory = memory;
+        out
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(12))]
+
+        /// The lean hand-over measures to the old path's rows under every preset, the replay
+        /// included: with the page's counts kept when they are in the run's encoding, and
+        /// recounted when the page does not vouch for them or they are in another.
+        #[test]
+        fn the_lean_form_measures_to_the_rows_of_the_export_text(
+            turns in proptest::collection::vec(
+                (
+                    proptest::collection::vec(0usize..10, 1..30),
+                    proptest::collection::vec(0usize..10, 1..60),
+                    0u8..15,
+                ),
+                1..40,
+            ),
+            pinned in proptest::bool::ANY,
+        ) {
+            let prepared = Prepared::from_init(&every_preset(), &WordCounter).unwrap();
+            let sessions = [conversation(&turns, pinned)];
+            let old = old_path(&prepared, &sessions);
+            proptest::prop_assert_eq!(old[0].as_ref().map(Vec::len), Ok::<usize, &String>(9));
+            proptest::prop_assert_eq!(&lean_path(&prepared, &sessions, Some("o200k_base")), &old);
+            let stale = [estimated(&sessions[0])];
+            proptest::prop_assert_eq!(&lean_path(&prepared, &stale, None), &old);
+            proptest::prop_assert_eq!(&lean_path(&prepared, &stale, Some("cl100k_base")), &old);
+        }
+    }
+
+    /// Counts vouched for in the run's encoding are what the worker measures with: it counts
+    /// nothing itself (stale counts, vouched for, give other rows).
+    #[test]
+    fn counts_in_the_run_encoding_are_not_counted_again() {
+        let prepared = Prepared::from_init(&every_preset(), &WordCounter).unwrap();
+        let turns: Vec<(Vec<usize>, Vec<usize>, u8)> = (0..30)
+            .map(|t| ((0..8).collect(), (0..20).map(|w| w + t).collect(), t as u8))
+            .collect();
+        let sessions = [conversation(&turns, true)];
+        let stale = [estimated(&sessions[0])];
+        let old = old_path(&prepared, &sessions);
+        assert_ne!(lean_path(&prepared, &stale, Some("o200k_base")), old);
+        assert_eq!(lean_path(&prepared, &stale, None), old);
     }
 }

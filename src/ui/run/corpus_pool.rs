@@ -3,7 +3,7 @@
 //! [`CorpusRun`] decides: it posts each batch to its worker, feeds each answer back, and mirrors
 //! the run into a signal the Inspect tab draws. It draws nothing and decides nothing.
 //!
-//! The main thread's share per batch is small (write a few dozen sessions' export text, post
+//! The main thread's share per batch is small (write a few dozen sessions' lean form, post
 //! the bytes as a transfer, read the JSON answer), so no task of it comes near 50 ms; the
 //! sessions are read from the library one batch at a time, never copied as a whole. When the
 //! run ends, its rows are handed over once (shared, not copied per render) and summarised one
@@ -381,7 +381,10 @@ impl Inner {
                     .get(&m.id)
                     .map(|e| (m.source.as_str(), m.index, &e.session))
             });
-            batch_of(sessions)
+            // The library's counts are not vouched for: a session read from storage was counted
+            // with whatever the page's counter was then (an estimate before the vocabulary
+            // arrived, or another encoding), so the worker counts the messages in the run's.
+            batch_of(sessions, None)
         });
         let array = Uint8Array::from(bytes.as_slice());
         let buffer = array.buffer();
