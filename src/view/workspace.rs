@@ -216,6 +216,30 @@ pub fn session_counts(turns: u32, editions: usize) -> String {
     format!(" · {turns} turns · {editions} editions")
 }
 
+/// One row of the library's session list, as drawn: what the row at a place in the list shows.
+/// The list is virtualised, so a row stands for a place, and shows whichever session is there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionRow {
+    pub id: String,
+    pub name: String,
+    /// " · 3 turns · 2 editions", after the name.
+    pub counts: String,
+}
+
+impl SessionRow {
+    /// The row at place `index` of the list (newest change first), if the list is that long.
+    pub fn at(library: &Library, index: usize) -> Option<SessionRow> {
+        library.list().get(index).map(|e| SessionRow {
+            id: e.id.clone(),
+            name: e.session.name.clone(),
+            counts: session_counts(
+                e.session.memory.turn_count(),
+                e.session.memory.editions().len(),
+            ),
+        })
+    }
+}
+
 /// `n` and `word`, with an s when `n` is not 1.
 fn plural(n: u32, word: &str) -> String {
     if n == 1 {
@@ -459,5 +483,19 @@ mod tests {
                 .needs
                 .is_some_and(|n| n.starts_with("No summary was written"))
         );
+    }
+
+    #[test]
+    fn a_row_shows_the_session_at_its_place_in_the_list() {
+        let mut library = library_with("s1", "be brief");
+        let session = library.get("s1").unwrap().session.clone();
+        library.add("s2".into(), session, u64::MAX).unwrap();
+        library.rename("s2", "Newer", u64::MAX).unwrap();
+        let first = SessionRow::at(&library, 0).unwrap();
+        assert_eq!(first.id, "s2");
+        assert_eq!(first.name, "Newer");
+        assert_eq!(first.counts, " · 3 turns · 0 editions");
+        assert_eq!(SessionRow::at(&library, 1).unwrap().id, "s1");
+        assert_eq!(SessionRow::at(&library, 2), None);
     }
 }

@@ -8,12 +8,12 @@
 //! on a record another tab has since replaced.
 //!
 //! The list is newest first. A deleted session can be undone, but on a full disk its record is
-//! freed at once. [`Library::add_all`] adds an envelope's sessions in one pass and one sort. The
-//! stored [`Record`] is the compact export, read back with no size cap, and kept as stored when
-//! it cannot be read. The live chat is kept as it streams ([`LiveSaves`], the save throttle) and
-//! resumed with what a reload cut off offered again; [`warn_on_leave`] and
-//! [`Library::live_after_conflict`] are the runner's other decisions. [`LibraryTab`] also holds the
-//! [`StoreAlert`] every tab shows.
+//! freed at once. [`Library::add_all`] adds an envelope's sessions in one pass, sorting only them
+//! and merging them in. The stored [`Record`] is the compact export, read back with no size cap,
+//! and kept as stored when it cannot be read. The live chat is kept as it streams
+//! ([`LiveSaves`], the save throttle) and resumed with what a reload cut off offered again;
+//! [`warn_on_leave`] and [`Library::live_after_conflict`] are the runner's other decisions.
+//! [`LibraryTab`] also holds the [`StoreAlert`] every tab shows.
 //!
 //! Beside [`Library`] (this file): `protocol.rs`, the cross-tab messages; `record.rs`, the
 //! stored [`Record`] a write becomes and how one is read back; `sync.rs`, the decisions the
@@ -21,6 +21,7 @@
 //! export, the live chat kept and resumed); `tab.rs`, [`LibraryTab`], the open session and what
 //! the Inspect tab tells the user ([`Problem`], [`RemoteNotice`]).
 
+use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use thiserror::Error;
@@ -119,9 +120,11 @@ pub struct Library {
     stored: BTreeMap<String, u64>,
     /// Writes not yet performed, oldest first.
     pending: Vec<SaveOp>,
-    /// Where each entry stands in `entries`, so a look-up by id costs the same in a library of
-    /// tens of thousands as in one of ten (rebuilt by each sort and removal).
-    index: HashMap<String, usize>,
+    /// Each entry's place in the order of `entries` (its change time and name; with its id, the
+    /// key [`order`] sorts by), so a look-up by id is one hash and a binary search, and adding a
+    /// batch touches only the batch's keys, not those of the entries it moves (rebuilt whole by
+    /// each full sort, which some single changes make).
+    index: HashMap<String, (u64, String)>,
 }
 
 impl Library {
@@ -174,10 +177,20 @@ impl Library {
     }
 
     pub fn get(&self, id: &str) -> Option<&Entry> {
-        self.index
-            .get(id)
-            .and_then(|&i| self.entries.get(i))
-            .filter(|e| e.id == id)
+        self.position(id).map(|i| &self.entries[i])
+    }
+
+    /// Where the entry `id` stands in [`Library::list`].
+    fn position(&self, id: &str) -> Option<usize> {
+        let (updated_ms, name) = self.index.get(id)?;
+        self.entries
+            .binary_search_by(|e| {
+                updated_ms
+                    .cmp(&e.updated_ms)
+                    .then_with(|| e.session.name.as_str().cmp(name))
+                    .then_with(|| e.id.as_str().cmp(id))
+            })
+            .ok()
     }
 
     pub fn len(&self) -> usize {
@@ -239,16 +252,17 @@ impl Library {
             origin: None,
         };
         self.queue_put(&entry);
-        self.entries.push(entry);
-        self.sort();
+        self.merge(vec![entry]);
         Ok(())
     }
 
     /// Adds many new sessions at once (an envelope's import), each as [`Library::add`] would,
     /// and returns the ids it added, in order; an id already taken (in the library or earlier
-    /// in `sessions`) is skipped. One pass and one sort for the whole batch, so an envelope of
-    /// 10,000 sessions imports in linear time rather than rescanning and resorting the list
-    /// after each session.
+    /// in `sessions`) is skipped. The batch alone is sorted and then merged into the list (a
+    /// binary search for each new session's place, one move of the entries), so an envelope of
+    /// 10,000 sessions imports in linear time, and a large file's import, a batch at a time,
+    /// does not slow as the library grows: the entries already listed are moved, not sorted or
+    /// re-indexed.
     pub fn add_all(
         &mut self,
         sessions: impl IntoIterator<Item = (String, Session)>,
@@ -309,8 +323,7 @@ impl Library {
                 expected: None,
             });
         }
-        self.entries.extend(fresh);
-        self.sort();
+        self.merge(fresh);
         ids
     }
 
@@ -366,11 +379,10 @@ impl Library {
     /// the undo is kept in this tab only (until a reload).
     pub fn delete(&mut self, id: &str, now_ms: u64) -> Result<(), LibraryError> {
         let index = self
-            .get(id)
-            .and_then(|_| self.index.get(id).copied())
+            .position(id)
             .ok_or_else(|| LibraryError::Unknown(id.to_owned()))?;
         let mut entry = self.entries.remove(index);
-        self.reindex();
+        self.index.remove(&entry.id);
         self.dismiss_undo();
         self.drop_pending(&entry.id);
         // Being deleted is a change of the stored record, checked against other tabs like any.
@@ -465,8 +477,7 @@ impl Library {
         edit: impl FnOnce(&mut Session),
     ) -> Result<(), LibraryError> {
         let at = self
-            .get(id)
-            .and_then(|_| self.index.get(id).copied())
+            .position(id)
             .ok_or_else(|| LibraryError::Unknown(id.to_owned()))?;
         let entry = &mut self.entries[at];
         edit(&mut entry.session);
@@ -631,24 +642,55 @@ impl Library {
     }
 
     fn sort(&mut self) {
-        self.entries.sort_unstable_by(|a, b| {
-            b.updated_ms
-                .cmp(&a.updated_ms)
-                .then_with(|| a.session.name.cmp(&b.session.name))
-                .then_with(|| a.id.cmp(&b.id))
-        });
+        self.entries.sort_unstable_by(order);
         self.reindex();
     }
 
     fn reindex(&mut self) {
         self.index.clear();
-        self.index.extend(
-            self.entries
-                .iter()
-                .enumerate()
-                .map(|(i, e)| (e.id.clone(), i)),
-        );
+        self.index
+            .extend(self.entries.iter().map(|e| (e.id.clone(), key(e))));
     }
+
+    /// Puts `fresh` (ids not listed yet) in their places in the sorted list: the batch is
+    /// sorted, each of its entries finds its place by binary search, and the list is rebuilt in
+    /// one pass of moves. Only the batch's keys are hashed and indexed.
+    fn merge(&mut self, mut fresh: Vec<Entry>) {
+        fresh.sort_unstable_by(order);
+        let cuts: Vec<usize> = fresh
+            .iter()
+            .map(|new| {
+                self.entries
+                    .partition_point(|e| order(e, new) == Ordering::Less)
+            })
+            .collect();
+        self.index
+            .extend(fresh.iter().map(|e| (e.id.clone(), key(e))));
+        let mut old = std::mem::take(&mut self.entries).into_iter();
+        let mut merged = Vec::with_capacity(old.len() + fresh.len());
+        let mut at = 0;
+        for (cut, entry) in cuts.into_iter().zip(fresh) {
+            merged.extend(old.by_ref().take(cut - at));
+            at = cut;
+            merged.push(entry);
+        }
+        merged.extend(old);
+        self.entries = merged;
+    }
+}
+
+/// The order of the list: most recently changed first, ties by name, then by id (unique, so
+/// the order is total and the same whichever way the entries came).
+fn order(a: &Entry, b: &Entry) -> Ordering {
+    b.updated_ms
+        .cmp(&a.updated_ms)
+        .then_with(|| a.session.name.cmp(&b.session.name))
+        .then_with(|| a.id.cmp(&b.id))
+}
+
+/// What [`Library::position`] needs besides the id to find an entry.
+fn key(e: &Entry) -> (u64, String) {
+    (e.updated_ms, e.session.name.clone())
 }
 
 /// What the library stores of the live chat now: its memory and record, with a reply still

@@ -442,3 +442,58 @@ fn a_changed_probe_set_is_written_and_an_unchanged_one_is_not() {
         Err(LibraryError::Unknown("zz".into()))
     );
 }
+
+mod merged_batches {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A step of a library's life: a batch of (id, name) added at a time, a rename, a deletion.
+    #[derive(Clone, Debug)]
+    enum Step {
+        Batch(u64, Vec<(u8, u8)>),
+        Rename(u8, u8, u64),
+        Delete(u8, u64),
+    }
+
+    fn step() -> impl Strategy<Value = Step> {
+        prop_oneof![
+            4 => (0u64..4, prop::collection::vec((0u8..40, 0u8..6), 0..12))
+                .prop_map(|(ms, batch)| Step::Batch(ms, batch)),
+            1 => (0u8..40, 0u8..6, 0u64..4).prop_map(|(id, name, ms)| Step::Rename(id, name, ms)),
+            1 => (0u8..40, 0u64..4).prop_map(|(id, ms)| Step::Delete(id, ms)),
+        ]
+    }
+
+    proptest! {
+        /// However batches, renames and deletions come (times repeating and going back, names
+        /// tied, ids clashing), the list is what a full sort of its entries gives, and every
+        /// listed id is found by `get`.
+        #[test]
+        fn the_list_stays_fully_sorted(steps in prop::collection::vec(step(), 1..25)) {
+            let mut library = Library::default();
+            for step in steps {
+                match step {
+                    Step::Batch(ms, batch) => {
+                        let sessions = batch
+                            .into_iter()
+                            .map(|(id, name)| (format!("s{id}"), session(&format!("N{name}"))));
+                        library.add_all(sessions, ms);
+                    }
+                    Step::Rename(id, name, ms) => {
+                        let _ = library.rename(&format!("s{id}"), &format!("N{name}"), ms);
+                    }
+                    Step::Delete(id, ms) => {
+                        let _ = library.delete(&format!("s{id}"), ms);
+                    }
+                }
+                let mut sorted = library.list().to_vec();
+                sorted.sort_by(order);
+                prop_assert_eq!(library.list(), &sorted[..]);
+                for (i, e) in library.list().iter().enumerate() {
+                    prop_assert_eq!(library.position(&e.id), Some(i));
+                }
+                prop_assert_eq!(library.index.len(), library.len());
+            }
+        }
+    }
+}

@@ -7,8 +7,8 @@
 //! whose rows all change (a new session) is best rebuilt by its parent. The box is focusable, so
 //! the keyboard scrolls it. With `follow` it is a chat's: it opens at its last row and holds on
 //! to the bottom while the reader is there, as rows are added and as the followed signal changes.
-//! Inspect uses it for a session's archive, editions and replay; the Chat tab for its folded
-//! archive and its verbatim turns.
+//! Inspect uses it for the library's session list and a session's archive, editions and replay;
+//! the Chat tab for its folded archive and its verbatim turns.
 //!
 //! Written here rather than taken from a crate: no Leptos 0.8 virtual-list crate was in the
 //! offline registry the wasm-bindgen pin was resolved against.

@@ -136,17 +136,19 @@ impl<'a> InspectPage<'a> {
             )
             .await;
         } else {
+            // The list is virtualised: it says how many it holds, and draws those in view.
             query::wait(
                 self.browser,
-                &testid("session-item"),
-                Until::Count(n),
+                &testid("session-list"),
+                Until::Is(Field::data("count"), &json!(n.to_string())),
                 &what,
             )
             .await;
         }
     }
 
-    /// The listed sessions' names, sorted (from the library, which it goes back to).
+    /// The listed sessions' names, sorted (from the library, which it goes back to): those in
+    /// view, as the list is virtualised (a few dozen).
     pub async fn names(&self) -> Vec<String> {
         self.library().await;
         let mut out = Vec::new();
