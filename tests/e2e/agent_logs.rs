@@ -17,9 +17,9 @@ async fn a_claude_code_sessions_compactions_show_as_its_editions_with_the_drift_
     let browser = Browser::new().await;
     let dir = TempDir::new();
     let inspect = InspectPage::open_counted(&browser).await;
-    let path = dir.0.join("0b6f6a4e-session.jsonl");
-    std::fs::write(&path, CLAUDE_CODE).unwrap();
-    inspect.import(&path.display().to_string()).await;
+    inspect
+        .import(&dir.write("0b6f6a4e-session.jsonl", CLAUDE_CODE))
+        .await;
     let (note, count) = inspect.wait_import_note("claude-code").await;
     assert_eq!(note, "Read 1 conversation from a Claude Code session log.");
     assert_eq!(count, "1");
@@ -95,9 +95,9 @@ async fn a_codex_rollouts_compactions_show_as_its_editions_with_the_drift_checks
     let browser = Browser::new().await;
     let dir = TempDir::new();
     let inspect = InspectPage::open_counted(&browser).await;
-    let path = dir.0.join("rollout-2026-02-10T08-00-00-0199aa00.jsonl");
-    std::fs::write(&path, CODEX).unwrap();
-    inspect.import(&path.display().to_string()).await;
+    inspect
+        .import(&dir.write("rollout-2026-02-10T08-00-00-0199aa00.jsonl", CODEX))
+        .await;
     let (note, _) = inspect.wait_import_note("codex").await;
     assert_eq!(
         note,

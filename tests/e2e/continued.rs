@@ -108,9 +108,9 @@ async fn a_claude_code_compaction_continues_in_a_chat_that_says_what_it_needs_an
     let browser = Browser::new().await;
     let dir = TempDir::new();
     let inspect = InspectPage::open_counted(&browser).await;
-    let path = dir.0.join("0b6f6a4e-session.jsonl");
-    std::fs::write(&path, CLAUDE_CODE).unwrap();
-    inspect.import(&path.display().to_string()).await;
+    inspect
+        .import(&dir.write("0b6f6a4e-session.jsonl", CLAUDE_CODE))
+        .await;
     inspect.wait_import_note("claude-code").await;
     inspect
         .wait_detail_contains("Budget tracker: CSV import", "the imported session")
