@@ -12,17 +12,15 @@ loop runs the tool-call shape. The middleware gets the contract's counter as its
 """
 
 from importlib.metadata import version
-from typing import Annotated
 
 from langchain.agents import create_agent
 from langchain.agents.middleware import SummarizationMiddleware
 from langchain_core.messages import HumanMessage
-from langchain_core.tools import InjectedToolCallId, tool
 from langgraph.checkpoint.memory import InMemorySaver
 
 from common import Summariser, Trace, load, shapes
 from inputs import InputSummariser, contract_tokens
-from lc_fakes import FakeSummariser, ReadingSummariser, RecordingChat, lc_role, lc_text, lc_tokens
+from lc_fakes import FakeSummariser, ReadingSummariser, RecordingChat, lc_role, lc_text, lc_tokens, scripted_lookup
 
 SLUG = "langchain-v1-middleware"
 PARAMS = {"trigger": ["tokens", 300], "keep": ["messages", 6]}
@@ -55,12 +53,7 @@ def run(shape, default_counter=False, params=PARAMS, under=None):
     else:
         summariser = InputSummariser(conversation, contract_tokens(conversation))
         summarising = ReadingSummariser(summariser=summariser)
-    results = {m["tool_call_id"]: m["content"] for m in conversation["messages"] if m["role"] == "tool"}
-
-    @tool
-    def lookup(query: str, tool_call_id: Annotated[str, InjectedToolCallId]) -> str:
-        """Looks something up."""
-        return results[tool_call_id]
+    lookup = scripted_lookup(conversation)
 
     middleware = SummarizationMiddleware(
         model=summarising,

@@ -1,14 +1,17 @@
 """Fake LangChain chat models for the drivers: a summariser that answers as the contract's fake
-summariser does, and a chat model that records each request and answers from the script. Both
+summariser does, and a chat model that records each request and answers from the script, and
+the `lookup` tool that answers each scripted call with its scripted result. The models
 count tokens with the contract's word counter, through `get_num_tokens_from_messages`, the
 method langchain_core's base class says model implementations override
 (langchain_core/language_models/base.py, langchain-core 1.8.4)."""
 
 import json
+from typing import Annotated
 
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.tools import InjectedToolCallId, tool
 
 from common import message_tokens
 
@@ -87,3 +90,15 @@ class RecordingChat(WordCounting):
     def bind_tools(self, tools, **kwargs):
         # The agent binds its tools; the script already says which calls the model makes.
         return self
+
+
+def scripted_lookup(conversation):
+    """The tool `lookup`: answers each call with the result the conversation scripts for its id."""
+    results = {m["tool_call_id"]: m["content"] for m in conversation["messages"] if m["role"] == "tool"}
+
+    @tool
+    def lookup(query: str, tool_call_id: Annotated[str, InjectedToolCallId]) -> str:
+        """Looks something up."""
+        return results[tool_call_id]
+
+    return lookup

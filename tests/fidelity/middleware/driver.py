@@ -23,7 +23,6 @@ import json
 import sys
 from importlib.metadata import version
 from pathlib import Path
-from typing import Annotated
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
@@ -35,7 +34,6 @@ if len(sys.argv) == 1:
 
 from langchain.agents import create_agent  # noqa: E402
 from langchain_core.messages import HumanMessage  # noqa: E402
-from langchain_core.tools import InjectedToolCallId, tool  # noqa: E402
 from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
 
 import summary_memory  # noqa: E402
@@ -43,7 +41,7 @@ from summary_memory.langchain import SummaryMemoryMiddleware  # noqa: E402
 
 from common import Trace, load, shapes  # noqa: E402
 from inputs import InputSummariser, contract_tokens  # noqa: E402
-from lc_fakes import ReadingSummariser, RecordingChat, lc_role, lc_text, lc_tokens  # noqa: E402
+from lc_fakes import ReadingSummariser, RecordingChat, lc_role, lc_text, lc_tokens, scripted_lookup  # noqa: E402
 
 NOTES = [
     "summary_memory.langchain.SummaryMemoryMiddleware, the package's middleware: every fold decision is the engine's Policy::decide through the binding.",
@@ -79,12 +77,7 @@ def run(name, policy_json, shape, asynchronous=False):
     conversation = load(shape)
     summariser = InputSummariser(conversation, contract_tokens(conversation))
     summarising = ReadingSummariser(summariser=summariser)
-    results = {m["tool_call_id"]: m["content"] for m in conversation["messages"] if m["role"] == "tool"}
-
-    @tool
-    def lookup(query: str, tool_call_id: Annotated[str, InjectedToolCallId]) -> str:
-        """Looks something up."""
-        return results[tool_call_id]
+    lookup = scripted_lookup(conversation)
 
     if PLANT:
         middleware = SummaryMemoryMiddleware(planted(policy_json), model=summarising, token_counter=word_counter)
