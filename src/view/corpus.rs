@@ -438,6 +438,7 @@ mod tests {
                     imported_ms,
                     position: 0,
                 }),
+                counted_in: None,
             }
         }
 
