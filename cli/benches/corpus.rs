@@ -6,11 +6,14 @@
 //!   message with o200k_base, the dry run), on a generated file;
 //! - the hand-over to a corpus worker: the page's old way (each session's export text, which
 //!   the worker imports, recounting every message) against the lean form the pool sends
-//!   (`app::corpus::lean`, postcard), read with the counts kept and with the worker counting
-//!   them. All beside the dry run's own time per conversation.
+//!   (`app::corpus::lean`, postcard), read with the page's counts kept (a session the library
+//!   counted exactly in the run's encoding) and with the worker counting them (one it did
+//!   not), each worker-side reading with a counter of its own that has counted none of the
+//!   texts, as a worker's has not; and the worker's time a conversation (reading and the dry
+//!   run) both ways, as a ratio. All beside the dry run's own time per conversation.
 //!
 //! Run with `cargo bench -p summary-memory-cli --bench corpus`. `SM_BENCH_CONVERSATIONS`,
-//! `SM_BENCH_REPLAYS` and `SM_BENCH_LINES` change the sizes.
+//! `SM_BENCH_REPLAYS`, `SM_BENCH_HANDOVER` and `SM_BENCH_LINES` change the sizes.
 
 use std::time::Instant;
 
@@ -22,6 +25,7 @@ use summary_memory::engine::memory::MemoryState;
 use summary_memory::engine::message::{Message, Role, WordCounter};
 use summary_memory::engine::policy::{Policy, Trigger};
 use summary_memory::engine::session::{export_compact, import};
+use summary_memory::tokens::{Encoding, TokenCounter};
 use summary_memory_cli::run::Counting;
 use summary_memory_cli::{Inputs, compare};
 
@@ -98,28 +102,34 @@ fn handover(sessions: &[Session], columns: &[Column], settings: &CorpusSettings)
         let started = Instant::now();
         let texts: Vec<String> = sessions.iter().map(|s| export_compact(s, 0, "")).collect();
         let write_text = micros(started);
+        // Each worker-side reading counts with a counter of its own, as a worker's is: loaded,
+        // but holding none of these texts in its cache (the page's counter, which counted them
+        // above, would answer every message from its cache).
+        let worker = worker_counter();
         let started = Instant::now();
         let from_text: Vec<Session> = texts
             .iter()
-            .map(|t| import(t.as_bytes(), counter).expect("an export imports"))
+            .map(|t| import(t.as_bytes(), &worker).expect("an export imports"))
             .collect();
         let read_text = micros(started);
 
         // The lean form (app::corpus::lean), as the pool writes it: its counts vouched for in
-        // the run's encoding, which the worker keeps, or not (what the page sends today, since
-        // its library's counts may be estimates), which the worker then counts.
+        // the run's encoding, which the worker keeps (a session the library counted exactly in
+        // it), or not (one counted before the vocabulary arrived, or in another encoding),
+        // which the worker then counts.
         let started = Instant::now();
         let binaries: Vec<Vec<u8>> = sessions
             .iter()
             .map(|s| Lean::of(s, Some("o200k_base")).to_bytes())
             .collect();
         let write_binary = micros(started);
+        let worker = worker_counter();
         let started = Instant::now();
         let from_binary: Vec<Session> = binaries
             .iter()
             .map(|b| {
                 let lean = Lean::from_bytes(b).expect("it decodes");
-                lean.session("o200k_base", counter).expect("it reads")
+                lean.session("o200k_base", &worker).expect("it reads")
             })
             .collect();
         let read_binary = micros(started);
@@ -127,12 +137,13 @@ fn handover(sessions: &[Session], columns: &[Column], settings: &CorpusSettings)
             .iter()
             .map(|s| Lean::of(s, None).to_bytes())
             .collect();
+        let worker = worker_counter();
         let started = Instant::now();
         let from_unvouched: Vec<Session> = unvouched
             .iter()
             .map(|b| {
                 let lean = Lean::from_bytes(b).expect("it decodes");
-                lean.session("o200k_base", counter).expect("it reads")
+                lean.session("o200k_base", &worker).expect("it reads")
             })
             .collect();
         let read_unvouched = micros(started);
@@ -168,8 +179,9 @@ fn handover(sessions: &[Session], columns: &[Column], settings: &CorpusSettings)
             text_bytes as f64 / n
         );
         println!(
-            "  lean form:    {:>7.0} bytes, page writes {write_binary:>6.1}, worker reads (counts kept) {read_binary:>7.1}, (counts not vouched for, counted) {read_unvouched:>7.1}",
-            binary_bytes as f64 / n
+            "  lean form:    {:>7.0} bytes, page writes {write_binary:>6.1}, worker reads (counts kept) {read_binary:>7.1}, (counts not vouched for, counted) {read_unvouched:>7.1}; kept / counted {:.2}",
+            binary_bytes as f64 / n,
+            read_binary / read_unvouched
         );
         println!(
             "  ratios text / lean (counts kept): size {:.2}, page {:.2}, worker {:.2}; the dry run's measure under {} policies: {measure_one:.1} µs, so the worker's reading is {:.0}% of its time as text, {:.0}% lean with the counts kept and {:.0}% lean counted by the worker",
@@ -181,7 +193,20 @@ fn handover(sessions: &[Session], columns: &[Column], settings: &CorpusSettings)
             100.0 * read_binary / (read_binary + measure_one),
             100.0 * read_unvouched / (read_unvouched + measure_one)
         );
+        println!(
+            "  the worker's time a conversation, reading and the dry run: the page's counts kept {:.1} µs, counted by the worker {:.1} µs; kept / counted {:.2}",
+            read_binary + measure_one,
+            read_unvouched + measure_one,
+            (read_binary + measure_one) / (read_unvouched + measure_one)
+        );
     });
+}
+
+/// A corpus worker's counter: o200k_base loaded, nothing counted yet.
+fn worker_counter() -> TokenCounter {
+    let counter = TokenCounter::new(Encoding::O200kBase);
+    counter.load(Encoding::O200kBase).expect("o200k_base loads");
+    counter
 }
 
 /// Times `measure` over `sessions` under `columns` on one thread and on `cores`, and prints

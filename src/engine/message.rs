@@ -115,6 +115,15 @@ pub trait CountTokens {
         None
     }
 
+    /// The vocabulary every count this counter gives from now on is exact in, or `None` when a
+    /// count may be an estimate (a vocabulary not loaded yet, or failed) or is no vocabulary's
+    /// (a word count). A vocabulary once loaded stays, so texts counted after this said
+    /// `Some(v)` hold counts exact in `v`: the library records it for each session it counts
+    /// ([`crate::app::library::Entry::counted_in`]), and a corpus worker keeps such counts.
+    fn exact_in(&self) -> Option<Vocabulary> {
+        None
+    }
+
     /// Counts `text`, a text growing at its end (a reply arriving), where `growing` is what
     /// the last call on a shorter version of it left. Always equal to [`CountTokens::count`] of
     /// the whole text; a counter that can do better than counting it again from the start

@@ -293,6 +293,13 @@ impl CountTokens for TokenCounter {
     fn vocabularies(&self) -> Option<&dyn crate::engine::message::Vocabularies> {
         Some(self)
     }
+
+    /// The encoding in use, once its vocabulary is loaded (until then a count may be an
+    /// estimate).
+    fn exact_in(&self) -> Option<crate::engine::message::Vocabulary> {
+        self.is_loaded(self.encoding)
+            .then(|| self.encoding.vocabulary())
+    }
 }
 
 /// A vocabulary-free estimate: one token per 4 bytes of UTF-8, rounded up (OpenAI's rule of

@@ -25,7 +25,6 @@ impl Encoding {
         }
     }
 
-    /// The encoding tiktoken calls `name`, or `None` for a name it does not have.
     /// The encoding of a policy's counter's vocabulary.
     pub fn of(vocabulary: crate::engine::message::Vocabulary) -> Encoding {
         match vocabulary {
@@ -34,6 +33,15 @@ impl Encoding {
         }
     }
 
+    /// The engine's name for this encoding's vocabulary (the inverse of [`Encoding::of`]).
+    pub fn vocabulary(self) -> crate::engine::message::Vocabulary {
+        match self {
+            Encoding::O200kBase => crate::engine::message::Vocabulary::O200k,
+            Encoding::Cl100kBase => crate::engine::message::Vocabulary::Cl100k,
+        }
+    }
+
+    /// The encoding tiktoken calls `name`, or `None` for a name it does not have.
     pub fn from_name(name: &str) -> Option<Encoding> {
         Encoding::ALL.into_iter().find(|e| e.name() == name)
     }

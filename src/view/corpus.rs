@@ -180,6 +180,8 @@ pub struct RunShown<'a> {
     pub progress: Progress,
     /// The run's summaries, once summarised.
     pub summaries: Option<&'a [Summary]>,
+    /// Conversations handed to the workers with the library's counts, which they kept.
+    pub kept: usize,
 }
 
 /// Everything the corpus comparison shows but the run's progress: the picker, the policies,
@@ -205,6 +207,10 @@ pub struct CorpusScreen {
     /// A run ended and its rows are being summarised.
     pub summarising: bool,
     pub table: Option<CorpusTable>,
+    /// The `corpus` fold's `data-kept`: of the run's conversations, those handed to the workers
+    /// with the library's counts, which they kept rather than counting the messages again
+    /// (`None` before a run).
+    pub kept: Option<usize>,
 }
 
 impl CorpusScreen {
@@ -271,6 +277,7 @@ impl CorpusScreen {
             can_compare: !running && !picked.is_empty() && form.field_error("window").is_none(),
             picked,
             summarising: run.is_some_and(|r| !r.phase.is_running() && r.summaries.is_none()),
+            kept: run.map(|r| r.kept),
             table: run.and_then(|r| Some(table(r.summaries?, &form.prices, r.progress))),
         }
     }
@@ -438,6 +445,7 @@ mod tests {
                     imported_ms,
                     position: 0,
                 }),
+                counted_in: None,
             }
         }
 
@@ -553,14 +561,17 @@ mod tests {
             let library = library();
             let mut form = CorpusForm::default();
             let progress = Progress::of(Unit::Conversation, 1, 2);
+            assert_eq!(screen(&form, &library, None).kept, None);
             let running = RunShown {
                 phase: &RunStatus::Running,
                 progress,
                 summaries: None,
+                kept: 1,
             };
             let s = screen(&form, &library, Some(running));
             assert!(s.running && !s.can_compare && !s.summarising);
             assert_eq!(s.table, None);
+            assert_eq!(s.kept, Some(1), "the conversations sent with their counts");
 
             let columns = vec![Column::preset("claude-code", 3_000).unwrap()];
             let settings = CorpusSettings {
@@ -581,6 +592,7 @@ mod tests {
                 phase: &RunStatus::Done,
                 progress: Progress::of(Unit::Conversation, 2, 2),
                 summaries: None,
+                kept: 2,
             };
             let s = screen(&form, &library, Some(ended));
             assert!(s.summarising && !s.running && s.can_compare);

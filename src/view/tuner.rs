@@ -616,6 +616,7 @@ mod tests {
             updated_ms: 1,
             revision: 1,
             origin: None,
+            counted_in: None,
         };
         let library = Library::from_stored(vec![entry("a", synthetic(7)), entry("b", named)]);
         let options = conversation_options(&library, None);

@@ -194,6 +194,7 @@ mod tests {
             updated_ms: 0,
             revision: 1,
             origin: None,
+            counted_in: None,
         }]);
         let options = conversation_options(&library, Some(3));
         let choices: Vec<TunerConversation> = options
@@ -242,6 +243,7 @@ mod tests {
             updated_ms: 0,
             revision: 1,
             origin: None,
+            counted_in: None,
         }]);
         let sizes = session_input(&library, "kept", &WordCounter).expect("the session is kept");
         assert_eq!(sizes, InspectView::new(&synthetic(6), &WordCounter).sizes);

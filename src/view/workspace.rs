@@ -273,6 +273,7 @@ mod tests {
             updated_ms: 1,
             revision: 1,
             origin: None,
+            counted_in: None,
         }])
     }
 

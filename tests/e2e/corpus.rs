@@ -208,6 +208,9 @@ async fn a_thousand_conversations_compare_on_the_pool_with_progress_stop_and_the
     println!("corpus e2e: main-thread long tasks during the run: {long:?}");
     assert_eq!(corpus.partial().await, None);
     assert_eq!(corpus.policies().await, three);
+    // Imported once the vocabulary was in, every conversation went with its counts, and the
+    // workers kept them rather than counting each message again.
+    assert_eq!(corpus.kept().await, Some(CONVERSATIONS));
 
     let page_csv = corpus.csv().await;
     assert_eq!(page_csv.lines().count(), 1 + 3 * CONVERSATIONS);
@@ -303,6 +306,66 @@ async fn all_of_one_import_is_that_files_conversations_and_a_broken_json_line_is
         &corpus.csv().await,
         &cli_rows(Path::new(&sharegpt), &three).await,
     );
+}
+
+/// Sessions imported while the vocabulary is still on its way are counted with estimates: the
+/// library vouches for none of them, so the workers count every message themselves and the CSV
+/// is the tool's. Read again from storage once the vocabulary is in (a reload), they are
+/// counted exactly, the workers keep those counts, and the CSV is the tool's still.
+#[tokio::test]
+async fn counts_estimated_before_the_vocabulary_are_counted_by_the_workers_and_exact_ones_kept() {
+    const N: usize = 30;
+    let dir = TempDir::new();
+    let path = dir.write("sharegpt.json", &dataset(N));
+    let policies = vec![
+        "yours".to_owned(),
+        PEER_PRESETS[0].slug.to_owned(),
+        PEER_PRESETS[1].slug.to_owned(),
+    ];
+    let tool = cli_rows(Path::new(&path), &policies).await;
+    let server = crate::tokens::HeldVocabulary::start();
+    let browser = Browser::new().await;
+    let url = format!("{}?tab=inspect", server.url);
+    browser.client.goto(&url).await.unwrap();
+    let inspect = InspectPage::new(&browser);
+    inspect.import(&path).await;
+    inspect.wait_sessions(N).await;
+    let loaded: bool = browser
+        .read("performance.getEntriesByName('sm-vocab-loaded-o200k_base').length > 0")
+        .await;
+    assert!(
+        !loaded,
+        "the vocabulary is held until the import is counted"
+    );
+    server.release();
+    inspect.wait_vocabulary().await;
+
+    let run = |kept: usize| {
+        let (browser, tool, policies) = (&browser, &tool, &policies);
+        async move {
+            let corpus = CorpusPage::open(browser).await;
+            assert_eq!(corpus.ticked().await, *policies);
+            corpus.compare().await;
+            let done = corpus
+                .wait_progress(Duration::from_secs(120), "the run's end", |p| {
+                    p.phase != "running"
+                })
+                .await;
+            assert_eq!((done.phase.as_str(), done.done), ("done", N), "{done:?}");
+            corpus.wait_table().await;
+            assert_eq!(corpus.kept().await, Some(kept));
+            same_csv(&corpus.csv().await, tool);
+        }
+    };
+    // The estimates went unvouched: the workers counted every message.
+    run(0).await;
+    // A reload reads the sessions from storage once the vocabulary is in: counted exactly,
+    // vouched for in o200k_base, kept by the workers.
+    browser.client.goto(&url).await.unwrap();
+    inspect.wait_sessions(N).await;
+    run(N).await;
+    assert!(browser.console_errors().await.is_empty());
+    browser.close().await;
 }
 
 /// A LlamaIndex column counts in cl100k_base: the workers load that vocabulary beside the

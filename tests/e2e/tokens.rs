@@ -67,8 +67,8 @@ fn run(dir: &Path, program: &str, args: &[&str]) -> Vec<u8> {
 /// The release dist on a port of its own, with every request for a vocabulary file held until
 /// [`HeldVocabulary::release`]: a test sees the loading state for as long as it needs to, instead
 /// of hoping to be faster than the download.
-struct HeldVocabulary {
-    url: String,
+pub(crate) struct HeldVocabulary {
+    pub(crate) url: String,
     /// Closed to let the held requests through: a semaphore with no permits, whose waiters all
     /// wake once it is closed.
     gate: Arc<Semaphore>,
@@ -77,7 +77,7 @@ struct HeldVocabulary {
 }
 
 impl HeldVocabulary {
-    fn start() -> HeldVocabulary {
+    pub(crate) fn start() -> HeldVocabulary {
         let gate = Arc::new(Semaphore::new(0));
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -128,7 +128,7 @@ impl HeldVocabulary {
     }
 
     /// Lets every held request for a vocabulary, and every later one, through.
-    fn release(&self) {
+    pub(crate) fn release(&self) {
         self.gate.close();
     }
 }

@@ -8,8 +8,9 @@
 //!
 //! The counts travel with the vocabulary they were counted in ([`Lean::counted_in`]). The
 //! worker keeps them only when that is the run's encoding and counts the conversation itself
-//! otherwise, so a count the page holds as an estimate (a session read from storage before the
-//! vocabulary arrived) or in another encoding never reaches a row. A column whose counter is
+//! otherwise, so a count the page holds as an estimate (a session imported before the
+//! vocabulary arrived) or in another encoding never reaches a row: the page vouches for a
+//! session's counts only as its library records them (`app::library::Entry::counted_in`). A column whose counter is
 //! not the run's count (a LlamaIndex column counts in cl100k_base) is sized by its own counter
 //! in the engine's measure whatever the form ([`crate::engine::policy::Counter::sized`]).
 

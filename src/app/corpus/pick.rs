@@ -139,6 +139,7 @@ mod tests {
                 imported_ms,
                 position,
             }),
+            counted_in: None,
         }
     }
 

@@ -95,15 +95,14 @@ pub fn column_wire(id: &str, label: &str, policy: &Policy) -> Result<ColumnWire,
     })
 }
 
-/// The bytes of one batch: each session's lean form with the source and index its rows carry,
-/// its counts vouched for as `counted_in`'s (`None`: the worker counts them).
+/// The bytes of one batch: each session's lean form with the source and index its rows carry
+/// and the encoding its counts are vouched for in (`None`: the worker counts them).
 pub fn batch_of<'a>(
-    sessions: impl IntoIterator<Item = (&'a str, u32, &'a Session)>,
-    counted_in: Option<&str>,
+    sessions: impl IntoIterator<Item = (&'a str, u32, &'a Session, Option<&'a str>)>,
 ) -> Vec<u8> {
     let forms: Vec<(&str, u32, Vec<u8>)> = sessions
         .into_iter()
-        .map(|(source, index, s)| (source, index, Lean::of(s, counted_in).to_bytes()))
+        .map(|(source, index, s, counted_in)| (source, index, Lean::of(s, counted_in).to_bytes()))
         .collect();
     encode_batch(forms.iter().map(|(source, index, form)| Item {
         index: *index,
@@ -206,8 +205,11 @@ mod tests {
         let mut run = CorpusRun::new(sessions.len(), 3, 2);
         let mut out = run.start();
         while let Some(d) = out.pop() {
-            let sessions = d.range.clone().map(|i| ("library", i as u32, &sessions[i]));
-            let bytes = batch_of(sessions, Some("o200k_base"));
+            let sessions = d
+                .range
+                .clone()
+                .map(|i| ("library", i as u32, &sessions[i], Some("o200k_base")));
+            let bytes = batch_of(sessions);
             let answers = prepared.measure_batch(&bytes, &WordCounter).unwrap();
             let rows = answers.into_iter().map(Result::unwrap).collect();
             out.extend(run.finished(d.worker, rows).unwrap());
@@ -289,9 +291,9 @@ mod tests {
         let batch = sessions
             .iter()
             .enumerate()
-            .map(|(i, s)| ("library", i as u32, s));
+            .map(|(i, s)| ("library", i as u32, s, counted_in));
         prepared
-            .measure_batch(&batch_of(batch, counted_in), &WordCounter)
+            .measure_batch(&batch_of(batch), &WordCounter)
             .unwrap()
     }
 
@@ -419,6 +421,74 @@ mod tests {
             let stale = [estimated(&sessions[0])];
             proptest::prop_assert_eq!(&lean_path(&prepared, &stale, None), &old);
             proptest::prop_assert_eq!(&lean_path(&prepared, &stale, Some("cl100k_base")), &old);
+        }
+    }
+
+    /// A counter that counts words and keeps every text it was asked to count.
+    #[derive(Default)]
+    struct Recorder(std::cell::RefCell<Vec<String>>);
+
+    impl CountTokens for Recorder {
+        fn count(&self, text: &str) -> u32 {
+            self.0.borrow_mut().push(text.to_owned());
+            WordCounter.count(text)
+        }
+    }
+
+    /// A conversation vouched for in the run's encoding is measured without its messages being
+    /// counted (the counter is never asked about one) in the dry run under the columns that
+    /// size with the run's count (yours and the presets counting in it); one vouched for in
+    /// none, or in another encoding, has every message counted; the rows are the same. (A
+    /// column with a counter of its own, LangChain's approximation or LlamaIndex's cl100k_base,
+    /// sizes each message itself, and the extractive replay counts what it plays, whatever the
+    /// form.)
+    #[test]
+    fn a_vouched_conversation_is_measured_without_counting_its_messages() {
+        let turns: Vec<(Vec<usize>, Vec<usize>, u8)> = (0..12)
+            .map(|t| ((0..6).collect(), (0..9).map(|w| w + t).collect(), t as u8))
+            .collect();
+        let session = conversation(&turns, true);
+        let contents: std::collections::BTreeSet<&str> = session
+            .memory
+            .archive()
+            .iter()
+            .map(|m| m.content.as_str())
+            .filter(|c| !c.is_empty())
+            .collect();
+        assert!(contents.len() > 5);
+        let measured = |counted_in: Option<&str>| {
+            let recorder = Recorder::default();
+            let mut init = every_preset();
+            init.settings["replay"] = serde_json::Value::Bool(false);
+            init.columns.retain(|c| match c {
+                ColumnWire::Preset { slug } => Column::preset(slug, 3_000)
+                    .unwrap()
+                    .policy
+                    .exact
+                    .counter
+                    .is_default(),
+                ColumnWire::Policy { .. } => true,
+            });
+            let prepared = Prepared::from_init(&init, &recorder).unwrap();
+            recorder.0.borrow_mut().clear();
+            let bytes = batch_of([("library", 0, &session, counted_in)]);
+            let rows = prepared.measure_batch(&bytes, &recorder).unwrap();
+            let asked: std::collections::BTreeSet<String> =
+                recorder.0.borrow().iter().cloned().collect();
+            let messages = contents.iter().filter(|c| asked.contains(**c)).count();
+            (rows, messages)
+        };
+        let (kept, asked) = measured(Some("o200k_base"));
+        assert_eq!(asked, 0, "no message of a vouched conversation is counted");
+        assert_eq!(
+            kept[0].as_ref().map(Vec::len),
+            Ok(3),
+            "yours and two presets"
+        );
+        for other in [None, Some("cl100k_base")] {
+            let (counted, asked) = measured(other);
+            assert_eq!(asked, contents.len(), "{other:?}: every message is counted");
+            assert_eq!(counted, kept);
         }
     }
 

@@ -403,6 +403,8 @@ impl Library {
     ) -> Added {
         let mut added = Added::default();
         let mut fresh = Vec::new();
+        // Asked before counting: a vocabulary loaded then is loaded throughout.
+        let counted_in = counter.exact_in();
         for piece in pieces {
             if self.get(&piece.id).is_some() {
                 added.already += 1;
@@ -416,6 +418,9 @@ impl Library {
             }
         }
         let ids = self.add_placed(fresh, Some(file), imported_ms);
+        for id in &ids {
+            self.set_counted_in(id, counted_in);
+        }
         added.added = ids.len();
         added.first = ids.into_iter().next();
         added

@@ -29,7 +29,7 @@ use thiserror::Error;
 use crate::app::live::LiveSession;
 use crate::engine::library_session::{LiveRecord, ProbeSet, Session, SessionSettings};
 use crate::engine::memory::MemoryState;
-use crate::engine::message::{CountTokens, Role};
+use crate::engine::message::{CountTokens, Role, Vocabulary};
 
 mod protocol;
 mod record;
@@ -65,6 +65,15 @@ pub struct Entry {
     /// The import it came from; `None` for a chat, a copy, or a session stored before imports
     /// were recorded.
     pub origin: Option<Origin>,
+    /// The vocabulary every message's count is exact in, when the library counted the session
+    /// itself with that vocabulary loaded (read from storage, imported, read back after another
+    /// tab wrote it; a copy or a rename keeps it); `None` when a count may be an estimate (read
+    /// before the vocabulary arrived, or after it failed) or is not known to be any vocabulary's
+    /// (a session handed in from the chat, whose counts may predate the vocabulary or an
+    /// encoding switch). Never stored: a record's file carries no counts, and is counted afresh
+    /// when read back. A corpus run hands the counts to its workers, which keep them when this
+    /// is the run's vocabulary ([`crate::app::corpus::lean::Lean::counted_in`]).
+    pub counted_in: Option<Vocabulary>,
 }
 
 /// Which import a session came from: the file's name, when it was imported, and the session's
@@ -250,6 +259,7 @@ impl Library {
             updated_ms: now_ms,
             revision: 1,
             origin: None,
+            counted_in: None,
         };
         self.queue_put(&entry);
         self.merge(vec![entry]);
@@ -308,6 +318,7 @@ impl Library {
                     imported_ms: now_ms,
                     position,
                 }),
+                counted_in: None,
             })
             .collect();
         let ids: Vec<String> = fresh.iter().map(|e| e.id.clone()).collect();
@@ -327,9 +338,25 @@ impl Library {
         ids
     }
 
-    /// Replaces a session's content, e.g. after a chat turn.
+    /// Replaces a session's content, e.g. after a chat turn. Its counts stay vouched for
+    /// ([`Entry::counted_in`]) only while its messages, counts included, are the ones counted.
     pub fn update(&mut self, id: &str, session: Session, now_ms: u64) -> Result<(), LibraryError> {
-        self.change(id, now_ms, |s| *s = session)
+        let same = self
+            .get(id)
+            .is_some_and(|e| e.session.memory.archive() == session.memory.archive());
+        self.change(id, now_ms, |s| *s = session)?;
+        if !same {
+            self.set_counted_in(id, None);
+        }
+        Ok(())
+    }
+
+    /// Records the vocabulary `id`'s counts are exact in ([`Entry::counted_in`]; `None`: not
+    /// known to be exact). Nothing is written: it is not stored.
+    pub fn set_counted_in(&mut self, id: &str, counted_in: Option<Vocabulary>) {
+        if let Some(at) = self.position(id) {
+            self.entries[at].counted_in = counted_in;
+        }
     }
 
     /// Replaces a session's probe set (its probes, prompts and grades), queuing a write only
@@ -362,13 +389,14 @@ impl Library {
     /// Copies a session under a new id and the name "… (copy)", so that the same conversation
     /// can be replayed under two policies side by side.
     pub fn duplicate(&mut self, id: &str, new_id: String, now_ms: u64) -> Result<(), LibraryError> {
-        let mut session = self
+        let source = self
             .get(id)
-            .ok_or_else(|| LibraryError::Unknown(id.to_owned()))?
-            .session
-            .clone();
+            .ok_or_else(|| LibraryError::Unknown(id.to_owned()))?;
+        let (mut session, counted_in) = (source.session.clone(), source.counted_in);
         session.name = format!("{} (copy)", session.name);
-        self.add(new_id, session, now_ms)
+        self.add(new_id.clone(), session, now_ms)?;
+        self.set_counted_in(&new_id, counted_in);
+        Ok(())
     }
 
     /// Removes a session, keeping it as the tombstone that [`Library::undo_delete`] restores.
@@ -759,3 +787,6 @@ mod tests;
 
 #[cfg(test)]
 mod sync_tests;
+
+#[cfg(test)]
+mod counts_tests;

@@ -61,9 +61,12 @@ impl Record {
 
     /// Reads the record back: the entry (named as the record is, which a rename changes without
     /// rewriting the name inside the file) and, for a tombstone, when it was deleted. Counts are
-    /// recounted with `counter`, never trusted. The import's size cap does not apply: what the
+    /// made with `counter` (the file holds none), and vouched for in its vocabulary when it is
+    /// exact ([`CountTokens::exact_in`], [`Entry::counted_in`]). The import's size cap does not apply: what the
     /// app stored must read back, however long the chat grew.
     pub fn read(self, counter: &dyn CountTokens) -> Result<(Entry, Option<u64>), Unreadable> {
+        // Asked before counting: a vocabulary loaded then is loaded throughout.
+        let counted_in = counter.exact_in();
         match session::import_stored(self.file.as_bytes(), counter) {
             Ok(mut session) => {
                 session.name = self.name;
@@ -73,6 +76,7 @@ impl Record {
                     updated_ms: self.updated_ms,
                     revision: self.revision,
                     origin: self.origin,
+                    counted_in,
                 };
                 Ok((entry, self.deleted_ms))
             }

@@ -39,6 +39,7 @@ impl Library {
         for e in self.list() {
             if loaded.get(&e.id).is_none() {
                 let _ = loaded.add(e.id.clone(), e.session.clone(), e.updated_ms);
+                loaded.set_counted_in(&e.id, e.counted_in);
             }
         }
         *self = loaded;
@@ -142,6 +143,8 @@ impl Library {
         mut new_id: impl FnMut() -> String,
         now_ms: u64,
     ) -> Result<Imported, FileError> {
+        // Asked before counting: a vocabulary loaded then is loaded throughout.
+        let counted_in = counter.exact_in();
         let read = session::read(bytes, counter).map_err(|error| FileError::Invalid {
             file: file.to_owned(),
             error,
@@ -153,10 +156,11 @@ impl Library {
         // One pass and one sort for the whole file, however many sessions it holds.
         let sessions: Vec<(String, Session)> =
             read.sessions.into_iter().map(|s| (new_id(), s)).collect();
-        let first = self
-            .add_imported(sessions, Some(file), now_ms)
-            .into_iter()
-            .next();
+        let ids = self.add_imported(sessions, Some(file), now_ms);
+        for id in &ids {
+            self.set_counted_in(id, counted_in);
+        }
+        let first = ids.into_iter().next();
         Ok(Imported {
             first,
             count,

@@ -16,6 +16,7 @@ fn entry(id: &str, name: &str, revision: u64) -> Entry {
         updated_ms: 10,
         revision,
         origin: None,
+        counted_in: None,
     }
 }
 

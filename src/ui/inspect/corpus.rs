@@ -41,6 +41,7 @@ pub fn CorpusCompare() -> impl IntoView {
                         phase: &s.status,
                         progress: s.progress,
                         summaries: s.summaries.as_deref().map(Vec::as_slice),
+                        kept: s.kept,
                     });
                     CorpusScreen::of(f, l, run, now, east)
                 })
@@ -103,7 +104,7 @@ pub fn CorpusCompare() -> impl IntoView {
     let policies = screen.with_untracked(|s| s.policies.clone());
 
     view! {
-        <details class="corpus" data-testid="corpus">
+        <details class="corpus" data-testid="corpus" data-kept=move || screen.with(|s| s.kept)>
             <summary>"Compare policies over the corpus"</summary>
             <p class="hint">
                 "Every library session under each policy ticked, on every core of this machine (one worker per core): the dry run, then the extractive replay and its offline checks. Nothing leaves the browser."

@@ -45,6 +45,10 @@ pub struct CorpusStatus {
     pub elapsed_ms: f64,
     pub rows: Arc<Vec<Row>>,
     pub summaries: Option<Arc<Vec<Summary>>>,
+    /// Conversations handed to a worker with the library's counts, which it keeps (counted
+    /// exactly in the run's encoding, [`crate::app::library::Entry::counted_in`]); the rest it
+    /// counts itself.
+    pub kept: usize,
 }
 
 /// The corpus comparison's runner, held by the tab: the run's status as the tab draws it, and
@@ -116,6 +120,11 @@ struct Inner {
     library: RwSignal<Library>,
     /// The columns, to summarise the rows by once the run ends.
     columns: Vec<Column>,
+    /// The run's encoding: a session whose counts the library made exactly in it is sent
+    /// with them, and the worker keeps them.
+    encoding: Encoding,
+    /// Conversations sent so far with counts the worker keeps.
+    kept: usize,
     status: RwSignal<Option<CorpusStatus>>,
     /// Whether the rows were handed over (the run's end is published once).
     ended: bool,
@@ -189,6 +198,8 @@ impl CorpusPool {
                 corpus,
                 library,
                 columns: summarised,
+                encoding,
+                kept: 0,
                 status,
                 ended: false,
                 started: now(),
@@ -295,7 +306,7 @@ impl CorpusPool {
         let run_status = inner.run.status().clone();
         let ending = !run_status.is_running() && !inner.ended;
         let elapsed_ms = now() - inner.started;
-        let (progress, workers) = (inner.run.progress(), inner.size);
+        let (progress, workers, kept) = (inner.run.progress(), inner.size, inner.kept);
         if ending {
             inner.ended = true;
         }
@@ -308,6 +319,7 @@ impl CorpusPool {
                 s.progress = progress;
                 s.status = run_status;
                 s.elapsed_ms = elapsed_ms;
+                s.kept = kept;
             }
             _ => {
                 *s = Some(CorpusStatus {
@@ -317,6 +329,7 @@ impl CorpusPool {
                     elapsed_ms,
                     rows: rows.clone().unwrap_or_default(),
                     summaries: None,
+                    kept,
                 })
             }
         });
@@ -375,17 +388,23 @@ async fn summarise_in_steps(
 impl Inner {
     /// Posts one batch to its worker, its bytes transferred rather than copied.
     fn post(&mut self, dispatch: &Dispatch) {
+        let run = self.encoding.vocabulary();
+        let mut kept = 0;
         let bytes = self.library.with_untracked(|library| {
+            // Each session's counts go vouched for in the vocabulary the library counted them
+            // in exactly, if any (an estimate made before the vocabulary arrived, or a count
+            // handed in from the chat, is vouched for in none); the worker keeps them when that
+            // is the run's encoding, and counts the messages itself otherwise.
             let sessions = self.corpus[dispatch.range.clone()].iter().filter_map(|m| {
-                library
-                    .get(&m.id)
-                    .map(|e| (m.source.as_str(), m.index, &e.session))
+                library.get(&m.id).map(|e| {
+                    kept += usize::from(e.counted_in == Some(run));
+                    let counted_in = e.counted_in.map(|v| Encoding::of(v).name());
+                    (m.source.as_str(), m.index, &e.session, counted_in)
+                })
             });
-            // The library's counts are not vouched for: a session read from storage was counted
-            // with whatever the page's counter was then (an estimate before the vocabulary
-            // arrived, or another encoding), so the worker counts the messages in the run's.
-            batch_of(sessions, None)
+            batch_of(sessions)
         });
+        self.kept += kept;
         let array = Uint8Array::from(bytes.as_slice());
         let buffer = array.buffer();
         let transfer = Array::of1(&buffer);

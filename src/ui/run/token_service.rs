@@ -255,6 +255,16 @@ impl SharedCounter {
 }
 
 impl CountTokens for SharedCounter {
+    /// The encoding in use, once its vocabulary is loaded: from then on every count is exact
+    /// (before, a count the build-time table does not hold is an estimate).
+    fn exact_in(&self) -> Option<crate::engine::message::Vocabulary> {
+        let encoding = self.service.encoding.get_untracked();
+        self.service
+            .counter
+            .with_value(|c| c.is_loaded(encoding))
+            .then(|| encoding.vocabulary())
+    }
+
     fn count(&self, text: &str) -> u32 {
         let service = self.service;
         let encoding = service.encoding.get_untracked();

@@ -1,5 +1,6 @@
 //! Page object: Inspect's corpus comparison. Opening it, starting and stopping a run, the
-//! progress (`corpus-progress`: `data-done`, `data-total`, `data-phase`), the table's policies,
+//! progress (`corpus-progress`: `data-done`, `data-total`, `data-phase`), the conversations
+//! whose counts the workers kept (`corpus`'s `data-kept`), the table's policies,
 //! the CSV file `corpus-csv` saves, and the main thread's long tasks while it runs.
 
 use std::time::{Duration, Instant};
@@ -190,6 +191,19 @@ impl<'a> CorpusPage<'a> {
     /// The CSV file the download link saves, once the table is shown.
     pub async fn csv(&self) -> String {
         query::download(self.browser, "corpus-csv").await.1
+    }
+
+    /// The `corpus` fold's `data-kept`: of the last run's conversations, those handed to the
+    /// workers with the library's counts, which they kept (`None` before a run).
+    pub async fn kept(&self) -> Option<usize> {
+        let kept: Option<String> = self
+            .browser
+            .read(&format!(
+                "document.querySelector(\"{}\").dataset.kept ?? null",
+                testid("corpus")
+            ))
+            .await;
+        kept.map(|k| k.parse().unwrap())
     }
 
     /// Waits until the run's table is shown (its rows summarised after the run ended).
