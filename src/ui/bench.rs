@@ -22,7 +22,9 @@ thread_local! {
 /// before [`bench_tokens_load`].
 #[wasm_bindgen]
 pub async fn bench_tokens_module() -> Result<(), JsError> {
-    let start = (super::on_demand::counter_module())()
+    let module = super::run::token_service::provided_counter_module()
+        .ok_or_else(|| JsError::new("the app has not started"))?;
+    let start = module()
         .await
         .map_err(|_| JsError::new("the token counter's module could not be fetched"))?;
     START_LOADING.with(|s| s.set(Some(start)));

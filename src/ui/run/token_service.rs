@@ -56,6 +56,18 @@ impl From<SplitLoaderError> for CounterUnavailable {
 pub type CounterLoader =
     fn() -> Pin<Box<dyn Future<Output = Result<StartLoading, CounterUnavailable>>>>;
 
+thread_local! {
+    /// The counter module's loader the App root provided, for the browser benchmark's exports.
+    static PROVIDED_MODULE: std::cell::Cell<Option<CounterLoader>> = const { std::cell::Cell::new(None) };
+}
+
+/// The counter module's loader the App root gave [`TokenService::provide`], once it has: the
+/// browser benchmark's exports (`ui/bench.rs`) fetch the module with it, and so reach no split
+/// point themselves (a build that is not split, such as the browser tests', links them too).
+pub(crate) fn provided_counter_module() -> Option<CounterLoader> {
+    PROVIDED_MODULE.with(std::cell::Cell::get)
+}
+
 /// The shared counter, the encoding in use, and a generation number that changes whenever a
 /// vocabulary finishes loading (or fails to), so every view that counts recounts.
 #[derive(Clone, Copy)]
@@ -88,6 +100,7 @@ impl TokenService {
 
     /// Creates the app's service and shares it through context. Called once, at the App root.
     pub fn provide(encoding: Encoding, module: CounterLoader) -> TokenService {
+        PROVIDED_MODULE.with(|m| m.set(Some(module)));
         let service = TokenService::new(encoding, module);
         provide_context(service);
         service
