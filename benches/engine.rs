@@ -3,7 +3,10 @@
 //! - the dry run over 10,000 turns against the notebook's list-based `schedule()` translated
 //!   literally (it copies the verbatim list on every turn);
 //! - building a 5,000-turn session with an instant summariser against pushing the same
-//!   messages onto a plain `Vec`.
+//!   messages onto a plain `Vec`;
+//! - the figures check's number pattern over a 40 KB summary with the core's matcher
+//!   (`engine::pattern`, regex-automata's PikeVM) against `regex::Regex`, which it replaced to
+//!   take 237 KB out of the page's first load (docs/size.md).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -21,6 +24,7 @@ fn main() {
     let mut c = Criterion::default().configure_from_args();
     bench_dry_run(&mut c);
     bench_session(&mut c);
+    bench_matcher();
     c.final_summary();
 }
 
@@ -138,6 +142,61 @@ fn bench_session(c: &mut Criterion) {
     });
     println!(
         "5,000-turn session: {:.3} ms, {:.2}x a plain Vec push of the same messages ({:.3} ms)",
+        ours / 1e6,
+        ours / peer,
+        peer / 1e6
+    );
+}
+
+/// The figures check's number pattern (`engine::checks::figures`), walked over the text match
+/// by match with its groups, as the check walks it.
+const NUMBER: &str = r"(?x)
+    (?: (?P<cur> ₹ | Rs\.? | INR | US\$ | USD | \$ | € | EUR | £ | GBP ) \s? )?
+    (?P<num> [0-9]{1,3} (?: (?:,[0-9]{3})+ | (?:,[0-9]{2})+ ,[0-9]{3} ) (?:\.[0-9]+)? | [0-9]+ (?:\.[0-9]+)? )
+    (?: \s? (?P<mult> (?i: thousand | lakhs? | lacs? | crores? | million | billion | mn | bn | cr ) | [kK] | L ) \b )?
+    (?: \s? (?P<pct> % | (?i: percent | per \s? cent ) \b ) )?
+    ";
+
+fn bench_matcher() {
+    use summary_memory::engine::pattern::Pattern;
+    let paragraph = "The user earns ₹1,20,000 a month and saves 15% of it; rent is Rs. 25k, \
+        the SIP was raised to $500 on 2025-03-01 and the emergency fund holds 6 months \
+        (about 3.5 lakh). No equities above 40 percent, per the advisor. ";
+    let text = paragraph.repeat(40_000 / paragraph.len() + 1);
+    let ours = Pattern::new(NUMBER).unwrap();
+    let peer = regex::Regex::new(NUMBER).unwrap();
+    let walk_ours = || {
+        let (mut at, mut n) = (0, 0);
+        while let Some(caps) = ours.captures_at(&text, at) {
+            n += caps.name("num").map_or(0, |m| m.end() - m.start());
+            at = caps.get(0).unwrap().end().max(at + 1);
+            if at >= text.len() {
+                break;
+            }
+        }
+        n
+    };
+    let walk_peer = || {
+        let (mut at, mut n) = (0, 0);
+        while let Some(caps) = peer.captures_at(&text, at) {
+            n += caps.name("num").map_or(0, |m| m.len());
+            at = caps.get(0).unwrap().end().max(at + 1);
+            if at >= text.len() {
+                break;
+            }
+        }
+        n
+    };
+    assert_eq!(walk_ours(), walk_peer(), "the two matchers disagree");
+    let ours = median_ns(|| {
+        black_box(walk_ours());
+    });
+    let peer = median_ns(|| {
+        black_box(walk_peer());
+    });
+    println!(
+        "figures' number pattern over {} KB: {:.3} ms, {:.2}x regex::Regex ({:.3} ms)",
+        text.len() / 1000,
         ours / 1e6,
         ours / peer,
         peer / 1e6

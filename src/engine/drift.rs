@@ -154,7 +154,7 @@ pub fn fact_verdict(
 /// states the opposite of the item: contradicted, whatever words the folded turns used.
 pub fn must_keep_verdict(item: &str, edition: &str, folded: &[&str]) -> FactVerdict {
     let subject = averse_subject(item).and_then(|stem| {
-        PinnedFact::regex(item, format!(r"(?i)\b{}\w*", regex::escape(&stem)))
+        PinnedFact::regex(item, format!(r"(?i)\b{}\w*", super::pattern::escape(&stem)))
             .compile()
             .ok()
     });

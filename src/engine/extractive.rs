@@ -9,7 +9,7 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
+use super::pattern::Pattern;
 
 use super::facts::CompiledFact;
 use super::message::{Message, Role};
@@ -267,8 +267,8 @@ pub fn fact_score(sentence: &str, facts: &[CompiledFact]) -> i32 {
     score
 }
 
-static AMOUNT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+static AMOUNT: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
         r"(?ix)
         [₹$€£¥]\s?\d                                   # ₹1,20,000  $5k  £20
         | \b(?:rs\.?|inr|usd|eur)\s?\d                   # Rs. 500  INR 2000
@@ -278,8 +278,8 @@ static AMOUNT: LazyLock<Regex> = LazyLock::new(|| {
     .expect("the amount pattern is a valid regex")
 });
 
-static DATE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+static DATE: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
         r"(?x)
         \b(?:January|February|March|April|June|July|August|September|October|November|December
             |Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\b
@@ -380,11 +380,11 @@ fn label_of(role: Role) -> &'static str {
 /// and headings otherwise run into the next sentence).
 fn tidy(sentence: &str) -> String {
     let mut text = sentence.trim();
-    static LIST_MARKER: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"^(?:[-*•]\s+|\d{1,2}[.)]\s+|#{1,6}\s+)").expect("valid list marker regex")
+    static LIST_MARKER: LazyLock<Pattern> = LazyLock::new(|| {
+        Pattern::new(r"^(?:[-*•]\s+|\d{1,2}[.)]\s+|#{1,6}\s+)").expect("valid list marker regex")
     });
     if let Some(found) = LIST_MARKER.find(text) {
-        text = &text[found.end()..];
+        text = &text[found.end..];
     }
     let mut out = text
         .replace("**", "")

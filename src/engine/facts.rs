@@ -6,7 +6,7 @@
 
 use std::ops::Range;
 
-use regex::{Regex, RegexBuilder};
+use super::pattern::{self, Options, Pattern};
 
 use super::text::split_sentences;
 
@@ -32,7 +32,7 @@ pub enum FactPattern {
 #[derive(Clone, Debug)]
 pub struct CompiledFact {
     pub label: String,
-    regex: Regex,
+    regex: Pattern,
 }
 
 /// Why a pinned fact cannot be used.
@@ -84,15 +84,15 @@ impl PinnedFact {
                 label: label.to_owned(),
             });
         }
-        let regex = RegexBuilder::new(&source)
-            .case_insensitive(is_phrase)
+        let options = Options {
+            case_insensitive: is_phrase,
             // A user-entered pattern must not be able to exhaust memory in the browser.
-            .size_limit(1 << 20)
-            .build()
-            .map_err(|err| FactError::BadRegex {
-                label: label.to_owned(),
-                detail: err.to_string(),
-            })?;
+            size_limit: Some(1 << 20),
+        };
+        let regex = Pattern::with(&source, options).map_err(|err| FactError::BadRegex {
+            label: label.to_owned(),
+            detail: err.to_string(),
+        })?;
         Ok(CompiledFact {
             label: label.to_owned(),
             regex,
@@ -112,7 +112,7 @@ impl CompiledFact {
 
     /// The byte range of the first match.
     pub fn find(&self, text: &str) -> Option<Range<usize>> {
-        self.regex.find(text).map(|m| m.range())
+        self.regex.find(text)
     }
 
     /// The first sentence of `text` that states the fact.
@@ -144,7 +144,7 @@ fn phrase_pattern(phrase: &str) -> String {
         if is_dash(ch) {
             pattern.push_str("[-\u{2010}\u{2011}\u{2012}\u{2013}\u{2014}]");
         } else {
-            pattern.push_str(&regex::escape(ch.encode_utf8(&mut [0; 4])));
+            pattern.push_str(&pattern::escape(ch.encode_utf8(&mut [0; 4])));
         }
     }
     pattern

@@ -19,6 +19,7 @@ pub mod memory;
 pub mod message;
 pub mod models;
 pub mod openai;
+pub mod pattern;
 pub mod peers;
 pub mod policy;
 pub mod probes;

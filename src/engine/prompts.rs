@@ -184,7 +184,7 @@ impl PromptSpec {
             .filter_map(|item| {
                 let mut words: Vec<String> = content_words(item)
                     .into_iter()
-                    .map(|w| regex::escape(&w))
+                    .map(|w| super::pattern::escape(&w))
                     .collect();
                 if words.iter().any(|w| w.starts_with("rule")) {
                     words.extend(RULE_WORDS.iter().map(|w| (*w).to_owned()));

@@ -72,7 +72,7 @@ impl TokenCounter {
     /// can yield to the browser between steps; [`TokenCounter::finish_loading`] installs it.
     /// Counts stay [`Count::Pending`] until then. Equivalent to [`TokenCounter::load_from`].
     pub fn start_loading(&self, encoding: Encoding, data: &[u8]) -> Result<Loading, TokensError> {
-        Vocabulary::builder(encoding, data).map(Loading)
+        Loading::start(encoding, data)
     }
 
     /// Installs a vocabulary that [`TokenCounter::start_loading`] began (indexing whatever its
@@ -243,7 +243,19 @@ impl TokenCounter {
 /// A vocabulary being loaded in steps; see [`TokenCounter::start_loading`].
 pub struct Loading(Builder);
 
+/// [`Loading::start`] as a value: what the page's counter module hands over, so that the page's
+/// first load calls it without linking it (the vocabulary's parse, the splitter and the BPE
+/// merge are in that module; `ui::on_demand`, docs/size.md).
+pub type StartLoading = fn(Encoding, &[u8]) -> Result<Loading, TokensError>;
+
 impl Loading {
+    /// Starts loading `data`, the compact vocabulary of `encoding`: the file is parsed now, and
+    /// [`Loading::step`] indexes its tokens a bounded number at a time; hand it to
+    /// [`TokenCounter::finish_loading`] to count with it.
+    pub fn start(encoding: Encoding, data: &[u8]) -> Result<Loading, TokensError> {
+        Vocabulary::builder(encoding, data).map(Loading)
+    }
+
     /// Indexes up to `tokens` more of the vocabulary's tokens (o200k_base has 199,998), or,
     /// once all are, compiles the splitter in a step of its own; true when done.
     pub fn step(&mut self, tokens: usize) -> Result<bool, TokensError> {

@@ -43,7 +43,7 @@ pub use chat::{
     ChatCount, ChatTurn, REPLY_PRIMING, TOKENS_PER_MESSAGE, TOKENS_PER_NAME, TurnCount,
 };
 pub use count::{Count, Limits};
-pub use counter::{Loading, TokenCounter, rough_estimate};
+pub use counter::{Loading, StartLoading, TokenCounter, rough_estimate};
 pub use encoding::{Encoding, TokensError};
 pub use load_state::LoadState;
 pub use prebuilt::{prebuilt_count, prebuilt_len, text_key};

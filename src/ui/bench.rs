@@ -5,15 +5,30 @@
 //! call or held in wasm memory, and the structured clone of a session record in each of the two
 //! forms it could be stored in.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use wasm_bindgen::prelude::*;
 
-use crate::tokens::{Encoding, TokenCounter};
+use crate::tokens::{Encoding, StartLoading, TokenCounter};
 
 thread_local! {
     static BENCH_COUNTER: RefCell<Option<TokenCounter>> = const { RefCell::new(None) };
     static HELD_TEXTS: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+    static START_LOADING: Cell<Option<StartLoading>> = const { Cell::new(None) };
+}
+
+/// Fetches the token counter's module, as the app does with its first vocabulary (the
+/// vocabulary's parse, the splitter and the merge are there, not in the first load). Await it
+/// before [`bench_tokens_load`].
+#[wasm_bindgen]
+pub async fn bench_tokens_module() -> Result<(), JsError> {
+    let module = super::run::token_service::provided_counter_module()
+        .ok_or_else(|| JsError::new("the app has not started"))?;
+    let start = module()
+        .await
+        .map_err(|_| JsError::new("the token counter's module could not be fetched"))?;
+    START_LOADING.with(|s| s.set(Some(start)));
+    Ok(())
 }
 
 /// The URL of the `encoding` vocabulary file that the page names, so the bench can fetch it
@@ -25,13 +40,19 @@ pub fn bench_tokens_vocabulary_url(encoding: &str) -> Result<String, JsError> {
 }
 
 /// Parses `data`, the compact `encoding` vocabulary ("o200k_base" or "cl100k_base"), into a
-/// fresh counter and returns the milliseconds it took.
+/// fresh counter and returns the milliseconds it took ([`bench_tokens_module`] first).
 #[wasm_bindgen]
 pub fn bench_tokens_load(encoding: &str, data: &[u8]) -> Result<f64, JsError> {
     let encoding: Encoding = encoding.parse()?;
+    let start_loading = START_LOADING
+        .with(Cell::get)
+        .ok_or_else(|| JsError::new("await bench_tokens_module first"))?;
     let counter = TokenCounter::new(encoding);
     let start = now();
-    counter.load_from(encoding, data)?;
+    // All of it at once, as `TokenCounter::load_from` would: the page builds it in slices.
+    let mut loading = start_loading(encoding, data)?;
+    while !loading.step(usize::MAX)? {}
+    counter.finish_loading(loading)?;
     let millis = now() - start;
     BENCH_COUNTER.with(|c| *c.borrow_mut() = Some(counter));
     Ok(millis)

@@ -8,6 +8,8 @@ use leptos::prelude::*;
 use leptos::wasm_split::wasm_split;
 
 use crate::route::Tab;
+use crate::tokens::StartLoading;
+use crate::ui::run::token_service::{CounterLoader, CounterUnavailable};
 use crate::ui::widgets::loaded::{ExportModule, LoadFailed, Loaded};
 use crate::view::modules::module_view;
 
@@ -32,6 +34,19 @@ fn settings_tab() -> Result<AnyView, LoadFailed> {
 #[wasm_split(export, wasm_split_path = ::leptos::wasm_split, fallible)]
 fn export_panel() -> Result<AnyView, LoadFailed> {
     Ok(view! { <super::widgets::export_policy::ExportPanel /> }.into_any())
+}
+
+/// The token counter's building code: the vocabulary file's parse, tiktoken's splitter (its
+/// lazy DFA) and the BPE merge, fetched with the first vocabulary (`TokenService::need`); the
+/// lesson and the demos count from the build-time table and never fetch it.
+#[wasm_split(counter, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn counter_builder() -> Result<StartLoading, CounterUnavailable> {
+    Ok(crate::tokens::Loading::start)
+}
+
+/// The counter module's loader, for the App root to give the token service.
+pub fn counter_module() -> CounterLoader {
+    || Box::pin(counter_builder())
 }
 
 /// The exporters' loader, for the App root to provide to the "Export policy" widget.

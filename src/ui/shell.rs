@@ -97,7 +97,7 @@ pub fn App() -> impl IntoView {
     // demos' counts does not hold), never on the lesson's path; counts it cannot give yet show
     // as pending. A live chat kept from an earlier visit is read back with exact counts, so it
     // needs the vocabulary now.
-    let tokens = TokenService::provide(Encoding::default());
+    let tokens = TokenService::provide(Encoding::default(), super::on_demand::counter_module());
     if crate::store::live_session_id().is_some() {
         tokens.need();
     }

@@ -6,9 +6,10 @@
 use serde_json::json;
 use summary_memory::route::LESSON_STEPS;
 
-use crate::harness::{Browser, StoppableApp, pause};
-use crate::pages::chat::ChatPage;
+use crate::harness::{Browser, StoppableApp, free_port, pause};
+use crate::pages::chat::{ChatPage, Setup};
 use crate::pages::lesson::LessonPage;
+use crate::pages::tokens::TokensPage;
 
 /// Every resource the page itself requested, as paths (what the service worker fetched for its
 /// own cache is not the page's and is not listed).
@@ -53,6 +54,14 @@ fn workers_in(requests: &[String]) -> Vec<&String> {
     requests
         .iter()
         .filter(|path| path.contains("corpus_worker"))
+        .collect()
+}
+
+/// The token counter's module among the page's requests.
+fn counters_in(requests: &[String]) -> Vec<&String> {
+    requests
+        .iter()
+        .filter(|path| path.starts_with("/split_counter-") && path.ends_with(".wasm"))
         .collect()
 }
 
@@ -133,10 +142,12 @@ async fn the_lesson_and_the_demos_fetch_no_module_and_each_other_tab_fetches_its
             .collect();
         assert_eq!(fetched.len(), 1, "{tab}: {requests:?}");
         if tab == "tokens" {
-            // Opening Tokens is what first needs the vocabulary here: it is fetched, once.
+            // Opening Tokens is what first needs the vocabulary here: it is fetched, once, and
+            // with it the counter's module.
             browser.wait_vocabulary().await;
             let requests = page_requests(&browser).await;
             assert_eq!(vocabularies_in(&requests).len(), 1, "{requests:?}");
+            assert_eq!(counters_in(&requests).len(), 1, "{requests:?}");
         }
     }
     // The exporters are a module of their own: the Tuner, in the first load, shows the button,
@@ -280,5 +291,80 @@ async fn exporters_that_cannot_be_fetched_say_so_in_the_panels_place_and_load_on
             "the failure to go once the exporters loaded",
         )
         .await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn typing_in_the_chat_box_fetches_the_counter_module_once_with_the_vocabulary() {
+    // Nothing answers at this port: typing needs no model, only the counter.
+    let base_url = format!("http://127.0.0.1:{}/v1", free_port());
+    let browser = Browser::new().await;
+    let chat = ChatPage::connect(&browser, Setup::new(&base_url)).await;
+    pause(500).await;
+    let requests = page_requests(&browser).await;
+    assert!(counters_in(&requests).is_empty(), "{requests:?}");
+    assert!(vocabularies_in(&requests).is_empty(), "{requests:?}");
+    chat.input()
+        .await
+        .send_keys("How many tokens")
+        .await
+        .unwrap();
+    browser.wait_vocabulary().await;
+    chat.input().await.send_keys(" is this?").await.unwrap();
+    pause(500).await;
+    let requests = page_requests(&browser).await;
+    assert_eq!(counters_in(&requests).len(), 1, "{requests:?}");
+    assert_eq!(vocabularies_in(&requests).len(), 1, "{requests:?}");
+    // The counts the page shows are exact: no note says they are estimates.
+    assert!(browser.is_absent("token-estimate-note").await);
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn a_counter_module_that_cannot_be_fetched_fails_the_load_and_try_again_loads_it() {
+    // The counter's module refused as it is for a visitor offline before it was ever fetched:
+    // the vocabulary arrives, but nothing can build it, so counts are estimates marked "≈" and
+    // Tokens says the load failed and offers Try again, as for a vocabulary that cannot be had.
+    let browser = Browser::new().await;
+    browser.devtools("Network.enable", json!({})).await;
+    browser
+        .devtools(
+            "Network.setBlockedURLs",
+            json!({ "urls": ["*split_counter-*"] }),
+        )
+        .await;
+    browser.open("?tab=tokens").await;
+    browser.wait_testid("token-count").await;
+    let tokens = TokensPage::new(&browser);
+    tokens
+        .wait_state("estimate", "the count to become an estimate")
+        .await;
+    let (text, _) = tokens.count().await;
+    assert!(
+        text.starts_with('≈'),
+        "an estimate is marked with ≈, got {text:?}"
+    );
+    tokens.wait_failures("o200k_base", 1).await;
+    let status = browser.wait_testid("vocab-status").await;
+    assert_eq!(status.attr("role").await.unwrap().as_deref(), Some("alert"));
+    let message = status.text().await.unwrap();
+    assert!(
+        message.contains("could not load the o200k_base vocabulary")
+            && message.contains("the token counter's module could not be fetched"),
+        "{message}"
+    );
+
+    // Online again: Try again fetches the module, and the counts become exact.
+    browser
+        .devtools("Network.setBlockedURLs", json!({ "urls": [] }))
+        .await;
+    browser.click_testid("vocab-retry").await;
+    browser.wait_vocabulary().await;
+    tokens
+        .wait_state("exact", "the count to become exact once the module loaded")
+        .await;
+    let requests = page_requests(&browser).await;
+    assert!(!counters_in(&requests).is_empty(), "{requests:?}");
+    assert!(browser.is_absent("vocab-retry").await);
     browser.close().await;
 }

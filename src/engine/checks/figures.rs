@@ -27,7 +27,7 @@ use std::fmt;
 use std::ops::Range;
 use std::sync::LazyLock;
 
-use regex::{Captures, Regex};
+use crate::engine::pattern::{Captures, Pattern};
 
 /// One figure found in a text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -339,8 +339,8 @@ impl RawNumber {
     }
 }
 
-static NUMBER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+static NUMBER: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
         r"(?x)
         (?: (?P<cur> ₹ | Rs\.? | INR | US\$ | USD | \$ | € | EUR | £ | GBP ) \s? )?
         (?P<num> [0-9]{1,3} (?: (?:,[0-9]{3})+ | (?:,[0-9]{2})+ ,[0-9]{3} ) (?:\.[0-9]+)? | [0-9]+ (?:\.[0-9]+)? )
@@ -356,7 +356,7 @@ static NUMBER: LazyLock<Regex> = LazyLock::new(|| {
 /// Month names (full first, so "March" is not read as "Mar"), capitalised as a date writes them.
 const MONTH: &str = r"(?:January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)";
 
-static DATE: LazyLock<Regex> = LazyLock::new(|| {
+static DATE: LazyLock<Pattern> = LazyLock::new(|| {
     let pattern = r"(?x)
         (?P<iy> [0-9]{4} ) - (?P<im> [0-9]{1,2} ) - (?P<id> [0-9]{1,2} ) \b
         | (?P<n1> [0-9]{1,2} ) [/.\-] (?P<n2> [0-9]{1,2} ) [/.\-] (?P<n3> [0-9]{4} ) \b
@@ -367,11 +367,11 @@ static DATE: LazyLock<Regex> = LazyLock::new(|| {
         | (?P<ym> MONTH ) \b \.? ,? \s+ (?P<yy> [0-9]{4} ) \b
         "
     .replace("MONTH", MONTH);
-    Regex::new(&pattern).expect("the date pattern is a valid regex")
+    Pattern::new(&pattern).expect("the date pattern is a valid regex")
 });
 
-static SPELLED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+static SPELLED: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
         r"(?ix)
         \b (?P<tens> twenty | thirty | forty | fifty | sixty | seventy | eighty | ninety )
            (?: [\s\-\u{2010}\u{2011}] (?P<unit> one | two | three | four | five | six | seven | eight | nine ) )? \b
@@ -509,7 +509,8 @@ fn share_range_units(text: &str, numbers: &mut [RawNumber]) {
 /// Spelled-out numbers ("three", "twenty-three"), which count as holding a value.
 fn spelled_numbers(text: &str) -> Vec<Quantity> {
     SPELLED
-        .captures_iter(text)
+        .captures_all(text)
+        .iter()
         .filter_map(|caps| {
             let value = if let Some(tens) = caps.name("tens") {
                 let tens = spelled_value(tens.as_str())?;

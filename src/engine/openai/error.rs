@@ -4,7 +4,7 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
+use crate::engine::pattern::Pattern;
 use serde_json::Value;
 
 use super::providers::detect_provider;
@@ -318,16 +318,16 @@ fn context_text(purpose: Option<Purpose>, sizes: Option<(u64, u64)>, message: &s
 /// Reads "maximum context length is 8192 tokens ... resulted in 9000 tokens" (OpenAI) and
 /// "... you requested 5000 tokens" (vLLM): the tokens asked for and the limit.
 fn context_sizes(message: &str) -> (Option<u64>, Option<u64>) {
-    static LIMIT: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)maximum context length is (\d+)").expect("the pattern is a valid regex")
+    static LIMIT: LazyLock<Pattern> = LazyLock::new(|| {
+        Pattern::new(r"(?i)maximum context length is (\d+)").expect("the pattern is a valid regex")
     });
-    static ASKED: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(
+    static ASKED: LazyLock<Pattern> = LazyLock::new(|| {
+        Pattern::new(
             r"(?i)(?:resulted in|requested|you sent|prompt has|contains) (?:about )?(\d+) tokens",
         )
         .expect("the pattern is a valid regex")
     });
-    let number = |re: &Regex| re.captures(message).and_then(|c| c[1].parse().ok());
+    let number = |re: &Pattern| re.captures(message).and_then(|c| c[1].parse().ok());
     (number(&ASKED), number(&LIMIT))
 }
 
@@ -485,8 +485,8 @@ fn plain_message(body: &str) -> String {
 /// Groq and OpenAI put the wait in the message ("Please try again in 7.66s", "in 1m2.5s",
 /// "in 120ms") and not always in a header the browser can read.
 fn wait_from_message(message: &str) -> Option<u64> {
-    static PATTERN: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"try again in (?:(\d+)m)?(\d+(?:\.\d+)?)(ms|s)\b")
+    static PATTERN: LazyLock<Pattern> = LazyLock::new(|| {
+        Pattern::new(r"try again in (?:(\d+)m)?(\d+(?:\.\d+)?)(ms|s)\b")
             .expect("the pattern is a valid regex")
     });
     let caps = PATTERN.captures(message)?;

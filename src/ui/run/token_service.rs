@@ -24,14 +24,49 @@
 //! counts in a few milliseconds warm (benches/browser/run.mjs), less than a worker round trip
 //! would add to every keystroke.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::time::Duration;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use leptos::wasm_split::SplitLoaderError;
 
 use crate::engine::{CountTokens, GrowingCount};
 pub use crate::tokens::LoadState;
-use crate::tokens::{Encoding, TokenCounter, TokensError, rough_estimate};
+use crate::tokens::{Encoding, StartLoading, TokenCounter, TokensError, rough_estimate};
+
+/// The counter's module could not be fetched (offline before it was ever loaded, or the server
+/// gone): the vocabulary's load fails as when its own file cannot be fetched, and Try again
+/// fetches both again (the loader keeps no failure).
+pub struct CounterUnavailable;
+
+impl From<SplitLoaderError> for CounterUnavailable {
+    fn from(_: SplitLoaderError) -> Self {
+        CounterUnavailable
+    }
+}
+
+/// Fetches the counter's module (once; a failure is not kept) and hands over what starts a
+/// vocabulary: the vocabulary's parse, tiktoken's splitter (regex-automata's lazy DFA) and the
+/// BPE merge are in that module, not in the page's first load, since the lesson and the demos
+/// count from the build-time table (docs/size.md). The App root gives it to
+/// [`TokenService::provide`] (`ui::on_demand::counter_module`), so that no split point is called
+/// from the tabs that use the service.
+pub type CounterLoader =
+    fn() -> Pin<Box<dyn Future<Output = Result<StartLoading, CounterUnavailable>>>>;
+
+thread_local! {
+    /// The counter module's loader the App root provided, for the browser benchmark's exports.
+    static PROVIDED_MODULE: std::cell::Cell<Option<CounterLoader>> = const { std::cell::Cell::new(None) };
+}
+
+/// The counter module's loader the App root gave [`TokenService::provide`], once it has: the
+/// browser benchmark's exports (`ui/bench.rs`) fetch the module with it, and so reach no split
+/// point themselves (a build that is not split, such as the browser tests', links them too).
+pub(crate) fn provided_counter_module() -> Option<CounterLoader> {
+    PROVIDED_MODULE.with(std::cell::Cell::get)
+}
 
 /// The shared counter, the encoding in use, and a generation number that changes whenever a
 /// vocabulary finishes loading (or fails to), so every view that counts recounts.
@@ -45,24 +80,28 @@ pub struct TokenService {
     /// Whether the engine was given an estimate: a text the build-time table does not hold,
     /// counted before the vocabulary loaded (set a frame later, see [`SharedCounter`]).
     estimated: RwSignal<bool>,
+    /// Fetches the counter's module, with the vocabulary.
+    module: CounterLoader,
 }
 
 impl TokenService {
-    /// A service with nothing loaded. Call [`TokenService::load_after_paint`] for the encoding
-    /// in use once the app is mounted.
-    pub fn new(encoding: Encoding) -> TokenService {
+    /// A service with nothing loaded, whose vocabularies are built by what `module` fetches.
+    /// Call [`TokenService::load_after_paint`] for the encoding in use once the app is mounted.
+    pub fn new(encoding: Encoding, module: CounterLoader) -> TokenService {
         TokenService {
             counter: StoredValue::new(TokenCounter::new(encoding)),
             encoding: RwSignal::new(encoding),
             generation: RwSignal::new(0),
             states: RwSignal::new([LoadState::Idle, LoadState::Idle]),
             estimated: RwSignal::new(false),
+            module,
         }
     }
 
     /// Creates the app's service and shares it through context. Called once, at the App root.
-    pub fn provide(encoding: Encoding) -> TokenService {
-        let service = TokenService::new(encoding);
+    pub fn provide(encoding: Encoding, module: CounterLoader) -> TokenService {
+        PROVIDED_MODULE.with(|m| m.set(Some(module)));
+        let service = TokenService::new(encoding, module);
         provide_context(service);
         service
     }
@@ -158,13 +197,21 @@ impl TokenService {
     async fn fetch_and_load(self, encoding: Encoding) {
         mark(&format!("sm-vocab-start-{encoding}"));
         let start = now();
-        let fetched = fetch_vocabulary(encoding).await;
+        // The counter's module and the vocabulary, fetched side by side.
+        let (module, fetched) =
+            futures::future::join((self.module)(), fetch_vocabulary(encoding)).await;
         let fetch_ms = now() - start;
         mark(&format!("sm-vocab-fetched-{encoding}"));
+        let fetched = match module {
+            Ok(start_loading) => fetched.map(|data| (start_loading, data)),
+            Err(CounterUnavailable) => {
+                Err("the token counter's module could not be fetched".into())
+            }
+        };
         let state = match fetched {
-            Ok(data) => {
+            Ok((start_loading, data)) => {
                 let started = now();
-                self.build_in_slices(encoding, &data)
+                self.build_in_slices(encoding, &data, start_loading)
                     .await
                     .map(|busy_ms| LoadState::Loaded {
                         bytes: data.len(),
@@ -195,12 +242,15 @@ impl TokenService {
     /// yielding to the browser between them (a zero timeout), so that no long task blocks input
     /// or painting while the vocabulary is built; counts stay pending until the last slice.
     /// Returns the main-thread milliseconds spent, all slices together.
-    async fn build_in_slices(&self, encoding: Encoding, data: &[u8]) -> Result<f64, TokensError> {
+    async fn build_in_slices(
+        &self,
+        encoding: Encoding,
+        data: &[u8],
+        start_loading: StartLoading,
+    ) -> Result<f64, TokensError> {
         let mut busy = 0.0;
         let t = now();
-        let mut loading = self
-            .counter
-            .with_value(|c| c.start_loading(encoding, data))?;
+        let mut loading = start_loading(encoding, data)?;
         busy += now() - t;
         let mut done = false;
         while !done {
