@@ -12,7 +12,6 @@
 //! their own generic tree into the page's first load for what a hundred lines of chunks do.
 
 use std::cmp::Ordering;
-use std::collections::BTreeMap;
 
 use super::{Entry, order};
 
@@ -30,8 +29,10 @@ pub struct Entries {
     /// Where each chunk starts in the whole list.
     starts: Vec<usize>,
     len: usize,
-    /// The sessions listed of each import, by (import time, file).
-    imports: BTreeMap<(u64, String), usize>,
+    /// The sessions listed of each import, by (import time, file), oldest first: a sorted
+    /// `Vec`, not a map, as a library holds a few imports and the page's first load is kept
+    /// small.
+    imports: Vec<((u64, String), usize)>,
 }
 
 impl Entries {
@@ -174,14 +175,22 @@ impl Entries {
     /// Counts `e` in (or out of) its import's group.
     fn count(&mut self, e: &Entry, add: bool) {
         let Some(origin) = &e.origin else { return };
-        let key = (origin.imported_ms, origin.file.clone());
-        if add {
-            *self.imports.entry(key).or_default() += 1;
-        } else if let Some(n) = self.imports.get_mut(&key) {
-            *n -= 1;
-            if *n == 0 {
-                self.imports.remove(&key);
+        let at = self.imports.binary_search_by(|((ms, file), _)| {
+            ms.cmp(&origin.imported_ms)
+                .then_with(|| file.as_str().cmp(&origin.file))
+        });
+        match (at, add) {
+            (Ok(i), true) => self.imports[i].1 += 1,
+            (Err(i), true) => self
+                .imports
+                .insert(i, ((origin.imported_ms, origin.file.clone()), 1)),
+            (Ok(i), false) => {
+                self.imports[i].1 -= 1;
+                if self.imports[i].1 == 0 {
+                    self.imports.remove(i);
+                }
             }
+            (Err(_), false) => {}
         }
     }
 }
