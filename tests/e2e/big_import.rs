@@ -85,7 +85,11 @@ fn conversation(n: usize, messages: usize) -> String {
         } else {
             String::new()
         };
-        let role = if t % 2 == 0 { "user" } else { "assistant" };
+        let role = if t.is_multiple_of(2) {
+            "user"
+        } else {
+            "assistant"
+        };
         write!(
             mapping,
             "\"{id}\":{{\"children\":[{children}],\"id\":\"{id}\",\"message\":{{\"author\":{{\"metadata\":{{}},\"name\":null,\"role\":\"{role}\"}},\"content\":{{\"content_type\":\"text\",\"parts\":[\"Conversation {n}, message {t}: the trip to Ghent costs {} euros for the train, {} for two nights, and the museum pass is {} euros; what should come first?\"]}},\"create_time\":{}.0,\"id\":\"{id}\",\"metadata\":{{}},\"status\":\"finished_successfully\"}},\"parent\":\"{parent}\"}},",

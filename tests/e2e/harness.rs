@@ -1023,22 +1023,24 @@ impl Browser {
                     drain_trace(&self.client, trace).await,
                     "the browser is gone"
                 );
-                let log = trace.lock().unwrap();
-                assert!(
-                    log.lost.is_empty(),
-                    "chromedriver's trace buffer filled, so some main-thread tasks went unseen: {:?}",
-                    log.lost
-                );
-                let ended = to.is_none_or(|to| log.events.iter().any(|e| is_mark(e, to)));
-                if ended {
-                    break log.events.clone();
+                let read = {
+                    let log = trace.lock().unwrap();
+                    assert!(
+                        log.lost.is_empty(),
+                        "chromedriver's trace buffer filled, so some main-thread tasks went unseen: {:?}",
+                        log.lost
+                    );
+                    let ended = to.is_none_or(|to| log.events.iter().any(|e| is_mark(e, to)));
+                    assert!(
+                        ended || Instant::now() < deadline,
+                        "the trace ({} events) stops before the mark {to:?}: chromedriver's trace buffer filled, and the tasks after went unseen",
+                        log.events.len()
+                    );
+                    ended.then(|| log.events.clone())
+                };
+                if let Some(events) = read {
+                    break events;
                 }
-                assert!(
-                    Instant::now() < deadline,
-                    "the trace ({} events) stops before the mark {to:?}: chromedriver's trace buffer filled, and the tasks after went unseen",
-                    log.events.len()
-                );
-                drop(log);
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
         };
