@@ -193,8 +193,9 @@ pub struct CorpusScreen {
     /// The import picked (its key), or empty for every session.
     pub from: String,
     pub filter: String,
-    /// The sessions picked, by id, in the library's order.
-    pub picked: Vec<String>,
+    /// How many sessions are picked (their ids are [`CorpusForm::picked`]'s, listed only when a
+    /// run starts, not on every change of the library).
+    pub picked: usize,
     /// `12 sessions`.
     pub count: String,
     pub policies: Vec<PolicyOption>,
@@ -230,8 +231,8 @@ impl CorpusScreen {
                 label: import_label(g, now_ms, east_minutes),
             })
             .collect();
-        let picked = form.picked(library);
-        let count = match picked.len() {
+        let picked = form.picked_count(library);
+        let count = match picked {
             1 => "1 session".to_owned(),
             n => format!("{} sessions", grouped(n as u64)),
         };
@@ -274,7 +275,7 @@ impl CorpusScreen {
             ],
             replay: form.replay,
             running,
-            can_compare: !running && !picked.is_empty() && form.field_error("window").is_none(),
+            can_compare: !running && picked > 0 && form.field_error("window").is_none(),
             picked,
             summarising: run.is_some_and(|r| !r.phase.is_running() && r.summaries.is_none()),
             kept: run.map(|r| r.kept),
@@ -464,7 +465,7 @@ mod tests {
         #[test]
         fn an_empty_library_offers_the_policies_but_nothing_to_compare() {
             let s = screen(&CorpusForm::default(), &Library::from_stored(vec![]), None);
-            assert!(s.imports.is_empty() && s.picked.is_empty());
+            assert!(s.imports.is_empty() && s.picked == 0);
             assert_eq!(s.count, "0 sessions");
             assert!(!s.can_compare && !s.running && !s.summarising);
             assert_eq!(s.table, None);
@@ -486,7 +487,8 @@ mod tests {
             let library = library();
             let mut form = CorpusForm::default();
             let s = screen(&form, &library, None);
-            assert_eq!(s.picked, ["a", "b", "c"]);
+            assert_eq!(form.picked(&library), ["a", "b", "c"]);
+            assert_eq!(s.picked, 3);
             assert_eq!(s.count, "3 sessions");
             assert!(s.can_compare);
             assert_eq!(
@@ -497,11 +499,12 @@ mod tests {
                 }]
             );
             form.edit(CorpusEdit::Filter(" BUDGET ".into()));
-            assert_eq!(screen(&form, &library, None).picked, ["a", "c"]);
+            assert_eq!(form.picked(&library), ["a", "c"]);
+            assert_eq!(screen(&form, &library, None).count, "2 sessions");
             form.edit(CorpusEdit::From("60000:chats.json".into()));
             let s = screen(&form, &library, None);
             assert_eq!(
-                (s.picked.as_slice(), s.count.as_str()),
+                (form.picked(&library).as_slice(), s.count.as_str()),
                 (&["a".to_owned()][..], "1 session")
             );
             assert_eq!(s.from, "60000:chats.json");
@@ -511,7 +514,7 @@ mod tests {
             form.edit(CorpusEdit::Filter(String::new()));
             let s = screen(&form, &library, None);
             assert!(!s.policies[0].ticked);
-            assert_eq!(s.picked.len(), 3);
+            assert_eq!(s.picked, 3);
             form.chosen.clear();
             assert_eq!(
                 form.columns(&crate::engine::policy::Policy::default())

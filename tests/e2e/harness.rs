@@ -224,6 +224,44 @@ pub struct Browser {
     /// [`Profile`] outlives the browsers opened on it).
     profile_dir: PathBuf,
     _profile: Option<TempDir>,
+    /// A traced browser's trace as read so far from chromedriver's performance log.
+    trace: Option<std::sync::Mutex<TraceLog>>,
+}
+
+/// What the performance log held so far: every trace event, and chromedriver's warnings that
+/// its buffer filled.
+#[derive(Default)]
+struct TraceLog {
+    events: Vec<Value>,
+    lost: Vec<String>,
+}
+
+/// Reads the performance log once into `log`; false when the browser is gone.
+async fn drain_trace(client: &Client, log: &std::sync::Mutex<TraceLog>) -> bool {
+    let Ok(entries) = client.issue_cmd(Log("performance")).await else {
+        return false;
+    };
+    let mut log = log.lock().unwrap();
+    for entry in entries.as_array().into_iter().flatten() {
+        let Some(m) = entry["message"]
+            .as_str()
+            .and_then(|m| serde_json::from_str::<Value>(m).ok())
+        else {
+            continue;
+        };
+        let m = &m["message"];
+        if m["method"] == "Tracing.dataCollected" {
+            log.events.push(m["params"].clone());
+        } else if m["method"] == "Tracing.bufferUsage"
+            && (m["params"]["error"].is_string()
+                || m["params"]["percentFull"]
+                    .as_f64()
+                    .is_some_and(|p| p >= 0.999))
+        {
+            log.lost.push(m["params"].to_string());
+        }
+    }
+    true
 }
 
 /// A browser profile that outlives the browsers opened on it: the crash tier kills a browser
@@ -281,7 +319,11 @@ impl Browser {
             caps["goog:chromeOptions"]["perfLoggingPrefs"] = json!({
                 "enableNetwork": false,
                 "enablePage": false,
-                "traceCategories": "toplevel,blink.user_timing",
+                // The renderers' tasks as DevTools shows them (`RunTask`, with thread time),
+                // not `toplevel` (every thread of every process): chromedriver's trace buffer
+                // is of fixed size, and `toplevel` filled it in the first seconds of a large
+                // import (see `main_thread_tasks_between`).
+                "traceCategories": "-*,disabled-by-default-devtools.timeline,blink.user_timing",
             });
         }
         let Value::Object(caps) = caps else {
@@ -293,10 +335,12 @@ impl Browser {
             .connect(&shared.driver_url)
             .await
             .expect("could not start a Chromium session through chromedriver");
+        let trace = traced.then(std::sync::Mutex::default);
         Browser {
             client,
             profile_dir: profile.to_owned(),
             _profile: None,
+            trace,
         }
     }
 
@@ -948,23 +992,63 @@ impl Browser {
     /// holds the mark `mark`) ran from that mark on, in the order they started, on a
     /// [`Browser::traced`] browser. A task's thread time is the CPU time the thread itself
     /// spent in it; unlike its wall time, it does not grow while the machine's other processes
-    /// hold the cores. chromedriver hands the trace over once: it stops tracing when its log is
-    /// read, so this is called once per browser.
+    /// hold the cores. Each call reads what chromedriver's performance log gathered since the
+    /// last (kept, so a later call sees the earlier events too); it fails when chromedriver
+    /// said its trace buffer filled.
     pub async fn main_thread_tasks_since(&self, mark: &str) -> Vec<Task> {
-        let log = self.client.issue_cmd(Log("performance")).await.unwrap();
-        let events: Vec<Value> = log
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|entry| serde_json::from_str::<Value>(entry["message"].as_str()?).ok())
-            .filter_map(|m| {
-                let m = m.get("message")?;
-                (m["method"] == "Tracing.dataCollected").then(|| m["params"].clone())
-            })
-            .collect();
-        let Some(marked) = events.iter().find(|e| {
-            e["name"] == mark && e["cat"].as_str().is_some_and(|c| c.contains("user_timing"))
-        }) else {
+        self.main_thread_tasks(mark, None).await
+    }
+
+    /// [`Browser::main_thread_tasks_since`] `from`, up to a mark `to` made now, and failing
+    /// unless the trace holds `to`: chromedriver's trace buffer has a fixed size, and a busy
+    /// page fills it (Chromium then records nothing more until the log is read, and said
+    /// nothing of it here: a 20,000-session import kept its first seconds only), so a check
+    /// of the tasks since a mark alone could pass on a trace that stopped early. With the end
+    /// in the trace, every task between is in it.
+    pub async fn main_thread_tasks_between(&self, from: &str, to: &str) -> Vec<Task> {
+        self.mark(to).await;
+        self.main_thread_tasks(from, Some(to)).await
+    }
+
+    async fn main_thread_tasks(&self, mark: &str, to: Option<&str>) -> Vec<Task> {
+        let trace = self
+            .trace
+            .as_ref()
+            .expect("main_thread_tasks_since needs a Browser::traced()");
+        let events = {
+            // The end mark reaches the log once Chromium has flushed it: a few reads at most.
+            let deadline = Instant::now() + PATIENCE;
+            loop {
+                assert!(
+                    drain_trace(&self.client, trace).await,
+                    "the browser is gone"
+                );
+                let read = {
+                    let log = trace.lock().unwrap();
+                    assert!(
+                        log.lost.is_empty(),
+                        "chromedriver's trace buffer filled, so some main-thread tasks went unseen: {:?}",
+                        log.lost
+                    );
+                    let ended = to.is_none_or(|to| log.events.iter().any(|e| is_mark(e, to)));
+                    assert!(
+                        ended || Instant::now() < deadline,
+                        "the trace ({} events) stops before the mark {to:?}: chromedriver's trace buffer filled, and the tasks after went unseen",
+                        log.events.len()
+                    );
+                    ended.then(|| log.events.clone())
+                };
+                if let Some(events) = read {
+                    break events;
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        };
+        let end = to
+            .and_then(|to| events.iter().find(|e| is_mark(e, to)))
+            .and_then(|e| e["ts"].as_f64())
+            .unwrap_or(f64::INFINITY);
+        let Some(marked) = events.iter().find(|e| is_mark(e, mark)) else {
             panic!(
                 "the trace ({} events) holds no mark {mark:?}: was the browser traced, and the mark made before its log was read?",
                 events.len()
@@ -993,7 +1077,7 @@ impl Browser {
                     && (name == "RunTask" || name.ends_with("::RunTask"))
                     && e["pid"].as_u64() == pid
                     && main.contains(&e["tid"].as_u64())
-                    && e["ts"].as_f64().is_some_and(|ts| ts >= from)
+                    && e["ts"].as_f64().is_some_and(|ts| ts >= from && ts < end)
             })
             .map(|e| Task {
                 at_ms: (e["ts"].as_f64().unwrap_or_default() - from) / 1000.0,
@@ -1008,6 +1092,11 @@ impl Browser {
     pub async fn close(self) {
         self.client.close().await.unwrap();
     }
+}
+
+/// Whether trace event `e` is the User Timing mark `name`.
+fn is_mark(e: &Value, name: &str) -> bool {
+    e["name"] == name && e["cat"].as_str().is_some_and(|c| c.contains("user_timing"))
 }
 
 /// One task of a page's main thread, from Chromium's trace (`RunTask`).

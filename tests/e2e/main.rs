@@ -17,6 +17,7 @@ mod a11y;
 mod ab;
 mod agent_logs;
 mod big_import;
+mod big_library;
 mod chat_apps;
 mod continued;
 mod contrast;

@@ -129,9 +129,28 @@ impl CorpusForm {
             .list()
             .iter()
             .filter(|e| group.is_none_or(|g| g.holds(e)))
-            .filter(|e| needle.is_empty() || e.session.name.to_lowercase().contains(&needle))
+            .filter(|e| holds_text(&e.session.name, &needle))
             .map(|e| e.id.clone())
             .collect()
+    }
+
+    /// How many sessions [`CorpusForm::picked`] gives, without listing them: with no name
+    /// typed, read from the library's counts (its length, or the import's count) at once; with
+    /// one, counted over the sessions (of the import) without copying any.
+    pub fn picked_count(&self, library: &Library) -> usize {
+        let needle = self.filter.trim().to_lowercase();
+        let groups = imports(library);
+        let group = self.group(&groups);
+        match (group, needle.is_empty()) {
+            (None, true) => library.len(),
+            (Some(g), true) => g.count,
+            (group, false) => library
+                .list()
+                .iter()
+                .filter(|e| group.is_none_or(|g| g.holds(e)))
+                .filter(|e| holds_text(&e.session.name, &needle))
+                .count(),
+        }
     }
 
     /// The settings a run uses.
@@ -208,4 +227,80 @@ fn read(name: &str, raw: &str) -> Result<f64, String> {
         .ok_or_else(|| {
             format!("{label} \"{raw}\" is not valid: type dollars per million tokens, 0 or more.")
         })
+}
+
+/// Whether `name` holds `needle` (already lower case; empty holds always), whatever the
+/// name's case: compared byte by byte when both are ASCII, so a keystroke's count over tens of
+/// thousands of names lowers none of them into a new string.
+fn holds_text(name: &str, needle: &str) -> bool {
+    if needle.is_empty() {
+        return true;
+    }
+    if name.is_ascii() && needle.is_ascii() {
+        return name
+            .as_bytes()
+            .windows(needle.len())
+            .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()));
+    }
+    name.to_lowercase().contains(needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::library::{Entry, Origin};
+    use crate::engine::session::fixture::verbatim;
+
+    #[test]
+    fn a_name_holds_the_text_whatever_its_case_ascii_or_not() {
+        assert!(holds_text("Trip to GHENT", "ghent"));
+        assert!(holds_text("anything", ""));
+        assert!(!holds_text("Trip", "trips"));
+        assert!(holds_text("Über Straße", "über"));
+        assert!(holds_text("ÜBER", "über"));
+        assert!(!holds_text("Uber", "über"));
+        assert!(holds_text("Café Noir", "noir"));
+    }
+
+    #[test]
+    fn the_count_picked_is_the_length_of_the_sessions_picked_in_every_case() {
+        let entry = |id: usize, name: &str, origin: Option<(&str, u64)>| {
+            let mut session = verbatim(1);
+            session.name = name.to_owned();
+            Entry {
+                id: format!("s{id}"),
+                session,
+                updated_ms: id as u64 % 3,
+                revision: 1,
+                origin: origin.map(|(file, imported_ms)| Origin {
+                    file: file.to_owned(),
+                    imported_ms,
+                    position: id as u32,
+                }),
+                counted_in: None,
+            }
+        };
+        let names = ["Budget", "budget two", "Trip", "Ghent trip", "Ünïcode"];
+        let origins = [Some(("a.json", 5)), Some(("b.json", 7)), None];
+        let library = Library::from_stored(
+            (0..30)
+                .map(|i| entry(i, names[i % names.len()], origins[i % origins.len()]))
+                .collect(),
+        );
+        let mut form = CorpusForm::default();
+        for from in ["", "5:a.json", "7:b.json", "1:gone.json"] {
+            for filter in ["", "BUDGET", " trip ", "ünï", "zzz"] {
+                form.edit(CorpusEdit::From(from.into()));
+                form.edit(CorpusEdit::Filter(filter.into()));
+                assert_eq!(
+                    form.picked_count(&library),
+                    form.picked(&library).len(),
+                    "{from:?} {filter:?}"
+                );
+            }
+        }
+        form.edit(CorpusEdit::From("7:b.json".into()));
+        form.edit(CorpusEdit::Filter(String::new()));
+        assert_eq!(form.picked_count(&library), 10);
+    }
 }

@@ -41,17 +41,13 @@ impl ImportGroup {
     }
 }
 
-/// Every import the library holds sessions of, newest first (ties by file name).
+/// Every import the library holds sessions of, newest first (ties by file name): read from
+/// the counts the library keeps as sessions come and go, not counted over its sessions.
 pub fn imports(library: &Library) -> Vec<ImportGroup> {
-    let mut groups: BTreeMap<(u64, &str), usize> = BTreeMap::new();
-    for origin in library.list().iter().filter_map(|e| e.origin.as_ref()) {
-        *groups
-            .entry((origin.imported_ms, origin.file.as_str()))
-            .or_default() += 1;
-    }
-    let mut out: Vec<ImportGroup> = groups
-        .into_iter()
-        .map(|((imported_ms, file), count)| ImportGroup {
+    let mut out: Vec<ImportGroup> = library
+        .list()
+        .imports()
+        .map(|(imported_ms, file, count)| ImportGroup {
             file: file.to_owned(),
             imported_ms,
             count,

@@ -15,7 +15,9 @@
 //! [`warn_on_leave`] and [`Library::live_after_conflict`] are the runner's other decisions.
 //! [`LibraryTab`] also holds the [`StoreAlert`] every tab shows.
 //!
-//! Beside [`Library`] (this file): `protocol.rs`, the cross-tab messages; `record.rs`, the
+//! Beside [`Library`] (this file): `list.rs`, [`Entries`], the list kept in order as short
+//! sorted chunks (a batch merged into the chunks it falls in, a row read by its place), with
+//! each import's count; `protocol.rs`, the cross-tab messages; `record.rs`, the
 //! stored [`Record`] a write becomes and how one is read back; `sync.rs`, the decisions the
 //! shell's runner asks for (load, a landed write, a remote version, a conflict's answer, import,
 //! export, the live chat kept and resumed); `tab.rs`, [`LibraryTab`], the open session and what
@@ -31,11 +33,13 @@ use crate::engine::library_session::{LiveRecord, ProbeSet, Session, SessionSetti
 use crate::engine::memory::MemoryState;
 use crate::engine::message::{CountTokens, Role, Vocabulary};
 
+mod list;
 mod protocol;
 mod record;
 mod sync;
 mod tab;
 
+pub use list::Entries;
 pub use protocol::{Broadcast, Remote, RemoteNotice, SaveOp};
 pub use record::{Record, Unreadable};
 pub use sync::{
@@ -119,7 +123,7 @@ pub enum LibraryError {
 /// All sessions of this browser, newest first, with at most one deletion that can be undone.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Library {
-    entries: Vec<Entry>,
+    entries: Entries,
     /// The last deleted entry, so that undo can restore it as it was.
     tombstone: Option<Tombstone>,
     /// The last write failed because the browser's storage is full: a deletion then removes the
@@ -131,8 +135,8 @@ pub struct Library {
     pending: Vec<SaveOp>,
     /// Each entry's place in the order of `entries` (its change time and name; with its id, the
     /// key [`order`] sorts by), so a look-up by id is one hash and a binary search, and adding a
-    /// batch touches only the batch's keys, not those of the entries it moves (rebuilt whole by
-    /// each full sort, which some single changes make).
+    /// batch touches only the batch's keys (rebuilt whole only when the library is read from
+    /// storage).
     index: HashMap<String, (u64, String)>,
 }
 
@@ -156,7 +160,7 @@ impl Library {
             .map(|e| (e.id.clone(), e.revision))
             .collect();
         let mut library = Library {
-            entries,
+            entries: Entries::sorted(entries),
             stored,
             ..Library::default()
         };
@@ -176,30 +180,28 @@ impl Library {
                 });
             }
         }
-        library.sort();
+        library.reindex();
         library
     }
 
     /// The sessions, most recently changed first (ties by name, then id, so the order is stable).
-    pub fn list(&self) -> &[Entry] {
+    pub fn list(&self) -> &Entries {
         &self.entries
     }
 
     pub fn get(&self, id: &str) -> Option<&Entry> {
-        self.position(id).map(|i| &self.entries[i])
+        self.position(id).and_then(|i| self.entries.get(i))
     }
 
     /// Where the entry `id` stands in [`Library::list`].
     fn position(&self, id: &str) -> Option<usize> {
         let (updated_ms, name) = self.index.get(id)?;
-        self.entries
-            .binary_search_by(|e| {
-                updated_ms
-                    .cmp(&e.updated_ms)
-                    .then_with(|| e.session.name.as_str().cmp(name))
-                    .then_with(|| e.id.as_str().cmp(id))
-            })
-            .ok()
+        self.entries.find(|e| {
+            updated_ms
+                .cmp(&e.updated_ms)
+                .then_with(|| e.session.name.as_str().cmp(name))
+                .then_with(|| e.id.as_str().cmp(id))
+        })
     }
 
     pub fn len(&self) -> usize {
@@ -268,11 +270,11 @@ impl Library {
 
     /// Adds many new sessions at once (an envelope's import), each as [`Library::add`] would,
     /// and returns the ids it added, in order; an id already taken (in the library or earlier
-    /// in `sessions`) is skipped. The batch alone is sorted and then merged into the list (a
-    /// binary search for each new session's place, one move of the entries), so an envelope of
-    /// 10,000 sessions imports in linear time, and a large file's import, a batch at a time,
-    /// does not slow as the library grows: the entries already listed are moved, not sorted or
-    /// re-indexed.
+    /// in `sessions`) is skipped. The batch alone is sorted and then merged into the chunks of
+    /// the list it falls in ([`Entries`]), so an envelope of 10,000 sessions imports in linear
+    /// time, and a large file's import, a batch at a time, does not slow as the library grows:
+    /// the entries already listed are neither sorted, re-indexed nor moved, but for the one or
+    /// two chunks the batch lands in.
     pub fn add_all(
         &mut self,
         sessions: impl IntoIterator<Item = (String, Session)>,
@@ -355,7 +357,7 @@ impl Library {
     /// known to be exact). Nothing is written: it is not stored.
     pub fn set_counted_in(&mut self, id: &str, counted_in: Option<Vocabulary>) {
         if let Some(at) = self.position(id) {
-            self.entries[at].counted_in = counted_in;
+            self.entries.set_counted_in(at, counted_in);
         }
     }
 
@@ -446,8 +448,7 @@ impl Library {
         self.pending
             .retain(|op| !matches!(op, SaveOp::Delete { id: d, .. } if *d == id));
         self.queue_put(&entry);
-        self.entries.push(entry);
-        self.sort();
+        self.put(entry);
         Ok(id)
     }
 
@@ -507,13 +508,12 @@ impl Library {
         let at = self
             .position(id)
             .ok_or_else(|| LibraryError::Unknown(id.to_owned()))?;
-        let entry = &mut self.entries[at];
+        let mut entry = self.entries.remove(at);
         edit(&mut entry.session);
         entry.revision += 1;
         entry.updated_ms = now_ms;
-        let entry = entry.clone();
         self.queue_put(&entry);
-        self.sort();
+        self.put(entry);
         Ok(())
     }
 
@@ -555,20 +555,22 @@ impl Library {
     /// nothing when it was deleted there. This tab's unsaved change of it, if any, is dropped.
     pub fn accept_stored(&mut self, id: &str, stored: Option<Entry>) {
         self.drop_pending(id);
-        self.entries.retain(|e| e.id != id);
+        if let Some(at) = self.position(id) {
+            self.entries.remove(at);
+            self.index.remove(id);
+        }
         if self.tombstone.as_ref().is_some_and(|t| t.entry.id == id) {
             self.tombstone = None;
         }
         match stored {
             Some(entry) => {
                 self.stored.insert(id.to_owned(), entry.revision);
-                self.entries.push(entry);
+                self.put(entry);
             }
             None => {
                 self.stored.remove(id);
             }
         }
-        self.sort();
     }
 
     /// Keeps this tab's version of `id` as a new session `new_id` named "… (copy)", then takes
@@ -669,9 +671,10 @@ impl Library {
         });
     }
 
-    fn sort(&mut self) {
-        self.entries.sort_unstable_by(order);
-        self.reindex();
+    /// Lists `entry` (an id not listed) at its place, and indexes it.
+    fn put(&mut self, entry: Entry) {
+        self.index.insert(entry.id.clone(), key(&entry));
+        self.entries.insert(entry);
     }
 
     fn reindex(&mut self) {
@@ -681,29 +684,12 @@ impl Library {
     }
 
     /// Puts `fresh` (ids not listed yet) in their places in the sorted list: the batch is
-    /// sorted, each of its entries finds its place by binary search, and the list is rebuilt in
-    /// one pass of moves. Only the batch's keys are hashed and indexed.
-    fn merge(&mut self, mut fresh: Vec<Entry>) {
-        fresh.sort_unstable_by(order);
-        let cuts: Vec<usize> = fresh
-            .iter()
-            .map(|new| {
-                self.entries
-                    .partition_point(|e| order(e, new) == Ordering::Less)
-            })
-            .collect();
+    /// sorted and merged into the chunks it falls in ([`Entries::merge`]), and only its keys
+    /// are hashed and indexed.
+    fn merge(&mut self, fresh: Vec<Entry>) {
         self.index
             .extend(fresh.iter().map(|e| (e.id.clone(), key(e))));
-        let mut old = std::mem::take(&mut self.entries).into_iter();
-        let mut merged = Vec::with_capacity(old.len() + fresh.len());
-        let mut at = 0;
-        for (cut, entry) in cuts.into_iter().zip(fresh) {
-            merged.extend(old.by_ref().take(cut - at));
-            at = cut;
-            merged.push(entry);
-        }
-        merged.extend(old);
-        self.entries = merged;
+        self.entries.merge(fresh);
     }
 }
 

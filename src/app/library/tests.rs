@@ -450,34 +450,40 @@ mod merged_batches {
     /// A step of a library's life: a batch of (id, name) added at a time, a rename, a deletion.
     #[derive(Clone, Debug)]
     enum Step {
-        Batch(u64, Vec<(u8, u8)>),
+        /// At a time, from one of two files or none.
+        Batch(u64, Option<u8>, Vec<(u8, u8)>),
         Rename(u8, u8, u64),
         Delete(u8, u64),
+        Undo,
     }
 
     fn step() -> impl Strategy<Value = Step> {
         prop_oneof![
-            4 => (0u64..4, prop::collection::vec((0u8..40, 0u8..6), 0..12))
-                .prop_map(|(ms, batch)| Step::Batch(ms, batch)),
+            4 => (0u64..4, prop::option::of(0u8..2), prop::collection::vec((0u8..40, 0u8..6), 0..12))
+                .prop_map(|(ms, file, batch)| Step::Batch(ms, file, batch)),
             1 => (0u8..40, 0u8..6, 0u64..4).prop_map(|(id, name, ms)| Step::Rename(id, name, ms)),
             1 => (0u8..40, 0u64..4).prop_map(|(id, ms)| Step::Delete(id, ms)),
+            1 => Just(Step::Undo),
         ]
     }
 
     proptest! {
         /// However batches, renames and deletions come (times repeating and going back, names
-        /// tied, ids clashing), the list is what a full sort of its entries gives, and every
-        /// listed id is found by `get`.
+        /// tied, ids clashing, deletions undone), the list is what a full sort of its entries
+        /// gives, every listed id is found by `get` and every place by `list().get`, and each
+        /// import's count is its sessions listed. (Under test a chunk holds 4 entries, so the
+        /// batches split and merge chunks all the time.)
         #[test]
         fn the_list_stays_fully_sorted(steps in prop::collection::vec(step(), 1..25)) {
             let mut library = Library::default();
             for step in steps {
                 match step {
-                    Step::Batch(ms, batch) => {
+                    Step::Batch(ms, file, batch) => {
                         let sessions = batch
                             .into_iter()
                             .map(|(id, name)| (format!("s{id}"), session(&format!("N{name}"))));
-                        library.add_all(sessions, ms);
+                        let file = file.map(|f| format!("f{f}.json"));
+                        library.add_imported(sessions, file.as_deref(), ms);
                     }
                     Step::Rename(id, name, ms) => {
                         let _ = library.rename(&format!("s{id}"), &format!("N{name}"), ms);
@@ -485,14 +491,32 @@ mod merged_batches {
                     Step::Delete(id, ms) => {
                         let _ = library.delete(&format!("s{id}"), ms);
                     }
+                    Step::Undo => {
+                        let _ = library.undo_delete();
+                    }
                 }
-                let mut sorted = library.list().to_vec();
+                let listed = library.list().to_vec();
+                let mut sorted = listed.clone();
                 sorted.sort_by(order);
-                prop_assert_eq!(library.list(), &sorted[..]);
-                for (i, e) in library.list().iter().enumerate() {
+                prop_assert_eq!(&listed, &sorted);
+                prop_assert_eq!(library.len(), listed.len());
+                for (i, e) in listed.iter().enumerate() {
                     prop_assert_eq!(library.position(&e.id), Some(i));
+                    prop_assert_eq!(library.list().get(i), Some(e));
                 }
+                prop_assert_eq!(library.list().get(listed.len()), None);
                 prop_assert_eq!(library.index.len(), library.len());
+                // Each import's count is its sessions listed.
+                let mut counted: BTreeMap<(u64, String), usize> = BTreeMap::new();
+                for origin in listed.iter().filter_map(|e| e.origin.as_ref()) {
+                    *counted.entry((origin.imported_ms, origin.file.clone())).or_default() += 1;
+                }
+                let kept: BTreeMap<(u64, String), usize> = library
+                    .list()
+                    .imports()
+                    .map(|(ms, file, n)| ((ms, file.to_owned()), n))
+                    .collect();
+                prop_assert_eq!(kept, counted);
             }
         }
     }

@@ -61,10 +61,10 @@ pub fn CorpusCompare() -> impl IntoView {
         };
         // Each session's rows carry its import's file and its place there, as the command-line
         // tool numbers the same file, in the tool's order.
-        let ids = screen.with_untracked(|s| s.picked.clone());
-        let corpus = sessions
-            .library
-            .with_untracked(|l| members(ids.iter().filter_map(|id| l.get(id))));
+        let corpus = sessions.library.with_untracked(|l| {
+            let ids = form.with_untracked(|f| f.picked(l));
+            members(ids.iter().filter_map(|id| l.get(id)))
+        });
         run_members.set_value(corpus.clone());
         let encoding = sessions.tokens.encoding.get_untracked();
         let settings = form.with_untracked(CorpusForm::settings);
@@ -123,11 +123,14 @@ pub fn CorpusCompare() -> impl IntoView {
                 " "
                 <label>
                     "whose name holds "
-                    <input type="text" placeholder="(all)" prop:value=move || screen.with(|s| s.filter.clone())
+                    <input type="text" placeholder="(all)" data-testid="corpus-filter"
+                        prop:value=move || screen.with(|s| s.filter.clone())
                         on:input=move |ev| edit(CorpusEdit::Filter(event_target_value(&ev))) />
                 </label>
                 " "
-                <span>{move || screen.with(|s| s.count.clone())}</span>
+                <span data-testid="corpus-count" data-count=move || screen.with(|s| s.picked)>
+                    {move || screen.with(|s| s.count.clone())}
+                </span>
             </div>
             <fieldset class="corpus-policies">
                 <legend>"Policies"</legend>
