@@ -437,7 +437,9 @@ async fn a_corpus_run_never_holds_the_main_thread_for_50_ms() {
         .await;
     assert_eq!(done.phase, "done", "{done:?}");
     corpus.wait_table().await;
-    let tasks = browser.main_thread_tasks_since("sm-test-compare").await;
+    let tasks = browser
+        .main_thread_tasks_between("sm-test-compare", "sm-test-compare-end")
+        .await;
     // The trace holds the run: its batches' answers are tasks, hundreds of them.
     assert!(
         tasks.len() >= 100,
@@ -548,7 +550,9 @@ async fn the_main_thread_check_fails_on_a_planted_80_ms_task() {
         )
         .await;
     assert!(planted);
-    let tasks = browser.main_thread_tasks_since("sm-test-planted").await;
+    let tasks = browser
+        .main_thread_tasks_between("sm-test-planted", "sm-test-planted-end")
+        .await;
     let over = over_50_ms(&tasks);
     assert!(
         !over.is_empty(),

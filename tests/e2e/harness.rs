@@ -281,7 +281,7 @@ impl Browser {
 
     /// A Chromium whose every task is traced with its thread time (Chromium's `toplevel`
     /// category, and the page's User Timing marks, collected by chromedriver into its
-    /// `performance` log), for [`Browser::main_thread_tasks_since`].
+    /// `performance` log), for [`Browser::main_thread_tasks_between`].
     pub async fn traced() -> Browser {
         Browser::on_fresh_profile(true).await
     }
@@ -981,7 +981,7 @@ impl Browser {
     }
 
     /// Puts a User Timing mark called `name` in the page, and so in a [`Browser::traced`]
-    /// browser's trace, for [`Browser::main_thread_tasks_since`].
+    /// browser's trace, for [`Browser::main_thread_tasks_between`].
     pub async fn mark(&self, name: &str) {
         let _: Value = self
             .read(&format!("(performance.mark({name:?}), null)"))
@@ -989,17 +989,14 @@ impl Browser {
     }
 
     /// Every task the page's main thread (Chromium's `CrRendererMain`, in the renderer that
-    /// holds the mark `mark`) ran from that mark on, in the order they started, on a
+    /// holds the mark `from`) ran from that mark on, in the order they started, on a
     /// [`Browser::traced`] browser. A task's thread time is the CPU time the thread itself
     /// spent in it; unlike its wall time, it does not grow while the machine's other processes
     /// hold the cores. Each call reads what chromedriver's performance log gathered since the
     /// last (kept, so a later call sees the earlier events too); it fails when chromedriver
     /// said its trace buffer filled.
-    pub async fn main_thread_tasks_since(&self, mark: &str) -> Vec<Task> {
-        self.main_thread_tasks(mark, None).await
-    }
-
-    /// [`Browser::main_thread_tasks_since`] `from`, up to a mark `to` made now, and failing
+    ///
+    /// The tasks run from `from` up to a mark `to` made now, and it fails
     /// unless the trace holds `to`: chromedriver's trace buffer has a fixed size, and a busy
     /// page fills it (Chromium then records nothing more until the log is read, and said
     /// nothing of it here: a 20,000-session import kept its first seconds only), so a check
@@ -1007,14 +1004,14 @@ impl Browser {
     /// in the trace, every task between is in it.
     pub async fn main_thread_tasks_between(&self, from: &str, to: &str) -> Vec<Task> {
         self.mark(to).await;
-        self.main_thread_tasks(from, Some(to)).await
+        self.main_thread_tasks(from, to).await
     }
 
-    async fn main_thread_tasks(&self, mark: &str, to: Option<&str>) -> Vec<Task> {
+    async fn main_thread_tasks(&self, mark: &str, to: &str) -> Vec<Task> {
         let trace = self
             .trace
             .as_ref()
-            .expect("main_thread_tasks_since needs a Browser::traced()");
+            .expect("main_thread_tasks_between needs a Browser::traced()");
         let events = {
             // The end mark reaches the log once Chromium has flushed it: a few reads at most.
             let deadline = Instant::now() + PATIENCE;
@@ -1030,7 +1027,7 @@ impl Browser {
                         "chromedriver's trace buffer filled, so some main-thread tasks went unseen: {:?}",
                         log.lost
                     );
-                    let ended = to.is_none_or(|to| log.events.iter().any(|e| is_mark(e, to)));
+                    let ended = log.events.iter().any(|e| is_mark(e, to));
                     assert!(
                         ended || Instant::now() < deadline,
                         "the trace ({} events) stops before the mark {to:?}: chromedriver's trace buffer filled, and the tasks after went unseen",
@@ -1044,8 +1041,9 @@ impl Browser {
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
         };
-        let end = to
-            .and_then(|to| events.iter().find(|e| is_mark(e, to)))
+        let end = events
+            .iter()
+            .find(|e| is_mark(e, to))
             .and_then(|e| e["ts"].as_f64())
             .unwrap_or(f64::INFINITY);
         let Some(marked) = events.iter().find(|e| is_mark(e, mark)) else {
