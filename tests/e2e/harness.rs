@@ -980,6 +980,21 @@ impl Browser {
             .collect()
     }
 
+    /// Reads what chromedriver's performance log gathered so far into the trace kept for
+    /// [`Browser::main_thread_tasks_between`], emptying chromedriver's fixed trace buffer: a
+    /// test waiting out a long busy stretch calls it every second or so, or the buffer fills
+    /// and the tasks after are lost (the window check then fails).
+    pub async fn keep_trace(&self) {
+        let trace = self
+            .trace
+            .as_ref()
+            .expect("keep_trace needs a Browser::traced()");
+        assert!(
+            drain_trace(&self.client, trace).await,
+            "chromedriver's performance log could not be read"
+        );
+    }
+
     /// Puts a User Timing mark called `name` in the page, and so in a [`Browser::traced`]
     /// browser's trace, for [`Browser::main_thread_tasks_between`].
     pub async fn mark(&self, name: &str) {

@@ -101,6 +101,14 @@ async fn a_later_visit_resumes_the_live_chat_without_the_welcome() {
 async fn settings_fields_have_visible_labels_and_problems_show_beside_their_field() {
     let browser = Browser::new().await;
     browser.open("?tab=settings").await;
+    // Settings is a module loaded on first use: its form is drawn once it has arrived (a busy
+    // machine takes seconds), and a check of its labels before then would look at nothing.
+    browser
+        .wait_until(
+            "document.querySelectorAll('.settings .form-group > legend').length > 0",
+            "the Settings module's form",
+        )
+        .await;
     // Every input and select has a visible <label for> (checkboxes wrapped in theirs).
     let unlabelled = browser.unlabelled_fields("panel-settings").await;
     assert_eq!(
