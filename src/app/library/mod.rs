@@ -196,12 +196,8 @@ impl Library {
     /// Where the entry `id` stands in [`Library::list`].
     fn position(&self, id: &str) -> Option<usize> {
         let (updated_ms, name) = self.index.get(id)?;
-        self.entries.find(|e| {
-            updated_ms
-                .cmp(&e.updated_ms)
-                .then_with(|| e.session.name.as_str().cmp(name))
-                .then_with(|| e.id.as_str().cmp(id))
-        })
+        self.entries
+            .find(|e| order_keys(sort_key(e), (*updated_ms, name, id)))
     }
 
     pub fn len(&self) -> usize {
@@ -696,10 +692,19 @@ impl Library {
 /// The order of the list: most recently changed first, ties by name, then by id (unique, so
 /// the order is total and the same whichever way the entries came).
 fn order(a: &Entry, b: &Entry) -> Ordering {
-    b.updated_ms
-        .cmp(&a.updated_ms)
-        .then_with(|| a.session.name.cmp(&b.session.name))
-        .then_with(|| a.id.cmp(&b.id))
+    order_keys(sort_key(a), sort_key(b))
+}
+
+/// What [`order`] sorts an entry by: its change time, name and id.
+fn sort_key(e: &Entry) -> (u64, &str, &str) {
+    (e.updated_ms, &e.session.name, &e.id)
+}
+
+/// [`order`] on two keys, so that [`Library::position`] can find an entry by its key alone.
+fn order_keys(a: (u64, &str, &str), b: (u64, &str, &str)) -> Ordering {
+    b.0.cmp(&a.0)
+        .then_with(|| a.1.cmp(b.1))
+        .then_with(|| a.2.cmp(b.2))
 }
 
 /// What [`Library::position`] needs besides the id to find an entry.
