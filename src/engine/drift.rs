@@ -153,11 +153,8 @@ pub fn fact_verdict(
 /// an edition whose every sentence on that subject puts weight on it ("about 25 % in equity")
 /// states the opposite of the item: contradicted, whatever words the folded turns used.
 pub fn must_keep_verdict(item: &str, edition: &str, folded: &[&str]) -> FactVerdict {
-    let subject = averse_subject(item).and_then(|stem| {
-        PinnedFact::regex(item, format!(r"(?i)\b{}\w*", super::pattern::escape(&stem)))
-            .compile()
-            .ok()
-    });
+    // `(?i)\b{stem}\w*`, matched without a regex parser.
+    let subject = averse_subject(item).and_then(|stem| CompiledFact::words(item, &[stem], true));
     if let Some(subject) = subject {
         let stances: Vec<Stance> = split_sentences(edition)
             .into_iter()

@@ -6,7 +6,8 @@
 
 use std::ops::Range;
 
-use super::pattern::{self, Options, Pattern};
+use super::pattern::literal::Literal;
+use super::pattern::{Options, Pattern};
 
 use super::text::split_sentences;
 
@@ -32,7 +33,15 @@ pub enum FactPattern {
 #[derive(Clone, Debug)]
 pub struct CompiledFact {
     pub label: String,
-    regex: Pattern,
+    matcher: Matcher,
+}
+
+/// A phrase (and the app's own word cues) on the core's parser-free matcher; a user's regular
+/// expression on `Pattern`.
+#[derive(Clone, Debug)]
+enum Matcher {
+    Literal(Literal),
+    Regex(Pattern),
 }
 
 /// Why a pinned fact cannot be used.
@@ -72,30 +81,34 @@ impl PinnedFact {
         if label.is_empty() {
             return Err(FactError::EmptyLabel);
         }
-        let (source, is_phrase) = match &self.pattern {
-            FactPattern::Phrase(text) => (phrase_pattern(text), true),
-            FactPattern::Regex(text) => (text.clone(), false),
-        };
         let raw = match &self.pattern {
             FactPattern::Phrase(text) | FactPattern::Regex(text) => text,
         };
-        if raw.trim().is_empty() {
-            return Err(FactError::EmptyPattern {
-                label: label.to_owned(),
-            });
-        }
-        let options = Options {
-            case_insensitive: is_phrase,
-            // A user-entered pattern must not be able to exhaust memory in the browser.
-            size_limit: Some(1 << 20),
-        };
-        let regex = Pattern::with(&source, options).map_err(|err| FactError::BadRegex {
+        let empty = || FactError::EmptyPattern {
             label: label.to_owned(),
-            detail: err.to_string(),
-        })?;
+        };
+        if raw.trim().is_empty() {
+            return Err(empty());
+        }
+        let matcher = match &self.pattern {
+            FactPattern::Phrase(text) => Matcher::Literal(Literal::phrase(text).ok_or_else(empty)?),
+            FactPattern::Regex(text) => {
+                let options = Options {
+                    case_insensitive: false,
+                    // A user-entered pattern must not be able to exhaust memory in the browser.
+                    size_limit: Some(1 << 20),
+                };
+                Matcher::Regex(
+                    Pattern::with(text, options).map_err(|err| FactError::BadRegex {
+                        label: label.to_owned(),
+                        detail: err.to_string(),
+                    })?,
+                )
+            }
+        };
         Ok(CompiledFact {
             label: label.to_owned(),
-            regex,
+            matcher,
         })
     }
 }
@@ -106,13 +119,30 @@ pub fn compile_facts(facts: &[PinnedFact]) -> Result<Vec<CompiledFact>, FactErro
 }
 
 impl CompiledFact {
+    /// A cue the app builds itself: `(?i)\\b(?:w1|w2|…)`, with `\\w*` after it when
+    /// `rest_of_word` (drift's subject stem, the must-keep cues), matched without a regex
+    /// parser ([`Literal::word_start`]). `None` when no word is non-empty.
+    pub fn words<S: AsRef<str>>(
+        label: impl Into<String>,
+        words: &[S],
+        rest_of_word: bool,
+    ) -> Option<CompiledFact> {
+        Some(CompiledFact {
+            label: label.into(),
+            matcher: Matcher::Literal(Literal::word_start(words, rest_of_word)?),
+        })
+    }
+
     pub fn is_match(&self, text: &str) -> bool {
-        self.regex.is_match(text)
+        self.find(text).is_some()
     }
 
     /// The byte range of the first match.
     pub fn find(&self, text: &str) -> Option<Range<usize>> {
-        self.regex.find(text)
+        match &self.matcher {
+            Matcher::Literal(literal) => literal.find(text),
+            Matcher::Regex(regex) => regex.find(text),
+        }
     }
 
     /// The first sentence of `text` that states the fact.
@@ -126,32 +156,6 @@ impl CompiledFact {
                 self.is_match(text).then_some(text.trim())
             })
     }
-}
-
-/// Builds the regex for a phrase: escaped literal text, with whitespace and dashes loosened.
-fn phrase_pattern(phrase: &str) -> String {
-    let mut pattern = String::new();
-    let mut in_space = false;
-    for ch in phrase.trim().chars() {
-        if ch.is_whitespace() {
-            if !in_space {
-                pattern.push_str(r"\s+");
-            }
-            in_space = true;
-            continue;
-        }
-        in_space = false;
-        if is_dash(ch) {
-            pattern.push_str("[-\u{2010}\u{2011}\u{2012}\u{2013}\u{2014}]");
-        } else {
-            pattern.push_str(&pattern::escape(ch.encode_utf8(&mut [0; 4])));
-        }
-    }
-    pattern
-}
-
-fn is_dash(ch: char) -> bool {
-    matches!(ch, '-' | '\u{2010}'..='\u{2014}')
 }
 
 #[cfg(test)]

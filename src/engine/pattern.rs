@@ -19,6 +19,8 @@ use regex_automata::util::captures;
 use regex_automata::util::pool::Pool;
 use regex_automata::{Input, Span};
 
+pub mod literal;
+
 /// The PikeVM's scratch space, one per concurrent search: a pool, as `regex::Regex` keeps one,
 /// so a shared pattern (a `static`) is searched from several threads without a lock held long.
 type CachePool = Pool<pikevm::Cache, Box<dyn Fn() -> pikevm::Cache + Send + Sync>>;

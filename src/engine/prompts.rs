@@ -12,7 +12,7 @@
 //! ([`PromptSpec::must_keep_cues`]): a sentence that mentions an item's words is kept first, and
 //! an item about rules also ranks the sentences that state one ("never", "always", "must").
 
-use super::facts::{CompiledFact, PinnedFact};
+use super::facts::CompiledFact;
 use super::message::{ChatMessage, Message, Role};
 
 /// The built-in presets.
@@ -182,20 +182,12 @@ impl PromptSpec {
         self.must_keep
             .iter()
             .filter_map(|item| {
-                let mut words: Vec<String> = content_words(item)
-                    .into_iter()
-                    .map(|w| super::pattern::escape(&w))
-                    .collect();
+                let mut words: Vec<String> = content_words(item);
                 if words.iter().any(|w| w.starts_with("rule")) {
                     words.extend(RULE_WORDS.iter().map(|w| (*w).to_owned()));
                 }
-                if words.is_empty() {
-                    return None;
-                }
-                let pattern = format!(r"(?i)\b(?:{})", words.join("|"));
-                PinnedFact::regex(format!("must keep: {}", item.trim()), pattern)
-                    .compile()
-                    .ok()
+                // `(?i)\b(?:w1|w2|…)`, matched without a regex parser (`None` when empty).
+                CompiledFact::words(format!("must keep: {}", item.trim()), &words, false)
             })
             .collect()
     }
