@@ -1,5 +1,6 @@
-//! `Pattern`: the one regular-expression matcher of the core (pinned facts, drift's stems, the
-//! figures check, the extractive summariser, error messages), on `regex-automata`'s PikeVM.
+//! `Pattern`: the regular-expression matcher of the core (a user's regex fact, the figures
+//! check, the extractive summariser, error messages), on `regex-automata`'s PikeVM. The patterns
+//! the app builds itself (phrases, drift's stems, the must-keep cues) are [`literal`]'s.
 //!
 //! Why not `regex::Regex`: it is the same parser (`regex-syntax`: Unicode classes, Unicode `\b`
 //! and `\w`, Unicode case folding, captures) and the same NFA, but in front of them the `meta`
