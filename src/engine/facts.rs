@@ -199,7 +199,7 @@ mod tests {
         match &err {
             FactError::BadRegex { label, detail } => {
                 assert_eq!(label, "salary");
-                assert!(detail.contains("unclosed group"), "{detail}");
+                assert!(detail.contains("without closing ')'"), "{detail}");
             }
             other => panic!("expected BadRegex, got {other:?}"),
         }
@@ -207,6 +207,13 @@ mod tests {
             err.to_string()
                 .contains("switch the fact to a plain phrase")
         );
+        // regex-lite has no Unicode classes: a user's `\p{L}` is a clear error naming the fact.
+        let err = PinnedFact::regex("name", r"\p{L}+").compile().unwrap_err();
+        match &err {
+            FactError::BadRegex { label, .. } => assert_eq!(label, "name"),
+            other => panic!("expected BadRegex, got {other:?}"),
+        }
+        assert!(err.to_string().contains("\"name\""), "{err}");
         assert!(
             compile_facts(&[PinnedFact::phrase("a", "a"), PinnedFact::regex("b", "[")]).is_err()
         );
