@@ -37,14 +37,16 @@ LOADER = "__wasm_split"
 # that matters most: it was 3,212,140 bytes with every tab in it, and issue #37 asks for 2 MiB;
 # this ceiling only goes down (docs/size.md: the sizes and what to move out next). Each module
 # loaded on first use has its own; a chunk two modules share, the last one.
-FIRST_LOAD_CEILING = 2304 * 1024
+FIRST_LOAD_CEILING = 2048 * 1024
 MODULE_CEILINGS = {
     "split_inspect": 704 * 1024,
     "split_tokens": 96 * 1024,
     "split_settings": 96 * 1024,
     "split_export": 192 * 1024,
-    # The token counter's building code, fetched with the first vocabulary.
-    "split_counter": 96 * 1024,
+    # The token counter's building code, fetched with the first vocabulary, and since issue #37
+    # regex-syntax's parser and every Unicode table (only the splitter parses a pattern now):
+    # it grew from 68,548 to 452,663 bytes; it is fetched beside an 828 KB vocabulary anyway.
+    "split_counter": 480 * 1024,
 }
 CHUNK_CEILING = 32 * 1024
 
