@@ -25,7 +25,9 @@ pub enum FactPattern {
     /// Literal text, matched case-insensitively; whitespace runs match any whitespace and a
     /// hyphen matches any dash, since models often write "fixed‑income" with U+2011.
     Phrase(String),
-    /// A regular expression in `regex` crate syntax, matched as written (add `(?i)` for case).
+    /// A regular expression in `regex` crate syntax with ASCII classes (`\w`, `\d`, `\s`, `\b`
+    /// and `(?i)` cover ASCII only, and there is no `\p{..}`: [`super::pattern`]), matched as
+    /// written (add `(?i)` for case).
     Regex(String),
 }
 
@@ -214,6 +216,15 @@ mod tests {
             other => panic!("expected BadRegex, got {other:?}"),
         }
         assert!(err.to_string().contains("\"name\""), "{err}");
+        assert!(err.to_string().contains("list the characters"), "{err}");
+        // `(?i)` over Greek would fold nothing: refused, with the way round it.
+        let err = PinnedFact::regex("name", "(?i)σίσυφος")
+            .compile()
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("pin the fact as a phrase"),
+            "{err}"
+        );
         assert!(
             compile_facts(&[PinnedFact::phrase("a", "a"), PinnedFact::regex("b", "[")]).is_err()
         );

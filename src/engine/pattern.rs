@@ -1,15 +1,19 @@
 //! `Pattern`: the regular-expression matcher of the core (a user's regex fact, the figures
-//! check, the extractive summariser, error messages), on `regex-automata`'s PikeVM. The patterns
-//! the app builds itself (phrases, drift's stems, the must-keep cues) are [`literal`]'s.
+//! check, the extractive summariser, error messages), on `regex-lite`. The patterns the app
+//! builds itself (phrases, drift's stems, the must-keep cues) are [`literal`]'s.
 //!
-//! Why not `regex::Regex`: it is the same parser (`regex-syntax`: Unicode classes, Unicode `\b`
-//! and `\w`, Unicode case folding, captures) and the same NFA, but in front of them the `meta`
-//! strategy, the lazy DFA, the one-pass DFA, the backtracker and the aho-corasick and memchr
-//! prefilters, about 200 KB of the page's first load (docs/size.md) for speed the core does
-//! not need: every text it searches is a message or a summary. The PikeVM runs in time linear in
-//! the text for any pattern, as `regex` does, and finds the same leftmost-first matches with the
-//! same capture groups (`tests` below compares the two on Unicode and case-insensitive
-//! patterns). A user's pattern keeps the NFA size limit that bounds its memory.
+//! Why regex-lite and not `regex`: `regex` brings regex-syntax's parser and its Unicode tables
+//! (classes, case folding, word boundaries: about 290 KB of data) and its engines, and anything in
+//! the page that compiles a pattern at runtime keeps all of them in the first load
+//! (docs/size.md). regex-lite has the same syntax and the same leftmost-first matches and groups,
+//! in time linear in the text, with these differences, which the tests pin down:
+//! - `\w`, `\d`, `\s` and `\b` are ASCII (`[0-9A-Za-z_]`, `[0-9]`, `[\t\n\v\f\r ]`); the fixed
+//!   patterns spell out the Unicode classes they need ([`classes`]);
+//! - `(?i)` folds ASCII letters only: a pattern that asks for it over a letter outside ASCII is
+//!   refused ([`PatternError::CaseOutsideAscii`]) rather than silently matched only as written;
+//! - there are no `\p{..}` classes ([`PatternError::UnicodeClass`]).
+//!
+//! A user's pattern keeps a size limit that bounds its memory.
 
 use std::fmt;
 use std::ops::{Index, Range};
@@ -30,12 +34,23 @@ pub struct Options {
     pub size_limit: Option<usize>,
 }
 
-/// Why a pattern does not compile; its text is `regex_lite::Error`'s.
+/// Why a pattern does not compile.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PatternError {
-    /// Not valid syntax (or over the size limit); the text points at the fault.
+    /// Not valid syntax (or over the size limit); the text is regex-lite's and points at the
+    /// fault.
     #[error("{0}")]
     Syntax(String),
+    /// A `\p{..}` or `\P{..}` class, which this matcher does not have.
+    #[error(
+        "Unicode classes such as \\p{{L}} are not supported here; list the characters instead, e.g. [a-zA-Zà-ÿ]"
+    )]
+    UnicodeClass,
+    /// `(?i)` over a letter outside ASCII, which it would not fold.
+    #[error(
+        "(?i) folds only ASCII letters here, so {0:?} would match only as written; write both cases, e.g. [Σσ], or pin the fact as a phrase, which folds every letter"
+    )]
+    CaseOutsideAscii(char),
 }
 
 impl Pattern {
@@ -51,10 +66,20 @@ impl Pattern {
         if let Some(limit) = options.size_limit {
             builder.size_limit(limit);
         }
-        builder
-            .build()
-            .map(Pattern)
-            .map_err(|err| PatternError::Syntax(err.to_string()))
+        let pattern = builder.build().map_err(|err| {
+            if has_unicode_class(source) {
+                PatternError::UnicodeClass
+            } else {
+                PatternError::Syntax(err.to_string())
+            }
+        })?;
+        if options.case_insensitive || asks_for_case_folding(source) {
+            let cased = |c: &char| !c.is_ascii() && c.to_lowercase().ne(c.to_uppercase());
+            if let Some(letter) = source.chars().find(cased) {
+                return Err(PatternError::CaseOutsideAscii(letter));
+            }
+        }
+        Ok(Pattern(pattern))
     }
 
     /// The pattern as written.
@@ -139,6 +164,28 @@ impl<'t> Match<'t> {
     pub fn as_str(&self) -> &'t str {
         self.0.as_str()
     }
+}
+
+/// Whether `source` has a `\p` or `\P` escape (a backslash that is not itself escaped).
+fn has_unicode_class(source: &str) -> bool {
+    let mut chars = source.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' && matches!(chars.next(), Some('p' | 'P')) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether a flag group of `source` (`(?i)`, `(?xi:`, `(?i-s)`) turns case folding on.
+fn asks_for_case_folding(source: &str) -> bool {
+    source.match_indices("(?").any(|(at, _)| {
+        source[at + 2..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphabetic() || *c == '-')
+            .take_while(|c| *c != '-')
+            .any(|c| c == 'i')
+    })
 }
 
 /// `text` with every character that has a meaning in a pattern escaped.
