@@ -5,8 +5,8 @@
 //! - building a 5,000-turn session with an instant summariser against pushing the same
 //!   messages onto a plain `Vec`;
 //! - the figures check's number pattern over a 40 KB summary with the core's matcher
-//!   (`engine::pattern`, regex-automata's PikeVM) against `regex::Regex`, which it replaced to
-//!   take 237 KB out of the page's first load (docs/size.md).
+//!   (`engine::pattern`, on regex-lite) against `regex::Regex`, which it replaced to take
+//!   regex's engines, parser and Unicode tables out of the page's first load (docs/size.md).
 
 use std::hint::black_box;
 use std::time::Instant;
