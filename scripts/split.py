@@ -34,8 +34,8 @@ from pathlib import Path
 PAGE = "summary-memory"
 LOADER = "__wasm_split"
 # Byte ceilings of the release build's wasm after wasm-opt. The page's first load is the guard
-# that matters most: it was 3,212,140 bytes with every tab in it, and issue #37 asks for 2 MiB;
-# this ceiling only goes down (docs/size.md: the sizes and what to move out next). Each module
+# that matters most: it was 3,212,140 bytes with every tab in it, and issue #37 asked for 2 MiB;
+# this ceiling only goes down (tests/split_guard.py checks the rule and the ceilings) (docs/size.md: the sizes and what to move out next). Each module
 # loaded on first use has its own; a chunk two modules share, the last one.
 FIRST_LOAD_CEILING = 2048 * 1024
 MODULE_CEILINGS = {
@@ -151,18 +151,23 @@ def main():
     print(f"split.py: {stem}_bg.wasm {first} bytes; " + ", ".join(
         f"{name} {size} bytes" for name, (_, size) in sorted(modules.items())))
     if release:
-        over = []
-        if first > FIRST_LOAD_CEILING:
-            over.append(f"the page's first-load wasm is {first} bytes, over {FIRST_LOAD_CEILING}")
-        for name, (_, size) in sorted(modules.items()):
-            ceiling = MODULE_CEILINGS.get(name, CHUNK_CEILING)
-            if name.startswith("split_") and name not in MODULE_CEILINGS:
-                over.append(f"{name} has no ceiling: give it one in MODULE_CEILINGS")
-            elif size > ceiling:
-                over.append(f"{name} is {size} bytes, over {ceiling}")
+        over = over_ceilings(first, {name: size for name, (_, size) in modules.items()})
         if over:
             fail("; ".join(over) + " (docs/size.md: what to move out of it)")
 
+
+def over_ceilings(first, modules):
+    """What is over its ceiling: the first load's size, and each module's or chunk's by name."""
+    over = []
+    if first > FIRST_LOAD_CEILING:
+        over.append(f"the page's first-load wasm is {first} bytes, over {FIRST_LOAD_CEILING}")
+    for name, size in sorted(modules.items()):
+        ceiling = MODULE_CEILINGS.get(name, CHUNK_CEILING)
+        if name.startswith("split_") and name not in MODULE_CEILINGS:
+            over.append(f"{name} has no ceiling: give it one in MODULE_CEILINGS")
+        elif size > ceiling:
+            over.append(f"{name} is {size} bytes, over {ceiling}")
+    return over
 
 if __name__ == "__main__":
     main()

@@ -84,7 +84,8 @@ step tier-b "tier b: browser-only modules in headless Chromium (wasm-bindgen-tes
 CHROMEDRIVER=$(command -v chromedriver) WASM_BINDGEN_TEST_TIMEOUT=120 \
   cargo test --target wasm32-unknown-unknown --test browser
 
-step release "release build (trunk --offline)"
+step release "release build (trunk --offline), and its size guard's own test"
+python3 tests/split_guard.py
 trunk build --release --offline
 
 step cli "the command-line tool, whose CSV the corpus e2e test compares the page's with"

@@ -477,7 +477,7 @@ fn page_wasm() -> PathBuf {
 
 /// Why the wasm at `path` is a debug build's, or `None` for a release build's: a debug build
 /// keeps its DWARF sections (`.debug_info`, which the release build's wasm-opt never leaves),
-/// and is several times over the release guard of 2.75 MiB (scripts/split.py).
+/// and is several times over the 2.75 MiB that no release wasm comes near (scripts/vocab.py).
 fn debug_dist(path: &Path) -> Option<String> {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     if bytes.windows(11).any(|w| w == b".debug_info") {
