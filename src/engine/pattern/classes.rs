@@ -57,3 +57,6 @@ pub fn spell(source: &str) -> String {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod fixed_tests;

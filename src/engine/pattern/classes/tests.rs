@@ -6,7 +6,7 @@ fn ranges_of(class: &str) -> String {
     let re = regex::Regex::new(&format!("^{class}$")).unwrap();
     let mut out = String::new();
     let mut run: Option<(u32, u32)> = None;
-    let mut flush = |run: (u32, u32), out: &mut String| {
+    let flush = |run: (u32, u32), out: &mut String| {
         out.push_str(&format!("\\x{{{:X}}}-\\x{{{:X}}}", run.0, run.1));
     };
     for c in (0..=0x10FFFF_u32).filter_map(char::from_u32) {
