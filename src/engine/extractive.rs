@@ -9,7 +9,7 @@
 
 use std::sync::LazyLock;
 
-use super::pattern::Pattern;
+use super::pattern::{Pattern, classes};
 
 use super::facts::CompiledFact;
 use super::message::{Message, Role};
@@ -267,30 +267,53 @@ pub fn fact_score(sentence: &str, facts: &[CompiledFact]) -> i32 {
     score
 }
 
-static AMOUNT: LazyLock<Pattern> = LazyLock::new(|| {
-    Pattern::new(
+/// AMOUNT's source: main's regex with `\s` and `\d` spelled as Unicode White_Space and Nd
+/// ([`classes::SPACE`], [`classes::DIGIT`]: the match is only tested, never parsed, so "₹५००"
+/// counts as an amount as it did) and `(?i)`'s `k` and `s` as `[k\x{212A}]` and `[s\x{17F}]`.
+/// The one deviation from regex (`classes::fixed_tests`): `\b` is ASCII, so a currency code or
+/// unit glued to a non-ASCII word char ("érs 5", "5ké") counts where regex's did not, and a
+/// unit ending with KELVIN SIGN or LONG S ("5\u{212A}", "3 lakhſ") does not where regex's did.
+pub(crate) fn amount_source() -> String {
+    classes::spell(
         r"(?ix)
-        [₹$€£¥]\s?\d                                   # ₹1,20,000  $5k  £20
-        | \b(?:rs\.?|inr|usd|eur)\s?\d                   # Rs. 500  INR 2000
-        | \d[\d,]*(?:\.\d+)?\s?(?:%|k\b|l\b|lakhs?\b|crores?\b|cr\b|rupees\b|dollars\b|percent\b)
+        [₹$€£¥]SPACE?DIGIT                                   # ₹1,20,000  $5k  £20
+        | \b(?:r[s\x{17F}]\.?|inr|u[s\x{17F}]d|eur)SPACE?DIGIT     # Rs. 500  INR 2000
+        | DIGIT(?:DIGIT|,)*(?:\.DIGIT+)?SPACE?(?:%|[k\x{212A}]\b|l\b|la[k\x{212A}]h[s\x{17F}]?\b|crore[s\x{17F}]?\b|cr\b|rupee[s\x{17F}]\b|dollar[s\x{17F}]\b|percent\b)
         ",
     )
-    .expect("the amount pattern is a valid regex")
-});
+}
 
-static DATE: LazyLock<Pattern> = LazyLock::new(|| {
-    Pattern::new(
+static AMOUNT: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(&amount_source()).expect("the amount pattern is a valid regex"));
+
+/// DATE's source: main's regex with `\s` and `\d` spelled as [`classes::SPACE`] and
+/// [`classes::DIGIT`] (only tested, never parsed) and `(?i)`'s `s` as `[s\x{17F}]`. The one
+/// deviation from regex (`classes::fixed_tests`): `\b` is ASCII, so a month or day name or a
+/// numeric date glued to a non-ASCII word char ("Maré", "éMonday", "2024-01-05é") counts where
+/// regex's did not, and a numeric date in another script's digits ("५/५/२०२४"), or a day name
+/// starting with LONG S, does not where regex's did.
+pub(crate) fn date_source() -> String {
+    classes::spell(
         r"(?x)
         \b(?:January|February|March|April|June|July|August|September|October|November|December
             |Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\b
-        | \bMay\s+\d
-        | \b\d{4}-\d{2}-\d{2}\b
-        | \b\d{1,2}/\d{1,2}/\d{2,4}\b
-        | (?i:\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|yesterday)\b)
+        | \bMaySPACE+DIGIT
+        | \bDIGIT{4}-DIGIT{2}-DIGIT{2}\b
+        | \bDIGIT{1,2}/DIGIT{1,2}/DIGIT{2,4}\b
+        | (?i:\b(?:monday|tue[s\x{17F}]day|wedne[s\x{17F}]day|thur[s\x{17F}]day|friday|[s\x{17F}]aturday|[s\x{17F}]unday|tomorrow|ye[s\x{17F}]terday)\b)
         ",
     )
-    .expect("the date pattern is a valid regex")
-});
+}
+
+static DATE: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(&date_source()).expect("the date pattern is a valid regex"));
+
+/// LIST_MARKER's source: regex's pattern with `\s` and `\d` spelled as [`classes::SPACE`] and
+/// [`classes::DIGIT`] ("१. " is a numbered item's marker as it was); no `\b`, no `(?i)`: the
+/// same matches as regex's.
+pub(crate) fn list_marker_source() -> String {
+    classes::spell(r"^(?:[-*•]SPACE+|DIGIT{1,2}[.)]SPACE+|#{1,6}SPACE+)")
+}
 
 const USER_LABEL: &str = "The user said:";
 const ASSISTANT_LABEL: &str = "The assistant said:";
@@ -380,9 +403,8 @@ fn label_of(role: Role) -> &'static str {
 /// and headings otherwise run into the next sentence).
 fn tidy(sentence: &str) -> String {
     let mut text = sentence.trim();
-    static LIST_MARKER: LazyLock<Pattern> = LazyLock::new(|| {
-        Pattern::new(r"^(?:[-*•]\s+|\d{1,2}[.)]\s+|#{1,6}\s+)").expect("valid list marker regex")
-    });
+    static LIST_MARKER: LazyLock<Pattern> =
+        LazyLock::new(|| Pattern::new(&list_marker_source()).expect("valid list marker regex"));
     if let Some(found) = LIST_MARKER.find(text) {
         text = &text[found.end..];
     }

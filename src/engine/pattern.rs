@@ -18,6 +18,7 @@
 use std::fmt;
 use std::ops::{Index, Range};
 
+pub mod classes;
 pub mod literal;
 
 /// A compiled regular expression in `regex-lite` syntax (ASCII `\w`, `\d`, `\s`, `\b` and

@@ -27,7 +27,7 @@ use std::fmt;
 use std::ops::Range;
 use std::sync::LazyLock;
 
-use crate::engine::pattern::{Captures, Pattern};
+use crate::engine::pattern::{Captures, Pattern, classes};
 
 /// One figure found in a text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -339,48 +339,77 @@ impl RawNumber {
     }
 }
 
-static NUMBER: LazyLock<Pattern> = LazyLock::new(|| {
-    Pattern::new(
+/// NUMBER's source: main's regex with `\s` spelled as Unicode White_Space ([`classes::SPACE`])
+/// and `(?i)`'s `k` and `s` as `[k\x{212A}]` and `[s\x{17F}]` (regex's Unicode folding matched
+/// KELVIN SIGN and LONG S there; [`folded`] reads them), so "₹\u{A0}500" and "5\u{202F}%" are
+/// one figure as they were. The digits stay ASCII, as they were (`Quantity::parse` reads them).
+/// The one deviation from regex (`classes::fixed_tests`): `\b` (after a multiplier, an ordinal,
+/// "percent", a currency word) is ASCII, so a non-ASCII word char just after one is a boundary
+/// ("5ké": the match is "5k" where regex's was "5") and a LONG S or KELVIN SIGN ending the word
+/// is not ("3 lakhſ": "3 lakh"). `raw_number` drops a match glued to an alphanumeric char, so
+/// the figures differ only at "3 lakhſ" (none; main read 3 lakh) and at a non-alphanumeric word
+/// char after the word, a combining mark or a joiner ("5k\u{301}": 5k; main read none).
+pub(crate) fn number_source() -> String {
+    classes::spell(
         r"(?x)
-        (?: (?P<cur> ₹ | Rs\.? | INR | US\$ | USD | \$ | € | EUR | £ | GBP ) \s? )?
+        (?: (?P<cur> ₹ | Rs\.? | INR | US\$ | USD | \$ | € | EUR | £ | GBP ) SPACE? )?
         (?P<num> [0-9]{1,3} (?: (?:,[0-9]{3})+ | (?:,[0-9]{2})+ ,[0-9]{3} ) (?:\.[0-9]+)? | [0-9]+ (?:\.[0-9]+)? )
-        (?: \s? (?P<mult> (?i: thousand | lakhs? | lacs? | crores? | million | billion | mn | bn | cr ) | [kK] | L ) \b )?
+        (?: SPACE? (?P<mult> (?i: thou[s\x{17F}]and | la[k\x{212A}]h[s\x{17F}]? | lac[s\x{17F}]? | crore[s\x{17F}]? | million | billion | mn | bn | cr ) | [kK] | L ) \b )?
         (?: (?: st | nd | rd | th ) \b )?
-        (?: \s? (?P<pct> % | (?i: percent | per \s? cent ) \b ) )?
-        (?: \s (?P<curw> (?i: rupees? | dollars? | euros? ) ) \b )?
+        (?: SPACE? (?P<pct> % | (?i: percent | per SPACE? cent ) \b ) )?
+        (?: SPACE (?P<curw> (?i: rupee[s\x{17F}]? | dollar[s\x{17F}]? | euro[s\x{17F}]? ) ) \b )?
         ",
     )
-    .expect("the number pattern is a valid regex")
-});
+}
+
+static NUMBER: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(&number_source()).expect("the number pattern is a valid regex"));
 
 /// Month names (full first, so "March" is not read as "Mar"), capitalised as a date writes them.
 const MONTH: &str = r"(?:January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)";
 
-static DATE: LazyLock<Pattern> = LazyLock::new(|| {
-    let pattern = r"(?x)
+/// DATE's source: main's regex with `\s` spelled as [`classes::SPACE`]; no `(?i)`, ASCII
+/// digits as before. The one deviation from regex (`classes::fixed_tests`): `\b` is ASCII, so a
+/// date glued to a non-ASCII word char after it ("5 Maré", "2024-01-05é") is read where regex's
+/// read none, or keeps an optional year regex's dropped ("5 March 2024é"); `find_dates` checks
+/// only the char before a date.
+pub(crate) fn date_source() -> String {
+    classes::spell(
+        &r"(?x)
         (?P<iy> [0-9]{4} ) - (?P<im> [0-9]{1,2} ) - (?P<id> [0-9]{1,2} ) \b
         | (?P<n1> [0-9]{1,2} ) [/.\-] (?P<n2> [0-9]{1,2} ) [/.\-] (?P<n3> [0-9]{4} ) \b
-        | (?P<dd> [0-9]{1,2} ) (?: st | nd | rd | th )? \s+ (?: of \s+ )? (?P<dm> MONTH ) \b \.?
-          (?: ,? \s+ (?P<dy> [0-9]{4} ) \b )?
-        | (?P<mm> MONTH ) \b \.? \s+ (?P<md> [0-9]{1,2} ) (?: st | nd | rd | th )? \b
-          (?: ,? \s+ (?P<my> [0-9]{4} ) \b )?
-        | (?P<ym> MONTH ) \b \.? ,? \s+ (?P<yy> [0-9]{4} ) \b
+        | (?P<dd> [0-9]{1,2} ) (?: st | nd | rd | th )? SPACE+ (?: of SPACE+ )? (?P<dm> MONTH ) \b \.?
+          (?: ,? SPACE+ (?P<dy> [0-9]{4} ) \b )?
+        | (?P<mm> MONTH ) \b \.? SPACE+ (?P<md> [0-9]{1,2} ) (?: st | nd | rd | th )? \b
+          (?: ,? SPACE+ (?P<my> [0-9]{4} ) \b )?
+        | (?P<ym> MONTH ) \b \.? ,? SPACE+ (?P<yy> [0-9]{4} ) \b
         "
-    .replace("MONTH", MONTH);
-    Pattern::new(&pattern).expect("the date pattern is a valid regex")
-});
+        .replace("MONTH", MONTH),
+    )
+}
 
-static SPELLED: LazyLock<Pattern> = LazyLock::new(|| {
-    Pattern::new(
+static DATE: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(&date_source()).expect("the date pattern is a valid regex"));
+
+/// SPELLED's source: main's regex with `\s` spelled as [`classes::SPACE_ITEMS`] and `(?i)`'s `s`
+/// as `[s\x{17F}]` (no `k` in it). The one deviation from regex (`classes::fixed_tests`): `\b`
+/// is ASCII, so a number word glued to a non-ASCII word char ("éten", "sixé") is read where
+/// regex's read none, and one starting or ending with LONG S ("ſix") is not read where regex's
+/// read it.
+pub(crate) fn spelled_source() -> String {
+    classes::spell(
         r"(?ix)
-        \b (?P<tens> twenty | thirty | forty | fifty | sixty | seventy | eighty | ninety )
-           (?: [\s\-\u{2010}\u{2011}] (?P<unit> one | two | three | four | five | six | seven | eight | nine ) )? \b
-        | \b (?P<word> zero | one | two | three | four | five | six | seven | eight | nine | ten | eleven
-              | twelve | thirteen | fourteen | fifteen | sixteen | seventeen | eighteen | nineteen
-              | hundred | thousand ) \b
+        \b (?P<tens> twenty | thirty | forty | fifty | [s\x{17F}]ixty | [s\x{17F}]eventy | eighty | ninety )
+           (?: [SPACE_ITEMS\-\u{2010}\u{2011}] (?P<unit> one | two | three | four | five | [s\x{17F}]ix | [s\x{17F}]even | eight | nine ) )? \b
+        | \b (?P<word> zero | one | two | three | four | five | [s\x{17F}]ix | [s\x{17F}]even | eight | nine | ten | eleven
+              | twelve | thirteen | fourteen | fifteen | [s\x{17F}]ixteen | [s\x{17F}]eventeen | eighteen | nineteen
+              | hundred | thou[s\x{17F}]and ) \b
         ",
     )
-    .expect("the spelled-number pattern is a valid regex")
+}
+
+static SPELLED: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(&spelled_source()).expect("the spelled-number pattern is a valid regex")
 });
 
 fn find_numbers(text: &str) -> Vec<RawNumber> {
@@ -552,7 +581,7 @@ fn spelled_value(word: &str) -> Option<u32> {
     const TENS: [&str; 8] = [
         "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
     ];
-    let word = word.to_ascii_lowercase();
+    let word = folded(word);
     if let Some(i) = WORDS.iter().position(|w| *w == word) {
         return Some(i as u32);
     }
@@ -566,8 +595,20 @@ fn spelled_value(word: &str) -> Option<u32> {
     }
 }
 
+/// A matched word in ASCII lower case, KELVIN SIGN and LONG S read as "k" and "s": the
+/// patterns' `(?i)` matches them as regex's Unicode folding did.
+fn folded(word: &str) -> String {
+    word.chars()
+        .map(|c| match c {
+            '\u{212A}' => 'k',
+            '\u{17F}' => 's',
+            c => c.to_ascii_lowercase(),
+        })
+        .collect()
+}
+
 fn multiplier(word: &str) -> u32 {
-    match word.to_ascii_lowercase().as_str() {
+    match folded(word).as_str() {
         "k" | "thousand" => 3,
         "l" | "lakh" | "lakhs" | "lac" | "lacs" => 5,
         "million" | "mn" => 6,
@@ -578,7 +619,7 @@ fn multiplier(word: &str) -> u32 {
 }
 
 fn currency(word: &str) -> Option<Currency> {
-    match word.trim_end_matches('.').to_ascii_lowercase().as_str() {
+    match folded(word.trim_end_matches('.')).as_str() {
         "₹" | "rs" | "inr" | "rupee" | "rupees" => Some(Currency::Inr),
         "$" | "us$" | "usd" | "dollar" | "dollars" => Some(Currency::Usd),
         "€" | "eur" | "euro" | "euros" => Some(Currency::Eur),
@@ -656,6 +697,28 @@ mod tests {
             .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
             .collect();
         assert_eq!(found, expect, "{text}");
+    }
+
+    /// The ASCII `\b` (see `number_source`): a multiplier glued to a letter is no figure, as on
+    /// main ("5ké"); glued to a combining mark it is one now (main read none).
+    #[test]
+    fn a_multiplier_glued_to_a_non_ascii_word_char() {
+        check("5ké", &[]);
+        check("5k\u{301}", &[("5k", "5000")]);
+    }
+
+    /// The number pattern matches a multiplier with KELVIN SIGN or LONG S in it, as regex's
+    /// Unicode `(?i)` did on main (where "5 thou\u{17F}and" reached `multiplier`'s
+    /// `unreachable!`): they read as "k" and "s".
+    #[test]
+    fn kelvin_sign_and_long_s_read_as_k_and_s() {
+        check(
+            "5 thou\u{17F}and, 2 la\u{212A}h",
+            &[("5 thou\u{17F}and", "5000"), ("2 la\u{212A}h", "200000")],
+        );
+        // The one deviation from main: a LONG S after "lakh" is on the far side of the ASCII
+        // `\b`, so the match stops at "lakh" and is glued to the "ſ" (main read 3 lakh).
+        check("3 lakh\u{17F}", &[]);
     }
 
     #[test]

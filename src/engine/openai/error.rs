@@ -4,7 +4,7 @@
 
 use std::sync::LazyLock;
 
-use crate::engine::pattern::Pattern;
+use crate::engine::pattern::{Pattern, classes};
 use serde_json::Value;
 
 use super::providers::detect_provider;
@@ -315,18 +315,30 @@ fn context_text(purpose: Option<Purpose>, sizes: Option<(u64, u64)>, message: &s
     format!("{which} is too long for the model's context window{by}: {message}. {fix}")
 }
 
+/// LIMIT's source: regex's pattern with `\d` spelled as Unicode Nd ([`classes::DIGIT`]) and
+/// `(?i)`'s `s` as `[s\x{17F}]`: no `\b`, the same matches as regex's. A number in another
+/// script's digits ("४०९६") is matched as it was and, as before, does not parse (`u64` reads
+/// ASCII digits), so the message gives no limit, as it gave none; `[0-9]` would have read a
+/// later ASCII number instead.
+pub(crate) fn limit_source() -> String {
+    classes::spell(r"(?i)maximum context length i[s\x{17F}] (DIGIT+)")
+}
+
+/// ASKED's source: as [`limit_source`], with `(?i)`'s `k` as `[k\x{212A}]` too; the same
+/// matches as regex's. The spaces stay literal spaces, as they were.
+pub(crate) fn asked_source() -> String {
+    classes::spell(
+        r"(?i)(?:re[s\x{17F}]ulted in|reque[s\x{17F}]ted|you [s\x{17F}]ent|prompt ha[s\x{17F}]|contain[s\x{17F}]) (?:about )?(DIGIT+) to[k\x{212A}]en[s\x{17F}]",
+    )
+}
+
 /// Reads "maximum context length is 8192 tokens ... resulted in 9000 tokens" (OpenAI) and
 /// "... you requested 5000 tokens" (vLLM): the tokens asked for and the limit.
 fn context_sizes(message: &str) -> (Option<u64>, Option<u64>) {
-    static LIMIT: LazyLock<Pattern> = LazyLock::new(|| {
-        Pattern::new(r"(?i)maximum context length is (\d+)").expect("the pattern is a valid regex")
-    });
-    static ASKED: LazyLock<Pattern> = LazyLock::new(|| {
-        Pattern::new(
-            r"(?i)(?:resulted in|requested|you sent|prompt has|contains) (?:about )?(\d+) tokens",
-        )
-        .expect("the pattern is a valid regex")
-    });
+    static LIMIT: LazyLock<Pattern> =
+        LazyLock::new(|| Pattern::new(&limit_source()).expect("the pattern is a valid regex"));
+    static ASKED: LazyLock<Pattern> =
+        LazyLock::new(|| Pattern::new(&asked_source()).expect("the pattern is a valid regex"));
     let number = |re: &Pattern| re.captures(message).and_then(|c| c[1].parse().ok());
     (number(&ASKED), number(&LIMIT))
 }
@@ -482,13 +494,20 @@ fn plain_message(body: &str) -> String {
     }
 }
 
+/// The wait pattern's source: regex's pattern with `\d` spelled as Unicode Nd
+/// ([`classes::DIGIT`]; as in [`limit_source`], a number in another script's digits is matched
+/// and, as before, does not parse: no wait is read). No `(?i)`. The one deviation from regex:
+/// the final `\b` is ASCII, so a unit glued to a non-ASCII word char ("7sé") matches now where
+/// regex's did not. `fixed_tests` shows it.
+pub(crate) fn wait_source() -> String {
+    classes::spell(r"try again in (?:(DIGIT+)m)?(DIGIT+(?:\.DIGIT+)?)(ms|s)\b")
+}
+
 /// Groq and OpenAI put the wait in the message ("Please try again in 7.66s", "in 1m2.5s",
 /// "in 120ms") and not always in a header the browser can read.
 fn wait_from_message(message: &str) -> Option<u64> {
-    static PATTERN: LazyLock<Pattern> = LazyLock::new(|| {
-        Pattern::new(r"try again in (?:(\d+)m)?(\d+(?:\.\d+)?)(ms|s)\b")
-            .expect("the pattern is a valid regex")
-    });
+    static PATTERN: LazyLock<Pattern> =
+        LazyLock::new(|| Pattern::new(&wait_source()).expect("the pattern is a valid regex"));
     let caps = PATTERN.captures(message)?;
     let minutes: f64 = caps.get(1).map_or(Ok(0.0), |m| m.as_str().parse()).ok()?;
     let amount: f64 = caps[2].parse().ok()?;
