@@ -148,23 +148,17 @@ fn bench_session(c: &mut Criterion) {
     );
 }
 
-/// The figures check's number pattern (`engine::checks::figures`), walked over the text match
-/// by match with its groups, as the check walks it.
-const NUMBER: &str = r"(?x)
-    (?: (?P<cur> ₹ | Rs\.? | INR | US\$ | USD | \$ | € | EUR | £ | GBP ) \s? )?
-    (?P<num> [0-9]{1,3} (?: (?:,[0-9]{3})+ | (?:,[0-9]{2})+ ,[0-9]{3} ) (?:\.[0-9]+)? | [0-9]+ (?:\.[0-9]+)? )
-    (?: \s? (?P<mult> (?i: thousand | lakhs? | lacs? | crores? | million | billion | mn | bn | cr ) | [kK] | L ) \b )?
-    (?: \s? (?P<pct> % | (?i: percent | per \s? cent ) \b ) )?
-    ";
-
 fn bench_matcher() {
     use summary_memory::engine::pattern::Pattern;
     let paragraph = "The user earns ₹1,20,000 a month and saves 15% of it; rent is Rs. 25k, \
         the SIP was raised to $500 on 2025-03-01 and the emergency fund holds 6 months \
         (about 3.5 lakh). No equities above 40 percent, per the advisor. ";
     let text = paragraph.repeat(40_000 / paragraph.len() + 1);
-    let ours = Pattern::new(NUMBER).unwrap();
-    let peer = regex::Regex::new(NUMBER).unwrap();
+    // The figures check's number pattern, walked over the text match by match with its groups,
+    // as the check walks it.
+    let number = summary_memory::engine::checks::figures::number_source();
+    let ours = Pattern::new(&number).unwrap();
+    let peer = regex::Regex::new(&number).unwrap();
     let walk_ours = || {
         let (mut at, mut n) = (0, 0);
         while let Some(caps) = ours.captures_at(&text, at) {

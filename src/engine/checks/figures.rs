@@ -349,7 +349,7 @@ impl RawNumber {
 /// is not ("3 lakhſ": "3 lakh"). `raw_number` drops a match glued to an alphanumeric char, so
 /// the figures differ only at "3 lakhſ" (none; main read 3 lakh) and at a non-alphanumeric word
 /// char after the word, a combining mark or a joiner ("5k\u{301}": 5k; main read none).
-pub(crate) fn number_source() -> String {
+pub fn number_source() -> String {
     classes::spell(
         r"(?x)
         (?: (?P<cur> ₹ | Rs\.? | INR | US\$ | USD | \$ | € | EUR | £ | GBP ) SPACE? )?
