@@ -1,4 +1,5 @@
-"""scripts/split.py's guard: a release build past any ceiling fails, naming what is over.
+"""The release build's size guards (scripts/split.py's for the page's wasm and its modules,
+scripts/worker.py's for the corpus worker): a build past any ceiling fails, naming what is over.
 
 Run by scripts/test.sh beside the release build: `python3 tests/split_guard.py`.
 """
@@ -7,11 +8,17 @@ import importlib.util
 import unittest
 from pathlib import Path
 
-spec = importlib.util.spec_from_file_location(
-    "split", Path(__file__).resolve().parent.parent / "scripts" / "split.py"
-)
-split = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(split)
+
+def load(name):
+    path = Path(__file__).resolve().parent.parent / "scripts" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+split = load("split")
+worker = load("worker")
 
 MiB = 1024 * 1024
 
@@ -47,6 +54,14 @@ class Guard(unittest.TestCase):
     def test_everything_over_is_named_at_once(self):
         over = split.over_ceilings(3 * MiB, {"split_inspect": 1 * MiB, "split_new": 1})
         self.assertEqual(len(over), 3)
+
+    def test_the_corpus_worker_has_its_own_ceiling(self):
+        ceiling = worker.WORKER_CEILING
+        self.assertIsNone(worker.over_ceiling("corpus_worker_bg.wasm", ceiling))
+        self.assertEqual(
+            worker.over_ceiling("corpus_worker_bg.wasm", ceiling + 1),
+            f"corpus_worker_bg.wasm is {ceiling + 1} bytes, over the corpus worker's {ceiling}",
+        )
 
 
 if __name__ == "__main__":
