@@ -267,7 +267,7 @@ pub fn fact_score(sentence: &str, facts: &[CompiledFact]) -> i32 {
     score
 }
 
-/// AMOUNT's source: main's regex with `\s` and `\d` spelled as Unicode White_Space and Nd
+/// AMOUNT's source: the old regex with `\s` and `\d` spelled as Unicode White_Space and Nd
 /// ([`classes::SPACE`], [`classes::DIGIT`]: the match is only tested, never parsed, so "₹५००"
 /// counts as an amount as it did) and `(?i)`'s `k` and `s` as `[k\x{212A}]` and `[s\x{17F}]`.
 /// The one deviation from regex (`classes::fixed_tests`): `\b` is ASCII, so a currency code or
@@ -286,7 +286,7 @@ pub(crate) fn amount_source() -> String {
 static AMOUNT: LazyLock<Pattern> =
     LazyLock::new(|| Pattern::new(&amount_source()).expect("the amount pattern is a valid regex"));
 
-/// DATE's source: main's regex with `\s` and `\d` spelled as [`classes::SPACE`] and
+/// DATE's source: the old regex with `\s` and `\d` spelled as [`classes::SPACE`] and
 /// [`classes::DIGIT`] (only tested, never parsed) and `(?i)`'s `s` as `[s\x{17F}]`. The one
 /// deviation from regex (`classes::fixed_tests`): `\b` is ASCII, so a month or day name or a
 /// numeric date glued to a non-ASCII word char ("Maré", "éMonday", "2024-01-05é") counts where

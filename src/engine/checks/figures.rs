@@ -339,7 +339,7 @@ impl RawNumber {
     }
 }
 
-/// NUMBER's source: main's regex with `\s` spelled as Unicode White_Space ([`classes::SPACE`])
+/// NUMBER's source: the old regex with `\s` spelled as Unicode White_Space ([`classes::SPACE`])
 /// and `(?i)`'s `k` and `s` as `[k\x{212A}]` and `[s\x{17F}]` (regex's Unicode folding matched
 /// KELVIN SIGN and LONG S there; [`folded`] reads them), so "₹\u{A0}500" and "5\u{202F}%" are
 /// one figure as they were. The digits stay ASCII, as they were (`Quantity::parse` reads them).
@@ -347,8 +347,8 @@ impl RawNumber {
 /// "percent", a currency word) is ASCII, so a non-ASCII word char just after one is a boundary
 /// ("5ké": the match is "5k" where regex's was "5") and a LONG S or KELVIN SIGN ending the word
 /// is not ("3 lakhſ": "3 lakh"). `raw_number` drops a match glued to an alphanumeric char, so
-/// the figures differ only at "3 lakhſ" (none; main read 3 lakh) and at a non-alphanumeric word
-/// char after the word, a combining mark or a joiner ("5k\u{301}": 5k; main read none).
+/// the figures differ only at "3 lakhſ" (none; regex read 3 lakh) and at a non-alphanumeric word
+/// char after the word, a combining mark or a joiner ("5k\u{301}": 5k; regex read none).
 pub fn number_source() -> String {
     classes::spell(
         r"(?x)
@@ -368,7 +368,7 @@ static NUMBER: LazyLock<Pattern> =
 /// Month names (full first, so "March" is not read as "Mar"), capitalised as a date writes them.
 const MONTH: &str = r"(?:January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)";
 
-/// DATE's source: main's regex with `\s` spelled as [`classes::SPACE`]; no `(?i)`, ASCII
+/// DATE's source: the old regex with `\s` spelled as [`classes::SPACE`]; no `(?i)`, ASCII
 /// digits as before. The one deviation from regex (`classes::fixed_tests`): `\b` is ASCII, so a
 /// date glued to a non-ASCII word char after it ("5 Maré", "2024-01-05é") is read where regex's
 /// read none, or keeps an optional year regex's dropped ("5 March 2024é"); `find_dates` checks
@@ -391,7 +391,7 @@ pub(crate) fn date_source() -> String {
 static DATE: LazyLock<Pattern> =
     LazyLock::new(|| Pattern::new(&date_source()).expect("the date pattern is a valid regex"));
 
-/// SPELLED's source: main's regex with `\s` spelled as [`classes::SPACE_ITEMS`] and `(?i)`'s `s`
+/// SPELLED's source: the old regex with `\s` spelled as [`classes::SPACE_ITEMS`] and `(?i)`'s `s`
 /// as `[s\x{17F}]` (no `k` in it). The one deviation from regex (`classes::fixed_tests`): `\b`
 /// is ASCII, so a number word glued to a non-ASCII word char ("éten", "sixé") is read where
 /// regex's read none, and one starting or ending with LONG S ("ſix") is not read where regex's
@@ -699,8 +699,8 @@ mod tests {
         assert_eq!(found, expect, "{text}");
     }
 
-    /// The ASCII `\b` (see `number_source`): a multiplier glued to a letter is no figure, as on
-    /// main ("5ké"); glued to a combining mark it is one now (main read none).
+    /// The ASCII `\b` (see `number_source`): a multiplier glued to a letter is no figure, as with
+    /// regex ("5ké"); glued to a combining mark it is one now (regex read none).
     #[test]
     fn a_multiplier_glued_to_a_non_ascii_word_char() {
         check("5ké", &[]);
@@ -708,7 +708,7 @@ mod tests {
     }
 
     /// The number pattern matches a multiplier with KELVIN SIGN or LONG S in it, as regex's
-    /// Unicode `(?i)` did on main (where "5 thou\u{17F}and" reached `multiplier`'s
+    /// Unicode `(?i)` did before (where "5 thou\u{17F}and" reached `multiplier`'s
     /// `unreachable!`): they read as "k" and "s".
     #[test]
     fn kelvin_sign_and_long_s_read_as_k_and_s() {
@@ -716,8 +716,8 @@ mod tests {
             "5 thou\u{17F}and, 2 la\u{212A}h",
             &[("5 thou\u{17F}and", "5000"), ("2 la\u{212A}h", "200000")],
         );
-        // The one deviation from main: a LONG S after "lakh" is on the far side of the ASCII
-        // `\b`, so the match stops at "lakh" and is glued to the "ſ" (main read 3 lakh).
+        // The one deviation from regex: a LONG S after "lakh" is on the far side of the ASCII
+        // `\b`, so the match stops at "lakh" and is glued to the "ſ" (regex read 3 lakh).
         check("3 lakh\u{17F}", &[]);
     }
 

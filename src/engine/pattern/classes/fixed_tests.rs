@@ -1,4 +1,4 @@
-//! The core's fixed patterns on regex-lite (`Pattern`) against main's sources on `regex::Regex`
+//! The core's fixed patterns on regex-lite (`Pattern`) against the sources before regex-lite on `regex::Regex`
 //! (the oracle): the same `captures_all` spans, every group, over every text the app ships and
 //! over random texts; and, over a Unicode-heavy alphabet, the same spans as the old source with
 //! each `\b` made ASCII (`(?-u:\b)`), which shows that the ASCII `\b` is the only deviation. The
@@ -16,7 +16,7 @@ use crate::engine::openai::error;
 use crate::engine::pattern::Pattern;
 use crate::engine::{extractive, scripted};
 
-/// The figures check's month names, as main wrote them into its DATE pattern.
+/// The figures check's month names, as the old source wrote them into its DATE pattern.
 const OLD_MONTH: &str = r"(?:January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)";
 
 /// Main's sources (regex syntax), verbatim.
@@ -63,7 +63,7 @@ const OLD_ASKED: &str =
     r"(?i)(?:resulted in|requested|you sent|prompt has|contains) (?:about )?(\d+) tokens";
 const OLD_WAIT: &str = r"try again in (?:(\d+)m)?(\d+(?:\.\d+)?)(ms|s)\b";
 
-/// One fixed pattern: main's source on `regex`, the same with an ASCII `\b`, and ours.
+/// One fixed pattern: the old source on `regex`, the same with an ASCII `\b`, and ours.
 struct Fixed {
     name: &'static str,
     old: regex::Regex,
@@ -263,8 +263,8 @@ fn shipped_texts() -> Vec<String> {
     texts
 }
 
-/// On every shipped text, ours matches what main's source with an ASCII `\b` matched, and what
-/// main's source matched on every text with no non-ASCII word char in it.
+/// On every shipped text, ours matches what the old source with an ASCII `\b` matched, and what
+/// the old source matched on every text with no non-ASCII word char in it.
 #[test]
 fn shipped_texts_match_as_on_main() {
     let texts = shipped_texts();
@@ -283,7 +283,7 @@ fn shipped_texts_match_as_on_main() {
             if ours != fixed.oracle(text) {
                 assert!(
                     text.chars().any(non_ascii_word),
-                    "{} differs from main on {text:?}",
+                    "{} differs from the old source on {text:?}",
                     fixed.name
                 );
                 unicode_differs.push((fixed.name, text.clone()));
@@ -299,7 +299,7 @@ fn shipped_texts_match_as_on_main() {
     for (name, text) in &unicode_differs {
         assert!(
             deviation_tests.contains(&text.as_str()),
-            "{name} differs from main on {text:?}"
+            "{name} differs from the old source on {text:?}"
         );
     }
 }
@@ -471,7 +471,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(2_000))]
 
     /// Over ASCII letters and digits, currency signs, punctuation and every Unicode space, ours
-    /// matches what main's source matched, span for span.
+    /// matches what the old source matched, span for span.
     #[test]
     fn same_spans_as_main(text in token_text()) {
         for fixed in all_fixed() {
@@ -479,7 +479,7 @@ proptest! {
         }
     }
 
-    /// With non-ASCII word chars too, ours matches main's source with an ASCII `\b`: the ASCII
+    /// With non-ASCII word chars too, ours matches the old source with an ASCII `\b`: the ASCII
     /// `\b` is the one deviation (the classes, KELVIN SIGN and LONG S are exact).
     #[test]
     fn only_the_word_boundary_deviates(text in unicode_text()) {
@@ -495,7 +495,7 @@ fn pattern(name: &str) -> &'static Fixed {
     all_fixed().iter().find(|f| f.name == name).unwrap()
 }
 
-/// Whole-match spans, ours and main's.
+/// Whole-match spans, ours and the old source's.
 fn whole(fixed: &Fixed, text: &str) -> (Vec<Range<usize>>, Vec<Range<usize>>) {
     let firsts = |spans: Spans| spans.into_iter().map(|g| g[0].clone().unwrap()).collect();
     (firsts(fixed.ours(text)), firsts(fixed.oracle(text)))
@@ -531,14 +531,14 @@ fn unicode_spaces_digits_and_folding_match_as_on_main() {
     ];
     for (name, text) in cases {
         let fixed = pattern(name);
-        let (ours, main) = whole(fixed, text);
+        let (ours, old) = whole(fixed, text);
         assert!(!ours.is_empty(), "{name} finds nothing in {text:?}");
         assert_eq!(fixed.ours(text), fixed.oracle(text), "{name} on {text:?}");
-        assert_eq!(ours, main);
+        assert_eq!(ours, old);
     }
 }
 
-/// A deviation: the pattern, the text, our whole match and main's.
+/// A deviation: the pattern, the text, our whole match and the old source's.
 type Deviation = (
     &'static str,
     &'static str,
@@ -551,11 +551,11 @@ type Deviation = (
 /// boundary where regex's made none, and none where regex's made one.
 #[test]
 fn the_ascii_word_boundary_is_the_one_deviation() {
-    // (pattern, text, our whole matches, main's)
+    // (pattern, text, our whole matches, the old source's)
     let cases: [Deviation; 10] = [
-        // "5k" then "é": the multiplier's `\b` holds now; main's match stopped at "5".
+        // "5k" then "é": the multiplier's `\b` holds now; regex's match stopped at "5".
         ("figures NUMBER", "5ké", Some(0..2), Some(0..1)),
-        // A LONG S ends "lakhs": main's `\b` held after it, ours does not (ſ is not ASCII \w).
+        // A LONG S ends "lakhs": regex's `\b` held after it, ours does not (ſ is not ASCII \w).
         ("figures NUMBER", "5 lakh\u{17F} ", Some(0..6), Some(0..8)),
         ("figures DATE", "5 Maré", Some(0..5), None),
         ("figures DATE", "5 March 2024é", Some(0..12), Some(0..7)),
@@ -566,11 +566,11 @@ fn the_ascii_word_boundary_is_the_one_deviation() {
         ("extractive DATE", "éMonday", Some(2..8), None),
         ("error wait", "try again in 7sé", Some(0..15), None),
     ];
-    for (name, text, ours, main) in cases {
+    for (name, text, ours, old) in cases {
         let fixed = pattern(name);
         assert_eq!(
             whole(fixed, text),
-            (Vec::from_iter(ours), Vec::from_iter(main)),
+            (Vec::from_iter(ours), Vec::from_iter(old)),
             "{name} on {text:?}"
         );
         assert_eq!(
