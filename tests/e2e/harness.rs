@@ -695,6 +695,15 @@ impl Browser {
             .unwrap_or_else(|e| panic!("{cmd} failed: {e}"))
     }
 
+    /// Makes the browser refuse every request whose URL matches one of `patterns` (Chromium's
+    /// request blocking, `*` a wildcard), as it is refused to a visitor offline before the file
+    /// was ever fetched; an empty list lets everything through again.
+    pub async fn block_urls(&self, patterns: &[&str]) {
+        self.devtools("Network.enable", json!({})).await;
+        self.devtools("Network.setBlockedURLs", json!({ "urls": patterns }))
+            .await;
+    }
+
     /// Runs `source` in every page this browser loads from now on, before the page's own
     /// scripts.
     pub async fn before_every_page(&self, source: &str) {

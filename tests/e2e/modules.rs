@@ -3,7 +3,6 @@
 //! fetched says so in the tab's place and loads on Retry once it can. The policy exporters are a
 //! module too, fetched when "Export policy" first opens.
 
-use serde_json::json;
 use summary_memory::route::LESSON_STEPS;
 
 use crate::harness::{Browser, StoppableApp, free_port, pause};
@@ -219,13 +218,7 @@ async fn a_module_that_cannot_be_fetched_says_so_and_retry_loads_it_once_it_can(
     // browser refuses the request (Chromium's request blocking), on the first visit, before the
     // service worker holds anything.
     let browser = Browser::new().await;
-    browser.devtools("Network.enable", json!({})).await;
-    browser
-        .devtools(
-            "Network.setBlockedURLs",
-            json!({ "urls": ["*split_inspect-*"] }),
-        )
-        .await;
+    browser.block_urls(&["*split_inspect-*"]).await;
     browser.open("?tab=inspect").await;
     let failed = browser.wait_testid("module-failed").await;
     assert_eq!(
@@ -243,9 +236,7 @@ async fn a_module_that_cannot_be_fetched_says_so_and_retry_loads_it_once_it_can(
     browser.wait_testid("module-failed").await;
 
     // Online again: Retry fetches it.
-    browser
-        .devtools("Network.setBlockedURLs", json!({ "urls": [] }))
-        .await;
+    browser.block_urls(&[]).await;
     browser.click_testid("module-retry").await;
     browser.wait_testid("panel-inspect").await;
     browser
@@ -257,13 +248,7 @@ async fn a_module_that_cannot_be_fetched_says_so_and_retry_loads_it_once_it_can(
 #[tokio::test]
 async fn exporters_that_cannot_be_fetched_say_so_in_the_panels_place_and_load_on_retry() {
     let browser = Browser::new().await;
-    browser.devtools("Network.enable", json!({})).await;
-    browser
-        .devtools(
-            "Network.setBlockedURLs",
-            json!({ "urls": ["*split_export-*"] }),
-        )
-        .await;
+    browser.block_urls(&["*split_export-*"]).await;
     browser.open("?tab=tuner").await;
     browser.click_testid("export-policy").await;
     let failed = browser.wait_testid("module-failed").await;
@@ -280,9 +265,7 @@ async fn exporters_that_cannot_be_fetched_say_so_in_the_panels_place_and_load_on
     assert!(browser.is_absent("export-code").await);
     browser.wait_testid("panel-tuner").await;
 
-    browser
-        .devtools("Network.setBlockedURLs", json!({ "urls": [] }))
-        .await;
+    browser.block_urls(&[]).await;
     browser.click_testid("module-retry").await;
     browser.wait_testid("export-code").await;
     browser
@@ -326,28 +309,15 @@ async fn a_counter_module_that_cannot_be_fetched_fails_the_load_and_try_again_lo
     // the vocabulary arrives, but nothing can build it, so counts are estimates marked "≈" and
     // Tokens says the load failed and offers Try again, as for a vocabulary that cannot be had.
     let browser = Browser::new().await;
-    browser.devtools("Network.enable", json!({})).await;
-    browser
-        .devtools(
-            "Network.setBlockedURLs",
-            json!({ "urls": ["*split_counter-*"] }),
-        )
-        .await;
+    browser.block_urls(&["*split_counter-*"]).await;
     browser.open("?tab=tokens").await;
     browser.wait_testid("token-count").await;
     let tokens = TokensPage::new(&browser);
     tokens
-        .wait_state("estimate", "the count to become an estimate")
+        .wait_estimate("the count to become an estimate")
         .await;
-    let (text, _) = tokens.count().await;
-    assert!(
-        text.starts_with('≈'),
-        "an estimate is marked with ≈, got {text:?}"
-    );
     tokens.wait_failures("o200k_base", 1).await;
-    let status = browser.wait_testid("vocab-status").await;
-    assert_eq!(status.attr("role").await.unwrap().as_deref(), Some("alert"));
-    let message = status.text().await.unwrap();
+    let message = tokens.failure().await;
     assert!(
         message.contains("could not load the o200k_base vocabulary")
             && message.contains("the token counter's module could not be fetched"),
@@ -355,9 +325,7 @@ async fn a_counter_module_that_cannot_be_fetched_fails_the_load_and_try_again_lo
     );
 
     // Online again: Try again fetches the module, and the counts become exact.
-    browser
-        .devtools("Network.setBlockedURLs", json!({ "urls": [] }))
-        .await;
+    browser.block_urls(&[]).await;
     browser.click_testid("vocab-retry").await;
     browser.wait_vocabulary().await;
     tokens

@@ -94,6 +94,26 @@ impl<'a> TokensPage<'a> {
             .unwrap();
     }
 
+    /// Waits until the count is an estimate and reads it: marked "≈", and never 0.
+    pub async fn wait_estimate(&self, what: &str) -> u32 {
+        self.wait_state("estimate", what).await;
+        let (text, _) = self.count().await;
+        let value: u32 = text
+            .strip_prefix('≈')
+            .unwrap_or_else(|| panic!("an estimate is marked with ≈, got {text:?}"))
+            .parse()
+            .unwrap_or_else(|e| panic!("the estimate {text:?} is not a number: {e}"));
+        assert!(value > 0, "an estimate is never 0, got {text:?}");
+        value
+    }
+
+    /// The vocabulary's load failure as the page announces it: the status, shown as an alert.
+    pub async fn failure(&self) -> String {
+        let status = self.browser.wait_testid("vocab-status").await;
+        assert_eq!(status.attr("role").await.unwrap().as_deref(), Some("alert"));
+        status.text().await.unwrap()
+    }
+
     /// The vocabulary's load status as shown (loading, loaded in so many ms, or why it failed).
     pub async fn status(&self) -> String {
         query::text(self.browser, &testid("vocab-status")).await
